@@ -1,0 +1,168 @@
+"""The decider contract every game engine fulfils.
+
+An engine is a handful of pure functions over plain data (see DESIGN.md):
+
+    setup(options, seats, rng)          -> opening events (the deal)
+    decide(state, seat, command, rng)   -> new events, or raise RuleViolation
+    evolve(state, event)                -> the next state
+    view(state, viewer)                 -> what that viewer may see
+    legal_commands(state, seat)         -> every command decide would accept now
+    redact(event, viewer)               -> the event as that viewer may see it
+    status(state)                       -> who acts, finished or not, outcome
+
+Commands, events, options and views are the game's protobuf messages; the state is
+the engine's own immutable Python value. Randomness comes only from the `rng`
+argument and its outcome is written into events, so folding the events again never
+draws a random number. Nothing here does I/O or reads a clock.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
+
+from google.protobuf.message import Message
+
+
+class RuleViolation(Exception):
+    """A command the rules do not allow now. `code` is stable for programs
+    (e.g. "not_your_turn"); `message` is for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class InvalidSetup(Exception):
+    """Options or seats a game cannot be created with (a malformed request)."""
+
+
+class Role(enum.Enum):
+    SEAT = "seat"
+    SPECTATOR = "spectator"
+    ADMIN = "admin"
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """Who is looking: a seat (a player), a spectator, or the admin."""
+
+    role: Role
+    seat: int | None = None
+
+    @staticmethod
+    def player(seat: int) -> Viewer:
+        return Viewer(Role.SEAT, seat)
+
+    @staticmethod
+    def spectator() -> Viewer:
+        return SPECTATOR
+
+    @staticmethod
+    def admin() -> Viewer:
+        return ADMIN
+
+    @property
+    def is_admin(self) -> bool:
+        return self.role is Role.ADMIN
+
+    def is_seat(self, seat: int) -> bool:
+        return self.role is Role.SEAT and self.seat == seat
+
+
+SPECTATOR = Viewer(Role.SPECTATOR)
+ADMIN = Viewer(Role.ADMIN)
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """What an engine may know about a seat: its player's age (some rules need it)."""
+
+    age: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """Where a game stands."""
+
+    finished: bool
+    to_act: tuple[int, ...] = ()
+    winners: tuple[int, ...] = ()
+    scores: tuple[int, ...] = ()
+    summary: str = ""
+
+
+S = TypeVar("S")
+C = TypeVar("C", bound=Message)
+E = TypeVar("E", bound=Message)
+O = TypeVar("O", bound=Message)
+V = TypeVar("V", bound=Message)
+
+
+class Bot(Protocol[S, C]):
+    """Chooses a command for `seat`. Must use only what that seat may know, and
+    draw randomness only from `rng`."""
+
+    def __call__(self, state: S, seat: int, rng: random.Random) -> C: ...
+
+
+class Engine(Protocol[S, C, E, O, V]):
+    """One game's rules. Implementations are stateless singletons."""
+
+    kind: str  # "mooki", "pirates", "picnic": also the oneof field name in envelopes
+    rules_version: str  # recorded in every event, e.g. "mooki/1"
+    min_seats: int
+    max_seats: int
+    command_type: type[C]
+    event_type: type[E]
+    options_type: type[O]
+    view_type: type[V]
+    bots: dict[str, Bot[S, C]]
+
+    def resolve_options(self, options: O, seats: Sequence[SeatInfo]) -> O:
+        """The options with every default filled in; raises InvalidSetup."""
+        ...
+
+    def setup(self, options: O, seats: Sequence[SeatInfo], rng: random.Random) -> list[E]:
+        """The opening events; `options` are resolved. Raises InvalidSetup."""
+        ...
+
+    def initial_state(self) -> S:
+        """The state before any event."""
+        ...
+
+    def evolve(self, state: S, event: E) -> S:
+        """The state after `event`. No validation, no randomness, no mutation."""
+        ...
+
+    def decide(self, state: S, seat: int, command: C, rng: random.Random) -> list[E]:
+        """The events `command` by `seat` causes; raises RuleViolation."""
+        ...
+
+    def view(self, state: S, viewer: Viewer) -> V:
+        """What `viewer` may see of `state`."""
+        ...
+
+    def legal_commands(self, state: S, seat: int) -> list[C]:
+        """Every command `decide` would accept from `seat` now."""
+        ...
+
+    def redact(self, event: E, viewer: Viewer) -> E | None:
+        """`event` as `viewer` may see it (None: not at all). Never mutates `event`."""
+        ...
+
+    def status(self, state: S) -> Status:
+        """Who acts, and how the game ended."""
+        ...
+
+
+def fold(engine: Engine[S, C, E, O, V], events: Sequence[E], state: S | None = None) -> S:
+    """Replays `events` from `state` (default: the initial state)."""
+    current = engine.initial_state() if state is None else state
+    for event in events:
+        current = engine.evolve(current, event)
+    return current

@@ -1,0 +1,109 @@
+"""The Mooki Island cards and trophies, loaded from seeds/mooki/."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import NamedTuple
+
+from ludotheque.mooki.v1 import mooki_pb2 as pb
+
+from engines.data import load_json
+
+FAMILIES: tuple[int, ...] = (
+    pb.FAMILY_SUN,
+    pb.FAMILY_MOON,
+    pb.FAMILY_FOSSIL,
+    pb.FAMILY_SEASHELL,
+    pb.FAMILY_LEAF,
+)
+FAMILY_NAMES = {
+    pb.FAMILY_SUN: "sun",
+    pb.FAMILY_MOON: "moon",
+    pb.FAMILY_FOSSIL: "fossil",
+    pb.FAMILY_SEASHELL: "seashell",
+    pb.FAMILY_LEAF: "leaf",
+}
+FAMILY_BY_NAME = {name: family for family, name in FAMILY_NAMES.items()}
+
+CARD_COUNT = 36
+PILE_COUNT = 2
+SEAT_COUNT = 2
+
+
+class Face(NamedTuple):
+    """One printed face: FACE_KIND_* and FAMILY_* (FAMILY_UNSPECIFIED for a Spider)."""
+
+    kind: int
+    family: int
+
+    @property
+    def is_spider(self) -> bool:
+        return self.kind == pb.FACE_KIND_SPIDER
+
+    @property
+    def weight(self) -> int:
+        """How many Mookies the face counts for in its family."""
+        return 2 if self.kind == pb.FACE_KIND_LEGENDARY else 1
+
+    def to_proto(self) -> pb.Face:
+        return pb.Face(kind=self.kind, family=self.family)  # type: ignore[arg-type]
+
+    @staticmethod
+    def from_proto(face: pb.Face) -> Face:
+        return Face(face.kind, face.family)
+
+    def __str__(self) -> str:
+        if self.is_spider:
+            return "Spider"
+        name = FAMILY_NAMES.get(self.family, "?").capitalize()
+        return f"Legendary {name}" if self.kind == pb.FACE_KIND_LEGENDARY else f"{name} Mooki"
+
+
+SPIDER = Face(pb.FACE_KIND_SPIDER, pb.FAMILY_UNSPECIFIED)
+
+
+def parse_face(text: str) -> Face:
+    """"sun", "legendary leaf" or "spider"."""
+    words = text.split()
+    if words == ["spider"]:
+        return SPIDER
+    if len(words) == 1 and words[0] in FAMILY_BY_NAME:
+        return Face(pb.FACE_KIND_MOOKI, FAMILY_BY_NAME[words[0]])
+    if len(words) == 2 and words[0] == "legendary" and words[1] in FAMILY_BY_NAME:
+        return Face(pb.FACE_KIND_LEGENDARY, FAMILY_BY_NAME[words[1]])
+    raise ValueError(f"unknown Mooki face {text!r}")
+
+
+def load_cards() -> tuple[tuple[Face, Face], ...]:
+    """The 36 cards, indexed by card id, checked against the rulebook's totals."""
+    raw = load_json("mooki", "cards.json")["cards"]
+    cards = tuple((parse_face(c["faces"][0]), parse_face(c["faces"][1])) for c in raw)
+    if [c["id"] for c in raw] != list(range(len(raw))):
+        raise ValueError("seeds/mooki/cards.json: card ids must be 0, 1, 2... in order")
+    faces = Counter(face for card in cards for face in card)
+    expected = Counter({SPIDER: 7})
+    for family in FAMILIES:
+        expected[Face(pb.FACE_KIND_MOOKI, family)] = 12
+        expected[Face(pb.FACE_KIND_LEGENDARY, family)] = 1
+    if len(cards) != CARD_COUNT or faces != expected:
+        raise ValueError("seeds/mooki/cards.json does not match the rulebook's 36 cards")
+    return cards
+
+
+def load_star_tables() -> dict[int, tuple[int, ...]]:
+    """StarTable value -> stars per family, indexed like FAMILIES."""
+    tables = load_json("mooki", "trophies.json")["tables"]
+    by_enum = {pb.STAR_TABLE_GUIDE: tables["guide"], pb.STAR_TABLE_RULEBOOK: tables["rulebook"]}
+    return {
+        table: tuple(int(stars[FAMILY_NAMES[f]]) for f in FAMILIES)
+        for table, stars in by_enum.items()
+    }
+
+
+CARDS = load_cards()
+STAR_TABLES = load_star_tables()
+
+
+def family_index(family: int) -> int:
+    """Position of a family in FAMILIES (and in per-family tuples)."""
+    return family - pb.FAMILY_SUN

@@ -1,0 +1,74 @@
+"""The state of a Mooki Island game: immutable, complete (hidden faces included)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ludotheque.mooki.v1 import mooki_pb2 as pb
+
+from engines.mooki.cards import Face
+
+
+@dataclass(frozen=True, slots=True)
+class PileCard:
+    """A card lying in a draw pile: the face up and the face down."""
+
+    card_id: int
+    shown: Face
+    hidden: Face
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """The card the active player holds between drawing and placing it."""
+
+    seat: int
+    pile: int
+    card: PileCard
+
+
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """A card in a collection: the face kept up, the face lying under it, and
+    whether the player who placed it kept the side that was shown on the pile."""
+
+    card_id: int
+    face: Face
+    other_face: Face
+    placed_by: int
+    side: int
+
+
+@dataclass(frozen=True, slots=True)
+class Scoring:
+    """End-of-game tallies (TrophiesAwarded)."""
+
+    counts: tuple[tuple[int, ...], ...]  # per family (FAMILIES order), per seat
+    winners: tuple[int | None, ...]  # per family: the trophy's winner, None on a tie
+    spiders: tuple[int, ...]  # per seat
+    penalised_seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """GameFinished."""
+
+    stars: tuple[int, ...]
+    winner: int
+    won_by_age: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MookiState:
+    phase: int = pb.PHASE_UNSPECIFIED
+    stars: tuple[int, ...] = ()  # per family, FAMILIES order
+    youngest_seat: int = 0
+    active_seat: int = 0
+    piles: tuple[tuple[PileCard, ...], ...] = ()  # top card first
+    collections: tuple[tuple[Placed, ...], ...] = ((), ())  # bottom card first
+    drawn: Drawn | None = None
+    scoring: Scoring | None = None
+    trophies: tuple[tuple[int, ...], ...] = ((), ())  # families held, per seat
+    discarded: tuple[int, int, bool] | None = None  # (seat, family, auto)
+    result: Result | None = None
+    options: pb.Options | None = None  # resolved; read-only by convention

@@ -1,0 +1,16 @@
+"""The game kinds this server plays, by name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engines.contract import Engine
+from engines.mooki import ENGINE as MOOKI
+
+AnyEngine = Engine[Any, Any, Any, Any, Any]
+
+ENGINES: dict[str, AnyEngine] = {MOOKI.kind: MOOKI}
+
+
+def get_engine(kind: str) -> AnyEngine | None:
+    return ENGINES.get(kind)
