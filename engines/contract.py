@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -99,18 +99,22 @@ class Status:
 S = TypeVar("S")
 C = TypeVar("C", bound=Message)
 E = TypeVar("E", bound=Message)
-O = TypeVar("O", bound=Message)
+Opt = TypeVar("Opt", bound=Message)
 V = TypeVar("V", bound=Message)
 
 
-class Bot(Protocol[S, C]):
+S_contra = TypeVar("S_contra", contravariant=True)
+C_co = TypeVar("C_co", bound=Message, covariant=True)
+
+
+class Bot(Protocol[S_contra, C_co]):
     """Chooses a command for `seat`. Must use only what that seat may know, and
     draw randomness only from `rng`."""
 
-    def __call__(self, state: S, seat: int, rng: random.Random) -> C: ...
+    def __call__(self, state: S_contra, seat: int, rng: random.Random) -> C_co: ...
 
 
-class Engine(Protocol[S, C, E, O, V]):
+class Engine(Protocol[S, C, E, Opt, V]):
     """One game's rules. Implementations are stateless singletons."""
 
     kind: str  # "mooki", "pirates", "picnic": also the oneof field name in envelopes
@@ -119,15 +123,15 @@ class Engine(Protocol[S, C, E, O, V]):
     max_seats: int
     command_type: type[C]
     event_type: type[E]
-    options_type: type[O]
+    options_type: type[Opt]
     view_type: type[V]
-    bots: dict[str, Bot[S, C]]
+    bots: Mapping[str, Bot[S, C]]
 
-    def resolve_options(self, options: O, seats: Sequence[SeatInfo]) -> O:
+    def resolve_options(self, options: Opt, seats: Sequence[SeatInfo]) -> Opt:
         """The options with every default filled in; raises InvalidSetup."""
         ...
 
-    def setup(self, options: O, seats: Sequence[SeatInfo], rng: random.Random) -> list[E]:
+    def setup(self, options: Opt, seats: Sequence[SeatInfo], rng: random.Random) -> list[E]:
         """The opening events; `options` are resolved. Raises InvalidSetup."""
         ...
 
@@ -160,7 +164,7 @@ class Engine(Protocol[S, C, E, O, V]):
         ...
 
 
-def fold(engine: Engine[S, C, E, O, V], events: Sequence[E], state: S | None = None) -> S:
+def fold(engine: Engine[S, C, E, Opt, V], events: Sequence[E], state: S | None = None) -> S:
     """Replays `events` from `state` (default: the initial state)."""
     current = engine.initial_state() if state is None else state
     for event in events:

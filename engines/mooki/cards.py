@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.data import load_json
 
-FAMILIES: tuple[int, ...] = (
+FamilyId: TypeAlias = pb.Family.ValueType
+FaceKindId: TypeAlias = pb.FaceKind.ValueType
+
+FAMILIES: tuple[FamilyId, ...] = (
     pb.FAMILY_SUN,
     pb.FAMILY_MOON,
     pb.FAMILY_FOSSIL,
@@ -33,8 +36,8 @@ SEAT_COUNT = 2
 class Face(NamedTuple):
     """One printed face: FACE_KIND_* and FAMILY_* (FAMILY_UNSPECIFIED for a Spider)."""
 
-    kind: int
-    family: int
+    kind: FaceKindId
+    family: FamilyId
 
     @property
     def is_spider(self) -> bool:
@@ -46,7 +49,7 @@ class Face(NamedTuple):
         return 2 if self.kind == pb.FACE_KIND_LEGENDARY else 1
 
     def to_proto(self) -> pb.Face:
-        return pb.Face(kind=self.kind, family=self.family)  # type: ignore[arg-type]
+        return pb.Face(kind=self.kind, family=self.family)
 
     @staticmethod
     def from_proto(face: pb.Face) -> Face:
@@ -63,7 +66,7 @@ SPIDER = Face(pb.FACE_KIND_SPIDER, pb.FAMILY_UNSPECIFIED)
 
 
 def parse_face(text: str) -> Face:
-    """"sun", "legendary leaf" or "spider"."""
+    """ "sun", "legendary leaf" or "spider"."""
     words = text.split()
     if words == ["spider"]:
         return SPIDER
@@ -90,20 +93,17 @@ def load_cards() -> tuple[tuple[Face, Face], ...]:
     return cards
 
 
-def load_star_tables() -> dict[int, tuple[int, ...]]:
+def load_star_tables() -> dict[pb.StarTable.ValueType, tuple[int, ...]]:
     """StarTable value -> stars per family, indexed like FAMILIES."""
     tables = load_json("mooki", "trophies.json")["tables"]
     by_enum = {pb.STAR_TABLE_GUIDE: tables["guide"], pb.STAR_TABLE_RULEBOOK: tables["rulebook"]}
-    return {
-        table: tuple(int(stars[FAMILY_NAMES[f]]) for f in FAMILIES)
-        for table, stars in by_enum.items()
-    }
+    return {table: tuple(int(stars[FAMILY_NAMES[f]]) for f in FAMILIES) for table, stars in by_enum.items()}
 
 
 CARDS = load_cards()
 STAR_TABLES = load_star_tables()
 
 
-def family_index(family: int) -> int:
+def family_index(family: FamilyId) -> int:
     """Position of a family in FAMILIES (and in per-family tuples)."""
     return family - pb.FAMILY_SUN

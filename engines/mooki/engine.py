@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
@@ -21,7 +22,7 @@ class MookiEngine:
     event_type = pb.Event
     options_type = pb.Options
     view_type = pb.View
-    bots: dict[str, Bot[MookiState, pb.Command]] = dict(bots.BOTS)
+    bots: Mapping[str, Bot[MookiState, pb.Command]] = MappingProxyType(bots.BOTS)
 
     def resolve_options(self, options: pb.Options, seats: Sequence[SeatInfo]) -> pb.Options:
         return rules.resolve_options(options, seats)

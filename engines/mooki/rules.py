@@ -19,6 +19,7 @@ from engines.mooki.cards import (
     SEAT_COUNT,
     STAR_TABLES,
     Face,
+    FamilyId,
     family_index,
 )
 from engines.mooki.scoring import cheapest_trophy, final_result, score, tally, trophies_won
@@ -83,7 +84,7 @@ def setup(options: pb.Options, seats: Sequence[SeatInfo], rng: random.Random) ->
     stars = star_values(options)
     started = pb.GameStarted(
         options=options,
-        stars=[pb.TrophyStars(family=f, stars=s) for f, s in zip(FAMILIES, stars)],  # type: ignore[misc]
+        stars=[pb.TrophyStars(family=f, stars=s) for f, s in zip(FAMILIES, stars, strict=True)],
         youngest_seat=options.youngest_seat,
         first_seat=options.youngest_seat,
         piles=[pb.PileSetup(cards=pile, size=len(pile), top=pile[0].shown) for pile in piles],
@@ -171,7 +172,7 @@ def _end_of_game(state: MookiState, collections: Sequence[Sequence[Placed]]) -> 
             return events  # the penalised player chooses (PHASE_DISCARD_TROPHY)
         # A single trophy leaves no choice: it goes back at once.
         lost = trophies[penalised][0]
-        events.append(pb.Event(trophy_discarded=pb.TrophyDiscarded(seat=penalised, family=lost, auto=True)))  # type: ignore[arg-type]
+        events.append(pb.Event(trophy_discarded=pb.TrophyDiscarded(seat=penalised, family=lost, auto=True)))
         trophies[penalised] = ()
     events.append(_finish(state, trophies))
     return events
@@ -189,12 +190,12 @@ def _discard(state: MookiState, seat: int, discard: pb.DiscardTrophy) -> list[pb
         raise RuleViolation("not_your_trophy", "Give back one of the trophies you won.")
     trophies = [t if s != seat else tuple(f for f in t if f != family) for s, t in enumerate(state.trophies)]
     return [
-        pb.Event(trophy_discarded=pb.TrophyDiscarded(seat=seat, family=family, auto=discard.auto)),  # type: ignore[arg-type]
+        pb.Event(trophy_discarded=pb.TrophyDiscarded(seat=seat, family=family, auto=discard.auto)),
         _finish(state, trophies),
     ]
 
 
-def _finish(state: MookiState, trophies: Sequence[Sequence[int]]) -> pb.Event:
+def _finish(state: MookiState, trophies: Sequence[Sequence[FamilyId]]) -> pb.Event:
     result = final_result(trophies, state.stars, state.youngest_seat)
     return pb.Event(
         game_finished=pb.GameFinished(stars=result.stars, winner=result.winner, won_by_age=result.won_by_age)
@@ -207,8 +208,8 @@ def _opponent(seat: int) -> int:
 
 def scoring_to_proto(scoring: Scoring) -> pb.TrophiesAwarded:
     message = pb.TrophiesAwarded(spiders=scoring.spiders)
-    for family, counts, winner in zip(FAMILIES, scoring.counts, scoring.winners):
-        tally_message = message.families.add(family=family, counts=counts)  # type: ignore[arg-type]
+    for family, counts, winner in zip(FAMILIES, scoring.counts, scoring.winners, strict=True):
+        tally_message = message.families.add(family=family, counts=counts)
         if winner is not None:
             tally_message.winner = winner
     if scoring.penalised_seat is not None:
@@ -228,9 +229,7 @@ def evolve(state: MookiState, event: pb.Event) -> MookiState:
         piles = list(state.piles)
         card = piles[drawn.pile][0]
         piles[drawn.pile] = piles[drawn.pile][1:]
-        return replace(
-            state, piles=tuple(piles), drawn=Drawn(drawn.seat, drawn.pile, card), phase=pb.PHASE_PLACE
-        )
+        return replace(state, piles=tuple(piles), drawn=Drawn(drawn.seat, drawn.pile, card), phase=pb.PHASE_PLACE)
     if kind == "card_placed":
         placed = event.card_placed
         assert state.drawn is not None
@@ -311,7 +310,7 @@ def legal_commands(state: MookiState, seat: int) -> list[pb.Command]:
     if state.phase == pb.PHASE_PLACE:
         return [pb.Command(place=pb.Place(side=side)) for side in (pb.SIDE_SHOWN, pb.SIDE_HIDDEN)]
     if state.phase == pb.PHASE_DISCARD_TROPHY:
-        choices = [pb.Command(discard_trophy=pb.DiscardTrophy(family=f)) for f in state.trophies[seat]]  # type: ignore[arg-type]
+        choices = [pb.Command(discard_trophy=pb.DiscardTrophy(family=f)) for f in state.trophies[seat]]
         return [*choices, pb.Command(discard_trophy=pb.DiscardTrophy(auto=True))]
     return []
 
@@ -327,8 +326,5 @@ def status(state: MookiState) -> Status:
         finished=True,
         winners=(result.winner,),
         scores=result.stars,
-        summary=(
-            f"{{{result.winner}}} wins with {result.stars[result.winner]} stars "
-            f"to {result.stars[loser]}{tie}."
-        ),
+        summary=(f"{{{result.winner}}} wins with {result.stars[result.winner]} stars to {result.stars[loser]}{tie}."),
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from engines.mooki.cards import FAMILIES, Face, family_index
+from engines.mooki.cards import FAMILIES, Face, FamilyId, family_index
 from engines.mooki.state import Placed, Result, Scoring
 
 
@@ -44,19 +44,17 @@ def score(counts: Sequence[Sequence[int]], spiders: Sequence[int]) -> Scoring:
     )
 
 
-def trophies_won(scoring: Scoring, seat: int) -> tuple[int, ...]:
-    return tuple(family for family, winner in zip(FAMILIES, scoring.winners) if winner == seat)
+def trophies_won(scoring: Scoring, seat: int) -> tuple[FamilyId, ...]:
+    return tuple(family for family, winner in zip(FAMILIES, scoring.winners, strict=True) if winner == seat)
 
 
-def cheapest_trophy(trophies: Sequence[int], stars: Sequence[int]) -> int:
+def cheapest_trophy(trophies: Sequence[FamilyId], stars: Sequence[int]) -> FamilyId:
     """The automatic choice for the Spider's penalty: fewest stars, then the first
     in family order."""
     return min(trophies, key=lambda family: (stars[family_index(family)], family))
 
 
-def final_result(
-    trophies: Sequence[Sequence[int]], stars: Sequence[int], youngest_seat: int
-) -> Result:
+def final_result(trophies: Sequence[Sequence[FamilyId]], stars: Sequence[int], youngest_seat: int) -> Result:
     """Stars per seat; the most stars wins, the youngest player on a tie."""
     totals = tuple(sum(stars[family_index(f)] for f in held) for held in trophies)
     best = max(totals)

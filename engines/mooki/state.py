@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
-from engines.mooki.cards import Face
+from engines.mooki.cards import Face, FamilyId
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,7 @@ class Placed:
     face: Face
     other_face: Face
     placed_by: int
-    side: int
+    side: pb.Side.ValueType
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +60,7 @@ class Result:
 
 @dataclass(frozen=True, slots=True)
 class MookiState:
-    phase: int = pb.PHASE_UNSPECIFIED
+    phase: pb.Phase.ValueType = pb.PHASE_UNSPECIFIED
     stars: tuple[int, ...] = ()  # per family, FAMILIES order
     youngest_seat: int = 0
     active_seat: int = 0
@@ -68,7 +68,7 @@ class MookiState:
     collections: tuple[tuple[Placed, ...], ...] = ((), ())  # bottom card first
     drawn: Drawn | None = None
     scoring: Scoring | None = None
-    trophies: tuple[tuple[int, ...], ...] = ((), ())  # families held, per seat
-    discarded: tuple[int, int, bool] | None = None  # (seat, family, auto)
+    trophies: tuple[tuple[FamilyId, ...], ...] = ((), ())  # families held, per seat
+    discarded: tuple[int, FamilyId, bool] | None = None  # (seat, family, auto)
     result: Result | None = None
     options: pb.Options | None = None  # resolved; read-only by convention

@@ -21,7 +21,7 @@ def _dealt(card: PileCard) -> pb.DealtCard:
 
 
 def view(state: MookiState, viewer: Viewer) -> pb.View:
-    message = pb.View(phase=state.phase, youngest_seat=state.youngest_seat)  # type: ignore[arg-type]
+    message = pb.View(phase=state.phase, youngest_seat=state.youngest_seat)
     seat = to_act(state)
     if seat is not None:
         message.active_seat = seat
@@ -45,17 +45,16 @@ def view(state: MookiState, viewer: Viewer) -> pb.View:
         message.drawn.shown.CopyFrom(drawn.card.shown.to_proto())
         if viewer.is_admin or viewer.is_seat(drawn.seat):
             message.drawn.hidden.CopyFrom(drawn.card.hidden.to_proto())
-    message.stars.extend(pb.TrophyStars(family=f, stars=s) for f, s in zip(FAMILIES, state.stars))  # type: ignore[misc]
+    if state.stars:  # known once the game is dealt
+        message.stars.extend(pb.TrophyStars(family=f, stars=s) for f, s in zip(FAMILIES, state.stars, strict=True))
     if state.scoring is not None:
         message.scoring.CopyFrom(scoring_to_proto(state.scoring))
     if state.discarded is not None:
         seat_, family, auto = state.discarded
-        message.discarded.CopyFrom(pb.TrophyDiscarded(seat=seat_, family=family, auto=auto))  # type: ignore[arg-type]
+        message.discarded.CopyFrom(pb.TrophyDiscarded(seat=seat_, family=family, auto=auto))
     if state.result is not None:
         result = state.result
-        message.result.CopyFrom(
-            pb.GameFinished(stars=result.stars, winner=result.winner, won_by_age=result.won_by_age)
-        )
+        message.result.CopyFrom(pb.GameFinished(stars=result.stars, winner=result.winner, won_by_age=result.won_by_age))
     return message
 
 

@@ -1,0 +1,198 @@
+"""A small synchronous client for the Ludothèque GameService.
+
+    from ludotheque import Client
+    from ludotheque.mooki.v1 import mooki_pb2 as mooki
+
+    lobby = Client("localhost:50051")
+    created = lobby.create_game("mooki", [{"name": "Cléo", "age": 6}, {"name": "Robin", "bot": "greedy"}])
+    cleo = lobby.with_token(created.seat_tokens[0])
+    result = cleo.submit(created.game_id, mooki.Command(draw=mooki.Draw(pile=1)))
+
+Commands may be given as a game's own Command (it is wrapped in the envelope for you)
+or as the envelope `ludotheque.v1.Command`. Every submit carries a command id (a new
+UUID unless you pass one), and a call that fails with UNAVAILABLE is retried with the
+same id, so a move is never played twice.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import grpc
+from google.protobuf.message import Message
+from google.rpc import error_details_pb2, status_pb2
+
+from ludotheque.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+
+SeatLike = game_pb2.SeatSpec | Mapping[str, Any] | str
+
+_STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+
+class Client:
+    def __init__(
+        self,
+        target: str,
+        token: str | None = None,
+        *,
+        channel: grpc.Channel | None = None,
+        timeout: float = 10.0,
+        retries: int = 3,
+    ) -> None:
+        self.target = target
+        self.token = token
+        self.timeout = timeout
+        self.retries = retries
+        self._owns_channel = channel is None
+        self.channel = channel if channel is not None else grpc.insecure_channel(target)
+        self.stub = game_service_pb2_grpc.GameServiceStub(self.channel)
+
+    def with_token(self, token: str | None) -> Client:
+        """A client acting with `token` (a seat token, the admin token, or None for a
+        spectator) over the same connection."""
+        return Client(self.target, token, channel=self.channel, timeout=self.timeout, retries=self.retries)
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self.channel.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def _metadata(self) -> tuple[tuple[str, str], ...]:
+        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+
+    # --- calls -------------------------------------------------------------------
+
+    def create_game(
+        self, kind: str, seats: Sequence[SeatLike], options: Message | None = None
+    ) -> game_service_pb2.CreateGameResponse:
+        """Creates a game. Seats: SeatSpec messages, dicts like {"name": "Cléo",
+        "age": 6} or {"name": "Bot", "bot": "greedy"}, or plain names."""
+        request = game_service_pb2.CreateGameRequest(kind=kind, seats=[_seat(s) for s in seats])
+        if options is not None:
+            request.options.CopyFrom(_envelope(game_pb2.GameOptions, options))
+        return self.stub.CreateGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def get_game(self, game_id: str) -> game_pb2.Game:
+        return self.stub.GetGame(  # type: ignore[no-any-return]
+            game_service_pb2.GetGameRequest(game_id=game_id), metadata=self._metadata, timeout=self.timeout
+        )
+
+    def list_games(
+        self,
+        kind: str = "",
+        status: game_pb2.GameStatus.ValueType = game_pb2.GAME_STATUS_UNSPECIFIED,
+        page_size: int = 0,
+        page_token: str = "",
+    ) -> game_service_pb2.ListGamesResponse:
+        request = game_service_pb2.ListGamesRequest(
+            kind=kind,
+            status=status,
+            page_size=page_size,
+            page_token=page_token,
+        )
+        return self.stub.ListGames(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def submit(
+        self,
+        game_id: str,
+        command: Message,
+        *,
+        command_id: str | None = None,
+        expected_version: int | None = None,
+        seat: int | None = None,
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Plays a move for this client's seat (admins: pass `seat`)."""
+        request = game_service_pb2.SubmitCommandRequest(
+            game_id=game_id,
+            command=_envelope(game_pb2.Command, command),
+            command_id=command_id or uuid.uuid4().hex,
+        )
+        if expected_version is not None:
+            request.expected_version = expected_version
+        if seat is not None:
+            request.seat = seat
+        for attempt in range(self.retries + 1):
+            try:
+                return self.stub.SubmitCommand(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+            except grpc.RpcError as error:
+                if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == self.retries:
+                    raise
+                time.sleep(0.1 * 2**attempt)  # the same command id: at most once, whatever happened
+        raise AssertionError("unreachable")
+
+    def stream(self, game_id: str, from_version: int = 1) -> Iterator[game_pb2.Event]:
+        """Events from `from_version`, then live ones; ends after a finished game's
+        last event. Cancel by closing the iterator."""
+        request = game_service_pb2.StreamEventsRequest(game_id=game_id, from_version=from_version)
+        call = self.stub.StreamEvents(request, metadata=self._metadata)
+        try:
+            for message in call:
+                yield message.event
+        finally:
+            call.cancel()  # the caller stopped reading: end the call on the server too
+
+    def list_events(
+        self, game_id: str, from_version: int = 1, to_version: int = 0, page_size: int = 0
+    ) -> game_service_pb2.ListEventsResponse:
+        request = game_service_pb2.ListEventsRequest(
+            game_id=game_id, from_version=from_version, to_version=to_version, page_size=page_size
+        )
+        return self.stub.ListEvents(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def replay(self, game_id: str, at_version: int | None = None) -> game_service_pb2.ReplayGameResponse:
+        """The game as this client saw it at `at_version` (default: now)."""
+        request = game_service_pb2.ReplayGameRequest(game_id=game_id)
+        if at_version is not None:
+            request.at_version = at_version
+        return self.stub.ReplayGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+
+def error_status(error: grpc.RpcError) -> status_pb2.Status | None:
+    """The google.rpc.Status (with details) a failed call carries, if any."""
+    for key, value in error.trailing_metadata() or ():
+        if key == _STATUS_DETAILS_KEY:
+            return status_pb2.Status.FromString(value)
+    return None
+
+
+def rule_code(error: grpc.RpcError) -> str | None:
+    """The rule an illegal move broke (e.g. "not_your_turn"), from the error's details."""
+    status = error_status(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.PreconditionFailure.DESCRIPTOR):
+            failure = error_details_pb2.PreconditionFailure()
+            detail.Unpack(failure)
+            for violation in failure.violations:
+                if violation.type == "RULE":
+                    return str(violation.subject)
+    return None
+
+
+def _seat(seat: SeatLike) -> game_pb2.SeatSpec:
+    if isinstance(seat, game_pb2.SeatSpec):
+        return seat
+    if isinstance(seat, str):
+        return game_pb2.SeatSpec(name=seat)
+    return game_pb2.SeatSpec(**seat)
+
+
+def _envelope(envelope_type: type[Any], message: Message) -> Any:
+    """Wraps a game's own message (e.g. ludotheque.mooki.v1.Command) in the envelope
+    whose oneof field is named after the game (ludotheque.<kind>.v1)."""
+    if isinstance(message, envelope_type):
+        return message
+    package = message.DESCRIPTOR.full_name.split(".")
+    if len(package) < 3 or package[0] != "ludotheque":
+        raise TypeError(f"cannot wrap a {message.DESCRIPTOR.full_name} in a {envelope_type.__name__}")
+    envelope = envelope_type()
+    getattr(envelope, package[1]).CopyFrom(message)
+    return envelope

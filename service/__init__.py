@@ -1,0 +1,1 @@
+"""The Ludothèque server: application layer, event stores, transports, auth, CLI."""

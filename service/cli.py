@@ -1,0 +1,64 @@
+"""The `ludotheque` command: serve, play."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+from collections.abc import Sequence
+
+from service import config as configuration
+from service.play import play
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ludotheque", description="Ludothèque: a game-state service for tabletop games."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="run the server", description="Run the gRPC server until SIGTERM.")
+    configuration.add_arguments(serve)
+
+    play_parser = commands.add_parser(
+        "play",
+        help="play a game in the terminal",
+        description=(
+            "Play a game in the terminal against bots, through a running server (--server) "
+            "or one started inside this process. You see exactly what your seat sees."
+        ),
+    )
+    play_parser.add_argument("kind", help="the game: mooki")
+    play_parser.add_argument(
+        "--seat",
+        action="append",
+        dest="seats",
+        metavar="SPEC",
+        help=(
+            "a seat, in turn order: NAME or NAME:AGE for a human at this terminal, "
+            "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random). "
+            "Default for mooki: 'You' then 'bot:greedy'."
+        ),
+    )
+    play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "serve":
+        from service.server import configure_logging, serve
+
+        config = configuration.from_arguments(args)
+        configure_logging(config.log_level)
+        with contextlib.suppress(KeyboardInterrupt):
+            asyncio.run(serve(config))
+        return 0
+    if args.command == "play":
+        return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout)
+    return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,97 @@
+"""Server configuration: every setting is a flag of `ludotheque serve` and a
+LUDOTHEQUE_* environment variable (the flag wins). One table, so the two never drift."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    name: str  # the attribute; flag --name-with-dashes; env LUDOTHEQUE_NAME
+    type: type
+    default: object
+    help: str
+    secret: bool = False
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    @property
+    def env(self) -> str:
+        return "LUDOTHEQUE_" + self.name.upper()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("store", str, "memory", "event store: 'memory' (embedded, lost on exit)"),
+    Setting("host", str, "0.0.0.0", "address to listen on"),
+    Setting("grpc_port", int, 50051, "gRPC port (0: any free port)"),
+    Setting(
+        "secret",
+        str,
+        "",
+        "secret that signs seat tokens (at least 16 bytes); every process of one "
+        "deployment needs the same. Empty: a random one, so tokens die with the process",
+        secret=True,
+    ),
+    Setting("admin_token", str, "", "token that sees and may do everything; empty: no admin", secret=True),
+    Setting("cache_size", int, 10_000, "live games kept in memory"),
+    Setting("max_message_bytes", int, 1 << 20, "largest request accepted"),
+    Setting("shutdown_grace", float, 10.0, "seconds to finish calls in flight on SIGTERM"),
+    Setting("max_connection_age", float, 600.0, "seconds before a client is asked to reconnect (load balancing)"),
+    Setting("log_level", str, "info", "debug, info, warning or error"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    store: str
+    host: str
+    grpc_port: int
+    secret: str
+    admin_token: str
+    cache_size: int
+    max_message_bytes: int
+    shutdown_grace: float
+    max_connection_age: float
+    log_level: str
+
+    def __repr__(self) -> str:
+        # Never print secrets, not even in a debug log.
+        shown = {
+            s.name: ("<set>" if getattr(self, s.name) else "<empty>") if s.secret else getattr(self, s.name)
+            for s in SETTINGS
+        }
+        return f"Config({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
+
+
+assert [s.name for s in SETTINGS] == [f.name for f in fields(Config)]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    for setting in SETTINGS:
+        parser.add_argument(
+            setting.flag,
+            dest=setting.name,
+            type=setting.type,
+            default=None,
+            help=f"{setting.help} [env {setting.env}, default {setting.default!r}]",
+        )
+
+
+def from_arguments(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Config:
+    """Flags first, then environment variables, then defaults."""
+    values: dict[str, object] = {}
+    for setting in SETTINGS:
+        value = getattr(args, setting.name, None)
+        if value is None and setting.env in environ:
+            try:
+                value = setting.type(environ[setting.env])
+            except ValueError as error:
+                raise SystemExit(f"{setting.env}: {error}") from None
+        values[setting.name] = setting.default if value is None else value
+    return Config(**values)  # type: ignore[arg-type]

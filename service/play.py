@@ -1,0 +1,140 @@
+"""`ludotheque play`: a game in the terminal, through the Python client.
+
+Each human seat at this terminal acts with its own seat token and is shown only what
+that seat may see; when several humans share the terminal, each is asked to look
+while the others look away."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+import grpc
+from ludotheque import Client
+from ludotheque.v1 import game_pb2
+
+from service.config import SETTINGS, Config
+from service.render import RENDERERS
+
+DEFAULT_SEATS = {"mooki": ["You", "bot:greedy"]}
+
+
+def parse_seat(spec: str) -> dict[str, Any]:
+    """'Cléo', 'Cléo:6', 'bot:greedy' or 'bot:greedy:7' as a SeatSpec's fields."""
+    parts = spec.split(":")
+    if parts[0] == "bot" and len(parts) in (2, 3):
+        seat: dict[str, Any] = {"name": f"{parts[1].capitalize()} bot", "bot": parts[1]}
+        if len(parts) == 3:
+            seat["age"] = int(parts[2])
+        return seat
+    if len(parts) == 2 and parts[1].isdigit():
+        return {"name": parts[0], "age": int(parts[1])}
+    return {"name": spec}
+
+
+@contextmanager
+def local_server() -> Iterator[str]:
+    """A server on 127.0.0.1 inside this process, in a thread of its own."""
+    from service.server import start
+
+    defaults = {s.name: s.default for s in SETTINGS}
+    config = Config(**{**defaults, "host": "127.0.0.1", "grpc_port": 0, "log_level": "warning"})  # type: ignore[arg-type]
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    running = asyncio.run_coroutine_threadsafe(start(config), loop).result()
+    try:
+        yield f"127.0.0.1:{running.grpc_port}"
+    finally:
+        asyncio.run_coroutine_threadsafe(running.stop(), loop).result()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join()
+
+
+def play(kind: str, seat_specs: Sequence[str] | None, server: str | None, stdin: TextIO, stdout: TextIO) -> int:
+    renderer = RENDERERS.get(kind)
+    if renderer is None:
+        stdout.write(f"Unknown game {kind!r}: choose one of {', '.join(sorted(RENDERERS))}.\n")
+        return 2
+    seats = [parse_seat(spec) for spec in (seat_specs or DEFAULT_SEATS.get(kind, ["You", "bot:random"]))]
+    if server is not None:
+        return _play(kind, seats, server, stdin, stdout)
+    with local_server() as target:
+        return _play(kind, seats, target, stdin, stdout)
+
+
+def _play(kind: str, seats: list[dict[str, Any]], target: str, stdin: TextIO, stdout: TextIO) -> int:
+    renderer = RENDERERS[kind]
+    with Client(target) as lobby:
+        try:
+            created = lobby.create_game(kind, seats)
+        except grpc.RpcError as error:
+            stdout.write(f"Cannot create the game: {error.details()}\n")
+            return 1
+        game_id = created.game_id
+        humans = {i: lobby.with_token(created.seat_tokens[i]) for i, seat in enumerate(seats) if not seat.get("bot")}
+        stdout.write(f"Game {game_id}: {', '.join(s.name for s in created.game.seats)}\n")
+        shown = 0
+        shared_terminal = len(humans) > 1
+        while True:
+            public = lobby.get_game(game_id)
+            shown = _print_events(lobby, renderer, public, shown, stdout)
+            if public.status == game_pb2.GAME_STATUS_FINISHED:
+                stdout.write("\n" + renderer.render_view(_payload(public.view), public.seats, None) + "\n")
+                stdout.write(f"\nGame over. {public.outcome.summary}\n")
+                return 0
+            acting = [seat for seat in public.to_act if seat in humans]
+            if not acting:
+                # Someone elsewhere must move: wait for the next event.
+                for _ in lobby.stream(game_id, from_version=public.version + 1):
+                    break
+                continue
+            seat = acting[0]
+            if shared_terminal:
+                stdout.write(f"\n--- {public.seats[seat].name}'s turn (others, look away!) ---\n")
+            if not _take_turn(humans[seat], renderer, game_id, seat, stdin, stdout):
+                stdout.write("Bye.\n")
+                return 0
+
+
+def _print_events(lobby: Client, renderer: Any, game: game_pb2.Game, shown: int, stdout: TextIO) -> int:
+    """Prints, as a spectator sees them, the events after version `shown`."""
+    if game.version <= shown:
+        return shown
+    for event in lobby.list_events(game.game_id, from_version=shown + 1).events:
+        text = renderer.describe_event(_payload(event), game.seats)
+        if text:
+            stdout.write(f"  {text}\n")
+    return game.version
+
+
+def _take_turn(player: Client, renderer: Any, game_id: str, seat: int, stdin: TextIO, stdout: TextIO) -> bool:
+    """Shows the seat its view and asks for a move; False when the player quits."""
+    game = player.get_game(game_id)
+    view = _payload(game.view)
+    stdout.write("\n" + renderer.render_view(view, game.seats, seat) + "\n\n")
+    choices = list(game.legal_commands)
+    for number, command in enumerate(choices, start=1):
+        stdout.write(f"  {number}. {renderer.describe_command(_payload(command), view)}\n")
+    while True:
+        stdout.write(f"Your move, {game.seats[seat].name} (1-{len(choices)}, q to quit): ")
+        stdout.flush()
+        answer = stdin.readline()
+        if not answer or answer.strip().lower() in ("q", "quit"):
+            return False
+        if answer.strip().isdigit() and 1 <= int(answer) <= len(choices):
+            break
+        stdout.write("Please type one of the numbers above.\n")
+    try:
+        player.submit(game_id, choices[int(answer) - 1], expected_version=game.version)
+    except grpc.RpcError as error:
+        stdout.write(f"That move was refused: {error.details()}\n")
+    return True
+
+
+def _payload(envelope: Any) -> Any:
+    which = envelope.WhichOneof("game")
+    return getattr(envelope, which) if which else envelope

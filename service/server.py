@@ -1,0 +1,132 @@
+"""The server process: the event store, GameApp, and the gRPC server with health,
+reflection and a graceful shutdown on SIGTERM or SIGINT."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+import signal
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from service import grpc_api
+from service.app import GameApp
+from service.auth import TokenAuthority
+from service.config import Config
+from service.errors import ServiceError
+from service.store import open_store
+
+log = logging.getLogger("ludotheque")
+
+SERVICE_NAME = grpc_api.SERVICE.full_name
+READINESS_INTERVAL = 2.0
+
+
+@dataclass(slots=True)
+class Running:
+    """A started server: its bound ports and how to stop it."""
+
+    grpc_port: int
+    app: GameApp
+    server: grpc.aio.Server
+    health: health.aio.HealthServicer
+    watcher: asyncio.Task[None]
+    config: Config
+
+    async def stop(self) -> None:
+        self.watcher.cancel()
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(self.config.shutdown_grace)
+        await self.app.store.close()
+
+
+def token_secret(config: Config) -> bytes:
+    if config.secret:
+        return config.secret.encode()
+    log.warning(
+        "LUDOTHEQUE_SECRET is not set: seat tokens are signed with a random secret "
+        "and stop working when this process exits"
+    )
+    return secrets.token_bytes(32)
+
+
+async def start(config: Config) -> Running:
+    store = open_store(config.store)
+    app = GameApp(store, TokenAuthority(token_secret(config), config.admin_token), cache_size=config.cache_size)
+    server = grpc.aio.server(
+        options=[
+            ("grpc.max_receive_message_length", config.max_message_bytes),
+            ("grpc.max_connection_age_ms", int(config.max_connection_age * 1000)),
+            ("grpc.max_connection_age_grace_ms", int(config.shutdown_grace * 1000)),
+            ("grpc.keepalive_time_ms", 60_000),
+            ("grpc.keepalive_timeout_ms", 20_000),
+            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+            ("grpc.so_reuseport", 0),
+        ]
+    )
+    grpc_api.register(server, app)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    port = server.add_insecure_port(f"{config.host}:{config.grpc_port}")
+    if port == 0:
+        raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
+    await server.start()
+    watcher = asyncio.create_task(_watch_readiness(app, health_servicer))
+    return Running(port, app, server, health_servicer, watcher, config)
+
+
+async def _watch_readiness(app: GameApp, health_servicer: health.aio.HealthServicer) -> None:
+    """Reports SERVING while the store answers, NOT_SERVING while it does not."""
+    serving = health_pb2.HealthCheckResponse.SERVING
+    not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
+    last = None
+    while True:
+        try:
+            await app.ready()
+            status = serving
+        except ServiceError:
+            status = not_serving
+        if status != last:
+            if last is not None:
+                log.warning("readiness: %s", "serving" if status == serving else "store unreachable: not serving")
+            for name in ("", SERVICE_NAME):
+                await health_servicer.set(name, status)
+            last = status
+        await asyncio.sleep(READINESS_INTERVAL)
+
+
+async def serve(config: Config, announce: Callable[[str], None] | None = None) -> None:
+    """Runs until SIGTERM or SIGINT, then drains calls in flight and stops."""
+    running = await start(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    log.info("serving gRPC on %s:%d with the %s store", config.host, running.grpc_port, config.store.split("://")[0])
+    (announce or _print_ready)(json.dumps({"grpc_port": running.grpc_port}))
+    await stop.wait()
+    log.info("shutting down: finishing calls in flight (at most %.0fs)", config.shutdown_grace)
+    await running.stop()
+    log.info("stopped")
+
+
+def _print_ready(line: str) -> None:
+    # One JSON line on stdout says the server is up and on which ports (tests and
+    # scripts read it); logs go to stderr.
+    print(line, flush=True)
+
+
+def configure_logging(level: str) -> None:
+    logging.basicConfig(
+        level=getattr(logging, level.upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )

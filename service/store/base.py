@@ -1,0 +1,149 @@
+"""The event store interface. A store keeps, per game, an append-only list of opaque
+event blobs numbered 1, 2, 3..., a few opaque blobs about the game, and the command ids
+already applied. It knows nothing of games: `kind` and `status` are only labels to list
+by. Every implementation passes tests/store_contract.py."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class GameNotFound(StoreError):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game {game_id!r}")
+        self.game_id = game_id
+
+
+class GameExists(StoreError):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} already exists")
+        self.game_id = game_id
+
+
+class VersionConflict(StoreError):
+    """The game moved on since the version the append expected."""
+
+    def __init__(self, game_id: str, expected: int, current: int) -> None:
+        super().__init__(f"game {game_id!r} is at version {current}, not {expected}")
+        self.expected = expected
+        self.current = current
+
+
+class CommandIdReused(StoreError):
+    """A command id already applied, sent again with a different command."""
+
+    def __init__(self, game_id: str, command_id: str) -> None:
+        super().__init__(f"command id {command_id!r} was already used for another command")
+        self.command_id = command_id
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached now; the operation may be retried."""
+
+
+class SubscriberTooSlow(StoreError):
+    """A live subscriber fell so far behind that its queue filled up."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """What the store knows about a game besides its events."""
+
+    game_id: str
+    kind: str
+    status: str
+    version: int
+    created_at_ms: int
+    updated_at_ms: int
+    record: bytes  # written once at creation (opaque)
+    summary: bytes  # replaced by every append (opaque)
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """Versions first_version..last_version hold the command's events. `replayed`:
+    the command id had already been applied and nothing was appended now."""
+
+    first_version: int
+    last_version: int
+    replayed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    version: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class GamePage:
+    games: list[GameInfo]
+    next_cursor: str  # empty on the last page
+
+
+class EventStore(Protocol):
+    async def create(
+        self,
+        game_id: str,
+        kind: str,
+        status: str,
+        record: bytes,
+        summary: bytes,
+        events: Sequence[bytes],
+        now_ms: int,
+    ) -> None:
+        """Creates a game with its first events (versions 1..n). Raises GameExists."""
+        ...
+
+    async def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        command_id: str,
+        fingerprint: bytes,
+        status: str,
+        summary: bytes,
+        now_ms: int,
+    ) -> AppendResult:
+        """Appends `events` after `expected_version`, all or nothing, and records
+        `command_id` (with the command's `fingerprint`). When the command id was
+        already applied, appends nothing and returns the first result (or raises
+        CommandIdReused if the fingerprint differs). Raises VersionConflict when the
+        game is past `expected_version`, GameNotFound."""
+        ...
+
+    async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
+        """The result of an already applied command id, or None. Raises
+        CommandIdReused when it was applied with another fingerprint."""
+        ...
+
+    async def info(self, game_id: str) -> GameInfo:
+        """Raises GameNotFound."""
+        ...
+
+    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
+        """Events from_version..to_version inclusive (to the end when None)."""
+        ...
+
+    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
+        """Games newest first; empty kind/status match all. `cursor` continues a page."""
+        ...
+
+    def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        """Events from `from_version` on, then live ones as they are appended, in
+        order, without gaps or repeats. Ends with SubscriberTooSlow if the
+        subscriber cannot keep up."""
+        ...
+
+    async def ping(self) -> None:
+        """Raises StoreUnavailable when the store cannot be reached."""
+        ...
+
+    async def close(self) -> None: ...

@@ -1,0 +1,142 @@
+"""The embedded event store: everything in this process's memory, lost on exit.
+The default of `ludotheque serve`, and the reference the Redis store is tested against."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field, replace
+
+from service.store.base import (
+    AppendResult,
+    CommandIdReused,
+    GameExists,
+    GameInfo,
+    GameNotFound,
+    GamePage,
+    StoredEvent,
+    StoreUnavailable,
+    VersionConflict,
+)
+
+
+@dataclass(slots=True)
+class _Game:
+    info: GameInfo
+    sequence: int  # creation order, for listing newest first
+    events: list[bytes] = field(default_factory=list)
+    commands: dict[str, tuple[bytes, int, int]] = field(default_factory=dict)
+    appended: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class MemoryStore:
+    def __init__(self) -> None:
+        self._games: dict[str, _Game] = {}
+        self._order: list[str] = []
+        self._closed = False
+
+    def _game(self, game_id: str) -> _Game:
+        self._check_open()
+        game = self._games.get(game_id)
+        if game is None:
+            raise GameNotFound(game_id)
+        return game
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreUnavailable("the memory store is closed")
+
+    async def create(
+        self,
+        game_id: str,
+        kind: str,
+        status: str,
+        record: bytes,
+        summary: bytes,
+        events: Sequence[bytes],
+        now_ms: int,
+    ) -> None:
+        self._check_open()
+        if game_id in self._games:
+            raise GameExists(game_id)
+        info = GameInfo(game_id, kind, status, len(events), now_ms, now_ms, record, summary)
+        self._games[game_id] = _Game(info, len(self._order), list(events))
+        self._order.append(game_id)
+
+    async def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        command_id: str,
+        fingerprint: bytes,
+        status: str,
+        summary: bytes,
+        now_ms: int,
+    ) -> AppendResult:
+        game = self._game(game_id)
+        previous = _previous_result(game, game_id, command_id, fingerprint)
+        if previous is not None:
+            return previous
+        current = len(game.events)
+        if current != expected_version:
+            raise VersionConflict(game_id, expected_version, current)
+        game.events.extend(events)
+        first, last = current + 1, len(game.events)
+        game.commands[command_id] = (fingerprint, first, last)
+        game.info = replace(game.info, status=status, version=last, updated_at_ms=now_ms, summary=summary)
+        waiters, game.appended = game.appended, asyncio.Event()
+        waiters.set()
+        return AppendResult(first, last)
+
+    async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
+        return _previous_result(self._game(game_id), game_id, command_id, fingerprint)
+
+    async def info(self, game_id: str) -> GameInfo:
+        return self._game(game_id).info
+
+    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
+        events = self._game(game_id).events
+        start = max(from_version, 1)
+        stop = len(events) if to_version is None else min(to_version, len(events))
+        return [StoredEvent(v, events[v - 1]) for v in range(start, stop + 1)]
+
+    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
+        self._check_open()
+        position = int(cursor) if cursor else len(self._order)
+        found: list[GameInfo] = []
+        while position > 0 and len(found) < limit:
+            position -= 1
+            info = self._games[self._order[position]].info
+            if (not kind or info.kind == kind) and (not status or info.status == status):
+                found.append(info)
+        return GamePage(found, str(position) if position > 0 and len(found) == limit else "")
+
+    async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        game = self._game(game_id)
+        next_version = max(from_version, 1)
+        while True:
+            # Subscribers read the game's own list, so they hold no copy of their
+            # own and cannot fall behind by more than the game's length.
+            while next_version <= len(game.events):
+                yield StoredEvent(next_version, game.events[next_version - 1])
+                next_version += 1
+            await game.appended.wait()
+            self._check_open()
+
+    async def ping(self) -> None:
+        self._check_open()
+
+    async def close(self) -> None:
+        self._closed = True
+        for game in self._games.values():
+            game.appended.set()
+
+
+def _previous_result(game: _Game, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
+    known = game.commands.get(command_id)
+    if known is None:
+        return None
+    if known[0] != fingerprint:
+        raise CommandIdReused(game_id, command_id)
+    return AppendResult(known[1], known[2], replayed=True)

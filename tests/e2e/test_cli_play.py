@@ -1,0 +1,57 @@
+"""`ludotheque play`: a human at the terminal against a bot, in-process or remote."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from service.play import parse_seat
+from tests.support.server import ROOT, ServerProcess
+
+
+def play(*args: str, answers: str = "1\n" * 200) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "service", "play", "mooki", *args],
+        cwd=ROOT,
+        input=answers,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_a_human_plays_a_whole_game_against_a_bot_in_process() -> None:
+    done = play("--seat", "Cléo:6", "--seat", "bot:greedy:40")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "Cléo, Greedy bot" in out and "Cléo, the youngest, starts." in out
+    assert "Your move, Cléo" in out
+    assert "Cléo holds a card: shown side" in out and "(hidden from you)" not in out  # her own card, both faces
+    assert "Scoring" in out and "Game over." in out and "stars to" in out
+
+
+def test_playing_through_a_running_server(server: ServerProcess) -> None:
+    done = play("--server", server.target)
+    assert done.returncode == 0, done.stderr
+    assert "Game over." in done.stdout
+
+
+def test_quitting_and_bad_answers() -> None:
+    done = play(answers="7\nnope\nq\n")
+    assert done.returncode == 0
+    assert done.stdout.count("Please type one of the numbers above.") == 2
+    assert done.stdout.rstrip().endswith("Bye.")
+
+
+def test_unknown_games_are_named() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "play", "chess"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2 and "Unknown game 'chess'" in done.stdout
+
+
+def test_seat_specs() -> None:
+    assert parse_seat("Cléo") == {"name": "Cléo"}
+    assert parse_seat("Cléo:6") == {"name": "Cléo", "age": 6}
+    assert parse_seat("bot:greedy") == {"name": "Greedy bot", "bot": "greedy"}
+    assert parse_seat("bot:random:7") == {"name": "Random bot", "bot": "random", "age": 7}

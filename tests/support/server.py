@@ -1,0 +1,79 @@
+"""Starting the real server (`python -m service serve`) on random ports for tests.
+
+The server prints one JSON line on stdout once it listens; reading it is how a test
+waits for the server, without sleeping."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN_TOKEN = "e2e-admin-token"
+SECRET = "e2e-secret-0123456789abcdef"
+
+
+@dataclass
+class ServerProcess:
+    process: subprocess.Popen[str]
+    grpc_port: int
+    log_path: Path
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.grpc_port}"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 30) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+        return self.process.wait(timeout)
+
+
+def start_server(args: list[str] | None = None, env: Mapping[str, str] | None = None) -> ServerProcess:
+    log = Path(tempfile.mkstemp(prefix="ludotheque-server-", suffix=".log")[1])
+    environment = {
+        **os.environ,
+        "LUDOTHEQUE_SECRET": SECRET,
+        "LUDOTHEQUE_ADMIN_TOKEN": ADMIN_TOKEN,
+        "LUDOTHEQUE_HOST": "127.0.0.1",
+        "LUDOTHEQUE_GRPC_PORT": "0",
+        **(env or {}),
+    }
+    with log.open("w") as log_file:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "service", "serve", *(args or [])],
+            cwd=ROOT,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=log_file,
+            text=True,
+        )
+    assert process.stdout is not None
+    line = process.stdout.readline()  # blocks until the server listens (or dies)
+    if not line:
+        process.wait(10)
+        raise RuntimeError(f"the server did not start:\n{log.read_text()}")
+    ports = json.loads(line)
+    return ServerProcess(process, ports["grpc_port"], log)
+
+
+@contextmanager
+def running_server(args: list[str] | None = None, env: Mapping[str, str] | None = None) -> Iterator[ServerProcess]:
+    server = start_server(args, env)
+    try:
+        yield server
+    finally:
+        if server.process.poll() is None:
+            server.stop(signal.SIGKILL)
+        server.log_path.unlink(missing_ok=True)
