@@ -1,0 +1,186 @@
+"""Prometheus metrics: what the service exports at /metrics, in one place.
+
+Each server gets its own CollectorRegistry, so several apps in one process (tests)
+never share counters. Names follow the Prometheus conventions (base units, _total
+for counters); the gRPC ones use the names of the common gRPC server instrumentation
+(grpc_server_*) so existing dashboards work."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from typing import TypeVar
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from service.store.base import AppendResult, EventStore, GameInfo, GamePage, StoredEvent, StoreUnavailable
+
+T = TypeVar("T")
+
+# Latency buckets from 0.5 ms to 10 s: moves are fast, store round trips slower.
+LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+
+
+class Metrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry or CollectorRegistry()
+        r = self.registry
+        self.grpc_started = Counter(
+            "grpc_server_started_total",
+            "RPCs started on the server.",
+            ["grpc_type", "grpc_service", "grpc_method"],
+            registry=r,
+        )
+        self.grpc_handled = Counter(
+            "grpc_server_handled_total",
+            "RPCs completed on the server, whatever their status.",
+            ["grpc_type", "grpc_service", "grpc_method", "grpc_code"],
+            registry=r,
+        )
+        self.grpc_seconds = Histogram(
+            "grpc_server_handling_seconds",
+            "Time to handle an RPC (a stream: until it ends).",
+            ["grpc_type", "grpc_service", "grpc_method"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.http_requests = Counter(
+            "ludotheque_http_requests_total",
+            "HTTP requests, by route template and status.",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.http_seconds = Histogram(
+            "ludotheque_http_request_duration_seconds",
+            "Time to answer an HTTP request (a server-sent event stream: until it ends).",
+            ["method", "route"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.commands = Counter(
+            "ludotheque_commands_total",
+            "Commands submitted, by game kind, command and outcome "
+            "(accepted, replayed, illegal, invalid, stale, unauthorised, unavailable, error).",
+            ["kind", "command", "outcome"],
+            registry=r,
+        )
+        self.command_seconds = Histogram(
+            "ludotheque_command_duration_seconds",
+            "Time to decide, store and answer an accepted command (bot moves included).",
+            ["kind"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.store_seconds = Histogram(
+            "ludotheque_store_operation_duration_seconds",
+            "Time of event store operations.",
+            ["operation"],
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.store_errors = Counter(
+            "ludotheque_store_errors_total",
+            "Event store operations that failed because the store was unreachable.",
+            ["operation"],
+            registry=r,
+        )
+        self.append_conflicts = Counter(
+            "ludotheque_append_conflicts_total",
+            "Appends refused because another process moved the game first (then retried).",
+            ["kind"],
+            registry=r,
+        )
+        self.idempotent_replays = Counter(
+            "ludotheque_idempotent_replays_total",
+            "Commands whose command_id had already been applied: answered, not replayed.",
+            ["kind"],
+            registry=r,
+        )
+        self.subscriptions = Gauge(
+            "ludotheque_active_subscriptions",
+            "Event streams open right now (gRPC StreamEvents and server-sent events).",
+            registry=r,
+        )
+        self.cached_games = Gauge(
+            "ludotheque_cached_games",
+            "Games whose state this process keeps in memory.",
+            registry=r,
+        )
+        self.games_created = Counter(
+            "ludotheque_games_created_total",
+            "Games created, by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.games_finished = Counter(
+            "ludotheque_games_finished_total",
+            "Games finished, by kind and outcome (won: someone won; lost: nobody did).",
+            ["kind", "outcome"],
+            registry=r,
+        )
+
+
+class InstrumentedStore:
+    """An EventStore that times every operation of the store it wraps."""
+
+    def __init__(self, store: EventStore, metrics: Metrics) -> None:
+        self.inner = store
+        self._seconds = metrics.store_seconds
+        self._errors = metrics.store_errors
+
+    async def _timed(self, operation: str, call: Awaitable[T]) -> T:
+        start = time.perf_counter()
+        try:
+            return await call
+        except StoreUnavailable:
+            self._errors.labels(operation).inc()
+            raise
+        finally:
+            self._seconds.labels(operation).observe(time.perf_counter() - start)
+
+    async def create(
+        self,
+        game_id: str,
+        kind: str,
+        status: str,
+        record: bytes,
+        summary: bytes,
+        events: Sequence[bytes],
+        now_ms: int,
+    ) -> None:
+        await self._timed("create", self.inner.create(game_id, kind, status, record, summary, events, now_ms))
+
+    async def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        command_id: str,
+        fingerprint: bytes,
+        status: str,
+        summary: bytes,
+        now_ms: int,
+    ) -> AppendResult:
+        call = self.inner.append(game_id, expected_version, events, command_id, fingerprint, status, summary, now_ms)
+        return await self._timed("append", call)
+
+    async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
+        return await self._timed("find_command", self.inner.find_command(game_id, command_id, fingerprint))
+
+    async def info(self, game_id: str) -> GameInfo:
+        return await self._timed("info", self.inner.info(game_id))
+
+    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
+        return await self._timed("read", self.inner.read(game_id, from_version, to_version))
+
+    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
+        return await self._timed("list_games", self.inner.list_games(kind, status, limit, cursor))
+
+    def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        return self.inner.subscribe(game_id, from_version)
+
+    async def ping(self) -> None:
+        await self._timed("ping", self.inner.ping())
+
+    async def close(self) -> None:
+        await self.inner.close()
