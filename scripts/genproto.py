@@ -1,16 +1,18 @@
-"""Regenerate the Python code of every .proto under proto/ (the one command).
+"""Regenerate everything derived from proto/ (the one command).
 
-    python scripts/genproto.py            # writes clients/python/src/
-    python scripts/genproto.py --check    # exits 1 when the committed code is stale
+    python scripts/genproto.py            # writes clients/python/src/ and service/openapi.json
+    python scripts/genproto.py --check    # exits 1 when the committed files are stale
 
 Messages are generated with protobuf's own generator, gRPC stubs with grpcio-tools,
-and typing stubs (.pyi) with mypy-protobuf so that mypy checks code using them.
+typing stubs (.pyi) with mypy-protobuf so that mypy checks code using them, and the
+OpenAPI document of the REST API from the descriptors and their comments.
 """
 
 from __future__ import annotations
 
 import argparse
 import filecmp
+import json
 import os
 import shutil
 import sys
@@ -20,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_DIR = ROOT / "proto"
 PYTHON_OUT = ROOT / "clients" / "python" / "src"
+OPENAPI = ROOT / "service" / "openapi.json"
+SERVICE = "ludotheque.v1.GameService"
 HEADER = '"""Generated from proto/ by scripts/genproto.py: do not edit."""\n'
 
 
@@ -74,6 +78,28 @@ def generated_files(base: Path) -> set[str]:
     }
 
 
+def openapi_document() -> str:
+    """The OpenAPI document, from descriptors built with their comments."""
+    from google.protobuf import descriptor_pb2, descriptor_pool
+    from grpc_tools import protoc
+
+    sys.path.insert(0, str(ROOT))
+    from service import openapi
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "descriptors.pb"
+        args = ["protoc", *(f"-I{d}" for d in include_dirs()), f"--descriptor_set_out={out}"]
+        if protoc.main([*args, "--include_source_info", "--include_imports", *proto_files()]) != 0:
+            raise SystemExit("protoc failed")
+        descriptor_set = descriptor_pb2.FileDescriptorSet.FromString(out.read_bytes())
+    pool = descriptor_pool.DescriptorPool()
+    for file in descriptor_set.file:
+        pool.Add(file)
+    service = pool.FindServiceByName(SERVICE)
+    document = openapi.render(service, openapi.comments(descriptor_set), version="v1")
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
 def stale_files() -> list[str]:
     """The generated files that differ from what proto/ generates now."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -85,13 +111,16 @@ def stale_files() -> list[str]:
         for name in sorted(expected & committed):
             if not filecmp.cmp(fresh / name, PYTHON_OUT / name, shallow=False):
                 stale.append(name)
-        return stale
+    if not OPENAPI.exists() or OPENAPI.read_text() != openapi_document():
+        stale.append(str(OPENAPI.relative_to(ROOT)))
+    return stale
 
 
 def write() -> None:
     for root in generated_roots():
         shutil.rmtree(PYTHON_OUT / root, ignore_errors=True)
     generate(PYTHON_OUT)
+    OPENAPI.write_text(openapi_document())
 
 
 def main() -> int:

@@ -40,6 +40,7 @@ from service.errors import (
     unauthenticated,
     unavailable,
 )
+from service.metrics import Metrics
 from service.store.base import (
     CommandIdReused,
     EventStore,
@@ -60,6 +61,18 @@ MAX_EVENTS_PAGE = 1000
 # A game's bots may not play more moves than this in a row: a guard against an
 # engine whose bots never hand the turn back.
 MAX_BOT_MOVES = 100_000
+
+# How ludotheque_commands_total labels a refused command.
+OUTCOMES = {
+    Code.FAILED_PRECONDITION: "illegal",
+    Code.INVALID_ARGUMENT: "invalid",
+    Code.NOT_FOUND: "invalid",
+    Code.ALREADY_EXISTS: "invalid",
+    Code.ABORTED: "stale",
+    Code.UNAUTHENTICATED: "unauthorised",
+    Code.PERMISSION_DENIED: "unauthorised",
+    Code.UNAVAILABLE: "unavailable",
+}
 
 STATUS_NAMES = {game_pb2.GAME_STATUS_ACTIVE: "active", game_pb2.GAME_STATUS_FINISHED: "finished"}
 
@@ -83,6 +96,15 @@ class LiveGame:
         return self.engine.status(self.state)
 
 
+@dataclass(frozen=True, slots=True)
+class EventStream:
+    """A game's events for one viewer, from a version on. `ended`: nothing will ever
+    come (a finished game read past its last event)."""
+
+    events: AsyncIterator[game_pb2.Event]
+    ended: bool
+
+
 @dataclass(slots=True)
 class Step:
     """One command's worth of events: a player's command or a bot's."""
@@ -103,8 +125,10 @@ class GameApp:
         clock: Callable[[], float] = time.time,
         new_game_id: Callable[[], str] = lambda: secrets.token_urlsafe(12),
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
+        self.metrics = metrics or Metrics()
         self.tokens = tokens
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
@@ -160,6 +184,9 @@ class GameApp:
                 now,
             )
         self._remember(live)
+        self.metrics.games_created.labels(engine.kind).inc()
+        if live.status.finished:  # a game of bots plays itself out at once
+            self._count_finished(live)
         viewer = self._viewer_for_token(None, token)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
@@ -202,6 +229,24 @@ class GameApp:
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
     ) -> game_service_pb2.SubmitCommandResponse:
+        labels = {"kind": "unknown", "command": "unknown"}
+        start = time.perf_counter()
+        try:
+            response = await self._submit(request, token, labels)
+        except ServiceError as error:
+            self.metrics.commands.labels(labels["kind"], labels["command"], OUTCOMES.get(error.code, "error")).inc()
+            raise
+        if response.replayed:
+            self.metrics.commands.labels(labels["kind"], labels["command"], "replayed").inc()
+            self.metrics.idempotent_replays.labels(labels["kind"]).inc()
+        else:
+            self.metrics.commands.labels(labels["kind"], labels["command"], "accepted").inc()
+            self.metrics.command_seconds.labels(labels["kind"]).observe(time.perf_counter() - start)
+        return response
+
+    async def _submit(
+        self, request: game_service_pb2.SubmitCommandRequest, token: str, labels: dict[str, str]
+    ) -> game_service_pb2.SubmitCommandResponse:
         command_id = request.command_id
         if command_id and not COMMAND_ID_PATTERN.match(command_id):
             raise invalid_argument("command_id", "command_id must be 1 to 128 printable ASCII characters, no spaces.")
@@ -209,9 +254,11 @@ class GameApp:
             raise invalid_argument("command", "command is missing.")
         async with self._lock(request.game_id):
             live = await self._load(request.game_id)
+            labels["kind"] = live.engine.kind
             viewer = self._viewer(live, token)
             seat = self._acting_seat(live, viewer, request)
             payload = envelopes.unwrap(request.command, live.engine.kind, "command")
+            labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
             command = envelopes.command(live.engine.kind, payload)
             fingerprint = hashlib.sha256(b"%d:" % seat + command.SerializeToString(deterministic=True)).digest()
             key = f"{seat}/{command_id}" if command_id else f"{seat}/auto-{uuid.uuid4().hex}"
@@ -241,12 +288,15 @@ class GameApp:
                             now,
                         )
                 except VersionConflict:
+                    self.metrics.append_conflicts.labels(live.engine.kind).inc()
                     await self._refresh(live)  # another process moved first: catch up, decide again
                     continue
                 if result.replayed:  # the same command id won a race on another process
                     return await self._replayed(live, viewer, result.first_version, result.last_version)
                 if live.version < result.last_version:
                     live.state, live.version, live.updated_at_ms = state, result.last_version, now
+                if finished:
+                    self._count_finished(after)
                 return self._submit_response(live, viewer, events)
             raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
 
@@ -271,22 +321,30 @@ class GameApp:
             response.next_from_version = stop + 1
         return response
 
-    async def stream_events(
-        self, request: game_service_pb2.StreamEventsRequest, token: str
-    ) -> AsyncIterator[game_pb2.Event]:
+    async def stream_events(self, request: game_service_pb2.StreamEventsRequest, token: str) -> EventStream:
+        """Checks the request now (so transports can answer an error before they
+        start streaming), then returns the events as they come."""
         live = await self._load(request.game_id)
         viewer = self._viewer(live, token)
         from_version = max(request.from_version, 1)
+        ended = live.status.finished and from_version > live.version
+        return EventStream(self._events_from(live, viewer, from_version), ended)
+
+    async def _events_from(self, live: LiveGame, viewer: Viewer, from_version: int) -> AsyncIterator[game_pb2.Event]:
         if live.status.finished and from_version > live.version:
             return
-        with _store_errors():
-            async for stored in self.store.subscribe(live.game_id, from_version):
-                event = _parse_event(stored)
-                redacted = self._redact(live.engine, event, viewer)
-                if redacted is not None:
-                    yield redacted
-                if event.game_over:
-                    return
+        self.metrics.subscriptions.inc()
+        try:
+            with _store_errors():
+                async for stored in self.store.subscribe(live.game_id, from_version):
+                    event = _parse_event(stored)
+                    redacted = self._redact(live.engine, event, viewer)
+                    if redacted is not None:
+                        yield redacted
+                    if event.game_over:
+                        return
+        finally:
+            self.metrics.subscriptions.dec()
 
     async def replay(
         self, request: game_service_pb2.ReplayGameRequest, token: str
@@ -436,6 +494,11 @@ class GameApp:
         self._cache.move_to_end(live.game_id)
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
+        self.metrics.cached_games.set(len(self._cache))
+
+    def _count_finished(self, live: LiveGame) -> None:
+        outcome = "won" if live.status.winners else "lost"
+        self.metrics.games_finished.labels(live.engine.kind, outcome).inc()
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)

@@ -31,6 +31,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("host", str, "0.0.0.0", "address to listen on"),
     Setting("grpc_port", int, 50051, "gRPC port (0: any free port)"),
     Setting(
+        "http_port", int, 8080, "HTTP port: REST, server-sent events, /metrics, /healthz, /readyz (0: any free port)"
+    ),
+    Setting("cors_origins", str, "", "browser origins allowed to call the HTTP API, comma-separated ('*': any)"),
+    Setting(
         "secret",
         str,
         "",
@@ -52,6 +56,8 @@ class Config:
     store: str
     host: str
     grpc_port: int
+    http_port: int
+    cors_origins: str
     secret: str
     admin_token: str
     cache_size: int

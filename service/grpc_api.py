@@ -1,33 +1,36 @@
-"""The gRPC transport: a thin adapter from GameService calls to GameApp.
+"""The gRPC transport: a thin adapter from GameService calls to GameApp's use cases.
 
-It reads the bearer token from the call's metadata, calls the use case, and turns a
-ServiceError into a gRPC status with google.rpc details (grpc-status-details-bin).
-Requests are parsed here, not by grpc, so a corrupt message is INVALID_ARGUMENT."""
+One handler per RPC of the proto's service descriptor (service/rpcs.py says which use
+case answers it). Each reads the bearer token from the call's metadata, parses the
+request itself (a corrupt message is INVALID_ARGUMENT, not an opaque grpc error),
+and turns a ServiceError into a gRPC status with google.rpc details
+(grpc-status-details-bin)."""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TypeVar
+from collections.abc import AsyncIterator, Callable
+from typing import Any, TypeAlias
 
 import grpc
 from google.protobuf import any_pb2, message_factory
+from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 from google.rpc import status_pb2
-from ludotheque.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 
 from service.app import GameApp
 from service.errors import Code, ServiceError, invalid_argument, unauthenticated
+from service.rpcs import SERVICE, Responses, StreamUseCase, UseCase, use_cases
 
 log = logging.getLogger(__name__)
 
-Request = TypeVar("Request", bound=Message)
-Response = TypeVar("Response", bound=Message)
-
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
+INTERNAL = ServiceError(Code.INTERNAL, "Internal error: the operators have been told.")
+
+Context: TypeAlias = Any  # grpc.aio.ServicerContext (grpc ships no type hints)
 
 
-def bearer_token(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str:
+def bearer_token(metadata: Any) -> str:
     """The token of an `authorization: Bearer <token>` entry; "" when there is none."""
     for key, value in metadata or ():
         if key.lower() == "authorization":
@@ -35,7 +38,7 @@ def bearer_token(metadata: tuple[tuple[str, str | bytes], ...] | None) -> str:
             scheme, _, token = text.strip().partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
                 raise unauthenticated("The authorization header must be 'Bearer <token>'.")
-            return token.strip()
+            return str(token.strip())
     return ""
 
 
@@ -48,7 +51,7 @@ def status_of(error: ServiceError) -> status_pb2.Status:
     return status
 
 
-async def abort(context: grpc.aio.ServicerContext[object, object], error: ServiceError) -> None:
+async def abort(context: Context, error: ServiceError) -> None:
     await context.abort(
         grpc.StatusCode[error.code.name],
         error.message,
@@ -56,80 +59,18 @@ async def abort(context: grpc.aio.ServicerContext[object, object], error: Servic
     )
 
 
-def _token(context: grpc.aio.ServicerContext[object, object]) -> str:
-    return bearer_token(context.invocation_metadata())
-
-
-class GameService(game_service_pb2_grpc.GameServiceServicer):
-    def __init__(self, app: GameApp) -> None:
-        self.app = app
-
-    async def _unary(
-        self,
-        use_case: Callable[[Request, str], Awaitable[Response]],
-        request: Request,
-        context: grpc.aio.ServicerContext[object, object],
-    ) -> Response:
-        try:
-            return await use_case(request, _token(context))
-        except ServiceError as error:
-            await abort(context, error)
-        except Exception:
-            log.exception("unexpected error in %s", getattr(use_case, "__name__", "a call"))
-            await abort(context, ServiceError(Code.INTERNAL, "Internal error: the operators have been told."))
-        raise AssertionError("abort() always raises")
-
-    async def CreateGame(self, request, context):  # type: ignore[no-untyped-def]  # noqa: N802
-        return await self._unary(self.app.create_game, request, context)
-
-    async def GetGame(self, request, context):  # type: ignore[no-untyped-def]  # noqa: N802
-        return await self._unary(self.app.get_game, request, context)
-
-    async def ListGames(self, request, context):  # type: ignore[no-untyped-def]  # noqa: N802
-        return await self._unary(self.app.list_games, request, context)
-
-    async def SubmitCommand(self, request, context):  # type: ignore[no-untyped-def]  # noqa: N802
-        return await self._unary(self.app.submit, request, context)
-
-    async def ListEvents(self, request, context):  # type: ignore[no-untyped-def]  # noqa: N802
-        return await self._unary(self.app.list_events, request, context)
-
-    async def ReplayGame(self, request, context):  # type: ignore[no-untyped-def]  # noqa: N802
-        return await self._unary(self.app.replay, request, context)
-
-    async def StreamEvents(  # noqa: N802
-        self,
-        request: game_service_pb2.StreamEventsRequest,
-        context: grpc.aio.ServicerContext[object, object],
-    ) -> AsyncIterator[game_service_pb2.StreamEventsResponse]:
-        try:
-            events: AsyncIterator[game_pb2.Event] = self.app.stream_events(request, _token(context))
-            async for event in events:
-                yield game_service_pb2.StreamEventsResponse(event=event)
-        except ServiceError as error:
-            await abort(context, error)
-        except Exception:
-            log.exception("unexpected error in StreamEvents")
-            await abort(context, ServiceError(Code.INTERNAL, "Internal error: the operators have been told."))
-
-
-SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
-
-
 def register(server: grpc.aio.Server, app: GameApp) -> None:
-    """Adds GameService to `server`, one handler per RPC of the proto's descriptor."""
-    servicer = GameService(app)
+    """Adds GameService to `server`."""
+    table = use_cases(app)
     handlers = {}
     for method in SERVICE.methods:
-        request_type = message_factory.GetMessageClass(method.input_type)
-        behavior = getattr(servicer, method.name)
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _parsing_stream(request_type, behavior), response_serializer=_serialize
+                _streaming(method, table[method.name]), response_serializer=_serialize
             )
         else:
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _parsing_unary(request_type, behavior), response_serializer=_serialize
+                _unary(method, table[method.name]), response_serializer=_serialize
             )
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
@@ -138,30 +79,40 @@ def _serialize(message: Message) -> bytes:
     return message.SerializeToString()
 
 
-async def _parse(
-    request_type: type[Message], data: bytes, context: grpc.aio.ServicerContext[object, object]
-) -> Message:
+def _parse(method: MethodDescriptor, data: bytes) -> Message:
+    request_type = message_factory.GetMessageClass(method.input_type)
     try:
         return request_type.FromString(data)
     except DecodeError:
-        await abort(context, invalid_argument("request", f"The request is not a valid {request_type.DESCRIPTOR.name}."))
-        raise
+        raise invalid_argument("request", f"The request is not a valid {method.input_type.name}.") from None
 
 
-def _parsing_unary(
-    request_type: type[Message], behavior: Callable[..., Awaitable[Message]]
-) -> Callable[..., Awaitable[Message]]:
-    async def handle(data: bytes, context: grpc.aio.ServicerContext[object, object]) -> Message:
-        return await behavior(await _parse(request_type, data, context), context)
+def _unary(method: MethodDescriptor, use_case: UseCase | StreamUseCase) -> Callable[[bytes, Context], Any]:
+    async def handle(data: bytes, context: Context) -> Message:
+        try:
+            return await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))  # type: ignore[return-value]
+        except ServiceError as error:
+            await abort(context, error)
+        except Exception:
+            log.exception("unexpected error in %s", method.name)
+            await abort(context, INTERNAL)
+        raise AssertionError("abort() always raises")
 
     return handle
 
 
-def _parsing_stream(
-    request_type: type[Message], behavior: Callable[..., AsyncIterator[Message]]
-) -> Callable[..., AsyncIterator[Message]]:
-    async def handle(data: bytes, context: grpc.aio.ServicerContext[object, object]) -> AsyncIterator[Message]:
-        async for response in behavior(await _parse(request_type, data, context), context):
-            yield response
+def _streaming(method: MethodDescriptor, use_case: UseCase | StreamUseCase) -> Callable[[bytes, Context], Any]:
+    async def handle(data: bytes, context: Context) -> AsyncIterator[Message]:
+        try:
+            responses: Responses = await use_case(  # type: ignore[assignment]
+                _parse(method, data), bearer_token(context.invocation_metadata())
+            )
+            async for response in responses.stream:
+                yield response
+        except ServiceError as error:
+            await abort(context, error)
+        except Exception:
+            log.exception("unexpected error in %s", method.name)
+            await abort(context, INTERNAL)
 
     return handle

@@ -41,7 +41,7 @@ def local_server() -> Iterator[str]:
     from service.server import start
 
     defaults = {s.name: s.default for s in SETTINGS}
-    config = Config(**{**defaults, "host": "127.0.0.1", "grpc_port": 0, "log_level": "warning"})  # type: ignore[arg-type]
+    config = Config(**{**defaults, "host": "127.0.0.1", "grpc_port": 0, "http_port": 0, "log_level": "warning"})  # type: ignore[arg-type]
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()

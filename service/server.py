@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import grpc
+from aiohttp import web
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -21,11 +22,15 @@ from service.app import GameApp
 from service.auth import TokenAuthority
 from service.config import Config
 from service.errors import ServiceError
+from service.grpc_metrics import MetricsInterceptor
+from service.http_api import build_http_app, serve_http
+from service.metrics import InstrumentedStore, Metrics
+from service.rpcs import SERVICE
 from service.store import open_store
 
 log = logging.getLogger("ludotheque")
 
-SERVICE_NAME = grpc_api.SERVICE.full_name
+SERVICE_NAME = SERVICE.full_name
 READINESS_INTERVAL = 2.0
 
 
@@ -34,16 +39,21 @@ class Running:
     """A started server: its bound ports and how to stop it."""
 
     grpc_port: int
+    http_port: int
     app: GameApp
     server: grpc.aio.Server
+    http: web.AppRunner
     health: health.aio.HealthServicer
     watcher: asyncio.Task[None]
     config: Config
 
     async def stop(self) -> None:
+        """Stops taking calls, lets those in flight finish (streams are cut at the
+        grace's end: their clients resume from the last version they got), then
+        closes the store."""
         self.watcher.cancel()
         await self.health.enter_graceful_shutdown()
-        await self.server.stop(self.config.shutdown_grace)
+        await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
         await self.app.store.close()
 
 
@@ -58,9 +68,12 @@ def token_secret(config: Config) -> bytes:
 
 
 async def start(config: Config) -> Running:
-    store = open_store(config.store)
-    app = GameApp(store, TokenAuthority(token_secret(config), config.admin_token), cache_size=config.cache_size)
+    metrics = Metrics()
+    store = InstrumentedStore(open_store(config.store), metrics)
+    tokens = TokenAuthority(token_secret(config), config.admin_token)
+    app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
     server = grpc.aio.server(
+        interceptors=[MetricsInterceptor(metrics)],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_connection_age_ms", int(config.max_connection_age * 1000)),
@@ -69,7 +82,7 @@ async def start(config: Config) -> Running:
             ("grpc.keepalive_timeout_ms", 20_000),
             ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
             ("grpc.so_reuseport", 0),
-        ]
+        ],
     )
     grpc_api.register(server, app)
     health_servicer = health.aio.HealthServicer()
@@ -79,8 +92,11 @@ async def start(config: Config) -> Running:
     if port == 0:
         raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
     await server.start()
+    origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
+    web_app = build_http_app(app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins)
+    runner, http_port = await serve_http(web_app, config.host, config.http_port, config.shutdown_grace)
     watcher = asyncio.create_task(_watch_readiness(app, health_servicer))
-    return Running(port, app, server, health_servicer, watcher, config)
+    return Running(port, http_port, app, server, runner, health_servicer, watcher, config)
 
 
 async def _watch_readiness(app: GameApp, health_servicer: health.aio.HealthServicer) -> None:
@@ -110,8 +126,15 @@ async def serve(config: Config, announce: Callable[[str], None] | None = None) -
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stop.set)
-    log.info("serving gRPC on %s:%d with the %s store", config.host, running.grpc_port, config.store.split("://")[0])
-    (announce or _print_ready)(json.dumps({"grpc_port": running.grpc_port}))
+    log.info(
+        "serving gRPC on %s:%d and HTTP on %s:%d with the %s store",
+        config.host,
+        running.grpc_port,
+        config.host,
+        running.http_port,
+        config.store.split("://")[0],
+    )
+    (announce or _print_ready)(json.dumps({"grpc_port": running.grpc_port, "http_port": running.http_port}))
     await stop.wait()
     log.info("shutting down: finishing calls in flight (at most %.0fs)", config.shutdown_grace)
     await running.stop()

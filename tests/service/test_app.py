@@ -428,7 +428,7 @@ async def test_stream_events_sends_the_past_then_live_events_and_ends_with_the_g
     game_id, cleo = created.game_id, created.seat_tokens[0]
 
     async def follow(token: str) -> list[game_pb2.Event]:
-        return [e async for e in app.stream_events(api.StreamEventsRequest(game_id=game_id), token)]
+        return [e async for e in (await app.stream_events(api.StreamEventsRequest(game_id=game_id), token)).events]
 
     spectator = asyncio.create_task(follow(""))
     player = asyncio.create_task(follow(cleo))
@@ -444,11 +444,13 @@ async def test_stream_events_sends_the_past_then_live_events_and_ends_with_the_g
     assert seen_by_spectator == list(listed)
     assert [e.version for e in seen_by_player] == list(range(1, game.version + 1))
     assert seen_by_spectator[-1].game_over
-    resumed = [e async for e in app.stream_events(api.StreamEventsRequest(game_id=game_id, from_version=10), "")]
+    resumed = [
+        e async for e in (await app.stream_events(api.StreamEventsRequest(game_id=game_id, from_version=10), "")).events
+    ]
     assert resumed == list(listed[9:])
-    assert [
-        e async for e in app.stream_events(api.StreamEventsRequest(game_id=game_id, from_version=game.version + 1), "")
-    ] == []
+    past_the_end = await app.stream_events(api.StreamEventsRequest(game_id=game_id, from_version=game.version + 1), "")
+    assert past_the_end.ended and [e async for e in past_the_end.events] == []
+    assert not (await app.stream_events(api.StreamEventsRequest(game_id=game_id, from_version=game.version), "")).ended
 
 
 @async_test

@@ -25,11 +25,16 @@ SECRET = "e2e-secret-0123456789abcdef"
 class ServerProcess:
     process: subprocess.Popen[str]
     grpc_port: int
+    http_port: int
     log_path: Path
 
     @property
     def target(self) -> str:
         return f"127.0.0.1:{self.grpc_port}"
+
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.http_port}"
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -48,6 +53,8 @@ def start_server(args: list[str] | None = None, env: Mapping[str, str] | None = 
         "LUDOTHEQUE_ADMIN_TOKEN": ADMIN_TOKEN,
         "LUDOTHEQUE_HOST": "127.0.0.1",
         "LUDOTHEQUE_GRPC_PORT": "0",
+        "LUDOTHEQUE_HTTP_PORT": "0",
+        "LUDOTHEQUE_SHUTDOWN_GRACE": "2",
         **(env or {}),
     }
     with log.open("w") as log_file:
@@ -65,7 +72,7 @@ def start_server(args: list[str] | None = None, env: Mapping[str, str] | None = 
         process.wait(10)
         raise RuntimeError(f"the server did not start:\n{log.read_text()}")
     ports = json.loads(line)
-    return ServerProcess(process, ports["grpc_port"], log)
+    return ServerProcess(process, ports["grpc_port"], ports["http_port"], log)
 
 
 @contextmanager

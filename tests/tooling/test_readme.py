@@ -4,6 +4,8 @@ and its grpcurl bodies parse as the requests they are sent as."""
 from __future__ import annotations
 
 import re
+import subprocess
+from pathlib import Path
 
 from google.protobuf import json_format
 from ludotheque.v1 import game_service_pb2 as api
@@ -31,3 +33,15 @@ def test_the_grpcurl_bodies_are_valid_requests() -> None:
     assert {method for _, method in found} == set(bodies)
     for body, method in found:
         json_format.Parse(body.replace("'$GAME_ID'", "g1"), bodies[method]())
+
+
+def test_the_curl_tour_plays_a_whole_game(tmp_path: Path) -> None:
+    block = re.search(r"## REST, with curl.*?```sh\n(.*?)```", README, re.S)
+    assert block is not None
+    with running_server() as server:
+        script = block.group(1).replace("http://localhost:8080", server.http)
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+    assert done.returncode == 0, done.stderr
+    assert '"summary":' in done.stdout and "stars to" in done.stdout

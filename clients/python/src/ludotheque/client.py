@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -129,7 +129,7 @@ class Client:
                 time.sleep(0.1 * 2**attempt)  # the same command id: at most once, whatever happened
         raise AssertionError("unreachable")
 
-    def stream(self, game_id: str, from_version: int = 1) -> Iterator[game_pb2.Event]:
+    def stream(self, game_id: str, from_version: int = 1) -> Generator[game_pb2.Event, None, None]:
         """Events from `from_version`, then live ones; ends after a finished game's
         last event. Cancel by closing the iterator."""
         request = game_service_pb2.StreamEventsRequest(game_id=game_id, from_version=from_version)

@@ -1,0 +1,54 @@
+"""Which GameApp use case answers each RPC of GameService: the one table that every
+transport (gRPC, REST) serves, so none of them names an RPC."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+from ludotheque.v1 import game_pb2, game_service_pb2
+
+from service.app import GameApp
+
+SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
+
+
+@dataclass(frozen=True, slots=True)
+class Responses:
+    """What a server-streaming use case answers: the responses, and whether they are
+    known to be none at all (so HTTP can say 204 and an EventSource stops retrying)."""
+
+    stream: AsyncIterator[Message]
+    known_empty: bool = False
+
+
+# (request, bearer token) -> the response, or for a server-streaming RPC its Responses.
+UseCase = Callable[[Any, str], Awaitable[Message]]
+StreamUseCase = Callable[[Any, str], Awaitable[Responses]]
+
+
+def use_cases(app: GameApp) -> dict[str, UseCase | StreamUseCase]:
+    async def stream_events(request: game_service_pb2.StreamEventsRequest, token: str) -> Responses:
+        events = await app.stream_events(request, token)
+        return Responses(_as_responses(events.events), events.ended)
+
+    table: dict[str, UseCase | StreamUseCase] = {
+        "CreateGame": app.create_game,
+        "GetGame": app.get_game,
+        "ListGames": app.list_games,
+        "SubmitCommand": app.submit,
+        "StreamEvents": stream_events,
+        "ListEvents": app.list_events,
+        "ReplayGame": app.replay,
+    }
+    missing = {method.name for method in SERVICE.methods} - set(table)
+    if missing:
+        raise RuntimeError(f"no use case for {sorted(missing)}")
+    return table
+
+
+async def _as_responses(events: AsyncIterator[game_pb2.Event]) -> AsyncIterator[Message]:
+    async for event in events:
+        yield game_service_pb2.StreamEventsResponse(event=event)

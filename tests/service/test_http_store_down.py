@@ -1,0 +1,85 @@
+"""When the event store cannot be reached: UNAVAILABLE (HTTP 503), /readyz says so,
+and nothing else breaks. The store here is one that is always down."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+
+from aiohttp.test_utils import TestClient, TestServer
+
+from service.app import GameApp
+from service.auth import TokenAuthority
+from service.http_api import build_http_app
+from service.metrics import InstrumentedStore, Metrics
+from service.store.base import AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from tests.support.aio import async_test
+
+
+class DownStore:
+    """An event store whose server is unreachable."""
+
+    def _down(self) -> StoreUnavailable:
+        return StoreUnavailable("connection refused")
+
+    async def create(
+        self, game_id: str, kind: str, status: str, record: bytes, summary: bytes, events: Sequence[bytes], now_ms: int
+    ) -> None:
+        raise self._down()
+
+    async def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        command_id: str,
+        fingerprint: bytes,
+        status: str,
+        summary: bytes,
+        now_ms: int,
+    ) -> AppendResult:
+        raise self._down()
+
+    async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
+        raise self._down()
+
+    async def info(self, game_id: str) -> GameInfo:
+        raise self._down()
+
+    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
+        raise self._down()
+
+    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
+        raise self._down()
+
+    async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        raise self._down()
+        yield  # pragma: no cover - makes this an async generator
+
+    async def ping(self) -> None:
+        raise self._down()
+
+    async def close(self) -> None:
+        return None
+
+
+@async_test
+async def test_an_unreachable_store_is_a_503_with_a_google_rpc_status() -> None:
+    metrics = Metrics()
+    store = InstrumentedStore(DownStore(), metrics)
+    app = GameApp(store, TokenAuthority(b"0123456789abcdef0123"), metrics=metrics)
+    async with TestClient(TestServer(build_http_app(app, metrics))) as client:
+        for method, path, body in (
+            ("POST", "/v1/games", {"kind": "mooki", "seats": [{"name": "a"}, {"name": "b"}]}),
+            ("GET", "/v1/games/g1", None),
+            ("GET", "/v1/games", None),
+            ("GET", "/v1/games/g1/events:stream", None),
+        ):
+            response = await client.request(method, path, json=body)
+            assert response.status == 503, await response.text()
+            error = await response.json()
+            assert error["code"] == 14 and "cannot be reached" in error["message"]
+        ready = await client.get("/readyz")
+        assert ready.status == 503 and (await ready.json())["status"] == "not ready"
+        assert (await client.get("/healthz")).status == 200  # alive all the same
+        metrics_text = await (await client.get("/metrics")).text()
+        assert 'ludotheque_store_errors_total{operation="info"} 2.0' in metrics_text
