@@ -27,7 +27,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import InvalidSetup, Role, RuleViolation, SeatInfo, Status, Viewer, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
-from service import envelopes
+from service import envelopes, gamelog
 from service.auth import BadToken, TokenAuthority
 from service.errors import (
     Code,
@@ -41,6 +41,7 @@ from service.errors import (
     unavailable,
 )
 from service.metrics import Metrics
+from service.seeding import BOT, DECIDE, SETUP, game_rng
 from service.store.base import (
     CommandIdReused,
     EventStore,
@@ -50,6 +51,7 @@ from service.store.base import (
     SubscriberTooSlow,
     VersionConflict,
 )
+from service.verify import Problem, verify
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 COMMAND_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
@@ -155,7 +157,7 @@ class GameApp:
         try:
             resolved = engine.resolve_options(options, infos)
             seed = self._new_seed()
-            payloads = engine.setup(resolved, infos, random.Random(f"{seed}:setup"))
+            payloads = engine.setup(resolved, infos, game_rng(seed, SETUP, 0))
         except InvalidSetup as error:
             raise invalid_argument("options", str(error)) from error
         now = self._now_ms()
@@ -366,6 +368,105 @@ class GameApp:
             legal_commands=self._legal_commands(live.engine, state, viewer),
         )
 
+    async def export_game(
+        self, request: game_service_pb2.ExportGameRequest, token: str
+    ) -> game_service_pb2.ExportGameResponse:
+        live = await self._load(request.game_id)
+        caller = self._viewer(live, token)
+        viewer = caller
+        if request.HasField("as_seat") or request.as_spectator:
+            if not caller.is_admin:
+                raise permission_denied("Only the admin may export the log as another viewer saw it.")
+            if request.HasField("as_seat"):
+                if request.as_seat >= len(live.record.seats):
+                    raise invalid_argument("as_seat", f"This game has no seat {request.as_seat}.")
+                viewer = Viewer.player(request.as_seat)
+            else:
+                viewer = Viewer.spectator()
+        with _store_errors():
+            stored = await self.store.read(live.game_id, 1, live.version)
+        record = live.record
+        header = game_pb2.GameLogHeader(
+            format=gamelog.FORMAT,
+            game_id=record.game_id,
+            kind=record.kind,
+            rules_version=record.rules_version,
+            options=record.options,
+            seats=record.seats,
+            created_at=record.created_at,
+            viewer=_viewer_message(viewer),
+        )
+        if viewer.is_admin:
+            header.seed = record.seed  # what a verification or a continued import needs
+        log = game_pb2.GameLog(header=header)
+        for item in stored:
+            redacted = self._redact(live.engine, _parse_event(item), viewer)
+            if redacted is not None:
+                log.events.append(redacted)
+        return game_service_pb2.ExportGameResponse(log=log)
+
+    async def import_game(
+        self, request: game_service_pb2.ImportGameRequest, token: str
+    ) -> game_service_pb2.ImportGameResponse:
+        if not self.tokens.is_admin(token):
+            if token:
+                raise permission_denied("Only the admin may import a game.")
+            raise unauthenticated("Send the admin token to import a game.")
+        log = request.log
+        checked = verify(log)
+        if isinstance(checked, Problem):
+            field = "log.header" if checked.index is None else f"log.events[{checked.index}]"
+            if checked.rules_mismatch:
+                raise ServiceError(Code.FAILED_PRECONDITION, f"This log cannot be replayed: {checked.reason}.")
+            raise invalid_argument(field, f"The log breaks the rules at {checked.where}: {checked.reason}.")
+        engine = checked.engine
+        events = list(log.events)
+        if request.HasField("truncate_at"):
+            cut = request.truncate_at
+            starts = [e.version - 1 for e in events if e.HasField("command")] + [len(events)]
+            if cut not in starts or cut == 0:
+                nearest = ", ".join(str(v) for v in starts[:3]) + (" ..." if len(starts) > 3 else "")
+                raise invalid_argument("truncate_at", f"Cut between two moves, e.g. at {nearest}; not at {cut}.")
+            events = events[:cut]
+        state = checked.states[len(events)]
+        now = self._now_ms()
+        record = game_pb2.GameRecord(
+            game_id=self._new_game_id(),
+            kind=engine.kind,
+            seats=log.header.seats,
+            options=log.header.options,
+            seed=log.header.seed,
+            created_at=_timestamp(now),
+            rules_version=engine.rules_version,
+        )
+        live = LiveGame(record, engine, state, len(events), now)
+        state, bot_steps = self._play_bots(live, state, len(events))  # a cut where a bot was to act
+        finished = engine.status(state).finished
+        stored = [game_pb2.Event() for _ in events]
+        for copy, event in zip(stored, events, strict=True):
+            copy.CopyFrom(event)
+            copy.game_over = False
+        stored += self._envelopes(live, len(events), bot_steps, "import", now, finished)
+        stored[-1].game_over = finished
+        live.state, live.version = state, len(stored)
+        with _store_errors():
+            await self.store.create(
+                record.game_id,
+                engine.kind,
+                STATUS_NAMES[_status_code(live.status)],
+                record.SerializeToString(),
+                self._summary(live).SerializeToString(),
+                [e.SerializeToString() for e in stored],
+                now,
+            )
+        self._remember(live)
+        self.metrics.games_created.labels(engine.kind).inc()
+        return game_service_pb2.ImportGameResponse(
+            game_id=record.game_id,
+            seat_tokens=[self.tokens.seat_token(record.game_id, s.index) for s in record.seats],
+            game=self._game_message(live, Viewer.admin()),
+        )
+
     async def ready(self) -> None:
         """Raises ServiceError(UNAVAILABLE) when the store cannot be reached."""
         with _store_errors():
@@ -377,7 +478,7 @@ class GameApp:
         """The events of `command` then of the bot moves it lets happen, and the state after them."""
         engine, version = live.engine, live.version
         try:
-            payloads = engine.decide(live.state, seat, payload, self._rng(live, "decide", version))
+            payloads = engine.decide(live.state, seat, payload, self._rng(live, DECIDE, version))
         except RuleViolation as violation:
             raise rule_violation(violation.code, violation.message) from violation
         state = live.state
@@ -396,9 +497,9 @@ class GameApp:
             seat = next((s for s in status.to_act if s in bots), None)
             if status.finished or seat is None:
                 return state, steps
-            payload = engine.bots[bots[seat]](state, seat, self._rng(live, "bot", version))
+            payload = engine.bots[bots[seat]](state, seat, self._rng(live, BOT, version))
             try:
-                payloads = engine.decide(state, seat, payload, self._rng(live, "decide", version))
+                payloads = engine.decide(state, seat, payload, self._rng(live, DECIDE, version))
             except RuleViolation as violation:  # a bot must only play legal moves
                 raise ServiceError(
                     Code.INTERNAL, f"bot {bots[seat]!r} played an illegal move: {violation.message}"
@@ -410,9 +511,7 @@ class GameApp:
         raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
 
     def _rng(self, live: LiveGame, purpose: str, version: int) -> random.Random:
-        # Seeded by the game's secret seed and the version, so a retried decision
-        # draws the same numbers; outcomes are written into events, never re-drawn.
-        return random.Random(f"{live.record.seed}:{purpose}:{version}")
+        return game_rng(live.record.seed, purpose, version)
 
     def _envelopes(
         self, live: LiveGame, version: int, steps: Sequence[Step], command_id: str, now_ms: int, finished: bool

@@ -1,4 +1,4 @@
-"""The `ludotheque` command: serve, play."""
+"""The `ludotheque` command: serve, play, export, import, verify, replay."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from collections.abc import Sequence
 
 from service import config as configuration
+from service import logs_cli
 from service.play import play
 
 
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
+    logs_cli.add_arguments(commands)
     return parser
 
 
@@ -57,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     if args.command == "play":
         return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout)
-    return 2
+    return logs_cli.run(args)
 
 
 if __name__ == "__main__":

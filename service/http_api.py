@@ -227,7 +227,7 @@ def build_http_app(
             if binding.streaming
             else _unary_handler(transcoder, use_case)  # type: ignore[arg-type]
         )
-        web_app.router.add_route(binding.verb, binding.path, handler)
+        web_app.router.add_route(binding.verb, binding.route, handler)
 
     async def openapi(_: web.Request) -> web.Response:
         return web.Response(body=OPENAPI_PATH.read_bytes(), content_type="application/json")

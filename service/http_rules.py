@@ -27,6 +27,12 @@ class HttpBinding:
     path_fields: tuple[str, ...]  # request fields bound by the path, e.g. ("game_id",)
 
     @property
+    def route(self) -> str:
+        """The path as an aiohttp route: a variable takes one segment and never the
+        ":verb" after it (so /v1/games/{game_id}:export is not GetGame)."""
+        return _VARIABLE.sub(lambda m: "{" + m.group(1) + ":[^/:]+}", self.path)
+
+    @property
     def streaming(self) -> bool:
         return bool(self.method.server_streaming)
 

@@ -42,6 +42,8 @@ def use_cases(app: GameApp) -> dict[str, UseCase | StreamUseCase]:
         "StreamEvents": stream_events,
         "ListEvents": app.list_events,
         "ReplayGame": app.replay,
+        "ExportGame": app.export_game,
+        "ImportGame": app.import_game,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:

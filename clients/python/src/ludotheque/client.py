@@ -155,6 +155,22 @@ class Client:
             request.at_version = at_version
         return self.stub.ReplayGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
 
+    def export_game(self, game_id: str, *, as_seat: int | None = None, as_spectator: bool = False) -> game_pb2.GameLog:
+        """The game's log: complete with the admin token (and, for the admin, as a seat
+        or a spectator saw it), else as this client's seat or a spectator saw it."""
+        request = game_service_pb2.ExportGameRequest(game_id=game_id, as_spectator=as_spectator)
+        if as_seat is not None:
+            request.as_seat = as_seat
+        response = self.stub.ExportGame(request, metadata=self._metadata, timeout=self.timeout)
+        return response.log  # type: ignore[no-any-return]
+
+    def import_game(self, log: game_pb2.GameLog, truncate_at: int | None = None) -> game_service_pb2.ImportGameResponse:
+        """Admin: loads a complete log as a new game (cut at `truncate_at`)."""
+        request = game_service_pb2.ImportGameRequest(log=log)
+        if truncate_at is not None:
+            request.truncate_at = truncate_at
+        return self.stub.ImportGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
 
 def error_status(error: grpc.RpcError) -> status_pb2.Status | None:
     """The google.rpc.Status (with details) a failed call carries, if any."""

@@ -499,3 +499,101 @@ class GameRecord(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GameRecord: _TypeAlias = GameRecord  # noqa: Y015
+
+@_typing.final
+class GameLogHeader(_message.Message):
+    """The first part of a game log: what the events need to be replayed."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FORMAT_FIELD_NUMBER: _builtins.int
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    RULES_VERSION_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    VIEWER_FIELD_NUMBER: _builtins.int
+    SEED_FIELD_NUMBER: _builtins.int
+    format: _builtins.str
+    """The log format, "ludotheque-log/1"."""
+    game_id: _builtins.str
+    """The game the log was exported from."""
+    kind: _builtins.str
+    """The game's kind."""
+    rules_version: _builtins.str
+    """The rules version the game was played under, e.g. "mooki/1"."""
+    seed: _builtins.int
+    """The seed of the game's random draws (complete logs only), so that a
+    verification or a game continued after an import draws the same numbers.
+    """
+    @_builtins.property
+    def options(self) -> Global___GameOptions:
+        """The options in force."""
+
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
+        """The seats."""
+
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp:
+        """When the game was created."""
+
+    @_builtins.property
+    def viewer(self) -> Global___Viewer:
+        """Whose view the events are: the admin's is complete; a seat's or a
+        spectator's is redacted as they saw it.
+        """
+
+    def __init__(
+        self,
+        *,
+        format: _builtins.str = ...,
+        game_id: _builtins.str = ...,
+        kind: _builtins.str = ...,
+        rules_version: _builtins.str = ...,
+        options: Global___GameOptions | None = ...,
+        seats: _abc.Iterable[Global___Seat] | None = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        viewer: Global___Viewer | None = ...,
+        seed: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "created_at", b"created_at", "options", b"options", "seed", b"seed", "viewer", b"viewer"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "created_at", b"created_at", "format", b"format", "game_id", b"game_id", "kind", b"kind", "options", b"options", "rules_version", b"rules_version", "seats", b"seats", "seed", b"seed", "viewer", b"viewer"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
+    _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seed) -> _WhichOneofReturnType__seed | None: ...
+
+Global___GameLogHeader: _TypeAlias = GameLogHeader  # noqa: Y015
+
+@_typing.final
+class GameLog(_message.Message):
+    """A game's history: a header, then every event in order."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HEADER_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def header(self) -> Global___GameLogHeader:
+        """What the events need to be replayed."""
+
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
+        """The events, versions 1, 2, 3..."""
+
+    def __init__(
+        self,
+        *,
+        header: Global___GameLogHeader | None = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["header", b"header"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "header", b"header"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameLog: _TypeAlias = GameLog  # noqa: Y015

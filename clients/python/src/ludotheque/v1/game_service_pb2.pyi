@@ -491,3 +491,123 @@ class ReplayGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReplayGameResponse: _TypeAlias = ReplayGameResponse  # noqa: Y015
+
+@_typing.final
+class ExportGameRequest(_message.Message):
+    """ExportGame's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    AS_SEAT_FIELD_NUMBER: _builtins.int
+    AS_SPECTATOR_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    as_seat: _builtins.int
+    """Admin only: the log as this seat saw it."""
+    as_spectator: _builtins.bool
+    """Admin only: the log as a spectator saw it."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        as_seat: _builtins.int | None = ...,
+        as_spectator: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "as_spectator", b"as_spectator", "game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
+    _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__as_seat) -> _WhichOneofReturnType__as_seat | None: ...
+
+Global___ExportGameRequest: _TypeAlias = ExportGameRequest  # noqa: Y015
+
+@_typing.final
+class ExportGameResponse(_message.Message):
+    """ExportGame's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOG_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def log(self) -> _game_pb2.GameLog:
+        """The game's log."""
+
+    def __init__(
+        self,
+        *,
+        log: _game_pb2.GameLog | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["log", b"log"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["log", b"log"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExportGameResponse: _TypeAlias = ExportGameResponse  # noqa: Y015
+
+@_typing.final
+class ImportGameRequest(_message.Message):
+    """ImportGame's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOG_FIELD_NUMBER: _builtins.int
+    TRUNCATE_AT_FIELD_NUMBER: _builtins.int
+    truncate_at: _builtins.int
+    """Keep the events up to this version only (a fork); default: all of them."""
+    @_builtins.property
+    def log(self) -> _game_pb2.GameLog:
+        """A complete log (exported by the admin)."""
+
+    def __init__(
+        self,
+        *,
+        log: _game_pb2.GameLog | None = ...,
+        truncate_at: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at", "log", b"log", "truncate_at", b"truncate_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at", "log", b"log", "truncate_at", b"truncate_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__truncate_at: _TypeAlias = _typing.Literal["truncate_at"]  # noqa: Y015
+    _WhichOneofArgType__truncate_at: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__truncate_at) -> _WhichOneofReturnType__truncate_at | None: ...
+
+Global___ImportGameRequest: _TypeAlias = ImportGameRequest  # noqa: Y015
+
+@_typing.final
+class ImportGameResponse(_message.Message):
+    """ImportGame's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_TOKENS_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The new game's identifier."""
+    @_builtins.property
+    def seat_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """One secret token per seat, in seat order."""
+
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The new game as the admin sees it."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat_tokens: _abc.Iterable[_builtins.str] | None = ...,
+        game: _game_pb2.Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "seat_tokens", b"seat_tokens"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ImportGameResponse: _TypeAlias = ImportGameResponse  # noqa: Y015

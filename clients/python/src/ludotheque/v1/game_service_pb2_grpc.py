@@ -71,6 +71,16 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayGameRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayGameResponse.FromString,
                 _registered_method=True)
+        self.ExportGame = channel.unary_unary(
+                '/ludotheque.v1.GameService/ExportGame',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ExportGameRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ExportGameResponse.FromString,
+                _registered_method=True)
+        self.ImportGame = channel.unary_unary(
+                '/ludotheque.v1.GameService/ImportGame',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -131,6 +141,22 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ExportGame(self, request, context):
+        """A game's log: complete for the admin (with the seed), as a seat or a
+        spectator saw it for them. The admin may ask for any viewer's log.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ImportGame(self, request, context):
+        """Admin: load a complete log as a new game, after replaying it event by
+        event through the rules; optionally cut it at a version to fork it there.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -168,6 +194,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ReplayGame,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayGameRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayGameResponse.SerializeToString,
+            ),
+            'ExportGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ExportGame,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ExportGameRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ExportGameResponse.SerializeToString,
+            ),
+            'ImportGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.ImportGame,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -360,6 +396,60 @@ class GameService:
             '/ludotheque.v1.GameService/ReplayGame',
             ludotheque_dot_v1_dot_game__service__pb2.ReplayGameRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.ReplayGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ExportGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/ExportGame',
+            ludotheque_dot_v1_dot_game__service__pb2.ExportGameRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.ExportGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ImportGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/ImportGame',
+            ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

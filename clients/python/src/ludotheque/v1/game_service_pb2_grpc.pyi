@@ -60,6 +60,14 @@ class GameServiceStub:
     """A range of events, redacted for the caller (admins: complete)."""
     ReplayGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ReplayGameRequest, _game_service_pb2.ReplayGameResponse]
     """Time travel: the game as the caller saw it at a past version."""
+    ExportGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ExportGameRequest, _game_service_pb2.ExportGameResponse]
+    """A game's log: complete for the admin (with the seed), as a seat or a
+    spectator saw it for them. The admin may ask for any viewer's log.
+    """
+    ImportGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]
+    """Admin: load a complete log as a new game, after replaying it event by
+    event through the rules; optionally cut it at a version to fork it there.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -89,6 +97,14 @@ class GameServiceAsyncStub(GameServiceStub):
     """A range of events, redacted for the caller (admins: complete)."""
     ReplayGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ReplayGameRequest, _game_service_pb2.ReplayGameResponse]  # type: ignore[assignment]
     """Time travel: the game as the caller saw it at a past version."""
+    ExportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ExportGameRequest, _game_service_pb2.ExportGameResponse]  # type: ignore[assignment]
+    """A game's log: complete for the admin (with the seed), as a seat or a
+    spectator saw it for them. The admin may ask for any viewer's log.
+    """
+    ImportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]  # type: ignore[assignment]
+    """Admin: load a complete log as a new game, after replaying it event by
+    event through the rules; optionally cut it at a version to fork it there.
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Create games, play moves, follow games live and replay them."""
@@ -157,5 +173,25 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ReplayGameResponse, _abc.Awaitable[_game_service_pb2.ReplayGameResponse]]:
         """Time travel: the game as the caller saw it at a past version."""
+
+    @_abc_1.abstractmethod
+    def ExportGame(
+        self,
+        request: _game_service_pb2.ExportGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ExportGameResponse, _abc.Awaitable[_game_service_pb2.ExportGameResponse]]:
+        """A game's log: complete for the admin (with the seed), as a seat or a
+        spectator saw it for them. The admin may ask for any viewer's log.
+        """
+
+    @_abc_1.abstractmethod
+    def ImportGame(
+        self,
+        request: _game_service_pb2.ImportGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ImportGameResponse, _abc.Awaitable[_game_service_pb2.ImportGameResponse]]:
+        """Admin: load a complete log as a new game, after replaying it event by
+        event through the rules; optionally cut it at a version to fork it there.
+        """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
