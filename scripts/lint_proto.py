@@ -1,7 +1,8 @@
 """Lint proto/ with buf (npm @bufbuild/buf, installed in tools/ by scripts/bootstrap.sh).
 
-buf resolves google/api/annotations.proto from .build/googleapis, filled here from
-the installed googleapis-common-protos package, so linting needs no network."""
+buf resolves the google/api and google/rpc protos we import from .build/googleapis,
+filled here from the installed googleapis-common-protos package, so linting needs no
+network."""
 
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ def main() -> int:
     if not BUF.exists():
         print(f"{BUF} is missing: run scripts/bootstrap.sh (it runs npm ci in tools/)", file=sys.stderr)
         return 2
-    source = Path(google.api.annotations_pb2.__file__).resolve().parent
-    target = ROOT / ".build" / "googleapis" / "google" / "api"
-    target.mkdir(parents=True, exist_ok=True)
-    for name in ("annotations.proto", "http.proto"):
-        shutil.copyfile(source / name, target / name)
+    googleapis = Path(google.api.annotations_pb2.__file__).resolve().parent.parent.parent
+    for name in ("google/api/annotations.proto", "google/api/http.proto", "google/rpc/status.proto"):
+        target = ROOT / ".build" / "googleapis" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(googleapis / name, target)
     return subprocess.run([str(BUF), "lint"], cwd=ROOT).returncode
 
 

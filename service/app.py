@@ -107,6 +107,19 @@ class EventStream:
     ended: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A command played (or found already played: `replayed`): its events, versions
+    first_version..last_version (bot moves included)."""
+
+    live: LiveGame
+    viewer: Viewer
+    events: list[game_pb2.Event]
+    first_version: int
+    last_version: int
+    replayed: bool = False
+
+
 @dataclass(slots=True)
 class Step:
     """One command's worth of events: a player's command or a bot's."""
@@ -231,24 +244,31 @@ class GameApp:
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
     ) -> game_service_pb2.SubmitCommandResponse:
+        done = await self.apply_command(request, token)
+        if done.replayed:
+            return await self._replayed(done.live, done.viewer, done.first_version, done.last_version)
+        return self._submit_response(done.live, done.viewer, done.events)
+
+    async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
+        """Plays a command (SubmitCommand without building its response: Play uses it)."""
         labels = {"kind": "unknown", "command": "unknown"}
         start = time.perf_counter()
         try:
-            response = await self._submit(request, token, labels)
+            done = await self._apply(request, token, labels)
         except ServiceError as error:
             self.metrics.commands.labels(labels["kind"], labels["command"], OUTCOMES.get(error.code, "error")).inc()
             raise
-        if response.replayed:
+        if done.replayed:
             self.metrics.commands.labels(labels["kind"], labels["command"], "replayed").inc()
             self.metrics.idempotent_replays.labels(labels["kind"]).inc()
         else:
             self.metrics.commands.labels(labels["kind"], labels["command"], "accepted").inc()
             self.metrics.command_seconds.labels(labels["kind"]).observe(time.perf_counter() - start)
-        return response
+        return done
 
-    async def _submit(
+    async def _apply(
         self, request: game_service_pb2.SubmitCommandRequest, token: str, labels: dict[str, str]
-    ) -> game_service_pb2.SubmitCommandResponse:
+    ) -> Applied:
         command_id = request.command_id
         if command_id and not COMMAND_ID_PATTERN.match(command_id):
             raise invalid_argument("command_id", "command_id must be 1 to 128 printable ASCII characters, no spaces.")
@@ -267,7 +287,7 @@ class GameApp:
             with _store_errors():
                 previous = await self.store.find_command(live.game_id, key, fingerprint)
             if previous is not None:
-                return await self._replayed(live, viewer, previous.first_version, previous.last_version)
+                return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
             expected = request.expected_version if request.HasField("expected_version") else None
             for _ in range(self._max_retries):
                 if expected is not None and expected != live.version:
@@ -294,12 +314,12 @@ class GameApp:
                     await self._refresh(live)  # another process moved first: catch up, decide again
                     continue
                 if result.replayed:  # the same command id won a race on another process
-                    return await self._replayed(live, viewer, result.first_version, result.last_version)
+                    return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
                 if live.version < result.last_version:
                     live.state, live.version, live.updated_at_ms = state, result.last_version, now
                 if finished:
                     self._count_finished(after)
-                return self._submit_response(live, viewer, events)
+                return Applied(live, viewer, events, result.first_version, result.last_version)
             raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
 
     async def list_events(
@@ -330,9 +350,20 @@ class GameApp:
         viewer = self._viewer(live, token)
         from_version = max(request.from_version, 1)
         ended = live.status.finished and from_version > live.version
-        return EventStream(self._events_from(live, viewer, from_version), ended)
+        return EventStream(self._visible(self.follow(live, viewer, from_version)), ended)
 
-    async def _events_from(self, live: LiveGame, viewer: Viewer, from_version: int) -> AsyncIterator[game_pb2.Event]:
+    async def _visible(
+        self, events: AsyncIterator[tuple[game_pb2.Event, game_pb2.Event | None]]
+    ) -> AsyncIterator[game_pb2.Event]:
+        async for _, redacted in events:
+            if redacted is not None:
+                yield redacted
+
+    async def follow(
+        self, live: LiveGame, viewer: Viewer, from_version: int
+    ) -> AsyncIterator[tuple[game_pb2.Event, game_pb2.Event | None]]:
+        """Every event from `from_version` on, then live ones, until the game is over:
+        each as stored and as `viewer` may see it (None: not at all)."""
         if live.status.finished and from_version > live.version:
             return
         self.metrics.subscriptions.inc()
@@ -340,9 +371,7 @@ class GameApp:
             with _store_errors():
                 async for stored in self.store.subscribe(live.game_id, from_version):
                     event = _parse_event(stored)
-                    redacted = self._redact(live.engine, event, viewer)
-                    if redacted is not None:
-                        yield redacted
+                    yield event, self._redact(live.engine, event, viewer)
                     if event.game_over:
                         return
         finally:
@@ -466,6 +495,21 @@ class GameApp:
             seat_tokens=[self.tokens.seat_token(record.game_id, s.index) for s in record.seats],
             game=self._game_message(live, Viewer.admin()),
         )
+
+    async def open_game(self, game_id: str, token: str) -> tuple[LiveGame, Viewer]:
+        """The live game and who the token stands for in it."""
+        live = await self._load(game_id)
+        return live, self._viewer(live, token)
+
+    async def catch_up(self, live: LiveGame) -> None:
+        await self._refresh(live)
+
+    def turn_of(self, live: LiveGame, viewer: Viewer) -> list[game_pb2.Command]:
+        """The viewer's legal commands in the live game's current state."""
+        return self._legal_commands(live.engine, live.state, viewer)
+
+    def view_of(self, live: LiveGame, viewer: Viewer) -> game_pb2.GameView:
+        return envelopes.view(live.engine.kind, live.engine.view(live.state, viewer))
 
     async def ready(self) -> None:
         """Raises ServiceError(UNAVAILABLE) when the store cannot be reached."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import enum
 
+from google.protobuf import any_pb2
 from google.protobuf.message import Message
-from google.rpc import error_details_pb2
+from google.rpc import error_details_pb2, status_pb2
 
 DOMAIN = "ludotheque"
 
@@ -41,6 +42,16 @@ class ServiceError(Exception):
         self.code = code
         self.message = message
         self.details = details or []
+
+
+def status_of(error: ServiceError) -> status_pb2.Status:
+    """The error as a google.rpc.Status, details packed: what every transport sends."""
+    status = status_pb2.Status(code=error.code.grpc_value, message=error.message)
+    for detail in error.details:
+        packed = any_pb2.Any()
+        packed.Pack(detail)
+        status.details.append(packed)
+    return status
 
 
 def invalid_argument(field: str, description: str) -> ServiceError:

@@ -10,17 +10,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import grpc
-from google.protobuf import any_pb2, message_factory
+from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
-from google.rpc import status_pb2
 
 from service.app import GameApp
-from service.errors import Code, ServiceError, invalid_argument, unauthenticated
-from service.rpcs import SERVICE, Responses, StreamUseCase, UseCase, use_cases
+from service.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
+from service.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, UseCase, use_cases
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +41,6 @@ def bearer_token(metadata: Any) -> str:
     return ""
 
 
-def status_of(error: ServiceError) -> status_pb2.Status:
-    status = status_pb2.Status(code=error.code.grpc_value, message=error.message)
-    for detail in error.details:
-        packed = any_pb2.Any()
-        packed.Pack(detail)
-        status.details.append(packed)
-    return status
-
-
 async def abort(context: Context, error: ServiceError) -> None:
     await context.abort(
         grpc.StatusCode[error.code.name],
@@ -64,14 +54,17 @@ def register(server: grpc.aio.Server, app: GameApp) -> None:
     table = use_cases(app)
     handlers = {}
     for method in SERVICE.methods:
-        if method.server_streaming:
-            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                _streaming(method, table[method.name]), response_serializer=_serialize
-            )
+        use_case = table[method.name]
+        behavior: Callable[..., Any]
+        if method.client_streaming:
+            behavior = _bidi(method, cast(BidiUseCase, use_case))
+            handlers[method.name] = grpc.stream_stream_rpc_method_handler(behavior, response_serializer=_serialize)
+        elif method.server_streaming:
+            behavior = _streaming(method, cast(StreamUseCase, use_case))
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(behavior, response_serializer=_serialize)
         else:
-            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                _unary(method, table[method.name]), response_serializer=_serialize
-            )
+            behavior = _unary(method, cast(UseCase, use_case))
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(behavior, response_serializer=_serialize)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
 
@@ -87,10 +80,10 @@ def _parse(method: MethodDescriptor, data: bytes) -> Message:
         raise invalid_argument("request", f"The request is not a valid {method.input_type.name}.") from None
 
 
-def _unary(method: MethodDescriptor, use_case: UseCase | StreamUseCase) -> Callable[[bytes, Context], Any]:
+def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> Message:
         try:
-            return await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))  # type: ignore[return-value]
+            return await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
         except ServiceError as error:
             await abort(context, error)
         except Exception:
@@ -101,13 +94,29 @@ def _unary(method: MethodDescriptor, use_case: UseCase | StreamUseCase) -> Calla
     return handle
 
 
-def _streaming(method: MethodDescriptor, use_case: UseCase | StreamUseCase) -> Callable[[bytes, Context], Any]:
+def _streaming(method: MethodDescriptor, use_case: StreamUseCase) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> AsyncIterator[Message]:
         try:
-            responses: Responses = await use_case(  # type: ignore[assignment]
-                _parse(method, data), bearer_token(context.invocation_metadata())
-            )
+            responses: Responses = await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
             async for response in responses.stream:
+                yield response
+        except ServiceError as error:
+            await abort(context, error)
+        except Exception:
+            log.exception("unexpected error in %s", method.name)
+            await abort(context, INTERNAL)
+
+    return handle
+
+
+def _bidi(method: MethodDescriptor, use_case: BidiUseCase) -> Callable[[AsyncIterator[bytes], Context], Any]:
+    async def handle(data: AsyncIterator[bytes], context: Context) -> AsyncIterator[Message]:
+        async def requests() -> AsyncIterator[Message]:
+            async for item in data:
+                yield _parse(method, item)
+
+        try:
+            async for response in use_case(requests(), bearer_token(context.invocation_metadata())):
                 yield response
         except ServiceError as error:
             await abort(context, error)

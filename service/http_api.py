@@ -23,8 +23,7 @@ from google.protobuf.message import Message
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.app import GameApp
-from service.errors import Code, ServiceError, invalid_argument, unauthenticated
-from service.grpc_api import status_of
+from service.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
 from service.http_rules import HttpBinding, http_bindings
 from service.metrics import Metrics
 from service.rpcs import SERVICE, StreamUseCase, UseCase, use_cases

@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from service.app import GameApp
+from service.play_session import play
 
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
 
@@ -24,17 +25,23 @@ class Responses:
     known_empty: bool = False
 
 
-# (request, bearer token) -> the response, or for a server-streaming RPC its Responses.
+# (request, bearer token) -> the response, or for a server-streaming RPC its Responses;
+# a bidirectional RPC: (the requests, bearer token) -> the responses.
 UseCase = Callable[[Any, str], Awaitable[Message]]
 StreamUseCase = Callable[[Any, str], Awaitable[Responses]]
+BidiUseCase = Callable[[AsyncIterator[Any], str], AsyncIterator[Message]]
+AnyUseCase = UseCase | StreamUseCase | BidiUseCase  # which one: the method's streaming kind says
 
 
-def use_cases(app: GameApp) -> dict[str, UseCase | StreamUseCase]:
+def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
     async def stream_events(request: game_service_pb2.StreamEventsRequest, token: str) -> Responses:
         events = await app.stream_events(request, token)
         return Responses(_as_responses(events.events), events.ended)
 
-    table: dict[str, UseCase | StreamUseCase] = {
+    def play_session(requests: AsyncIterator[Any], token: str) -> AsyncIterator[Message]:
+        return play(app, requests, token)
+
+    table: dict[str, AnyUseCase] = {
         "CreateGame": app.create_game,
         "GetGame": app.get_game,
         "ListGames": app.list_games,
@@ -44,6 +51,7 @@ def use_cases(app: GameApp) -> dict[str, UseCase | StreamUseCase]:
         "ReplayGame": app.replay,
         "ExportGame": app.export_game,
         "ImportGame": app.import_game,
+        "Play": play_session,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:

@@ -16,9 +16,10 @@ same id, so a move is never played twice.
 
 from __future__ import annotations
 
+import queue
 import time
 import uuid
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -170,6 +171,52 @@ class Client:
         if truncate_at is not None:
             request.truncate_at = truncate_at
         return self.stub.ImportGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def play(self, game_id: str, from_version: int = 1, *, views: bool = False) -> PlaySession:
+        """A Play session for this client's seat on one stream: iterate over it for
+        events, turns and results; send() commands."""
+        return PlaySession(self, game_id, from_version, views)
+
+
+class PlaySession:
+    """One seat's Play session: `for message in session` yields PlayResponses (an
+    event, a turn with the seat's legal commands, or a command's result);
+    `send(command)` plays a move. Close it (or use `with`) to end the session."""
+
+    def __init__(self, client: Client, game_id: str, from_version: int, views: bool) -> None:
+        self._requests: queue.SimpleQueue[game_service_pb2.PlayRequest | None] = queue.SimpleQueue()
+        join = game_service_pb2.PlayJoin(game_id=game_id, from_version=from_version, views=views)
+        self._requests.put(game_service_pb2.PlayRequest(join=join))
+        self._call = client.stub.Play(self._outgoing(), metadata=client._metadata)
+
+    def _outgoing(self) -> Iterator[game_service_pb2.PlayRequest]:
+        while (request := self._requests.get()) is not None:
+            yield request
+
+    def send(self, command: Message, *, command_id: str | None = None, expected_version: int | None = None) -> str:
+        """Sends a move; returns its command id (its result will carry it)."""
+        command_id = command_id or uuid.uuid4().hex
+        message = game_service_pb2.PlayCommand(command=_envelope(game_pb2.Command, command), command_id=command_id)
+        if expected_version is not None:
+            message.expected_version = expected_version
+        self._requests.put(game_service_pb2.PlayRequest(command=message))
+        return command_id
+
+    def __iter__(self) -> Iterator[game_service_pb2.PlayResponse]:
+        return self
+
+    def __next__(self) -> game_service_pb2.PlayResponse:
+        return next(self._call)  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        self._requests.put(None)
+        self._call.cancel()
+
+    def __enter__(self) -> PlaySession:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def error_status(error: grpc.RpcError) -> status_pb2.Status | None:

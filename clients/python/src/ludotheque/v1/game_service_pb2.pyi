@@ -10,6 +10,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.rpc import status_pb2 as _status_pb2
 from ludotheque.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
@@ -611,3 +612,211 @@ class ImportGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ImportGameResponse: _TypeAlias = ImportGameResponse  # noqa: Y015
+
+@_typing.final
+class PlayRequest(_message.Message):
+    """A message from the client in a Play session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    JOIN_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def join(self) -> Global___PlayJoin:
+        """Which game to play (the first message, and only the first)."""
+
+    @_builtins.property
+    def command(self) -> Global___PlayCommand:
+        """A move for the caller's seat."""
+
+    def __init__(
+        self,
+        *,
+        join: Global___PlayJoin | None = ...,
+        command: Global___PlayCommand | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "join", b"join", "message", b"message"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "join", b"join", "message", b"message"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["join", "command"]  # noqa: Y015
+    _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
+
+Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayJoin(_message.Message):
+    """Joins a game's session; the seat is the token's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    FROM_VERSION_FIELD_NUMBER: _builtins.int
+    VIEWS_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    from_version: _builtins.int
+    """The first event to send (default 1: from the start); to resume, the last
+    version received plus one.
+    """
+    views: _builtins.bool
+    """Send the seat's view with each turn (costs the server a little more)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        from_version: _builtins.int = ...,
+        views: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "views", b"views"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayJoin: _TypeAlias = PlayJoin  # noqa: Y015
+
+@_typing.final
+class PlayCommand(_message.Message):
+    """A move sent in a Play session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMAND_FIELD_NUMBER: _builtins.int
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
+    command_id: _builtins.str
+    """An idempotency key, as in SubmitCommand (empty: one is chosen)."""
+    expected_version: _builtins.int
+    """Play only if the game is still at this version."""
+    @_builtins.property
+    def command(self) -> _game_pb2.Command:
+        """The move."""
+
+    def __init__(
+        self,
+        *,
+        command: _game_pb2.Command | None = ...,
+        command_id: _builtins.str = ...,
+        expected_version: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "expected_version", b"expected_version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
+    _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__expected_version) -> _WhichOneofReturnType__expected_version | None: ...
+
+Global___PlayCommand: _TypeAlias = PlayCommand  # noqa: Y015
+
+@_typing.final
+class PlayResponse(_message.Message):
+    """A message from the server in a Play session."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
+    RESULT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def event(self) -> _game_pb2.Event:
+        """The game's next event, redacted for the seat."""
+
+    @_builtins.property
+    def turn(self) -> Global___PlayTurn:
+        """The game waits for the seat."""
+
+    @_builtins.property
+    def result(self) -> Global___PlayResult:
+        """What became of a command."""
+
+    def __init__(
+        self,
+        *,
+        event: _game_pb2.Event | None = ...,
+        turn: Global___PlayTurn | None = ...,
+        result: Global___PlayResult | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "message", b"message", "result", b"result", "turn", b"turn"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "message", b"message", "result", b"result", "turn", b"turn"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["event", "turn", "result"]  # noqa: Y015
+    _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
+
+Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+
+@_typing.final
+class PlayTurn(_message.Message):
+    """The game waits for the seat: what it may do."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    LEGAL_COMMANDS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version."""
+    @_builtins.property
+    def legal_commands(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Command]:
+        """Every move the seat may make now."""
+
+    @_builtins.property
+    def view(self) -> _game_pb2.GameView:
+        """The seat's view (when the session asked for views)."""
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        legal_commands: _abc.Iterable[_game_pb2.Command] | None = ...,
+        view: _game_pb2.GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["legal_commands", b"legal_commands", "version", b"version", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayTurn: _TypeAlias = PlayTurn  # noqa: Y015
+
+@_typing.final
+class PlayResult(_message.Message):
+    """What became of a command sent in a Play session (after the events it caused)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMAND_ID_FIELD_NUMBER: _builtins.int
+    VERSION_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    command_id: _builtins.str
+    """The command's idempotency key."""
+    version: _builtins.int
+    """The game's version after it (and the bot moves that followed)."""
+    replayed: _builtins.bool
+    """True when this command id had been played already: nothing was played now."""
+    @_builtins.property
+    def error(self) -> _status_pb2.Status:
+        """Set when the command was refused (as SubmitCommand's error would be); the
+        session goes on.
+        """
+
+    def __init__(
+        self,
+        *,
+        command_id: _builtins.str = ...,
+        version: _builtins.int = ...,
+        replayed: _builtins.bool = ...,
+        error: _status_pb2.Status | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["command_id", b"command_id", "error", b"error", "replayed", b"replayed", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayResult: _TypeAlias = PlayResult  # noqa: Y015

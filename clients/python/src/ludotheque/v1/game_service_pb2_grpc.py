@@ -76,6 +76,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ExportGameRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ExportGameResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/ludotheque.v1.GameService/Play',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
+                _registered_method=True)
         self.ImportGame = channel.unary_unary(
                 '/ludotheque.v1.GameService/ImportGame',
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
@@ -149,6 +154,17 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """A seat's session on one connection (a bidirectional stream, gRPC only):
+        send `join` first, then commands; receive every event of the game from the
+        version asked (redacted for the seat), a `turn` whenever the game waits for
+        the seat (with its legal commands), and the `result` of each command after
+        the events it caused. The cheap path for clients that keep a connection open.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ImportGame(self, request, context):
         """Admin: load a complete log as a new game, after replaying it event by
         event through the rules; optionally cut it at a version to fork it there.
@@ -199,6 +215,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ExportGame,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ExportGameRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ExportGameResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.PlayRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.PlayResponse.SerializeToString,
             ),
             'ImportGame': grpc.unary_unary_rpc_method_handler(
                     servicer.ImportGame,
@@ -423,6 +444,33 @@ class GameService:
             '/ludotheque.v1.GameService/ExportGame',
             ludotheque_dot_v1_dot_game__service__pb2.ExportGameRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.ExportGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/ludotheque.v1.GameService/Play',
+            ludotheque_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -64,6 +64,13 @@ class GameServiceStub:
     """A game's log: complete for the admin (with the seed), as a seat or a
     spectator saw it for them. The admin may ask for any viewer's log.
     """
+    Play: _grpc.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]
+    """A seat's session on one connection (a bidirectional stream, gRPC only):
+    send `join` first, then commands; receive every event of the game from the
+    version asked (redacted for the seat), a `turn` whenever the game waits for
+    the seat (with its legal commands), and the `result` of each command after
+    the events it caused. The cheap path for clients that keep a connection open.
+    """
     ImportGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]
     """Admin: load a complete log as a new game, after replaying it event by
     event through the rules; optionally cut it at a version to fork it there.
@@ -100,6 +107,13 @@ class GameServiceAsyncStub(GameServiceStub):
     ExportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ExportGameRequest, _game_service_pb2.ExportGameResponse]  # type: ignore[assignment]
     """A game's log: complete for the admin (with the seed), as a seat or a
     spectator saw it for them. The admin may ask for any viewer's log.
+    """
+    Play: _aio.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]  # type: ignore[assignment]
+    """A seat's session on one connection (a bidirectional stream, gRPC only):
+    send `join` first, then commands; receive every event of the game from the
+    version asked (redacted for the seat), a `turn` whenever the game waits for
+    the seat (with its legal commands), and the `result` of each command after
+    the events it caused. The cheap path for clients that keep a connection open.
     """
     ImportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]  # type: ignore[assignment]
     """Admin: load a complete log as a new game, after replaying it event by
@@ -182,6 +196,19 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.ExportGameResponse, _abc.Awaitable[_game_service_pb2.ExportGameResponse]]:
         """A game's log: complete for the admin (with the seed), as a seat or a
         spectator saw it for them. The admin may ask for any viewer's log.
+        """
+
+    @_abc_1.abstractmethod
+    def Play(
+        self,
+        request_iterator: _MaybeAsyncIterator[_game_service_pb2.PlayRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_game_service_pb2.PlayResponse], _abc.AsyncIterator[_game_service_pb2.PlayResponse]]:
+        """A seat's session on one connection (a bidirectional stream, gRPC only):
+        send `join` first, then commands; receive every event of the game from the
+        version asked (redacted for the seat), a `turn` whenever the game waits for
+        the seat (with its legal commands), and the `result` of each command after
+        the events it caused. The cheap path for clients that keep a connection open.
         """
 
     @_abc_1.abstractmethod

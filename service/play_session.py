@@ -1,0 +1,122 @@
+"""Play: a seat's session on one bidirectional stream.
+
+The client joins a game, then sends commands. The server sends every event of the
+game from the version asked (redacted for the seat), a `turn` whenever the game comes
+to rest waiting for the seat (its legal commands, and its view if asked), and the
+`result` of each command once the events it caused have been sent. One connection
+and one message per move: much cheaper than a unary call per move."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from ludotheque.v1 import game_service_pb2 as api
+
+from engines.contract import Role, Viewer
+from service.app import GameApp, LiveGame
+from service.errors import ServiceError, invalid_argument, status_of
+
+# Messages waiting for a slow client; past this the producers wait (no memory grows).
+QUEUE_SIZE = 256
+
+
+async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: str) -> AsyncIterator[api.PlayResponse]:
+    first = await anext(requests, None)
+    if first is None or first.WhichOneof("message") != "join":
+        raise invalid_argument("join", "The first message of a Play session must be a join.")
+    live, viewer = await app.open_game(first.join.game_id, token)
+    session = _Session(app, live, viewer, token, first.join)
+    async for response in session.run(requests):
+        yield response
+
+
+class _Session:
+    def __init__(self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin) -> None:
+        self.app = app
+        self.live = live
+        self.viewer = viewer
+        self.token = token
+        self.join = join
+        self.out: asyncio.Queue[api.PlayResponse | BaseException | None] = asyncio.Queue(QUEUE_SIZE)
+        self.sent_version = max(join.from_version, 1) - 1  # every version up to this one was sent
+        self.following = True
+        self.progress = asyncio.Condition()
+
+    async def run(self, requests: AsyncIterator[api.PlayRequest]) -> AsyncIterator[api.PlayResponse]:
+        events = asyncio.create_task(self._forward_events())
+        commands = asyncio.create_task(self._answer_commands(requests))
+        try:
+            while True:
+                item = await self.out.get()
+                if item is None:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            events.cancel()
+            commands.cancel()
+            await asyncio.gather(events, commands, return_exceptions=True)
+
+    async def _forward_events(self) -> None:
+        try:
+            async for event, redacted in self.app.follow(self.live, self.viewer, max(self.join.from_version, 1)):
+                if redacted is not None:
+                    await self.out.put(api.PlayResponse(event=redacted))
+                await self._sent(event.version)
+                await self._maybe_turn(event.version)
+        except ServiceError as error:
+            await self.out.put(error)
+        finally:
+            async with self.progress:
+                self.following = False
+                self.progress.notify_all()
+
+    async def _sent(self, version: int) -> None:
+        async with self.progress:
+            self.sent_version = version
+            self.progress.notify_all()
+
+    async def _maybe_turn(self, version: int) -> None:
+        """A turn when the game rests at `version` waiting for this seat."""
+        if self.viewer.role is not Role.SEAT:
+            return
+        if self.live.version < version:
+            await self.app.catch_up(self.live)  # another process appended it
+        if self.live.version != version:
+            return  # more events are on their way: the game is not at rest yet
+        legal = self.app.turn_of(self.live, self.viewer)
+        if legal:
+            turn = api.PlayTurn(version=version, legal_commands=legal)
+            if self.join.views:
+                turn.view.CopyFrom(self.app.view_of(self.live, self.viewer))
+            await self.out.put(api.PlayResponse(turn=turn))
+
+    async def _answer_commands(self, requests: AsyncIterator[api.PlayRequest]) -> None:
+        try:
+            async for request in requests:
+                await self.out.put(api.PlayResponse(result=await self._play(request)))
+        except ServiceError as error:  # an unreadable request ends the session
+            await self.out.put(error)
+        finally:
+            await self.out.put(None)  # the client is done: so is the session
+
+    async def _play(self, request: api.PlayRequest) -> api.PlayResult:
+        if request.WhichOneof("message") != "command":
+            error = invalid_argument("command", "After the join, send commands only.")
+            return api.PlayResult(error=status_of(error))
+        command = request.command
+        submit = api.SubmitCommandRequest(
+            game_id=self.live.game_id, command=command.command, command_id=command.command_id
+        )
+        if command.HasField("expected_version"):
+            submit.expected_version = command.expected_version
+        try:
+            done = await self.app.apply_command(submit, self.token)
+        except ServiceError as error:
+            return api.PlayResult(command_id=command.command_id, error=status_of(error))
+        async with self.progress:  # the result comes after the events it caused
+            await self.progress.wait_for(lambda: self.sent_version >= done.last_version or not self.following)
+        command_id = done.events[0].command_id if done.events else command.command_id
+        return api.PlayResult(command_id=command_id, version=done.last_version, replayed=done.replayed)

@@ -1,0 +1,100 @@
+"""The Play RPC end to end: a seat's session on one bidirectional stream."""
+
+from __future__ import annotations
+
+import random
+
+import grpc
+import pytest
+from ludotheque import Client
+from ludotheque.mooki.v1 import mooki_pb2 as mooki
+from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
+
+from engines.registry import ENGINES
+from tests.support.server import ServerProcess
+
+
+@pytest.mark.parametrize("kind", sorted(ENGINES))
+def test_a_whole_game_through_one_play_session(server: ServerProcess, kind: str) -> None:
+    engine = ENGINES[kind]
+    seats = [{"name": "Human"}] + [{"name": f"Bot {i}", "bot": "random"} for i in range(1, max(engine.min_seats, 2))]
+    with Client(server.target) as lobby:
+        created = lobby.create_game(kind, seats[: engine.max_seats])
+        human = lobby.with_token(created.seat_tokens[0])
+        rng = random.Random(8)
+        seen: list[game_pb2.Event] = []
+        sent: dict[str, int] = {}
+        results = 0
+        with human.play(created.game_id) as session:
+            for message in session:
+                which = message.WhichOneof("message")
+                if which == "event":
+                    seen.append(message.event)
+                    if message.event.game_over:
+                        break
+                elif which == "turn":
+                    assert message.turn.version == seen[-1].version  # at rest after the last event
+                    command_id = session.send(rng.choice(list(message.turn.legal_commands)))
+                    sent[command_id] = message.turn.version
+                else:
+                    result = message.result
+                    assert not result.HasField("error"), result.error
+                    assert result.command_id in sent and result.version > sent[result.command_id]
+                    assert seen[-1].version >= result.version  # its events came first
+                    results += 1
+        assert results >= len(sent) - 1  # the last result may follow the game's last event
+        assert seen == list(human.list_events(created.game_id).events)  # all of it, in order
+
+
+def test_a_refused_command_is_a_result_with_an_error_and_the_session_goes_on(server: ServerProcess) -> None:
+    with Client(server.target) as lobby:
+        created = lobby.create_game("mooki", ["Cléo", "Robin"])
+        cleo, robin = (lobby.with_token(t) for t in created.seat_tokens)
+        with robin.play(created.game_id) as session:
+            first = next(session)
+            assert first.event.version == 1  # the deal; no turn: it is Cléo's
+            session.send(mooki.Command(draw=mooki.Draw(pile=0)), command_id="too-early")
+            refused = next(session).result
+            assert (
+                refused.command_id == "too-early" and refused.error.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
+            )
+            cleo.submit(created.game_id, mooki.Command(draw=mooki.Draw(pile=0)))
+            cleo.submit(created.game_id, mooki.Command(place=mooki.Place(side=mooki.SIDE_SHOWN)))
+            assert next(session).event.version == 2  # Cléo's moves reach Robin's session...
+            assert next(session).event.version == 3
+            turn = next(session).turn  # ...and then it is his turn
+            assert turn.version == 3 and {c.mooki.WhichOneof("action") for c in turn.legal_commands} == {"draw"}
+            session.send(turn.legal_commands[0], command_id="r1")
+            assert next(session).event.version == 4
+            assert next(session).turn.version == 4  # place what he drew
+            assert next(session).result.version == 4
+            session.send(turn.legal_commands[0], command_id="r1")  # the same id again: replayed
+            assert next(session).result.replayed
+
+
+def test_joining_with_views_and_from_a_version(server: ServerProcess) -> None:
+    with Client(server.target) as lobby:
+        created = lobby.create_game("mooki", ["Cléo", {"name": "Robin", "bot": "greedy"}])
+        cleo = lobby.with_token(created.seat_tokens[0])
+        cleo.submit(created.game_id, mooki.Command(draw=mooki.Draw(pile=1)))
+        with cleo.play(created.game_id, from_version=2, views=True) as session:
+            event = next(session).event
+            assert event.version == 2 and event.mooki.card_drawn.HasField("hidden")  # her own card
+            turn = next(session).turn
+            assert turn.view.mooki.drawn.HasField("hidden")
+
+
+def test_a_session_must_start_with_a_join_and_a_valid_token(server: ServerProcess) -> None:
+    with Client(server.target) as lobby:
+        created = lobby.create_game("mooki", ["Cléo", "Robin"])
+        with pytest.raises(grpc.RpcError) as refused:
+            request = api.PlayRequest(command=api.PlayCommand(command=game_pb2.Command()))
+            next(iter(lobby.stub.Play(iter([request]))))
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        with pytest.raises(grpc.RpcError) as refused, lobby.with_token("0.forged").play(created.game_id) as session:
+            next(session)
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        with pytest.raises(grpc.RpcError) as refused, lobby.play("no-such-game") as session:
+            next(session)
+        assert refused.value.code() == grpc.StatusCode.NOT_FOUND
