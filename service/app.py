@@ -188,20 +188,7 @@ class GameApp:
         steps = [Step(None, None, list(payloads)), *bot_steps]
         events = self._envelopes(live, 0, steps, "", now, engine.status(state).finished)
         live.state, live.version = state, len(events)
-        with _store_errors():
-            await self.store.create(
-                record.game_id,
-                engine.kind,
-                STATUS_NAMES[_status_code(live.status)],
-                record.SerializeToString(),
-                self._summary(live).SerializeToString(),
-                [e.SerializeToString() for e in events],
-                now,
-            )
-        self._remember(live)
-        self.metrics.games_created.labels(engine.kind).inc()
-        if live.status.finished:  # a game of bots plays itself out at once
-            self._count_finished(live)
+        await self._store_new_game(live, events, now)
         viewer = self._viewer_for_token(None, token)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
@@ -478,18 +465,7 @@ class GameApp:
         stored += self._envelopes(live, len(events), bot_steps, "import", now, finished)
         stored[-1].game_over = finished
         live.state, live.version = state, len(stored)
-        with _store_errors():
-            await self.store.create(
-                record.game_id,
-                engine.kind,
-                STATUS_NAMES[_status_code(live.status)],
-                record.SerializeToString(),
-                self._summary(live).SerializeToString(),
-                [e.SerializeToString() for e in stored],
-                now,
-            )
-        self._remember(live)
-        self.metrics.games_created.labels(engine.kind).inc()
+        await self._store_new_game(live, stored, now)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[self.tokens.seat_token(record.game_id, s.index) for s in record.seats],
@@ -515,6 +491,24 @@ class GameApp:
         """Raises ServiceError(UNAVAILABLE) when the store cannot be reached."""
         with _store_errors():
             await self.store.ping()
+
+    async def _store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> None:
+        """Stores a new game (created or imported) with its first events, and caches it."""
+        record = live.record
+        with _store_errors():
+            await self.store.create(
+                record.game_id,
+                record.kind,
+                STATUS_NAMES[_status_code(live.status)],
+                record.SerializeToString(),
+                self._summary(live).SerializeToString(),
+                [e.SerializeToString() for e in events],
+                now,
+            )
+        self._remember(live)
+        self.metrics.games_created.labels(record.kind).inc()
+        if live.status.finished:  # a game of bots plays itself out at once; so may an import
+            self._count_finished(live)
 
     # --- deciding ----------------------------------------------------------------
 
