@@ -161,12 +161,9 @@ def _play(state: PiratesState, seat: int, play: pb.Play, rng: random.Random) -> 
     events = [pb.Event(card_played=played)]
     forgot_ohe = options.ohe_variant and left <= 1 and not play.call_ohe
     if forgot_ohe:
-        after_play = evolve(state, events[0])
-        penalty = _draw_cards(after_play, seat, OHE_PENALTY, pb.DRAW_REASON_OHE, rng)
-        events += penalty
-        if left == 0 and not penalty[-1].cards_drawn.count:
-            forgot_ohe = False  # nothing left to draw as a penalty: the last card wins anyway
-    if left == 0 and not forgot_ohe:
+        # There is always a penalty card: the card just covered can be shuffled in.
+        events += _draw_cards(evolve(state, events[0]), seat, OHE_PENALTY, pb.DRAW_REASON_OHE, rng)
+    elif left == 0:
         return events + _round_won(state, seat, rng)
     return [*events, pb.Event(turn_passed=_turn_after(state, seat, card))]
 
@@ -319,6 +316,7 @@ def evolve(state: PiratesState, event: pb.Event) -> PiratesState:
             hands=_with_hand(state.hands, played.seat, _without(state.hands[played.seat], card)),
             discard=(*state.discard, card),
             announced=played.announced,
+            drawn=(),  # whatever was drawn this turn is now in the hand or on the pile
         )
     if kind == "cards_drawn":
         drawn = event.cards_drawn
