@@ -16,6 +16,7 @@ from tests.pirates.helpers import (
     FLOWER,
     SQUARE,
     STAR,
+    bottle,
     new_game,
     pirate,
     play,
@@ -53,6 +54,10 @@ def test_the_announced_colour_and_the_bottle_penalty_are_public() -> None:
     state, _ = run(state, 0, play(PARROT, CIRCLE))
     view = ENGINE.view(state, Viewer.spectator())
     assert view.announced == CIRCLE and view.discard_top == PARROT.to_proto()
+    state = table([[bottle(FLOWER), pirate(STAR, 1)], [pirate(SQUARE, 3)]], pirate(FLOWER, 5))
+    state, _ = run(state, 0, play(bottle(FLOWER)))
+    view = ENGINE.view(state, Viewer.spectator())
+    assert view.draw_penalty == 2 and view.phase == pb.PHASE_BOTTLE and view.active_seat == 1
 
 
 def test_the_deal_is_redacted_for_everyone_but_the_admin() -> None:
