@@ -6,10 +6,11 @@ from typing import Any
 
 from engines.contract import Engine
 from engines.mooki import ENGINE as MOOKI
+from engines.pirates import ENGINE as PIRATES
 
 AnyEngine = Engine[Any, Any, Any, Any, Any]
 
-ENGINES: dict[str, AnyEngine] = {MOOKI.kind: MOOKI}
+ENGINES: dict[str, AnyEngine] = {MOOKI.kind: MOOKI, PIRATES.kind: PIRATES}
 
 
 def get_engine(kind: str) -> AnyEngine | None:

@@ -1,0 +1,5 @@
+"""Mau Mau – Pirates & Compagnie (rulebook: ../shared/seeds/003_*.txt, in French)."""
+
+from engines.pirates.engine import ENGINE, PiratesEngine
+
+__all__ = ["ENGINE", "PiratesEngine"]
