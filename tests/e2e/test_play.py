@@ -44,7 +44,7 @@ def test_a_whole_game_through_one_play_session(server: ServerProcess, kind: str)
                     assert seen[-1].version >= result.version  # its events came first
                     results += 1
         assert results >= len(sent) - 1  # the last result may follow the game's last event
-        assert seen == list(human.list_events(created.game_id).events)  # all of it, in order
+        assert seen == human.history(created.game_id)  # all of it, in order
 
 
 def test_a_refused_command_is_a_result_with_an_error_and_the_session_goes_on(server: ServerProcess) -> None:

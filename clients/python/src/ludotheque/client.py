@@ -149,6 +149,16 @@ class Client:
         )
         return self.stub.ListEvents(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
 
+    def history(self, game_id: str, from_version: int = 1) -> list[game_pb2.Event]:
+        """Every event from `from_version` to the latest, as this client may see them,
+        however many pages that takes."""
+        events: list[game_pb2.Event] = []
+        while from_version:
+            page = self.list_events(game_id, from_version=from_version)
+            events.extend(page.events)
+            from_version = page.next_from_version
+        return events
+
     def replay(self, game_id: str, at_version: int | None = None) -> game_service_pb2.ReplayGameResponse:
         """The game as this client saw it at `at_version` (default: now)."""
         request = game_service_pb2.ReplayGameRequest(game_id=game_id)
