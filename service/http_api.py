@@ -22,6 +22,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from service import connect_api
 from service.app import GameApp
 from service.errors import Code, ServiceError, invalid_argument, unauthenticated
 from service.grpc_api import status_of
@@ -38,7 +39,10 @@ HEARTBEAT_SECONDS = 15.0
 RESUMABLE: dict[str, tuple[str, Callable[[Any], int]]] = {
     "StreamEvents": ("from_version", lambda response: response.event.version),
 }
-CORS_HEADERS = "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent"
+CORS_HEADERS = (
+    "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent, "
+    "connect-content-encoding, connect-accept-encoding"
+)
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -228,6 +232,7 @@ def build_http_app(
             else _unary_handler(transcoder, use_case)  # type: ignore[arg-type]
         )
         web_app.router.add_route(binding.verb, binding.path, handler)
+    connect_api.mount(web_app, table, max_body_bytes=max_body_bytes)
 
     async def openapi(_: web.Request) -> web.Response:
         return web.Response(body=OPENAPI_PATH.read_bytes(), content_type="application/json")

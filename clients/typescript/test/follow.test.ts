@@ -1,0 +1,127 @@
+// Following a game survives dropped connections: it resumes from the last version
+// seen, missing and repeating nothing.
+
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import { Code, ConnectError } from "@connectrpc/connect";
+
+import { Ludotheque } from "../src/ludotheque.js";
+import { GameStatus } from "../src/gen/ludotheque/v1/game_pb.js";
+import { collect } from "./support/games.js";
+import { startServer, type Server } from "./support/server.js";
+
+/** A fetch whose first `drops` event streams break, like a lost connection, after their
+ * first whole message and a few bytes of the next. Other calls pass through. */
+function flakyFetch(drops: number): { fetch: typeof globalThis.fetch; streams: () => number } {
+  let streams = 0;
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const response = await globalThis.fetch(input, init);
+    if (!String(input).endsWith("/StreamEvents") || response.body === null) return response;
+    streams++;
+    if (streams > drops) return response;
+    return new Response(cutAfterFirstMessage(response.body), { status: response.status, headers: response.headers });
+  };
+  return { fetch, streams: () => streams };
+}
+
+function cutAfterFirstMessage(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  let buffered = new Uint8Array(0);
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (!done) buffered = new Uint8Array([...buffered, ...value]);
+      if (buffered.length >= 5) {
+        const length = new DataView(buffered.buffer, buffered.byteOffset).getUint32(1);
+        const cut = 5 + length + 3; // the first message, then part of the second one's envelope
+        if (buffered.length >= cut || done) {
+          controller.enqueue(buffered.slice(0, Math.min(cut, buffered.length)));
+          controller.error(new TypeError("the network dropped the connection"));
+          void reader.cancel();
+          return;
+        }
+      }
+      if (done) controller.close();
+    },
+  });
+}
+
+describe("following a game", () => {
+  let server: Server;
+  let gameId: string;
+  before(async () => {
+    server = await startServer();
+    const lobby = new Ludotheque({ baseUrl: server.baseUrl });
+    const created = await lobby.createGame("mooki", [
+      { name: "Ada", bot: "greedy" },
+      { name: "Bo", bot: "random" },
+    ]);
+    assert.equal(created.game?.status, GameStatus.FINISHED);
+    gameId = created.gameId;
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  for (const useBinaryFormat of [false, true]) {
+    test(`resumes after dropped connections from the last version seen (${useBinaryFormat ? "protobuf" : "JSON"})`, async () => {
+      const flaky = flakyFetch(3);
+      const retried: ConnectError[] = [];
+      const spectator = new Ludotheque({ baseUrl: server.baseUrl, useBinaryFormat, fetch: flaky.fetch });
+      const events = await collect(
+        spectator.follow(gameId, { backoffMs: 1, onRetry: (error) => retried.push(error) }),
+      );
+      assert.deepEqual(events, await spectator.history(gameId));
+      assert.deepEqual(
+        events.map((event) => event.version),
+        events.map((_, index) => BigInt(index + 1)),
+      );
+      assert.equal(retried.length, 3);
+      assert.ok(retried.every((error) => error.code === Code.Unknown));
+      assert.equal(flaky.streams(), 4);
+    });
+  }
+
+  test("starts at a version", async () => {
+    const spectator = new Ludotheque({ baseUrl: server.baseUrl });
+    const events = await collect(spectator.follow(gameId, { fromVersion: 5n }));
+    assert.equal(events[0]?.version, 5n);
+    assert.deepEqual(events, (await spectator.history(gameId)).slice(4));
+  });
+
+  test("gives up after maxRetries failures in a row", async () => {
+    const nowhere = new Ludotheque({ baseUrl: "http://127.0.0.1:9" }); // the discard port: refused
+    let attempts = 0;
+    const failure = await collect(
+      nowhere.follow(gameId, { maxRetries: 2, backoffMs: 1, onRetry: () => attempts++ }),
+    ).then(
+      () => assert.fail("following a game on no server succeeded"),
+      (reason: unknown) => ConnectError.from(reason),
+    );
+    assert.equal(failure.code, Code.Unknown);
+    assert.equal(attempts, 2);
+  });
+
+  test("stops when its signal aborts, without retrying", async () => {
+    const lobby = new Ludotheque({ baseUrl: server.baseUrl });
+    const live = await lobby.createGame("mooki", [{ name: "A" }, { name: "B" }]);
+    const controller = new AbortController();
+    let retries = 0;
+    const received: bigint[] = [];
+    const failure = await (async () => {
+      try {
+        for await (const event of lobby.follow(live.gameId, { signal: controller.signal, onRetry: () => retries++ })) {
+          received.push(event.version);
+          controller.abort(); // after the deal, while the stream waits for the next move
+        }
+      } catch (reason) {
+        return ConnectError.from(reason);
+      }
+      return assert.fail("the iteration ended by itself");
+    })();
+    assert.equal(failure.code, Code.Canceled);
+    assert.deepEqual(received, [1n]);
+    assert.equal(retries, 0);
+  });
+});
