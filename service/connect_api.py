@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 import logging
 import struct
@@ -28,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
@@ -39,7 +41,11 @@ from service.rpcs import SERVICE, Responses, StreamUseCase, UseCase
 log = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = "1"
-ENCODINGS = "gzip, identity"  # what requests may be compressed with
+# What requests may be compressed with. A unary request's Content-Encoding is HTTP's
+# own, which aiohttp decodes before the handler reads the body (gzip and deflate);
+# a streaming request's messages are compressed one by one (connect-content-encoding).
+UNARY_ENCODINGS = ("identity", "gzip", "deflate")
+STREAM_ENCODINGS = ("identity", "gzip")
 COMPRESSED_FLAG = 0b01
 END_STREAM_FLAG = 0b10
 ENVELOPE = struct.Struct(">BI")  # flags, then the message's length (big-endian)
@@ -171,9 +177,8 @@ class Endpoint:
         try:
             _check_protocol_version(http)
             timeout = _timeout_seconds(http)
-            body = await _body(http, self.max_body_bytes)
-            data = _decompress(body, http.headers.get("Content-Encoding"), self.max_body_bytes)
-            request = codec.decode(data, self.request_type)
+            _check_http_encoding(http)
+            request = codec.decode(await _body(http, self.max_body_bytes), self.request_type)
             token = bearer_token(http.headers.items())
             async with _deadline(timeout):
                 response: Message = await self.use_case(request, token)  # type: ignore[assignment]
@@ -249,6 +254,9 @@ async def _next_while_connected(messages: AsyncIterator[Message], http: web.Requ
     finally:
         if not next_message.done():
             next_message.cancel()
+            # Waits for the generator to stop, so that it can be closed afterwards.
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await next_message
 
 
 @asynccontextmanager
@@ -287,10 +295,13 @@ async def _body(http: web.Request, limit: int) -> bytes:
     if http.content_length is not None and http.content_length > limit:
         raise _too_large(limit)
     data = bytearray()
-    async for chunk in http.content.iter_chunked(64 * 1024):
-        data += chunk
-        if len(data) > limit:
-            raise _too_large(limit)
+    try:
+        async for chunk in http.content.iter_chunked(64 * 1024):
+            data += chunk
+            if len(data) > limit:
+                raise _too_large(limit)
+    except RequestPayloadError:  # e.g. a body that is not the gzip it claims to be
+        raise invalid_argument("request", "The request body does not decode as its Content-Encoding says.") from None
     return bytes(data)
 
 
@@ -298,12 +309,20 @@ def _too_large(limit: int) -> ConnectFailure:
     return ConnectFailure("resource_exhausted", f"The request is larger than {limit} bytes.")
 
 
-def _decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
-    encoding = (encoding or "identity").strip().lower()
+def _check_http_encoding(http: web.Request) -> None:
+    encoding = http.headers.get("Content-Encoding", "identity").strip().lower()
+    if encoding not in UNARY_ENCODINGS:
+        raise _unsupported_encoding(encoding, UNARY_ENCODINGS)
+
+
+def _unsupported_encoding(encoding: str, supported: Sequence[str]) -> ConnectFailure:
+    return ConnectFailure("unimplemented", f"Unsupported compression {encoding!r}: use one of {', '.join(supported)}.")
+
+
+def _decompress(data: bytes, encoding: str, limit: int) -> bytes:
+    """A streaming request's message, inflated."""
     if encoding == "identity" or not data:
         return data
-    if encoding != "gzip":
-        raise ConnectFailure("unimplemented", f"Unsupported compression {encoding!r}: use one of {ENCODINGS}.")
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip framing
     try:
         # Bounded, so that a small bomb cannot inflate into gigabytes.
@@ -315,8 +334,11 @@ def _decompress(data: bytes, encoding: str | None, limit: int) -> bytes:
     return inflated
 
 
-def _single_envelope(body: bytes, encoding: str | None, limit: int) -> bytes:
+def _single_envelope(body: bytes, encoding_header: str | None, limit: int) -> bytes:
     """The one message of a server-streaming request, out of its envelope."""
+    encoding = (encoding_header or "identity").strip().lower()
+    if encoding not in STREAM_ENCODINGS:
+        raise _unsupported_encoding(encoding, STREAM_ENCODINGS)
     if len(body) < ENVELOPE.size:
         raise invalid_argument("request", "A streaming request needs exactly one enveloped message.")
     flags, length = ENVELOPE.unpack_from(body)
@@ -326,7 +348,7 @@ def _single_envelope(body: bytes, encoding: str | None, limit: int) -> bytes:
         raise invalid_argument("request", f"Unexpected envelope flags {flags:#04x} in the request.")
     data = body[ENVELOPE.size :]
     if flags & COMPRESSED_FLAG:
-        if (encoding or "identity").strip().lower() == "identity":
+        if encoding == "identity":
             raise invalid_argument("request", "A compressed message needs connect-content-encoding.")
         return _decompress(data, encoding, limit)
     return data

@@ -4,41 +4,61 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
+import { fromBinary, fromJsonString } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 import { Ludotheque } from "../src/ludotheque.js";
 import { GameStatus } from "../src/gen/ludotheque/v1/game_pb.js";
+import { StreamEventsRequestSchema } from "../src/gen/ludotheque/v1/game_service_pb.js";
 import { collect } from "./support/games.js";
 import { startServer, type Server } from "./support/server.js";
 
 /** A fetch whose first `drops` event streams break, like a lost connection, after their
- * first whole message and a few bytes of the next. Other calls pass through. */
-function flakyFetch(drops: number): { fetch: typeof globalThis.fetch; streams: () => number } {
-  let streams = 0;
+ * first whole message and a few bytes of the next. Other calls pass through. It notes
+ * the version each stream was asked to start from. */
+function flakyFetch(drops: number): { fetch: typeof globalThis.fetch; fromVersions: bigint[] } {
+  const fromVersions: bigint[] = [];
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const response = await globalThis.fetch(input, init);
     if (!String(input).endsWith("/StreamEvents") || response.body === null) return response;
-    streams++;
-    if (streams > drops) return response;
+    fromVersions.push(requestedVersion(init));
+    if (fromVersions.length > drops) return response;
     return new Response(cutAfterFirstMessage(response.body), { status: response.status, headers: response.headers });
   };
-  return { fetch, streams: () => streams };
+  return { fetch, fromVersions };
+}
+
+function requestedVersion(init: RequestInit | undefined): bigint {
+  const body = init?.body;
+  assert.ok(body instanceof Uint8Array);
+  const message = body.subarray(5); // after the envelope's prefix
+  const json = new Headers(init?.headers).get("content-type") === "application/connect+json";
+  const request = json
+    ? fromJsonString(StreamEventsRequestSchema, new TextDecoder().decode(message))
+    : fromBinary(StreamEventsRequestSchema, message);
+  return request.fromVersion;
 }
 
 function cutAfterFirstMessage(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   let buffered = new Uint8Array(0);
+  let cut = false;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      if (cut) {
+        // Only now: erroring a stream discards the chunks still queued in it.
+        controller.error(new TypeError("the network dropped the connection"));
+        void reader.cancel();
+        return;
+      }
       const { done, value } = await reader.read();
       if (!done) buffered = new Uint8Array([...buffered, ...value]);
       if (buffered.length >= 5) {
         const length = new DataView(buffered.buffer, buffered.byteOffset).getUint32(1);
-        const cut = 5 + length + 3; // the first message, then part of the second one's envelope
-        if (buffered.length >= cut || done) {
-          controller.enqueue(buffered.slice(0, Math.min(cut, buffered.length)));
-          controller.error(new TypeError("the network dropped the connection"));
-          void reader.cancel();
+        const end = 5 + length + 3; // the first message, then part of the second one's envelope
+        if (buffered.length >= end || done) {
+          controller.enqueue(buffered.slice(0, Math.min(end, buffered.length)));
+          cut = true;
           return;
         }
       }
@@ -79,7 +99,7 @@ describe("following a game", () => {
       );
       assert.equal(retried.length, 3);
       assert.ok(retried.every((error) => error.code === Code.Unknown));
-      assert.equal(flaky.streams(), 4);
+      assert.deepEqual(flaky.fromVersions, [1n, 2n, 3n, 4n]); // each resumed after the last event seen
     });
   }
 

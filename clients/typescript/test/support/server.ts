@@ -4,7 +4,7 @@
 
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -33,7 +33,8 @@ export function repositoryRoot(): string {
 
 export async function startServer(env: Record<string, string> = {}): Promise<Server> {
   const root = repositoryRoot();
-  const python = process.env["LUDOTHEQUE_PYTHON"] ?? join(root, ".venv", "bin", "python");
+  const configured = process.env["LUDOTHEQUE_PYTHON"];
+  const python = configured ? resolve(configured) : join(root, ".venv", "bin", "python");
   const child = spawn(python, ["-m", "service", "serve"], {
     cwd: root,
     env: {
