@@ -36,6 +36,8 @@ def same_answer(
 ) -> Message | list[Message] | Failure:
     """Makes the call over Connect and over gRPC; both must answer the same."""
     connect, grpc_ = Connect(server.http, token), Grpc(channel, token)
+    over_connect: Message | list[Message] | Failure
+    over_grpc: Message | list[Message] | Failure
     if method == "StreamEvents":
         over_connect, over_grpc = connect.stream(method, request), grpc_.stream(method, request)
     else:

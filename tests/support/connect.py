@@ -129,7 +129,7 @@ class Grpc:
 
 def _failure_of_rpc_error(error: grpc.RpcError) -> Failure:
     details: tuple[bytes, ...] = ()
-    for key, value in error.trailing_metadata() or ():  # type: ignore[attr-defined]
+    for key, value in error.trailing_metadata() or ():
         if key == "grpc-status-details-bin":
             details = tuple(d.SerializeToString() for d in status_pb2.Status.FromString(value).details)
-    return Failure(error.code().name.lower(), error.details(), details)  # type: ignore[attr-defined]
+    return Failure(error.code().name.lower(), error.details(), details)
