@@ -5,7 +5,10 @@ own rules (codecs, compression, versions, deadlines, CORS)."""
 from __future__ import annotations
 
 import gzip
+import http.client
 import json
+import struct
+import time
 from collections.abc import Iterator
 
 import grpc
@@ -15,7 +18,9 @@ from google.protobuf.message import Message
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
+from prometheus_client.parser import text_string_to_metric_families
 
+from service.connect_api import GONE_CHECK_SECONDS
 from tests.support.connect import END_STREAM, Connect, Failure, Grpc, envelope, envelopes
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
@@ -235,3 +240,32 @@ def test_browsers_on_allowed_origins_may_call_connect() -> None:
         )
         assert reply.status == 404 and reply.headers["access-control-allow-origin"] == "https://play.example"
         assert "connect-protocol-version" in reply.headers["access-control-expose-headers"]
+
+
+def test_a_stream_whose_client_left_releases_its_subscription() -> None:
+    with running_server() as server:
+        rest = Rest(server.http)
+        created = rest.post("/v1/games", {"kind": "mooki", "seats": [{"name": "A"}, {"name": "B"}]}).json
+        connection = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=30)
+        body = envelope(api.StreamEventsRequest(game_id=created["gameId"]).SerializeToString())
+        connection.request(
+            "POST", f"{SERVICE_PATH}/StreamEvents", body=body, headers={"Content-Type": "application/connect+proto"}
+        )
+        response = connection.getresponse()
+        flags, length = struct.unpack(">BI", response.read(5))
+        assert flags == 0 and api.StreamEventsResponse.FromString(response.read(length)).event.version == 1
+        assert subscriptions(rest) == 1  # the live game's stream now waits for moves
+        connection.close()
+        # The server notices within GONE_CHECK_SECONDS (Connect has no keep-alive frame to fail on).
+        deadline = time.monotonic() + 4 * GONE_CHECK_SECONDS
+        while subscriptions(rest) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert subscriptions(rest) == 0
+
+
+def subscriptions(rest: Rest) -> float:
+    for family in text_string_to_metric_families(rest.get("/metrics").body.decode()):
+        for sample in family.samples:
+            if sample.name == "ludotheque_active_subscriptions":
+                return sample.value
+    raise AssertionError("no ludotheque_active_subscriptions metric")

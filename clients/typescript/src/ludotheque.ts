@@ -39,7 +39,7 @@ export interface LudothequeOptions {
 }
 
 export interface ActOptions {
-  /** The idempotency key (default: a new UUID). Retrying with the same key plays the move once. */
+  /** The idempotency key (default: 128 random bits). Retrying with the same key plays the move once. */
   commandId?: string;
   /** Play only if the game is still at this version, otherwise the call fails with `Code.Aborted`. */
   expectedVersion?: bigint;
@@ -97,7 +97,7 @@ export class Ludotheque {
     const request = {
       gameId,
       command,
-      commandId: options.commandId ?? crypto.randomUUID(),
+      commandId: options.commandId ?? newCommandId(),
       expectedVersion: options.expectedVersion,
       seat: options.seat,
     };
@@ -185,6 +185,12 @@ function bearer(token: string): Interceptor {
     request.header.set("authorization", `Bearer ${token}`);
     return next(request);
   };
+}
+
+/** 128 random bits in hex. (Not crypto.randomUUID: browsers offer it only to https pages.) */
+function newCommandId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 function backoff(firstMs: number, attempt: number): number {

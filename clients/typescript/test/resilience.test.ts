@@ -1,5 +1,6 @@
-// Following a game survives dropped connections: it resumes from the last version
-// seen, missing and repeating nothing.
+// The wrapper rides out a flaky network: following a game resumes after dropped
+// connections from the last version seen, missing and repeating nothing; a move whose
+// answer was lost is resent with its command id and played once.
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -143,5 +144,39 @@ describe("following a game", () => {
     assert.equal(failure.code, Code.Canceled);
     assert.deepEqual(received, [1n]);
     assert.equal(retries, 0);
+  });
+});
+
+describe("acting through an unreliable network", () => {
+  let server: Server;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test("a move whose answer was lost is resent with the same command id and played once", async () => {
+    const sent: string[] = [];
+    // The first SubmitCommand reaches the server, but its answer is lost: a proxy says 503.
+    const losingFirstAnswer: typeof globalThis.fetch = async (input, init) => {
+      const response = await globalThis.fetch(input, init);
+      if (!String(input).endsWith("/SubmitCommand")) return response;
+      assert.ok(init?.body instanceof Uint8Array);
+      sent.push((JSON.parse(new TextDecoder().decode(init.body)) as { commandId: string }).commandId);
+      if (sent.length > 1) return response;
+      const body = JSON.stringify({ code: "unavailable", message: "the proxy lost the answer" });
+      return new Response(body, { status: 503, headers: { "content-type": "application/json" } });
+    };
+    const lobby = new Ludotheque({ baseUrl: server.baseUrl, fetch: losingFirstAnswer });
+    const created = await lobby.createGame("mooki", [{ name: "A" }, { name: "B" }]);
+    const player = lobby.withToken(created.seatTokens[0]);
+    const draw = { game: { case: "mooki", value: { action: { case: "draw", value: { pile: 0 } } } } } as const;
+    const result = await player.act(created.gameId, draw);
+    assert.equal(sent.length, 2);
+    assert.equal(sent[0], sent[1]);
+    assert.equal(result.replayed, true); // the server had played it the first time
+    assert.equal(result.version, 2n);
+    assert.equal((await player.getGame(created.gameId)).version, 2n);
   });
 });
