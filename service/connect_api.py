@@ -12,7 +12,8 @@ the same `authorization: Bearer` token; `connect-timeout-ms` bounds a call.
 
 Not served: GET requests (connect-web sends them only for RPCs annotated
 `idempotency_level = NO_SIDE_EFFECTS`, which ours are not), compressed responses
-(requests may be gzipped), client and bidirectional streaming (no such RPC)."""
+(requests may be gzipped), client and bidirectional streaming (they need HTTP/2, which
+aiohttp does not speak: such RPCs answer unimplemented)."""
 
 from __future__ import annotations
 
@@ -148,13 +149,17 @@ STREAM_TYPES = {"application/connect+proto": PROTO, "application/connect+json": 
 def mount(web_app: web.Application, use_cases: Mapping[str, UseCase | StreamUseCase], *, max_body_bytes: int) -> None:
     """Adds a Connect route for every RPC of GameService to `web_app`."""
     for method in SERVICE.methods:
+        if method.client_streaming:
+            continue  # needs full-duplex HTTP/2, which aiohttp lacks: unimplemented, below
         endpoint = Endpoint(method, use_cases[method.name], max_body_bytes)
         handler = endpoint.stream if method.server_streaming else endpoint.unary
         web_app.router.add_post(f"/{SERVICE.full_name}/{method.name}", handler)
 
     async def unknown_method(http: web.Request) -> web.Response:
         name = http.match_info["method"]
-        return ConnectFailure("unimplemented", f"{SERVICE.full_name} has no method {name!r}.").response()
+        return ConnectFailure(
+            "unimplemented", f"{SERVICE.full_name} serves no method {name!r} over Connect."
+        ).response()
 
     web_app.router.add_post(f"/{SERVICE.full_name}/{{method}}", unknown_method)
 
@@ -163,8 +168,6 @@ class Endpoint:
     """One RPC over Connect."""
 
     def __init__(self, method: MethodDescriptor, use_case: UseCase | StreamUseCase, max_body_bytes: int) -> None:
-        if method.client_streaming:
-            raise ValueError(f"{method.full_name}: client streaming is not served over Connect")
         self.method = method
         self.use_case = use_case
         self.request_type = message_factory.GetMessageClass(method.input_type)
