@@ -1,11 +1,14 @@
 """Regenerate everything derived from proto/ (the one command).
 
-    python scripts/genproto.py            # writes clients/python/src/ and service/openapi.json
+    python scripts/genproto.py            # writes clients/python/src/, clients/typescript/src/gen/
+                                          # and service/openapi.json
     python scripts/genproto.py --check    # exits 1 when the committed files are stale
 
 Messages are generated with protobuf's own generator, gRPC stubs with grpcio-tools,
-typing stubs (.pyi) with mypy-protobuf so that mypy checks code using them, and the
-OpenAPI document of the REST API from the descriptors and their comments.
+typing stubs (.pyi) with mypy-protobuf so that mypy checks code using them, the
+TypeScript messages and service with protoc-gen-es (from npm, installed in
+clients/typescript/node_modules by scripts/bootstrap.sh; run by the same protoc, so
+offline), and the OpenAPI document of the REST API from the descriptors and their comments.
 """
 
 from __future__ import annotations
@@ -23,6 +26,17 @@ ROOT = Path(__file__).resolve().parent.parent
 PROTO_DIR = ROOT / "proto"
 PYTHON_OUT = ROOT / "clients" / "python" / "src"
 OPENAPI = ROOT / "service" / "openapi.json"
+TYPESCRIPT_OUT = ROOT / "clients" / "typescript" / "src" / "gen"
+PROTOC_GEN_ES = ROOT / "clients" / "typescript" / "node_modules" / ".bin" / "protoc-gen-es"
+# Generated for TypeScript besides proto/: the google protos that proto/ imports
+# (ES modules import their dependencies' generated files), and google.rpc's error
+# details, so that ConnectError.findDetails can decode them.
+TYPESCRIPT_EXTRA = [
+    "google/api/annotations.proto",
+    "google/api/http.proto",
+    "google/rpc/status.proto",
+    "google/rpc/error_details.proto",
+]
 SERVICE = "ludotheque.v1.GameService"
 HEADER = '"""Generated from proto/ by scripts/genproto.py: do not edit."""\n'
 
@@ -63,6 +77,25 @@ def generate(out_dir: Path) -> None:
             (directory / "__init__.py").write_text(HEADER)
 
 
+def generate_typescript(out_dir: Path) -> None:
+    from grpc_tools import protoc
+
+    if not PROTOC_GEN_ES.exists():
+        raise SystemExit(f"{PROTOC_GEN_ES} is missing: run scripts/bootstrap.sh (npm ci in clients/typescript)")
+    args = [
+        "protoc",
+        *(f"-I{d}" for d in include_dirs()),
+        f"--plugin=protoc-gen-es={PROTOC_GEN_ES}",
+        f"--es_out={out_dir}",
+        "--es_opt=target=ts,import_extension=js",
+        *proto_files(),
+        *TYPESCRIPT_EXTRA,
+    ]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    if protoc.main(args) != 0:
+        raise SystemExit("protoc failed (TypeScript)")
+
+
 def generated_roots() -> list[str]:
     """The generated trees: ludotheque/v1, ludotheque/mooki... (ludotheque/ itself
     holds the client's own modules and is not generated)."""
@@ -100,17 +133,29 @@ def openapi_document() -> str:
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
 
 
+def _differences(fresh: Path, committed: Path, expected: set[str], present: set[str]) -> list[str]:
+    """The files of `committed` missing, extra or different from those of `fresh`."""
+    stale = sorted(expected ^ present)
+    for name in sorted(expected & present):
+        if not filecmp.cmp(fresh / name, committed / name, shallow=False):
+            stale.append(name)
+    return [str((committed / name).relative_to(ROOT)) for name in stale]
+
+
+def _all_files(base: Path) -> set[str]:
+    return {str(p.relative_to(base)) for p in base.rglob("*") if p.is_file()} if base.exists() else set()
+
+
 def stale_files() -> list[str]:
     """The generated files that differ from what proto/ generates now."""
     with tempfile.TemporaryDirectory() as tmp:
-        fresh = Path(tmp)
+        fresh = Path(tmp) / "python"
+        fresh.mkdir()
         generate(fresh)
-        expected = generated_files(fresh)
-        committed = generated_files(PYTHON_OUT)
-        stale = sorted(expected ^ committed)
-        for name in sorted(expected & committed):
-            if not filecmp.cmp(fresh / name, PYTHON_OUT / name, shallow=False):
-                stale.append(name)
+        stale = _differences(fresh, PYTHON_OUT, generated_files(fresh), generated_files(PYTHON_OUT))
+        fresh_ts = Path(tmp) / "typescript"
+        generate_typescript(fresh_ts)
+        stale += _differences(fresh_ts, TYPESCRIPT_OUT, _all_files(fresh_ts), _all_files(TYPESCRIPT_OUT))
     if not OPENAPI.exists() or OPENAPI.read_text() != openapi_document():
         stale.append(str(OPENAPI.relative_to(ROOT)))
     return stale
@@ -120,6 +165,8 @@ def write() -> None:
     for root in generated_roots():
         shutil.rmtree(PYTHON_OUT / root, ignore_errors=True)
     generate(PYTHON_OUT)
+    shutil.rmtree(TYPESCRIPT_OUT, ignore_errors=True)
+    generate_typescript(TYPESCRIPT_OUT)
     OPENAPI.write_text(openapi_document())
 
 

@@ -8,6 +8,7 @@ answers, and the response goes back as JSON (every field present, lowerCamelCase
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -22,6 +23,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from service import connect_api
 from service.app import GameApp
 from service.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
 from service.http_rules import HttpBinding, http_bindings
@@ -37,7 +39,10 @@ HEARTBEAT_SECONDS = 15.0
 RESUMABLE: dict[str, tuple[str, Callable[[Any], int]]] = {
     "StreamEvents": ("from_version", lambda response: response.event.version),
 }
-CORS_HEADERS = "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent"
+CORS_HEADERS = (
+    "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent, "
+    "connect-content-encoding, connect-accept-encoding"
+)
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -200,7 +205,11 @@ async def _next_with_heartbeats(iterator: AsyncIterator[Message], stream: web.St
         return None
     finally:
         if not next_item.done():
+            # Let the read finish cancelling before anyone closes the iterator it is
+            # running in ("generator already running" otherwise).
             next_item.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await next_item
 
 
 def build_http_app(
@@ -227,6 +236,7 @@ def build_http_app(
             else _unary_handler(transcoder, use_case)  # type: ignore[arg-type]
         )
         web_app.router.add_route(binding.verb, binding.route, handler)
+    connect_api.mount(web_app, table, max_body_bytes=max_body_bytes)
 
     async def openapi(_: web.Request) -> web.Response:
         return web.Response(body=OPENAPI_PATH.read_bytes(), content_type="application/json")

@@ -1,0 +1,216 @@
+// A thin typed wrapper over the generated GameService client: the calls a frontend
+// makes most (create a game, act for a seat, follow a game, replay it), with the
+// protocol's chores done once here: the bearer token, idempotency keys and retries,
+// and resuming a followed game after a dropped connection.
+
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import type { Client, Interceptor, Transport } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+
+import { PreconditionFailureSchema } from "./gen/google/rpc/error_details_pb.js";
+import type { CommandSchema, Event, Game, GameOptionsSchema, SeatSpecSchema } from "./gen/ludotheque/v1/game_pb.js";
+import { GameService } from "./gen/ludotheque/v1/game_service_pb.js";
+import type {
+  CreateGameResponse,
+  ListEventsResponse,
+  ReplayGameResponse,
+  SubmitCommandResponse,
+} from "./gen/ludotheque/v1/game_service_pb.js";
+
+/** A move, as the envelope of its game: `{ game: { case: "mooki", value: {...} } }`. */
+export type CommandInit = MessageInitShape<typeof CommandSchema>;
+/** A seat of a new game: a name, optionally an age and a bot (`"random"`, `"greedy"`). */
+export type SeatInit = MessageInitShape<typeof SeatSpecSchema>;
+/** A new game's options, as the envelope of its game; omitted means the defaults. */
+export type GameOptionsInit = MessageInitShape<typeof GameOptionsSchema>;
+
+export interface LudothequeOptions {
+  /** Where the service's HTTP port answers, e.g. `"http://localhost:8080"`. */
+  baseUrl: string;
+  /** A seat token (acts and sees as that seat), the admin token, or none (a spectator). */
+  token?: string;
+  /** Protobuf instead of JSON on the wire: smaller, but unreadable in devtools. */
+  useBinaryFormat?: boolean;
+  /** The fetch to call (default: the global one). */
+  fetch?: typeof globalThis.fetch;
+  /** More interceptors, run after the one that adds the token. */
+  interceptors?: Interceptor[];
+}
+
+export interface ActOptions {
+  /** The idempotency key (default: 128 random bits). Retrying with the same key plays the move once. */
+  commandId?: string;
+  /** Play only if the game is still at this version, otherwise the call fails with `Code.Aborted`. */
+  expectedVersion?: bigint;
+  /** The seat to act for: only the admin may name another seat than the token's. */
+  seat?: number;
+  /** How many times to resend the move (same key) after `Code.Unavailable`. Default 3. */
+  retries?: number;
+}
+
+export interface FollowOptions {
+  /** The first version to deliver (default 1: the whole game). */
+  fromVersion?: bigint;
+  /** Stops following: the iterator then throws a `Code.Canceled` ConnectError. */
+  signal?: AbortSignal;
+  /** Reconnections in a row, without any event in between, before giving up. Default 10. */
+  maxRetries?: number;
+  /** The first pause before reconnecting, doubled each time up to 5 s. Default 100 ms. */
+  backoffMs?: number;
+  /** Told of each error that is followed by a reconnection. */
+  onRetry?: (error: ConnectError, attempt: number) => void;
+}
+
+// Errors after which following a game resumes: the service is unreachable for now
+// (unavailable), or the connection broke, which fetch reports as unknown.
+const TRANSIENT = new Set<Code>([Code.Unavailable, Code.Unknown]);
+const MAX_BACKOFF_MS = 5000;
+
+/** One caller of the service: a seat, the admin or a spectator, as its token says. */
+export class Ludotheque {
+  /** The generated client itself, for every RPC and option this wrapper leaves out. */
+  readonly client: Client<typeof GameService>;
+
+  constructor(readonly options: LudothequeOptions) {
+    this.client = createClient(GameService, transportFor(options));
+  }
+
+  /** The same service as another caller (a seat's token, or undefined for a spectator). */
+  withToken(token: string | undefined): Ludotheque {
+    return new Ludotheque({ ...this.options, token });
+  }
+
+  /** Creates and deals a game; its `seatTokens` are the players' tokens, in seat order. */
+  createGame(kind: string, seats: SeatInit[], options?: GameOptionsInit): Promise<CreateGameResponse> {
+    return this.client.createGame({ kind, seats, options });
+  }
+
+  /** The game as this caller sees it, with the moves it may make (`legalCommands`). */
+  getGame(gameId: string): Promise<Game> {
+    return this.client.getGame({ gameId });
+  }
+
+  /** Plays a move for this caller's seat. A retry after `Unavailable` reuses the same
+   * command id, so the move is played at most once. */
+  async act(gameId: string, command: CommandInit, options: ActOptions = {}): Promise<SubmitCommandResponse> {
+    const request = {
+      gameId,
+      command,
+      commandId: options.commandId ?? newCommandId(),
+      expectedVersion: options.expectedVersion,
+      seat: options.seat,
+    };
+    const retries = options.retries ?? 3;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.client.submitCommand(request);
+      } catch (reason) {
+        const error = ConnectError.from(reason);
+        if (error.code !== Code.Unavailable || attempt >= retries) throw error;
+        await pause(backoff(100, attempt + 1));
+      }
+    }
+  }
+
+  /** The game's events as this caller may see them, from `fromVersion` on, then live as
+   * they happen; the iteration ends after the last event of a finished game. A dropped
+   * connection is resumed from the last version delivered, so no event is missed or repeated. */
+  async *follow(gameId: string, options: FollowOptions = {}): AsyncGenerator<Event, void, undefined> {
+    let next = options.fromVersion ?? 1n;
+    const maxRetries = options.maxRetries ?? 10;
+    let failures = 0;
+    for (;;) {
+      try {
+        const responses = this.client.streamEvents({ gameId, fromVersion: next }, { signal: options.signal });
+        for await (const { event } of responses) {
+          if (event === undefined || event.version < next) continue;
+          next = event.version + 1n;
+          failures = 0;
+          yield event;
+        }
+        return;
+      } catch (reason) {
+        const error = ConnectError.from(reason);
+        if (!TRANSIENT.has(error.code) || options.signal?.aborted || failures >= maxRetries) throw error;
+        failures++;
+        options.onRetry?.(error, failures);
+        await pause(backoff(options.backoffMs ?? 100, failures), options.signal);
+      }
+    }
+  }
+
+  /** Time travel: the game as this caller saw it at `atVersion` (default: now). */
+  replay(gameId: string, atVersion?: bigint): Promise<ReplayGameResponse> {
+    return this.client.replayGame({ gameId, atVersion });
+  }
+
+  /** Every event of the game so far as this caller may see them, page after page. */
+  async history(gameId: string, fromVersion = 1n): Promise<Event[]> {
+    const events: Event[] = [];
+    let page: ListEventsResponse;
+    do {
+      page = await this.client.listEvents({ gameId, fromVersion });
+      events.push(...page.events);
+      fromVersion = page.nextFromVersion;
+    } while (fromVersion !== 0n);
+    return events;
+  }
+}
+
+/** The rule an illegal move broke (e.g. `"not_your_turn"`), or undefined for another error. */
+export function ruleCode(reason: unknown): string | undefined {
+  const error = ConnectError.from(reason);
+  if (error.code !== Code.FailedPrecondition) return undefined;
+  for (const failure of error.findDetails(PreconditionFailureSchema)) {
+    const rule = failure.violations.find((violation) => violation.type === "RULE");
+    if (rule !== undefined) return rule.subject;
+  }
+  return undefined;
+}
+
+/** A Connect transport to `options.baseUrl` that sends `options.token`, if any. */
+export function transportFor(options: LudothequeOptions): Transport {
+  const interceptors = [...(options.token ? [bearer(options.token)] : []), ...(options.interceptors ?? [])];
+  return createConnectTransport({
+    baseUrl: options.baseUrl,
+    useBinaryFormat: options.useBinaryFormat ?? false,
+    interceptors,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+}
+
+function bearer(token: string): Interceptor {
+  return (next) => (request) => {
+    request.header.set("authorization", `Bearer ${token}`);
+    return next(request);
+  };
+}
+
+/** 128 random bits in hex. (Not crypto.randomUUID: browsers offer it only to https pages.) */
+function newCommandId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+function backoff(firstMs: number, attempt: number): number {
+  return Math.min(firstMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
+}
+
+function pause(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(ConnectError.from(signal.reason, Code.Canceled));
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(ConnectError.from(signal?.reason, Code.Canceled));
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

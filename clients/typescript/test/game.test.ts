@@ -1,0 +1,91 @@
+// Whole games of every kind through the generated client and the Connect protocol,
+// against a real server, while a spectator follows the event stream.
+
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+
+import { createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+
+import { Ludotheque } from "../src/ludotheque.js";
+import { GameStatus, ViewerRole } from "../src/gen/ludotheque/v1/game_pb.js";
+import { GameService } from "../src/gen/ludotheque/v1/game_service_pb.js";
+import { collect, createWithBots, gameKinds, pick, seededRandom } from "./support/games.js";
+import { startServer, type Server } from "./support/server.js";
+
+const MAX_MOVES = 5000;
+
+describe("games over Connect", () => {
+  let server: Server;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test("the API names at least the mooki kind", () => {
+    assert.ok(gameKinds().includes("mooki"), gameKinds().join(", "));
+  });
+
+  for (const [index, kind] of gameKinds().entries()) {
+    for (const useBinaryFormat of [false, true]) {
+      const format = useBinaryFormat ? "protobuf" : "JSON";
+      test(`a whole game of ${kind} in ${format}, one human and random bots, while a spectator follows`, async () => {
+        const lobby = new Ludotheque({ baseUrl: server.baseUrl, useBinaryFormat });
+        const created = await createWithBots(lobby, kind);
+        const gameId = created.gameId;
+        const human = lobby.withToken(created.seatTokens[0]);
+        const spectator = new Ludotheque({ baseUrl: server.baseUrl, useBinaryFormat: !useBinaryFormat });
+        const followed = collect(spectator.follow(gameId));
+
+        const random = seededRandom(1000 + index);
+        let game = await human.getGame(gameId);
+        assert.equal(game.viewer?.role, ViewerRole.SEAT);
+        for (let moves = 0; game.status === GameStatus.ACTIVE; moves++) {
+          assert.ok(moves < MAX_MOVES, `${kind}: no end after ${MAX_MOVES} moves`);
+          assert.ok(game.legalCommands.length > 0, `${kind}: the human must be to act (to act: ${game.toAct})`);
+          const played = await human.act(gameId, pick(random, game.legalCommands), { expectedVersion: game.version });
+          assert.ok(played.version > game.version);
+          assert.ok(played.events.length > 0);
+          game = await human.getGame(gameId);
+          assert.equal(game.version, played.version);
+        }
+        assert.equal(game.status, GameStatus.FINISHED);
+        assert.ok(game.outcome !== undefined && game.outcome.summary.length > 0);
+
+        const events = await followed; // the stream ends by itself with the game
+        assert.deepEqual(events, await spectator.history(gameId)); // nothing missed, nothing repeated
+        assert.equal(events.at(-1)?.gameOver, true);
+        assert.equal(events.at(-1)?.version, game.version);
+        assert.ok(events.every((event) => event.game.case === kind));
+
+        const past = await human.replay(gameId, 1n);
+        assert.equal(past.atVersion, 1n);
+        assert.equal(past.version, game.version);
+        assert.equal(past.status, GameStatus.ACTIVE);
+        assert.equal(past.view?.game.case, kind);
+      });
+    }
+  }
+
+  test("createClient(GameService, createConnectTransport({ baseUrl })) works unchanged", async () => {
+    const client = createClient(GameService, createConnectTransport({ baseUrl: server.baseUrl }));
+    const created = await client.createGame({
+      kind: "mooki",
+      seats: [
+        { name: "Ada", bot: "greedy" },
+        { name: "Bo", bot: "random" },
+      ],
+    });
+    assert.equal(created.game?.status, GameStatus.FINISHED); // bots play at once
+    const streamed = [];
+    for await (const response of client.streamEvents({ gameId: created.gameId })) streamed.push(response.event);
+    const listed = await client.listEvents({ gameId: created.gameId });
+    assert.deepEqual(streamed, listed.events);
+    const found = await client.listGames({ kind: "mooki", status: GameStatus.FINISHED });
+    assert.ok(found.games.some((game) => game.gameId === created.gameId));
+    const replayed = await client.replayGame({ gameId: created.gameId, atVersion: 3n });
+    assert.equal(replayed.atVersion, 3n);
+  });
+});

@@ -1,0 +1,46 @@
+// The README's example is examples/tour.ts, word for word (so tsc checks it), and it
+// plays a whole game against a real server.
+
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+
+import { startServer, type Server } from "./support/server.js";
+
+const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const EXAMPLE = "http://localhost:8080";
+
+describe("the README", () => {
+  let server: Server;
+  before(async () => {
+    server = await startServer();
+  });
+  after(async () => {
+    await server.stop();
+  });
+
+  test("shows examples/tour.ts as it is", () => {
+    const readme = readFileSync(join(PACKAGE, "README.md"), "utf8");
+    const tour = readFileSync(join(PACKAGE, "examples", "tour.ts"), "utf8");
+    assert.ok(readme.includes("```ts\n" + tour + "```\n"), "the README's first example must be examples/tour.ts");
+  });
+
+  test("its example plays a whole game", async () => {
+    // Next to the compiled example, so that it imports the package by its own name.
+    const compiled = readFileSync(join(PACKAGE, "dist", "examples", "tour.js"), "utf8");
+    assert.ok(compiled.includes(EXAMPLE));
+    const script = join(PACKAGE, "dist", "examples", "tour-against-test-server.js");
+    writeFileSync(script, compiled.replace(EXAMPLE, server.baseUrl));
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 60_000 });
+      assert.match(stdout, /^event 1: mooki$/m);
+      assert.match(stdout, /stars/);
+    } finally {
+      rmSync(script, { force: true });
+    }
+  });
+});

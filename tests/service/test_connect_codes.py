@@ -1,0 +1,14 @@
+"""Every error the service raises has a Connect code, with the HTTP status that REST
+gives it too."""
+
+from __future__ import annotations
+
+from service.connect_api import HTTP_STATUS, ConnectFailure
+from service.errors import Code, ServiceError
+
+
+def test_every_service_error_code_is_a_connect_code_with_the_same_http_status() -> None:
+    for code in Code:
+        failure = ConnectFailure.of(ServiceError(code, "boom"))
+        assert failure.code in HTTP_STATUS, code
+        assert failure.response().status == code.http_status, code
