@@ -6,10 +6,11 @@ from typing import Any
 
 from engines.contract import Engine
 from engines.mooki import ENGINE as MOOKI
+from engines.picnic import ENGINE as PICNIC
 
 AnyEngine = Engine[Any, Any, Any, Any, Any]
 
-ENGINES: dict[str, AnyEngine] = {MOOKI.kind: MOOKI}
+ENGINES: dict[str, AnyEngine] = {MOOKI.kind: MOOKI, PICNIC.kind: PICNIC}
 
 
 def get_engine(kind: str) -> AnyEngine | None:
