@@ -19,7 +19,11 @@ from ludotheque.v1 import game_pb2
 from service.config import SETTINGS, Config
 from service.render import RENDERERS
 
-DEFAULT_SEATS = {"mooki": ["You", "bot:greedy"], "pirates": ["You", "bot:greedy", "bot:random"]}
+DEFAULT_SEATS = {
+    "mooki": ["You", "bot:greedy"],
+    "pirates": ["You", "bot:greedy", "bot:random"],
+    "picnic": ["You", "bot:greedy"],
+}
 
 
 def parse_seat(spec: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Protocol
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
-from service.render import mooki, pirates
+from service.render import mooki, picnic, pirates
 
 
 class Renderer(Protocol):
@@ -20,4 +20,4 @@ class Renderer(Protocol):
     def describe_event(self, event: Message, seats: Sequence[game_pb2.Seat]) -> str | None: ...
 
 
-RENDERERS: dict[str, Renderer] = {"mooki": mooki, "pirates": pirates}  # type: ignore[dict-item]
+RENDERERS: dict[str, Renderer] = {"mooki": mooki, "pirates": pirates, "picnic": picnic}  # type: ignore[dict-item]

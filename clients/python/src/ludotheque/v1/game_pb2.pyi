@@ -12,6 +12,7 @@ from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from ludotheque.mooki.v1 import mooki_pb2 as _mooki_pb2
+from ludotheque.picnic.v1 import picnic_pb2 as _picnic_pb2
 from ludotheque.pirates.v1 import pirates_pb2 as _pirates_pb2
 import builtins as _builtins
 import sys
@@ -154,6 +155,7 @@ class GameOptions(_message.Message):
 
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
+    PICNIC_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.Options:
         """Mooki Island."""
@@ -162,17 +164,22 @@ class GameOptions(_message.Message):
     def pirates(self) -> _pirates_pb2.Options:
         """Mau Mau – Pirates & Compagnie."""
 
+    @_builtins.property
+    def picnic(self) -> _picnic_pb2.Options:
+        """Le pique-nique de Facteur Souris."""
+
     def __init__(
         self,
         *,
         mooki: _mooki_pb2.Options | None = ...,
         pirates: _pirates_pb2.Options | None = ...,
+        picnic: _picnic_pb2.Options | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -186,6 +193,7 @@ class Command(_message.Message):
 
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
+    PICNIC_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.Command:
         """A Mooki Island move."""
@@ -194,17 +202,22 @@ class Command(_message.Message):
     def pirates(self) -> _pirates_pb2.Command:
         """A Pirates & Compagnie move."""
 
+    @_builtins.property
+    def picnic(self) -> _picnic_pb2.Command:
+        """A Facteur Souris's picnic move."""
+
     def __init__(
         self,
         *,
         mooki: _mooki_pb2.Command | None = ...,
         pirates: _pirates_pb2.Command | None = ...,
+        picnic: _picnic_pb2.Command | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -218,6 +231,7 @@ class GameView(_message.Message):
 
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
+    PICNIC_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.View:
         """A Mooki Island view."""
@@ -226,17 +240,22 @@ class GameView(_message.Message):
     def pirates(self) -> _pirates_pb2.View:
         """A Pirates & Compagnie view."""
 
+    @_builtins.property
+    def picnic(self) -> _picnic_pb2.View:
+        """A Facteur Souris's picnic view."""
+
     def __init__(
         self,
         *,
         mooki: _mooki_pb2.View | None = ...,
         pirates: _pirates_pb2.View | None = ...,
+        picnic: _picnic_pb2.View | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -257,6 +276,7 @@ class Event(_message.Message):
     GAME_OVER_FIELD_NUMBER: _builtins.int
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
+    PICNIC_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version once this event applied: events are numbered 1, 2, 3..."""
     seat: _builtins.int
@@ -287,6 +307,10 @@ class Event(_message.Message):
     def pirates(self) -> _pirates_pb2.Event:
         """A Pirates & Compagnie event."""
 
+    @_builtins.property
+    def picnic(self) -> _picnic_pb2.Event:
+        """A Facteur Souris's picnic event."""
+
     def __init__(
         self,
         *,
@@ -299,14 +323,15 @@ class Event(_message.Message):
         game_over: _builtins.bool = ...,
         mooki: _mooki_pb2.Event | None = ...,
         pirates: _pirates_pb2.Event | None = ...,
+        picnic: _picnic_pb2.Event | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "game", b"game", "mooki", b"mooki", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "game", b"game", "game_over", b"game_over", "mooki", b"mooki", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "game", b"game", "game_over", b"game_over", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...

@@ -13,13 +13,15 @@ import type { Command as Command$1, Event as Event$1, Options, View } from "../m
 import { file_ludotheque_mooki_v1_mooki } from "../mooki/v1/mooki_pb.js";
 import type { Command as Command$2, Event as Event$2, Options as Options$1, View as View$1 } from "../pirates/v1/pirates_pb.js";
 import { file_ludotheque_pirates_v1_pirates } from "../pirates/v1/pirates_pb.js";
+import type { Command as Command$3, Event as Event$3, Options as Options$2, View as View$2 } from "../picnic/v1/picnic_pb.js";
+import { file_ludotheque_picnic_v1_picnic } from "../picnic/v1/picnic_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ludotheque/v1/game.proto.
  */
 export const file_ludotheque_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChhsdWRvdGhlcXVlL3YxL2dhbWUucHJvdG8SDWx1ZG90aGVxdWUudjEiPwoIU2VhdFNwZWMSDAoEbmFtZRgBIAEoCRIQCgNhZ2UYAiABKA1IAIgBARILCgNib3QYAyABKAlCBgoEX2FnZSJKCgRTZWF0Eg0KBWluZGV4GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJQgYKBF9hZ2UidwoLR2FtZU9wdGlvbnMSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLk9wdGlvbnNIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLk9wdGlvbnNIAEIGCgRnYW1lInMKB0NvbW1hbmQSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLkNvbW1hbmRIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNvbW1hbmRIAEIGCgRnYW1lIm4KCEdhbWVWaWV3EioKBW1vb2tpGAEgASgLMhkubHVkb3RoZXF1ZS5tb29raS52MS5WaWV3SAASLgoHcGlyYXRlcxgCIAEoCzIbLmx1ZG90aGVxdWUucGlyYXRlcy52MS5WaWV3SABCBgoEZ2FtZSKyAgoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBBIRCgRzZWF0GAIgASgNSAGIAQESEgoKY29tbWFuZF9pZBgDIAEoCRIvCgtyZWNvcmRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgFIAEoCRInCgdjb21tYW5kGAYgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhEKCWdhbWVfb3ZlchgHIAEoCBIrCgVtb29raRgKIAEoCzIaLmx1ZG90aGVxdWUubW9va2kudjEuRXZlbnRIABIvCgdwaXJhdGVzGAsgASgLMhwubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkV2ZW50SABCBgoEZ2FtZUIHCgVfc2VhdCI7CgdPdXRjb21lEg8KB3dpbm5lcnMYASADKA0SDgoGc2NvcmVzGAIgAygDEg8KB3N1bW1hcnkYAyABKAkiTQoGVmlld2VyEicKBHJvbGUYASABKA4yGS5sdWRvdGhlcXVlLnYxLlZpZXdlclJvbGUSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IuADCgRHYW1lEg8KB2dhbWVfaWQYASABKAkSDAoEa2luZBgCIAEoCRIpCgZzdGF0dXMYAyABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDwoHdmVyc2lvbhgEIAEoBBIiCgVzZWF0cxgFIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIrCgdvcHRpb25zGAYgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIOCgZ0b19hY3QYByADKA0SJwoHb3V0Y29tZRgIIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAkgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgKIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIuCgpjcmVhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIlCgZ2aWV3ZXIYDSABKAsyFS5sdWRvdGhlcXVlLnYxLlZpZXdlchIVCg1ydWxlc192ZXJzaW9uGA4gASgJItEBCgpHYW1lUmVjb3JkEg8KB2dhbWVfaWQYASABKAkSDAoEa2luZBgCIAEoCRIiCgVzZWF0cxgDIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIrCgdvcHRpb25zGAQgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIMCgRzZWVkGAUgASgEEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJ1bGVzX3ZlcnNpb24YByABKAkimQIKDUdhbWVMb2dIZWFkZXISDgoGZm9ybWF0GAEgASgJEg8KB2dhbWVfaWQYAiABKAkSDAoEa2luZBgDIAEoCRIVCg1ydWxlc192ZXJzaW9uGAQgASgJEisKB29wdGlvbnMYBSABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiIKBXNlYXRzGAYgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0Ei4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnZpZXdlchgIIAEoCzIVLmx1ZG90aGVxdWUudjEuVmlld2VyEhEKBHNlZWQYCSABKARIAIgBAUIHCgVfc2VlZCJdCgdHYW1lTG9nEiwKBmhlYWRlchgBIAEoCzIcLmx1ZG90aGVxdWUudjEuR2FtZUxvZ0hlYWRlchIkCgZldmVudHMYAiADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50KlsKCkdhbWVTdGF0dXMSGwoXR0FNRV9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJHQU1FX1NUQVRVU19BQ1RJVkUQARIYChRHQU1FX1NUQVRVU19GSU5JU0hFRBACKnEKClZpZXdlclJvbGUSGwoXVklFV0VSX1JPTEVfVU5TUEVDSUZJRUQQABIUChBWSUVXRVJfUk9MRV9TRUFUEAESGQoVVklFV0VSX1JPTEVfU1BFQ1RBVE9SEAISFQoRVklFV0VSX1JPTEVfQURNSU4QA2IGcHJvdG8z", [file_google_protobuf_timestamp, file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates]);
+  fileDesc("ChhsdWRvdGhlcXVlL3YxL2dhbWUucHJvdG8SDWx1ZG90aGVxdWUudjEiPwoIU2VhdFNwZWMSDAoEbmFtZRgBIAEoCRIQCgNhZ2UYAiABKA1IAIgBARILCgNib3QYAyABKAlCBgoEX2FnZSJKCgRTZWF0Eg0KBWluZGV4GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJQgYKBF9hZ2UiqAEKC0dhbWVPcHRpb25zEi0KBW1vb2tpGAEgASgLMhwubHVkb3RoZXF1ZS5tb29raS52MS5PcHRpb25zSAASMQoHcGlyYXRlcxgCIAEoCzIeLmx1ZG90aGVxdWUucGlyYXRlcy52MS5PcHRpb25zSAASLwoGcGljbmljGAMgASgLMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuT3B0aW9uc0gAQgYKBGdhbWUipAEKB0NvbW1hbmQSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLkNvbW1hbmRIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNvbW1hbmRIABIvCgZwaWNuaWMYAyABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5Db21tYW5kSABCBgoEZ2FtZSKcAQoIR2FtZVZpZXcSKgoFbW9va2kYASABKAsyGS5sdWRvdGhlcXVlLm1vb2tpLnYxLlZpZXdIABIuCgdwaXJhdGVzGAIgASgLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlZpZXdIABIsCgZwaWNuaWMYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5WaWV3SABCBgoEZ2FtZSLhAgoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBBIRCgRzZWF0GAIgASgNSAGIAQESEgoKY29tbWFuZF9pZBgDIAEoCRIvCgtyZWNvcmRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgFIAEoCRInCgdjb21tYW5kGAYgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhEKCWdhbWVfb3ZlchgHIAEoCBIrCgVtb29raRgKIAEoCzIaLmx1ZG90aGVxdWUubW9va2kudjEuRXZlbnRIABIvCgdwaXJhdGVzGAsgASgLMhwubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkV2ZW50SAASLQoGcGljbmljGAwgASgLMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuRXZlbnRIAEIGCgRnYW1lQgcKBV9zZWF0IjsKB091dGNvbWUSDwoHd2lubmVycxgBIAMoDRIOCgZzY29yZXMYAiADKAMSDwoHc3VtbWFyeRgDIAEoCSJNCgZWaWV3ZXISJwoEcm9sZRgBIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlld2VyUm9sZRIRCgRzZWF0GAIgASgNSACIAQFCBwoFX3NlYXQi4AMKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIMCgRraW5kGAIgASgJEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgEEiIKBXNlYXRzGAUgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0EisKB29wdGlvbnMYBiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEg4KBnRvX2FjdBgHIAMoDRInCgdvdXRjb21lGAggASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYCSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAogAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnZpZXdlchgNIAEoCzIVLmx1ZG90aGVxdWUudjEuVmlld2VyEhUKDXJ1bGVzX3ZlcnNpb24YDiABKAki0QEKCkdhbWVSZWNvcmQSDwoHZ2FtZV9pZBgBIAEoCRIMCgRraW5kGAIgASgJEiIKBXNlYXRzGAMgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0EisKB29wdGlvbnMYBCABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEgwKBHNlZWQYBSABKAQSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgHIAEoCSKZAgoNR2FtZUxvZ0hlYWRlchIOCgZmb3JtYXQYASABKAkSDwoHZ2FtZV9pZBgCIAEoCRIMCgRraW5kGAMgASgJEhUKDXJ1bGVzX3ZlcnNpb24YBCABKAkSKwoHb3B0aW9ucxgFIAEoCzIaLmx1ZG90aGVxdWUudjEuR2FtZU9wdGlvbnMSIgoFc2VhdHMYBiADKAsyEy5sdWRvdGhlcXVlLnYxLlNlYXQSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoGdmlld2VyGAggASgLMhUubHVkb3RoZXF1ZS52MS5WaWV3ZXISEQoEc2VlZBgJIAEoBEgAiAEBQgcKBV9zZWVkIl0KB0dhbWVMb2cSLAoGaGVhZGVyGAEgASgLMhwubHVkb3RoZXF1ZS52MS5HYW1lTG9nSGVhZGVyEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQqWwoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKEkdBTUVfU1RBVFVTX0FDVElWRRABEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAIqcQoKVmlld2VyUm9sZRIbChdWSUVXRVJfUk9MRV9VTlNQRUNJRklFRBAAEhQKEFZJRVdFUl9ST0xFX1NFQVQQARIZChVWSUVXRVJfUk9MRV9TUEVDVEFUT1IQAhIVChFWSUVXRVJfUk9MRV9BRE1JThADYgZwcm90bzM", [file_google_protobuf_timestamp, file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic]);
 
 /**
  * A player to seat when a game is created.
@@ -126,6 +128,14 @@ export type GameOptions = Message<"ludotheque.v1.GameOptions"> & {
      */
     value: Options$1;
     case: "pirates";
+  } | {
+    /**
+     * Le pique-nique de Facteur Souris.
+     *
+     * @generated from field: ludotheque.picnic.v1.Options picnic = 3;
+     */
+    value: Options$2;
+    case: "picnic";
   } | { case: undefined; value?: undefined };
 };
 
@@ -163,6 +173,14 @@ export type Command = Message<"ludotheque.v1.Command"> & {
      */
     value: Command$2;
     case: "pirates";
+  } | {
+    /**
+     * A Facteur Souris's picnic move.
+     *
+     * @generated from field: ludotheque.picnic.v1.Command picnic = 3;
+     */
+    value: Command$3;
+    case: "picnic";
   } | { case: undefined; value?: undefined };
 };
 
@@ -200,6 +218,14 @@ export type GameView = Message<"ludotheque.v1.GameView"> & {
      */
     value: View$1;
     case: "pirates";
+  } | {
+    /**
+     * A Facteur Souris's picnic view.
+     *
+     * @generated from field: ludotheque.picnic.v1.View picnic = 3;
+     */
+    value: View$2;
+    case: "picnic";
   } | { case: undefined; value?: undefined };
 };
 
@@ -288,6 +314,14 @@ export type Event = Message<"ludotheque.v1.Event"> & {
      */
     value: Event$2;
     case: "pirates";
+  } | {
+    /**
+     * A Facteur Souris's picnic event.
+     *
+     * @generated from field: ludotheque.picnic.v1.Event picnic = 12;
+     */
+    value: Event$3;
+    case: "picnic";
   } | { case: undefined; value?: undefined };
 };
 

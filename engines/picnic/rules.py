@@ -1,0 +1,537 @@
+"""The picnic's rules as a decider: setup, decide, evolve, legal_commands, status.
+
+Read beside seeds/picnic/RULES.md, which names the test of each rule."""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TypeVar
+
+from ludotheque.picnic.v1 import picnic_pb2 as pb
+
+from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
+from engines.picnic.moves import Route, dragon_move, facteur_routes, friend_routes
+from engines.picnic.state import Drawn, PicnicState, Result
+from engines.picnic.tiles import Tile, lid_tiles
+
+MIN_SEATS, MAX_SEATS = 1, 4
+FRIENDS_NEEDED = 4
+TENT_SITES = (pb.TENT_SITE_FACTEUR, pb.TENT_SITE_CHOSEN)
+T = TypeVar("T")
+
+# --- setup -----------------------------------------------------------------------
+
+
+def resolve_options(options: pb.Options, seats: Sequence[SeatInfo]) -> pb.Options:
+    if not MIN_SEATS <= len(seats) <= MAX_SEATS:
+        raise InvalidSetup(f"Facteur Souris's picnic is for 1 to 4 players, not {len(seats)}.")
+    resolved = pb.Options()
+    resolved.CopyFrom(options)
+    if resolved.board == pb.BOARD_UNSPECIFIED:
+        resolved.board = pb.BOARD_EASY
+    if resolved.board not in BOARD_NAMES:
+        raise InvalidSetup(f"Unknown board {resolved.board}: choose BOARD_EASY or BOARD_HARD.")
+    if resolved.tent_site == pb.TENT_SITE_UNSPECIFIED:
+        resolved.tent_site = pb.TENT_SITE_FACTEUR
+    if resolved.tent_site not in TENT_SITES:
+        raise InvalidSetup(f"Unknown tent_site {resolved.tent_site}.")
+    if resolved.HasField("first_seat"):
+        if resolved.first_seat >= len(seats):
+            raise InvalidSetup(f"first_seat must be below {len(seats)}, not {resolved.first_seat}.")
+    else:
+        resolved.first_seat = youngest_by_age(seats)
+    return resolved
+
+
+def youngest_by_age(seats: Sequence[SeatInfo]) -> int:
+    """The seat with the lowest age when every seat gives one (the first of
+    equals); seat 0 otherwise."""
+    ages = [seat.age for seat in seats]
+    if any(age is None for age in ages):
+        return 0
+    return min(range(len(seats)), key=lambda seat: (ages[seat], seat))
+
+
+def setup(options: pb.Options, seats: Sequence[SeatInfo], rng: random.Random) -> list[pb.Event]:
+    """Shuffle the tiles face down into the places of the lid."""
+    tiles = lid_tiles(options)
+    rng.shuffle(tiles)
+    started = pb.GameStarted(options=options, seat_count=len(seats), first_seat=options.first_seat)
+    for tile in tiles:
+        started.lid.add(back=tile.back, tile=tile.to_proto())
+    return [pb.Event(game_started=started)]
+
+
+# --- decide ------------------------------------------------------------------------
+
+
+def decide(state: PicnicState, seat: int, command: pb.Command, rng: random.Random) -> list[pb.Event]:
+    if state.phase == pb.PHASE_UNSPECIFIED:
+        raise RuleViolation("not_started", "The game has not been set up yet.")
+    if state.phase == pb.PHASE_FINISHED:
+        raise RuleViolation("game_over", "The game is over.")
+    if seat != state.active_seat:
+        raise RuleViolation("not_your_turn", f"It is seat {state.active_seat}'s turn, not seat {seat}'s.")
+    action = command.WhichOneof("action")
+    if action == "draw":
+        return _draw(state, seat, command.draw)
+    if action == "move_facteur":
+        return _move_facteur(state, seat, command.move_facteur)
+    if action == "keep_tile":
+        return _keep(state, seat)
+    if action == "discard_tile":
+        return _discard(state, seat, command.discard_tile)
+    if action == "move_friend":
+        return _move_friend(state, seat, command.move_friend)
+    if action == "place_tent":
+        return _place_tent(state, seat, command.place_tent)
+    if action == "move_dragon":
+        return _move_dragon(state, seat, command.move_dragon)
+    raise RuleViolation("unknown_command", "That is not a move of Facteur Souris's picnic.")
+
+
+_PHASE_ASKS = {
+    pb.PHASE_DRAW: "draw a tile from the lid",
+    pb.PHASE_FACTEUR: "use, keep or discard the Facteur Souris tile",
+    pb.PHASE_FRIEND: "walk a friend with the Friend tile",
+    pb.PHASE_TENT: "choose where the Tent stands",
+    pb.PHASE_DRAGON: "choose the dragon's way",
+}
+
+
+def _wrong_phase(state: PicnicState) -> RuleViolation:
+    return RuleViolation("wrong_phase", f"Not now: {_PHASE_ASKS.get(state.phase, 'wait')}.")
+
+
+def _draw(state: PicnicState, seat: int, draw: pb.Draw) -> list[pb.Event]:
+    if state.phase != pb.PHASE_DRAW:
+        raise _wrong_phase(state)
+    if draw.place >= len(state.lid):
+        raise RuleViolation("unknown_place", f"The lid has places 0 to {len(state.lid) - 1}, not {draw.place}.")
+    tile = state.lid[draw.place]
+    if tile is None:
+        raise RuleViolation("empty_place", f"Place {draw.place} is empty: pick a place that holds a tile.")
+    events = [pb.Event(tile_drawn=pb.TileDrawn(seat=seat, place=draw.place, tile=tile.to_proto()))]
+    board = state.board
+    if tile.kind == pb.TILE_KIND_RAIN:
+        shelter, cell = (pb.SHELTER_TENT, state.tent) if state.tent is not None else (pb.SHELTER_HOUSE, board.house)
+        events.append(pb.Event(rain_fell=pb.RainFell(place=draw.place, shelter=shelter, cell=cell)))
+        if cell == state.dragon:
+            return [*events, _lost(state, pb.LOSS_REASON_DRAGON)]
+        return [*events, _next_turn(state)]
+    if tile.kind == pb.TILE_KIND_NIGHT:
+        space = len(state.nights) + 1
+        events.append(pb.Event(night_fell=pb.NightFell(space=space)))
+        if space >= board.night_spaces:
+            return [*events, _lost(state, pb.LOSS_REASON_NIGHT)]
+        return [*events, _next_turn(state)]
+    if tile.kind == pb.TILE_KIND_TENT:
+        if _options(state).tent_site == pb.TENT_SITE_CHOSEN:
+            return events  # the drawer chooses the site (PlaceTent)
+        return [*events, pb.Event(tent_built=pb.TentBuilt(cell=state.facteur)), _next_turn(state)]
+    if tile.kind == pb.TILE_KIND_FRIEND:
+        if not _friend_moves(state, tile):
+            discarded = pb.TileDiscarded(seat=seat, source=pb.TILE_SOURCE_DRAWN, tile=tile.to_proto())
+            return [*events, pb.Event(tile_discarded=discarded), _next_turn(state)]
+        return events
+    if tile.kind == pb.TILE_KIND_DRAGON:
+        return events + _dragon_auto(state, seat, tile)
+    return events  # a Facteur Souris tile: use, keep or discard it
+
+
+def _dragon_auto(state: PicnicState, seat: int, tile: Tile) -> list[pb.Event]:
+    """The dragon's walk when nobody needs to choose it."""
+    assert state.dragon is not None
+    move = dragon_move(state.board, state.dragon, state.facteur, tile.value, flies=_options(state).dragon_flies)
+    moved = pb.DragonMoved(seat=seat, tile=tile.to_proto(), start=state.dragon, to=state.dragon, stuck=move.stuck)
+    if move.reaches:
+        moved.to = state.facteur
+        return [pb.Event(dragon_moved=moved), _lost(state, pb.LOSS_REASON_DRAGON)]
+    if len(move.choices) > 1:
+        return []  # a tie: the drawer chooses (MoveDragon)
+    if move.choices:
+        moved.to = move.choices[0]
+    return [pb.Event(dragon_moved=moved), _next_turn(state)]
+
+
+def _move_facteur(state: PicnicState, seat: int, move: pb.MoveFacteur) -> list[pb.Event]:
+    options = _options(state)
+    kept = state.kept[seat]
+    if state.phase == pb.PHASE_DRAW:
+        if move.source != pb.TILE_SOURCE_KEPT:
+            raise RuleViolation("draw_first", "Draw a tile first; before drawing you may only use your kept tile.")
+        if options.kept_tile_only_with_draw:
+            raise RuleViolation(
+                "kept_tile_not_now", "In this game a kept tile is used only when you draw another Facteur Souris tile."
+            )
+    elif state.phase != pb.PHASE_FACTEUR:
+        raise _wrong_phase(state)
+    if move.source == pb.TILE_SOURCE_KEPT:
+        if kept is None:
+            raise RuleViolation("no_kept_tile", "You have no tile kept in front of you.")
+        tile = kept
+    elif move.source == pb.TILE_SOURCE_DRAWN:
+        assert state.drawn is not None
+        tile = state.drawn.tile
+    else:
+        raise RuleViolation("unknown_source", "Say which tile you use: the one drawn or the one kept.")
+    route = tuple(move.route)
+    if route not in _facteur_moves(state, tile):
+        raise RuleViolation(
+            "bad_route",
+            f"Facteur Souris walks {tile.value} space(s) along the paths, never twice on a space, stopping early "
+            "only at the picnic site or where he cannot go on, and never on the dragon's space.",
+        )
+    moved = pb.FacteurMoved(seat=seat, source=move.source, tile=tile.to_proto(), start=state.facteur, route=route)
+    events = [pb.Event(facteur_moved=moved)]
+    board = state.board
+    friends = list(state.friends)
+    visited = route if options.invite_in_passing else route[-1:]
+    for cell in visited:
+        if not board.invitable(cell):
+            continue
+        for friend, at in enumerate(friends):
+            if at == cell:
+                friends[friend] = None
+                count = sum(f is None for f in friends)
+                invited = pb.FriendInvited(
+                    friend=friend, cell=cell, meeting=pb.MEETING_FACTEUR_CAME, invited_count=count
+                )
+                events.append(pb.Event(friend_invited=invited))
+    if state.phase == pb.PHASE_FACTEUR and move.source == pb.TILE_SOURCE_KEPT:
+        assert state.drawn is not None
+        events.append(pb.Event(tile_kept=pb.TileKept(seat=seat, tile=state.drawn.tile.to_proto())))
+    count = sum(f is None for f in friends)
+    if route[-1] == board.picnic and count >= FRIENDS_NEEDED:
+        return [*events, _won(state, count)]
+    if state.phase == pb.PHASE_FACTEUR:
+        events.append(_next_turn(state))
+    return events
+
+
+def _keep(state: PicnicState, seat: int) -> list[pb.Event]:
+    if state.phase != pb.PHASE_FACTEUR or state.drawn is None:
+        raise RuleViolation("nothing_to_keep", "Only a Facteur Souris tile you just drew may be kept.")
+    if state.kept[seat] is not None:
+        raise RuleViolation(
+            "already_holding", "You already hold a tile: one tile in front of you at most. Use or discard one."
+        )
+    return [pb.Event(tile_kept=pb.TileKept(seat=seat, tile=state.drawn.tile.to_proto())), _next_turn(state)]
+
+
+def _discard(state: PicnicState, seat: int, discard: pb.DiscardTile) -> list[pb.Event]:
+    if state.phase != pb.PHASE_FACTEUR or state.drawn is None:
+        raise RuleViolation(
+            "nothing_to_discard", "A tile is discarded only when you draw a second Facteur Souris tile."
+        )
+    kept = state.kept[seat]
+    if kept is None:
+        raise RuleViolation("nothing_to_discard", "You hold no other tile: use this one or keep it.")
+    drawn = state.drawn.tile
+    if discard.source == pb.TILE_SOURCE_DRAWN:
+        gone = pb.TileDiscarded(seat=seat, source=pb.TILE_SOURCE_DRAWN, tile=drawn.to_proto())
+        return [pb.Event(tile_discarded=gone), _next_turn(state)]
+    if discard.source == pb.TILE_SOURCE_KEPT:
+        gone = pb.TileDiscarded(seat=seat, source=pb.TILE_SOURCE_KEPT, tile=kept.to_proto())
+        keep = pb.TileKept(seat=seat, tile=drawn.to_proto())
+        return [pb.Event(tile_discarded=gone), pb.Event(tile_kept=keep), _next_turn(state)]
+    raise RuleViolation("unknown_source", "Say which tile you discard: the one drawn or the one kept.")
+
+
+def _move_friend(state: PicnicState, seat: int, move: pb.MoveFriend) -> list[pb.Event]:
+    if state.phase != pb.PHASE_FRIEND or state.drawn is None:
+        raise _wrong_phase(state)
+    tile = state.drawn.tile
+    if move.friend >= len(state.friends):
+        raise RuleViolation("unknown_friend", f"There are friends 0 to {len(state.friends) - 1}, not {move.friend}.")
+    start = state.friends[move.friend]
+    if start is None:
+        raise RuleViolation("friend_at_picnic", "That friend is already at the picnic.")
+    route = tuple(move.route)
+    if route not in _friend_routes(state, start, tile):
+        raise RuleViolation(
+            "bad_route",
+            f"A friend walks {tile.value} space(s) from one space to the next, never diagonally nor twice on a "
+            "space, and enters the picnic site only to meet Facteur Souris there.",
+        )
+    moved = pb.FriendMoved(seat=seat, friend=move.friend, tile=tile.to_proto(), start=start, route=route)
+    events = [pb.Event(friend_moved=moved)]
+    board = state.board
+    end = route[-1]
+    if end == state.facteur and board.invitable(end):
+        count = state.invited_count + 1
+        invited = pb.FriendInvited(friend=move.friend, cell=end, meeting=pb.MEETING_FRIEND_CAME, invited_count=count)
+        events.append(pb.Event(friend_invited=invited))
+        if state.facteur == board.picnic and count >= FRIENDS_NEEDED:
+            return [*events, _won(state, count)]
+    return [*events, _next_turn(state)]
+
+
+def _place_tent(state: PicnicState, seat: int, place: pb.PlaceTent) -> list[pb.Event]:
+    if state.phase != pb.PHASE_TENT:
+        raise _wrong_phase(state)
+    if place.cell not in tent_sites(state.board):
+        raise RuleViolation("bad_tent_site", "The Tent goes on a path space, not on the picnic site.")
+    return [pb.Event(tent_built=pb.TentBuilt(cell=place.cell)), _next_turn(state)]
+
+
+def _move_dragon(state: PicnicState, seat: int, move: pb.MoveDragon) -> list[pb.Event]:
+    if state.phase != pb.PHASE_DRAGON or state.drawn is None or state.dragon is None:
+        raise _wrong_phase(state)
+    if move.cell not in dragon_choices(state):
+        raise RuleViolation("bad_dragon_move", "The dragon takes a shortest way to Facteur Souris: pick one of those.")
+    moved = pb.DragonMoved(seat=seat, tile=state.drawn.tile.to_proto(), start=state.dragon, to=move.cell)
+    return [pb.Event(dragon_moved=moved), _next_turn(state)]
+
+
+def _next_turn(state: PicnicState) -> pb.Event:
+    return pb.Event(turn_passed=pb.TurnPassed(seat=(state.active_seat + 1) % state.seat_count))
+
+
+def _won(state: PicnicState, count: int) -> pb.Event:
+    return pb.Event(game_won=pb.GameWon(invited_count=count, nights=len(state.nights)))
+
+
+def _lost(state: PicnicState, reason: pb.LossReason.ValueType) -> pb.Event:
+    return pb.Event(game_lost=pb.GameLost(reason=reason, invited_count=state.invited_count))
+
+
+def _options(state: PicnicState) -> pb.Options:
+    assert state.options is not None
+    return state.options
+
+
+# --- where things may go -----------------------------------------------------------
+
+
+def _facteur_moves(state: PicnicState, tile: Tile) -> tuple[Route, ...]:
+    short = _options(state).short_moves
+    return _cached_facteur_routes(state.board_id, state.facteur, tile.value, state.dragon, short)
+
+
+def _friend_routes(state: PicnicState, start: int, tile: Tile) -> tuple[Route, ...]:
+    short = _options(state).short_moves
+    return _cached_friend_routes(state.board_id, start, tile.value, state.facteur, short)
+
+
+# The walks depend on a handful of small values: remembering them makes deciding
+# (and the bots' look-ahead) cheap.
+@functools.lru_cache(maxsize=8192)
+def _cached_facteur_routes(
+    board_id: BoardId, start: int, steps: int, dragon: int | None, short: bool
+) -> tuple[Route, ...]:
+    return tuple(facteur_routes(BOARDS[board_id], start, steps, dragon=dragon, short_moves=short))
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_friend_routes(board_id: BoardId, start: int, steps: int, facteur: int, short: bool) -> tuple[Route, ...]:
+    return tuple(friend_routes(BOARDS[board_id], start, steps, facteur=facteur, short_moves=short))
+
+
+def _friend_moves(state: PicnicState, tile: Tile) -> list[tuple[int, Route]]:
+    return [
+        (friend, route)
+        for friend, cell in enumerate(state.friends)
+        if cell is not None
+        for route in _friend_routes(state, cell, tile)
+    ]
+
+
+def tent_sites(board: Board) -> list[int]:
+    return [cell for cell in board.cells if board.path[cell] and cell != board.picnic]
+
+
+def dragon_choices(state: PicnicState) -> tuple[int, ...]:
+    """Where the dragon may go now (PHASE_DRAGON): the tied shortest ways."""
+    if state.phase != pb.PHASE_DRAGON or state.drawn is None or state.dragon is None:
+        return ()
+    arrows = state.drawn.tile.value
+    return dragon_move(state.board, state.dragon, state.facteur, arrows, flies=_options(state).dragon_flies).choices
+
+
+# --- evolve ------------------------------------------------------------------------
+
+# A drawn tile waits for its player's decision in these phases; the others take
+# effect at once. Once a drawn tile is played, the phase is PHASE_DRAW again until
+# the turn passes (the same command's next event).
+_PHASE_AFTER_DRAW = {
+    pb.TILE_KIND_FACTEUR: pb.PHASE_FACTEUR,
+    pb.TILE_KIND_FRIEND: pb.PHASE_FRIEND,
+    pb.TILE_KIND_TENT: pb.PHASE_TENT,
+    pb.TILE_KIND_DRAGON: pb.PHASE_DRAGON,
+}
+
+
+def evolve(state: PicnicState, event: pb.Event) -> PicnicState:
+    kind = event.WhichOneof("kind")
+    if kind == "game_started":
+        return _started(event.game_started)
+    if kind == "tile_drawn":
+        drawn = event.tile_drawn
+        tile = Tile.from_proto(drawn.tile)
+        return replace(
+            state,
+            lid=_put(state.lid, drawn.place, None),
+            drawn=Drawn(drawn.seat, drawn.place, tile),
+            rain_places=state.rain_places - {drawn.place},
+            phase=_PHASE_AFTER_DRAW.get(tile.kind, state.phase),
+        )
+    if kind == "tile_kept":
+        kept = event.tile_kept
+        return replace(state, kept=_put(state.kept, kept.seat, _drawn_tile(state)), drawn=None, phase=pb.PHASE_DRAW)
+    if kind == "tile_discarded":
+        gone = event.tile_discarded
+        if gone.source == pb.TILE_SOURCE_KEPT:
+            return replace(
+                state, kept=_put(state.kept, gone.seat, None), removed=(*state.removed, _kept(state, gone.seat))
+            )
+        return replace(state, drawn=None, phase=pb.PHASE_DRAW, removed=(*state.removed, _drawn_tile(state)))
+    if kind == "facteur_moved":
+        moved = event.facteur_moved
+        state = replace(state, facteur=moved.route[-1])
+        if moved.source == pb.TILE_SOURCE_KEPT:
+            return replace(
+                state, kept=_put(state.kept, moved.seat, None), removed=(*state.removed, _kept(state, moved.seat))
+            )
+        return replace(state, drawn=None, phase=pb.PHASE_DRAW, removed=(*state.removed, _drawn_tile(state)))
+    if kind == "friend_moved":
+        walked = event.friend_moved
+        return replace(
+            state,
+            friends=_put(state.friends, walked.friend, walked.route[-1]),
+            drawn=None,
+            phase=pb.PHASE_DRAW,
+            removed=(*state.removed, _drawn_tile(state)),
+        )
+    if kind == "friend_invited":
+        return replace(state, friends=_put(state.friends, event.friend_invited.friend, None))
+    if kind == "rain_fell":
+        rain = event.rain_fell
+        return replace(
+            state,
+            lid=_put(state.lid, rain.place, _drawn_tile(state)),
+            drawn=None,
+            phase=pb.PHASE_DRAW,
+            facteur=rain.cell,
+            rain_places=state.rain_places | {rain.place},
+        )
+    if kind == "tent_built":
+        removed = state.removed if state.tent_tile is None else (*state.removed, state.tent_tile)
+        return replace(
+            state,
+            tent=event.tent_built.cell,
+            tent_tile=_drawn_tile(state),
+            drawn=None,
+            phase=pb.PHASE_DRAW,
+            removed=removed,
+        )
+    if kind == "night_fell":
+        return replace(state, nights=(*state.nights, _drawn_tile(state)), drawn=None, phase=pb.PHASE_DRAW)
+    if kind == "dragon_moved":
+        return replace(
+            state,
+            dragon=event.dragon_moved.to,
+            drawn=None,
+            phase=pb.PHASE_DRAW,
+            removed=(*state.removed, _drawn_tile(state)),
+        )
+    if kind == "turn_passed":
+        return replace(state, active_seat=event.turn_passed.seat, phase=pb.PHASE_DRAW)
+    if kind == "game_won":
+        return replace(state, result=Result(won=True), phase=pb.PHASE_FINISHED)
+    if kind == "game_lost":
+        return replace(state, result=Result(won=False, reason=event.game_lost.reason), phase=pb.PHASE_FINISHED)
+    return state  # an event kind this rules version does not know changes nothing
+
+
+def _started(started: pb.GameStarted) -> PicnicState:
+    options = started.options
+    board = BOARDS[options.board]
+    return PicnicState(
+        phase=pb.PHASE_DRAW,
+        board_id=options.board,
+        seat_count=started.seat_count,
+        active_seat=started.first_seat,
+        backs=tuple(place.back for place in started.lid),
+        lid=tuple(Tile.from_proto(place.tile) for place in started.lid),
+        facteur=board.house,
+        friends=board.friend_starts,
+        dragon=board.dragon_start if options.cold_dragon else None,
+        kept=(None,) * started.seat_count,
+        options=options,
+    )
+
+
+def _put(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    return (*items[:index], value, *items[index + 1 :])
+
+
+def _drawn_tile(state: PicnicState) -> Tile:
+    assert state.drawn is not None
+    return state.drawn.tile
+
+
+def _kept(state: PicnicState, seat: int) -> Tile:
+    tile = state.kept[seat]
+    assert tile is not None
+    return tile
+
+
+# --- questions ---------------------------------------------------------------------
+
+
+def legal_commands(state: PicnicState, seat: int) -> list[pb.Command]:
+    if state.phase in (pb.PHASE_UNSPECIFIED, pb.PHASE_FINISHED) or seat != state.active_seat:
+        return []
+    kept = state.kept[seat]
+    commands: list[pb.Command] = []
+    if state.phase == pb.PHASE_DRAW:
+        commands += [pb.Command(draw=pb.Draw(place=p)) for p, tile in enumerate(state.lid) if tile is not None]
+        if kept is not None and not _options(state).kept_tile_only_with_draw:
+            commands += _facteur_commands(state, pb.TILE_SOURCE_KEPT, kept)
+        return commands
+    assert state.drawn is not None
+    drawn = state.drawn.tile
+    if state.phase == pb.PHASE_FACTEUR:
+        commands += _facteur_commands(state, pb.TILE_SOURCE_DRAWN, drawn)
+        if kept is None:
+            return [*commands, pb.Command(keep_tile=pb.KeepTile())]
+        commands += _facteur_commands(state, pb.TILE_SOURCE_KEPT, kept)
+        sources = (pb.TILE_SOURCE_DRAWN, pb.TILE_SOURCE_KEPT)
+        return commands + [pb.Command(discard_tile=pb.DiscardTile(source=source)) for source in sources]
+    if state.phase == pb.PHASE_FRIEND:
+        return [
+            pb.Command(move_friend=pb.MoveFriend(friend=friend, route=route))
+            for friend, route in _friend_moves(state, drawn)
+        ]
+    if state.phase == pb.PHASE_TENT:
+        return [pb.Command(place_tent=pb.PlaceTent(cell=cell)) for cell in tent_sites(state.board)]
+    if state.phase == pb.PHASE_DRAGON:
+        return [pb.Command(move_dragon=pb.MoveDragon(cell=cell)) for cell in dragon_choices(state)]
+    return []
+
+
+def _facteur_commands(state: PicnicState, source: pb.TileSource.ValueType, tile: Tile) -> list[pb.Command]:
+    return [
+        pb.Command(move_facteur=pb.MoveFacteur(source=source, route=route)) for route in _facteur_moves(state, tile)
+    ]
+
+
+def status(state: PicnicState) -> Status:
+    if state.result is None:
+        playing = state.phase != pb.PHASE_UNSPECIFIED
+        return Status(finished=False, to_act=(state.active_seat,) if playing else ())
+    everyone = tuple(range(state.seat_count))
+    friends = state.invited_count
+    if state.result.won:
+        summary = f"Facteur Souris reached the picnic with {friends} friends before nightfall: everybody wins!"
+        return Status(finished=True, winners=everyone, summary=summary)
+    if state.result.reason == pb.LOSS_REASON_DRAGON:
+        summary = "The Cold Dragon caught Facteur Souris and sneezed fire on the invitations: everybody loses."
+    else:
+        summary = f"The sixth night fell with {friends} friend(s) at the picnic: everybody loses."
+    return Status(finished=True, summary=summary)

@@ -1,0 +1,57 @@
+"""The state of a picnic game: immutable and complete (the faces in the lid included)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ludotheque.picnic.v1 import picnic_pb2 as pb
+
+from engines.picnic.board import BOARDS, Board, BoardId
+from engines.picnic.tiles import Tile, TileBackId
+
+
+@dataclass(frozen=True, slots=True)
+class Drawn:
+    """The tile turned over by the active player, until its effect is played."""
+
+    seat: int
+    place: int
+    tile: Tile
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    won: bool
+    reason: pb.LossReason.ValueType = pb.LOSS_REASON_UNSPECIFIED
+
+
+@dataclass(frozen=True, slots=True)
+class PicnicState:
+    phase: pb.Phase.ValueType = pb.PHASE_UNSPECIFIED
+    board_id: BoardId = pb.BOARD_EASY
+    seat_count: int = 0
+    active_seat: int = 0
+    backs: tuple[TileBackId, ...] = ()  # per lid place, as dealt (everyone sees them)
+    lid: tuple[Tile | None, ...] = ()  # per lid place; None once its tile left for good
+    facteur: int = 0
+    friends: tuple[int | None, ...] = ()  # per friend: its cell, None once at the picnic
+    dragon: int | None = None
+    tent: int | None = None
+    tent_tile: Tile | None = None
+    nights: tuple[Tile, ...] = ()  # the filled night spaces
+    kept: tuple[Tile | None, ...] = ()  # per seat
+    drawn: Drawn | None = None
+    removed: tuple[Tile, ...] = ()  # out of the game, in order
+    # Places where everyone saw a Rain tile go back face down. Never shown in a
+    # view (players must remember); the bots remember perfectly.
+    rain_places: frozenset[int] = frozenset()
+    result: Result | None = None
+    options: pb.Options | None = None  # resolved; read-only by convention
+
+    @property
+    def board(self) -> Board:
+        return BOARDS[self.board_id]
+
+    @property
+    def invited_count(self) -> int:
+        return sum(cell is None for cell in self.friends)

@@ -1,0 +1,160 @@
+"""Picnic property tests: random games on both boards with random options, through
+legal_commands (see tests/support/engine_properties.py for what is checked at every
+step), and a two-worlds test that redacted events reveal no face lying in the lid."""
+
+from __future__ import annotations
+
+import random
+from typing import cast
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from ludotheque.picnic.v1 import picnic_pb2 as pb
+
+from engines.contract import SeatInfo, Viewer, fold
+from engines.picnic import ENGINE
+from engines.picnic.bots import BOTS, greedy_bot
+from engines.picnic.state import PicnicState
+from tests.picnic.helpers import command_universe, dealt, inventory, perturb
+from tests.support.engine_properties import GameSpec, check_random_game
+
+SPEC = GameSpec(
+    engine=ENGINE,
+    inventory=inventory,
+    command_universe=command_universe,
+    perturb=perturb,
+    # Each turn makes at most 7 events and removes a tile for good, unless it is
+    # a Rain tile going back; a random player picks a Rain place rarely enough.
+    max_events=4000,
+)
+
+ages = st.one_of(st.none(), st.integers(min_value=3, max_value=99))
+seats = st.lists(st.builds(SeatInfo, age=ages), min_size=1, max_size=4)
+options = st.builds(
+    pb.Options,
+    board=st.sampled_from([pb.BOARD_UNSPECIFIED, pb.BOARD_EASY, pb.BOARD_HARD]),
+    cold_dragon=st.booleans(),
+    trap_rain=st.booleans(),
+    no_tents=st.booleans(),
+    short_moves=st.booleans(),
+    invite_in_passing=st.booleans(),
+    kept_tile_only_with_draw=st.booleans(),
+    tent_site=st.sampled_from([pb.TENT_SITE_UNSPECIFIED, pb.TENT_SITE_FACTEUR, pb.TENT_SITE_CHOSEN]),
+    dragon_flies=st.booleans(),
+)
+seeds = st.integers(min_value=0, max_value=2**32)
+
+EXAMPLES = settings().max_examples  # from the hypothesis profile (tests/conftest.py)
+
+
+def sensible(state: PicnicState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
+    """Mostly the greedy bot, sometimes any legal move: games that are won as
+    well as lost, through every kind of move."""
+    if rng.random() < 0.25:
+        return rng.choice(legal)
+    return greedy_bot(state, seat, rng)
+
+
+@settings(max_examples=max(EXAMPLES // 4, 10))
+@given(options=options, seats=seats, seed=seeds)
+def test_random_games_keep_every_rule(options: pb.Options, seats: list[SeatInfo], seed: int) -> None:
+    check_random_game(SPEC, options, seats, seed, sensible)
+
+
+@given(options=options, seats=seats, seed=seeds, mostly_greedy=st.booleans())
+def test_many_random_games_end_conserve_tiles_and_replay(
+    options: pb.Options, seats: list[SeatInfo], seed: int, mostly_greedy: bool
+) -> None:
+    played = check_random_game(SPEC, options, seats, seed, sensible if mostly_greedy else None, every_step=False)
+    final: PicnicState = played.states[-1]
+    assert final.result is not None
+    assert ENGINE.status(final).winners == (tuple(range(len(seats))) if final.result.won else ())
+
+
+def test_random_games_are_won_as_well_as_lost() -> None:
+    """The property games above really reach both ends, on both boards."""
+    endings = set()
+    for seed in range(40):
+        board = (pb.BOARD_EASY, pb.BOARD_HARD)[seed % 2]
+        played = check_random_game(SPEC, pb.Options(board=board), [SeatInfo()] * 2, seed, sensible, every_step=False)
+        result = played.states[-1].result
+        endings.add((board, result.won))
+    assert endings == {(b, won) for b in (pb.BOARD_EASY, pb.BOARD_HARD) for won in (True, False)}
+
+
+@settings(max_examples=max(EXAMPLES // 4, 10))
+@given(seed=seeds, bots=st.lists(st.sampled_from(sorted(BOTS)), min_size=1, max_size=4), options=options)
+def test_bots_play_legal_moves_to_the_end(seed: int, bots: list[str], options: pb.Options) -> None:
+    def choose(state: PicnicState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
+        command = BOTS[bots[seat]](state, seat, rng)
+        assert command in legal
+        return command
+
+    check_random_game(SPEC, options, [SeatInfo()] * len(bots), seed, choose, every_step=False)
+
+
+@settings(max_examples=max(EXAMPLES // 4, 10))
+@given(seed=seeds, data=st.data(), options=options)
+def test_bots_decide_only_on_what_their_seat_knows(seed: int, data: st.DataObject, options: pb.Options) -> None:
+    """A bot given two worlds its seat cannot tell apart makes the same move."""
+    waiting: list[PicnicState] = []  # the states where a move was asked for
+
+    def choose(state: PicnicState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
+        waiting.append(state)
+        return sensible(state, seat, legal, rng)
+
+    check_random_game(SPEC, options, [SeatInfo(), SeatInfo()], seed, choose, every_step=False)
+    for state in waiting[:: max(1, len(waiting) // 10)]:
+        seat = ENGINE.status(state).to_act[0]
+        other = perturb(state, Viewer.player(seat), random.Random(data.draw(seeds)))
+        for name, bot in BOTS.items():
+            assert bot(state, seat, random.Random(1)) == bot(other, seat, random.Random(1)), name
+
+
+@given(seed=seeds, viewer_seat=st.sampled_from([0, 1, None]), options=options)
+def test_redacted_events_are_the_same_in_worlds_the_viewer_cannot_tell_apart(
+    seed: int, viewer_seat: int | None, options: pb.Options
+) -> None:
+    """Play a game (world A). Build world B from A's deal by shuffling the tiles
+    that were never drawn among their places with the same back. Replay the same
+    moves in B: every viewer but the admin gets identical redacted events and
+    views, while the admin's deal differs whenever a face moved."""
+    viewer = Viewer.spectator() if viewer_seat is None else Viewer.player(viewer_seat)
+    played = check_random_game(SPEC, options, [SeatInfo(), SeatInfo()], seed, sensible, every_step=False)
+    deal = cast(pb.Event, played.events[0])
+    drawn_places = {e.tile_drawn.place for e in cast(list[pb.Event], played.events) if e.HasField("tile_drawn")}
+    rng = random.Random(seed)
+    world_b = pb.Event()
+    world_b.CopyFrom(deal)
+    lid = world_b.game_started.lid
+    for back in (pb.TILE_BACK_PLAIN, pb.TILE_BACK_ENVELOPE):
+        places = [p for p, tile in enumerate(lid) if tile.back == back and p not in drawn_places]
+        faces = [pb.Tile().FromString(lid[p].tile.SerializeToString()) for p in places]
+        rng.shuffle(faces)
+        for p, face in zip(places, faces, strict=True):
+            lid[p].tile.CopyFrom(face)
+
+    state_a, state_b = fold(ENGINE, [deal]), fold(ENGINE, [world_b])
+    assert ENGINE.redact(deal, viewer) == ENGINE.redact(world_b, viewer)
+    assert ENGINE.redact(deal, Viewer.admin()) != ENGINE.redact(world_b, Viewer.admin()) or deal == world_b
+    for seat, command in cast(list[tuple[int, pb.Command]], played.commands):
+        assert ENGINE.view(state_a, viewer) == ENGINE.view(state_b, viewer)
+        events_a = ENGINE.decide(state_a, seat, command, random.Random(0))
+        events_b = ENGINE.decide(state_b, seat, command, random.Random(0))
+        for event_a, event_b in zip(events_a, events_b, strict=True):
+            assert ENGINE.redact(event_a, viewer) == ENGINE.redact(event_b, viewer), f"{viewer} can tell: {event_a}"
+            state_a, state_b = ENGINE.evolve(state_a, event_a), ENGINE.evolve(state_b, event_b)
+    assert ENGINE.status(state_b) == ENGINE.status(state_a)
+    assert ENGINE.view(state_a, viewer) == ENGINE.view(state_b, viewer)
+
+
+def test_perturb_really_changes_hidden_things() -> None:
+    """The perturbation behind the view checks must not be a no-op."""
+    state = dealt(pb.Options(trap_rain=True))
+    changed = [perturb(state, Viewer.spectator(), random.Random(i)) != state for i in range(20)]
+    assert sum(changed) >= 18
+    assert perturb(state, Viewer.admin(), random.Random(0)) == state
+    for i in range(20):
+        other = perturb(state, Viewer.player(0), random.Random(i))
+        assert other.backs == state.backs
+        assert [t.back for t in other.lid if t] == [t.back for t in state.lid if t]
