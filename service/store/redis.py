@@ -55,10 +55,10 @@ class RedisStore:
         reconcile_grace: float = 10.0,
         reconcile_interval: float = 5.0,
     ) -> None:
-        self._redis = redis
-        self._keys = Keys(prefix)
-        self.index = GameIndex(redis, self._keys, grace=reconcile_grace, interval=reconcile_interval)
-        self._live = LiveReader(redis, self._keys, queue_size=subscriber_queue)
+        self.redis = redis
+        self.keys = Keys(prefix)
+        self.index = GameIndex(redis, self.keys, grace=reconcile_grace, interval=reconcile_interval)
+        self._live = LiveReader(redis, self.keys, queue_size=subscriber_queue)
         self._reconciler: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
 
@@ -87,10 +87,10 @@ class RedisStore:
         now_ms: int,
     ) -> None:
         self._check_open()
-        keys = self._keys
+        keys = self.keys
         for _ in range(WRITE_ATTEMPTS):
             token = await self.index.intent(game_id)
-            reply = await self._redis.run(
+            reply = await self.redis.run(
                 CREATE,
                 [keys.meta(game_id), keys.events(game_id)],
                 [kind, status, record, summary, now_ms, token, *events],
@@ -116,10 +116,10 @@ class RedisStore:
         now_ms: int,
     ) -> AppendResult:
         self._check_open()
-        keys = self._keys
+        keys = self.keys
         token = 0  # an intent is needed only when the status changes (see redis_index.py)
         for _ in range(WRITE_ATTEMPTS):
-            reply = await self._redis.run(
+            reply = await self.redis.run(
                 APPEND,
                 [keys.meta(game_id), keys.events(game_id), keys.commands(game_id)],
                 [expected_version, command_id, fingerprint.hex(), status, summary, now_ms, token or "", *events],
@@ -161,15 +161,15 @@ class RedisStore:
         if known_fingerprint != fingerprint.hex():
             raise CommandIdReused(game_id, command_id)
         # The first try may have failed waiting for replicas: confirm before answering.
-        await self._redis.touch(self._keys.meta(game_id), "replays")
+        await self.redis.touch(self.keys.meta(game_id), "replays")
         return AppendResult(int(first), int(last), replayed=True)
 
     # --- reading ---------------------------------------------------------------------
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
         self._check_open()
-        reply = await self._redis.run(
-            FIND_COMMAND, [self._keys.meta(game_id), self._keys.commands(game_id)], [command_id]
+        reply = await self.redis.run(
+            FIND_COMMAND, [self.keys.meta(game_id), self.keys.commands(game_id)], [command_id]
         )
         if reply[0] == b"missing":
             raise GameNotFound(game_id)
@@ -179,7 +179,7 @@ class RedisStore:
 
     async def info(self, game_id: str) -> GameInfo:
         self._check_open()
-        info = _game_info(game_id, await self._redis.call("HGETALL", self._keys.meta(game_id)))
+        info = _game_info(game_id, await self.redis.call("HGETALL", self.keys.meta(game_id)))
         if info is None:
             raise GameNotFound(game_id)
         return info
@@ -188,13 +188,13 @@ class RedisStore:
         self._check_open()
         start = f"{max(from_version, 1)}-0"
         stop = "+" if to_version is None else f"{to_version}-0"
-        entries = await self._redis.call("XRANGE", self._keys.events(game_id), start, stop)
+        entries = await self.redis.call("XRANGE", self.keys.events(game_id), start, stop)
         if not entries:
             await self._version(game_id)  # raises GameNotFound
         return [StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[b"d"]) for entry_id, fields in entries]
 
     async def _version(self, game_id: str) -> int:
-        version = await self._redis.call("HGET", self._keys.meta(game_id), "version")
+        version = await self.redis.call("HGET", self.keys.meta(game_id), "version")
         if version is None:
             raise GameNotFound(game_id)
         return int(version)
@@ -202,7 +202,7 @@ class RedisStore:
     async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
         self._check_open()
         game_ids, next_cursor = await self.index.page(kind, status, limit, cursor)
-        metas = await self._redis.read_many([("HGETALL", self._keys.meta(game_id)) for game_id in game_ids])
+        metas = await self.redis.read_many([("HGETALL", self.keys.meta(game_id)) for game_id in game_ids])
         infos = [_game_info(game_id, meta) for game_id, meta in zip(game_ids, metas, strict=True)]
         return GamePage(self.index.matching(infos, kind, status), next_cursor)
 
@@ -234,18 +234,20 @@ class RedisStore:
 
     async def ping(self) -> None:
         self._check_open()
-        await self._redis.ping()
+        await self.redis.ping()
 
     async def close(self) -> None:
         self._closing.set()
+        self._live.close()
         if self._reconciler is not None:
-            # Python 3.11's wait_for (used by redis-py) can swallow a cancellation;
-            # the reconciler then stops at its next look at `_closing`.
+            # If redis-py loses this cancellation (Python 3.11's wait_for can), the
+            # reconciler still stops at its next look at `_closing`.
             self._reconciler.cancel()
+        await self.redis.close()
+        if self._reconciler is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reconciler
-        await self._live.close()
-        await self._redis.close()
+        await self._live.wait_closed()
 
 
 def _game_info(game_id: str, meta: dict[bytes, bytes]) -> GameInfo | None:

@@ -114,14 +114,18 @@ class LiveReader:
             # No restart needed: the next read simply leaves the game out.
             del self._followed[subscriber.game_id]
 
-    async def close(self) -> None:
-        self._closing = True  # the reader stops here even if a cancellation gets lost in redis-py
+    def close(self) -> None:
+        """Ends every subscriber and stops the reader (then `wait_closed`)."""
+        self._closing = True
         for followed in self._followed.values():
             for subscriber in followed.subscribers:
                 subscriber.end(StoreUnavailable("the store is closed"))
         self._followed.clear()
         if self._task is not None:
             self._task.cancel()
+
+    async def wait_closed(self) -> None:
+        if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
@@ -179,9 +183,12 @@ class LiveReader:
                     subscriber.end(StoreUnavailable("live events are not available"))
             self._followed.clear()
         finally:
+            # Not awaited: redis-py sends with asyncio.wait_for, which on Python 3.11 can
+            # lose a cancellation; such a read ends by itself within BLOCK_MS, and the
+            # callback collects its outcome.
             for task, _ in reads.values():
                 task.cancel()
-            await asyncio.gather(*(task for task, _ in reads.values()), return_exceptions=True)
+                task.add_done_callback(_collect)
 
     async def _read(self, streams: dict[str, int], pause: float) -> list[Any]:
         if pause:
@@ -206,3 +213,8 @@ class LiveReader:
                 for subscriber in list(followed.subscribers):
                     if not subscriber.offer(event):
                         followed.subscribers.discard(subscriber)
+
+
+def _collect(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: a late failure of an abandoned read is of no interest

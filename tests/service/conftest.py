@@ -11,9 +11,9 @@ import pytest
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
-from tests.support.redis import RedisServer, redis_server
+from tests.support.redis import redis_cluster, redis_server
 
-__all__ = ["redis_server"]  # the session's Redis, a fixture
+__all__ = ["redis_cluster", "redis_server"]  # the session's Redis and Redis Cluster, fixtures
 
 
 @asynccontextmanager
@@ -25,11 +25,11 @@ async def memory_store() -> AsyncIterator[EventStore]:
         await store.close()
 
 
-def redis_store(server: RedisServer) -> Callable[[], AbstractAsyncContextManager[EventStore]]:
+def redis_store(url: str) -> Callable[[], AbstractAsyncContextManager[EventStore]]:
     @asynccontextmanager
     async def open_store() -> AsyncIterator[EventStore]:
         # A key prefix of its own gives every test an empty store on the shared Redis.
-        store = RedisStore.from_url(server.url, prefix=f"test-{uuid.uuid4().hex[:12]}")
+        store = RedisStore.from_url(url, prefix=f"test-{uuid.uuid4().hex[:12]}")
         try:
             yield store
         finally:
@@ -38,9 +38,12 @@ def redis_store(server: RedisServer) -> Callable[[], AbstractAsyncContextManager
     return open_store
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", "redis", "redis-cluster"])
 def store_factory(request: pytest.FixtureRequest) -> Callable[[], AbstractAsyncContextManager[EventStore]]:
-    """A function that opens a fresh, empty store of each backend."""
+    """A function that opens a fresh, empty store of each backend: in memory, on one
+    Redis, on a 3-master Redis Cluster (real redis-server processes)."""
     if request.param == "redis":
-        return redis_store(request.getfixturevalue("redis_server"))
+        return redis_store(request.getfixturevalue("redis_server").url)
+    if request.param == "redis-cluster":
+        return redis_store(request.getfixturevalue("redis_cluster").url)
     return memory_store

@@ -5,6 +5,7 @@ A test waits for Redis by polling a real condition with a bounded deadline (the 
 line in Redis's log, or CLUSTER INFO), never by sleeping a fixed time.
 
     redis_server            session fixture: one Redis for a whole test session
+    redis_cluster           session fixture: one 3-master Redis Cluster
     running_redis()         a Redis of one's own (to stop and restart it)
     running_cluster()       a real 3-master Redis Cluster
 """
@@ -196,6 +197,13 @@ def running_cluster(masters: int = 3) -> Iterator[RedisClusterNodes]:
         for node in nodes:
             node.stop(signal.SIGKILL)
             shutil.rmtree(node.directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisClusterNodes]:
+    """One 3-master Redis Cluster for the whole session."""
+    with running_cluster() as cluster:
+        yield cluster
 
 
 def _bytes(value: object) -> bytes:
