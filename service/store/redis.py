@@ -168,9 +168,7 @@ class RedisStore:
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
         self._check_open()
-        reply = await self.redis.run(
-            FIND_COMMAND, [self.keys.meta(game_id), self.keys.commands(game_id)], [command_id]
-        )
+        reply = await self.redis.run(FIND_COMMAND, [self.keys.meta(game_id), self.keys.commands(game_id)], [command_id])
         if reply[0] == b"missing":
             raise GameNotFound(game_id)
         if reply[1] is None:

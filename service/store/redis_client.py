@@ -14,8 +14,9 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from redis.asyncio import Redis, RedisCluster
+from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
 from redis.asyncio.connection import Connection
+from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.crc import key_slot
 from redis.exceptions import (
@@ -28,7 +29,6 @@ from redis.exceptions import (
     ResponseError,
     TryAgainError,
 )
-from redis.retry import Retry
 
 from service.store.base import StoreUnavailable
 from service.store.redis_lua import Script
@@ -43,6 +43,7 @@ CONNECT_TIMEOUT = 2.0
 # A pooled connection may have died with a restarted Redis: retry on a fresh one,
 # briefly. Retrying a script is safe: appends are idempotent by command id.
 RETRIES = 2
+MAX_CONNECTIONS = 64  # per Redis node
 
 
 @contextmanager
@@ -76,9 +77,15 @@ class RedisConnection:
         parts = urlsplit(url)
         client: Redis | RedisCluster
         if parts.scheme == CLUSTER_SCHEME:
-            client = RedisCluster.from_url(urlunsplit(parts._replace(scheme="redis")), **options)
+            client = RedisCluster.from_url(
+                urlunsplit(parts._replace(scheme="redis")), max_connections=MAX_CONNECTIONS, **options
+            )
         else:
-            client = Redis.from_url(url, **options)
+            # Bounded: a burst of calls waits for a connection instead of opening hundreds.
+            pool = BlockingConnectionPool.from_url(
+                url, max_connections=MAX_CONNECTIONS, timeout=SOCKET_TIMEOUT, **options
+            )
+            client = Redis(connection_pool=pool)
         return cls(client, wait_replicas=wait_replicas, wait_timeout=wait_timeout)
 
     @property
