@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import signal
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
@@ -59,13 +59,6 @@ async def redis_clients(server: RedisServer) -> list[str]:
     """CLIENT LIST: one line per connection, with the command it runs (cmd=...)."""
     listing = await asyncio.to_thread(server.command, "CLIENT", "LIST")
     return (listing.decode() if isinstance(listing, bytes) else str(listing)).splitlines()
-
-
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    """A Redis of this test's own, to stop and start."""
-    with running_redis() as server:
-        yield server
 
 
 # --- selection -----------------------------------------------------------------------
