@@ -208,6 +208,8 @@ class LiveReader:
                 version = int(entry_id.split(b"-", 1)[0])
                 if version <= followed.version:
                     continue
+                if version > followed.version + 1:
+                    break  # a read from before the game was followed anew: the next read fills in
                 event = StoredEvent(version, fields[b"d"])
                 followed.version = version
                 for subscriber in list(followed.subscribers):
