@@ -62,6 +62,8 @@ class RedisConnection:
     """What the store needs from Redis, the same for a single Redis and a cluster."""
 
     def __init__(self, client: Redis | RedisCluster, *, wait_replicas: int = 0, wait_timeout: float = 1.0) -> None:
+        if wait_replicas < 0 or wait_timeout <= 0:
+            raise ValueError("the replicas to wait for must be 0 or more, and the time to wait for them positive")
         self.client = client
         self.wait_replicas = wait_replicas
         self.wait_timeout_ms = max(int(wait_timeout * 1000), 1)
