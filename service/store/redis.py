@@ -207,24 +207,17 @@ class RedisStore:
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         self._check_open()
         version = await self._version(game_id)
-        subscriber, through = self._live.add(game_id, version)
+        next_version = max(from_version, 1)
+        subscriber, through = self._live.add(game_id, version, next_version)
         try:
-            # Catch up from the store to `through`; the queue holds everything after it.
-            next_version = max(from_version, 1)
+            # Catch up from the store to `through`; the queue holds what comes after.
             while next_version <= through:
                 page = await self.read(game_id, next_version, min(through, next_version + READ_PAGE - 1))
                 for event in page:
                     yield event
                 next_version = page[-1].version + 1 if page else through + 1
-            while True:
-                event = await subscriber.next()
-                if event.version < next_version:
-                    continue
-                if event.version > next_version:  # never expected; read the gap rather than skip it
-                    for missing in await self.read(game_id, next_version, event.version - 1):
-                        yield missing
-                yield event
-                next_version = event.version + 1
+            while True:  # the reader queues the later versions, each once and in order
+                yield await subscriber.next()
         finally:
             self._live.remove(subscriber)
 

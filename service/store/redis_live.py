@@ -35,7 +35,8 @@ MAX_PAUSE = 1.0
 
 
 class Subscriber:
-    """One subscriber's queue of live events, filled by the reader."""
+    """One subscriber's queue of live events, filled by the reader with the versions
+    after `after`, each exactly once and in order."""
 
     def __init__(self, game_id: str, after: int, capacity: int) -> None:
         self.game_id = game_id
@@ -89,21 +90,22 @@ class LiveReader:
         self._task: asyncio.Task[None] | None = None
         self._closing = False
 
-    def add(self, game_id: str, version: int) -> tuple[Subscriber, int]:
-        """A new subscriber of `game_id`, which stands at `version` in the store. Returns
-        it and the version through which the subscriber must read the store itself;
-        its queue gets every later event."""
+    def add(self, game_id: str, version: int, first: int) -> tuple[Subscriber, int]:
+        """A new subscriber of `game_id`, which stands at `version` in the store, that
+        wants the events from version `first` on. Returns it and the version through
+        which it must read the store itself; its queue gets every later event it wants."""
         followed = self._followed.get(game_id)
         if followed is None:
             followed = self._followed[game_id] = _Followed(version)
             self._changed.set()
-        subscriber = Subscriber(game_id, max(followed.version, version), self._queue_size)
+        through = max(followed.version, version)
+        subscriber = Subscriber(game_id, max(through, first - 1), self._queue_size)
         followed.subscribers.add(subscriber)
         if self._closing:
             subscriber.end(StoreUnavailable("the store is closed"))
         elif self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="redis-live-reader")
-        return subscriber, subscriber.after
+        return subscriber, through
 
     def remove(self, subscriber: Subscriber) -> None:
         followed = self._followed.get(subscriber.game_id)

@@ -5,6 +5,7 @@ that converges when a writer dies half way, outages survived, WAIT for replicas.
 from __future__ import annotations
 
 import asyncio
+import random
 import signal
 import uuid
 from collections.abc import AsyncIterator
@@ -113,6 +114,37 @@ async def test_all_the_subscribers_of_a_process_share_one_blocking_read(redis_se
         for game_id in games:
             await append(store, game_id, 3, b"c")
         assert [await follower for follower in followers] == [[4]] * 30
+
+
+@async_test
+async def test_subscribers_coming_and_going_during_appends_see_each_version_once(redis_server: RedisServer) -> None:
+    """Subscribers join while the reader lags behind the appends, and leave while reads
+    are in flight: every one of them still sees one exact run of versions."""
+    async with redis_store(redis_server.url) as store:
+        await new_game(store)
+        rng = random.Random(3)
+        total = 300
+
+        async def writer() -> None:
+            for version in range(1, total):
+                await append(store, "g1", version, b"x")
+                await asyncio.sleep(0)
+
+        async def subscriber(start: int, count: int) -> None:
+            events = aiter(store.subscribe("g1", start))
+            seen = [(await anext(events)).version for _ in range(count)]
+            await events.aclose()  # type: ignore[attr-defined]
+            assert seen == list(range(start, start + count))
+
+        writing = asyncio.create_task(writer())
+        readers = []
+        while (version := (await store.info("g1")).version) + 8 <= total:  # each one's events will come
+            readers.append(asyncio.create_task(subscriber(rng.randint(max(1, version - 5), version + 3), 5)))
+            for _ in range(rng.randint(0, 6)):
+                await asyncio.sleep(0)
+        await writing
+        await asyncio.gather(*(asyncio.wait_for(reader, 30) for reader in readers))
+        assert len(readers) > 50
 
 
 @async_test
