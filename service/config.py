@@ -27,7 +27,21 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("store", str, "memory", "event store: 'memory' (embedded, lost on exit)"),
+    Setting(
+        "store",
+        str,
+        "memory",
+        "event store: 'memory' (embedded, lost on exit), 'redis://host:port/db' (one Redis) "
+        "or 'redis+cluster://host:port' (a Redis Cluster, any of its nodes)",
+    ),
+    Setting(
+        "redis_wait_replicas",
+        int,
+        0,
+        "Redis store: replicas that must have a move (WAIT) before it is acknowledged; "
+        "0: the primary's own durability (AOF appendfsync always) only",
+    ),
+    Setting("redis_wait_timeout", float, 1.0, "Redis store: seconds to wait for those replicas, else UNAVAILABLE"),
     Setting("host", str, "0.0.0.0", "address to listen on"),
     Setting("grpc_port", int, 50051, "gRPC port (0: any free port)"),
     Setting(
@@ -54,6 +68,8 @@ SETTINGS: tuple[Setting, ...] = (
 @dataclass(frozen=True, slots=True)
 class Config:
     store: str
+    redis_wait_replicas: int
+    redis_wait_timeout: float
     host: str
     grpc_port: int
     http_port: int

@@ -69,7 +69,12 @@ def token_secret(config: Config) -> bytes:
 
 async def start(config: Config) -> Running:
     metrics = Metrics()
-    store = InstrumentedStore(open_store(config.store), metrics)
+    store = InstrumentedStore(
+        open_store(
+            config.store, redis_wait_replicas=config.redis_wait_replicas, redis_wait_timeout=config.redis_wait_timeout
+        ),
+        metrics,
+    )
     tokens = TokenAuthority(token_secret(config), config.admin_token)
     app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
     server = grpc.aio.server(
@@ -88,6 +93,10 @@ async def start(config: Config) -> Running:
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    # Health answers from the first call: a store that is down (Redis not up yet)
+    # makes the server start NOT_SERVING rather than fail to start.
+    readiness = await _readiness(app)
+    await _set_health(health_servicer, readiness)
     port = server.add_insecure_port(f"{config.host}:{config.grpc_port}")
     if port == 0:
         raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
@@ -95,28 +104,39 @@ async def start(config: Config) -> Running:
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
     web_app = build_http_app(app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins)
     runner, http_port = await serve_http(web_app, config.host, config.http_port, config.shutdown_grace)
-    watcher = asyncio.create_task(_watch_readiness(app, health_servicer))
+    watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
     return Running(port, http_port, app, server, runner, health_servicer, watcher, config)
 
 
-async def _watch_readiness(app: GameApp, health_servicer: health.aio.HealthServicer) -> None:
+async def _readiness(app: GameApp) -> health_pb2.HealthCheckResponse.ServingStatus.ValueType:
+    try:
+        await app.ready()
+    except ServiceError:
+        return health_pb2.HealthCheckResponse.NOT_SERVING
+    return health_pb2.HealthCheckResponse.SERVING
+
+
+async def _set_health(
+    health_servicer: health.aio.HealthServicer, status: health_pb2.HealthCheckResponse.ServingStatus.ValueType
+) -> None:
+    for name in ("", SERVICE_NAME):
+        await health_servicer.set(name, status)
+
+
+async def _watch_readiness(
+    app: GameApp,
+    health_servicer: health.aio.HealthServicer,
+    last: health_pb2.HealthCheckResponse.ServingStatus.ValueType,
+) -> None:
     """Reports SERVING while the store answers, NOT_SERVING while it does not."""
-    serving = health_pb2.HealthCheckResponse.SERVING
-    not_serving = health_pb2.HealthCheckResponse.NOT_SERVING
-    last = None
     while True:
-        try:
-            await app.ready()
-            status = serving
-        except ServiceError:
-            status = not_serving
-        if status != last:
-            if last is not None:
-                log.warning("readiness: %s", "serving" if status == serving else "store unreachable: not serving")
-            for name in ("", SERVICE_NAME):
-                await health_servicer.set(name, status)
-            last = status
         await asyncio.sleep(READINESS_INTERVAL)
+        status = await _readiness(app)
+        if status != last:
+            serving = status == health_pb2.HealthCheckResponse.SERVING
+            log.warning("readiness: %s", "serving" if serving else "store unreachable: not serving")
+            await _set_health(health_servicer, status)
+            last = status
 
 
 async def serve(config: Config, announce: Callable[[str], None] | None = None) -> None:

@@ -1,0 +1,19 @@
+"""Tests against real Redis processes: the store on its own, server processes sharing
+one Redis, faults, a Redis Cluster."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.redis import RedisServer, redis_cluster, redis_server, running_redis
+
+__all__ = ["redis_cluster", "redis_server"]  # session fixtures
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    """A Redis of the test's own, to stop and start."""
+    with running_redis() as server:
+        yield server

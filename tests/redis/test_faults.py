@@ -1,0 +1,195 @@
+"""Faults under load: a server killed with SIGKILL, Redis crashing and coming back.
+Whatever happens, every move a client was told about is stored exactly once."""
+
+from __future__ import annotations
+
+import random
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from ludotheque import Client
+
+from tests.support.games import RETRYABLE, assert_replays_cleanly, next_move, played_command_ids, seats, submit
+from tests.support.redis import RedisServer, running_redis, wait_until
+from tests.support.server import ServerProcess, running_server
+
+pytestmark = pytest.mark.slow
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+def health(server: ServerProcess) -> int:
+    with grpc.insecure_channel(server.target) as channel:
+        answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        return int(answer.status)
+
+
+class Load:
+    """Players playing many games at once, one thread per game, recording every move
+    the server acknowledged. `play_move` plays one move however it sees fit."""
+
+    def __init__(self, client: Client, games: int) -> None:
+        created = [client.create_game("mooki", seats("mooki", humans=2)) for _ in range(games)]
+        self.tokens = {game.game_id: list(game.seat_tokens) for game in created}
+        self.acknowledged: dict[str, list[str]] = {game_id: [] for game_id in self.tokens}
+        self.count = 0
+        self.changed = threading.Condition()
+        self.failure: BaseException | None = None
+
+    def acknowledge(self, game_id: str, command_id: str) -> None:
+        with self.changed:
+            self.acknowledged[game_id].append(command_id)
+            self.count += 1
+            self.changed.notify_all()
+
+    def wait_for(self, moves: int) -> None:
+        with self.changed:
+            assert self.changed.wait_for(lambda: self.count >= moves, 60), f"only {self.count} moves"
+
+    def run(self, moves_per_game: int, play_game: Callable[[str, int], None]) -> threading.Thread:
+        """Plays every game in the background (join the thread; it fails if a player did)."""
+
+        def all_games() -> None:
+            with ThreadPoolExecutor(len(self.tokens)) as pool:
+                futures = [pool.submit(play_game, game_id, moves_per_game) for game_id in self.tokens]
+                for future in futures:
+                    future.result(timeout=180)
+
+        def guarded() -> None:
+            try:
+                all_games()
+            except BaseException as error:
+                self.failure = error
+
+        thread = threading.Thread(target=guarded)
+        thread.start()
+        return thread
+
+    def check(self, target: str) -> None:
+        """Every acknowledged move is in its game's history exactly once, and each history replays."""
+        assert self.failure is None, self.failure
+        for game_id, acknowledged in self.acknowledged.items():
+            played = played_command_ids(assert_replays_cleanly(target, game_id), {0, 1})
+            assert len(played) == len(set(played)), f"a move was played twice in {game_id}"
+            assert set(acknowledged) <= set(played), f"an acknowledged move is missing from {game_id}"
+
+
+def test_a_server_killed_mid_load_loses_and_repeats_no_acknowledged_move(redis_server: RedisServer) -> None:
+    env = {"LUDOTHEQUE_STORE": redis_server.url}
+    with running_server(env=env) as doomed, running_server(env=env) as survivor:
+        clients = [Client(doomed.target, retries=0, timeout=5), Client(survivor.target, retries=0, timeout=5)]
+        load = Load(clients[1], games=8)
+        failovers: list[str] = []  # the moves being submitted when the server died
+        switched: list[str] = []  # the games whose player moved over to the survivor
+        in_flight = [0, 0]  # submits on their way to each server
+
+        def play_game(game_id: str, moves: int) -> None:
+            rng = random.Random(game_id)
+            tokens = load.tokens[game_id]
+            current = 0  # the doomed server first
+            for _ in range(moves):
+                move = None
+                while move is None:
+                    try:
+                        move = next_move(clients[current], game_id, tokens, rng)
+                        if move is None:
+                            return  # the game is over
+                    except grpc.RpcError as error:
+                        assert error.code() in RETRYABLE and current == 0, error
+                        current = 1
+                        switched.append(game_id)
+                while True:  # the same command id, whichever server answers
+                    try:
+                        with load.changed:
+                            in_flight[current] += 1
+                            load.changed.notify_all()
+                        try:
+                            submit(clients[current], move, tokens)
+                        finally:
+                            with load.changed:
+                                in_flight[current] -= 1
+                        break
+                    except grpc.RpcError as error:
+                        assert error.code() in RETRYABLE and current == 0, error
+                        current = 1
+                        switched.append(game_id)
+                        failovers.append(move.command_id)
+                load.acknowledge(game_id, move.command_id)
+
+        players = load.run(30, play_game)
+        load.wait_for(40)
+        with load.changed:  # kill it while moves are on their way to it
+            assert load.changed.wait_for(lambda: in_flight[0] >= 3, 60)
+            doomed.stop(signal.SIGKILL)
+        players.join(180)
+        assert not players.is_alive()
+        assert load.count > 100 and sorted(switched) == sorted(load.tokens), (load.count, switched)
+        assert failovers  # moves that may or may not have been played when it died, sent again
+        load.check(survivor.target)
+        for client in clients:
+            client.close()
+
+
+def test_redis_crashing_under_load_loses_no_acknowledged_move() -> None:
+    with running_redis() as redis, running_server(env={"LUDOTHEQUE_STORE": redis.url}) as server:
+        client = Client(server.target, retries=0, timeout=10)
+        load = Load(client, games=6)
+        redis_back = threading.Event()
+        refused: list[str] = []
+
+        def play_game(game_id: str, moves: int) -> None:
+            rng = random.Random(game_id)
+            tokens = load.tokens[game_id]
+            for _ in range(moves):
+                move = None
+                while move is None:
+                    try:
+                        move = next_move(client, game_id, tokens, rng)
+                        if move is None:
+                            return
+                    except grpc.RpcError as error:
+                        assert error.code() == grpc.StatusCode.UNAVAILABLE, error
+                        refused.append("read")
+                        assert redis_back.wait(60)
+                while True:
+                    try:
+                        submit(client, move, tokens)
+                        break
+                    except grpc.RpcError as error:
+                        assert error.code() == grpc.StatusCode.UNAVAILABLE, error  # never INTERNAL
+                        refused.append(move.command_id)
+                        assert redis_back.wait(60)  # then retry with the same command id
+                load.acknowledge(game_id, move.command_id)
+
+        players = load.run(25, play_game)
+        load.wait_for(30)
+        redis.stop(signal.SIGKILL)  # a crash: only the AOF (appendfsync always) remains
+        wait_until(lambda: len(refused) >= 3, 30, "clients to be refused while Redis is down")
+        wait_until(lambda: health(server) == NOT_SERVING, 30, "the server to report not serving")
+        redis.start()
+        redis_back.set()
+        wait_until(lambda: health(server) == SERVING, 30, "the server to serve again")
+        players.join(180)
+        assert not players.is_alive()
+        assert load.count > 100, load.count
+        load.check(server.target)
+        client.close()
+
+
+def test_a_server_starts_not_ready_while_redis_is_down_and_serves_once_it_is_up(own_redis: RedisServer) -> None:
+    own_redis.stop()
+    with running_server(env={"LUDOTHEQUE_STORE": own_redis.url}) as server:
+        assert health(server) == NOT_SERVING
+        with Client(server.target, retries=0) as client:
+            with pytest.raises(grpc.RpcError) as refused:
+                client.create_game("mooki", seats("mooki", humans=2))
+            assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+            own_redis.start()
+            wait_until(lambda: health(server) == SERVING, 30, "the server to become ready")
+            assert client.create_game("mooki", seats("mooki", humans=2)).game.version >= 1

@@ -1,0 +1,293 @@
+"""What only the Redis store has to prove, beyond the shared contract suite: bounded
+subscriber queues, one blocking read per process, scripts reloaded, a listing index
+that converges when a writer dies half way, outages survived, WAIT for replicas."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import signal
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import pytest
+
+from service.store import open_store
+from service.store.base import (
+    AppendResult,
+    StoredEvent,
+    StoreUnavailable,
+    SubscriberTooSlow,
+    VersionConflict,
+)
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
+from service.store.redis_lua import APPEND, CREATE
+from tests.support.aio import async_test
+from tests.support.redis import RedisServer, running_redis, wait_until
+
+
+@asynccontextmanager
+async def redis_store(url: str, **options: object) -> AsyncIterator[RedisStore]:
+    store = RedisStore.from_url(url, prefix=f"test-{uuid.uuid4().hex[:12]}", **options)  # type: ignore[arg-type]
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+async def new_game(store: RedisStore, game_id: str = "g1", events: int = 1, status: str = "active") -> None:
+    await store.create(game_id, "mooki", status, b"record", b"summary", [b"e%d" % i for i in range(events)], 1000)
+
+
+async def append(
+    store: RedisStore, game_id: str, expected: int, *events: bytes, status: str = "active"
+) -> AppendResult:
+    return await store.append(game_id, expected, list(events), f"c{expected}", b"f", status, b"summary", 2000)
+
+
+async def versions(events: AsyncIterator[StoredEvent], count: int) -> list[int]:
+    seen = []
+    async for event in events:
+        seen.append(event.version)
+        if len(seen) == count:
+            break
+    return seen
+
+
+async def redis_clients(server: RedisServer) -> list[str]:
+    """CLIENT LIST: one line per connection, with the command it runs (cmd=...)."""
+    listing = await asyncio.to_thread(server.command, "CLIENT", "LIST")
+    return (listing.decode() if isinstance(listing, bytes) else str(listing)).splitlines()
+
+
+# --- selection -----------------------------------------------------------------------
+
+
+def test_the_store_is_chosen_by_its_url() -> None:
+    assert isinstance(open_store("memory"), MemoryStore)
+    single = open_store("redis://127.0.0.1:1/0", redis_wait_replicas=2, redis_wait_timeout=0.5)
+    assert isinstance(single, RedisStore) and not single.redis.is_cluster
+    assert single.redis.wait_replicas == 2 and single.redis.wait_timeout_ms == 500
+    cluster = open_store("redis+cluster://127.0.0.1:1")
+    assert isinstance(cluster, RedisStore) and cluster.redis.is_cluster
+    with pytest.raises(ValueError, match="redis://host:port/db"):
+        open_store("postgres://somewhere")
+
+
+# --- live subscriptions --------------------------------------------------------------
+
+
+@async_test
+async def test_a_subscriber_that_falls_behind_is_ended_not_buffered(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url, subscriber_queue=8) as store:
+        await new_game(store)
+        slow = aiter(store.subscribe("g1", 1))
+        assert (await anext(slow)).version == 1  # now followed live, with a queue of 8
+        await append(store, "g1", 1, *(b"x" for _ in range(20)))  # 20 events arrive in one read
+        with pytest.raises(SubscriberTooSlow):
+            async for _ in slow:
+                pass
+        # It can resume from where it stood, and a reader that keeps up gets everything.
+        assert await versions(store.subscribe("g1", 2), 20) == list(range(2, 22))
+
+
+@async_test
+async def test_all_the_subscribers_of_a_process_share_one_blocking_read(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url) as store:
+        games = [f"g{i}" for i in range(10)]
+        for game_id in games:
+            await new_game(store, game_id)
+        readers = [asyncio.create_task(versions(store.subscribe(g, 1), 3)) for g in games for _ in range(3)]
+        for game_id in games:
+            await append(store, game_id, 1, b"a")
+            await append(store, game_id, 2, b"b")
+        assert [await reader for reader in readers] == [[1, 2, 3]] * 30
+        followers = [asyncio.create_task(versions(store.subscribe(g, 4), 1)) for g in games for _ in range(3)]
+        await asyncio.sleep(0)  # let them all subscribe: 30 live subscribers, 10 games
+        # 30 live subscribers of 10 games: one connection blocked in XREAD serves them all.
+        deadline = asyncio.get_running_loop().time() + 10
+        while len(blocked := [c for c in await redis_clients(redis_server) if "cmd=xread" in c]) != 1:
+            assert asyncio.get_running_loop().time() < deadline, blocked
+            await asyncio.sleep(0.01)
+        for game_id in games:
+            await append(store, game_id, 3, b"c")
+        assert [await follower for follower in followers] == [[4]] * 30
+
+
+@async_test
+async def test_subscribers_coming_and_going_during_appends_see_each_version_once(redis_server: RedisServer) -> None:
+    """Subscribers join while the reader lags behind the appends, and leave while reads
+    are in flight: every one of them still sees one exact run of versions."""
+    async with redis_store(redis_server.url) as store:
+        await new_game(store)
+        rng = random.Random(3)
+        total = 300
+
+        async def writer() -> None:
+            for version in range(1, total):
+                await append(store, "g1", version, b"x")
+                await asyncio.sleep(0)
+
+        async def subscriber(start: int, count: int) -> None:
+            events = aiter(store.subscribe("g1", start))
+            seen = [(await anext(events)).version for _ in range(count)]
+            await events.aclose()  # type: ignore[attr-defined]
+            assert seen == list(range(start, start + count))
+
+        writing = asyncio.create_task(writer())
+        readers = []
+        while (version := (await store.info("g1")).version) + 8 <= total:  # each one's events will come
+            readers.append(asyncio.create_task(subscriber(rng.randint(max(1, version - 5), version + 3), 5)))
+            for _ in range(rng.randint(0, 6)):
+                await asyncio.sleep(0)
+        await writing
+        await asyncio.gather(*(asyncio.wait_for(reader, 30) for reader in readers))
+        assert len(readers) > 50
+
+
+@async_test
+async def test_scripts_are_loaded_again_when_redis_forgot_them(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url) as store:
+        await new_game(store)
+        await asyncio.to_thread(redis_server.command, "SCRIPT", "FLUSH")
+        assert await append(store, "g1", 1, b"after flush") == AppendResult(2, 2)
+        assert await store.find_command("g1", "c1", b"f") == AppendResult(2, 2, replayed=True)
+
+
+@async_test
+async def test_writers_on_many_connections_race_and_exactly_one_wins_each_version(redis_server: RedisServer) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    stores = [RedisStore.from_url(redis_server.url, prefix=prefix) for _ in range(4)]
+    try:
+        await new_game(stores[0])
+        for version in range(1, 11):
+            outcomes = await asyncio.gather(
+                *(
+                    store.append("g1", version, [b"w%d" % writer], f"w{version}-{writer}", b"f", "active", b"", 0)
+                    for writer, store in enumerate(stores * 2)
+                ),
+                return_exceptions=True,
+            )
+            won = [o for o in outcomes if isinstance(o, AppendResult)]
+            assert won == [AppendResult(version + 1, version + 1)]
+            assert sum(isinstance(o, VersionConflict) for o in outcomes) == len(outcomes) - 1
+        history = await stores[1].read("g1", 1)
+        assert [e.version for e in history] == list(range(1, 12))
+    finally:
+        for store in stores:
+            await store.close()
+
+
+# --- the listing index ---------------------------------------------------------------
+
+
+@async_test
+async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url, reconcile_grace=0, reconcile_interval=0) as store:
+        keys, redis = store.keys, store.redis
+        # A creation written, its writer dead before it filed the game:
+        token = await store.index.intent("orphan")
+        await redis.run(
+            CREATE, [keys.meta("orphan"), keys.events("orphan")], ["mooki", "active", b"r", b"s", 1, token, b"e"]
+        )
+        assert (await store.list_games("", "", 10, "")).games == []
+        # A status change written, its writer dead before it moved the game in the index:
+        await new_game(store, "ending")
+        token = await store.index.intent("ending")
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, b"last"]
+        await redis.run(APPEND, [keys.meta("ending"), keys.events("ending"), keys.commands("ending")], args)
+        active = await store.list_games("", "active", 10, "")
+        assert active.games == []  # the index still says active: the game's own status wins
+        # The reconciler settles both.
+        assert await store.index.settle_due() == 2
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["ending", "orphan"]
+        assert [g.game_id for g in (await store.list_games("mooki", "finished", 10, "")).games] == ["ending"]
+        assert [g.game_id for g in (await store.list_games("", "active", 10, "")).games] == ["orphan"]
+        assert await store.index.settle_due() == 0
+
+
+@async_test
+async def test_a_write_slower_than_the_reconciler_is_refused_then_done_again(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url, reconcile_grace=0, reconcile_interval=0) as store:
+        keys, redis = store.keys, store.redis
+        token = await store.index.intent("late")
+        assert await store.index.settle_due() == 1  # the reconciler fences the intent first
+        late = [keys.meta("late"), keys.events("late")]
+        assert (await redis.run(CREATE, late, ["mooki", "active", b"r", b"s", 1, token, b"e"]))[0] == b"fenced"
+        await new_game(store, "late")  # the store's own create takes a new intent
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["late"]
+        # A status change whose intent was settled too early is refused the same way.
+        token = await store.index.intent("late")
+        await store.index.settle_due()
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, b"last"]
+        refused = await redis.run(APPEND, [keys.meta("late"), keys.events("late"), keys.commands("late")], args)
+        assert refused == [b"intent"] and (await store.info("late")).version == 1
+        assert await append(store, "late", 1, b"last", status="finished") == AppendResult(2, 2)
+        assert [g.game_id for g in (await store.list_games("", "finished", 10, "")).games] == ["late"]
+
+
+# --- Redis going away ----------------------------------------------------------------
+
+
+@async_test
+async def test_a_store_opened_while_redis_is_down_is_unavailable_until_redis_is_up(own_redis: RedisServer) -> None:
+    own_redis.stop()
+    async with redis_store(own_redis.url) as store:
+        with pytest.raises(StoreUnavailable):
+            await store.ping()
+        with pytest.raises(StoreUnavailable):
+            await new_game(store)
+        own_redis.start()
+        await store.ping()
+        await new_game(store)
+        assert (await store.info("g1")).version == 1
+
+
+@pytest.mark.slow
+@async_test
+async def test_subscribers_and_writers_carry_on_across_a_redis_crash(own_redis: RedisServer) -> None:
+    async with redis_store(own_redis.url) as store:
+        await new_game(store)
+        follower = asyncio.create_task(versions(store.subscribe("g1", 1), 10))
+        for version in range(1, 5):
+            await append(store, "g1", version, b"before")
+        await asyncio.to_thread(own_redis.stop, signal.SIGKILL)  # acknowledged writes are in the AOF
+        with pytest.raises(StoreUnavailable):
+            await append(store, "g1", 5, b"during")
+        with pytest.raises(StoreUnavailable):
+            await store.read("g1", 1)
+        await asyncio.to_thread(own_redis.start)
+        for version in range(5, 10):
+            await append(store, "g1", version, b"after")
+        assert await asyncio.wait_for(follower, 30) == list(range(1, 11))
+        assert [e.version for e in await store.read("g1", 1)] == list(range(1, 11))
+
+
+# --- WAIT for replicas ---------------------------------------------------------------
+
+
+@pytest.mark.slow
+@async_test
+async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServer) -> None:
+    own_redis.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # sync a replica at once
+    with running_redis(["--replicaof", "127.0.0.1", str(own_redis.port)]) as replica:
+
+        def replicating() -> bool:
+            info = replica.command("INFO", "replication")
+            return isinstance(info, dict) and info.get("master_link_status") == "up"
+
+        await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync")
+        async with redis_store(own_redis.url, wait_replicas=1, wait_timeout=0.3) as store:
+            await new_game(store)
+            assert await append(store, "g1", 1, b"two") == AppendResult(2, 2)
+            await asyncio.to_thread(replica.stop, signal.SIGKILL)
+            with pytest.raises(StoreUnavailable, match="replicas"):
+                await append(store, "g1", 2, b"three")
+            assert (await store.info("g1")).version == 3  # on the primary, not yet acknowledged
+            with pytest.raises(StoreUnavailable, match="replicas"):  # a retry is not acknowledged either
+                await append(store, "g1", 2, b"three")
+            await asyncio.to_thread(replica.start)
+            await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync again")
+            assert await append(store, "g1", 2, b"three") == AppendResult(3, 3, replayed=True)

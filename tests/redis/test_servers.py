@@ -1,0 +1,96 @@
+"""Two real server processes on one Redis, serving the same games at once."""
+
+from __future__ import annotations
+
+import random
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+
+import grpc
+import pytest
+from ludotheque import Client
+from ludotheque.mooki.v1 import mooki_pb2 as mooki
+
+from tests.support.games import assert_replays_cleanly, history, next_move, played_command_ids, seats, submit
+from tests.support.redis import RedisServer
+from tests.support.server import ServerProcess, running_server
+
+
+@pytest.fixture(scope="module")
+def two_servers(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    env = {"LUDOTHEQUE_STORE": redis_server.url}
+    with running_server(env=env) as first, running_server(env=env) as second:
+        yield first, second
+        for server in (first, second):
+            assert server.process.poll() is None, f"a server died:\n{server.log()}"
+
+
+def test_two_servers_playing_the_same_games_at_once_write_one_linear_history(
+    two_servers: tuple[ServerProcess, ServerProcess],
+) -> None:
+    clients = [Client(server.target, retries=0) for server in two_servers]
+    games = [clients[0].create_game("mooki", seats("mooki", humans=2)) for _ in range(4)]
+    tokens = {game.game_id: list(game.seat_tokens) for game in games}
+    acknowledged: list[tuple[str, str]] = []
+    outcomes: dict[str, int] = {}
+    lock = threading.Lock()
+
+    def player(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(40):
+            game_id = rng.choice(list(tokens))
+            client = rng.choice(clients)  # whichever server: they race on the same games
+            move = next_move(client, game_id, tokens[game_id], rng)
+            if move is None:
+                continue
+            expected = move.version if rng.random() < 0.5 else None
+            try:
+                client.with_token(tokens[game_id][move.seat]).submit(
+                    game_id, move.command, command_id=move.command_id, expected_version=expected
+                )
+                outcome = "ok"
+                with lock:
+                    acknowledged.append((game_id, move.command_id))
+            except grpc.RpcError as error:
+                # ABORTED: another player moved first; FAILED_PRECONDITION: after
+                # catching up, the move was no longer legal. Both changed nothing.
+                assert error.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION), error
+                outcome = error.code().name
+            with lock:
+                outcomes[outcome] = outcomes.get(outcome, 0) + 1
+
+    with ThreadPoolExecutor(6) as pool:
+        for done in [pool.submit(player, seed) for seed in range(6)]:
+            done.result(timeout=120)  # a player's failure fails the test
+    assert outcomes.get("ok", 0) > 20, outcomes
+    for game_id in tokens:
+        events = assert_replays_cleanly(two_servers[1].target, game_id)
+        played = played_command_ids(events, {0, 1})
+        assert len(played) == len(set(played))
+        assert {c for g, c in acknowledged if g == game_id} == set(played)
+    for client in clients:
+        client.close()
+
+
+def test_a_move_retried_on_the_same_or_the_other_server_is_played_once(
+    two_servers: tuple[ServerProcess, ServerProcess],
+) -> None:
+    first, second = (Client(server.target, retries=0) for server in two_servers)
+    created = first.create_game("mooki", seats("mooki", humans=2))
+    game_id, tokens = created.game_id, list(created.seat_tokens)
+    move = next_move(first, game_id, tokens, random.Random(7))
+    assert move is not None
+    version = submit(first, move, tokens)
+    for client in (first, second, first, second):
+        again = client.with_token(tokens[move.seat]).submit(game_id, move.command, command_id=move.command_id)
+        assert again.replayed and again.version == version
+    other = mooki.Command(draw=mooki.Draw(pile=99))
+    with pytest.raises(grpc.RpcError) as reused:
+        second.with_token(tokens[move.seat]).submit(game_id, other, command_id=move.command_id)
+    assert reused.value.code() == grpc.StatusCode.ALREADY_EXISTS
+    events = assert_replays_cleanly(second.target, game_id)
+    assert played_command_ids(events, {0, 1}) == [move.command_id]
+    assert len(history(first.target, game_id)) == version
+    first.close()
+    second.close()

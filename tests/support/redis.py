@@ -1,0 +1,210 @@
+"""Real redis-server processes for tests, on random free ports, with the deployment's
+own configuration (deploy/redis.conf: AOF, appendfsync always).
+
+A test waits for Redis by polling a real condition with a bounded deadline (the ready
+line in Redis's log, or CLUSTER INFO), never by sleeping a fixed time.
+
+    redis_server            session fixture: one Redis for a whole test session
+    redis_cluster           session fixture: one 3-master Redis Cluster
+    running_redis()         a Redis of one's own (to stop and restart it)
+    running_cluster()       a real 3-master Redis Cluster
+"""
+
+from __future__ import annotations
+
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import redis
+
+from tests.support.server import ROOT
+
+REDIS_CONF = ROOT / "deploy" / "redis.conf"
+READY_LINE = "Ready to accept connections"
+START_TIMEOUT = 30.0
+
+
+def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    """Polls `condition` until it holds; fails the test after `timeout` seconds."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(0.01)
+
+
+def free_port(also_free: int = 0) -> int:
+    """A TCP port nobody listens on (and `port + also_free` too, for a cluster's bus)."""
+    for _ in range(100):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = int(probe.getsockname()[1])
+        if not also_free:
+            return port
+        if port + also_free < 65536 and _is_free(port + also_free):
+            return port
+    raise RuntimeError("no free port found")
+
+
+def _is_free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@dataclass
+class RedisServer:
+    """One redis-server process; stop() and start() it again on the same port and
+    data directory (its AOF) to simulate an outage."""
+
+    directory: Path
+    port: int
+    extra: list[str] = field(default_factory=list)
+    process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    @property
+    def log_path(self) -> Path:
+        return self.directory / "redis.log"
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def start(self) -> None:
+        seen = len(self.log())
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                str(REDIS_CONF),
+                *("--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory)),
+                *("--logfile", str(self.log_path), "--daemonize", "no"),
+                *self.extra,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        process = self.process
+        wait_until(
+            lambda: READY_LINE in self.log()[seen:] or process.poll() is not None,
+            START_TIMEOUT,
+            f"redis-server on port {self.port}",
+        )
+        if process.poll() is not None:
+            raise RuntimeError(f"redis-server did not start:\n{self.log()[seen:]}")
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        """SIGTERM: a clean shutdown; SIGKILL: a crash (the AOF keeps every write)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(sig)
+            self.process.wait(30)
+        self.process = None
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=10)
+
+    def command(self, *args: object) -> object:
+        with self.client() as client:
+            return client.execute_command(*args)
+
+
+def start_redis(extra: list[str] | None = None) -> RedisServer:
+    server = RedisServer(Path(tempfile.mkdtemp(prefix="ludotheque-redis-")), free_port(), extra or [])
+    try:
+        server.start()
+    except BaseException:
+        shutil.rmtree(server.directory, ignore_errors=True)
+        raise
+    return server
+
+
+@contextmanager
+def running_redis(extra: list[str] | None = None) -> Iterator[RedisServer]:
+    server = start_redis(extra)
+    try:
+        yield server
+    finally:
+        server.stop(signal.SIGKILL)
+        shutil.rmtree(server.directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """One Redis for the whole session: tests keep apart by key prefix or game id."""
+    with running_redis() as server:
+        yield server
+
+
+@dataclass
+class RedisClusterNodes:
+    nodes: list[RedisServer]
+
+    @property
+    def url(self) -> str:
+        return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+
+
+@contextmanager
+def running_cluster(masters: int = 3) -> Iterator[RedisClusterNodes]:
+    """A real Redis Cluster of `masters` primaries, no replicas."""
+    nodes: list[RedisServer] = []
+    try:
+        for _ in range(masters):
+            directory = Path(tempfile.mkdtemp(prefix="ludotheque-redis-cluster-"))
+            node = RedisServer(
+                directory,
+                free_port(also_free=10000),  # the cluster bus listens on port + 10000
+                ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000"],
+            )
+            nodes.append(node)
+            node.start()
+        subprocess.run(
+            [
+                "redis-cli",
+                "--cluster",
+                "create",
+                *(f"127.0.0.1:{node.port}" for node in nodes),
+                "--cluster-replicas",
+                "0",
+                "--cluster-yes",
+            ],
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        for node in nodes:
+            wait_until(
+                lambda node=node: b"cluster_state:ok" in _bytes(node.command("CLUSTER", "INFO")),  # type: ignore[misc]
+                START_TIMEOUT,
+                f"the cluster to be ready on port {node.port}",
+            )
+        yield RedisClusterNodes(nodes)
+    finally:
+        for node in nodes:
+            node.stop(signal.SIGKILL)
+            shutil.rmtree(node.directory, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[RedisClusterNodes]:
+    """One 3-master Redis Cluster for the whole session."""
+    with running_cluster() as cluster:
+        yield cluster
+
+
+def _bytes(value: object) -> bytes:
+    return value if isinstance(value, bytes) else str(value).encode()
