@@ -8,6 +8,7 @@ import contextlib
 import sys
 from collections.abc import Sequence
 
+from engines.registry import ENGINES
 from service import config as configuration
 from service import logs_cli
 from service.play import play
@@ -30,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
             "or one started inside this process. You see exactly what your seat sees."
         ),
     )
-    play_parser.add_argument("kind", help="the game: mooki")
+    play_parser.add_argument("kind", help=f"the game: {', '.join(sorted(ENGINES))}")
     play_parser.add_argument(
         "--seat",
         action="append",
@@ -39,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=(
             "a seat, in turn order: NAME or NAME:AGE for a human at this terminal, "
             "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random). "
-            "Default for mooki: 'You' then 'bot:greedy'."
+            "Default: You against the greedy bot (and a random one for pirates)."
         ),
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")

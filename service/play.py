@@ -26,6 +26,16 @@ DEFAULT_SEATS = {
 }
 
 
+def parse_seats(specs: Sequence[str]) -> list[dict[str, Any]]:
+    """The seats, bots of the same kind numbered so that they can be told apart."""
+    seats = [parse_seat(spec) for spec in specs]
+    names = [seat["name"] for seat in seats]
+    for index, seat in enumerate(seats):
+        if seat.get("bot") and names.count(seat["name"]) > 1:
+            seat["name"] = f"{seat['name']} {names[: index + 1].count(seat['name'])}"
+    return seats
+
+
 def parse_seat(spec: str) -> dict[str, Any]:
     """'Cléo', 'Cléo:6', 'bot:greedy' or 'bot:greedy:7' as a SeatSpec's fields."""
     parts = spec.split(":")
@@ -63,7 +73,7 @@ def play(kind: str, seat_specs: Sequence[str] | None, server: str | None, stdin:
     if renderer is None:
         stdout.write(f"Unknown game {kind!r}: choose one of {', '.join(sorted(RENDERERS))}.\n")
         return 2
-    seats = [parse_seat(spec) for spec in (seat_specs or DEFAULT_SEATS.get(kind, ["You", "bot:random"]))]
+    seats = parse_seats(seat_specs or DEFAULT_SEATS.get(kind, ["You", "bot:random"]))
     if server is not None:
         return _play(kind, seats, server, stdin, stdout)
     with local_server() as target:
@@ -83,9 +93,12 @@ def _play(kind: str, seats: list[dict[str, Any]], target: str, stdin: TextIO, st
         stdout.write(f"Game {game_id}: {', '.join(s.name for s in created.game.seats)}\n")
         shown = 0
         shared_terminal = len(humans) > 1
+        # Events are told as the one human here saw them; with several humans sharing
+        # the terminal, as a spectator saw them (nobody's secrets on screen).
+        narrator = lobby if shared_terminal or not humans else next(iter(humans.values()))
         while True:
             public = lobby.get_game(game_id)
-            shown = _print_events(lobby, renderer, public, shown, stdout)
+            shown = _print_events(narrator, renderer, public, shown, stdout)
             if public.status == game_pb2.GAME_STATUS_FINISHED:
                 stdout.write("\n" + renderer.render_view(_payload(public.view), public.seats, None) + "\n")
                 stdout.write(f"\nGame over. {public.outcome.summary}\n")
@@ -104,11 +117,11 @@ def _play(kind: str, seats: list[dict[str, Any]], target: str, stdin: TextIO, st
                 return 0
 
 
-def _print_events(lobby: Client, renderer: Any, game: game_pb2.Game, shown: int, stdout: TextIO) -> int:
-    """Prints, as a spectator sees them, the events after version `shown`."""
+def _print_events(narrator: Client, renderer: Any, game: game_pb2.Game, shown: int, stdout: TextIO) -> int:
+    """Prints the events after version `shown`, as the narrator's token sees them."""
     if game.version <= shown:
         return shown
-    for event in lobby.list_events(game.game_id, from_version=shown + 1).events:
+    for event in narrator.history(game.game_id, from_version=shown + 1):
         text = renderer.describe_event(_payload(event), game.seats)
         if text:
             stdout.write(f"  {text}\n")

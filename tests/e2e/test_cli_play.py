@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from service.play import parse_seat
+from service.play import parse_seat, parse_seats
 from tests.support.server import ROOT, ServerProcess
 
 
@@ -55,3 +55,8 @@ def test_seat_specs() -> None:
     assert parse_seat("Cléo:6") == {"name": "Cléo", "age": 6}
     assert parse_seat("bot:greedy") == {"name": "Greedy bot", "bot": "greedy"}
     assert parse_seat("bot:random:7") == {"name": "Random bot", "bot": "random", "age": 7}
+
+
+def test_bots_of_one_kind_get_numbered_names() -> None:
+    names = [seat["name"] for seat in parse_seats(["You", "bot:random", "bot:greedy", "bot:random"])]
+    assert names == ["You", "Random bot 1", "Greedy bot", "Random bot 2"]
