@@ -1,4 +1,4 @@
-"""Test-wide settings: hypothesis profiles.
+"""Test-wide settings: hypothesis profiles, and the session's Redis fixtures.
 
 HYPOTHESIS_PROFILE=ci (the default) plays enough random games to matter in a few
 seconds per property; =thorough plays ten times more (run it before a release or
@@ -10,12 +10,18 @@ import os
 
 from hypothesis import HealthCheck, settings
 
+from tests.support.redis import redis_cluster, redis_server
+
+# The session's one Redis and one Redis Cluster (started when a test first asks),
+# shared by every directory's tests.
+__all__ = ["redis_cluster", "redis_server"]
+
 settings.register_profile(
     "ci",
-    max_examples=200,
+    max_examples=100,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
     print_blob=True,
 )
-settings.register_profile("thorough", parent=settings.get_profile("ci"), max_examples=2000)
+settings.register_profile("thorough", parent=settings.get_profile("ci"), max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

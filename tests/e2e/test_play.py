@@ -12,6 +12,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.registry import ENGINES
+from tests.support.games import short_game
 from tests.support.server import ServerProcess
 
 
@@ -20,7 +21,7 @@ def test_a_whole_game_through_one_play_session(server: ServerProcess, kind: str)
     engine = ENGINES[kind]
     seats = [{"name": "Human"}] + [{"name": f"Bot {i}", "bot": "random"} for i in range(1, max(engine.min_seats, 2))]
     with Client(server.target) as lobby:
-        created = lobby.create_game(kind, seats[: engine.max_seats])
+        created = lobby.create_game(kind, seats[: engine.max_seats], short_game(kind))
         human = lobby.with_token(created.seat_tokens[0])
         rng = random.Random(8)
         seen: list[game_pb2.Event] = []

@@ -17,12 +17,17 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.registry import ENGINES
 from service.http_rules import http_bindings
 from service.rpcs import SERVICE
+from tests.support.games import short_game
 from tests.support.rest import Reply, Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
 
 
 def create(rest: Rest, kind: str, seats: list[dict[str, Any]]) -> dict[str, Any]:
-    reply = rest.post("/v1/games", {"kind": kind, "seats": seats})
+    body: dict[str, Any] = {"kind": kind, "seats": seats}
+    options = short_game(kind)
+    if options is not None:
+        body["options"] = json_format.MessageToDict(options)
+    reply = rest.post("/v1/games", body)
     assert reply.status == 200, reply.body
     return reply.json  # type: ignore[no-any-return]
 

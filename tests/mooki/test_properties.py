@@ -50,7 +50,7 @@ def test_random_games_keep_every_rule(options: pb.Options, seats: list[SeatInfo]
     check_random_game(SPEC, options, seats, seed)
 
 
-@settings(max_examples=EXAMPLES * 5)
+@settings(max_examples=EXAMPLES * 10)
 @given(options=options, seats=seats, seed=seeds)
 def test_many_random_games_end_conserve_cards_and_replay(options: pb.Options, seats: list[SeatInfo], seed: int) -> None:
     check_random_game(SPEC, options, seats, seed, every_step=False)

@@ -7,9 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.redis import RedisServer, redis_cluster, redis_server, running_redis
-
-__all__ = ["redis_cluster", "redis_server"]  # session fixtures
+from tests.support.redis import RedisServer, running_redis
 
 
 @pytest.fixture

@@ -11,9 +11,6 @@ import pytest
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
-from tests.support.redis import redis_cluster, redis_server
-
-__all__ = ["redis_cluster", "redis_server"]  # the session's Redis and Redis Cluster, fixtures
 
 
 @asynccontextmanager

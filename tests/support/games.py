@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 import grpc
 from ludotheque import Client
+from ludotheque.pirates.v1 import pirates_pb2
 from ludotheque.v1 import game_pb2
 
 from engines.contract import fold
@@ -20,6 +21,14 @@ from service import envelopes
 from tests.support.server import ADMIN_TOKEN
 
 RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
+
+
+def short_game(kind: str) -> game_pb2.GameOptions | None:
+    """Options that keep a test's game short, for kinds whose games run long by default
+    (a Pirates race to an island one space away: one round); None for the others."""
+    if kind == "pirates":
+        return game_pb2.GameOptions(pirates=pirates_pb2.Options(island_distance=1))
+    return None
 
 
 def seats(kind: str, humans: int = 0) -> list[dict[str, str]]:

@@ -40,17 +40,20 @@ describe("games over Connect", () => {
         const followed = collect(spectator.follow(gameId));
 
         const random = seededRandom(1000 + index);
-        let game = await human.getGame(gameId);
-        assert.equal(game.viewer?.role, ViewerRole.SEAT);
-        for (let moves = 0; game.status === GameStatus.ACTIVE; moves++) {
+        const start = await human.getGame(gameId);
+        assert.equal(start.viewer?.role, ViewerRole.SEAT);
+        // Each answer carries the human's next legal moves: one call a move.
+        let turn = { status: start.status, version: start.version, legalCommands: start.legalCommands, toAct: start.toAct };
+        for (let moves = 0; turn.status === GameStatus.ACTIVE; moves++) {
           assert.ok(moves < MAX_MOVES, `${kind}: no end after ${MAX_MOVES} moves`);
-          assert.ok(game.legalCommands.length > 0, `${kind}: the human must be to act (to act: ${game.toAct})`);
-          const played = await human.act(gameId, pick(random, game.legalCommands), { expectedVersion: game.version });
-          assert.ok(played.version > game.version);
+          assert.ok(turn.legalCommands.length > 0, `${kind}: the human must be to act (to act: ${turn.toAct})`);
+          const played = await human.act(gameId, pick(random, turn.legalCommands), { expectedVersion: turn.version });
+          assert.ok(played.version > turn.version);
           assert.ok(played.events.length > 0);
-          game = await human.getGame(gameId);
-          assert.equal(game.version, played.version);
+          turn = played;
         }
+        const game = await human.getGame(gameId);
+        assert.equal(game.version, turn.version);
         assert.equal(game.status, GameStatus.FINISHED);
         assert.ok(game.outcome !== undefined && game.outcome.summary.length > 0);
 
