@@ -44,7 +44,11 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
     },
     "bundled-redis": {
         "store": {"mode": "bundled"},
-        "redis": {"maxmemory": "2gb", "persistence": {"size": "20Gi", "storageClass": "fast-ssd"}},
+        "redis": {
+            "maxmemory": "2gb",
+            "resources": {"requests": {"cpu": "500m", "memory": "3Gi"}, "limits": {"memory": "3Gi"}},
+            "persistence": {"size": "20Gi", "storageClass": "fast-ssd"},
+        },
     },
     "autoscaling": {
         "autoscaling": {"enabled": True, "minReplicas": 3, "maxReplicas": 12, "targetMemoryUtilizationPercentage": 80},

@@ -167,6 +167,10 @@ def test_the_default_install_is_two_spread_pods_on_a_bundled_durable_redis() -> 
     assert len(environment["LUDOTHEQUE_SECRET"]) >= 16  # generated
     assert "LUDOTHEQUE_ADMIN_TOKEN" not in environment  # no admin unless asked for
     assert f"{RELEASE}-ludotheque-headless" in r.notes and "port-forward" in r.notes
+    for name in (f"{RELEASE}-ludotheque", f"{RELEASE}-ludotheque-headless"):
+        ports = r.one("Service", name)["spec"]["ports"]
+        assert {(p["name"], p["appProtocol"]) for p in ports} == {("grpc", "grpc"), ("http", "http")}
+    assert r.one("Service", f"{RELEASE}-ludotheque-headless")["spec"]["clusterIP"] == "None"
 
 
 def directives(config: str) -> dict[str, str]:

@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import tomllib
 from pathlib import Path
 
 import grpc
@@ -22,6 +23,7 @@ from service.config import SETTINGS, from_arguments
 from tests.deploy.chart import render, server_container
 from tests.deploy.dockerfile import PREFIX, Image, Stage, context_files, env_of, parse, snapshot
 from tests.support.rest import Rest
+from tests.support.server import ROOT
 
 # What the final stage may run: creating its user. Installing anything belongs to the build stage.
 FINAL_STAGE_COMMANDS = {"groupadd", "useradd"}
@@ -100,6 +102,9 @@ def test_the_chart_runs_the_image_as_it_is_built() -> None:
     assert (pod["securityContext"]["runAsUser"], pod["securityContext"]["runAsGroup"]) == user_and_group()
     exposed = {int(port) for c in stages()[1].all("EXPOSE") for port in c.arguments}
     assert {port["containerPort"] for port in container["ports"]} == exposed
+    # The default image tag is the chart's appVersion: the server's version.
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert container["image"].endswith(f":{project['version']}")
 
 
 def world_executable(program: str) -> bool:
