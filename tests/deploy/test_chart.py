@@ -3,6 +3,7 @@ supported configuration; `helm lint --strict` finds nothing."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from functools import cache
@@ -58,6 +59,20 @@ def test_every_object_is_valid_for_the_oldest_and_newest_kubernetes(value_set: s
     for obj in objects:
         labels = obj["metadata"].get("labels", {})
         assert labels.get("app.kubernetes.io/instance") == RELEASE, f"{obj['kind']} lacks the release's labels"
+
+
+def test_the_validation_refuses_what_the_api_server_would() -> None:
+    r = rendered("monitoring-and-network-policy")
+    monitor = copy.deepcopy(r.one("ServiceMonitor"))
+    monitor["spec"]["endpoints"][0].update(interval="30 seconds", portName="http")
+    found = kube.problems(monitor, NEWEST_KUBERNETES)
+    assert any("interval" in p for p in found) and any("portName" in p for p in found)
+    deployment = copy.deepcopy(r.one("Deployment"))
+    deployment["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["grpc"]["port"] = "grpc"
+    deployment["spec"]["replica"] = 2
+    found = kube.problems(deployment, oldest_kubernetes())
+    assert any("readinessProbe.grpc.port" in p for p in found) and any("'replica'" in p for p in found)
+    assert kube.problems({**deployment, "apiVersion": "apps/v1beta1"}, NEWEST_KUBERNETES)
 
 
 def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
