@@ -29,8 +29,9 @@ from tests.support.redis import RedisServer, running_redis, wait_until
 
 
 @asynccontextmanager
-async def redis_store(url: str, **options: object) -> AsyncIterator[RedisStore]:
-    store = RedisStore.from_url(url, prefix=f"test-{uuid.uuid4().hex[:12]}", **options)  # type: ignore[arg-type]
+async def redis_store(url: str, prefix: str = "", **options: object) -> AsyncIterator[RedisStore]:
+    prefix = prefix or f"test-{uuid.uuid4().hex[:12]}"
+    store = RedisStore.from_url(url, prefix=prefix, **options)  # type: ignore[arg-type]
     try:
         yield store
     finally:
@@ -279,15 +280,21 @@ async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServ
             return isinstance(info, dict) and info.get("master_link_status") == "up"
 
         await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync")
-        async with redis_store(own_redis.url, wait_replicas=1, wait_timeout=0.3) as store:
+        # Appends meant to succeed may wait long for the replica (a loaded machine is
+        # slow); those meant to fail give up soon. Both stores share the key prefix.
+        prefix = f"test-{uuid.uuid4().hex[:12]}"
+        async with (
+            redis_store(own_redis.url, wait_replicas=1, wait_timeout=30, prefix=prefix) as store,
+            redis_store(own_redis.url, wait_replicas=1, wait_timeout=0.3, prefix=prefix) as impatient,
+        ):
             await new_game(store)
             assert await append(store, "g1", 1, b"two") == AppendResult(2, 2)
             await asyncio.to_thread(replica.stop, signal.SIGKILL)
             with pytest.raises(StoreUnavailable, match="replicas"):
-                await append(store, "g1", 2, b"three")
+                await append(impatient, "g1", 2, b"three")
             assert (await store.info("g1")).version == 3  # on the primary, not yet acknowledged
             with pytest.raises(StoreUnavailable, match="replicas"):  # a retry is not acknowledged either
-                await append(store, "g1", 2, b"three")
+                await append(impatient, "g1", 2, b"three")
             await asyncio.to_thread(replica.start)
             await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync again")
             assert await append(store, "g1", 2, b"three") == AppendResult(3, 3, replayed=True)
