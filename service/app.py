@@ -12,6 +12,7 @@ import hashlib
 import random
 import re
 import secrets
+import string
 import time
 import uuid
 import weakref
@@ -55,6 +56,10 @@ from service.verify import Problem, verify
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 COMMAND_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
+# New game ids: 16 letters or digits (95 bits). No '-' or '_', so an id never
+# starts like a command-line option and is easy to select with a double click.
+GAME_ID_ALPHABET = string.ascii_letters + string.digits
+GAME_ID_LENGTH = 16
 MAX_NAME_LENGTH = 64
 MAX_AGE = 150
 DEFAULT_PAGE_SIZE = 50
@@ -129,6 +134,10 @@ class Step:
     payloads: list[Message]
 
 
+def random_game_id() -> str:
+    return "".join(secrets.choice(GAME_ID_ALPHABET) for _ in range(GAME_ID_LENGTH))
+
+
 class GameApp:
     def __init__(
         self,
@@ -138,7 +147,7 @@ class GameApp:
         cache_size: int = 10_000,
         max_conflict_retries: int = 8,
         clock: Callable[[], float] = time.time,
-        new_game_id: Callable[[], str] = lambda: secrets.token_urlsafe(12),
+        new_game_id: Callable[[], str] = random_game_id,
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
         metrics: Metrics | None = None,
     ) -> None:

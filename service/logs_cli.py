@@ -41,7 +41,7 @@ def add_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         who.add_argument("--as-spectator", action="store_true", help="as a spectator saw it")
 
     export = commands.add_parser("export", help="write a game's log", description="Write a game's log (JSON Lines).")
-    export.add_argument("game_id")
+    export.add_argument("game_id", help="the game to export (an id that starts with '-' goes after `--`)")
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
     export.add_argument("--binary", action="store_true", help="length-delimited protobuf instead of JSON Lines")
     server_options(export)

@@ -18,7 +18,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Viewer, fold
 from engines.mooki import ENGINE
-from service.app import GameApp
+from service.app import GAME_ID_PATTERN, GameApp, random_game_id
 from service.auth import TokenAuthority
 from service.errors import Code, ServiceError
 from service.store.base import EventStore
@@ -39,6 +39,15 @@ def new_app(store: EventStore | None = None, seed: int = 42, **kwargs: Any) -> G
         new_seed=lambda: seed,
         **kwargs,
     )
+
+
+def test_new_game_ids_are_valid_and_never_start_like_an_option() -> None:
+    # A game id is a CLI argument (`ludotheque export <id>`): one starting with '-'
+    # would be taken for an option. 5000 draws see every first character.
+    ids = [random_game_id() for _ in range(5000)]
+    assert all(GAME_ID_PATTERN.match(game_id) and game_id[0].isalnum() for game_id in ids)
+    assert len(set(ids)) == len(ids)
+    assert len({game_id[0] for game_id in ids}) == 62
 
 
 def create_request(*seats: dict[str, Any], options: mooki.Options | None = None) -> api.CreateGameRequest:
