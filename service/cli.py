@@ -54,6 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         config = configuration.from_arguments(args)
         configure_logging(config.log_level)
+        if config.workers != 1:
+            from service.workers import supervise
+
+            return supervise(config)
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve(config))
         return 0
