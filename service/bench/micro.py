@@ -76,8 +76,8 @@ def stored_events(engine: AnyEngine, events: int, seed: int = 2) -> list[list[by
     stored: list[list[bytes]] = []
     while sum(len(blobs) for blobs in stored) < events:  # whole games, at least `events` events
         blobs: list[bytes] = []
-        for seat, command, events in random_game(engine, rng):
-            for index, payload in enumerate(events):
+        for seat, command, payloads in random_game(engine, rng):
+            for index, payload in enumerate(payloads):
                 event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
                 event.version = len(blobs) + 1
                 event.recorded_at.CopyFrom(recorded_at)
