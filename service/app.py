@@ -40,6 +40,7 @@ from service.errors import (
     unauthenticated,
     unavailable,
 )
+from service.lazy_random import LazyRandom
 from service.metrics import Metrics
 from service.seeding import BOT, DECIDE, SETUP, game_rng
 from service.store.base import (
@@ -567,7 +568,9 @@ class GameApp:
         raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
 
     def _rng(self, live: LiveGame, purpose: str, version: int) -> random.Random:
-        return game_rng(live.record.seed, purpose, version)
+        # Seeded on its first draw only: most decisions draw nothing (service/lazy_random.py).
+        seed = live.record.seed
+        return LazyRandom(lambda: game_rng(seed, purpose, version))
 
     def _envelopes(
         self, live: LiveGame, version: int, steps: Sequence[Step], command_id: str, now_ms: int, finished: bool

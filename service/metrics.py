@@ -121,7 +121,6 @@ class Metrics:
             registry=r,
         )
 
-
     def labelled(self, metric: MetricWrapperBase, *values: str) -> Any:
         """`metric.labels(*values)`, remembered: labels() validates and locks on every
         call, which the hot path (every RPC, every command) need not pay."""

@@ -160,14 +160,10 @@ async def _unary_game(stub: Any, game: NewGame, window: Window, outcome: Outcome
 async def _play_games(stub: Any, games: _Games, window: Window, outcome: Outcome, rng: random.Random) -> None:
     while not window.over():
         game = await games.next()
-        await asyncio.gather(
-            *(_play_seat(stub, game, seat, window, outcome, rng) for seat in range(len(game.tokens)))
-        )
+        await asyncio.gather(*(_play_seat(stub, game, seat, window, outcome, rng) for seat in range(len(game.tokens))))
 
 
-async def _play_seat(
-    stub: Any, game: NewGame, seat: int, window: Window, outcome: Outcome, rng: random.Random
-) -> None:
+async def _play_seat(stub: Any, game: NewGame, seat: int, window: Window, outcome: Outcome, rng: random.Random) -> None:
     call = stub.Play(metadata=_auth(game.tokens[seat]))
     join = game_service_pb2.PlayJoin(game_id=game.game_id)
     await call.write(game_service_pb2.PlayRequest(join=join))
@@ -251,9 +247,7 @@ async def _run_grpc(job: Job, window: Window, ready: Callable[[], Awaitable[None
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         await channel.channel_ready()
         if job.mode == "create":
-            outcome.created = list(
-                await asyncio.gather(*(_create_grpc(stub, job.kind) for _ in range(job.count)))
-            )
+            outcome.created = list(await asyncio.gather(*(_create_grpc(stub, job.kind) for _ in range(job.count))))
             return outcome
         await ready()
         games = _Games(job, lambda: _create_grpc(stub, job.kind), window, outcome)
@@ -266,9 +260,7 @@ async def _run_grpc(job: Job, window: Window, ready: Callable[[], Awaitable[None
         elif job.mode == "play":
             tasks = [_play_games(stub, games, window, outcome, rng) for _ in range(job.concurrency)]
         elif job.mode == "stream":
-            tasks = [
-                _stream_games(stub, games, job.subscribers, window, outcome, rng) for _ in range(job.concurrency)
-            ]
+            tasks = [_stream_games(stub, games, job.subscribers, window, outcome, rng) for _ in range(job.concurrency)]
         else:
             raise ValueError(f"unknown mode {job.mode!r}")
         await _until_window_ends(tasks, window, outcome)
@@ -342,7 +334,9 @@ async def _run_rest(job: Job, window: Window, ready: Callable[[], Awaitable[None
     async with aiohttp.ClientSession(connector=connector) as session:
 
         async def create() -> NewGame:
-            body = json.dumps({"kind": job.kind, "seats": [{"name": s.name, "age": s.age} for s in seats_for(job.kind)]})
+            body = json.dumps(
+                {"kind": job.kind, "seats": [{"name": s.name, "age": s.age} for s in seats_for(job.kind)]}
+            )
             async with session.post(f"{job.http}/v1/games", data=body) as response:
                 response.raise_for_status()
                 created = await response.json()

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 import time
 from dataclasses import dataclass
@@ -133,3 +134,59 @@ def engine_figures(budget: float) -> list[EngineFigures]:
         replayed, parsed = replay_rates(engine, budget)
         figures.append(EngineFigures(kind, rate, moves, replayed, parsed))
     return figures
+
+
+@dataclass(frozen=True, slots=True)
+class AppFigures:
+    """GameApp alone (memory store, no transport): CPU per move, as the unary path
+    drives it (SubmitCommand, and GetGame when the turn passes), responses encoded."""
+
+    kind: str
+    moves: int
+    us_per_move: float
+    calls_per_move: float
+
+
+def app_figures(kind: str, budget: float, seed: int = 3) -> AppFigures:
+    return asyncio.run(_app_moves(kind, budget, seed))
+
+
+async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
+    from ludotheque.v1 import game_service_pb2 as api
+
+    from service.app import GameApp
+    from service.auth import TokenAuthority
+    from service.bench.load import seats_for
+    from service.metrics import InstrumentedStore, Metrics
+    from service.store.memory import MemoryStore
+
+    metrics = Metrics()
+    app = GameApp(InstrumentedStore(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
+    rng = random.Random(seed)
+    moves = calls = 0
+    elapsed = 0.0
+    while elapsed < budget or moves == 0:
+        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
+        game_id, tokens = created.game_id, created.seat_tokens
+        start = time.process_time()
+        seat = created.game.to_act[0]
+        legal = list((await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])).legal_commands)
+        calls += 1
+        while True:
+            request = api.SubmitCommandRequest(game_id=game_id, command=rng.choice(legal), command_id=f"m{moves}")
+            response = await app.submit(request, tokens[seat])
+            response.SerializeToString()
+            moves += 1
+            calls += 1
+            if response.status == game_pb2.GAME_STATUS_FINISHED or not response.to_act:
+                break
+            if response.to_act[0] == seat:
+                legal = list(response.legal_commands)
+            else:
+                seat = response.to_act[0]
+                game = await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
+                game.SerializeToString()
+                legal = list(game.legal_commands)
+                calls += 1
+        elapsed += time.process_time() - start
+    return AppFigures(kind, moves, elapsed / moves * 1e6, calls / moves)

@@ -124,9 +124,7 @@ def memory_table(results: Results) -> list[str]:
     ]
     for figure in results.memory:
         redis = "–" if figure.redis_bytes_per_game is None else f"{figure.redis_bytes_per_game / 1024:.1f} KiB"
-        lines.append(
-            f"| {figure.store} | {figure.games} | {figure.server_bytes_per_game / 1024:.1f} KiB | {redis} |"
-        )
+        lines.append(f"| {figure.store} | {figure.games} | {figure.server_bytes_per_game / 1024:.1f} KiB | {redis} |")
     return lines
 
 
@@ -183,17 +181,29 @@ def targets(results: Results) -> list[tuple[str, str, bool | None]]:
         if m is not None and m.latencies:
             spread = m.percentile(0.99) / m.percentile(0.5)
             rows.append(
-                (f"p99 ≤ 4× p50 at {m.concurrency} concurrent games (unary gRPC, {store})", f"{spread:.2f}×", spread <= 4)
+                (
+                    f"p99 ≤ 4× p50 at {m.concurrency} concurrent games (unary gRPC, {store})",
+                    f"{spread:.2f}×",
+                    spread <= 4,
+                )
             )
     one, two = results.find("scale", "redis", 1), results.find("scale", "redis", 2)
     if one is not None and two is not None and one.count:
         gain = two.per_second / one.per_second
         rows.append(("2 workers ≥ 1.6× the moves per second of 1 (Redis)", f"{gain:.2f}×", gain >= 1.6))
     for f in results.engines:
-        rows.append((f"{f.kind} replay ≥ 30% of the protobuf parse rate", f"{f.replay_to_parse:.0%}", f.replay_to_parse >= 0.3))
+        rows.append(
+            (f"{f.kind} replay ≥ 30% of the protobuf parse rate", f"{f.replay_to_parse:.0%}", f.replay_to_parse >= 0.3)
+        )
     for figure in results.memory:
         kib = figure.server_bytes_per_game / 1024
-        rows.append((f"a live {results.settings.kind} game < 20 KiB of server memory ({figure.store} store)", f"{kib:.1f} KiB", kib < 20))
+        rows.append(
+            (
+                f"a live {results.settings.kind} game < 20 KiB of server memory ({figure.store} store)",
+                f"{kib:.1f} KiB",
+                kib < 20,
+            )
+        )
     return rows
 
 
@@ -228,11 +238,22 @@ def markdown(results: Results, command: str) -> str:
     ]
     if quick:
         out += ["> **This report comes from a `--quick` run: its figures are not measurements.**", ""]
-    out += ["## Method", "", *METHOD.format(
-        kind=s.kind, games=s.games, duration=s.duration, warmup=s.warmup, processes=s.load_processes,
-        memory_games=s.memory_games, stream_games=s.stream_games, subscribers=s.subscribers,
-        micro=s.micro_budget,
-    ).splitlines(), ""]
+    out += [
+        "## Method",
+        "",
+        *METHOD.format(
+            kind=s.kind,
+            games=s.games,
+            duration=s.duration,
+            warmup=s.warmup,
+            processes=s.load_processes,
+            memory_games=s.memory_games,
+            stream_games=s.stream_games,
+            subscribers=s.subscribers,
+            micro=s.micro_budget,
+        ).splitlines(),
+        "",
+    ]
     out += ["## The machine", "", "| | |", "|---|---|"]
     out += [f"| {name} | {value} |" for name, value in machine()]
     out += ["", f"Produced by `{command}`.", ""]

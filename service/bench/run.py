@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import sys
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -92,9 +93,7 @@ class Results:
     engines: list[EngineFigures] = field(default_factory=list)
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
-        return next(
-            (m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None
-        )
+        return next((m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None)
 
 
 class LoadPool:
@@ -156,6 +155,10 @@ def _split(total: int, parts: int) -> list[int]:
     return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
+def progress(text: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
 def _measure(
     pool: LoadPool,
     settings: Settings,
@@ -166,6 +169,7 @@ def _measure(
     concurrency: int,
     games: list[NewGame],
 ) -> Measured:
+    progress(f"{path} on the {store} store ({workers} worker{'s' if workers > 1 else ''}, {concurrency} at once)")
     processes = len(pool.connections)
     per_process = _split(concurrency, processes)
     mode = "unary" if path == "scale" else path
@@ -199,6 +203,7 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
         results.measured.append(_measure(pool, settings, server, "echo", store, 1, settings.games, []))
         rss_before = rss_bytes(server.pids)
         redis_before = redis.used_memory() if redis is not None else 0
+        progress(f"creating {settings.memory_games} games on the {store} store (memory per game)")
         games = pool.create(server.target, server.http, settings.kind, settings.memory_games)
         rss_after = rss_bytes(server.pids)
         redis_after = redis.used_memory() if redis is not None else 0
@@ -243,6 +248,7 @@ def run(settings: Settings) -> Results:
         pool.close()
         if redis is not None:
             redis.stop()
+    progress("engine and replay micro-benchmarks")
     results.engines = engine_figures(settings.micro_budget)
     return results
 
