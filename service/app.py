@@ -91,6 +91,7 @@ class LiveGame:
     version: int
     updated_at_ms: int
     summary_head: bytes = b""  # the summary's fields that never change, encoded (_summary_bytes)
+    bots: dict[int, str] | None = None  # seat -> bot, for the seats that are bots (_play_bots)
 
     @property
     def game_id(self) -> str:
@@ -547,8 +548,12 @@ class GameApp:
     def _play_bots(self, live: LiveGame, state: Any, version: int) -> tuple[Any, list[Step]]:
         """Plays bot seats while the game waits for one (deterministic from the seed)."""
         engine = live.engine
-        bots = {seat.index: seat.bot for seat in live.record.seats if seat.bot}
+        bots = live.bots
+        if bots is None:  # read once per cached game: a game's seats never change
+            bots = live.bots = {seat.index: seat.bot for seat in live.record.seats if seat.bot}
         steps: list[Step] = []
+        if not bots:
+            return state, steps
         for _ in range(MAX_BOT_MOVES):
             status = engine.status(state)
             seat = next((s for s in status.to_act if s in bots), None)
