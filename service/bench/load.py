@@ -34,6 +34,7 @@ from ludotheque.v1 import diagnostics_pb2, diagnostics_pb2_grpc, game_pb2, game_
 from engines.registry import ENGINES
 
 ECHO_PAYLOAD = b"0123456789abcdef"  # 16 bytes: a trivial call
+CREATE_CONCURRENCY = 16  # CreateGame calls in flight per load process when making the pool
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,12 +42,14 @@ class NewGame:
     game_id: str
     tokens: tuple[str, ...]
     first_seat: int  # the seat to act first
+    humans: tuple[int, ...]  # the seats the load plays (the others are the server's bots)
 
 
 @dataclass(slots=True)
 class Job:
     """What one load process does next. mode: "create" (make `count` games, outside
-    any window), "echo", "unary", "play", "rest", "stream"."""
+    any window), "echo", "unary", "unary-bot", "play", "play-bot", "rest", "stream"
+    (the -bot modes play games of one human seat against the server's bots)."""
 
     mode: str
     target: str
@@ -57,6 +60,7 @@ class Job:
     count: int = 0  # "create": how many
     subscribers: int = 0  # "stream": StreamEvents subscribers per game
     seed: int = 0
+    bots: bool = False  # "create": games of one human seat against the server's bots
 
 
 @dataclass(slots=True)
@@ -86,10 +90,13 @@ class Window:
         return time.time() >= self.end
 
 
-def seats_for(kind: str) -> list[game_pb2.SeatSpec]:
+def seats_for(kind: str, bots: bool = False) -> list[game_pb2.SeatSpec]:
+    """Two seats (or the game's minimum): all human, or seat 0 human and the others bots."""
     engine = ENGINES[kind]
     count = min(max(engine.min_seats, 2), engine.max_seats)
-    return [game_pb2.SeatSpec(name=f"Seat {i}", age=20 + i) for i in range(count)]
+    return [
+        game_pb2.SeatSpec(name=f"Seat {i}", age=20 + i, bot="random" if bots and i > 0 else "") for i in range(count)
+    ]
 
 
 def _auth(token: str) -> tuple[tuple[str, str], ...]:
@@ -117,9 +124,11 @@ class _Games:
 # --- gRPC --------------------------------------------------------------------------
 
 
-async def _create_grpc(stub: Any, kind: str) -> NewGame:
-    response = await stub.CreateGame(game_service_pb2.CreateGameRequest(kind=kind, seats=seats_for(kind)))
-    return NewGame(response.game_id, tuple(response.seat_tokens), response.game.to_act[0])
+async def _create_grpc(stub: Any, kind: str, bots: bool = False) -> NewGame:
+    seats = seats_for(kind, bots)
+    response = await stub.CreateGame(game_service_pb2.CreateGameRequest(kind=kind, seats=seats))
+    humans = tuple(seat for seat, spec in enumerate(seats) if not spec.bot)
+    return NewGame(response.game_id, tuple(response.seat_tokens), response.game.to_act[0], humans)
 
 
 async def _unary_games(stub: Any, games: _Games, window: Window, outcome: Outcome, rng: random.Random) -> None:
@@ -160,7 +169,7 @@ async def _unary_game(stub: Any, game: NewGame, window: Window, outcome: Outcome
 async def _play_games(stub: Any, games: _Games, window: Window, outcome: Outcome, rng: random.Random) -> None:
     while not window.over():
         game = await games.next()
-        await asyncio.gather(*(_play_seat(stub, game, seat, window, outcome, rng) for seat in range(len(game.tokens))))
+        await asyncio.gather(*(_play_seat(stub, game, seat, window, outcome, rng) for seat in game.humans))
 
 
 async def _play_seat(stub: Any, game: NewGame, seat: int, window: Window, outcome: Outcome, rng: random.Random) -> None:
@@ -211,14 +220,18 @@ async def _echo(stub: Any, window: Window, outcome: Outcome) -> None:
 
 
 async def _subscribe(stub: Any, game: NewGame, window: Window, outcome: Outcome) -> None:
-    """A spectator following a game: each event's delay from its recorded_at."""
+    """A spectator following a game: each event's delay from its recorded_at (events
+    recorded before it subscribed are history: delivered, but no fan-out delay)."""
+    subscribed_ms = int(time.time() * 1000)
     call = stub.StreamEvents(game_service_pb2.StreamEventsRequest(game_id=game.game_id))
     try:
         async for message in call:
             now = time.time()
             if window.open(now):
                 outcome.count += 1
-                outcome.latencies.append(now - message.event.recorded_at.ToMilliseconds() / 1000)
+                recorded_ms = message.event.recorded_at.ToMilliseconds()
+                if recorded_ms >= subscribed_ms:
+                    outcome.latencies.append(now - recorded_ms / 1000)
             if message.event.game_over or window.over():
                 return
     finally:
@@ -247,7 +260,13 @@ async def _run_grpc(job: Job, window: Window, ready: Callable[[], Awaitable[None
         stub = game_service_pb2_grpc.GameServiceStub(channel)
         await channel.channel_ready()
         if job.mode == "create":
-            outcome.created = list(await asyncio.gather(*(_create_grpc(stub, job.kind) for _ in range(job.count))))
+            limit = asyncio.Semaphore(CREATE_CONCURRENCY)
+
+            async def create() -> NewGame:
+                async with limit:
+                    return await _create_grpc(stub, job.kind, job.bots)
+
+            outcome.created = list(await asyncio.gather(*(create() for _ in range(job.count))))
             return outcome
         await ready()
         games = _Games(job, lambda: _create_grpc(stub, job.kind), window, outcome)
@@ -255,9 +274,9 @@ async def _run_grpc(job: Job, window: Window, ready: Callable[[], Awaitable[None
         if job.mode == "echo":
             echo = diagnostics_pb2_grpc.DiagnosticsServiceStub(channel)
             tasks = [_echo(echo, window, outcome) for _ in range(job.concurrency)]
-        elif job.mode == "unary":
+        elif job.mode in ("unary", "unary-bot"):
             tasks = [_unary_games(stub, games, window, outcome, rng) for _ in range(job.concurrency)]
-        elif job.mode == "play":
+        elif job.mode in ("play", "play-bot"):
             tasks = [_play_games(stub, games, window, outcome, rng) for _ in range(job.concurrency)]
         elif job.mode == "stream":
             tasks = [_stream_games(stub, games, job.subscribers, window, outcome, rng) for _ in range(job.concurrency)]
@@ -340,7 +359,8 @@ async def _run_rest(job: Job, window: Window, ready: Callable[[], Awaitable[None
             async with session.post(f"{job.http}/v1/games", data=body) as response:
                 response.raise_for_status()
                 created = await response.json()
-            return NewGame(created["gameId"], tuple(created["seatTokens"]), int(created["game"]["toAct"][0]))
+            seats = tuple(range(len(created["seatTokens"])))
+            return NewGame(created["gameId"], tuple(created["seatTokens"]), int(created["game"]["toAct"][0]), seats)
 
         await ready()
         games = _Games(job, create, window, outcome)
@@ -354,10 +374,24 @@ async def _run_rest(job: Job, window: Window, ready: Callable[[], Awaitable[None
 # --- the process -------------------------------------------------------------------
 
 
+class LoadFailed(Exception):
+    """A load process's job failed: the parent stops the benchmark with its reason."""
+
+
 def serve_jobs(connection: Connection) -> None:
-    """A load process's main: runs the jobs the parent sends until it sends None."""
-    while (job := connection.recv()) is not None:
-        connection.send(asyncio.run(_run_job(job, connection)))
+    """A load process's main: runs the jobs the parent sends until it sends None; a
+    job that fails answers its error instead of an Outcome. One event loop for all
+    of them: grpc.aio keeps state bound to its loop."""
+    asyncio.run(_serve(connection))
+
+
+async def _serve(connection: Connection) -> None:
+    loop = asyncio.get_running_loop()
+    while (job := await loop.run_in_executor(None, connection.recv)) is not None:
+        try:
+            connection.send(await _run_job(job, connection))
+        except Exception as error:  # the parent reports it and stops
+            connection.send(LoadFailed(f"{job.mode} job failed: {error!r}"))
 
 
 async def _run_job(job: Job, connection: Connection) -> Outcome:

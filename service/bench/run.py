@@ -19,11 +19,14 @@ from pathlib import Path
 
 from engines.registry import ENGINES
 from service.bench import report
-from service.bench.load import Job, NewGame, Outcome, serve_jobs
+from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
 from service.bench.micro import EngineFigures, engine_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
+# Each store's paths, in order: games of two human seats (a pool made beforehand, shared
+# among them), then games of one human seat against a bot (a pool of their own).
 GAME_PATHS = ("unary", "play", "rest", "stream")
+BOT_PATHS = ("unary-bot", "play-bot")
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,15 +114,14 @@ class LoadPool:
             self.connections.append(parent)
             self.processes.append(process)
 
-    def create(self, target: str, http: str, kind: str, count: int) -> list[NewGame]:
-        """`count` new games, made outside any window."""
+    def create(self, target: str, http: str, kind: str, count: int, *, bots: bool = False) -> list[NewGame]:
+        """`count` new games, made outside any window (`bots`: one human seat, bots the others)."""
         shares = _split(count, len(self.connections))
         for connection, share in zip(self.connections, shares, strict=True):
-            connection.send(Job("create", target, http, kind, 0, count=share))
+            connection.send(Job("create", target, http, kind, 0, count=share, bots=bots))
         games: list[NewGame] = []
         for connection in self.connections:
-            outcome: Outcome = connection.recv()
-            games.extend(outcome.created)
+            games.extend(_answer(connection).created)
         return games
 
     def measure(self, jobs: list[Job], pids: list[int], warmup: float, duration: float) -> tuple[list[Outcome], float]:
@@ -127,8 +129,9 @@ class LoadPool:
         for connection, job in zip(self.connections, jobs, strict=True):
             connection.send(job)
         for connection in self.connections:
-            if connection.recv() != "ready":
-                raise RuntimeError("a load process failed to start")
+            answer = connection.recv()
+            if answer != "ready":
+                raise RuntimeError(f"a load process failed to start: {answer}")
         start = time.time() + warmup
         end = start + duration
         for connection in self.connections:
@@ -137,13 +140,22 @@ class LoadPool:
         cpu_before = cpu_seconds(pids)
         _sleep_until(end)
         cpu_after = cpu_seconds(pids)
-        return [connection.recv() for connection in self.connections], cpu_after - cpu_before
+        return [_answer(connection) for connection in self.connections], cpu_after - cpu_before
 
     def close(self) -> None:
         for connection in self.connections:
             connection.send(None)
         for process in self.processes:
             process.join(10)
+
+
+def _answer(connection: Connection) -> Outcome:
+    answer = connection.recv()
+    if isinstance(answer, LoadFailed):
+        raise RuntimeError(str(answer))
+    if not isinstance(answer, Outcome):
+        raise RuntimeError(f"a load process answered {answer!r}")
+    return answer
 
 
 def _sleep_until(moment: float) -> None:
@@ -215,11 +227,13 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
                 (redis_after - redis_before) / len(games) if redis is not None else None,
             )
         )
-        shares = _split(len(games), len(GAME_PATHS))
-        for path, share in zip(GAME_PATHS, shares, strict=True):
-            mine, games = games[:share], games[share:]
-            concurrency = settings.stream_games if path == "stream" else settings.games
-            results.measured.append(_measure(pool, settings, server, path, store, 1, concurrency, mine))
+        bot_games = pool.create(server.target, server.http, settings.kind, settings.memory_games // 2, bots=True)
+        for paths, pool_games in ((GAME_PATHS, games), (BOT_PATHS, bot_games)):
+            shares = _split(len(pool_games), len(paths))
+            for path, share in zip(paths, shares, strict=True):
+                mine, pool_games = pool_games[:share], pool_games[share:]
+                concurrency = settings.stream_games if path == "stream" else settings.games
+                results.measured.append(_measure(pool, settings, server, path, store, 1, concurrency, mine))
     finally:
         server.stop()
 
