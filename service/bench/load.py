@@ -61,6 +61,7 @@ class Job:
     subscribers: int = 0  # "stream": StreamEvents subscribers per game
     seed: int = 0
     bots: bool = False  # "create": games of one human seat against the server's bots
+    channels: int = 1  # gRPC connections the process spreads its games over
 
 
 @dataclass(slots=True)
@@ -182,6 +183,7 @@ async def _play_seat(stub: Any, game: NewGame, seat: int, window: Window, outcom
             message = await call.read()
             if message is grpc.aio.EOF:
                 return
+            outcome.rpcs += window.open(time.time())  # Play: the stream's messages, both ways
             which = message.WhichOneof("message")
             if which == "event":
                 if message.event.game_over or window.over():
@@ -195,6 +197,7 @@ async def _play_seat(stub: Any, game: NewGame, seat: int, window: Window, outcom
                 )
                 sent[command_id] = time.perf_counter()
                 await call.write(game_service_pb2.PlayRequest(command=command))
+                outcome.rpcs += window.open(time.time())
             else:
                 result = message.result
                 started = sent.pop(result.command_id, None)
@@ -255,34 +258,45 @@ async def _stream_games(
 async def _run_grpc(job: Job, window: Window, ready: Callable[[], Awaitable[None]]) -> Outcome:
     outcome = Outcome()
     rng = random.Random(job.seed)
-    options = [("grpc.max_receive_message_length", 16 << 20)]
-    async with grpc.aio.insecure_channel(job.target, options=options) as channel:
-        stub = game_service_pb2_grpc.GameServiceStub(channel)
-        await channel.channel_ready()
+    # Each channel its own TCP connection (no shared subchannel): SO_REUSEPORT spreads
+    # connections, not calls, between a server's workers.
+    options = [("grpc.max_receive_message_length", 16 << 20), ("grpc.use_local_subchannel_pool", 1)]
+    channels = [grpc.aio.insecure_channel(job.target, options=options) for _ in range(max(job.channels, 1))]
+    try:
+        for channel in channels:
+            await channel.channel_ready()
+        stubs = [game_service_pb2_grpc.GameServiceStub(channel) for channel in channels]
+        stub = stubs[0]
+        bots = job.bots or job.mode.endswith("-bot")
         if job.mode == "create":
             limit = asyncio.Semaphore(CREATE_CONCURRENCY)
 
             async def create() -> NewGame:
                 async with limit:
-                    return await _create_grpc(stub, job.kind, job.bots)
+                    return await _create_grpc(stub, job.kind, bots)
 
             outcome.created = list(await asyncio.gather(*(create() for _ in range(job.count))))
             return outcome
         await ready()
-        games = _Games(job, lambda: _create_grpc(stub, job.kind), window, outcome)
-        tasks: list[Awaitable[None]]
-        if job.mode == "echo":
-            echo = diagnostics_pb2_grpc.DiagnosticsServiceStub(channel)
-            tasks = [_echo(echo, window, outcome) for _ in range(job.concurrency)]
-        elif job.mode in ("unary", "unary-bot"):
-            tasks = [_unary_games(stub, games, window, outcome, rng) for _ in range(job.concurrency)]
-        elif job.mode in ("play", "play-bot"):
-            tasks = [_play_games(stub, games, window, outcome, rng) for _ in range(job.concurrency)]
-        elif job.mode == "stream":
-            tasks = [_stream_games(stub, games, job.subscribers, window, outcome, rng) for _ in range(job.concurrency)]
-        else:
-            raise ValueError(f"unknown mode {job.mode!r}")
+        games = _Games(job, lambda: _create_grpc(stub, job.kind, bots), window, outcome)
+        tasks: list[Awaitable[None]] = []
+        for index in range(job.concurrency):
+            slot_stub = stubs[index % len(stubs)]
+            if job.mode == "echo":
+                echo = diagnostics_pb2_grpc.DiagnosticsServiceStub(channels[index % len(channels)])
+                tasks.append(_echo(echo, window, outcome))
+            elif job.mode in ("unary", "unary-bot"):
+                tasks.append(_unary_games(slot_stub, games, window, outcome, rng))
+            elif job.mode in ("play", "play-bot"):
+                tasks.append(_play_games(slot_stub, games, window, outcome, rng))
+            elif job.mode == "stream":
+                tasks.append(_stream_games(slot_stub, games, job.subscribers, window, outcome, rng))
+            else:
+                raise ValueError(f"unknown mode {job.mode!r}")
         await _until_window_ends(tasks, window, outcome)
+    finally:
+        for channel in channels:
+            await channel.close()
     return outcome
 
 

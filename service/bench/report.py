@@ -75,6 +75,11 @@ def _ratio(value: float) -> str:
     return "–" if math.isnan(value) else f"{value:.2f}×"
 
 
+def _cores(m: Measured) -> str:
+    cores = f"{m.cpu_seconds / m.seconds:.2f} / {m.load_cpu_seconds / m.seconds:.2f}"
+    return f"{cores} / {m.redis_cpu_seconds / m.seconds:.2f}" if m.store == "redis" else cores
+
+
 def echo_of(results: Results, store: str) -> Measured | None:
     return results.find("echo", store)
 
@@ -82,8 +87,9 @@ def echo_of(results: Results, store: str) -> Measured | None:
 def moves_table(results: Results) -> list[str]:
     lines = [
         "| path | store | concurrency | per second | p50 ms | p90 ms | p99 ms | p99/p50 "
-        "| server CPU µs each | × echo | RPCs each | errors | games created in window |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| server CPU µs each | × echo | RPCs each (`Play`: messages) | cores busy: server / load (/ Redis) "
+        "| errors | games created in window |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for m in results.measured:
         if m.path in ("stream", "scale"):
@@ -95,7 +101,7 @@ def moves_table(results: Results) -> list[str]:
             f"| {PATH_NAMES[m.path]} | {m.store} | {m.concurrency} | {_num(m.per_second)} {unit} "
             f"| {_ms(m.percentile(0.5))} | {_ms(m.percentile(0.9))} | {_ms(m.percentile(0.99))} "
             f"| {_ratio(m.percentile(0.99) / m.percentile(0.5))} | {_num(m.cpu_us)} | {_ratio(ratio)} "
-            f"| {m.rpcs_per_item:.2f} | {m.errors} | {m.games_created} |"
+            f"| {m.rpcs_per_item:.2f} | {_cores(m)} | {m.errors} | {m.games_created} |"
         )
     return lines
 
@@ -135,13 +141,15 @@ def scale_table(results: Results) -> list[str]:
     if one is None or two is None:
         return ["(not measured: --no-scale)"]
     lines = [
-        "| workers | moves per second | p50 ms | p99 ms | server CPU µs per move |",
-        "|---|---|---|---|---|",
+        "| workers | moves per second | p50 ms | p99 ms | server CPU µs per move "
+        "| cores busy: server | load processes | Redis |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for m in (one, two):
         lines.append(
             f"| {m.workers} | {_num(m.per_second)} | {_ms(m.percentile(0.5))} | {_ms(m.percentile(0.99))} "
-            f"| {_num(m.cpu_us)} |"
+            f"| {_num(m.cpu_us)} | {m.cpu_seconds / m.seconds:.2f} | {m.load_cpu_seconds / m.seconds:.2f} "
+            f"| {m.redis_cpu_seconds / m.seconds:.2f} |"
         )
     lines.append(f"\n2 workers / 1 worker: **{_ratio(two.per_second / one.per_second)}** the moves per second.")
     return lines
@@ -211,6 +219,71 @@ def targets(results: Results) -> list[tuple[str, str, bool | None]]:
     return rows
 
 
+def analysis(results: Results) -> list[str]:
+    """The misses and what they come from, in this run's own figures."""
+    lines: list[str] = []
+    kind = results.settings.kind
+    for store in results.settings.stores:
+        echo, unary, bot = echo_of(results, store), results.find("unary", store), results.find("unary-bot", store)
+        if echo is None or unary is None or bot is None or not (echo.count and unary.count and bot.count):
+            continue
+        per_rpc = unary.cpu_seconds / unary.rpcs * 1e6
+        lines.append(
+            f"- **Unary, {store} store.** The echo call costs the server {echo.cpu_us:,.0f} µs: that is the floor "
+            f"of any gRPC call here. A two-seat {kind} move makes {unary.rpcs_per_item:.2f} RPCs "
+            f"({per_rpc:,.0f} µs each, {per_rpc / echo.cpu_us:.2f}× an echo), so {unary.cpu_us / echo.cpu_us:.2f}× "
+            f"per move; one seat against a bot makes {bot.rpcs_per_item:.2f} RPC per move, with the bot's reply "
+            f"decided inside it: {bot.cpu_us / echo.cpu_us:.2f}×."
+        )
+    app = results.app
+    if app is not None:
+        lines.append(
+            f"- **The game's own work**: GameApp alone (no transport, memory store) spends {app.us_per_move:,.0f} µs "
+            f"of CPU per {kind} move ({app.calls_per_move:.2f} calls per move, responses encoded): decoding, "
+            "the token, the lock, `decide`, `evolve`, the store, the summary, the view, the legal commands, "
+            "the redacted events. With a gRPC call's floor on top, a move cannot cost 1.5 echoes unless "
+            "that work is well under half an echo."
+        )
+    for store in results.settings.stores:
+        play, echo = results.find("play", store), echo_of(results, store)
+        if play is None or echo is None or not play.count:
+            continue
+        per_message = play.cpu_seconds / play.rpcs * 1e6 if play.rpcs else float("nan")
+        lines.append(
+            f"- **Play, {store} store**: {play.rpcs_per_item:.1f} stream messages per move (the command, its event "
+            f"to both seats' sessions, a `turn`, a `result`), {per_message:,.0f} µs of server CPU each: a message "
+            f"on a `grpc.aio` stream costs a good fraction of a whole echo call ({echo.cpu_us:,.0f} µs), so "
+            "`Play` saves the call's setup but not the messages."
+        )
+    memory, redis = results.find("unary", "memory"), results.find("unary", "redis")
+    if memory is not None and redis is not None and memory.count and redis.count:
+        lines.append(
+            f"- **Redis** adds {redis.cpu_us - memory.cpu_us:,.0f} µs of server CPU per unary move: the append "
+            "(one Lua script) and, for `GetGame`, `XRANGE` then `HGET`, each a round trip parsed by redis-py "
+            "in Python; Redis itself is in the last column."
+        )
+    one, two = results.find("scale", "redis", 1), results.find("scale", "redis", 2)
+    if one is not None and two is not None and one.count:
+        busy = (one.cpu_seconds + one.load_cpu_seconds + one.redis_cpu_seconds) / one.seconds
+        lines.append(
+            f"- **2 workers**: with one worker the server kept {one.cpu_seconds / one.seconds:.2f} cores busy, the "
+            f"load processes {one.load_cpu_seconds / one.seconds:.2f} and Redis "
+            f"{one.redis_cpu_seconds / one.seconds:.2f}: {busy:.2f} of the machine's {os.cpu_count()} cores, "
+            "so a second worker could only use what was left. "
+            "The gain measures the machine, not the server: on a machine with cores to spare (and the load "
+            "elsewhere) the workers share nothing but Redis."
+        )
+    if results.engines:
+        worst = min(results.engines, key=lambda f: f.replay_to_parse)
+        lines.append(
+            f"- **Replay** rebuilds {worst.replay_events_per_second:,.0f} {worst.kind} events per second against "
+            f"{worst.parse_events_per_second:,.0f} parsed: the parse runs in C (upb) and builds no Python "
+            "object until a field is read, while `evolve` reads the event's fields and builds the next "
+            "immutable state in Python."
+        )
+    return lines
+
+
 def summary(results: Results) -> str:
     lines = [*moves_table(results), "", *stream_table(results), "", *memory_table(results), ""]
     lines += [*scale_table(results), "", *engines_table(results), ""]
@@ -234,7 +307,7 @@ def markdown(results: Results, command: str) -> str:
         "This file is written by the benchmark itself:",
         "",
         "```sh",
-        "make bench                      # = .venv/bin/ludotheque bench --output docs/PERFORMANCE.md (about 4 minutes)",
+        "make bench                      # = .venv/bin/ludotheque bench --output docs/PERFORMANCE.md (about 6 minutes)",
         "ludotheque bench --help         # the knobs: --kind, --games, --duration, --stores, --subscribers...",
         "ludotheque bench --quick        # seconds: checks every figure is produced (CI runs it); measures nothing",
         "```",
@@ -263,12 +336,19 @@ def markdown(results: Results, command: str) -> str:
     out += ["", f"Produced by `{command}`.", ""]
     out += ["## Targets", "", "| target | measured | |", "|---|---|---|"]
     out += [f"| {name} | {value} | {'met' if met else '**missed**'} |" for name, value, met in targets(results)]
-    out += ["", *ANALYSIS.splitlines(), ""]
+    out += ["", "Why, figure by figure (from this run):", "", *analysis(results), ""]
     out += ["## Moves, per path and store", "", *moves_table(results), ""]
     out += ["## Live events: StreamEvents fan-out", "", *stream_table(results), ""]
     out += ["## Memory per live game", "", *memory_table(results), ""]
     out += ["## Scale: 1 and 2 workers sharing Redis", "", *scale_table(results), ""]
     out += [f"## Engines and replay (one core, CPU time, {s.micro_budget:g} s each)", "", *engines_table(results), ""]
+    if results.app is not None:
+        out += [
+            f"GameApp alone (memory store, no transport), as the unary path drives it: "
+            f"**{results.app.us_per_move:,.0f} µs** of CPU per {results.app.kind} move "
+            f"({results.app.calls_per_move:.2f} calls per move, responses encoded; {results.app.moves:,} moves).",
+            "",
+        ]
     out += ["## Profile and what was removed", "", *PROFILE.splitlines(), ""]
     return "\n".join(out)
 
@@ -312,29 +392,13 @@ METHOD = """\
   `recorded_at` (stamped in milliseconds when the move was decided, before it was stored) to
   its arrival at a subscriber, so it includes the store's append; events a subscriber
   receives as history (recorded before it subscribed) count as delivered, without a delay.
-- **Scale**: the same unary load against `serve --workers 1` and `--workers 2` on one Redis.
+- **Scale**: the same unary load (two-seat games) against `serve --workers 1` and then
+  `--workers 2` on one Redis, over 8 connections per load process for both (`SO_REUSEPORT`
+  spreads connections, not calls, between workers).
 - **Engines** (in the benchmark's own process, CPU time, no server): random full games per
   second (setup, `legal_commands`, `decide`, `evolve`), and replay: events rebuilt per second
   from their stored bytes (parse the `Event` envelope, `evolve`) beside the protobuf parse of
   the same bytes alone."""
-
-
-ANALYSIS = """\
-Why the misses, where there are any (see "Profile" for what was done about them):
-
-- **A Python gRPC call has a floor.** The echo call costs the server a fixed price per call
-  (HTTP/2 framing, the grpc.aio call object, the interceptor's metrics) that a move pays too,
-  before any game logic: decoding, the HMAC of the token, the lock, `decide`, `evolve`, the
-  store, the view, the legal commands, the redacted events, encoding the answer. A unary move
-  also costs half a `GetGame` (when the turn passes). `Play` saves the call's fixed price but
-  sends more messages per move (the command's events to both seats, a `turn`, a `result`).
-- **Redis** adds its round trips (`append` is one Lua script; reading and checking the
-  command id is another) and their parsing in the server.
-- **2 workers on 2 cores** share those cores with the load processes and Redis: the second
-  worker can only use what the load leaves free, so the gain is bounded by the machine, not
-  by the server.
-- **Replay** is bounded by Python: the protobuf parse runs in C (upb) and builds nothing in
-  Python, while `evolve` builds each new immutable state in Python."""
 
 
 PROFILE = """\

@@ -20,13 +20,14 @@ from pathlib import Path
 from engines.registry import ENGINES
 from service.bench import report
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
-from service.bench.micro import EngineFigures, engine_figures
+from service.bench.micro import AppFigures, EngineFigures, app_figures, engine_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
 # Each store's paths, in order: games of two human seats (a pool made beforehand, shared
 # among them), then games of one human seat against a bot (a pool of their own).
 GAME_PATHS = ("unary", "play", "rest", "stream")
 BOT_PATHS = ("unary-bot", "play-bot")
+SCALE_CONNECTIONS = 8  # per load process, for 1 and 2 workers alike
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,8 @@ class Measured:
     errors: int
     games_created: int
     moves: int = 0  # stream: the moves played meanwhile
+    load_cpu_seconds: float = 0.0  # the load processes' CPU in the window
+    redis_cpu_seconds: float = 0.0  # redis-server's CPU in the window (Redis store)
 
     @property
     def per_second(self) -> float:
@@ -94,6 +97,7 @@ class Results:
     measured: list[Measured] = field(default_factory=list)
     memory: list[MemoryFigure] = field(default_factory=list)
     engines: list[EngineFigures] = field(default_factory=list)
+    app: AppFigures | None = None
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
         return next((m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None)
@@ -124,8 +128,11 @@ class LoadPool:
             games.extend(_answer(connection).created)
         return games
 
-    def measure(self, jobs: list[Job], pids: list[int], warmup: float, duration: float) -> tuple[list[Outcome], float]:
-        """Runs one job per process; the outcomes and the servers' CPU seconds in the window."""
+    def measure(
+        self, jobs: list[Job], groups: list[list[int]], warmup: float, duration: float
+    ) -> tuple[list[Outcome], list[float]]:
+        """Runs one job per process; the outcomes, and the CPU seconds each group of
+        processes (the server's, ...) used in the window."""
         for connection, job in zip(self.connections, jobs, strict=True):
             connection.send(job)
         for connection in self.connections:
@@ -137,10 +144,15 @@ class LoadPool:
         for connection in self.connections:
             connection.send((start, end))
         _sleep_until(start)
-        cpu_before = cpu_seconds(pids)
+        before = [cpu_seconds(pids) for pids in groups]
         _sleep_until(end)
-        cpu_after = cpu_seconds(pids)
-        return [_answer(connection) for connection in self.connections], cpu_after - cpu_before
+        after = [cpu_seconds(pids) for pids in groups]
+        outcomes = [_answer(connection) for connection in self.connections]
+        return outcomes, [b - a for a, b in zip(before, after, strict=True)]
+
+    @property
+    def pids(self) -> list[int]:
+        return [process.pid for process in self.processes if process.pid is not None]
 
     def close(self) -> None:
         for connection in self.connections:
@@ -180,6 +192,7 @@ def _measure(
     workers: int,
     concurrency: int,
     games: list[NewGame],
+    redis: Redis | None = None,
 ) -> Measured:
     progress(f"{path} on the {store} store ({workers} worker{'s' if workers > 1 else ''}, {concurrency} at once)")
     processes = len(pool.connections)
@@ -190,8 +203,11 @@ def _measure(
         job = Job(mode, server.target, server.http, settings.kind, share, seed=index + 1)
         job.pool = games[index::processes]
         job.subscribers = settings.subscribers
+        if path == "scale":  # several connections, for the kernel to spread over the workers
+            job.channels = SCALE_CONNECTIONS
         jobs.append(job)
-    outcomes, cpu = pool.measure(jobs, server.pids, settings.warmup, settings.duration)
+    groups = [server.pids, pool.pids, [redis.process.pid] if redis is not None else []]
+    outcomes, (cpu, load_cpu, redis_cpu) = pool.measure(jobs, groups, settings.warmup, settings.duration)
     return Measured(
         path=path,
         store=store,
@@ -205,6 +221,8 @@ def _measure(
         errors=sum(o.errors for o in outcomes),
         games_created=sum(o.games_created for o in outcomes),
         moves=sum(o.moves for o in outcomes),
+        load_cpu_seconds=load_cpu,
+        redis_cpu_seconds=redis_cpu,
     )
 
 
@@ -212,7 +230,7 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
     url = redis.url if redis is not None else "memory"
     server = Server.start(url)
     try:
-        results.measured.append(_measure(pool, settings, server, "echo", store, 1, settings.games, []))
+        results.measured.append(_measure(pool, settings, server, "echo", store, 1, settings.games, [], redis))
         rss_before = rss_bytes(server.pids)
         redis_before = redis.used_memory() if redis is not None else 0
         progress(f"creating {settings.memory_games} games on the {store} store (memory per game)")
@@ -233,7 +251,8 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
             for path, share in zip(paths, shares, strict=True):
                 mine, pool_games = pool_games[:share], pool_games[share:]
                 concurrency = settings.stream_games if path == "stream" else settings.games
-                results.measured.append(_measure(pool, settings, server, path, store, 1, concurrency, mine))
+                measured = _measure(pool, settings, server, path, store, 1, concurrency, mine, redis)
+                results.measured.append(measured)
     finally:
         server.stop()
 
@@ -254,7 +273,7 @@ def run(settings: Settings) -> Results:
                 server = Server.start(redis.url, workers)
                 try:
                     results.measured.append(
-                        _measure(pool, settings, server, "scale", "redis", workers, settings.games, [])
+                        _measure(pool, settings, server, "scale", "redis", workers, settings.games, [], redis)
                     )
                 finally:
                     server.stop()
@@ -264,6 +283,7 @@ def run(settings: Settings) -> Results:
             redis.stop()
     progress("engine and replay micro-benchmarks")
     results.engines = engine_figures(settings.micro_budget)
+    results.app = app_figures(settings.kind, settings.micro_budget)
     return results
 
 
