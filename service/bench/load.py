@@ -178,15 +178,17 @@ async def _play_seat(stub: Any, game: NewGame, seat: int, window: Window, outcom
     join = game_service_pb2.PlayJoin(game_id=game.game_id)
     await call.write(game_service_pb2.PlayRequest(join=join))
     sent: dict[str, float] = {}
+    over = False  # the game's last event came; the last move's result may follow it
     try:
-        while True:
+        while not (over and not sent):
             message = await call.read()
             if message is grpc.aio.EOF:
                 return
             outcome.rpcs += window.open(time.time())  # Play: the stream's messages, both ways
             which = message.WhichOneof("message")
             if which == "event":
-                if message.event.game_over or window.over():
+                over = message.event.game_over
+                if window.over():
                     return
             elif which == "turn":
                 if window.over():

@@ -9,6 +9,7 @@ one machine, so the ratios compare things measured side by side."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import sys
 import time
@@ -156,9 +157,12 @@ class LoadPool:
 
     def close(self) -> None:
         for connection in self.connections:
-            connection.send(None)
+            with contextlib.suppress(OSError):  # a process that died has closed its end
+                connection.send(None)
         for process in self.processes:
             process.join(10)
+            if process.is_alive():
+                process.terminate()
 
 
 def _answer(connection: Connection) -> Outcome:
@@ -278,9 +282,11 @@ def run(settings: Settings) -> Results:
                 finally:
                     server.stop()
     finally:
-        pool.close()
-        if redis is not None:
-            redis.stop()
+        try:
+            pool.close()
+        finally:
+            if redis is not None:
+                redis.stop()
     progress("engine and replay micro-benchmarks")
     results.engines = engine_figures(settings.micro_budget)
     results.app = app_figures(settings.kind, settings.micro_budget)
