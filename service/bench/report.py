@@ -403,7 +403,7 @@ METHOD = """\
 
 PROFILE = """\
 Profiled with `py-spy record` (from PyPI, attached to the server under this load) and
-`cProfile` (GameApp alone, and the engines' replay). Under unary load about two thirds of
+`cProfile` (GameApp alone, and the engines' replay). Under unary load more than half of
 the server's samples are gRPC itself (the `grpc.aio` call machinery in Cython, its poller
 thread, epoll): what the echo call also pays. The rest was the move, and from it these
 were removed (behaviour identical; the property suites, golden logs and contract suites
@@ -449,7 +449,7 @@ Left as they are, with the reason:
   `GetGame` of a game nobody moved since), asks `HGET` whether the game exists: two round
   trips where one would do (`service/store/redis.py`, outside this change);
 - `Play` sends more messages per move than a unary call (each event to every session, a
-  `turn`, a `result`); a message on a `grpc.aio` stream costs about as much as the unary
-  call's own fixed price, so `Play` is cheaper per move only when fewer sessions listen;
+  `turn`, a `result`), and a message on a `grpc.aio` stream costs a good part of a unary
+  call's fixed price, so `Play` is cheaper per move only when fewer sessions listen;
 - replay is bounded by building immutable Python objects per event; the protobuf parse it
   is compared with builds none (upb parses in C and makes Python objects only when read)."""

@@ -44,8 +44,10 @@ def children(pid: int) -> set[int]:
     return found
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def two_workers(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, list[int]]]:
+    """One `serve --workers 2` for the module (starting one takes seconds); the test
+    that kills a worker and stops the server comes last."""
     env = {"LUDOTHEQUE_STORE": redis_server.url, "LUDOTHEQUE_WORKERS": "2"}
     with running_server(env=env) as server:
         yield server, sorted(children(server.process.pid))
