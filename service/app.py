@@ -41,6 +41,7 @@ from service.errors import (
     unauthenticated,
     unavailable,
 )
+from service.lazy_random import LazyRandom
 from service.metrics import Metrics
 from service.seeding import BOT, DECIDE, SETUP, game_rng
 from service.store.base import (
@@ -68,6 +69,7 @@ MAX_EVENTS_PAGE = 1000
 # A game's bots may not play more moves than this in a row: a guard against an
 # engine whose bots never hand the turn back.
 MAX_BOT_MOVES = 100_000
+VIEWER_CACHE_SIZE = 100_000
 
 # How ludotheque_commands_total labels a refused command.
 OUTCOMES = {
@@ -93,6 +95,8 @@ class LiveGame:
     state: Any
     version: int
     updated_at_ms: int
+    summary_head: bytes = b""  # the summary's fields that never change, encoded (_summary_bytes)
+    bots: dict[int, str] | None = None  # seat -> bot, for the seats that are bots (_play_bots)
 
     @property
     def game_id(self) -> str:
@@ -157,6 +161,8 @@ class GameApp:
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        # Tokens already checked (an HMAC per call otherwise): (game id, token) -> viewer.
+        self._viewers: dict[tuple[str, str], Viewer] = {}
         self._max_retries = max_conflict_retries
         self._clock = clock
         self._new_game_id = new_game_id
@@ -248,18 +254,20 @@ class GameApp:
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
         """Plays a command (SubmitCommand without building its response: Play uses it)."""
         labels = {"kind": "unknown", "command": "unknown"}
+        metrics = self.metrics
         start = time.perf_counter()
         try:
             done = await self._apply(request, token, labels)
         except ServiceError as error:
-            self.metrics.commands.labels(labels["kind"], labels["command"], OUTCOMES.get(error.code, "error")).inc()
+            outcome = OUTCOMES.get(error.code, "error")
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
             raise
         if done.replayed:
-            self.metrics.commands.labels(labels["kind"], labels["command"], "replayed").inc()
-            self.metrics.idempotent_replays.labels(labels["kind"]).inc()
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
+            metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
         else:
-            self.metrics.commands.labels(labels["kind"], labels["command"], "accepted").inc()
-            self.metrics.command_seconds.labels(labels["kind"]).observe(time.perf_counter() - start)
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
+            metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
         return done
 
     async def _apply(
@@ -271,28 +279,40 @@ class GameApp:
         if not request.HasField("command"):
             raise invalid_argument("command", "command is missing.")
         async with self._lock(request.game_id):
-            live = await self._load(request.game_id)
-            labels["kind"] = live.engine.kind
+            # A cached game is not read again before deciding: the append's
+            # compare-and-set finds out when another process moved it (then we catch up
+            # and decide again), which saves the store a round trip on every move.
+            live = await self._load(request.game_id, refresh=False)
+            engine = live.engine
+            labels["kind"] = engine.kind
             viewer = self._viewer(live, token)
             seat = self._acting_seat(live, viewer, request)
-            payload = envelopes.unwrap(request.command, live.engine.kind, "command")
+            payload = envelopes.unwrap(request.command, engine.kind, "command")
             labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
-            command = envelopes.command(live.engine.kind, payload)
+            command = envelopes.command(engine.kind, payload)
             fingerprint = hashlib.sha256(b"%d:" % seat + command.SerializeToString(deterministic=True)).digest()
             key = f"{seat}/{command_id}" if command_id else f"{seat}/auto-{uuid.uuid4().hex}"
-            with _store_errors():
-                previous = await self.store.find_command(live.game_id, key, fingerprint)
-            if previous is not None:
-                return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
             expected = request.expected_version if request.HasField("expected_version") else None
             for _ in range(self._max_retries):
-                if expected is not None and expected != live.version:
-                    raise stale_version(expected, live.version)
-                state, steps = self._decide(live, seat, command, payload)
+                try:
+                    if expected is not None and expected != live.version:
+                        raise stale_version(expected, live.version)
+                    state, steps = self._decide(live, seat, command, payload)
+                except ServiceError:
+                    # A command id already played answers its first result whatever the
+                    # game is now (the append would tell too, but a refused move never
+                    # gets there); else the refusal stands, unless the cached state was
+                    # behind: then decide again on the latest.
+                    with _store_errors():
+                        previous = await self.store.find_command(live.game_id, key, fingerprint)
+                    if previous is not None:
+                        return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
+                    if await self._caught_up(live):
+                        continue
+                    raise
                 now = self._now_ms()
-                finished = live.engine.status(state).finished
-                events = self._envelopes(live, live.version, steps, key.split("/", 1)[1], now, finished)
-                after = LiveGame(live.record, live.engine, state, live.version + len(events), now)
+                status = engine.status(state)
+                events = self._envelopes(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
                 try:
                     with _store_errors():
                         result = await self.store.append(
@@ -301,20 +321,20 @@ class GameApp:
                             [e.SerializeToString() for e in events],
                             key,
                             fingerprint,
-                            STATUS_NAMES[_status_code(after.status)],
-                            self._summary(after).SerializeToString(),
+                            STATUS_NAMES[_status_code(status)],
+                            self._summary_bytes(live, status, live.version + len(events), now),
                             now,
                         )
                 except VersionConflict:
-                    self.metrics.append_conflicts.labels(live.engine.kind).inc()
+                    self.metrics.labelled(self.metrics.append_conflicts, engine.kind).inc()
                     await self._refresh(live)  # another process moved first: catch up, decide again
                     continue
-                if result.replayed:  # the same command id won a race on another process
+                if result.replayed:  # the command id was played already (here, or on another process)
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
                 if live.version < result.last_version:
                     live.state, live.version, live.updated_at_ms = state, result.last_version, now
-                if finished:
-                    self._count_finished(after)
+                if status.finished:
+                    self._count_finished(engine.kind, status)
                 return Applied(live, viewer, events, result.first_version, result.last_version)
             raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
 
@@ -515,9 +535,9 @@ class GameApp:
                 now,
             )
         self._remember(live)
-        self.metrics.games_created.labels(record.kind).inc()
+        self.metrics.labelled(self.metrics.games_created, record.kind).inc()
         if live.status.finished:  # a game of bots plays itself out at once; so may an import
-            self._count_finished(live)
+            self._count_finished(live.engine.kind, live.status)
 
     # --- deciding ----------------------------------------------------------------
 
@@ -537,8 +557,12 @@ class GameApp:
     def _play_bots(self, live: LiveGame, state: Any, version: int) -> tuple[Any, list[Step]]:
         """Plays bot seats while the game waits for one (deterministic from the seed)."""
         engine = live.engine
-        bots = {seat.index: seat.bot for seat in live.record.seats if seat.bot}
+        bots = live.bots
+        if bots is None:  # read once per cached game: a game's seats never change
+            bots = live.bots = {seat.index: seat.bot for seat in live.record.seats if seat.bot}
         steps: list[Step] = []
+        if not bots:
+            return state, steps
         for _ in range(MAX_BOT_MOVES):
             status = engine.status(state)
             seat = next((s for s in status.to_act if s in bots), None)
@@ -558,7 +582,9 @@ class GameApp:
         raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
 
     def _rng(self, live: LiveGame, purpose: str, version: int) -> random.Random:
-        return game_rng(live.record.seed, purpose, version)
+        # Seeded on its first draw only: most decisions draw nothing (service/lazy_random.py).
+        seed = live.record.seed
+        return LazyRandom(lambda: game_rng(seed, purpose, version))
 
     def _envelopes(
         self, live: LiveGame, version: int, steps: Sequence[Step], command_id: str, now_ms: int, finished: bool
@@ -585,13 +611,15 @@ class GameApp:
 
     # --- loading -----------------------------------------------------------------
 
-    async def _load(self, game_id: str) -> LiveGame:
+    async def _load(self, game_id: str, *, refresh: bool = True) -> LiveGame:
+        """The game, cached; `refresh`: with the events other processes appended."""
         if not GAME_ID_PATTERN.match(game_id):
             raise invalid_argument("game_id", "game_id must be 1 to 64 letters, digits, '-' or '_'.")
         live = self._cache.get(game_id)
         if live is not None:
             self._cache.move_to_end(game_id)
-            await self._refresh(live)
+            if refresh:
+                await self._refresh(live)
             return live
         with _store_errors():
             try:
@@ -613,6 +641,12 @@ class GameApp:
         self._advance(live, stored)
         self._remember(live)
         return live
+
+    async def _caught_up(self, live: LiveGame) -> bool:
+        """Applies the events other processes appended; whether there were any."""
+        version = live.version
+        await self._refresh(live)
+        return live.version != version
 
     async def _refresh(self, live: LiveGame) -> None:
         """Applies the events other processes appended since `live.version`."""
@@ -642,9 +676,9 @@ class GameApp:
             self._cache.popitem(last=False)
         self.metrics.cached_games.set(len(self._cache))
 
-    def _count_finished(self, live: LiveGame) -> None:
-        outcome = "won" if live.status.winners else "lost"
-        self.metrics.games_finished.labels(live.engine.kind, outcome).inc()
+    def _count_finished(self, kind: str, status: Status) -> None:
+        outcome = "won" if status.winners else "lost"
+        self.metrics.labelled(self.metrics.games_finished, kind, outcome).inc()
 
     def _lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)
@@ -662,10 +696,17 @@ class GameApp:
         if live is None:
             # Outside a game (creating, listing) only the admin token means anything.
             return Viewer.admin() if self.tokens.is_admin(token) else Viewer.spectator()
-        try:
-            return self.tokens.viewer(live.game_id, token, len(live.record.seats))
-        except BadToken:
-            raise unauthenticated("That token is not valid for this game.") from None
+        key = (live.game_id, token)
+        viewer = self._viewers.get(key)
+        if viewer is None:
+            try:
+                viewer = self.tokens.viewer(live.game_id, token, len(live.record.seats))
+            except BadToken:
+                raise unauthenticated("That token is not valid for this game.") from None
+            if len(self._viewers) >= VIEWER_CACHE_SIZE:
+                self._viewers.clear()
+            self._viewers[key] = viewer
+        return viewer
 
     def _acting_seat(self, live: LiveGame, viewer: Viewer, request: game_service_pb2.SubmitCommandRequest) -> int:
         if viewer.role is Role.SPECTATOR:
@@ -731,6 +772,29 @@ class GameApp:
             updated_at=_timestamp(live.updated_at_ms),
             rules_version=record.rules_version,
         )
+
+    def _summary_bytes(self, live: LiveGame, status: Status, version: int, updated_at_ms: int) -> bytes:
+        """_summary(...).SerializeToString() of the game at `version`, from the fields
+        that never change (encoded once per cached game) and those that do: encoded
+        messages concatenated parse as one (the store keeps them opaque)."""
+        if not live.summary_head:
+            record = live.record
+            live.summary_head = game_pb2.Game(
+                game_id=record.game_id,
+                kind=record.kind,
+                seats=record.seats,
+                options=record.options,
+                created_at=record.created_at,
+                rules_version=record.rules_version,
+            ).SerializeToString()
+        tail = game_pb2.Game(
+            status=_status_code(status),
+            version=version,
+            to_act=status.to_act,
+            outcome=self._outcome(live, status),
+            updated_at=_timestamp(updated_at_ms),
+        )
+        return live.summary_head + tail.SerializeToString()
 
     def _game_message(self, live: LiveGame, viewer: Viewer) -> game_pb2.Game:
         game = self._summary(live)

@@ -1,4 +1,4 @@
-"""The `ludotheque` command: serve, play, export, import, verify, replay."""
+"""The `ludotheque` command: serve, play, export, import, verify, replay, bench."""
 
 from __future__ import annotations
 
@@ -45,6 +45,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
     logs_cli.add_arguments(commands)
+    bench_parser = commands.add_parser(
+        "bench",
+        help="measure the server: moves per second, latency, CPU and memory per move",
+        description=(
+            "Start the real server (memory, then Redis store), drive concurrent games from load processes "
+            "and report moves per second, latency percentiles, server CPU per move as a ratio to an echo "
+            "call, memory per game, StreamEvents fan-out, 1 vs 2 workers, and engine micro-benchmarks."
+        ),
+    )
+    from service.bench import run as bench
+
+    bench.add_arguments(bench_parser)
     return parser
 
 
@@ -55,9 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         config = configuration.from_arguments(args)
         configure_logging(config.log_level)
+        if config.workers != 1:
+            from service.workers import supervise
+
+            return supervise(config)
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve(config))
         return 0
+    if args.command == "bench":
+        from service.bench import run as bench
+
+        return bench.main(args)
     if args.command == "play":
         return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout)
     return logs_cli.run(args)

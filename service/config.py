@@ -62,6 +62,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("shutdown_grace", float, 10.0, "seconds to finish calls in flight on SIGTERM"),
     Setting("max_connection_age", float, 600.0, "seconds before a client is asked to reconnect (load balancing)"),
     Setting("log_level", str, "info", "debug, info, warning or error"),
+    Setting(
+        "workers",
+        int,
+        1,
+        "server processes sharing the two ports (SO_REUSEPORT), supervised by this one; "
+        "more than 1 needs a shared store (Redis)",
+    ),
 )
 
 
@@ -81,6 +88,7 @@ class Config:
     shutdown_grace: float
     max_connection_age: float
     log_level: str
+    workers: int
 
     def __repr__(self) -> str:
         # Never print secrets, not even in a debug log.

@@ -24,6 +24,9 @@ def _code_name(context: grpc.aio.ServicerContext[Any, Any], failed: bool) -> str
 class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, metrics: Metrics) -> None:
         self._metrics = metrics
+        # Each method's wrapped handler, built on its first call: building it (and
+        # looking its metrics up by labels) on every call cost more than the metrics.
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self,
@@ -33,6 +36,14 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         handler = await continuation(details)
         if handler is None:
             return None
+        known = self._wrapped.get(details.method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        wrapped = self._wrap(handler, details)
+        self._wrapped[details.method] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: grpc.RpcMethodHandler, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
         service, _, method = details.method.lstrip("/").partition("/")
         if handler.unary_unary:
             labels = ("unary", service, method)
@@ -56,9 +67,11 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
     def _unary(self, behavior: Callable[..., Any], labels: tuple[str, str, str]) -> Callable[..., Any]:
         metrics = self._metrics
+        started = metrics.labelled(metrics.grpc_started, *labels)
+        seconds = metrics.labelled(metrics.grpc_seconds, *labels)
 
         async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            metrics.grpc_started.labels(*labels).inc()
+            started.inc()
             start = time.perf_counter()
             failed = True
             try:
@@ -66,8 +79,8 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                 failed = False
                 return result
             finally:
-                metrics.grpc_handled.labels(*labels, _code_name(context, failed)).inc()
-                metrics.grpc_seconds.labels(*labels).observe(time.perf_counter() - start)
+                metrics.labelled(metrics.grpc_handled, *labels, _code_name(context, failed)).inc()
+                seconds.observe(time.perf_counter() - start)
 
         return observed
 
@@ -75,9 +88,11 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         if not inspect.isasyncgenfunction(behavior):
             return self._unary(behavior, labels)  # a streaming RPC that writes with context.write
         metrics = self._metrics
+        started = metrics.labelled(metrics.grpc_started, *labels)
+        seconds = metrics.labelled(metrics.grpc_seconds, *labels)
 
         async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
-            metrics.grpc_started.labels(*labels).inc()
+            started.inc()
             start = time.perf_counter()
             failed = True
             try:
@@ -85,7 +100,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
                     yield response
                 failed = False
             finally:
-                metrics.grpc_handled.labels(*labels, _code_name(context, failed)).inc()
-                metrics.grpc_seconds.labels(*labels).observe(time.perf_counter() - start)
+                metrics.labelled(metrics.grpc_handled, *labels, _code_name(context, failed)).inc()
+                seconds.observe(time.perf_counter() - start)
 
         return observed

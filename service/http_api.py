@@ -340,12 +340,15 @@ def _cors(origins: tuple[str, ...]) -> tuple[Middleware, Callable[[web.Request, 
 
 
 async def serve_http(
-    web_app: web.Application, host: str, port: int, shutdown_grace: float
+    web_app: web.Application, host: str, port: int, shutdown_grace: float, *, reuse_port: bool = False
 ) -> tuple[web.AppRunner, int]:
-    """Starts `web_app`; returns its runner and the bound port."""
+    """Starts `web_app`; returns its runner and the bound port. `reuse_port`: other
+    processes listen on the same port (SO_REUSEPORT)."""
     runner = web.AppRunner(web_app, access_log=None, handle_signals=False)
     await runner.setup()
-    site = web.TCPSite(runner, host, port, reuse_address=True, shutdown_timeout=shutdown_grace)
+    site = web.TCPSite(
+        runner, host, port, reuse_address=True, reuse_port=reuse_port or None, shutdown_timeout=shutdown_grace
+    )
     await site.start()
     server = site._server  # the asyncio server: the only way to learn a port 0's number
     bound = server.sockets[0].getsockname()[1] if server is not None and server.sockets else port  # type: ignore[attr-defined]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Awaitable, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.metrics import MetricWrapperBase
 
 from service.store.base import AppendResult, EventStore, GameInfo, GamePage, StoredEvent, StoreUnavailable
 
@@ -24,6 +25,7 @@ LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 class Metrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         self.registry = registry or CollectorRegistry()
+        self._children: dict[tuple[int, tuple[str, ...]], Any] = {}
         r = self.registry
         self.grpc_started = Counter(
             "grpc_server_started_total",
@@ -119,24 +121,33 @@ class Metrics:
             registry=r,
         )
 
+    def labelled(self, metric: MetricWrapperBase, *values: str) -> Any:
+        """`metric.labels(*values)`, remembered: labels() validates and locks on every
+        call, which the hot path (every RPC, every command) need not pay."""
+        key = (id(metric), values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child
+
 
 class InstrumentedStore:
     """An EventStore that times every operation of the store it wraps."""
 
     def __init__(self, store: EventStore, metrics: Metrics) -> None:
         self.inner = store
-        self._seconds = metrics.store_seconds
-        self._errors = metrics.store_errors
+        self._metrics = metrics
 
     async def _timed(self, operation: str, call: Awaitable[T]) -> T:
+        metrics = self._metrics
         start = time.perf_counter()
         try:
             return await call
         except StoreUnavailable:
-            self._errors.labels(operation).inc()
+            metrics.labelled(metrics.store_errors, operation).inc()
             raise
         finally:
-            self._seconds.labels(operation).observe(time.perf_counter() - start)
+            metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - start)
 
     async def create(
         self,

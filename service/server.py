@@ -17,7 +17,7 @@ from aiohttp import web
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from service import grpc_api
+from service import diagnostics, grpc_api
 from service.app import GameApp
 from service.auth import TokenAuthority
 from service.config import Config
@@ -67,7 +67,9 @@ def token_secret(config: Config) -> bytes:
     return secrets.token_bytes(32)
 
 
-async def start(config: Config) -> Running:
+async def start(config: Config, *, reuse_port: bool = False) -> Running:
+    """Starts the server. `reuse_port`: one of several worker processes listening on
+    the same ports (SO_REUSEPORT: the kernel spreads connections between them)."""
     metrics = Metrics()
     store = InstrumentedStore(
         open_store(
@@ -86,13 +88,16 @@ async def start(config: Config) -> Running:
             ("grpc.keepalive_time_ms", 60_000),
             ("grpc.keepalive_timeout_ms", 20_000),
             ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
-            ("grpc.so_reuseport", 0),
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
     )
     grpc_api.register(server, app)
+    diagnostics.register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, diagnostics.SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
     # Health answers from the first call: a store that is down (Redis not up yet)
     # makes the server start NOT_SERVING rather than fail to start.
     readiness = await _readiness(app)
@@ -103,7 +108,9 @@ async def start(config: Config) -> Running:
     await server.start()
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
     web_app = build_http_app(app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins)
-    runner, http_port = await serve_http(web_app, config.host, config.http_port, config.shutdown_grace)
+    runner, http_port = await serve_http(
+        web_app, config.host, config.http_port, config.shutdown_grace, reuse_port=reuse_port
+    )
     watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
     return Running(port, http_port, app, server, runner, health_servicer, watcher, config)
 
@@ -139,9 +146,9 @@ async def _watch_readiness(
             last = status
 
 
-async def serve(config: Config, announce: Callable[[str], None] | None = None) -> None:
+async def serve(config: Config, announce: Callable[[str], None] | None = None, *, reuse_port: bool = False) -> None:
     """Runs until SIGTERM or SIGINT, then drains calls in flight and stops."""
-    running = await start(config)
+    running = await start(config, reuse_port=reuse_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGTERM, signal.SIGINT):

@@ -53,7 +53,15 @@ class Face(NamedTuple):
 
     @staticmethod
     def from_proto(face: pb.Face) -> Face:
-        return Face(face.kind, face.family)
+        # One shared instance per face: a live game holds 72 of them, and equal faces
+        # are interchangeable (immutable, compared by value).
+        key = (face.kind, face.family)
+        known = _FACES.get(key)
+        if known is None:
+            known = Face(*key)
+            if len(_FACES) < MAX_SHARED:  # a malformed log must not grow it without end
+                _FACES[key] = known
+        return known
 
     def __str__(self) -> str:
         if self.is_spider:
@@ -63,6 +71,8 @@ class Face(NamedTuple):
 
 
 SPIDER = Face(pb.FACE_KIND_SPIDER, pb.FAMILY_UNSPECIFIED)
+MAX_SHARED = 1024
+_FACES: dict[tuple[int, int], Face] = {}
 
 
 def parse_face(text: str) -> Face:

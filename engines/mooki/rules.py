@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.immutable import replacer
 from engines.mooki.cards import (
     CARDS,
     FAMILIES,
     FAMILY_NAMES,
+    MAX_SHARED,
     PILE_COUNT,
     SEAT_COUNT,
     STAR_TABLES,
@@ -24,6 +25,9 @@ from engines.mooki.cards import (
 )
 from engines.mooki.scoring import cheapest_trophy, final_result, score, tally, trophies_won
 from engines.mooki.state import Drawn, MookiState, PileCard, Placed, Result, Scoring
+
+# dataclasses.replace, without its per-call introspection (engines/immutable.py).
+replace = replacer(MookiState)
 
 # --- setup -----------------------------------------------------------------------
 
@@ -271,7 +275,7 @@ def evolve(state: MookiState, event: pb.Event) -> MookiState:
 
 def _started(started: pb.GameStarted) -> MookiState:
     piles = tuple(
-        tuple(PileCard(c.card_id, Face.from_proto(c.shown), Face.from_proto(c.hidden)) for c in pile.cards)
+        tuple(_pile_card(c.card_id, Face.from_proto(c.shown), Face.from_proto(c.hidden)) for c in pile.cards)
         for pile in started.piles
     )
     return MookiState(
@@ -282,6 +286,20 @@ def _started(started: pb.GameStarted) -> MookiState:
         piles=piles,
         options=started.options,
     )
+
+
+_PILE_CARDS: dict[tuple[int, Face, Face], PileCard] = {}
+
+
+def _pile_card(card_id: int, shown: Face, hidden: Face) -> PileCard:
+    """One shared instance per card and side up (72 in all): every live game holds 36."""
+    key = (card_id, shown, hidden)
+    known = _PILE_CARDS.get(key)
+    if known is None:
+        known = PileCard(card_id, shown, hidden)
+        if len(_PILE_CARDS) < MAX_SHARED:  # a malformed log must not grow it without end
+            _PILE_CARDS[key] = known
+    return known
 
 
 def _scoring_from_proto(message: pb.TrophiesAwarded) -> Scoring:

@@ -11,13 +11,20 @@ from __future__ import annotations
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import Viewer
-from engines.mooki.cards import FAMILIES
+from engines.mooki.cards import FAMILIES, Face
 from engines.mooki.rules import scoring_to_proto, to_act
 from engines.mooki.state import MookiState, PileCard
 
 
 def _dealt(card: PileCard) -> pb.DealtCard:
     return pb.DealtCard(card_id=card.card_id, shown=card.shown.to_proto(), hidden=card.hidden.to_proto())
+
+
+def _set_face(target: pb.Face, face: Face) -> None:
+    """target.CopyFrom(face.to_proto()) without building a message to copy."""
+    target.SetInParent()
+    target.kind = face.kind
+    target.family = face.family
 
 
 def view(state: MookiState, viewer: Viewer) -> pb.View:
@@ -28,25 +35,27 @@ def view(state: MookiState, viewer: Viewer) -> pb.View:
     for pile in state.piles:
         pile_view = message.piles.add(size=len(pile))
         if pile:
-            pile_view.top.CopyFrom(pile[0].shown.to_proto())
+            _set_face(pile_view.top, pile[0].shown)
         if viewer.is_admin:
             pile_view.cards.extend(_dealt(card) for card in pile)
     sorted_out = state.phase in (pb.PHASE_DISCARD_TROPHY, pb.PHASE_FINISHED)
     for owner, collection in enumerate(state.collections):
         collection_view = message.collections.add(seat=owner, size=len(collection))
         if collection:
-            collection_view.top.CopyFrom(collection[-1].face.to_proto())
+            _set_face(collection_view.top, collection[-1].face)
         if sorted_out or viewer.is_admin:
             collection_view.faces.extend(placed.face.to_proto() for placed in collection)
     if state.drawn is not None:
         drawn = state.drawn
-        message.drawn.seat = drawn.seat
-        message.drawn.pile = drawn.pile
-        message.drawn.shown.CopyFrom(drawn.card.shown.to_proto())
+        drawn_view = message.drawn
+        drawn_view.seat = drawn.seat
+        drawn_view.pile = drawn.pile
+        _set_face(drawn_view.shown, drawn.card.shown)
         if viewer.is_admin or viewer.is_seat(drawn.seat):
-            message.drawn.hidden.CopyFrom(drawn.card.hidden.to_proto())
+            _set_face(drawn_view.hidden, drawn.card.hidden)
     if state.stars:  # known once the game is dealt
-        message.stars.extend(pb.TrophyStars(family=f, stars=s) for f, s in zip(FAMILIES, state.stars, strict=True))
+        for family, stars in zip(FAMILIES, state.stars, strict=True):
+            message.stars.add(family=family, stars=stars)
     if state.scoring is not None:
         message.scoring.CopyFrom(scoring_to_proto(state.scoring))
     if state.discarded is not None:

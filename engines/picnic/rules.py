@@ -7,16 +7,19 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TypeVar
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.immutable import replacer
 from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
 from engines.picnic.moves import Route, dragon_move, facteur_routes, friend_routes
 from engines.picnic.state import Drawn, PicnicState, Result
 from engines.picnic.tiles import Tile, lid_tiles
+
+# dataclasses.replace, without its per-call introspection (engines/immutable.py).
+replace = replacer(PicnicState)
 
 MIN_SEATS, MAX_SEATS = 1, 4
 FRIENDS_NEEDED = 4
@@ -324,6 +327,7 @@ def _friend_routes(state: PicnicState, start: int, tile: Tile) -> tuple[Route, .
 def _cached_facteur_routes(
     board_id: BoardId, start: int, steps: int, dragon: int | None, short: bool
 ) -> tuple[Route, ...]:
+
     return tuple(facteur_routes(BOARDS[board_id], start, steps, dragon=dragon, short_moves=short))
 
 

@@ -7,11 +7,11 @@ from __future__ import annotations
 import functools
 import random
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.immutable import replacer
 from engines.pirates.cards import (
     COLOUR_NAMES,
     COLOURS,
@@ -26,6 +26,9 @@ from engines.pirates.cards import (
     fits,
 )
 from engines.pirates.state import CLOCKWISE, PiratesState
+
+# dataclasses.replace, without its per-call introspection (engines/immutable.py).
+replace = replacer(PiratesState)
 
 MAX_ISLAND_DISTANCE = 20
 BOTTLE_DRAW = 2

@@ -1,0 +1,192 @@
+"""Micro-benchmarks of the engines, in this process, on one core (CPU time).
+
+- games: random full games per second (setup, then random legal moves chosen with
+  legal_commands, decide, evolve), as a bot-only game server would play them;
+- replay: events per second rebuilt from their stored bytes (parse the Event
+  envelope, evolve), beside the protobuf parse of the same bytes alone, the floor
+  that any replay pays."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from ludotheque.v1 import game_pb2
+
+from engines.contract import SeatInfo, fold
+from engines.registry import ENGINES, AnyEngine
+from service import envelopes
+
+
+@dataclass(frozen=True, slots=True)
+class EngineFigures:
+    kind: str
+    games_per_second: float
+    moves_per_game: float
+    replay_events_per_second: float
+    parse_events_per_second: float
+
+    @property
+    def replay_to_parse(self) -> float:
+        return self.replay_events_per_second / self.parse_events_per_second
+
+
+def _seats(engine: AnyEngine) -> list[SeatInfo]:
+    count = min(max(engine.min_seats, 2), engine.max_seats)
+    return [SeatInfo(age=20 + i) for i in range(count)]
+
+
+def random_game(engine: AnyEngine, rng: random.Random) -> list[tuple[int | None, Any, list[Any]]]:
+    """One random game: (seat, command, events) per step, the deal first."""
+    seats = _seats(engine)
+    options = engine.resolve_options(engine.options_type(), seats)
+    dealt = engine.setup(options, seats, rng)
+    steps: list[tuple[int | None, Any, list[Any]]] = [(None, None, dealt)]
+    state = fold(engine, dealt)
+    while not (status := engine.status(state)).finished:
+        seat = status.to_act[0]
+        command = rng.choice(engine.legal_commands(state, seat))
+        events = engine.decide(state, seat, command, rng)
+        for event in events:
+            state = engine.evolve(state, event)
+        steps.append((seat, command, events))
+    return steps
+
+
+def games_per_second(engine: AnyEngine, budget: float, seed: int = 1) -> tuple[float, float]:
+    """Random full games per CPU second, and the moves a game takes."""
+    rng = random.Random(seed)
+    games = moves = 0
+    start = time.process_time()
+    while (elapsed := time.process_time() - start) < budget or games == 0:
+        moves += len(random_game(engine, rng)) - 1
+        games += 1
+    return games / elapsed, moves / games
+
+
+def stored_events(engine: AnyEngine, events: int, seed: int = 2) -> list[list[bytes]]:
+    """Random games' events as the server stores them (envelopes with version, seat,
+    command id, time, rules version and the move on its first event)."""
+    rng = random.Random(seed)
+    recorded_at = Timestamp()
+    recorded_at.FromMilliseconds(1_700_000_000_000)
+    stored: list[list[bytes]] = []
+    while sum(len(blobs) for blobs in stored) < events:  # whole games, at least `events` events
+        blobs: list[bytes] = []
+        for seat, command, payloads in random_game(engine, rng):
+            for index, payload in enumerate(payloads):
+                event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
+                event.version = len(blobs) + 1
+                event.recorded_at.CopyFrom(recorded_at)
+                event.rules_version = engine.rules_version
+                if seat is not None:
+                    event.seat = seat
+                    event.command_id = f"{seat}-{len(blobs)}"
+                    if index == 0:
+                        event.command.CopyFrom(envelopes.command(engine.kind, command))
+                blobs.append(event.SerializeToString())
+        stored.append(blobs)
+    return stored
+
+
+def replay_rates(engine: AnyEngine, budget: float) -> tuple[float, float]:
+    """Events per CPU second: rebuilt by replay (parse + evolve), and parsed only."""
+    games = stored_events(engine, 2000)
+    parse = game_pb2.Event.FromString
+
+    def parse_only() -> int:
+        count = 0
+        for blobs in games:
+            for blob in blobs:
+                parse(blob)
+            count += len(blobs)
+        return count
+
+    def replay() -> int:
+        count = 0
+        for blobs in games:
+            state = engine.initial_state()
+            for blob in blobs:
+                state = engine.evolve(state, envelopes.event_payload(parse(blob)))
+            count += len(blobs)
+        return count
+
+    return _rate(replay, budget), _rate(parse_only, budget)
+
+
+def _rate(work: Any, budget: float) -> float:
+    work()  # warm up
+    events = 0
+    start = time.process_time()
+    while (elapsed := time.process_time() - start) < budget or events == 0:
+        events += work()
+    return events / elapsed
+
+
+def engine_figures(budget: float) -> list[EngineFigures]:
+    figures = []
+    for kind, engine in sorted(ENGINES.items()):
+        rate, moves = games_per_second(engine, budget)
+        replayed, parsed = replay_rates(engine, budget)
+        figures.append(EngineFigures(kind, rate, moves, replayed, parsed))
+    return figures
+
+
+@dataclass(frozen=True, slots=True)
+class AppFigures:
+    """GameApp alone (memory store, no transport): CPU per move, as the unary path
+    drives it (SubmitCommand, and GetGame when the turn passes), responses encoded."""
+
+    kind: str
+    moves: int
+    us_per_move: float
+    calls_per_move: float
+
+
+def app_figures(kind: str, budget: float, seed: int = 3) -> AppFigures:
+    return asyncio.run(_app_moves(kind, budget, seed))
+
+
+async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
+    from ludotheque.v1 import game_service_pb2 as api
+
+    from service.app import GameApp
+    from service.auth import TokenAuthority
+    from service.bench.load import seats_for
+    from service.metrics import InstrumentedStore, Metrics
+    from service.store.memory import MemoryStore
+
+    metrics = Metrics()
+    app = GameApp(InstrumentedStore(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
+    rng = random.Random(seed)
+    moves = calls = 0
+    elapsed = 0.0
+    while elapsed < budget or moves == 0:
+        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
+        game_id, tokens = created.game_id, created.seat_tokens
+        start = time.process_time()
+        seat = created.game.to_act[0]
+        legal = list((await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])).legal_commands)
+        calls += 1
+        while True:
+            request = api.SubmitCommandRequest(game_id=game_id, command=rng.choice(legal), command_id=f"m{moves}")
+            response = await app.submit(request, tokens[seat])
+            response.SerializeToString()
+            moves += 1
+            calls += 1
+            if response.status == game_pb2.GAME_STATUS_FINISHED or not response.to_act:
+                break
+            if response.to_act[0] == seat:
+                legal = list(response.legal_commands)
+            else:
+                seat = response.to_act[0]
+                game = await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
+                game.SerializeToString()
+                legal = list(game.legal_commands)
+                calls += 1
+        elapsed += time.process_time() - start
+    return AppFigures(kind, moves, elapsed / moves * 1e6, calls / moves)

@@ -1,0 +1,455 @@
+"""The benchmark's report: docs/PERFORMANCE.md (method, commands, machine, figures,
+targets) and a short summary on stdout."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import os
+import platform
+import shutil
+import subprocess
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from service.bench.run import Measured, Results
+
+PATH_NAMES = {
+    "echo": "gRPC `Echo` (baseline)",
+    "unary": "gRPC `SubmitCommand`",
+    "unary-bot": "gRPC `SubmitCommand`, 1 seat vs a bot",
+    "play": "gRPC `Play` stream",
+    "play-bot": "gRPC `Play` stream, 1 seat vs a bot",
+    "rest": "REST `POST …/commands`",
+    "stream": "`StreamEvents` fan-out",
+    "scale": "gRPC `SubmitCommand`",
+}
+
+
+def command_line(args: argparse.Namespace) -> str:
+    parts = ["ludotheque bench"]
+    if args.quick:
+        parts.append("--quick")
+    if args.output is not None:
+        parts.append(f"--output {args.output}")
+    return " ".join(parts)
+
+
+def machine() -> list[tuple[str, str]]:
+    model = "unknown"
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    redis_version = "not installed"
+    if shutil.which("redis-server"):
+        done = subprocess.run(["redis-server", "--version"], capture_output=True, text=True, check=False)
+        redis_version = done.stdout.split(" v=")[1].split()[0] if " v=" in done.stdout else done.stdout.strip()
+    load = os.getloadavg()
+    return [
+        ("CPUs (nproc)", str(os.cpu_count())),
+        ("CPU model", model),
+        ("Python", platform.python_version()),
+        ("grpcio / protobuf", f"{metadata.version('grpcio')} / {metadata.version('protobuf')}"),
+        ("redis-server", redis_version),
+        ("kernel", platform.release()),
+        ("load average before the run", f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}"),
+        ("date", datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")),
+    ]
+
+
+def _ms(seconds: float) -> str:
+    return "–" if math.isnan(seconds) else f"{seconds * 1000:.2f}"
+
+
+def _num(value: float, digits: int = 0) -> str:
+    return "–" if math.isnan(value) else f"{value:,.{digits}f}"
+
+
+def _ratio(value: float) -> str:
+    return "–" if math.isnan(value) else f"{value:.2f}×"
+
+
+def _cores(m: Measured) -> str:
+    cores = f"{m.cpu_seconds / m.seconds:.2f} / {m.load_cpu_seconds / m.seconds:.2f}"
+    return f"{cores} / {m.redis_cpu_seconds / m.seconds:.2f}" if m.store == "redis" else cores
+
+
+def echo_of(results: Results, store: str) -> Measured | None:
+    return results.find("echo", store)
+
+
+def moves_table(results: Results) -> list[str]:
+    lines = [
+        "| path | store | concurrency | per second | p50 ms | p90 ms | p99 ms | p99/p50 "
+        "| server CPU µs each | × echo | RPCs each (`Play`: messages) | cores busy: server / load (/ Redis) "
+        "| errors | games created in window |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for m in results.measured:
+        if m.path in ("stream", "scale"):
+            continue
+        echo = echo_of(results, m.store)
+        ratio = m.cpu_us / echo.cpu_us if echo is not None and echo.count else float("nan")
+        unit = "calls" if m.path == "echo" else "moves"
+        lines.append(
+            f"| {PATH_NAMES[m.path]} | {m.store} | {m.concurrency} | {_num(m.per_second)} {unit} "
+            f"| {_ms(m.percentile(0.5))} | {_ms(m.percentile(0.9))} | {_ms(m.percentile(0.99))} "
+            f"| {_ratio(m.percentile(0.99) / m.percentile(0.5))} | {_num(m.cpu_us)} | {_ratio(ratio)} "
+            f"| {m.rpcs_per_item:.2f} | {_cores(m)} | {m.errors} | {m.games_created} |"
+        )
+    return lines
+
+
+def stream_table(results: Results) -> list[str]:
+    lines = [
+        "| store | games × subscribers | events delivered per second | moves per second "
+        "| fan-out p50 ms | fan-out p99 ms | server CPU µs per event delivered | × echo |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for m in results.measured:
+        if m.path != "stream":
+            continue
+        echo = echo_of(results, m.store)
+        ratio = m.cpu_us / echo.cpu_us if echo is not None and echo.count else float("nan")
+        lines.append(
+            f"| {m.store} | {m.concurrency} × {results.settings.subscribers} | {_num(m.per_second)} "
+            f"| {_num(m.moves / m.seconds)} | {_ms(m.percentile(0.5))} | {_ms(m.percentile(0.99))} "
+            f"| {_num(m.cpu_us)} | {_ratio(ratio)} |"
+        )
+    return lines
+
+
+def memory_table(results: Results) -> list[str]:
+    lines = [
+        "| store | games created | server memory per game (RSS) | Redis memory per game (used_memory) |",
+        "|---|---|---|---|",
+    ]
+    for figure in results.memory:
+        redis = "–" if figure.redis_bytes_per_game is None else f"{figure.redis_bytes_per_game / 1024:.1f} KiB"
+        lines.append(f"| {figure.store} | {figure.games} | {figure.server_bytes_per_game / 1024:.1f} KiB | {redis} |")
+    return lines
+
+
+def scale_table(results: Results) -> list[str]:
+    one, two = results.find("scale", "redis", 1), results.find("scale", "redis", 2)
+    if one is None or two is None:
+        return ["(not measured: --no-scale)"]
+    lines = [
+        "| workers | moves per second | p50 ms | p99 ms | server CPU µs per move "
+        "| cores busy: server | load processes | Redis |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for m in (one, two):
+        lines.append(
+            f"| {m.workers} | {_num(m.per_second)} | {_ms(m.percentile(0.5))} | {_ms(m.percentile(0.99))} "
+            f"| {_num(m.cpu_us)} | {m.cpu_seconds / m.seconds:.2f} | {m.load_cpu_seconds / m.seconds:.2f} "
+            f"| {m.redis_cpu_seconds / m.seconds:.2f} |"
+        )
+    lines.append(f"\n2 workers / 1 worker: **{_ratio(two.per_second / one.per_second)}** the moves per second.")
+    return lines
+
+
+def engines_table(results: Results) -> list[str]:
+    lines = [
+        "| game | random full games per second | moves per game | replay: events per second "
+        "| protobuf parse alone: events per second | replay / parse |",
+        "|---|---|---|---|---|---|",
+    ]
+    for f in results.engines:
+        lines.append(
+            f"| {f.kind} | {_num(f.games_per_second, 1)} | {_num(f.moves_per_game)} "
+            f"| {_num(f.replay_events_per_second)} | {_num(f.parse_events_per_second)} "
+            f"| {f.replay_to_parse:.0%} |"
+        )
+    return lines
+
+
+def targets(results: Results) -> list[tuple[str, str, bool | None]]:
+    """(target, measured, met) for each target of the issue that this run measured."""
+    rows: list[tuple[str, str, bool | None]] = []
+
+    def cpu_ratio(path: str, store: str, limit: float) -> None:
+        m, echo = results.find(path, store), echo_of(results, store)
+        if m is None or echo is None or not m.count or not echo.count:
+            return
+        ratio = m.cpu_us / echo.cpu_us
+        name = f"server CPU per {results.settings.kind} move, {PATH_NAMES[path]}, {store} store ≤ {limit}× echo"
+        rows.append((name, f"{ratio:.2f}×", ratio <= limit))
+
+    for two_seats, one_seat in (("unary", "unary-bot"), ("play", "play-bot")):
+        for store, limit in (
+            (("memory", 1.5), ("redis", 2.0)) if two_seats == "unary" else (("memory", 0.6), ("redis", 1.0))
+        ):
+            cpu_ratio(two_seats, store, limit)
+            cpu_ratio(one_seat, store, limit)
+    for store in results.settings.stores:
+        m = results.find("unary", store)
+        if m is not None and m.latencies:
+            spread = m.percentile(0.99) / m.percentile(0.5)
+            rows.append(
+                (
+                    f"p99 ≤ 4× p50 at {m.concurrency} concurrent games (unary gRPC, {store})",
+                    f"{spread:.2f}×",
+                    spread <= 4,
+                )
+            )
+    one, two = results.find("scale", "redis", 1), results.find("scale", "redis", 2)
+    if one is not None and two is not None and one.count:
+        gain = two.per_second / one.per_second
+        rows.append(("2 workers ≥ 1.6× the moves per second of 1 (Redis)", f"{gain:.2f}×", gain >= 1.6))
+    for f in results.engines:
+        rows.append(
+            (f"{f.kind} replay ≥ 30% of the protobuf parse rate", f"{f.replay_to_parse:.0%}", f.replay_to_parse >= 0.3)
+        )
+    for figure in results.memory:
+        kib = figure.server_bytes_per_game / 1024
+        rows.append(
+            (
+                f"a live {results.settings.kind} game < 20 KiB of server memory ({figure.store} store)",
+                f"{kib:.1f} KiB",
+                kib < 20,
+            )
+        )
+    return rows
+
+
+def analysis(results: Results) -> list[str]:
+    """The misses and what they come from, in this run's own figures."""
+    lines: list[str] = []
+    kind = results.settings.kind
+    for store in results.settings.stores:
+        echo, unary, bot = echo_of(results, store), results.find("unary", store), results.find("unary-bot", store)
+        if echo is None or unary is None or bot is None or not (echo.count and unary.count and bot.count):
+            continue
+        per_rpc = unary.cpu_seconds / unary.rpcs * 1e6
+        lines.append(
+            f"- **Unary, {store} store.** The echo call costs the server {echo.cpu_us:,.0f} µs: that is the floor "
+            f"of any gRPC call here. A two-seat {kind} move makes {unary.rpcs_per_item:.2f} RPCs "
+            f"({per_rpc:,.0f} µs each, {per_rpc / echo.cpu_us:.2f}× an echo), so {unary.cpu_us / echo.cpu_us:.2f}× "
+            f"per move; one seat against a bot makes {bot.rpcs_per_item:.2f} RPC per move, with the bot's reply "
+            f"decided inside it: {bot.cpu_us / echo.cpu_us:.2f}×."
+        )
+    app = results.app
+    if app is not None:
+        lines.append(
+            f"- **The game's own work**: GameApp alone (no transport, memory store) spends {app.us_per_move:,.0f} µs "
+            f"of CPU per {kind} move ({app.calls_per_move:.2f} calls per move, responses encoded): decoding, "
+            "the token, the lock, `decide`, `evolve`, the store, the summary, the view, the legal commands, "
+            "the redacted events. With a gRPC call's floor on top, a move cannot cost 1.5 echoes unless "
+            "that work is well under half an echo."
+        )
+    for store in results.settings.stores:
+        play, echo = results.find("play", store), echo_of(results, store)
+        if play is None or echo is None or not play.count:
+            continue
+        per_message = play.cpu_seconds / play.rpcs * 1e6 if play.rpcs else float("nan")
+        lines.append(
+            f"- **Play, {store} store**: {play.rpcs_per_item:.1f} stream messages per move (the command, its event "
+            f"to both seats' sessions, a `turn`, a `result`), {per_message:,.0f} µs of server CPU each: a message "
+            f"on a `grpc.aio` stream costs a good fraction of a whole echo call ({echo.cpu_us:,.0f} µs), so "
+            "`Play` saves the call's setup but not the messages."
+        )
+    memory, redis = results.find("unary", "memory"), results.find("unary", "redis")
+    if memory is not None and redis is not None and memory.count and redis.count:
+        lines.append(
+            f"- **Redis** adds {redis.cpu_us - memory.cpu_us:,.0f} µs of server CPU per unary move: the append "
+            "(one Lua script) and, for `GetGame`, `XRANGE` then `HGET`, each a round trip parsed by redis-py "
+            "in Python; Redis itself is in the last column."
+        )
+    one, two = results.find("scale", "redis", 1), results.find("scale", "redis", 2)
+    if one is not None and two is not None and one.count:
+        busy = (one.cpu_seconds + one.load_cpu_seconds + one.redis_cpu_seconds) / one.seconds
+        lines.append(
+            f"- **2 workers**: with one worker the server kept {one.cpu_seconds / one.seconds:.2f} cores busy, the "
+            f"load processes {one.load_cpu_seconds / one.seconds:.2f} and Redis "
+            f"{one.redis_cpu_seconds / one.seconds:.2f}: {busy:.2f} of the machine's {os.cpu_count()} cores, "
+            "so a second worker could only use what was left. "
+            "The gain measures the machine, not the server: on a machine with cores to spare (and the load "
+            "elsewhere) the workers share nothing but Redis."
+        )
+    if results.engines:
+        worst = min(results.engines, key=lambda f: f.replay_to_parse)
+        lines.append(
+            f"- **Replay** rebuilds {worst.replay_events_per_second:,.0f} {worst.kind} events per second against "
+            f"{worst.parse_events_per_second:,.0f} parsed: the parse runs in C (upb) and builds no Python "
+            "object until a field is read, while `evolve` reads the event's fields and builds the next "
+            "immutable state in Python."
+        )
+    return lines
+
+
+def summary(results: Results) -> str:
+    lines = [*moves_table(results), "", *stream_table(results), "", *memory_table(results), ""]
+    lines += [*scale_table(results), "", *engines_table(results), ""]
+    for name, value, met in targets(results):
+        lines.append(f"{'MET ' if met else 'MISSED'}  {name}: {value}")
+    return "\n".join(lines)
+
+
+def markdown(results: Results, command: str) -> str:
+    s = results.settings
+    quick = s.duration < 2
+    out = [
+        "# Performance",
+        "",
+        "How many moves per second one server process serves, how latency behaves under load, "
+        "what a game costs in memory and CPU, and how far more processes take it. Every figure "
+        "below comes from **one run on one machine**, side by side, and the server's CPU is "
+        "also given as a ratio to a call that does nothing (`DiagnosticsService/Echo`) measured "
+        "in the same run: on a shared, noisy machine the ratios hold better than the absolute numbers.",
+        "",
+        "This file is written by the benchmark itself:",
+        "",
+        "```sh",
+        "make bench                      # = .venv/bin/ludotheque bench --output docs/PERFORMANCE.md (about 6 minutes)",
+        "ludotheque bench --help         # the knobs: --kind, --games, --duration, --stores, --subscribers...",
+        "ludotheque bench --quick        # seconds: checks every figure is produced (CI runs it); measures nothing",
+        "```",
+        "",
+    ]
+    if quick:
+        out += ["> **This report comes from a `--quick` run: its figures are not measurements.**", ""]
+    out += [
+        "## Method",
+        "",
+        *METHOD.format(
+            kind=s.kind,
+            games=s.games,
+            duration=s.duration,
+            warmup=s.warmup,
+            processes=s.load_processes,
+            memory_games=s.memory_games,
+            stream_games=s.stream_games,
+            subscribers=s.subscribers,
+            micro=s.micro_budget,
+        ).splitlines(),
+        "",
+    ]
+    out += ["## The machine", "", "| | |", "|---|---|"]
+    out += [f"| {name} | {value} |" for name, value in machine()]
+    out += ["", f"Produced by `{command}`.", ""]
+    out += ["## Targets", "", "| target | measured | |", "|---|---|---|"]
+    out += [f"| {name} | {value} | {'met' if met else '**missed**'} |" for name, value, met in targets(results)]
+    out += ["", "Why, figure by figure (from this run):", "", *analysis(results), ""]
+    out += ["## Moves, per path and store", "", *moves_table(results), ""]
+    out += ["## Live events: StreamEvents fan-out", "", *stream_table(results), ""]
+    out += ["## Memory per live game", "", *memory_table(results), ""]
+    out += ["## Scale: 1 and 2 workers sharing Redis", "", *scale_table(results), ""]
+    out += [f"## Engines and replay (one core, CPU time, {s.micro_budget:g} s each)", "", *engines_table(results), ""]
+    if results.app is not None:
+        out += [
+            f"GameApp alone (memory store, no transport), as the unary path drives it: "
+            f"**{results.app.us_per_move:,.0f} µs** of CPU per {results.app.kind} move "
+            f"({results.app.calls_per_move:.2f} calls per move, responses encoded; {results.app.moves:,} moves).",
+            "",
+        ]
+    out += ["## Profile and what was removed", "", *PROFILE.splitlines(), ""]
+    return "\n".join(out)
+
+
+METHOD = """\
+- **The server** is the real one (`ludotheque serve`, started by the benchmark on free ports),
+  with the memory store, then with a Redis of the benchmark's own (`deploy/redis.conf`: the
+  append-only file with `appendfsync always`, as deployed). Log level `warning`.
+- **The load** runs in {processes} separate processes (`multiprocessing`, spawned once), each
+  an asyncio loop of `grpc.aio` calls through the generated stubs (aiohttp for REST), so the
+  load's CPU is not counted as the server's. Both share the machine's cores with the server:
+  on a 2-core machine the load takes a good part of them, so throughput is a floor.
+- **A move** is one command of one seat. Every seat is a human driven with its own token, as
+  two frontends would be; commands are random legal ones. Over unary gRPC and REST, a move is
+  one `SubmitCommand`; the seat's next legal commands come from its response when the same
+  seat acts again, and from one `GetGame` of the other seat when the turn passes (a Mooki turn
+  is draw then place, so that is one `GetGame` every two moves: the "RPCs each" column counts
+  them, and their CPU is in the move's). Over `Play`, each seat has one session; a `turn`
+  carries its legal commands, the command goes up the stream, its `result` ends the move.
+  The rows marked **1 seat vs a bot** play games of one human seat against the server's
+  `random` bot instead: the bot's replies are decided inside the human's call (their CPU is
+  in the human's move, but they are not counted as moves), so a unary move is one RPC and
+  a `Play` game has one session. Both ways are reported, and the targets are judged on both.
+- **Concurrency**: {games} {kind} games at once (echo: {games} concurrent callers).
+  Games come from a pool made beforehand (the memory measure below), so `CreateGame` stays out
+  of the window unless the pool runs dry (then counted in "games created in window").
+- **Window**: {warmup:g} s of load first, then {duration:g} s measured. Only moves that complete
+  inside the window count; latency is the client's, from sending the command to its answer
+  (`Play`: to its `result`).
+- **Server CPU** is utime + stime of the server processes (every thread) from `/proc/<pid>/stat`,
+  read at the window's start and end, divided by the moves (calls) in it. The **echo** baseline
+  is a unary `DiagnosticsService/Echo` of 16 bytes, on the same server behind the same
+  interceptor, measured just before the moves with the same concurrency.
+- **Memory per game**: the server's RSS (`/proc/<pid>/status`) before and after creating
+  {memory_games} games (freshly dealt, live, cached), divided by their number. With the memory
+  store the events live in the server too; with Redis the server holds only its cache of live
+  states, and Redis's own `used_memory` per game is given beside it.
+- **Errors** (a failed call) would be counted in their column; none are expected.
+- **StreamEvents**: {stream_games} games played over unary gRPC while {subscribers} spectators
+  follow each one with `StreamEvents`; fan-out latency is the time from an event's
+  `recorded_at` (stamped in milliseconds when the move was decided, before it was stored) to
+  its arrival at a subscriber, so it includes the store's append; events a subscriber
+  receives as history (recorded before it subscribed) count as delivered, without a delay.
+- **Scale**: the same unary load (two-seat games) against `serve --workers 1` and then
+  `--workers 2` on one Redis, over 8 connections per load process for both (`SO_REUSEPORT`
+  spreads connections, not calls, between workers).
+- **Engines** (in the benchmark's own process, CPU time, no server): random full games per
+  second (setup, `legal_commands`, `decide`, `evolve`), and replay: events rebuilt per second
+  from their stored bytes (parse the `Event` envelope, `evolve`) beside the protobuf parse of
+  the same bytes alone."""
+
+
+PROFILE = """\
+Profiled with `py-spy record` (from PyPI, attached to the server under this load) and
+`cProfile` (GameApp alone, and the engines' replay). Under unary load more than half of
+the server's samples are gRPC itself (the `grpc.aio` call machinery in Cython, its poller
+thread, epoll): what the echo call also pays. The rest was the move, and from it these
+were removed (behaviour identical; the property suites, golden logs and contract suites
+pass unchanged):
+
+- **metrics**: `labels(...)` looked up on every RPC, command and store operation (it
+  validates and takes a lock each time): each labelled child is now looked up once
+  (`Metrics.labelled`), and the gRPC interceptor wraps each method's handler once instead
+  of building a new handler and closures on every call;
+- **a store round trip per move**: a cached game was read again (`read` from its version)
+  and the command id looked up (`find_command`) before every move. The append's
+  compare-and-set already catches a game another process moved (we then catch up and
+  decide again) and the append already answers a known command id with its first result;
+  the lookup is now made only when a move is refused (a retried command the game has
+  moved past still gets its first result) and the read only when the append conflicts, a
+  move is refused or an `expected_version` is ahead of the cache;
+- **the HMAC of the seat token** on every call: a checked token is remembered per game;
+- **the summary** (the game without a view, stored for `ListGames` at each append): its
+  fields that never change are encoded once per cached game;
+- **seeding a random generator per decision** (SHA-512 of the seed text, then Mersenne
+  Twister's key schedule): generators now seed themselves on their first draw
+  (`service/lazy_random.py`), and most decisions draw nothing;
+- **`dataclasses.replace`** in the engines' `evolve` (it inspects the class on every
+  call): `engines/immutable.py` writes a plain copy function once per state class;
+- **Mooki views** built from throwaway messages (a `Face` message made, then copied):
+  fields are set in place; Mooki's 72 faces and 72 pile cards are shared instances, so a
+  live game no longer holds copies of its own.
+
+Measured back to back with the GameApp-only driver (`service/bench/micro.py`:
+`app_figures`, memory store, no transport) and the replay benchmark, on this machine,
+before (`d741052`) and after, twice each (the spread is the machine's noise):
+
+| | before | after |
+|---|---|---|
+| GameApp alone: CPU µs per Mooki move (1.5 calls per move) | 546, 447 | 351, 357 |
+| Mooki: random full games per second | 251, 271 | 335, 342 |
+| Mooki replay: events per second | 48,609, 49,265 | 76,501, 80,232 |
+| Picnic replay: events per second | 49,705, 45,317 | 74,744, 77,656 |
+
+Left as they are, with the reason:
+
+- the Redis store reads a game's events with `XRANGE` and, when there are none (a
+  `GetGame` of a game nobody moved since), asks `HGET` whether the game exists: two round
+  trips where one would do (`service/store/redis.py`, outside this change);
+- `Play` sends more messages per move than a unary call (each event to every session, a
+  `turn`, a `result`), and a message on a `grpc.aio` stream costs a good part of a unary
+  call's fixed price, so `Play` is cheaper per move only when fewer sessions listen;
+- replay is bounded by building immutable Python objects per event; the protobuf parse it
+  is compared with builds none (upb parses in C and makes Python objects only when read)."""

@@ -1,0 +1,56 @@
+"""`ludotheque bench --quick` runs the whole benchmark in seconds and reports every
+figure, so the benchmark never rots. It asserts no speed: CI machines vary."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from engines.registry import ENGINES
+from service.bench.report import PATH_NAMES
+from tests.support.server import ROOT
+
+
+def _rows(report: str, heading: str) -> list[list[str]]:
+    section = report.split(f"## {heading}", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("| ") and not line.startswith("|---")]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[1:]]  # without the header
+
+
+def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
+    output = tmp_path / "PERFORMANCE.md"
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "bench", "--quick", "--output", str(output)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = output.read_text()
+    assert "not measurements" in report  # a quick run says it is not a measure
+
+    moves = _rows(report, "Moves, per path and store")
+    assert {(row[0], row[1]) for row in moves} == {
+        (PATH_NAMES[path], store)
+        for path in ("echo", "unary", "unary-bot", "play", "play-bot", "rest")
+        for store in ("memory", "redis")
+    }
+    stream = _rows(report, "Live events: StreamEvents fan-out")
+    assert [row[0] for row in stream] == ["memory", "redis"]
+    memory = _rows(report, "Memory per live game")
+    assert [row[0] for row in memory] == ["memory", "redis"] and memory[1][3].endswith("KiB")
+    scale = _rows(report, "Scale: 1 and 2 workers sharing Redis")
+    assert [row[0] for row in scale] == ["1", "2"]
+    engines = _rows(report, "Engines and replay")
+    assert [row[0] for row in engines] == sorted(ENGINES)
+    for row in moves + stream + scale + engines:
+        assert "–" not in row, row  # every figure measured (– stands for none)
+    for row in memory:
+        assert "–" not in row[:3], row
+
+    targets = _rows(report, "Targets")
+    assert len(targets) >= 8 and all(row[2] in ("met", "**missed**") for row in targets)
+    assert re.search(r"\| CPU model \| .+ \|", report) and "| Python |" in report
