@@ -4,8 +4,9 @@ Each game is a stream of events with entry IDs "<version>-0", a hash of metadata
 hash of the command ids applied (keys in redis_keys.py, all in the game's hash slot).
 Creating a game and appending to it are single Lua scripts (redis_lua.py): the
 expected-version check, the XADDs, the command id and the new version happen all
-together or not at all. Reads are XRANGE. ListGames reads a separate index that
-converges even when a writer dies half way (redis_index.py). Live subscriptions share
+together or not at all. Reads are XRANGE, in a script that also tells a missing game.
+ListGames reads a separate index that converges even when a writer dies half way
+(redis_index.py). Live subscriptions share
 one reader task per process (redis_live.py).
 
 Selected by `--store redis://host:port/db` or `--store redis+cluster://host:port`.
@@ -34,7 +35,7 @@ from service.store.redis_client import RedisConnection
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
 from service.store.redis_live import LiveReader
-from service.store.redis_lua import APPEND, CREATE, FIND_COMMAND
+from service.store.redis_lua import APPEND, CREATE, FIND_COMMAND, READ
 
 log = logging.getLogger(__name__)
 
@@ -186,10 +187,11 @@ class RedisStore:
         self._check_open()
         start = f"{max(from_version, 1)}-0"
         stop = "+" if to_version is None else f"{to_version}-0"
-        entries = await self.redis.call("XRANGE", self.keys.events(game_id), start, stop)
-        if not entries:
-            await self._version(game_id)  # raises GameNotFound
-        return [StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[b"d"]) for entry_id, fields in entries]
+        reply = await self.redis.run(READ, [self.keys.meta(game_id), self.keys.events(game_id)], [start, stop])
+        if reply[0] == b"missing":
+            raise GameNotFound(game_id)
+        # Each entry is [id, ["d", event]]: the scripts write one field, "d".
+        return [StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[1]) for entry_id, fields in reply[1]]
 
     async def _version(self, game_id: str) -> int:
         version = await self.redis.call("HGET", self.keys.meta(game_id), "version")
