@@ -6,8 +6,7 @@ Creating a game and appending to it are single Lua scripts (redis_lua.py): the
 expected-version check, the XADDs, the command id and the new version happen all
 together or not at all. Reads are XRANGE, in a script that also tells a missing game.
 ListGames reads a separate index that converges even when a writer dies half way
-(redis_index.py). Live subscriptions share
-one reader task per process (redis_live.py).
+(redis_index.py). Live subscriptions share one reader task per process (redis_live.py).
 
 Selected by `--store redis://host:port/db` or `--store redis+cluster://host:port`.
 """
