@@ -3,8 +3,10 @@
 The client joins a game, then sends commands. The server sends every event of the
 game from the version asked (redacted for the seat), a `turn` whenever the game comes
 to rest waiting for the seat (its legal commands, and its view if asked), and the
-`result` of each command once the events it caused have been sent. One connection
-and one message per move: much cheaper than a unary call per move."""
+`result` of each command once the events it caused have been sent. What is ready at
+once goes in one message (events, then a result, then a turn): a stream message costs
+the server a good part of a unary call, so a move costs its mover one message each way
+and every other seat one message."""
 
 from __future__ import annotations
 
@@ -46,14 +48,26 @@ class _Session:
     async def run(self, requests: AsyncIterator[api.PlayRequest]) -> AsyncIterator[api.PlayResponse]:
         events = asyncio.create_task(self._forward_events())
         commands = asyncio.create_task(self._answer_commands(requests))
+        held: api.PlayResponse | BaseException | None = None  # taken from the queue, not yet sent
         try:
             while True:
-                item = await self.out.get()
+                item = held if held is not None else await self.out.get()
+                held = None
                 if item is None:
                     return
                 if isinstance(item, BaseException):
                     raise item
-                yield item
+                # One turn of the event loop lets the other task finish its part of the
+                # same step (a command's result right after its events) before we send.
+                await asyncio.sleep(0)
+                message = item
+                while not self.out.empty():
+                    following = self.out.get_nowait()
+                    if following is None or isinstance(following, BaseException) or not _fits(message, following):
+                        held = following
+                        break
+                    message.MergeFrom(following)
+                yield message
         finally:
             events.cancel()
             commands.cancel()
@@ -63,7 +77,7 @@ class _Session:
         try:
             async for event, redacted in self.app.follow(self.live, self.viewer, max(self.join.from_version, 1)):
                 if redacted is not None:
-                    await self.out.put(api.PlayResponse(event=redacted))
+                    await self.out.put(api.PlayResponse(events=[redacted]))
                 await self._sent(event.version)
                 await self._maybe_turn(event.version)
         except ServiceError as error:
@@ -120,3 +134,14 @@ class _Session:
             await self.progress.wait_for(lambda: self.sent_version >= done.last_version or not self.following)
         command_id = done.events[0].command_id if done.events else command.command_id
         return api.PlayResult(command_id=command_id, version=done.last_version, replayed=done.replayed)
+
+
+def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:
+    """Whether `following` can join `message`, to be read as events, then a result, then
+    a turn. Events after a result or a turn start a new message; a result queued after
+    the turn may go before it (the result changes nothing, and its events came first)."""
+    if following.events and (message.HasField("result") or message.HasField("turn")):
+        return False
+    if following.HasField("result") and message.HasField("result"):
+        return False
+    return not (following.HasField("turn") and message.HasField("turn"))

@@ -13,7 +13,8 @@ frontends would be):
   commands come from its response when the same seat acts again, else from a
   GetGame of the seat whose turn it is (so RPCs per move are reported);
 - Play: one session per seat; a `turn` carries the legal commands, the command goes
-  up the same stream and its `result` ends the move."""
+  up the same stream and its `result` ends the move (the result and the next turn
+  usually come in the message that carries the move's events)."""
 
 from __future__ import annotations
 
@@ -185,22 +186,9 @@ async def _play_seat(stub: Any, game: NewGame, seat: int, window: Window, outcom
             if message is grpc.aio.EOF:
                 return
             outcome.rpcs += window.open(time.time())  # Play: the stream's messages, both ways
-            which = message.WhichOneof("message")
-            if which == "event":
-                over = message.event.game_over
-                if window.over():
-                    return
-            elif which == "turn":
-                if window.over():
-                    return
-                command_id = uuid.uuid4().hex
-                command = game_service_pb2.PlayCommand(
-                    command=rng.choice(message.turn.legal_commands), command_id=command_id
-                )
-                sent[command_id] = time.perf_counter()
-                await call.write(game_service_pb2.PlayRequest(command=command))
-                outcome.rpcs += window.open(time.time())
-            else:
+            if message.events:
+                over = message.events[-1].game_over
+            if message.HasField("result"):
                 result = message.result
                 started = sent.pop(result.command_id, None)
                 if result.HasField("error"):
@@ -208,6 +196,16 @@ async def _play_seat(stub: Any, game: NewGame, seat: int, window: Window, outcom
                 elif started is not None and window.open(time.time()):
                     outcome.count += 1
                     outcome.latencies.append(time.perf_counter() - started)
+            if window.over():
+                return
+            if message.HasField("turn"):
+                command_id = uuid.uuid4().hex
+                command = game_service_pb2.PlayCommand(
+                    command=rng.choice(message.turn.legal_commands), command_id=command_id
+                )
+                sent[command_id] = time.perf_counter()
+                await call.write(game_service_pb2.PlayRequest(command=command))
+                outcome.rpcs += window.open(time.time())
     finally:
         call.cancel()
 

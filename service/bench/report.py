@@ -250,17 +250,18 @@ def analysis(results: Results) -> list[str]:
             continue
         per_message = play.cpu_seconds / play.rpcs * 1e6 if play.rpcs else float("nan")
         lines.append(
-            f"- **Play, {store} store**: {play.rpcs_per_item:.1f} stream messages per move (the command, its event "
-            f"to both seats' sessions, a `turn`, a `result`), {per_message:,.0f} µs of server CPU each: a message "
-            f"on a `grpc.aio` stream costs a good fraction of a whole echo call ({echo.cpu_us:,.0f} µs), so "
-            "`Play` saves the call's setup but not the messages."
+            f"- **Play, {store} store**: {play.rpcs_per_item:.1f} stream messages per move (the command up; down, "
+            "its events with its result and the next turn to the mover, its events to the other seat), "
+            f"{per_message:,.0f} µs of server CPU each, the move's work included: a message on a `grpc.aio` "
+            f"stream costs a good fraction of a whole echo call ({echo.cpu_us:,.0f} µs), so `Play` saves the "
+            "call's setup but not the messages."
         )
     memory, redis = results.find("unary", "memory"), results.find("unary", "redis")
     if memory is not None and redis is not None and memory.count and redis.count:
         lines.append(
             f"- **Redis** adds {redis.cpu_us - memory.cpu_us:,.0f} µs of server CPU per unary move: the append "
-            "(one Lua script) and, for `GetGame`, `XRANGE` then `HGET`, each a round trip parsed by redis-py "
-            "in Python; Redis itself is in the last column."
+            "(one Lua script) and, for `GetGame`, a read of the events since the cached version (another), "
+            "each a round trip parsed by redis-py in Python; Redis itself is in the last column."
         )
     one, two = results.find("scale", "redis", 1), results.find("scale", "redis", 2)
     if one is not None and two is not None and one.count:
@@ -430,7 +431,13 @@ pass unchanged):
   call): `engines/immutable.py` writes a plain copy function once per state class;
 - **Mooki views** built from throwaway messages (a `Face` message made, then copied):
   fields are set in place; Mooki's 72 faces and 72 pile cards are shared instances, so a
-  live game no longer holds copies of its own.
+  live game no longer holds copies of its own;
+- **two Redis round trips for one read**: a cached game's `GetGame` reads the events
+  since its version with `XRANGE` and, finding none (the usual case), asked `HGET`
+  whether the game exists; one Lua script now does both;
+- **a `Play` message per part**: every event, turn and result was a message of its own
+  (5.1 messages per Mooki move); what a session has ready at once now goes in one
+  message (events, result, turn), about 3 per move.
 
 Measured back to back with the GameApp-only driver (`service/bench/micro.py`:
 `app_figures`, memory store, no transport) and the replay benchmark, on this machine,
@@ -445,11 +452,12 @@ before (`d741052`) and after, twice each (the spread is the machine's noise):
 
 Left as they are, with the reason:
 
-- the Redis store reads a game's events with `XRANGE` and, when there are none (a
-  `GetGame` of a game nobody moved since), asks `HGET` whether the game exists: two round
-  trips where one would do (`service/store/redis.py`, outside this change);
-- `Play` sends more messages per move than a unary call (each event to every session, a
-  `turn`, a `result`), and a message on a `grpc.aio` stream costs a good part of a unary
-  call's fixed price, so `Play` is cheaper per move only when fewer sessions listen;
+- redis-py's asyncio client spends a good part of each round trip in Python (the
+  blocking pool's condition and timeout, the connection check, packing), and a loopback
+  `send` took about 175 µs in cProfile on this virtual machine: a pipeline shared by
+  concurrent moves would save some, at the price of owning a Redis client;
+- `Play` still sends each move to every seat's session, and a message on a `grpc.aio`
+  stream costs a good part of a unary call's fixed price, so `Play` is cheaper per move
+  than a unary call but far from the 0.6× target;
 - replay is bounded by building immutable Python objects per event; the protobuf parse it
   is compared with builds none (upb parses in C and makes Python objects only when read)."""

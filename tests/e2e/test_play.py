@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 import grpc
 import pytest
 from ludotheque import Client
+from ludotheque.client import PlaySession
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
@@ -14,6 +17,31 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.registry import ENGINES
 from tests.support.games import short_game
 from tests.support.server import ServerProcess
+
+
+@dataclass
+class Received:
+    """What a session received, part by part, in reading order."""
+
+    events: list[game_pb2.Event] = field(default_factory=list)
+    results: list[api.PlayResult] = field(default_factory=list)
+    turns: list[api.PlayTurn] = field(default_factory=list)
+    messages: int = 0
+
+    def take(self, message: api.PlayResponse) -> None:
+        self.messages += 1
+        self.events.extend(message.events)
+        if message.HasField("result"):
+            self.results.append(message.result)
+        if message.HasField("turn"):
+            self.turns.append(message.turn)
+
+
+def read_until(session: PlaySession, done: Callable[[Received], bool]) -> Received:
+    received = Received()
+    while not done(received):
+        received.take(next(session))
+    return received
 
 
 @pytest.mark.parametrize("kind", sorted(ENGINES))
@@ -26,26 +54,27 @@ def test_a_whole_game_through_one_play_session(server: ServerProcess, kind: str)
         rng = random.Random(8)
         seen: list[game_pb2.Event] = []
         sent: dict[str, int] = {}
-        results = 0
+        results = messages = 0
         with human.play(created.game_id) as session:
             for message in session:
-                which = message.WhichOneof("message")
-                if which == "event":
-                    seen.append(message.event)
-                    if message.event.game_over:
-                        break
-                elif which == "turn":
-                    assert message.turn.version == seen[-1].version  # at rest after the last event
-                    command_id = session.send(rng.choice(list(message.turn.legal_commands)))
-                    sent[command_id] = message.turn.version
-                else:
+                messages += 1
+                seen.extend(message.events)  # a message reads: events, result, turn
+                if message.HasField("result"):
                     result = message.result
                     assert not result.HasField("error"), result.error
                     assert result.command_id in sent and result.version > sent[result.command_id]
                     assert seen[-1].version >= result.version  # its events came first
                     results += 1
+                if seen and seen[-1].game_over:
+                    break
+                if message.HasField("turn"):
+                    assert message.turn.version == seen[-1].version  # at rest after the last event
+                    command_id = session.send(rng.choice(list(message.turn.legal_commands)))
+                    sent[command_id] = message.turn.version
         assert results >= len(sent) - 1  # the last result may follow the game's last event
         assert seen == human.history(created.game_id)  # all of it, in order
+        # What is ready at once travels together: far fewer messages than parts.
+        assert messages < (len(seen) + results + len(sent)) * 2 / 3
 
 
 def test_a_refused_command_is_a_result_with_an_error_and_the_session_goes_on(server: ServerProcess) -> None:
@@ -54,24 +83,27 @@ def test_a_refused_command_is_a_result_with_an_error_and_the_session_goes_on(ser
         cleo, robin = (lobby.with_token(t) for t in created.seat_tokens)
         with robin.play(created.game_id) as session:
             first = next(session)
-            assert first.event.version == 1  # the deal; no turn: it is Cléo's
+            assert [e.version for e in first.events] == [1]  # the deal; no turn: it is Cléo's
+            assert not first.HasField("turn")
             session.send(mooki.Command(draw=mooki.Draw(pile=0)), command_id="too-early")
-            refused = next(session).result
-            assert (
-                refused.command_id == "too-early" and refused.error.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
-            )
+            refused = next(session)
+            assert not refused.events and not refused.HasField("turn")
+            assert refused.result.command_id == "too-early"
+            assert refused.result.error.code == grpc.StatusCode.FAILED_PRECONDITION.value[0]
             cleo.submit(created.game_id, mooki.Command(draw=mooki.Draw(pile=0)))
             cleo.submit(created.game_id, mooki.Command(place=mooki.Place(side=mooki.SIDE_SHOWN)))
-            assert next(session).event.version == 2  # Cléo's moves reach Robin's session...
-            assert next(session).event.version == 3
-            turn = next(session).turn  # ...and then it is his turn
+            # Cléo's moves reach Robin's session, and then it is his turn.
+            received = read_until(session, lambda r: bool(r.turns))
+            assert [e.version for e in received.events] == [2, 3] and not received.results
+            turn = received.turns[0]
             assert turn.version == 3 and {c.mooki.WhichOneof("action") for c in turn.legal_commands} == {"draw"}
             session.send(turn.legal_commands[0], command_id="r1")
-            assert next(session).event.version == 4
-            assert next(session).turn.version == 4  # place what he drew
-            assert next(session).result.version == 4
+            received = read_until(session, lambda r: bool(r.results and r.turns))
+            assert [e.version for e in received.events] == [4]
+            assert received.results[0].version == 4 and received.turns[0].version == 4  # place what he drew
             session.send(turn.legal_commands[0], command_id="r1")  # the same id again: replayed
-            assert next(session).result.replayed
+            again = next(session)
+            assert again.result.replayed and not again.events and not again.HasField("turn")
 
 
 def test_joining_with_views_and_from_a_version(server: ServerProcess) -> None:
@@ -80,10 +112,10 @@ def test_joining_with_views_and_from_a_version(server: ServerProcess) -> None:
         cleo = lobby.with_token(created.seat_tokens[0])
         cleo.submit(created.game_id, mooki.Command(draw=mooki.Draw(pile=1)))
         with cleo.play(created.game_id, from_version=2, views=True) as session:
-            event = next(session).event
+            received = read_until(session, lambda r: bool(r.turns))
+            event = received.events[0]
             assert event.version == 2 and event.mooki.card_drawn.HasField("hidden")  # her own card
-            turn = next(session).turn
-            assert turn.view.mooki.drawn.HasField("hidden")
+            assert received.turns[0].view.mooki.drawn.HasField("hidden")
 
 
 def test_a_session_must_start_with_a_join_and_a_valid_token(server: ServerProcess) -> None:

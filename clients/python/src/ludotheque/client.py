@@ -189,9 +189,10 @@ class Client:
 
 
 class PlaySession:
-    """One seat's Play session: `for message in session` yields PlayResponses (an
-    event, a turn with the seat's legal commands, or a command's result);
-    `send(command)` plays a move. Close it (or use `with`) to end the session."""
+    """One seat's Play session: `for message in session` yields PlayResponses, each
+    read as its events, then a command's result, then a turn with the seat's legal
+    commands (any may be absent); `send(command)` plays a move. Close it (or use
+    `with`) to end the session."""
 
     def __init__(self, client: Client, game_id: str, from_version: int, views: bool) -> None:
         self._requests: queue.SimpleQueue[game_service_pb2.PlayRequest | None] = queue.SimpleQueue()

@@ -713,39 +713,41 @@ Global___PlayCommand: _TypeAlias = PlayCommand  # noqa: Y015
 
 @_typing.final
 class PlayResponse(_message.Message):
-    """A message from the server in a Play session."""
+    """A message from the server in a Play session: what happened since the last one,
+    to be read in this order (any part may be absent): the game's next events, the
+    result of the seat's command, the seat's turn. What is ready at once travels in
+    one message: a stream message costs the server nearly as much as a small call.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    EVENT_FIELD_NUMBER: _builtins.int
-    TURN_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    TURN_FIELD_NUMBER: _builtins.int
     @_builtins.property
-    def event(self) -> _game_pb2.Event:
-        """The game's next event, redacted for the seat."""
-
-    @_builtins.property
-    def turn(self) -> Global___PlayTurn:
-        """The game waits for the seat."""
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
+        """The game's next events, redacted for the seat, in order."""
 
     @_builtins.property
     def result(self) -> Global___PlayResult:
-        """What became of a command."""
+        """What became of a command (after the events it caused, in this message or earlier)."""
+
+    @_builtins.property
+    def turn(self) -> Global___PlayTurn:
+        """The game waits for the seat, at the version of the last event sent."""
 
     def __init__(
         self,
         *,
-        event: _game_pb2.Event | None = ...,
-        turn: Global___PlayTurn | None = ...,
+        events: _abc.Iterable[_game_pb2.Event] | None = ...,
         result: Global___PlayResult | None = ...,
+        turn: Global___PlayTurn | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "message", b"message", "result", b"result", "turn", b"turn"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "turn", b"turn"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "message", b"message", "result", b"result", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "result", b"result", "turn", b"turn"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_message: _TypeAlias = _typing.Literal["event", "turn", "result"]  # noqa: Y015
-    _WhichOneofArgType_message: _TypeAlias = _typing.Literal["message", b"message"]  # noqa: Y015
-    def WhichOneof(self, oneof_group: _WhichOneofArgType_message) -> _WhichOneofReturnType_message | None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
 

@@ -159,7 +159,8 @@ class GameServiceServicer:
         send `join` first, then commands; receive every event of the game from the
         version asked (redacted for the seat), a `turn` whenever the game waits for
         the seat (with its legal commands), and the `result` of each command after
-        the events it caused. The cheap path for clients that keep a connection open.
+        the events it caused; what is ready at once comes in one message. The cheap
+        path for clients that keep a connection open.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

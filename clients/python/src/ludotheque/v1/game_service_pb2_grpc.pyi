@@ -69,7 +69,8 @@ class GameServiceStub:
     send `join` first, then commands; receive every event of the game from the
     version asked (redacted for the seat), a `turn` whenever the game waits for
     the seat (with its legal commands), and the `result` of each command after
-    the events it caused. The cheap path for clients that keep a connection open.
+    the events it caused; what is ready at once comes in one message. The cheap
+    path for clients that keep a connection open.
     """
     ImportGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]
     """Admin: load a complete log as a new game, after replaying it event by
@@ -113,7 +114,8 @@ class GameServiceAsyncStub(GameServiceStub):
     send `join` first, then commands; receive every event of the game from the
     version asked (redacted for the seat), a `turn` whenever the game waits for
     the seat (with its legal commands), and the `result` of each command after
-    the events it caused. The cheap path for clients that keep a connection open.
+    the events it caused; what is ready at once comes in one message. The cheap
+    path for clients that keep a connection open.
     """
     ImportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]  # type: ignore[assignment]
     """Admin: load a complete log as a new game, after replaying it event by
@@ -208,7 +210,8 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         send `join` first, then commands; receive every event of the game from the
         version asked (redacted for the seat), a `turn` whenever the game waits for
         the seat (with its legal commands), and the `result` of each command after
-        the events it caused. The cheap path for clients that keep a connection open.
+        the events it caused; what is ready at once comes in one message. The cheap
+        path for clients that keep a connection open.
         """
 
     @_abc_1.abstractmethod
