@@ -439,16 +439,19 @@ pass unchanged):
   (5.1 messages per Mooki move); what a session has ready at once now goes in one
   message (events, result, turn), about 3 per move.
 
-Measured back to back with the GameApp-only driver (`service/bench/micro.py`:
-`app_figures`, memory store, no transport) and the replay benchmark, on this machine,
-before (`d741052`) and after, twice each (the spread is the machine's noise):
+Measured side by side on this machine, alternating three times between a checkout of
+the code before this work and this one (the spread is the machine's noise): the
+GameApp-only driver and the engine benchmarks of `service/bench/micro.py` (before:
+`d741052`), and the same driver on a Redis of its own for the read in one round trip
+(before: `6bbe970`):
 
 | | before | after |
 |---|---|---|
-| GameApp alone: CPU µs per Mooki move (1.5 calls per move) | 546, 447 | 351, 357 |
-| Mooki: random full games per second | 251, 271 | 335, 342 |
-| Mooki replay: events per second | 48,609, 49,265 | 76,501, 80,232 |
-| Picnic replay: events per second | 49,705, 45,317 | 74,744, 77,656 |
+| GameApp alone, memory store: CPU µs per Mooki move (1.5 calls per move) | 449, 496, 353 | 341, 310, 314 |
+| Mooki: random full games per second | 265, 251, 267 | 552, 408, 519 |
+| Mooki replay: events per second | 50,725, 60,791, 79,302 | 70,821, 74,468, 87,665 |
+| Picnic replay: events per second | 48,380, 62,263, 46,889 | 81,309, 103,230, 76,256 |
+| GameApp alone, Redis store (one call at a time): CPU µs per Mooki move | 1,157, 1,167, 1,217 | 1,084, 1,043, 988 |
 
 Left as they are, with the reason:
 
