@@ -59,7 +59,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("admin_token", str, "", "token that sees and may do everything; empty: no admin", secret=True),
     Setting("cache_size", int, 10_000, "live games kept in memory"),
     Setting("max_message_bytes", int, 1 << 20, "largest request accepted"),
-    Setting("shutdown_grace", float, 10.0, "seconds to finish calls in flight on SIGTERM"),
+    Setting(
+        "shutdown_grace", float, 10.0, "seconds to finish calls in flight on SIGTERM (live event streams end at once)"
+    ),
     Setting("max_connection_age", float, 600.0, "seconds before a client is asked to reconnect (load balancing)"),
     Setting("log_level", str, "info", "debug, info, warning or error"),
     Setting(

@@ -190,6 +190,9 @@ class InstrumentedStore:
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         return self.inner.subscribe(game_id, from_version)
 
+    def end_subscriptions(self) -> None:
+        self.inner.end_subscriptions()
+
     async def ping(self) -> None:
         await self._timed("ping", self.inner.ping())
 

@@ -48,11 +48,13 @@ class Running:
     config: Config
 
     async def stop(self) -> None:
-        """Stops taking calls, lets those in flight finish (streams are cut at the
-        grace's end: their clients resume from the last version they got), then
-        closes the store."""
+        """Stops taking calls, ends the live streams at once (UNAVAILABLE: their
+        clients follow the game again elsewhere, from the last version they got; a
+        stream left to the grace's end would be cut without a status), lets the
+        calls in flight finish, then closes the store."""
         self.watcher.cancel()
         await self.health.enter_graceful_shutdown()
+        self.app.store.end_subscriptions()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
         await self.app.store.close()
 

@@ -47,6 +47,10 @@ class StoreUnavailable(StoreError):
     """The store cannot be reached now; the operation may be retried."""
 
 
+# Why subscriptions end when the server stops.
+SHUTTING_DOWN = "this server is shutting down: follow the game again (from the next version) on another"
+
+
 class SubscriberTooSlow(StoreError):
     """A live subscriber fell so far behind that its queue filled up."""
 
@@ -140,6 +144,11 @@ class EventStore(Protocol):
         """Events from `from_version` on, then live ones as they are appended, in
         order, without gaps or repeats. Ends with SubscriberTooSlow if the
         subscriber cannot keep up."""
+        ...
+
+    def end_subscriptions(self) -> None:
+        """Ends every subscription, and every later one, with StoreUnavailable(SHUTTING_DOWN)
+        (the server is stopping: its followers resume elsewhere); reads and writes go on."""
         ...
 
     async def ping(self) -> None:

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from service.store.base import (
+    SHUTTING_DOWN,
     AppendResult,
     CommandIdReused,
     GameExists,
@@ -34,6 +35,7 @@ class MemoryStore:
         self._games: dict[str, _Game] = {}
         self._order: list[str] = []
         self._closed = False
+        self._ending_subscriptions = False
 
     def _game(self, game_id: str) -> _Game:
         self._check_open()
@@ -116,6 +118,8 @@ class MemoryStore:
         game = self._game(game_id)
         next_version = max(from_version, 1)
         while True:
+            if self._ending_subscriptions:
+                raise StoreUnavailable(SHUTTING_DOWN)
             # Subscribers read the game's own list, so they hold no copy of their
             # own and cannot fall behind by more than the game's length.
             while next_version <= len(game.events):
@@ -123,6 +127,11 @@ class MemoryStore:
                 next_version += 1
             await game.appended.wait()
             self._check_open()
+
+    def end_subscriptions(self) -> None:
+        self._ending_subscriptions = True
+        for game in self._games.values():
+            game.appended.set()
 
     async def ping(self) -> None:
         self._check_open()

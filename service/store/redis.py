@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from service.store.base import (
+    SHUTTING_DOWN,
     AppendResult,
     CommandIdReused,
     GameExists,
@@ -221,6 +222,9 @@ class RedisStore:
                 yield await subscriber.next()
         finally:
             self._live.remove(subscriber)
+
+    def end_subscriptions(self) -> None:
+        self._live.end_all(StoreUnavailable(SHUTTING_DOWN))
 
     # --- the connection --------------------------------------------------------------
 

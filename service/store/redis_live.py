@@ -89,6 +89,7 @@ class LiveReader:
         self._changed = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._closing = False
+        self._refusal: StoreUnavailable | None = None  # set: every subscriber ends with it
 
     def add(self, game_id: str, version: int, first: int) -> tuple[Subscriber, int]:
         """A new subscriber of `game_id`, which stands at `version` in the store, that
@@ -101,8 +102,8 @@ class LiveReader:
         through = max(followed.version, version)
         subscriber = Subscriber(game_id, max(through, first - 1), self._queue_size)
         followed.subscribers.add(subscriber)
-        if self._closing:
-            subscriber.end(StoreUnavailable("the store is closed"))
+        if self._refusal is not None:
+            subscriber.end(self._refusal)
         elif self._task is None or self._task.done():
             self._task = asyncio.create_task(self._run(), name="redis-live-reader")
         return subscriber, through
@@ -116,13 +117,18 @@ class LiveReader:
             # No restart needed: the next read simply leaves the game out.
             del self._followed[subscriber.game_id]
 
+    def end_all(self, refusal: StoreUnavailable) -> None:
+        """Ends every subscriber, and every later one, with `refusal`."""
+        self._refusal = refusal
+        for followed in self._followed.values():
+            for subscriber in followed.subscribers:
+                subscriber.end(refusal)
+        self._followed.clear()
+
     def close(self) -> None:
         """Ends every subscriber and stops the reader (then `wait_closed`)."""
         self._closing = True
-        for followed in self._followed.values():
-            for subscriber in followed.subscribers:
-                subscriber.end(StoreUnavailable("the store is closed"))
-        self._followed.clear()
+        self.end_all(StoreUnavailable("the store is closed"))
         if self._task is not None:
             self._task.cancel()
 

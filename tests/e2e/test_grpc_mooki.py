@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import random
 import signal
 import threading
+from collections.abc import Iterator
 
 import grpc
 import pytest
@@ -14,6 +16,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from ludotheque import Client, error_status, rule_code
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
 
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
 
@@ -130,3 +133,40 @@ def test_sigterm_stops_the_server_gracefully() -> None:
             client.create_game("mooki", ["a", "b"])
         assert server.stop(signal.SIGTERM) == 0
         assert "stopped" in server.log()
+
+
+def test_sigterm_ends_live_streams_at_once_with_unavailable() -> None:
+    # A grace far longer than the deadlines below: streams left to run to the grace's
+    # end (then cut without a status) would fail this test with DEADLINE_EXCEEDED.
+    with running_server(env={"LUDOTHEQUE_SHUTDOWN_GRACE": "300"}) as server:
+        with Client(server.target) as lobby:
+            created = lobby.create_game("mooki", ["Cléo", "Robin"])
+            follow = api.StreamEventsRequest(game_id=created.game_id)
+            spectator = lobby.stub.StreamEvents(follow, timeout=60)
+            assert next(spectator).event.version == 1
+            done = threading.Event()
+
+            def requests() -> Iterator[api.PlayRequest]:
+                yield api.PlayRequest(join=api.PlayJoin(game_id=created.game_id))
+                done.wait(60)  # the session stays open (a half-close would end it)
+
+            cleo = (("authorization", f"Bearer {created.seat_tokens[0]}"),)
+            session = lobby.stub.Play(requests(), metadata=cleo, timeout=60)
+            assert [event.version for event in next(session).events] == [1]
+            sse = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=60)
+            sse.request("GET", f"/v1/games/{created.game_id}/events:stream")
+            sse_body = sse.getresponse()
+            assert sse_body.status == 200 and sse_body.readline().startswith(b"id: 1")
+            server.process.send_signal(signal.SIGTERM)
+            for stream in (spectator, session):
+                with pytest.raises(grpc.RpcError) as ended:
+                    for _ in stream:
+                        pass
+                assert ended.value.code() == grpc.StatusCode.UNAVAILABLE, ended.value
+                assert "shutting down" in (ended.value.details() or "")
+            done.set()
+            rest = sse_body.read()  # the SSE stream ends with an error event, then closes
+            assert b"event: error" in rest and b"shutting down" in rest
+        assert server.process.wait(30) == 0  # nothing left to wait for: no grace spent
+        log = server.log()
+        assert "stopped" in log and "ERROR" not in log and "Traceback" not in log

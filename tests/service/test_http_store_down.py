@@ -55,6 +55,9 @@ class DownStore:
         raise self._down()
         yield  # pragma: no cover - makes this an async generator
 
+    def end_subscriptions(self) -> None:
+        return None
+
     async def ping(self) -> None:
         raise self._down()
 

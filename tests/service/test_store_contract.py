@@ -236,6 +236,22 @@ async def test_a_subscriber_from_the_future_waits_for_that_version(store_factory
 
 
 @async_test
+async def test_ending_subscriptions_ends_every_follower_and_nothing_else(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        await new_game(store, events=1)
+        follower = store.subscribe("g1", 1)
+        assert (await anext(follower)).version == 1
+        waiting = asyncio.ensure_future(anext(follower))  # waits for version 2
+        store.end_subscriptions()
+        with pytest.raises(StoreUnavailable, match="shutting down"):
+            await asyncio.wait_for(waiting, 10)
+        with pytest.raises(StoreUnavailable, match="shutting down"):
+            await asyncio.wait_for(collect(store.subscribe("g1", 1), 2), 10)  # and a later one
+        await append(store, "g1", 1, b"two")  # reads and writes go on
+        assert [event.version for event in await store.read("g1", 1)] == [1, 2]
+
+
+@async_test
 async def test_ping_answers_while_open(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         await store.ping()
