@@ -18,7 +18,12 @@ from engines.mooki.bots import BOTS
 from engines.mooki.cards import FAMILIES
 from engines.mooki.state import MookiState
 from tests.mooki.helpers import command_universe, inventory, perturb
-from tests.support.engine_properties import GameSpec, check_random_game
+from tests.support.engine_properties import (
+    GameSpec,
+    check_bots_see_only_their_seat,
+    check_random_game,
+    replay_in_two_worlds,
+)
 
 SPEC = GameSpec(
     engine=ENGINE,
@@ -72,14 +77,7 @@ def test_bots_play_legal_moves_to_the_end(seed: int, bots: tuple[str, str]) -> N
 def test_bots_decide_only_on_what_their_seat_knows(seed: int, data: st.DataObject) -> None:
     """A bot given two worlds its seat cannot tell apart makes the same move."""
     played = check_random_game(SPEC, pb.Options(), [SeatInfo(), SeatInfo()], seed, every_step=False)
-    for state in played.states[:: max(1, len(played.states) // 8)]:
-        to_act = ENGINE.status(state).to_act
-        if not to_act:
-            continue
-        seat = to_act[0]
-        other = perturb(state, Viewer.player(seat), random.Random(data.draw(seeds)))
-        for name, bot in BOTS.items():
-            assert bot(state, seat, random.Random(1)) == bot(other, seat, random.Random(1)), name
+    check_bots_see_only_their_seat(SPEC, played.states, 8, lambda: random.Random(data.draw(seeds)))
 
 
 @given(seed=seeds, viewer_seat=st.sampled_from([0, 1, None]))
@@ -135,16 +133,9 @@ def test_redacted_events_are_the_same_in_worlds_the_viewer_cannot_tell_apart(
     state_a = fold(ENGINE, [deal])
     state_b = fold(ENGINE, [world_b])
     assert ENGINE.redact(deal, viewer) == ENGINE.redact(world_b, viewer)
-    admin_differs = deal != world_b
-    for seat, command in cast(list[tuple[int, pb.Command]], played.commands):
-        assert ENGINE.view(state_a, viewer) == ENGINE.view(state_b, viewer)
-        events_a = ENGINE.decide(state_a, seat, command, random.Random(0))
-        events_b = ENGINE.decide(state_b, seat, command, random.Random(0))
-        for event_a, event_b in zip(events_a, events_b, strict=True):
-            assert ENGINE.redact(event_a, viewer) == ENGINE.redact(event_b, viewer), f"{viewer} can tell: {event_a}"
-            admin_differs |= event_a != event_b
-            state_a, state_b = ENGINE.evolve(state_a, event_a), ENGINE.evolve(state_b, event_b)
-    assert ENGINE.status(state_b) == ENGINE.status(state_a)
+    moves = [(seat, command, 0) for seat, command in played.commands]
+    _, _, events_differ = replay_in_two_worlds(ENGINE, state_a, state_b, moves, viewer)
+    admin_differs = deal != world_b or events_differ
     assert admin_differs == (swapped > 0)
 
 

@@ -16,7 +16,12 @@ from engines.picnic import ENGINE
 from engines.picnic.bots import BOTS, greedy_bot
 from engines.picnic.state import PicnicState
 from tests.picnic.helpers import command_universe, dealt, inventory, perturb
-from tests.support.engine_properties import GameSpec, check_random_game
+from tests.support.engine_properties import (
+    GameSpec,
+    check_bots_see_only_their_seat,
+    check_random_game,
+    replay_in_two_worlds,
+)
 
 SPEC = GameSpec(
     engine=ENGINE,
@@ -104,11 +109,8 @@ def test_bots_decide_only_on_what_their_seat_knows(seed: int, data: st.DataObjec
         return sensible(state, seat, legal, rng)
 
     check_random_game(SPEC, options, [SeatInfo(), SeatInfo()], seed, choose, every_step=False)
-    for state in waiting[:: max(1, len(waiting) // 10)]:
-        seat = ENGINE.status(state).to_act[0]
-        other = perturb(state, Viewer.player(seat), random.Random(data.draw(seeds)))
-        for name, bot in BOTS.items():
-            assert bot(state, seat, random.Random(1)) == bot(other, seat, random.Random(1)), name
+    assert all(ENGINE.status(state).to_act for state in waiting)
+    check_bots_see_only_their_seat(SPEC, waiting, 10, lambda: random.Random(data.draw(seeds)))
 
 
 @given(seed=seeds, viewer_seat=st.sampled_from([0, 1, None]), options=options)
@@ -137,14 +139,8 @@ def test_redacted_events_are_the_same_in_worlds_the_viewer_cannot_tell_apart(
     state_a, state_b = fold(ENGINE, [deal]), fold(ENGINE, [world_b])
     assert ENGINE.redact(deal, viewer) == ENGINE.redact(world_b, viewer)
     assert ENGINE.redact(deal, Viewer.admin()) != ENGINE.redact(world_b, Viewer.admin()) or deal == world_b
-    for seat, command in cast(list[tuple[int, pb.Command]], played.commands):
-        assert ENGINE.view(state_a, viewer) == ENGINE.view(state_b, viewer)
-        events_a = ENGINE.decide(state_a, seat, command, random.Random(0))
-        events_b = ENGINE.decide(state_b, seat, command, random.Random(0))
-        for event_a, event_b in zip(events_a, events_b, strict=True):
-            assert ENGINE.redact(event_a, viewer) == ENGINE.redact(event_b, viewer), f"{viewer} can tell: {event_a}"
-            state_a, state_b = ENGINE.evolve(state_a, event_a), ENGINE.evolve(state_b, event_b)
-    assert ENGINE.status(state_b) == ENGINE.status(state_a)
+    moves = [(seat, command, 0) for seat, command in played.commands]
+    state_a, state_b, _ = replay_in_two_worlds(ENGINE, state_a, state_b, moves, viewer)
     assert ENGINE.view(state_a, viewer) == ENGINE.view(state_b, viewer)
 
 

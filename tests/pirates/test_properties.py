@@ -18,7 +18,12 @@ from engines.pirates.bots import BOTS
 from engines.pirates.cards import DECK, PARROT, SPECIAL_KINDS, Card
 from engines.pirates.state import PiratesState
 from tests.pirates.helpers import command_universe, inventory, perturb, seats
-from tests.support.engine_properties import GameSpec, check_random_game
+from tests.support.engine_properties import (
+    GameSpec,
+    check_bots_see_only_their_seat,
+    check_random_game,
+    replay_in_two_worlds,
+)
 
 # A random player draws often and rounds run long; 3000 events a round is far beyond
 # anything seen (the longest in 10,000 random games was under 900).
@@ -103,14 +108,7 @@ def test_bots_decide_only_on_what_their_seat_knows(
 ) -> None:
     """A bot given two worlds its seat cannot tell apart makes the same move."""
     played = check_random_game(SPEC, options, seats(count), seed, lively, every_step=False)
-    for state in played.states[:: max(1, len(played.states) // 12)]:
-        to_act = ENGINE.status(state).to_act
-        if not to_act:
-            continue
-        seat = to_act[0]
-        other = perturb(state, Viewer.player(seat), random.Random(data.draw(seeds)))
-        for name, bot in BOTS.items():
-            assert bot(state, seat, random.Random(1)) == bot(other, seat, random.Random(1)), name
+    check_bots_see_only_their_seat(SPEC, played.states, 12, lambda: random.Random(data.draw(seeds)))
 
 
 Move = tuple[int, pb.Command, int]  # seat, command, the seed of its random draws
@@ -206,17 +204,7 @@ def test_redacted_events_are_the_same_in_worlds_the_viewer_cannot_tell_apart(
     state_a = fold(ENGINE, [started, deal])
     state_b = fold(ENGINE, [started, world_b])
     assert ENGINE.redact(deal, viewer) == ENGINE.redact(world_b, viewer)
-    admin_differs = False
-    for seat, command, decide_seed in moves:
-        assert ENGINE.view(state_a, viewer) == ENGINE.view(state_b, viewer)
-        events_a = ENGINE.decide(state_a, seat, command, random.Random(decide_seed))
-        events_b = ENGINE.decide(state_b, seat, command, random.Random(decide_seed))
-        assert len(events_a) == len(events_b)
-        for event_a, event_b in zip(events_a, events_b, strict=True):
-            assert ENGINE.redact(event_a, viewer) == ENGINE.redact(event_b, viewer), f"{viewer} can tell: {event_a}"
-            admin_differs |= event_a != event_b
-            state_a, state_b = ENGINE.evolve(state_a, event_a), ENGINE.evolve(state_b, event_b)
-    assert ENGINE.status(state_b) == ENGINE.status(state_a)
+    _, _, admin_differs = replay_in_two_worlds(ENGINE, state_a, state_b, moves, viewer)
     if deal == world_b:
         assert not admin_differs, "the same deal and moves must give the same events"
 

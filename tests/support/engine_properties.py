@@ -13,7 +13,7 @@ from __future__ import annotations
 import pickle
 import random
 from collections import Counter
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,6 +98,43 @@ def check_random_game(
     replayed = fold(engine, [type(e).FromString(e.SerializeToString()) for e in played.events])
     assert replayed == state, "replaying the events must give the live state"
     return played
+
+
+def check_bots_see_only_their_seat(
+    spec: GameSpec, states: Sequence[Any], samples: int, new_rng: Callable[[], random.Random]
+) -> None:
+    """At about `samples` of `states`, every bot of the game makes the same move for the
+    seat to act in a world perturbed (with a fresh `new_rng()`) in what that seat cannot know."""
+    engine = spec.engine
+    for state in states[:: max(1, len(states) // samples)]:
+        to_act = engine.status(state).to_act
+        if not to_act:
+            continue
+        seat = to_act[0]
+        other = spec.perturb(state, Viewer.player(seat), new_rng())
+        for name, bot in engine.bots.items():
+            assert bot(state, seat, random.Random(1)) == bot(other, seat, random.Random(1)), name
+
+
+def replay_in_two_worlds(
+    engine: AnyEngine, state_a: Any, state_b: Any, moves: Iterable[tuple[int, Message, int]], viewer: Viewer
+) -> tuple[Any, Any, bool]:
+    """Plays the same moves (seat, command, seed of its random draws) from two states
+    `viewer` cannot tell apart: its view before each move and each redacted event must be
+    the same in both, and so must the status at the end. Returns the two final states
+    and whether any event differed (what the admin would see)."""
+    events_differ = False
+    for seat, command, decide_seed in moves:
+        assert engine.view(state_a, viewer) == engine.view(state_b, viewer)
+        events_a = engine.decide(state_a, seat, command, random.Random(decide_seed))
+        events_b = engine.decide(state_b, seat, command, random.Random(decide_seed))
+        assert len(events_a) == len(events_b)
+        for event_a, event_b in zip(events_a, events_b, strict=True):
+            assert engine.redact(event_a, viewer) == engine.redact(event_b, viewer), f"{viewer} can tell: {event_a}"
+            events_differ |= event_a != event_b
+            state_a, state_b = engine.evolve(state_a, event_a), engine.evolve(state_b, event_b)
+    assert engine.status(state_b) == engine.status(state_a)
+    return state_a, state_b, events_differ
 
 
 def _check_commands(spec: GameSpec, state: Any, seat_count: int, rng: random.Random) -> None:
