@@ -80,15 +80,32 @@ def _parse(method: MethodDescriptor, data: bytes) -> Message:
         raise invalid_argument("request", f"The request is not a valid {method.input_type.name}.") from None
 
 
+class _Aborting:
+    """`async with _Aborting(method, context):` ends the call with the status of what
+    its body raised: a ServiceError's own, any other Exception INTERNAL (and logged)."""
+
+    __slots__ = ("context", "method")
+
+    def __init__(self, method: MethodDescriptor, context: Context) -> None:
+        self.method = method
+        self.context = context
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> bool:
+        if isinstance(error, ServiceError):
+            await abort(self.context, error)
+        elif isinstance(error, Exception):
+            log.error("unexpected error in %s", self.method.name, exc_info=error)
+            await abort(self.context, INTERNAL)
+        return False  # nothing raised, or not ours to answer (a cancellation)
+
+
 def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> Message:
-        try:
+        async with _Aborting(method, context):
             return await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
-        except ServiceError as error:
-            await abort(context, error)
-        except Exception:
-            log.exception("unexpected error in %s", method.name)
-            await abort(context, INTERNAL)
         raise AssertionError("abort() always raises")
 
     return handle
@@ -96,15 +113,10 @@ def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Cont
 
 def _streaming(method: MethodDescriptor, use_case: StreamUseCase) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> AsyncIterator[Message]:
-        try:
+        async with _Aborting(method, context):
             responses: Responses = await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
             async for response in responses.stream:
                 yield response
-        except ServiceError as error:
-            await abort(context, error)
-        except Exception:
-            log.exception("unexpected error in %s", method.name)
-            await abort(context, INTERNAL)
 
     return handle
 
@@ -115,13 +127,8 @@ def _bidi(method: MethodDescriptor, use_case: BidiUseCase) -> Callable[[AsyncIte
             async for item in data:
                 yield _parse(method, item)
 
-        try:
+        async with _Aborting(method, context):
             async for response in use_case(requests(), bearer_token(context.invocation_metadata())):
                 yield response
-        except ServiceError as error:
-            await abort(context, error)
-        except Exception:
-            log.exception("unexpected error in %s", method.name)
-            await abort(context, INTERNAL)
 
     return handle

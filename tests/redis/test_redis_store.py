@@ -16,7 +16,6 @@ import pytest
 from service.store import open_store
 from service.store.base import (
     AppendResult,
-    StoredEvent,
     StoreUnavailable,
     SubscriberTooSlow,
     VersionConflict,
@@ -24,7 +23,7 @@ from service.store.base import (
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from service.store.redis_lua import APPEND, CREATE
-from tests.support.aio import async_test
+from tests.support.aio import async_test, first_versions
 from tests.support.redis import RedisServer, running_redis, wait_until
 
 
@@ -46,15 +45,6 @@ async def append(
     store: RedisStore, game_id: str, expected: int, *events: bytes, status: str = "active"
 ) -> AppendResult:
     return await store.append(game_id, expected, list(events), f"c{expected}", b"f", status, b"summary", 2000)
-
-
-async def versions(events: AsyncIterator[StoredEvent], count: int) -> list[int]:
-    seen = []
-    async for event in events:
-        seen.append(event.version)
-        if len(seen) == count:
-            break
-    return seen
 
 
 async def redis_clients(server: RedisServer) -> list[str]:
@@ -91,7 +81,7 @@ async def test_a_subscriber_that_falls_behind_is_ended_not_buffered(redis_server
             async for _ in slow:
                 pass
         # It can resume from where it stood, and a reader that keeps up gets everything.
-        assert await versions(store.subscribe("g1", 2), 20) == list(range(2, 22))
+        assert await first_versions(store.subscribe("g1", 2), 20) == list(range(2, 22))
 
 
 @async_test
@@ -100,12 +90,12 @@ async def test_all_the_subscribers_of_a_process_share_one_blocking_read(redis_se
         games = [f"g{i}" for i in range(10)]
         for game_id in games:
             await new_game(store, game_id)
-        readers = [asyncio.create_task(versions(store.subscribe(g, 1), 3)) for g in games for _ in range(3)]
+        readers = [asyncio.create_task(first_versions(store.subscribe(g, 1), 3)) for g in games for _ in range(3)]
         for game_id in games:
             await append(store, game_id, 1, b"a")
             await append(store, game_id, 2, b"b")
         assert [await reader for reader in readers] == [[1, 2, 3]] * 30
-        followers = [asyncio.create_task(versions(store.subscribe(g, 4), 1)) for g in games for _ in range(3)]
+        followers = [asyncio.create_task(first_versions(store.subscribe(g, 4), 1)) for g in games for _ in range(3)]
         await asyncio.sleep(0)  # let them all subscribe: 30 live subscribers, 10 games
         # 30 live subscribers of 10 games: one connection blocked in XREAD serves them all.
         deadline = asyncio.get_running_loop().time() + 10
@@ -251,7 +241,7 @@ async def test_a_store_opened_while_redis_is_down_is_unavailable_until_redis_is_
 async def test_subscribers_and_writers_carry_on_across_a_redis_crash(own_redis: RedisServer) -> None:
     async with redis_store(own_redis.url) as store:
         await new_game(store)
-        follower = asyncio.create_task(versions(store.subscribe("g1", 1), 10))
+        follower = asyncio.create_task(first_versions(store.subscribe("g1", 1), 10))
         for version in range(1, 5):
             await append(store, "g1", version, b"before")
         await asyncio.to_thread(own_redis.stop, signal.SIGKILL)  # acknowledged writes are in the AOF

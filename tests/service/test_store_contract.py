@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
 import pytest
@@ -19,7 +19,7 @@ from service.store.base import (
     StoreUnavailable,
     VersionConflict,
 )
-from tests.support.aio import async_test
+from tests.support.aio import async_test, first_versions
 
 StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 
@@ -192,20 +192,11 @@ async def test_games_are_listed_newest_first_by_kind_and_status_a_page_at_a_time
         assert [g.game_id for g in active_mooki.games + rest.games] == ["g6", "g2", "g0"]
 
 
-async def collect(events: AsyncIterator[StoredEvent], count: int) -> list[int]:
-    versions = []
-    async for event in events:
-        versions.append(event.version)
-        if len(versions) == count:
-            break
-    return versions
-
-
 @async_test
 async def test_subscribers_get_the_past_then_live_events_without_gaps_or_repeats(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         await new_game(store, events=3)
-        reader = asyncio.create_task(collect(store.subscribe("g1", 2), 2 + 20))
+        reader = asyncio.create_task(first_versions(store.subscribe("g1", 2), 2 + 20))
         for version in range(3, 23):  # appends race with the catch-up
             await append(store, "g1", version, b"live%d" % version)
             if version % 5 == 0:
@@ -217,7 +208,7 @@ async def test_subscribers_get_the_past_then_live_events_without_gaps_or_repeats
 async def test_many_subscribers_of_one_game_each_get_every_event(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         await new_game(store, events=1)
-        readers = [asyncio.create_task(collect(store.subscribe("g1", 1), 11)) for _ in range(5)]
+        readers = [asyncio.create_task(first_versions(store.subscribe("g1", 1), 11)) for _ in range(5)]
         await asyncio.sleep(0)
         for version in range(1, 11):
             await append(store, "g1", version, b"x")
@@ -229,7 +220,7 @@ async def test_many_subscribers_of_one_game_each_get_every_event(store_factory: 
 async def test_a_subscriber_from_the_future_waits_for_that_version(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         await new_game(store, events=1)
-        reader = asyncio.create_task(collect(store.subscribe("g1", 3), 1))
+        reader = asyncio.create_task(first_versions(store.subscribe("g1", 3), 1))
         await append(store, "g1", 1, b"two")
         await append(store, "g1", 2, b"three")
         assert await asyncio.wait_for(reader, 10) == [3]
@@ -246,7 +237,7 @@ async def test_ending_subscriptions_ends_every_follower_and_nothing_else(store_f
         with pytest.raises(StoreUnavailable, match="shutting down"):
             await asyncio.wait_for(waiting, 10)
         with pytest.raises(StoreUnavailable, match="shutting down"):
-            await asyncio.wait_for(collect(store.subscribe("g1", 1), 2), 10)  # and a later one
+            await asyncio.wait_for(first_versions(store.subscribe("g1", 1), 2), 10)  # and a later one
         await append(store, "g1", 1, b"two")  # reads and writes go on
         assert [event.version for event in await store.read("g1", 1)] == [1, 2]
 
