@@ -13,17 +13,17 @@ an error message. Intent tokens (see redis_index.py) are integers compared as nu
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
 class Script:
     name: str
     source: str
+    sha: str = field(init=False)  # what EVALSHA names it by: hashed once, not at every call
 
-    @property
-    def sha(self) -> str:
-        return hashlib.sha1(self.source.encode()).hexdigest()
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
 # KEYS: meta, events. ARGV: first entry id, last entry id (or '+'). The events in that
