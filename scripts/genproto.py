@@ -1,7 +1,7 @@
 """Regenerate everything derived from proto/ (the one command).
 
     python scripts/genproto.py            # writes clients/python/src/, clients/typescript/src/gen/
-                                          # and service/openapi.json
+                                          # and service/api/openapi.json
     python scripts/genproto.py --check    # exits 1 when the committed files are stale
 
 Messages are generated with protobuf's own generator, gRPC stubs with grpcio-tools,
@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_DIR = ROOT / "proto"
 PYTHON_OUT = ROOT / "clients" / "python" / "src"
-OPENAPI = ROOT / "service" / "openapi.json"
+OPENAPI = ROOT / "service" / "api" / "openapi.json"
 TYPESCRIPT_OUT = ROOT / "clients" / "typescript" / "src" / "gen"
 PROTOC_GEN_ES = ROOT / "clients" / "typescript" / "node_modules" / ".bin" / "protoc-gen-es"
 # Generated for TypeScript besides proto/: the google protos that proto/ imports
@@ -117,7 +117,7 @@ def openapi_document() -> str:
     from grpc_tools import protoc
 
     sys.path.insert(0, str(ROOT))
-    from service import openapi
+    from service.api import openapi
 
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "descriptors.pb"

@@ -19,7 +19,7 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import SeatInfo, fold
 from engines.registry import ENGINES, AnyEngine
-from service import envelopes
+from service.app import envelopes
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,9 +155,9 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
     from ludotheque.v1 import game_service_pb2 as api
 
     from service.app import GameApp
-    from service.auth import TokenAuthority
+    from service.app.auth import TokenAuthority
+    from service.app.metrics import InstrumentedStore, Metrics
     from service.bench.load import seats_for
-    from service.metrics import InstrumentedStore, Metrics
     from service.store.memory import MemoryStore
 
     metrics = Metrics()

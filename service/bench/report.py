@@ -429,7 +429,7 @@ pass unchanged):
   fields that never change are encoded once per cached game;
 - **seeding a random generator per decision** (SHA-512 of the seed text, then Mersenne
   Twister's key schedule): generators now seed themselves on their first draw
-  (`service/lazy_random.py`), and most decisions draw nothing;
+  (`service/app/lazy_random.py`), and most decisions draw nothing;
 - **`dataclasses.replace`** in the engines' `evolve` (it inspects the class on every
   call): `engines/immutable.py` writes a plain copy function once per state class;
 - **Mooki views** built from throwaway messages (a `Face` message made, then copied):

@@ -23,8 +23,8 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.cli import build_parser
-from service.config import SETTINGS, Config, from_arguments
-from service.server import SERVICE_NAME
+from service.cli.config import SETTINGS, Config, from_arguments
+from service.cli.serve import SERVICE_NAME
 from tests.deploy.chart import (
     CHART,
     RELEASE,
@@ -39,7 +39,7 @@ from tests.support.redis import START_TIMEOUT, free_port, wait_until
 from tests.support.rest import Rest
 from tests.support.server import ROOT, running_server
 
-# The names the server's gRPC health service answers for (service/server.py).
+# The names the server's gRPC health service answers for (service/cli/serve.py).
 HEALTH_NAMES = {"", SERVICE_NAME}
 # What the HTTP port answers while the process runs (README.md, Observability).
 LIVENESS_PATHS = {"/healthz"}

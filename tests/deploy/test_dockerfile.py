@@ -19,7 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from ludotheque import Client
 
 from service.cli import build_parser
-from service.config import SETTINGS, from_arguments
+from service.cli.config import SETTINGS, from_arguments
 from tests.deploy.chart import render, server_container
 from tests.deploy.dockerfile import PREFIX, Image, Stage, context_files, env_of, parse, snapshot
 from tests.support.rest import Rest

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from service.play import parse_seat, parse_seats
+from service.cli.play import parse_seat, parse_seats
 from tests.support.server import ROOT, ServerProcess
 
 

@@ -20,7 +20,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.connect_api import GONE_CHECK_SECONDS
+from service.api.connect import GONE_CHECK_SECONDS
 from tests.support.connect import END_STREAM, Connect, Failure, Grpc, envelope, envelopes
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server

@@ -15,7 +15,7 @@ from ludotheque import Client
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 
-from service import gamelog
+from service.app import gamelog
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
 
 

@@ -15,8 +15,8 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.registry import ENGINES
-from service.http_rules import http_bindings
-from service.rpcs import SERVICE
+from service.api.http_rules import http_bindings
+from service.api.rpcs import SERVICE
 from tests.support.games import short_game
 from tests.support.rest import Reply, Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server

@@ -23,7 +23,7 @@ from schemathesis.checks import (
 from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import negative_data_rejection
 
-from service.http_api import OPENAPI_PATH
+from service.api.http_server import OPENAPI_PATH
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
 

@@ -8,8 +8,8 @@ import pytest
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 
-from service import gamelog
-from service.verify import Problem, Replayed, verify
+from service.app import gamelog
+from service.app.verify import Problem, Replayed, verify
 from tests.support.server import ROOT
 
 GOLDEN = ROOT / "seeds" / "replays" / "mooki" / "game-1.jsonl"

@@ -3,8 +3,8 @@ gives it too."""
 
 from __future__ import annotations
 
-from service.connect_api import HTTP_STATUS, ConnectFailure
-from service.errors import Code, ServiceError
+from service.api.connect import HTTP_STATUS, ConnectFailure
+from service.app.errors import Code, ServiceError
 
 
 def test_every_service_error_code_is_a_connect_code_with_the_same_http_status() -> None:

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.errors import not_found
-from service.grpc_api import _bidi, _streaming, _unary
-from service.rpcs import SERVICE, Responses
+from service.api.grpc_server import _bidi, _streaming, _unary
+from service.api.rpcs import SERVICE, Responses
+from service.app.errors import not_found
 from tests.support.aio import async_test
 
 GET_GAME = SERVICE.methods_by_name["GetGame"]
@@ -87,10 +87,10 @@ async def test_a_service_error_ends_the_call_with_its_own_status() -> None:
 
 @async_test
 async def test_an_unexpected_error_is_internal_and_logged(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.ERROR, logger="service.grpc_api"):
+    with caplog.at_level(logging.ERROR, logger="service.api.grpc_server"):
         codes = await outcome(RuntimeError("boom"))
     assert [code.name for code in codes] == ["INTERNAL"] * 3
-    logged = [record for record in caplog.records if record.name == "service.grpc_api"]
+    logged = [record for record in caplog.records if record.name == "service.api.grpc_server"]
     assert len(logged) == 3 and all(record.exc_info and "boom" in str(record.exc_info[1]) for record in logged)
 
 

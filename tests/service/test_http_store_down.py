@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator, Sequence
 
 from aiohttp.test_utils import TestClient, TestServer
 
+from service.api.http_server import build_http_app
 from service.app import GameApp
-from service.auth import TokenAuthority
-from service.http_api import build_http_app
-from service.metrics import InstrumentedStore, Metrics
+from service.app.auth import TokenAuthority
+from service.app.metrics import InstrumentedStore, Metrics
 from service.store.base import AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
 from tests.support.aio import async_test
 

@@ -15,7 +15,7 @@ from google.protobuf import any_pb2, message_factory
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 
-from service.rpcs import SERVICE
+from service.api.rpcs import SERVICE
 from tests.support.rest import Reply, Rest
 
 ENVELOPE = struct.Struct(">BI")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.config import SETTINGS
+from service.cli.config import SETTINGS
 from tests.support.server import ROOT
 
 

@@ -11,7 +11,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from service.app import GameApp
-from service.play_session import play
+from service.app.play_session import play
 
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
 

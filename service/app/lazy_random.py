@@ -1,7 +1,7 @@
 """A random.Random that seeds itself on its first draw.
 
 Every decision gets a generator seeded from the game's seed, what it is for and the
-version (service/seeding.py), so that deciding again draws the same numbers. Seeding
+version (service/app/seeding.py), so that deciding again draws the same numbers. Seeding
 one (SHA-512 of the seed text, then Mersenne Twister's key schedule) cost as much as a
 Mooki move's whole `decide`, and most decisions draw nothing: this generator pays only
 when it is used, and then draws exactly what the one it stands for would."""

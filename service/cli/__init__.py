@@ -9,9 +9,9 @@ import sys
 from collections.abc import Sequence
 
 from engines.registry import ENGINES
-from service import config as configuration
-from service import logs_cli
-from service.play import play
+from service.cli import config as configuration
+from service.cli import logs
+from service.cli.play import play
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
-    logs_cli.add_arguments(commands)
+    logs.add_arguments(commands)
     bench_parser = commands.add_parser(
         "bench",
         help="measure the server: moves per second, latency, CPU and memory per move",
@@ -63,12 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "serve":
-        from service.server import configure_logging, serve
+        from service.cli.serve import configure_logging, serve
 
         config = configuration.from_arguments(args)
         configure_logging(config.log_level)
         if config.workers != 1:
-            from service.workers import supervise
+            from service.cli.workers import supervise
 
             return supervise(config)
         with contextlib.suppress(KeyboardInterrupt):
@@ -80,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return bench.main(args)
     if args.command == "play":
         return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout)
-    return logs_cli.run(args)
+    return logs.run(args)
 
 
 if __name__ == "__main__":

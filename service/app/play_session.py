@@ -17,7 +17,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
 from service.app import GameApp, LiveGame
-from service.errors import ServiceError, invalid_argument, status_of
+from service.app.errors import ServiceError, invalid_argument, status_of
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256

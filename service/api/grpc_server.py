@@ -1,6 +1,6 @@
 """The gRPC transport: a thin adapter from GameService calls to GameApp's use cases.
 
-One handler per RPC of the proto's service descriptor (service/rpcs.py says which use
+One handler per RPC of the proto's service descriptor (service/api/rpcs.py says which use
 case answers it). Each reads the bearer token from the call's metadata, parses the
 request itself (a corrupt message is INVALID_ARGUMENT, not an opaque grpc error),
 and turns a ServiceError into a gRPC status with google.rpc details
@@ -17,9 +17,9 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
+from service.api.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, UseCase, use_cases
 from service.app import GameApp
-from service.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
-from service.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, UseCase, use_cases
+from service.app.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
 
 log = logging.getLogger(__name__)
 

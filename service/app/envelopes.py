@@ -10,7 +10,7 @@ from typing import TypeVar
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
-from service.errors import invalid_argument
+from service.app.errors import invalid_argument
 
 M = TypeVar("M", bound=Message)
 

@@ -16,8 +16,8 @@ import grpc
 from ludotheque import Client
 from ludotheque.v1 import game_pb2
 
-from service.config import SETTINGS, Config
-from service.render import RENDERERS
+from service.cli.config import SETTINGS, Config
+from service.cli.render import RENDERERS
 
 DEFAULT_SEATS = {
     "mooki": ["You", "bot:greedy"],
@@ -52,7 +52,7 @@ def parse_seat(spec: str) -> dict[str, Any]:
 @contextmanager
 def local_server() -> Iterator[str]:
     """A server on 127.0.0.1 inside this process, in a thread of its own."""
-    from service.server import start
+    from service.cli.serve import start
 
     defaults = {s.name: s.default for s in SETTINGS}
     config = Config(**{**defaults, "host": "127.0.0.1", "grpc_port": 0, "http_port": 0, "log_level": "warning"})  # type: ignore[arg-type]

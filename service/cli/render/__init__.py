@@ -9,7 +9,7 @@ from typing import Protocol
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
-from service.render import mooki, picnic, pirates
+from service.cli.render import mooki, picnic, pirates
 
 
 class Renderer(Protocol):

@@ -1,8 +1,8 @@
 """An OpenAPI 3 document of the REST API, generated from the proto descriptors.
 
-The routes come from the google.api.http annotations (service/http_rules.py), the
+The routes come from the google.api.http annotations (service/api/http_rules.py), the
 schemas from the messages in the proto3 JSON mapping, the descriptions from the
-protos' comments. scripts/genproto.py writes it to service/openapi.json (committed);
+protos' comments. scripts/genproto.py writes it to service/api/openapi.json (committed);
 the server serves that file at /openapi.json."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from google.protobuf import descriptor_pb2
 from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, ServiceDescriptor
 
-from service.http_rules import HttpBinding, http_bindings
+from service.api.http_rules import HttpBinding, http_bindings
 
 Schema = dict[str, Any]
 

@@ -17,15 +17,15 @@ from aiohttp import web
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
-from service import diagnostics, grpc_api
+from service.api import diagnostics, grpc_server
+from service.api.grpc_metrics import MetricsInterceptor
+from service.api.http_server import build_http_app, serve_http
+from service.api.rpcs import SERVICE
 from service.app import GameApp
-from service.auth import TokenAuthority
-from service.config import Config
-from service.errors import ServiceError
-from service.grpc_metrics import MetricsInterceptor
-from service.http_api import build_http_app, serve_http
-from service.metrics import InstrumentedStore, Metrics
-from service.rpcs import SERVICE
+from service.app.auth import TokenAuthority
+from service.app.errors import ServiceError
+from service.app.metrics import InstrumentedStore, Metrics
+from service.cli.config import Config
 from service.store import open_store
 
 log = logging.getLogger("ludotheque")
@@ -93,7 +93,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
     )
-    grpc_api.register(server, app)
+    grpc_server.register(server, app)
     diagnostics.register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

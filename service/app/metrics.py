@@ -130,6 +130,9 @@ class Metrics:
             child = self._children[key] = metric.labels(*values)
         return child
 
+    def game_finished(self, kind: str, won: bool) -> None:
+        self.labelled(self.games_finished, kind, "won" if won else "lost").inc()
+
 
 class InstrumentedStore:
     """An EventStore that times every operation of the store it wraps."""

@@ -3,7 +3,7 @@ browsers and Node call GameService with `@connectrpc/connect-web` and no proxy.
 
 Routes come from the service descriptor, like the REST gateway's: every RPC is
 `POST /ludotheque.v1.GameService/<Method>`, answered by the use case of
-service/rpcs.py. Unary RPCs take and return a bare message (`application/proto` or
+service/api/rpcs.py. Unary RPCs take and return a bare message (`application/proto` or
 `application/json`); server-streaming RPCs take one enveloped message and answer
 enveloped messages (`application/connect+proto` or `+json`) ending with an
 end-of-stream message that carries the error, if any. Errors are the ServiceErrors
@@ -35,9 +35,9 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
-from service.errors import ServiceError, invalid_argument
-from service.grpc_api import bearer_token
-from service.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
+from service.api.grpc_server import bearer_token
+from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
+from service.app.errors import ServiceError, invalid_argument
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """The REST bindings of a gRPC service, read from its google.api.http annotations.
 
-Both the HTTP gateway (service/http_api.py) and the OpenAPI generator
-(service/openapi.py) work from these, so a new annotated RPC gets its route and its
+Both the HTTP gateway (service/api/rest.py) and the OpenAPI generator
+(service/api/openapi.py) work from these, so a new annotated RPC gets its route and its
 documentation without a line of per-route code."""
 
 from __future__ import annotations

@@ -18,8 +18,8 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import RuleViolation, SeatInfo
 from engines.registry import ENGINES, AnyEngine
-from service.gamelog import FORMAT
-from service.seeding import BOT, DECIDE, SETUP, game_rng
+from service.app.gamelog import FORMAT
+from service.app.seeding import BOT, DECIDE, SETUP, game_rng
 
 
 @dataclass(frozen=True)

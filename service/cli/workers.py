@@ -13,7 +13,7 @@ sharing one Redis store. The parent:
 - forwards SIGTERM and SIGINT to the workers and waits for them to drain;
 - restarts a worker that dies, unless workers keep dying at once (then it stops).
 
-A worker is `python -m service.workers`, configured through the environment."""
+A worker is `python -m service.cli.workers`, configured through the environment."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from types import FrameType
 
-from service import config as configuration
-from service.config import SETTINGS, Config
+from service.cli import config as configuration
+from service.cli.config import SETTINGS, Config
 
 log = logging.getLogger("ludotheque.workers")
 
@@ -127,7 +127,7 @@ class Supervisor:
 
     def _spawn(self, *, ready_line: bool) -> subprocess.Popen[str]:
         return subprocess.Popen(
-            [sys.executable, "-m", "service.workers"],
+            [sys.executable, "-m", "service.cli.workers"],
             env=self.environment,
             stdout=subprocess.PIPE if ready_line else subprocess.DEVNULL,
             text=True,
@@ -210,7 +210,7 @@ def _die_with_parent(parent_pid: int) -> None:
 
 
 def worker_main() -> int:
-    from service.server import configure_logging, serve
+    from service.cli.serve import configure_logging, serve
 
     parent = os.environ.get(PARENT_PID_ENV)
     if parent is not None:

@@ -23,9 +23,9 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from engines.registry import AnyEngine
-from service import gamelog
-from service.render import RENDERERS
-from service.verify import Problem, payload_of, verify
+from service.app import gamelog
+from service.app.verify import Problem, payload_of, verify
+from service.cli.render import RENDERERS
 
 DEFAULT_SERVER = "localhost:50051"
 

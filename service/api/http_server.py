@@ -1,0 +1,177 @@
+"""The HTTP port: one aiohttp application serving REST (rest.py) and server-sent events
+(sse.py) for every annotated RPC, Connect (connect.py), /metrics, /healthz, /readyz and
+/openapi.json, with CORS, metrics and error middlewares.
+
+No route is written by hand: the routes come from the proto's google.api.http
+annotations and the use cases from service/api/rpcs.py."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from service.api import connect
+from service.api.http_rules import http_bindings
+from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
+from service.api.rpcs import SERVICE, use_cases
+from service.api.sse import sse_handler
+from service.app import GameApp
+from service.app.errors import Code, ServiceError, invalid_argument, status_of
+from service.app.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+OPENAPI_PATH = Path(__file__).resolve().parent / "openapi.json"
+CORS_HEADERS = (
+    "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent, "
+    "connect-content-encoding, connect-accept-encoding"
+)
+
+
+def build_http_app(
+    app: GameApp,
+    metrics: Metrics,
+    *,
+    max_body_bytes: int = 1 << 20,
+    cors_origins: Sequence[str] = (),
+) -> web.Application:
+    """The aiohttp application for one server."""
+    table = use_cases(app)
+    preflight, add_cors_headers = _cors(tuple(cors_origins))
+    web_app = web.Application(
+        middlewares=[_metrics_middleware(metrics), _error_middleware, preflight],
+        client_max_size=max_body_bytes,
+    )
+    web_app.on_response_prepare.append(add_cors_headers)
+    for binding in http_bindings(SERVICE):
+        transcoder = Transcoder(binding, max_body_bytes)
+        use_case = table[binding.method.name]
+        handler = (
+            sse_handler(transcoder, use_case)  # type: ignore[arg-type]
+            if binding.streaming
+            else unary_handler(transcoder, use_case)  # type: ignore[arg-type]
+        )
+        web_app.router.add_route(binding.verb, binding.route, handler)
+    connect.mount(web_app, table, max_body_bytes=max_body_bytes)
+
+    async def openapi(_: web.Request) -> web.Response:
+        return web.Response(body=OPENAPI_PATH.read_bytes(), content_type="application/json")
+
+    async def prometheus(_: web.Request) -> web.Response:
+        return web.Response(body=generate_latest(metrics.registry), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def healthz(_: web.Request) -> web.Response:
+        return web.json_response({"status": "alive"})
+
+    async def readyz(_: web.Request) -> web.Response:
+        try:
+            await app.ready()
+        except ServiceError as error:
+            return web.json_response({"status": "not ready", "reason": error.message}, status=503)
+        return web.json_response({"status": "ready"})
+
+    web_app.router.add_get("/openapi.json", openapi)
+    web_app.router.add_get("/metrics", prometheus)
+    web_app.router.add_get("/healthz", healthz)
+    web_app.router.add_get("/readyz", readyz)
+    return web_app
+
+
+@web.middleware
+async def _error_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Every error as a google.rpc.Status in JSON, aiohttp's own (404, 405, 413) included."""
+    try:
+        return await handler(request)
+    except web.HTTPRequestEntityTooLarge:
+        return error_response(invalid_argument("body", "The request body is too large."))
+    except web.HTTPException as error:
+        if error.status < 400:
+            raise
+        code = {404: Code.NOT_FOUND, 405: Code.INVALID_ARGUMENT}.get(error.status, Code.INVALID_ARGUMENT)
+        message = "No such route." if error.status == 404 else f"{error.reason} ({request.method} {request.path})."
+        return web.Response(
+            status=error.status,
+            text=to_json(status_of(ServiceError(code, message))),
+            content_type="application/json",
+            headers={k: v for k, v in error.headers.items() if k.lower() == "allow"},
+        )
+    except Exception:
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        return error_response(ServiceError(Code.INTERNAL, "Internal error: the operators have been told."))
+
+
+def _route_label(request: web.Request) -> str:
+    resource = request.match_info.route.resource
+    return resource.canonical if resource is not None else "unmatched"
+
+
+def _metrics_middleware(metrics: Metrics) -> Middleware:
+    @web.middleware
+    async def observe(request: web.Request, handler: Handler) -> web.StreamResponse:
+        start = time.perf_counter()
+        status = 500
+        try:
+            response = await handler(request)
+            status = response.status
+            return response
+        finally:
+            route = _route_label(request)
+            metrics.http_requests.labels(request.method, route, str(status)).inc()
+            metrics.http_seconds.labels(request.method, route).observe(time.perf_counter() - start)
+
+    return observe
+
+
+def _cors(origins: tuple[str, ...]) -> tuple[Middleware, Callable[[web.Request, web.StreamResponse], Awaitable[None]]]:
+    """Lets browsers on the configured origins call the API ("*": any origin): a
+    middleware answering preflight requests, and a hook adding the CORS headers to
+    every response as it is prepared (event streams included)."""
+
+    def allowed(origin: str) -> bool:
+        return bool(origin) and ("*" in origins or origin in origins)
+
+    @web.middleware
+    async def preflight(request: web.Request, handler: Handler) -> web.StreamResponse:
+        if request.method == "OPTIONS" and request.headers.get("Access-Control-Request-Method"):
+            if not allowed(request.headers.get("Origin", "")):
+                return error_response(ServiceError(Code.PERMISSION_DENIED, "This origin may not call the API."))
+            return web.Response(
+                status=204,
+                headers={
+                    "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
+                    "Access-Control-Allow-Headers": CORS_HEADERS,
+                    "Access-Control-Max-Age": "600",
+                },
+            )
+        return await handler(request)
+
+    async def add_headers(request: web.Request, response: web.StreamResponse) -> None:
+        origin = request.headers.get("Origin", "")
+        if allowed(origin):
+            response.headers["Access-Control-Allow-Origin"] = origin
+            response.headers["Access-Control-Expose-Headers"] = "grpc-status, grpc-message, connect-protocol-version"
+            response.headers["Vary"] = "Origin"
+
+    return preflight, add_headers
+
+
+async def serve_http(
+    web_app: web.Application, host: str, port: int, shutdown_grace: float, *, reuse_port: bool = False
+) -> tuple[web.AppRunner, int]:
+    """Starts `web_app`; returns its runner and the bound port. `reuse_port`: other
+    processes listen on the same port (SO_REUSEPORT)."""
+    runner = web.AppRunner(web_app, access_log=None, handle_signals=False)
+    await runner.setup()
+    site = web.TCPSite(
+        runner, host, port, reuse_address=True, reuse_port=reuse_port or None, shutdown_timeout=shutdown_grace
+    )
+    await site.start()
+    server = site._server  # the asyncio server: the only way to learn a port 0's number
+    bound = server.sockets[0].getsockname()[1] if server is not None and server.sockets else port  # type: ignore[attr-defined]
+    return runner, int(bound)

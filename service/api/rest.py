@@ -1,0 +1,122 @@
+"""REST: each RPC annotated with google.api.http served on its route, the request
+transcoded from the path, query and JSON body with the proto3 JSON mapping, the
+response sent back as JSON (every field present, lowerCamelCase)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+from google.protobuf import json_format, message_factory
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from service.api.http_rules import HttpBinding
+from service.api.rpcs import UseCase
+from service.app.errors import ServiceError, invalid_argument, status_of, unauthenticated
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def to_json(message: Message) -> str:
+    return json.dumps(
+        json_format.MessageToDict(message, always_print_fields_with_no_presence=True),
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+
+
+def error_response(error: ServiceError) -> web.Response:
+    return web.Response(
+        status=error.code.http_status,
+        text=to_json(status_of(error)),
+        content_type="application/json",
+    )
+
+
+def bearer_token(request: web.Request) -> str:
+    header = request.headers.get("Authorization", "")
+    if not header:
+        return ""
+    scheme, _, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise unauthenticated("The Authorization header must be 'Bearer <token>'.")
+    return token.strip()
+
+
+class Transcoder:
+    """Builds an RPC's request message from an HTTP request."""
+
+    def __init__(self, binding: HttpBinding, max_body_bytes: int) -> None:
+        self.binding = binding
+        self.request_type = message_factory.GetMessageClass(binding.method.input_type)
+        self.max_body_bytes = max_body_bytes
+        self.query: dict[str, FieldDescriptor] = {}
+        for field in binding.query_fields():
+            self.query[field.name] = field
+            self.query[field.json_name] = field
+
+    async def request(self, http: web.Request) -> Message:
+        message = self.request_type()
+        if self.binding.body == "*":
+            body = await self._body(http)
+            if body.strip():
+                try:
+                    json_format.Parse(body, message)
+                except json_format.ParseError as error:
+                    raise invalid_argument("body", f"The request body is not valid: {error}") from None
+        query: dict[str, Any] = {}
+        for name, value in http.query.items():
+            field = self.query.get(name)
+            if field is None:
+                known = ", ".join(sorted(f.json_name for f in self.binding.query_fields())) or "none"
+                raise invalid_argument(name, f"Unknown query parameter {name!r} (known: {known}).")
+            converted = _query_value(field, value)
+            if field.is_repeated:
+                query.setdefault(field.json_name, []).append(converted)
+            else:
+                query[field.json_name] = converted
+        for name in self.binding.path_fields:
+            query[self.request_type.DESCRIPTOR.fields_by_name[name].json_name] = http.match_info[name]
+        try:
+            json_format.ParseDict(query, message)
+        except json_format.ParseError as error:
+            raise invalid_argument("query", f"A parameter is not valid: {error}") from None
+        return message
+
+    async def _body(self, http: web.Request) -> str:
+        if http.content_length is not None and http.content_length > self.max_body_bytes:
+            raise invalid_argument("body", f"The request body is larger than {self.max_body_bytes} bytes.")
+        # The body is read as JSON whatever Content-Type says (curl -d sends a form's).
+        data = bytearray()
+        async for chunk in http.content.iter_chunked(64 * 1024):
+            data += chunk
+            if len(data) > self.max_body_bytes:
+                raise invalid_argument("body", f"The request body is larger than {self.max_body_bytes} bytes.")
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise invalid_argument("body", "The request body is not UTF-8.") from None
+
+
+def _query_value(field: FieldDescriptor, value: str) -> Any:
+    if field.type == FieldDescriptor.TYPE_BOOL:
+        if value.lower() in ("true", "1"):
+            return True
+        if value.lower() in ("false", "0"):
+            return False
+        raise invalid_argument(field.json_name, f"{field.json_name} must be true or false.")
+    return value  # ParseDict reads numbers and enum names from strings
+
+
+def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
+    async def handle(http: web.Request) -> web.StreamResponse:
+        try:
+            response = await use_case(await transcoder.request(http), bearer_token(http))
+        except ServiceError as error:
+            return error_response(error)
+        return web.Response(text=to_json(response), content_type="application/json")
+
+    return handle

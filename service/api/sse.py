@@ -1,0 +1,85 @@
+"""Server-sent events: a server-streaming RPC as a text/event-stream, each response
+a `data:` line in JSON, resumable from Last-Event-ID, with keep-alive comments."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from aiohttp import web
+from google.protobuf.message import Message
+
+from service.api.rest import Handler, Transcoder, bearer_token, error_response, to_json
+from service.api.rpcs import StreamUseCase
+from service.app.errors import ServiceError, invalid_argument, status_of
+
+HEARTBEAT_SECONDS = 15.0
+# A server-streaming RPC that can resume from an SSE Last-Event-ID: the request field
+# to set (to the last id + 1) and how to read the id from a response.
+RESUMABLE: dict[str, tuple[str, Callable[[Any], int]]] = {
+    "StreamEvents": ("from_version", lambda response: response.event.version),
+}
+
+
+def sse_handler(transcoder: Transcoder, use_case: StreamUseCase) -> Handler:
+    resume = RESUMABLE.get(transcoder.binding.method.name)
+
+    async def handle(http: web.Request) -> web.StreamResponse:
+        try:
+            message = await transcoder.request(http)
+            last_id = http.headers.get("Last-Event-ID", "").strip()
+            if last_id and resume is not None:
+                if not last_id.isdigit():
+                    raise invalid_argument("Last-Event-ID", "Last-Event-ID must be a version number.")
+                setattr(message, resume[0], int(last_id) + 1)
+            responses = await use_case(message, bearer_token(http))
+        except ServiceError as error:
+            return error_response(error)
+        if responses.known_empty:
+            # Nothing will ever come (a finished game read past its end): 204 tells
+            # an EventSource to stop reconnecting.
+            return web.Response(status=204)
+        stream = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        )
+        await stream.prepare(http)
+        iterator = responses.stream
+        try:
+            while True:
+                item = await _next_with_heartbeats(iterator, stream)
+                if item is None:
+                    break
+                event_id = f"id: {resume[1](item)}\n" if resume is not None else ""
+                await stream.write(f"{event_id}data: {to_json(item)}\n\n".encode())
+        except ServiceError as error:
+            await stream.write(f"event: error\ndata: {to_json(status_of(error))}\n\n".encode())
+        except ConnectionResetError:
+            pass  # the client went away
+        finally:
+            await iterator.aclose()  # type: ignore[attr-defined]
+        return stream
+
+    return handle
+
+
+async def _next_with_heartbeats(iterator: AsyncIterator[Message], stream: web.StreamResponse) -> Message | None:
+    """The next response (None at the end), writing an SSE comment now and then
+    while none comes, so that proxies keep the connection open."""
+    next_item = asyncio.ensure_future(anext(iterator))
+    try:
+        while True:
+            done, _ = await asyncio.wait({next_item}, timeout=HEARTBEAT_SECONDS)
+            if done:
+                return next_item.result()
+            await stream.write(b": keep-alive\n\n")
+    except StopAsyncIteration:
+        return None
+    finally:
+        if not next_item.done():
+            # Let the read finish cancelling before anyone closes the iterator it is
+            # running in ("generator already running" otherwise).
+            next_item.cancel()
+            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+                await next_item

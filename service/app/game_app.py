@@ -1,0 +1,92 @@
+"""GameApp: every use case of the service, behind one object, independent of any transport.
+
+Create a game, read it, play a move, list and stream its events, travel back in time,
+export and import logs. Each family of use cases lives in its own module (games, moves,
+history, logs); GameApp wires them to one store, one live-game cache and one token
+authority. Moves on one game are serialised inside this process; between processes
+the store's compare-and-set append decides, and a loser catches up and decides again."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Callable
+
+from ludotheque.v1 import game_pb2
+
+from engines.contract import Viewer
+from service.app.auth import TokenAuthority
+from service.app.games import Games, random_game_id
+from service.app.history import History
+from service.app.live import LiveGame, LiveGames
+from service.app.logs import Logs
+from service.app.metrics import Metrics
+from service.app.moves import Moves
+from service.app.stored import store_errors
+from service.app.viewers import Viewers
+from service.app.views import legal_commands, view
+from service.store.base import EventStore
+
+
+class GameApp:
+    def __init__(
+        self,
+        store: EventStore,
+        tokens: TokenAuthority,
+        *,
+        cache_size: int = 10_000,
+        max_conflict_retries: int = 8,
+        clock: Callable[[], float] = time.time,
+        new_game_id: Callable[[], str] = random_game_id,
+        new_seed: Callable[[], int] = lambda: secrets.randbits(63),
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.store = store
+        self.metrics = metrics or Metrics()
+        self.tokens = tokens
+        self._clock = clock
+        self.games = LiveGames(store, self.metrics, cache_size)
+        self.viewers = Viewers(tokens)
+        creating = Games(self.games, self.viewers, tokens, self.metrics, self.now_ms, new_game_id, new_seed)
+        moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries)
+        history = History(self.games, self.viewers, self.metrics)
+        logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
+        # The use cases, one per RPC (service/api/rpcs.py maps them).
+        self.create_game = creating.create_game
+        self.get_game = creating.get_game
+        self.list_games = creating.list_games
+        self.submit = moves.submit
+        self.apply_command = moves.apply_command
+        self.list_events = history.list_events
+        self.stream_events = history.stream_events
+        self.follow = history.follow
+        self.replay = history.replay
+        self.export_game = logs.export_game
+        self.import_game = logs.import_game
+
+    # --- for sessions that hold a game open (Play) --------------------------------
+
+    async def open_game(self, game_id: str, token: str) -> tuple[LiveGame, Viewer]:
+        """The live game and who the token stands for in it."""
+        live = await self.games.load(game_id)
+        return live, self.viewers.in_game(live, token)
+
+    async def catch_up(self, live: LiveGame) -> None:
+        await self.games.refresh(live)
+
+    def turn_of(self, live: LiveGame, viewer: Viewer) -> list[game_pb2.Command]:
+        """The viewer's legal commands in the live game's current state."""
+        return legal_commands(live.engine, live.state, viewer)
+
+    def view_of(self, live: LiveGame, viewer: Viewer) -> game_pb2.GameView:
+        return view(live, live.state, viewer)
+
+    # --- the process --------------------------------------------------------------
+
+    async def ready(self) -> None:
+        """Raises ServiceError(UNAVAILABLE) when the store cannot be reached."""
+        with store_errors():
+            await self.store.ping()
+
+    def now_ms(self) -> int:
+        return int(self._clock() * 1000)

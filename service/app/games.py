@@ -1,0 +1,174 @@
+"""Use cases of games as a whole: create one, read one, list them."""
+
+from __future__ import annotations
+
+import secrets
+import string
+from collections.abc import Callable, Sequence
+
+from ludotheque.v1 import game_pb2, game_service_pb2
+
+from engines.contract import InvalidSetup, SeatInfo, fold
+from engines.registry import ENGINES, AnyEngine, get_engine
+from service.app import envelopes
+from service.app.auth import TokenAuthority
+from service.app.errors import invalid_argument
+from service.app.live import LiveGame, LiveGames
+from service.app.metrics import Metrics
+from service.app.seeding import SETUP, game_rng
+from service.app.steps import Step, play_bots, stamp
+from service.app.stored import store_errors
+from service.app.viewers import Viewers
+from service.app.views import STATUS_NAMES, game_message, status_code, summary, timestamp, viewer_message
+
+# New game ids: 16 letters or digits (95 bits). No '-' or '_', so an id never
+# starts like a command-line option and is easy to select with a double click.
+GAME_ID_ALPHABET = string.ascii_letters + string.digits
+GAME_ID_LENGTH = 16
+MAX_NAME_LENGTH = 64
+MAX_AGE = 150
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+
+
+def random_game_id() -> str:
+    return "".join(secrets.choice(GAME_ID_ALPHABET) for _ in range(GAME_ID_LENGTH))
+
+
+class Games:
+    def __init__(
+        self,
+        games: LiveGames,
+        viewers: Viewers,
+        tokens: TokenAuthority,
+        metrics: Metrics,
+        now_ms: Callable[[], int],
+        new_game_id: Callable[[], str],
+        new_seed: Callable[[], int],
+    ) -> None:
+        self._games = games
+        self._viewers = viewers
+        self._tokens = tokens
+        self._metrics = metrics
+        self._now_ms = now_ms
+        self._new_game_id = new_game_id
+        self._new_seed = new_seed
+
+    async def create_game(
+        self, request: game_service_pb2.CreateGameRequest, token: str
+    ) -> game_service_pb2.CreateGameResponse:
+        engine = get_engine(request.kind)
+        if engine is None:
+            known = ", ".join(sorted(ENGINES))
+            raise invalid_argument("kind", f"Unknown game kind {request.kind!r}: choose one of {known}.")
+        seats = validate_seats(request.seats, engine)
+        infos = [SeatInfo(age=s.age if s.HasField("age") else None) for s in seats]
+        options = engine.options_type()
+        if request.HasField("options"):
+            options = envelopes.unwrap(request.options, engine.kind, "options", allow_empty=True)
+        try:
+            resolved = engine.resolve_options(options, infos)
+            seed = self._new_seed()
+            payloads = engine.setup(resolved, infos, game_rng(seed, SETUP, 0))
+        except InvalidSetup as error:
+            raise invalid_argument("options", str(error)) from error
+        now = self._now_ms()
+        record = game_pb2.GameRecord(
+            game_id=self._new_game_id(),
+            kind=engine.kind,
+            seats=seats,
+            options=envelopes.options(engine.kind, resolved),
+            seed=seed,
+            created_at=timestamp(now),
+            rules_version=engine.rules_version,
+        )
+        live = LiveGame(record, engine, engine.initial_state(), 0, now)
+        state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
+        steps = [Step(None, None, list(payloads)), *bot_steps]
+        events = stamp(live, 0, steps, "", now, engine.status(state).finished)
+        live.state, live.version = state, len(events)
+        await self.store_new_game(live, events, now)
+        viewer = self._viewers.outside_game(token)
+        return game_service_pb2.CreateGameResponse(
+            game_id=record.game_id,
+            seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in seats],
+            game=game_message(live, viewer),
+        )
+
+    async def get_game(self, request: game_service_pb2.GetGameRequest, token: str) -> game_pb2.Game:
+        live = await self._games.load(request.game_id)
+        return game_message(live, self._viewers.in_game(live, token))
+
+    async def list_games(
+        self, request: game_service_pb2.ListGamesRequest, token: str
+    ) -> game_service_pb2.ListGamesResponse:
+        if request.kind and request.kind not in ENGINES:
+            raise invalid_argument("kind", f"Unknown game kind {request.kind!r}.")
+        if request.status not in (game_pb2.GAME_STATUS_UNSPECIFIED, *STATUS_NAMES):
+            raise invalid_argument("status", f"Unknown status {request.status}.")
+        if request.page_size > MAX_PAGE_SIZE:
+            raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE_SIZE}.")
+        if request.page_token and not request.page_token.isdigit():
+            raise invalid_argument("page_token", "page_token must come from a previous ListGames.")
+        viewer = self._viewers.outside_game(token)
+        with store_errors():
+            page = await self._games.store.list_games(
+                request.kind,
+                STATUS_NAMES.get(request.status, ""),
+                request.page_size or DEFAULT_PAGE_SIZE,
+                request.page_token,
+            )
+        response = game_service_pb2.ListGamesResponse(next_page_token=page.next_cursor)
+        for info in page.games:
+            game = response.games.add()
+            game.MergeFromString(info.summary)
+            game.version = info.version
+            game.updated_at.CopyFrom(timestamp(info.updated_at_ms))
+            game.viewer.CopyFrom(viewer_message(viewer))
+        return response
+
+    async def store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> None:
+        """Stores a new game (created or imported) with its first events, and caches it."""
+        record = live.record
+        with store_errors():
+            await self._games.store.create(
+                record.game_id,
+                record.kind,
+                STATUS_NAMES[status_code(live.status)],
+                record.SerializeToString(),
+                summary(live).SerializeToString(),
+                [e.SerializeToString() for e in events],
+                now,
+            )
+        self._games.remember(live)
+        self._metrics.labelled(self._metrics.games_created, record.kind).inc()
+        status = live.status
+        if status.finished:  # a game of bots plays itself out at once; so may an import
+            self._metrics.game_finished(record.kind, bool(status.winners))
+
+
+def validate_seats(specs: Sequence[game_pb2.SeatSpec], engine: AnyEngine) -> list[game_pb2.Seat]:
+    if not engine.min_seats <= len(specs) <= engine.max_seats:
+        span = (
+            f"{engine.min_seats}"
+            if engine.min_seats == engine.max_seats
+            else f"{engine.min_seats} to {engine.max_seats}"
+        )
+        raise invalid_argument("seats", f"A {engine.kind!r} game needs {span} seats, not {len(specs)}.")
+    seats = []
+    for index, spec in enumerate(specs):
+        name = spec.name.strip()
+        if not 1 <= len(name) <= MAX_NAME_LENGTH or not name.isprintable():
+            raise invalid_argument(
+                f"seats[{index}].name", f"A seat's name is 1 to {MAX_NAME_LENGTH} printable characters."
+            )
+        if spec.HasField("age") and spec.age > MAX_AGE:
+            raise invalid_argument(f"seats[{index}].age", f"An age is at most {MAX_AGE}.")
+        if spec.bot and spec.bot not in engine.bots:
+            known = ", ".join(sorted(engine.bots))
+            raise invalid_argument(f"seats[{index}].bot", f"Unknown bot {spec.bot!r}: choose one of {known}, or none.")
+        seat = game_pb2.Seat(index=index, name=name, bot=spec.bot)
+        if spec.HasField("age"):
+            seat.age = spec.age
+        seats.append(seat)
+    return seats

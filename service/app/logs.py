@@ -1,0 +1,126 @@
+"""Use cases of game logs: export a game's log as a viewer saw it, import a verified
+log as a new game."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ludotheque.v1 import game_pb2, game_service_pb2
+
+from engines.contract import Viewer
+from service.app import gamelog
+from service.app.auth import TokenAuthority
+from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
+from service.app.games import Games
+from service.app.live import LiveGame, LiveGames
+from service.app.steps import play_bots, stamp
+from service.app.stored import parse_event, store_errors
+from service.app.verify import Problem, verify
+from service.app.viewers import Viewers
+from service.app.views import game_message, redact, timestamp, viewer_message
+
+
+class Logs:
+    def __init__(
+        self,
+        games: LiveGames,
+        viewers: Viewers,
+        tokens: TokenAuthority,
+        creator: Games,
+        now_ms: Callable[[], int],
+        new_game_id: Callable[[], str],
+    ) -> None:
+        self._games = games
+        self._viewers = viewers
+        self._tokens = tokens
+        self._creator = creator
+        self._now_ms = now_ms
+        self._new_game_id = new_game_id
+
+    async def export_game(
+        self, request: game_service_pb2.ExportGameRequest, token: str
+    ) -> game_service_pb2.ExportGameResponse:
+        live = await self._games.load(request.game_id)
+        caller = self._viewers.in_game(live, token)
+        viewer = caller
+        if request.HasField("as_seat") or request.as_spectator:
+            if not caller.is_admin:
+                raise permission_denied("Only the admin may export the log as another viewer saw it.")
+            if request.HasField("as_seat"):
+                if request.as_seat >= len(live.record.seats):
+                    raise invalid_argument("as_seat", f"This game has no seat {request.as_seat}.")
+                viewer = Viewer.player(request.as_seat)
+            else:
+                viewer = Viewer.spectator()
+        with store_errors():
+            stored = await self._games.store.read(live.game_id, 1, live.version)
+        record = live.record
+        header = game_pb2.GameLogHeader(
+            format=gamelog.FORMAT,
+            game_id=record.game_id,
+            kind=record.kind,
+            rules_version=record.rules_version,
+            options=record.options,
+            seats=record.seats,
+            created_at=record.created_at,
+            viewer=viewer_message(viewer),
+        )
+        if viewer.is_admin:
+            header.seed = record.seed  # what a verification or a continued import needs
+        log = game_pb2.GameLog(header=header)
+        for item in stored:
+            redacted = redact(live.engine, parse_event(item), viewer)
+            if redacted is not None:
+                log.events.append(redacted)
+        return game_service_pb2.ExportGameResponse(log=log)
+
+    async def import_game(
+        self, request: game_service_pb2.ImportGameRequest, token: str
+    ) -> game_service_pb2.ImportGameResponse:
+        if not self._tokens.is_admin(token):
+            if token:
+                raise permission_denied("Only the admin may import a game.")
+            raise unauthenticated("Send the admin token to import a game.")
+        log = request.log
+        checked = verify(log)
+        if isinstance(checked, Problem):
+            field = "log.header" if checked.index is None else f"log.events[{checked.index}]"
+            if checked.rules_mismatch:
+                raise ServiceError(Code.FAILED_PRECONDITION, f"This log cannot be replayed: {checked.reason}.")
+            raise invalid_argument(field, f"The log breaks the rules at {checked.where}: {checked.reason}.")
+        engine = checked.engine
+        events = list(log.events)
+        if request.HasField("truncate_at"):
+            cut = request.truncate_at
+            starts = [e.version - 1 for e in events if e.HasField("command")] + [len(events)]
+            if cut not in starts or cut == 0:
+                nearest = ", ".join(str(v) for v in starts[:3]) + (" ..." if len(starts) > 3 else "")
+                raise invalid_argument("truncate_at", f"Cut between two moves, e.g. at {nearest}; not at {cut}.")
+            events = events[:cut]
+        state = checked.states[len(events)]
+        now = self._now_ms()
+        record = game_pb2.GameRecord(
+            game_id=self._new_game_id(),
+            kind=engine.kind,
+            seats=log.header.seats,
+            options=log.header.options,
+            seed=log.header.seed,
+            created_at=timestamp(now),
+            rules_version=engine.rules_version,
+        )
+        live = LiveGame(record, engine, state, len(events), now)
+        state, bot_steps = play_bots(live, state, len(events))  # a cut where a bot was to act
+        finished = engine.status(state).finished
+        stored = [game_pb2.Event() for _ in events]
+        for copy, event in zip(stored, events, strict=True):
+            copy.CopyFrom(event)
+            copy.game_over = False
+        stored += stamp(live, len(events), bot_steps, "import", now, finished)
+        stored[-1].game_over = finished
+        live.state, live.version = state, len(stored)
+        await self._creator.store_new_game(live, stored, now)
+        return game_service_pb2.ImportGameResponse(
+            game_id=record.game_id,
+            seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in record.seats],
+            game=game_message(live, Viewer.admin()),
+        )

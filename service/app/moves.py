@@ -1,0 +1,219 @@
+"""Use cases of moves: play a seat's command (and the bot moves it lets happen), once
+per command id, retried on a conflict with another process, and answer with the result."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+from ludotheque.v1 import game_pb2, game_service_pb2
+
+from engines.contract import RuleViolation, Viewer
+from service.app import envelopes
+from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version
+from service.app.live import LiveGame, LiveGames
+from service.app.metrics import Metrics
+from service.app.seeding import DECIDE
+from service.app.steps import Step, play_bots, rng, stamp
+from service.app.stored import parse_event, store_errors
+from service.app.viewers import Viewers, acting_seat
+from service.app.views import STATUS_NAMES, legal_commands, outcome, redact, status_code, summary_bytes, view
+from service.store.base import VersionConflict
+
+COMMAND_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
+
+# How ludotheque_commands_total labels a refused command.
+OUTCOMES = {
+    Code.FAILED_PRECONDITION: "illegal",
+    Code.INVALID_ARGUMENT: "invalid",
+    Code.NOT_FOUND: "invalid",
+    Code.ALREADY_EXISTS: "invalid",
+    Code.ABORTED: "stale",
+    Code.UNAUTHENTICATED: "unauthorised",
+    Code.PERMISSION_DENIED: "unauthorised",
+    Code.UNAVAILABLE: "unavailable",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A command played (or found already played: `replayed`): its events, versions
+    first_version..last_version (bot moves included)."""
+
+    live: LiveGame
+    viewer: Viewer
+    events: list[game_pb2.Event]
+    first_version: int
+    last_version: int
+    replayed: bool = False
+
+
+class Moves:
+    def __init__(
+        self,
+        games: LiveGames,
+        viewers: Viewers,
+        metrics: Metrics,
+        now_ms: Callable[[], int],
+        max_conflict_retries: int,
+    ) -> None:
+        self._games = games
+        self._viewers = viewers
+        self._metrics = metrics
+        self._now_ms = now_ms
+        self._max_retries = max_conflict_retries
+
+    async def submit(
+        self, request: game_service_pb2.SubmitCommandRequest, token: str
+    ) -> game_service_pb2.SubmitCommandResponse:
+        done = await self.apply_command(request, token)
+        if done.replayed:
+            return await self._replayed(done.live, done.viewer, done.first_version, done.last_version)
+        return submit_response(done.live, done.viewer, done.events)
+
+    async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
+        """Plays a command (SubmitCommand without building its response: Play uses it)."""
+        labels = {"kind": "unknown", "command": "unknown"}
+        metrics = self._metrics
+        start = time.perf_counter()
+        try:
+            done = await self._apply(request, token, labels)
+        except ServiceError as error:
+            outcome = OUTCOMES.get(error.code, "error")
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
+            raise
+        if done.replayed:
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
+            metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
+        else:
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
+            metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
+        return done
+
+    async def _apply(
+        self, request: game_service_pb2.SubmitCommandRequest, token: str, labels: dict[str, str]
+    ) -> Applied:
+        command_id = request.command_id
+        if command_id and not COMMAND_ID_PATTERN.match(command_id):
+            raise invalid_argument("command_id", "command_id must be 1 to 128 printable ASCII characters, no spaces.")
+        if not request.HasField("command"):
+            raise invalid_argument("command", "command is missing.")
+        games = self._games
+        async with games.lock(request.game_id):
+            # A cached game is not read again before deciding: the append's
+            # compare-and-set finds out when another process moved it (then we catch up
+            # and decide again), which saves the store a round trip on every move.
+            live = await games.load(request.game_id, refresh=False)
+            engine = live.engine
+            labels["kind"] = engine.kind
+            viewer = self._viewers.in_game(live, token)
+            seat = acting_seat(live, viewer, request)
+            payload = envelopes.unwrap(request.command, engine.kind, "command")
+            labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
+            command = envelopes.command(engine.kind, payload)
+            fingerprint = hashlib.sha256(b"%d:" % seat + command.SerializeToString(deterministic=True)).digest()
+            key = f"{seat}/{command_id}" if command_id else f"{seat}/auto-{uuid.uuid4().hex}"
+            expected = request.expected_version if request.HasField("expected_version") else None
+            for _ in range(self._max_retries):
+                try:
+                    if expected is not None and expected != live.version:
+                        raise stale_version(expected, live.version)
+                    state, steps = decide(live, seat, command, payload)
+                except ServiceError:
+                    # A command id already played answers its first result whatever the
+                    # game is now (the append would tell too, but a refused move never
+                    # gets there); else the refusal stands, unless the cached state was
+                    # behind: then decide again on the latest.
+                    with store_errors():
+                        previous = await games.store.find_command(live.game_id, key, fingerprint)
+                    if previous is not None:
+                        return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
+                    if await games.caught_up(live):
+                        continue
+                    raise
+                now = self._now_ms()
+                status = engine.status(state)
+                events = stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                try:
+                    with store_errors():
+                        result = await games.store.append(
+                            live.game_id,
+                            live.version,
+                            [e.SerializeToString() for e in events],
+                            key,
+                            fingerprint,
+                            STATUS_NAMES[status_code(status)],
+                            summary_bytes(live, status, live.version + len(events), now),
+                            now,
+                        )
+                except VersionConflict:
+                    self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
+                    await games.refresh(live)  # another process moved first: catch up, decide again
+                    continue
+                if result.replayed:  # the command id was played already (here, or on another process)
+                    return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
+                if live.version < result.last_version:
+                    live.state, live.version, live.updated_at_ms = state, result.last_version, now
+                if status.finished:
+                    self._metrics.game_finished(engine.kind, bool(status.winners))
+                return Applied(live, viewer, events, result.first_version, result.last_version)
+            raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
+
+    async def _replayed(
+        self, live: LiveGame, viewer: Viewer, first: int, last: int
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """The response the first submission of a command id got."""
+        games = self._games
+        await games.refresh(live)
+        with store_errors():
+            stored = await games.store.read(live.game_id, first, last)
+        state = live.state if last == live.version else await games.state_at(live, last)
+        events = [parse_event(item) for item in stored]
+        return submit_response(live, viewer, events, state=state, version=last, replayed=True)
+
+
+def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Message) -> tuple[Any, list[Step]]:
+    """The events of `command` then of the bot moves it lets happen, and the state after them."""
+    engine, version = live.engine, live.version
+    try:
+        payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
+    except RuleViolation as violation:
+        raise rule_violation(violation.code, violation.message) from violation
+    state = live.state
+    for item in payloads:
+        state = engine.evolve(state, item)
+    state, bot_steps = play_bots(live, state, version + len(payloads))
+    return state, [Step(seat, command, payloads), *bot_steps]
+
+
+def submit_response(
+    live: LiveGame,
+    viewer: Viewer,
+    events: Sequence[game_pb2.Event],
+    *,
+    state: Any = None,
+    version: int | None = None,
+    replayed: bool = False,
+) -> game_service_pb2.SubmitCommandResponse:
+    state = live.state if state is None else state
+    status = live.engine.status(state)
+    response = game_service_pb2.SubmitCommandResponse(
+        version=live.version if version is None else version,
+        view=view(live, state, viewer),
+        legal_commands=legal_commands(live.engine, state, viewer),
+        status=status_code(status),
+        to_act=status.to_act,
+        outcome=outcome(live, status),
+        replayed=replayed,
+    )
+    for event in events:
+        redacted = redact(live.engine, event, viewer)
+        if redacted is not None:
+            response.events.append(redacted)
+    return response
