@@ -1,0 +1,138 @@
+"""The layers of docs/ARCHITECTURE.md hold: imports point down only, every module says
+what it holds, no class grows past what a reader takes in at once, and every path the
+document names exists."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+MAX_CLASS_LINES = 300
+
+# package -> the packages of ours it must never import (prefix match on dotted names).
+FORBIDDEN: dict[str, tuple[str, ...]] = {
+    "engines": ("service",),
+    "service.store": ("service.api", "service.app", "service.cli", "service.bench", "engines", "ludotheque"),
+    "service.app": ("service.api", "service.cli", "service.bench"),
+    "service.api": ("service.cli", "service.bench"),
+}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def imported(tree: ast.AST, module: str) -> set[str]:
+    """Every module name an import statement of `tree` names (absolute)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:  # relative: resolve against the importing module's package
+                base = module.split(".")[: -node.level] if node.level else []
+                prefix = ".".join(base)
+                node_module = f"{prefix}.{node.module}" if node.module else prefix
+            else:
+                node_module = node.module or ""
+            names.add(node_module)
+            names.update(f"{node_module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def violations(module: str, source: str) -> list[str]:
+    """The imports of `module` (its source given) that break the layering."""
+    found = []
+    for package, forbidden in FORBIDDEN.items():
+        if module != package and not module.startswith(package + "."):
+            continue
+        for name in sorted(imported(ast.parse(source), module)):
+            for bad in forbidden:
+                if name == bad or name.startswith(bad + "."):
+                    found.append(f"{module} imports {name} ({package} may not import {bad})")
+    return found
+
+
+def sources() -> list[Path]:
+    return sorted([*ROOT.glob("engines/**/*.py"), *ROOT.glob("service/**/*.py")])
+
+
+def test_imports_point_down_only() -> None:
+    problems = [p for path in sources() for p in violations(module_name(path), path.read_text())]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("engines.mooki.rules", "from service.app import envelopes"),
+        ("service.store.redis", "import service.app.live"),
+        ("service.store.memory", "from ludotheque.v1 import game_pb2"),
+        ("service.app.moves", "from service.api.rest import to_json"),
+        ("service.app.moves", "from service.api import rest"),
+        ("service.api.rest", "from service.cli.config import SETTINGS"),
+        ("service.app.games", "from ..api import rest"),
+    ],
+)
+def test_the_check_catches_an_import_pointing_up(module: str, source: str) -> None:
+    assert violations(module, source)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("service.api.rest", "from service.app.errors import ServiceError"),
+        ("service.app.moves", "from service.store.base import VersionConflict"),
+        ("service.cli.serve", "from service.api import grpc_server"),
+        ("service.store.redis", "from service.store.base import EventStore"),
+    ],
+)
+def test_the_check_lets_imports_point_down(module: str, source: str) -> None:
+    assert not violations(module, source)
+
+
+def test_every_module_says_what_it_holds() -> None:
+    missing = [
+        str(path.relative_to(ROOT))
+        for path in sources()
+        if path.read_text().strip() and not ast.get_docstring(ast.parse(path.read_text()))
+    ]
+    assert not missing, f"modules without a docstring: {missing}"
+
+
+def test_no_class_is_too_long_to_read() -> None:
+    long = []
+    for path in sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                lines = node.end_lineno - node.lineno + 1
+                if lines > MAX_CLASS_LINES:
+                    long.append(f"{path.relative_to(ROOT)}: {node.name} has {lines} lines")
+    assert not long, "\n".join(long)
+
+
+def test_every_path_the_architecture_names_exists() -> None:
+    text = ARCHITECTURE.read_text()
+    named = set(re.findall(r"`((?:engines|service|proto|seeds|tests|clients)/[\w./<>-]*)`", text))
+    named |= set(re.findall(r"^(service/[\w/]+/)", text, re.M))  # the diagram's packages
+    assert len(named) > 20
+    missing = []
+    for path in sorted(named):
+        if "<" in path:  # a pattern such as engines/<kind>/
+            continue
+        if not (ROOT / path).exists():
+            missing.append(path)
+    assert not missing, f"docs/ARCHITECTURE.md names paths that do not exist: {missing}"
+
+
+def test_the_architecture_names_every_package_of_the_service() -> None:
+    text = ARCHITECTURE.read_text()
+    packages = sorted(p.parent.relative_to(ROOT) for p in ROOT.glob("service/*/__init__.py"))
+    unnamed = [str(p) for p in packages if f"{p}/" not in text]
+    assert not unnamed, f"docs/ARCHITECTURE.md does not describe {unnamed}"
