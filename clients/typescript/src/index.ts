@@ -2,6 +2,7 @@
 // own messages are at "@ludotheque/client/gen/ludotheque/<kind>/v1/<kind>_pb".
 
 export * from "./ludotheque.js";
+export * from "./logs.js";
 export * from "./gen/ludotheque/v1/game_pb.js";
 export * from "./gen/ludotheque/v1/game_service_pb.js";
 export { Code, ConnectError } from "@connectrpc/connect";
