@@ -29,7 +29,7 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
   const error = h("p", { class: "error", attrs: { role: "alert" } });
   const seatSwitch = h("div", { class: "seat-switch" });
   const boardBox = h("div", { class: "board-box" });
-  const log = h("ol", { class: "event-log", attrs: { role: "log", "aria-labelledby": "log-title" } });
+  const log = h("ol", { class: "event-log" });
   fill(
     main,
     h(
@@ -47,7 +47,8 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
           "section",
           { class: "panel log-panel", attrs: { "aria-labelledby": "log-title" } },
           h("h2", { attrs: { id: "log-title" } }, t("play.log")),
-          log,
+          // A log region: screen readers read each new event as it comes.
+          h("div", { class: "log-scroll", attrs: { role: "log", "aria-labelledby": "log-title", tabindex: 0 } }, log),
         ),
       ),
       h("p", { class: "links" }, h("a", { attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
@@ -56,9 +57,16 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
 
   const caller = (): Ludotheque => (seat ? service.withToken(seat.token) : service);
 
+  // What the page shows was drawn for this (version, seat, pending): the same again is
+  // not redrawn, so a button is not replaced under a player's finger or focus.
+  let drawn = "";
   function render(): void {
     if (!game) return;
+    const key = `${game.version}:${seat?.seat ?? "-"}:${pending}`;
+    if (key === drawn) return;
+    drawn = key;
     title.textContent = kindName(game.kind);
+    document.title = `${title.textContent} · Ludothèque`;
     who.textContent = game.seats
       .map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.name))
       .join(" · ");
@@ -166,7 +174,8 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
         text,
       ),
     );
-    log.scrollTop = log.scrollHeight;
+    const scroller = log.parentElement;
+    if (scroller) scroller.scrollTop = scroller.scrollHeight;
   }
 
   async function follow(): Promise<void> {
