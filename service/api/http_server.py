@@ -16,7 +16,8 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from service.api import connect, web as web_app_pages
+from service.api import connect
+from service.api import web as web_app_pages
 from service.api.http_rules import http_bindings
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
 from service.api.rpcs import SERVICE, use_cases

@@ -36,7 +36,7 @@ class Browser:
         assert CHROMIUM.exists(), "no /usr/bin/chromium: run scripts/bootstrap.sh (apt-get install chromium)"
         assert (WEB / "node_modules" / "puppeteer-core").is_dir(), "run scripts/bootstrap.sh (npm ci in clients/web)"
         self._profile = Path(tempfile.mkdtemp(prefix="ludotheque-chromium-"))
-        self._stderr = tempfile.TemporaryFile("w+")
+        self._stderr = tempfile.TemporaryFile("w+")  # noqa: SIM115 (closed by close())
         self._process = subprocess.Popen(
             ["node", str(DRIVER), str(CHROMIUM), str(self._profile)],
             cwd=WEB,

@@ -44,9 +44,8 @@ def test_the_lobby_creates_a_game_against_a_bot_and_the_play_page_finishes_it(
     page.screenshots("play-start")
     clicks = 0
     while True:
-        state = page.wait_until(
-            f"{STATUS} === 'finished' ? 'finished' : document.querySelector('button.move:not([disabled])') ? 'move' : ''"
-        )
+        move = "document.querySelector('button.move:not([disabled])')"
+        state = page.wait_until(f"{STATUS} === 'finished' ? 'finished' : {move} ? 'move' : ''")
         if state == "finished":
             break
         page.click("button.move:not([disabled])")
@@ -77,7 +76,7 @@ def test_the_debug_panel_steps_through_a_dropped_log_file(clean_page: Page, serv
     page.wait_until(f"document.querySelector('.position')?.textContent === 'Version {events} of {events}'")
     assert page.text(".problem") == ""
     page.click(".timeline li[data-version='3'] button")
-    page.wait_until("document.querySelector('.position')?.textContent === 'Version 3 of %d'" % events)
+    page.wait_until(f"document.querySelector('.position')?.textContent === 'Version 3 of {events}'")
     page.wait_for("table.diff")  # what changed from version 2 to 3
     page.select(".controls select", "seat:1")
     page.wait_until("document.querySelector('#legal-title') !== null")
@@ -97,7 +96,8 @@ def test_the_debug_panel_names_the_first_event_of_a_broken_log(clean_page: Page,
     page.wait_for(f".problem [data-problem-event='{bad + 1}']")
     assert f"Event {bad + 1} (line {bad + 2}) does not replay" in page.text(".problem")
     page.wait_until(f"document.querySelector('.position')?.textContent === 'Version {bad} of {bad}'")
-    assert page.evaluate(f"document.querySelector(\".timeline li[data-version='{bad + 1}']\").classList.contains('broken')")
+    row = f"document.querySelector(\".timeline li[data-version='{bad + 1}']\")"
+    assert page.evaluate(f"{row}.classList.contains('broken')")
     page.drop_file("[data-drop]", "garbage.jsonl", '{"format": "ludotheque-log/1"}\nnot json\n')
     page.wait_until("document.querySelector('.problem')?.textContent.includes('line 2')")
 

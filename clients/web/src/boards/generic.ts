@@ -24,6 +24,9 @@ export const genericBoard: BoardRenderer = {
       { class: "panel moves", attrs: { "aria-labelledby": "board-moves-title" } },
       h("h2", { attrs: { id: "board-moves-title" } }, t("board.moves")),
     );
+    if (input.legalCommands.length === 0 && !input.onCommand && input.viewerSeat === undefined) {
+      return h("div", { class: "board generic-board", attrs: { "data-kind": input.kind } }, view);
+    }
     if (input.legalCommands.length === 0) {
       moves.append(h("p", { class: "muted" }, input.onCommand ? t("board.waiting") : t("board.noMoves")));
     } else {

@@ -93,7 +93,8 @@ function showField(field: DescField, value: unknown, all: boolean): Shown | unde
 }
 
 function scalar(value: unknown, all: boolean): Shown | undefined {
-  if (!all && (value === 0 || value === 0n || value === false || value === "")) return undefined;
+  // A move or an event in one line leaves out what is off or empty, not a zero (pile 0).
+  if (!all && (value === false || value === "")) return undefined;
   if (typeof value === "boolean") return { kind: "value", text: value ? t("value.yes") : t("value.no") };
   if (value instanceof Uint8Array) return { kind: "value", text: `${value.length} bytes` };
   return { kind: "value", text: String(value) };
