@@ -1,6 +1,6 @@
 """The HTTP port: one aiohttp application serving REST (rest.py) and server-sent events
-(sse.py) for every annotated RPC, Connect (connect.py), /metrics, /healthz, /readyz and
-/openapi.json, with CORS, metrics and error middlewares.
+(sse.py) for every annotated RPC, Connect (connect.py), /metrics, /healthz, /readyz,
+/openapi.json and the web app at / (web.py), with CORS, metrics and error middlewares.
 
 No route is written by hand: the routes come from the proto's google.api.http
 annotations and the use cases from service/api/rpcs.py."""
@@ -17,6 +17,7 @@ from aiohttp.typedefs import Middleware
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api import connect
+from service.api import web as web_app_pages
 from service.api.http_rules import http_bindings
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
 from service.api.rpcs import SERVICE, use_cases
@@ -40,6 +41,7 @@ def build_http_app(
     *,
     max_body_bytes: int = 1 << 20,
     cors_origins: Sequence[str] = (),
+    serve_web: bool = False,
 ) -> web.Application:
     """The aiohttp application for one server."""
     table = use_cases(app)
@@ -80,6 +82,8 @@ def build_http_app(
     web_app.router.add_get("/metrics", prometheus)
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
+    if serve_web:
+        web_app_pages.mount(web_app)
     return web_app
 
 

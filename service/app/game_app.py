@@ -1,10 +1,11 @@
 """GameApp: every use case of the service, behind one object, independent of any transport.
 
 Create a game, read it, play a move, list and stream its events, travel back in time,
-export and import logs. Each family of use cases lives in its own module (games, moves,
-history, logs); GameApp wires them to one store, one live-game cache and one token
-authority. Moves on one game are serialised inside this process; between processes
-the store's compare-and-set append decides, and a loser catches up and decides again."""
+export and import logs, replay a log sent in a request. Each family of use cases lives
+in its own module (games, moves, history, logs, log_replay); GameApp wires them to one
+store, one live-game cache and one token authority. Moves on one game are serialised
+inside this process; between processes the store's compare-and-set append decides, and
+a loser catches up and decides again."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from service.app.auth import TokenAuthority
 from service.app.games import Games, random_game_id
 from service.app.history import History
 from service.app.live import LiveGame, LiveGames
+from service.app.log_replay import replay_log
 from service.app.logs import Logs
 from service.app.metrics import Metrics
 from service.app.moves import Moves
@@ -63,6 +65,7 @@ class GameApp:
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game
+        self.replay_log = replay_log
 
     # --- for sessions that hold a game open (Play) --------------------------------
 

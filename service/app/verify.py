@@ -25,13 +25,15 @@ from service.app.seeding import BOT, DECIDE, SETUP, game_rng
 @dataclass(frozen=True)
 class Problem:
     """Where a log stops following the rules. `index`: the event's position in the
-    log (0 for the first event), or None for the header."""
+    log (0 for the first event), or None for the header. `states`: the states that
+    replayed before it (states[v] at version v), when the deal could be checked."""
 
     index: int | None
     reason: str
     state_before: Any = None
     engine: AnyEngine | None = None
     rules_mismatch: bool = False
+    states: tuple[Any, ...] = ()
 
     @property
     def where(self) -> str:
@@ -82,7 +84,7 @@ class _Checker:
         return self.states[-1]
 
     def problem(self, index: int, reason: str) -> Problem:
-        return Problem(index, reason, self.state, self.engine)
+        return Problem(index, reason, self.state, self.engine, states=tuple(self.states))
 
     def run(self) -> Problem | Replayed:
         for index, event in enumerate(self.events):

@@ -51,9 +51,14 @@ def view(live: LiveGame, state: Any, viewer: Viewer) -> game_pb2.GameView:
 
 
 def outcome(live: LiveGame, status: Status) -> game_pb2.Outcome:
+    return outcome_of(status, live.record.seats)
+
+
+def outcome_of(status: Status, seats: Sequence[game_pb2.Seat]) -> game_pb2.Outcome:
+    """The outcome, its summary naming the seats' players."""
     if not status.finished:
         return game_pb2.Outcome()
-    names = [seat.name for seat in live.record.seats]
+    names = [seat.name for seat in seats]
     summary = re.sub(r"\{(\d+)\}", lambda m: names[int(m.group(1))], status.summary)
     return game_pb2.Outcome(winners=status.winners, scores=status.scores, summary=summary)
 

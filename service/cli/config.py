@@ -64,6 +64,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("max_connection_age", float, 600.0, "seconds before a client is asked to reconnect (load balancing)"),
     Setting("log_level", str, "info", "debug, info, warning or error"),
+    Setting("web", bool, True, "serve the web app (lobby, play, debug panel) at / on the HTTP port"),
     Setting(
         "workers",
         int,
@@ -90,6 +91,7 @@ class Config:
     shutdown_grace: float
     max_connection_age: float
     log_level: str
+    web: bool
     workers: int
 
     def __repr__(self) -> str:
@@ -106,13 +108,24 @@ assert [s.name for s in SETTINGS] == [f.name for f in fields(Config)]
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     for setting in SETTINGS:
-        parser.add_argument(
-            setting.flag,
-            dest=setting.name,
-            type=setting.type,
-            default=None,
-            help=f"{setting.help} [env {setting.env}, default {setting.default!r}]",
-        )
+        help = f"{setting.help} [env {setting.env}, default {setting.default!r}]"
+        if setting.type is bool:  # --web / --no-web
+            parser.add_argument(setting.flag, dest=setting.name, action=argparse.BooleanOptionalAction, help=help)
+        else:
+            parser.add_argument(setting.flag, dest=setting.name, type=setting.type, default=None, help=help)
+
+
+TRUE_WORDS = {"1", "true", "yes", "on"}
+FALSE_WORDS = {"0", "false", "no", "off", ""}
+
+
+def _parse(setting: Setting, text: str) -> object:
+    if setting.type is bool:
+        word = text.strip().lower()
+        if word not in TRUE_WORDS | FALSE_WORDS:
+            raise ValueError(f"{text!r} is not a yes or no (true/false, 1/0, yes/no, on/off)")
+        return word in TRUE_WORDS
+    return setting.type(text)
 
 
 def from_arguments(args: argparse.Namespace, environ: Mapping[str, str] = os.environ) -> Config:
@@ -122,7 +135,7 @@ def from_arguments(args: argparse.Namespace, environ: Mapping[str, str] = os.env
         value = getattr(args, setting.name, None)
         if value is None and setting.env in environ:
             try:
-                value = setting.type(environ[setting.env])
+                value = _parse(setting, environ[setting.env])
             except ValueError as error:
                 raise SystemExit(f"{setting.env}: {error}") from None
         values[setting.name] = setting.default if value is None else value

@@ -60,6 +60,10 @@ def add_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         description="Replay a complete log through the rules; exit 0 only when every event follows.",
     )
     check.add_argument("file")
+    check.add_argument(
+        "--on-server", action="store_true", help="have --server verify it (ReplayLog: nothing is stored)"
+    )
+    server_options(check)
 
     replay = commands.add_parser(
         "replay",
@@ -72,6 +76,11 @@ def add_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     replay.add_argument("--diff", metavar="A..B", help="what changed between versions A and B")
     replay.add_argument("--json", action="store_true", help="JSON instead of text")
     replay.add_argument("-i", "--interactive", action="store_true", help="step forward and back through the game")
+    replay.add_argument(
+        "--on-server",
+        action="store_true",
+        help="a log file replayed by --server (ReplayLog: nothing is stored) instead of in this process",
+    )
     server_options(replay)
     viewer_options(replay)
 
@@ -83,6 +92,8 @@ def run(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sy
         if args.command == "import":
             return import_(args, stdout)
         if args.command == "verify":
+            if args.on_server:
+                return verify_on_server(args, stdout)
             return verify_file(Path(args.file), stdout)
         return replay(args, stdin, stdout)
     except gamelog.LogFormatError as error:
@@ -153,6 +164,24 @@ def verify_file(path: Path, stdout: TextIO) -> int:
     return 0
 
 
+def verify_on_server(args: argparse.Namespace, stdout: TextIO) -> int:
+    """The same check, by the server (ReplayLog), which stores nothing."""
+    log = gamelog.parse(Path(args.file).read_bytes())
+    with _client(args) as client:
+        replayed = client.replay_log(log, from_version=len(log.events), page_size=1)
+    if not replayed.valid:
+        stdout.write(f"INVALID at {replayed.problem.where}: {replayed.problem.reason}\n")
+        return 1
+    (last,) = replayed.steps
+    how = (
+        "finished"
+        if last.status == game_pb2.GAME_STATUS_FINISHED
+        else "waiting for seat " + ", ".join(map(str, last.to_act))
+    )
+    stdout.write(f"valid: {len(log.events)} events of a {log.header.kind} game ({log.header.rules_version}), {how}\n")
+    return 0
+
+
 # --- replay ------------------------------------------------------------------------
 
 
@@ -165,6 +194,7 @@ class Timeline:
     states: list[Any]
     client: Client | None = None
     game_id: str = ""
+    on_server: bool = False  # a log file the server replays (ReplayLog)
 
     @property
     def last(self) -> int:
@@ -179,6 +209,14 @@ class Timeline:
             view: Message = self.engine.view(self.states[version], viewer)
             return view
         assert self.client is not None
+        if self.on_server:
+            as_seat = viewer.seat if viewer.seat is not None else None
+            spectator = not viewer.is_admin and viewer.seat is None
+            page = self.client.replay_log(
+                self.log, from_version=version, page_size=1, as_seat=as_seat, as_spectator=spectator
+            )
+            (step,) = page.steps
+            return payload_of(step.view, self.kind) or step.view
         replayed = self.client.replay(self.game_id, at_version=version)
         return payload_of(replayed.view, self.kind) or replayed.view
 
@@ -192,6 +230,13 @@ def _timeline(args: argparse.Namespace) -> Timeline:
     caller's own views (ReplayGame)."""
     if Path(args.source).exists():
         log = gamelog.parse(Path(args.source).read_bytes())
+        if args.on_server:
+            client = _client(args)
+            checked_there = client.replay_log(log, page_size=1)
+            if not checked_there.valid:
+                problem = checked_there.problem
+                raise SystemExit(f"{args.source}: cannot replay it: {problem.where}: {problem.reason}")
+            return Timeline(log, None, [], client, on_server=True)
     else:
         client = _client(args)
         log = fetch_log(client, args.source)
@@ -230,7 +275,7 @@ def _json(message: Message) -> Any:
 def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     timeline = _timeline(args)
     viewer = _viewer(args)
-    if timeline.engine is None:  # the server shows the caller's own views
+    if timeline.engine is None and not timeline.on_server:  # the server shows the caller's own views
         header_viewer = timeline.log.header.viewer
         viewer = Viewer.player(header_viewer.seat) if header_viewer.HasField("seat") else Viewer.spectator()
     if args.interactive:

@@ -101,7 +101,7 @@ def test_the_charts_settings_are_settings_of_serve_with_their_types_and_defaults
     schema = json.loads((CHART / "values.schema.json").read_text())["properties"]["config"]["properties"]
     defaults = yaml.safe_load((CHART / "values.yaml").read_text())["config"]
     settings = {setting.name: setting for setting in SETTINGS}
-    json_types = {int: "integer", float: "number", str: "string"}
+    json_types = {int: "integer", float: "number", str: "string", bool: "boolean"}
     for key, rule in schema.items():
         setting = settings.get(snake(key))
         assert setting is not None, f"config.{key}: `ludotheque serve` has no --{snake(key).replace('_', '-')}"

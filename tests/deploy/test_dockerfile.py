@@ -69,9 +69,12 @@ def test_the_image_is_configured_by_the_servers_own_environment_variables() -> N
     env = final_env()
     settings = {setting.env for setting in SETTINGS}
     ours = {name for name in env if name.startswith("LUDOTHEQUE_")}
-    assert ours - settings == {"LUDOTHEQUE_SEEDS"}  # engines/data.py: where the games' data is
+    # engines/data.py: where the games' data is; service/api/web.py: the web app's bundle
+    assert ours - settings == {"LUDOTHEQUE_SEEDS", "LUDOTHEQUE_WEB_ROOT"}
     (seeds,) = [c for c in stages()[1].all("COPY") if c.arguments[0].rstrip("/") == "seeds"]
     assert env["LUDOTHEQUE_SEEDS"] == seeds.arguments[1].rstrip("/")
+    (bundle,) = [c for c in stages()[1].all("COPY") if c.flags.get("from") == "web"]
+    assert env["LUDOTHEQUE_WEB_ROOT"] == bundle.arguments[1].rstrip("/")
     config = from_arguments(build_parser().parse_args(["serve"]), env)
     exposed = {int(port) for c in stages()[1].all("EXPOSE") for port in c.arguments}
     assert exposed == {config.grpc_port, config.http_port}
@@ -81,7 +84,8 @@ def test_the_image_is_configured_by_the_servers_own_environment_variables() -> N
 def test_every_path_the_dockerfile_copies_is_in_the_build_context_and_nothing_else() -> None:
     files = context_files()
     used: set[str] = set()
-    for stage in stages():
+    _, every_stage = parse()
+    for stage in every_stage:
         for copy in stage.all("COPY"):
             if "from" in copy.flags:
                 continue
@@ -144,6 +148,8 @@ def test_the_image_built_from_the_context_serves_games_and_answers_health_checks
             assert rest.get("/healthz").status == 200
             assert rest.get("/readyz").status == 200
             assert rest.get("/openapi.json").json["openapi"].startswith("3.")
+            page = rest.get("/")  # the web app, built in the image
+            assert page.status == 200 and b'<script type="module" src="/assets/main-' in page.body, page.body[:300]
             with grpc.insecure_channel(target) as channel:
                 reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
                 assert reply.status == health_pb2.HealthCheckResponse.SERVING

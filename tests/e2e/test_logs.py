@@ -16,6 +16,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 
 from service.app import gamelog
+from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
 
 
@@ -177,3 +178,43 @@ def test_replay_shows_any_version_for_any_viewer(server: ServerProcess, tmp_path
     refused = cli("replay", game_id, "--server", server.target, "--token", tokens[1], "--as-seat", "0")
     assert refused.returncode != 0 and "admin token" in refused.stderr
     assert cli("replay", str(path), "--at", "99").returncode == 2
+
+
+def test_a_log_file_is_replayed_by_the_server_without_storing_it(server: ServerProcess, tmp_path: Path) -> None:
+    """ReplayLog over REST (as the web app's debug panel sends a dropped file), the
+    Python client and `ludotheque verify|replay --on-server`."""
+    game_id, _ = played_game(server, moves=10)
+    path = tmp_path / "game.jsonl"
+    assert cli("export", game_id, "-o", str(path), "--server", server.target).returncode == 0
+    lines = path.read_text().splitlines()
+    header = json.loads(lines[0])
+    events = [json.loads(line) for line in lines[1:]]
+    rest = Rest(server.http)
+    with Client(server.target, ADMIN_TOKEN) as admin:
+        before = len(admin.list_games().games)
+        replied = rest.post("/v1/logs:replay", {"log": {"header": header, "events": events}, "asSeat": 1})
+        assert replied.status == 200, replied.body
+        assert replied.json["valid"] is True and replied.json["replayed"] == str(len(events))
+        assert [s["atVersion"] for s in replied.json["steps"]] == [str(v) for v in range(len(events) + 1)]
+        at_5 = admin.replay_log(gamelog.parse(path.read_bytes()), from_version=5, page_size=1, as_seat=1)
+        assert at_5.valid and [s.at_version for s in at_5.steps] == [5]
+        assert len(admin.list_games().games) == before  # nothing stored
+
+    with Client(server.target) as nobody:  # anyone may: the log is the caller's own
+        broken = gamelog.parse(path.read_bytes())
+        broken.events[6].seat = 1 - broken.events[6].seat
+        answer = nobody.replay_log(broken)
+        assert not answer.valid and answer.problem.event == 7 and answer.replayed == 6
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(gamelog.to_jsonl(broken).encode())
+
+    on_server = cli("verify", str(path), "--on-server", "--server", server.target)
+    assert on_server.returncode == 0 and on_server.stdout == cli("verify", str(path)).stdout
+    refused = cli("verify", str(bad), "--on-server", "--server", server.target)
+    assert refused.returncode == 1 and refused.stdout.startswith("INVALID at event 7 (line 8 of a .jsonl)")
+    remote = cli("replay", str(path), "--on-server", "--server", server.target, "--at", "5", "--as-seat", "1")
+    assert remote.returncode == 0 and remote.stdout == cli("replay", str(path), "--at", "5", "--as-seat", "1").stdout
+    assert "event 7" in cli("replay", str(bad), "--on-server", "--server", server.target).stderr
+
+    too_big = rest.post("/v1/logs:replay", b"{" + b" " * (1 << 20) + b"}")
+    assert too_big.status == 400

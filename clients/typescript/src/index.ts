@@ -2,6 +2,10 @@
 // own messages are at "@ludotheque/client/gen/ludotheque/<kind>/v1/<kind>_pb".
 
 export * from "./ludotheque.js";
+export * from "./logs.js";
 export * from "./gen/ludotheque/v1/game_pb.js";
 export * from "./gen/ludotheque/v1/game_service_pb.js";
 export { Code, ConnectError } from "@connectrpc/connect";
+// protobuf-es's helpers for the messages above, so that a frontend bundles one copy.
+export { ScalarType, clone, create, equals, fromJson, fromJsonString, toJson, toJsonString } from "@bufbuild/protobuf";
+export type { DescEnum, DescField, DescMessage, DescOneof, JsonObject, JsonValue } from "@bufbuild/protobuf";

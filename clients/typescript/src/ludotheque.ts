@@ -9,12 +9,20 @@ import type { Client, Interceptor, Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { PreconditionFailureSchema } from "./gen/google/rpc/error_details_pb.js";
-import type { CommandSchema, Event, Game, GameOptionsSchema, SeatSpecSchema } from "./gen/ludotheque/v1/game_pb.js";
+import type {
+  CommandSchema,
+  Event,
+  Game,
+  GameLog,
+  GameOptionsSchema,
+  SeatSpecSchema,
+} from "./gen/ludotheque/v1/game_pb.js";
 import { GameService } from "./gen/ludotheque/v1/game_service_pb.js";
 import type {
   CreateGameResponse,
   ListEventsResponse,
   ReplayGameResponse,
+  ReplayLogResponse,
   SubmitCommandResponse,
 } from "./gen/ludotheque/v1/game_service_pb.js";
 
@@ -66,6 +74,23 @@ export interface FollowOptions {
 // (unavailable), or the connection broke, which fetch reports as unknown.
 const TRANSIENT = new Set<Code>([Code.Unavailable, Code.Unknown]);
 const MAX_BACKOFF_MS = 5000;
+
+/** Whose view: a seat's, or a spectator's; neither means the caller's own (or, for a log, the complete one). */
+export interface ViewerOptions {
+  /** As this seat saw it (another seat than the caller's: the admin only, except for a log). */
+  asSeat?: number;
+  /** As a spectator saw it. */
+  asSpectator?: boolean;
+}
+
+export interface ReplayLogOptions extends ViewerOptions {
+  /** The first version to show (default 0: before the first event). */
+  fromVersion?: bigint;
+  /** The last version to show (default: the last that replays). */
+  toVersion?: bigint;
+  /** At most this many versions (default 100, at most 1000). */
+  pageSize?: number;
+}
 
 /** One caller of the service: a seat, the admin or a spectator, as its token says. */
 export class Ludotheque {
@@ -143,6 +168,31 @@ export class Ludotheque {
   /** Time travel: the game as this caller saw it at `atVersion` (default: now). */
   replay(gameId: string, atVersion?: bigint): Promise<ReplayGameResponse> {
     return this.client.replayGame({ gameId, atVersion });
+  }
+
+  /** The game's log (complete for the admin; as the caller, or `options`' viewer, saw it). */
+  async exportGame(gameId: string, options: ViewerOptions = {}): Promise<GameLog> {
+    const { log } = await this.client.exportGame({
+      gameId,
+      asSeat: options.asSeat,
+      asSpectator: options.asSpectator ?? false,
+    });
+    if (log === undefined) throw new ConnectError("the server sent no log", Code.Internal);
+    return log;
+  }
+
+  /** Has the server verify and replay a complete log (ReplayLog), storing nothing:
+   * `valid`, or the first bad event (`problem`), and a page of its versions as one
+   * viewer saw them (complete by default). Read one with `parseLog` (logs.ts). */
+  replayLog(log: GameLog, options: ReplayLogOptions = {}): Promise<ReplayLogResponse> {
+    return this.client.replayLog({
+      log,
+      fromVersion: options.fromVersion ?? 0n,
+      toVersion: options.toVersion,
+      pageSize: options.pageSize ?? 0,
+      asSeat: options.asSeat,
+      asSpectator: options.asSpectator ?? false,
+    });
   }
 
   /** Every event of the game so far as this caller may see them, page after page. */

@@ -182,6 +182,28 @@ class Client:
             request.truncate_at = truncate_at
         return self.stub.ImportGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
 
+    def replay_log(
+        self,
+        log: game_pb2.GameLog,
+        *,
+        from_version: int = 0,
+        to_version: int | None = None,
+        page_size: int = 0,
+        as_seat: int | None = None,
+        as_spectator: bool = False,
+    ) -> game_service_pb2.ReplayLogResponse:
+        """Has the server verify and replay a complete log, storing nothing: whether it
+        is valid (else its first bad event, `problem`) and the views of a page of its
+        versions, complete or as a seat or a spectator saw them."""
+        request = game_service_pb2.ReplayLogRequest(
+            log=log, from_version=from_version, page_size=page_size, as_spectator=as_spectator
+        )
+        if to_version is not None:
+            request.to_version = to_version
+        if as_seat is not None:
+            request.as_seat = as_seat
+        return self.stub.ReplayLog(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
     def play(self, game_id: str, from_version: int = 1, *, views: bool = False) -> PlaySession:
         """A Play session for this client's seat on one stream: iterate over it for
         events, turns and results; send() commands."""

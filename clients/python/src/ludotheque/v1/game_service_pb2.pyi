@@ -822,3 +822,186 @@ class PlayResult(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayResult: _TypeAlias = PlayResult  # noqa: Y015
+
+@_typing.final
+class ReplayLogRequest(_message.Message):
+    """ReplayLog's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOG_FIELD_NUMBER: _builtins.int
+    FROM_VERSION_FIELD_NUMBER: _builtins.int
+    TO_VERSION_FIELD_NUMBER: _builtins.int
+    PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    AS_SEAT_FIELD_NUMBER: _builtins.int
+    AS_SPECTATOR_FIELD_NUMBER: _builtins.int
+    from_version: _builtins.int
+    """The first version to show (default 0: before the first event)."""
+    to_version: _builtins.int
+    """The last version to show (default: the last that replays)."""
+    page_size: _builtins.int
+    """At most this many versions (default 100, at most 1000)."""
+    as_seat: _builtins.int
+    """The views as this seat saw them (default: complete, as the admin)."""
+    as_spectator: _builtins.bool
+    """The views as a spectator saw them."""
+    @_builtins.property
+    def log(self) -> _game_pb2.GameLog:
+        """A complete log (exported by the admin, with its seed), at most 10000 events."""
+
+    def __init__(
+        self,
+        *,
+        log: _game_pb2.GameLog | None = ...,
+        from_version: _builtins.int = ...,
+        to_version: _builtins.int | None = ...,
+        page_size: _builtins.int = ...,
+        as_seat: _builtins.int | None = ...,
+        as_spectator: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_to_version", b"_to_version", "as_seat", b"as_seat", "log", b"log", "to_version", b"to_version"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_to_version", b"_to_version", "as_seat", b"as_seat", "as_spectator", b"as_spectator", "from_version", b"from_version", "log", b"log", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
+    _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
+    _WhichOneofReturnType__to_version: _TypeAlias = _typing.Literal["to_version"]  # noqa: Y015
+    _WhichOneofArgType__to_version: _TypeAlias = _typing.Literal["_to_version", b"_to_version"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__as_seat) -> _WhichOneofReturnType__as_seat | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__to_version) -> _WhichOneofReturnType__to_version | None: ...
+
+Global___ReplayLogRequest: _TypeAlias = ReplayLogRequest  # noqa: Y015
+
+@_typing.final
+class ReplayLogResponse(_message.Message):
+    """ReplayLog's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VALID_FIELD_NUMBER: _builtins.int
+    PROBLEM_FIELD_NUMBER: _builtins.int
+    REPLAYED_FIELD_NUMBER: _builtins.int
+    STEPS_FIELD_NUMBER: _builtins.int
+    NEXT_FROM_VERSION_FIELD_NUMBER: _builtins.int
+    valid: _builtins.bool
+    """True when every event of the log replays."""
+    replayed: _builtins.int
+    """The number of events that replay: versions 0 to this one can be shown."""
+    next_from_version: _builtins.int
+    """The version to ask for next; 0 when the range was complete."""
+    @_builtins.property
+    def problem(self) -> Global___LogProblem:
+        """The first thing that does not replay (unset when valid)."""
+
+    @_builtins.property
+    def steps(self) -> _containers.RepeatedCompositeFieldContainer[Global___ReplayLogStep]:
+        """The game's version at each version asked, in order."""
+
+    def __init__(
+        self,
+        *,
+        valid: _builtins.bool = ...,
+        problem: Global___LogProblem | None = ...,
+        replayed: _builtins.int = ...,
+        steps: _abc.Iterable[Global___ReplayLogStep] | None = ...,
+        next_from_version: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["problem", b"problem"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["next_from_version", b"next_from_version", "problem", b"problem", "replayed", b"replayed", "steps", b"steps", "valid", b"valid"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayLogResponse: _TypeAlias = ReplayLogResponse  # noqa: Y015
+
+@_typing.final
+class LogProblem(_message.Message):
+    """Where a log stops following the rules."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    WHERE_FIELD_NUMBER: _builtins.int
+    RULES_MISMATCH_FIELD_NUMBER: _builtins.int
+    event: _builtins.int
+    """The event that does not replay, by its position in the log (1 for the
+    first event, on line 2 of a .jsonl); 0 for the header.
+    """
+    reason: _builtins.str
+    """Why, for people, e.g. "seat 1 may not play ...: it is not your turn"."""
+    where: _builtins.str
+    """Where, for people: "the header" or "event 7 (line 8 of a .jsonl)"."""
+    rules_mismatch: _builtins.bool
+    """True when the log was played under another rules version than this
+    server's: it may be fine, but this server cannot check it.
+    """
+    def __init__(
+        self,
+        *,
+        event: _builtins.int = ...,
+        reason: _builtins.str = ...,
+        where: _builtins.str = ...,
+        rules_mismatch: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "reason", b"reason", "rules_mismatch", b"rules_mismatch", "where", b"where"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LogProblem: _TypeAlias = LogProblem  # noqa: Y015
+
+@_typing.final
+class ReplayLogStep(_message.Message):
+    """The game at one version of a replayed log, as the chosen viewer saw it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AT_VERSION_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    TO_ACT_FIELD_NUMBER: _builtins.int
+    OUTCOME_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    LEGAL_COMMANDS_FIELD_NUMBER: _builtins.int
+    at_version: _builtins.int
+    """The version shown (0: before the first event)."""
+    status: _game_pb2.GameStatus.ValueType
+    """The status at that version."""
+    @_builtins.property
+    def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The seats the game waited for at that version."""
+
+    @_builtins.property
+    def outcome(self) -> _game_pb2.Outcome:
+        """The outcome, if the game was over at that version."""
+
+    @_builtins.property
+    def view(self) -> _game_pb2.GameView:
+        """What the viewer saw at that version."""
+
+    @_builtins.property
+    def legal_commands(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Command]:
+        """The moves the viewer could make at that version (the admin: those of every
+        seat the game waited for).
+        """
+
+    def __init__(
+        self,
+        *,
+        at_version: _builtins.int = ...,
+        status: _game_pb2.GameStatus.ValueType = ...,
+        to_act: _abc.Iterable[_builtins.int] | None = ...,
+        outcome: _game_pb2.Outcome | None = ...,
+        view: _game_pb2.GameView | None = ...,
+        legal_commands: _abc.Iterable[_game_pb2.Command] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at_version", b"at_version", "legal_commands", b"legal_commands", "outcome", b"outcome", "status", b"status", "to_act", b"to_act", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReplayLogStep: _TypeAlias = ReplayLogStep  # noqa: Y015

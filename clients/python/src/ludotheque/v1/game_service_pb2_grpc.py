@@ -86,6 +86,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.FromString,
                 _registered_method=True)
+        self.ReplayLog = channel.unary_unary(
+                '/ludotheque.v1.GameService/ReplayLog',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayLogRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayLogResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -174,6 +179,16 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReplayLog(self, request, context):
+        """Verify a complete log sent in the request and replay it, storing nothing:
+        the views of a range of its versions as one viewer saw them, or the first
+        event that does not replay and why (with the versions before it). Anyone may
+        call it; the log's size and the work are bounded.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -226,6 +241,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ImportGame,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.SerializeToString,
+            ),
+            'ReplayLog': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReplayLog,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayLogRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayLogResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -499,6 +519,33 @@ class GameService:
             '/ludotheque.v1.GameService/ImportGame',
             ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReplayLog(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/ReplayLog',
+            ludotheque_dot_v1_dot_game__service__pb2.ReplayLogRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.ReplayLogResponse.FromString,
             options,
             channel_credentials,
             insecure,

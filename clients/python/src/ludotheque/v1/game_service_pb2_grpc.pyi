@@ -76,6 +76,12 @@ class GameServiceStub:
     """Admin: load a complete log as a new game, after replaying it event by
     event through the rules; optionally cut it at a version to fork it there.
     """
+    ReplayLog: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ReplayLogRequest, _game_service_pb2.ReplayLogResponse]
+    """Verify a complete log sent in the request and replay it, storing nothing:
+    the views of a range of its versions as one viewer saw them, or the first
+    event that does not replay and why (with the versions before it). Anyone may
+    call it; the log's size and the work are bounded.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -120,6 +126,12 @@ class GameServiceAsyncStub(GameServiceStub):
     ImportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]  # type: ignore[assignment]
     """Admin: load a complete log as a new game, after replaying it event by
     event through the rules; optionally cut it at a version to fork it there.
+    """
+    ReplayLog: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ReplayLogRequest, _game_service_pb2.ReplayLogResponse]  # type: ignore[assignment]
+    """Verify a complete log sent in the request and replay it, storing nothing:
+    the views of a range of its versions as one viewer saw them, or the first
+    event that does not replay and why (with the versions before it). Anyone may
+    call it; the log's size and the work are bounded.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -222,6 +234,18 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.ImportGameResponse, _abc.Awaitable[_game_service_pb2.ImportGameResponse]]:
         """Admin: load a complete log as a new game, after replaying it event by
         event through the rules; optionally cut it at a version to fork it there.
+        """
+
+    @_abc_1.abstractmethod
+    def ReplayLog(
+        self,
+        request: _game_service_pb2.ReplayLogRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ReplayLogResponse, _abc.Awaitable[_game_service_pb2.ReplayLogResponse]]:
+        """Verify a complete log sent in the request and replay it, storing nothing:
+        the views of a range of its versions as one viewer saw them, or the first
+        event that does not replay and why (with the versions before it). Anyone may
+        call it; the log's size and the work are bounded.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

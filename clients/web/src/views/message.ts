@@ -1,0 +1,159 @@
+// Any message of the API shown for people without knowing its game: its fields walked
+// through protobuf-es's descriptors (so enum values read as names, oneofs as the case
+// set), labelled from the catalogs where they have words, else from the field's name.
+// The generic board, the event log and the debug panel all show messages this way;
+// phase 2 puts the server's descriptions of moves and events in front of it.
+
+import {
+  CommandSchema,
+  EventSchema,
+  type Command,
+  type DescField,
+  type DescMessage,
+  type Event,
+} from "@ludotheque/client";
+
+import { humanize, lookup, t } from "../i18n";
+
+/** A message as a tree of labelled values. */
+export type Shown =
+  | { kind: "value"; text: string }
+  | { kind: "list"; items: Shown[] }
+  | { kind: "fields"; fields: { name: string; label: string; value: Shown }[] };
+
+export function fieldLabel(name: string): string {
+  return lookup(`field.${name}`) ?? humanize(name);
+}
+
+export function enumLabel(localName: string): string {
+  return lookup(`value.${localName}`) ?? humanize(localName);
+}
+
+type Fields = Record<string, unknown>;
+
+/** The message's fields that carry something (`all`: zeros and falses too, as a view shows them). */
+export function show(desc: DescMessage, message: unknown, all = true): Shown {
+  const fields: { name: string; label: string; value: Shown }[] = [];
+  const values = message as Fields;
+  for (const member of desc.members) {
+    if (member.kind === "oneof") {
+      const selected = values[member.localName] as { case?: string; value?: unknown } | undefined;
+      const field = member.fields.find((f) => f.localName === selected?.case);
+      if (field === undefined) continue;
+      const value = showField(field, selected?.value, all);
+      if (value !== undefined) fields.push({ name: field.name, label: fieldLabel(field.name), value });
+      continue;
+    }
+    const value = showField(member, values[member.localName], all);
+    if (value !== undefined) fields.push({ name: member.name, label: fieldLabel(member.name), value });
+  }
+  return { kind: "fields", fields };
+}
+
+function showField(field: DescField, value: unknown, all: boolean): Shown | undefined {
+  if (value === undefined || value === null) return undefined;
+  switch (field.fieldKind) {
+    case "scalar":
+      return scalar(value, all);
+    case "enum": {
+      const number = value as number;
+      if (number === 0 && !all) return undefined;
+      const found = field.enum.values.find((v) => v.number === number);
+      return { kind: "value", text: number === 0 || !found ? t("value.none") : enumLabel(found.localName) };
+    }
+    case "message":
+      return show(field.message, value, all);
+    case "list": {
+      const items = (value as unknown[]).map((item): Shown => {
+        if (field.listKind === "message") return show(field.message, item, all);
+        if (field.listKind === "enum") {
+          const found = field.enum.values.find((v) => v.number === item);
+          return { kind: "value", text: found ? enumLabel(found.localName) : String(item) };
+        }
+        return scalar(item, true) ?? { kind: "value", text: "" };
+      });
+      if (items.length === 0 && !all) return undefined;
+      return { kind: "list", items };
+    }
+    case "map": {
+      const entries = Object.entries(value as Record<string, unknown>);
+      return {
+        kind: "fields",
+        fields: entries.map(([key, item]) => ({
+          name: key,
+          label: key,
+          value:
+            field.mapKind === "message"
+              ? show(field.message, item, all)
+              : (scalar(item, true) ?? { kind: "value", text: "" }),
+        })),
+      };
+    }
+  }
+}
+
+function scalar(value: unknown, all: boolean): Shown | undefined {
+  // A move or an event in one line leaves out what is off or empty, not a zero (pile 0).
+  if (!all && (value === false || value === "")) return undefined;
+  if (typeof value === "boolean") return { kind: "value", text: value ? t("value.yes") : t("value.no") };
+  if (value instanceof Uint8Array) return { kind: "value", text: `${value.length} bytes` };
+  return { kind: "value", text: String(value) };
+}
+
+/** One line for a value: "Play (card (kind pirate, colour star, value 7))". */
+export function oneLine(shown: Shown): string {
+  switch (shown.kind) {
+    case "value":
+      return shown.text;
+    case "list":
+      return `[${shown.items.map((item) => oneLine(item)).join(", ")}]`;
+    case "fields":
+      return shown.fields
+        .map(({ label, value }) => {
+          if (value.kind !== "fields") return `${label.toLowerCase()} ${oneLine(value)}`;
+          const inner = oneLine(value);
+          return inner ? `${label.toLowerCase()} (${inner})` : label.toLowerCase();
+        })
+        .join(", ");
+  }
+}
+
+/** The game's own message inside an envelope (`{ game: { case: "mooki", value } }`). */
+function payload(desc: DescMessage, envelope: unknown): { desc: DescMessage; value: unknown } | undefined {
+  const oneof = desc.oneofs.find((o) => o.name === "game");
+  const selected = (envelope as Fields)[oneof?.localName ?? "game"] as { case?: string; value?: unknown };
+  const field = oneof?.fields.find((f) => f.localName === selected?.case);
+  if (field === undefined || field.fieldKind !== "message") return undefined;
+  return { desc: field.message, value: selected.value };
+}
+
+/** A move in a few words, e.g. "Draw (pile 1)". Phase 2: the server's description first. */
+export function describeCommand(command: Command): string {
+  const inner = payload(CommandSchema, command);
+  return inner ? capitalise(oneLine(show(inner.desc, inner.value, false))) : "?";
+}
+
+/** An event in a few words, e.g. "Card drawn (pile 1, ...)". Phase 2: the server's description first. */
+export function describeEvent(event: Event): string {
+  const inner = payload(EventSchema, event);
+  return inner ? capitalise(oneLine(show(inner.desc, inner.value, false))) : "?";
+}
+
+/** The kind of an event: the name of its case, e.g. "cardDrawn" -> "Card drawn". */
+export function eventKind(event: Event): string {
+  const inner = payload(EventSchema, event);
+  if (!inner) return "?";
+  const action = inner.desc.oneofs[0];
+  const selected = action ? ((inner.value as Fields)[action.localName] as { case?: string }) : undefined;
+  const field = action?.fields.find((f) => f.localName === selected?.case);
+  return field ? fieldLabel(field.name) : "?";
+}
+
+/** The game's own view message, to show generically. */
+export function viewPayload(desc: DescMessage, view: unknown): { desc: DescMessage; value: unknown } | undefined {
+  return view === undefined ? undefined : payload(desc, view);
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

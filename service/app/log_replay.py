@@ -1,0 +1,96 @@
+"""The stateless use case of a log sent in a request (ReplayLog): verify it, replay it,
+and show a range of its versions as one viewer saw them, storing nothing.
+
+Anyone may call it: the log is the caller's own. Its size is bounded (events, and the
+request's bytes by the transport), and so is the work of one call (a page of views)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ludotheque.v1 import game_service_pb2
+
+from engines.contract import Viewer
+from engines.registry import AnyEngine
+from service.app import envelopes
+from service.app.errors import invalid_argument
+from service.app.verify import Problem, verify
+from service.app.views import legal_commands, outcome_of, status_code
+
+MAX_LOG_EVENTS = 10_000
+DEFAULT_PAGE = 100
+MAX_PAGE = 1000
+
+
+async def replay_log(request: game_service_pb2.ReplayLogRequest, token: str) -> game_service_pb2.ReplayLogResponse:
+    """ReplayLog: the token is not needed (nor checked): nothing of the server is shown."""
+    del token
+    log = request.log
+    if not request.HasField("log"):
+        raise invalid_argument("log", "Send the log to replay (a complete log, as `ludotheque export` writes it).")
+    if len(log.events) > MAX_LOG_EVENTS:
+        raise invalid_argument("log.events", f"A log of at most {MAX_LOG_EVENTS} events can be replayed here.")
+    if request.page_size > MAX_PAGE:
+        raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE}.")
+    viewer = _viewer(request)
+    checked = verify(log)
+    response = game_service_pb2.ReplayLogResponse()
+    if isinstance(checked, Problem):
+        response.problem.CopyFrom(
+            game_service_pb2.LogProblem(
+                event=0 if checked.index is None else checked.index + 1,
+                reason=checked.reason,
+                where=checked.where,
+                rules_mismatch=checked.rules_mismatch,
+            )
+        )
+        engine, states = checked.engine, list(checked.states)
+    else:
+        response.valid = True
+        engine, states = checked.engine, checked.states
+    if engine is None or not states:
+        return response  # the header itself does not replay: nothing to show
+    response.replayed = len(states) - 1
+    _show(response, request, engine, states, viewer, log.header.seats)
+    return response
+
+
+def _viewer(request: game_service_pb2.ReplayLogRequest) -> Viewer:
+    if request.HasField("as_seat"):
+        if request.as_spectator:
+            raise invalid_argument("as_spectator", "Ask for a seat's view or a spectator's, not both.")
+        if request.as_seat >= len(request.log.header.seats):
+            raise invalid_argument("as_seat", f"This log has no seat {request.as_seat}.")
+        return Viewer.player(request.as_seat)
+    return Viewer.spectator() if request.as_spectator else Viewer.admin()
+
+
+def _show(
+    response: game_service_pb2.ReplayLogResponse,
+    request: game_service_pb2.ReplayLogRequest,
+    engine: AnyEngine,
+    states: list[Any],
+    viewer: Viewer,
+    seats: Any,
+) -> None:
+    """The steps from `from_version` to `to_version` (clamped to what replayed), a page."""
+    last = len(states) - 1
+    if request.HasField("to_version"):
+        last = min(last, request.to_version)
+    first = request.from_version
+    stop = min(last, first + (request.page_size or DEFAULT_PAGE) - 1)
+    for version in range(first, stop + 1):
+        state = states[version]
+        status = engine.status(state)
+        response.steps.append(
+            game_service_pb2.ReplayLogStep(
+                at_version=version,
+                status=status_code(status),
+                to_act=status.to_act,
+                outcome=outcome_of(status, seats),
+                view=envelopes.view(engine.kind, engine.view(state, viewer)),
+                legal_commands=legal_commands(engine, state, viewer),
+            )
+        )
+    if stop < last:
+        response.next_from_version = stop + 1

@@ -1,0 +1,41 @@
+"""The web app's tests share one real server and one headless Chromium (its pages reused)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.support.browser import Browser, Page
+from tests.support.server import ServerProcess, running_server
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    started = Browser()
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    with running_server() as process:
+        yield process
+        assert process.process.poll() is None, f"the server died:\n{process.log()}"
+
+
+@pytest.fixture(scope="session")
+def page(browser: Browser) -> Page:
+    """The session's desktop page, reused from test to test."""
+    return browser.new_page()
+
+
+@pytest.fixture
+def clean_page(page: Page) -> Iterator[Page]:
+    """The page; after the test, nothing went wrong in it (no console error, uncaught
+    exception, CSP violation or request to another origin)."""
+    page.problems()
+    yield page
+    assert page.problems() == []
