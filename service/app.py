@@ -26,7 +26,7 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from ludotheque.v1 import game_pb2, game_service_pb2
 
-from engines.contract import InvalidSetup, Role, RuleViolation, SeatInfo, Status, Viewer, fold
+from engines.contract import DataUnavailable, InvalidSetup, Role, RuleViolation, SeatInfo, Status, Viewer, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
 from service import envelopes, gamelog
 from service.auth import BadToken, TokenAuthority
@@ -638,7 +638,10 @@ class GameApp:
                 f"this server plays {engine.rules_version!r}.",
             )
         live = LiveGame(record, engine, engine.initial_state(), 0, info.updated_at_ms)
-        self._advance(live, stored)
+        try:
+            self._advance(live, stored)
+        except DataUnavailable as error:  # dealt with game data this build no longer has
+            raise ServiceError(Code.FAILED_PRECONDITION, f"Game {game_id!r} cannot be replayed: {error}.") from error
         self._remember(live)
         return live
 

@@ -124,6 +124,18 @@ def move_dragon(cell: int) -> pb.Command:
     return pb.Command(move_dragon=pb.MoveDragon(cell=cell))
 
 
+def rulebook_outcome(state: PicnicState) -> tuple[int, ...] | None:
+    """« La partie s'arrête immédiatement »: won (every seat) when Facteur Souris is
+    at the picnic site with at least 4 friends there; lost (no seat) when the sixth
+    night is down, or when the dragon stands on his space; None otherwise."""
+    board = state.board
+    if state.facteur == board.picnic and sum(cell is None for cell in state.friends) >= 4:
+        return tuple(range(state.seat_count))
+    if len(state.nights) >= board.night_spaces or (state.dragon is not None and state.dragon == state.facteur):
+        return ()
+    return None
+
+
 # --- what the property suite needs -------------------------------------------------
 
 

@@ -15,7 +15,7 @@ from engines.contract import SeatInfo, Viewer, fold
 from engines.picnic import ENGINE
 from engines.picnic.bots import BOTS, greedy_bot
 from engines.picnic.state import PicnicState
-from tests.picnic.helpers import command_universe, dealt, inventory, perturb
+from tests.picnic.helpers import command_universe, dealt, inventory, perturb, rulebook_outcome
 from tests.support.engine_properties import (
     GameSpec,
     check_bots_see_only_their_seat,
@@ -31,6 +31,7 @@ SPEC = GameSpec(
     # Each turn makes at most 7 events and removes a tile for good, unless it is
     # a Rain tile going back; a random player picks a Rain place rarely enough.
     max_events=4000,
+    outcome=rulebook_outcome,
 )
 
 ages = st.one_of(st.none(), st.integers(min_value=3, max_value=99))

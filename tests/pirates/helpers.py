@@ -128,6 +128,19 @@ def to_act(state: PiratesState) -> int:
 # --- what the property suite needs -------------------------------------------------
 
 
+def rulebook_outcome(state: PiratesState) -> tuple[int, ...] | None:
+    """ "The first player whose ship reaches the treasure island has won": None while
+    no ship is there, else its seat. (A round won by laying the last card is dealt
+    again at once, so a hand is never found empty while the game goes on.)"""
+    if state.options is None:
+        return None
+    arrived = [seat for seat, ship in enumerate(state.ships) if ship >= state.options.island_distance]
+    if not arrived:
+        assert all(state.hands), "a round ended (an empty hand) but was not dealt again"
+        return None
+    return tuple(arrived)
+
+
 def inventory(state: PiratesState) -> Counter[Hashable]:
     """Every card wherever it is (hands, draw pile, discard pile, the box): the 52
     cards must all be there at every step."""

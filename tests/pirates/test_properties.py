@@ -17,7 +17,7 @@ from engines.pirates import ENGINE
 from engines.pirates.bots import BOTS
 from engines.pirates.cards import DECK, PARROT, SPECIAL_KINDS, Card
 from engines.pirates.state import PiratesState
-from tests.pirates.helpers import command_universe, inventory, perturb, seats
+from tests.pirates.helpers import command_universe, inventory, perturb, rulebook_outcome, seats
 from tests.support.engine_properties import (
     GameSpec,
     check_bots_see_only_their_seat,
@@ -35,6 +35,7 @@ SPEC = GameSpec(
     command_universe=command_universe,
     perturb=perturb,
     max_events=EVENTS_PER_ROUND * 2 * 4,  # at most 2 spaces to sail, 4 seats: at most 7 rounds
+    outcome=rulebook_outcome,
 )
 
 seat_counts = st.integers(min_value=2, max_value=4)

@@ -2,7 +2,9 @@
 legal_commands. A game's test module describes the game with a GameSpec and calls
 `check_random_game` from a hypothesis test.
 
-Checked at every step: the conserved items (cards, tiles) are all there; every legal
+Checked at every step: the conserved items (cards, tiles) are all there; the game is
+over exactly when the rulebook's end condition holds, with its winners (the game's
+`outcome`, written in its tests from the state, never asking the engine); every legal
 command is accepted; every other command of the game's command universe, from any
 seat, is refused with RuleViolation and leaves the state as it was; each viewer's view
 is the same in a state perturbed in what that viewer may not know. At the end: the
@@ -30,6 +32,9 @@ class GameSpec:
     command_universe: Callable[[Any], Sequence[Message]]  # legal and illegal commands alike
     perturb: Callable[[Any, Viewer, random.Random], Any]  # changes only what the viewer cannot know
     max_events: int
+    # The rulebook's end condition, read from a state where a move is awaited or the
+    # game is over: None while the game must go on, else the winning seats.
+    outcome: Callable[[Any], tuple[int, ...] | None]
 
 
 @dataclass
@@ -74,6 +79,7 @@ def check_random_game(
     while not engine.status(state).finished:
         assert len(played.events) <= spec.max_events, f"no end after {spec.max_events} events"
         assert spec.inventory(state) == expected_items, "an item appeared or vanished"
+        check_outcome(spec, state)
         if every_step:
             _check_views_hide_secrets(spec, state, len(seats), rng)
         to_act = engine.status(state).to_act
@@ -92,12 +98,24 @@ def check_random_game(
             played.events.append(event)
             played.states.append(state)
     assert spec.inventory(state) == expected_items
+    check_outcome(spec, state)
     _check_views_hide_secrets(spec, state, len(seats), rng)
     for seat in range(len(seats)):
         assert engine.legal_commands(state, seat) == [], "nothing is legal once the game is over"
     replayed = fold(engine, [type(e).FromString(e.SerializeToString()) for e in played.events])
     assert replayed == state, "replaying the events must give the live state"
     return played
+
+
+def check_outcome(spec: GameSpec, state: Any) -> None:
+    """The game is over exactly when the rulebook says, with the winners it says."""
+    expected = spec.outcome(state)
+    status = spec.engine.status(state)
+    if expected is None:
+        assert not status.finished, f"the game ended, but the rulebook's end condition does not hold: {status}"
+    else:
+        assert status.finished, f"the rulebook's end condition holds (winners {expected}), yet the game goes on"
+        assert status.winners == expected, f"the rulebook gives the win to {expected}, not {status.winners}"
 
 
 def check_bots_see_only_their_seat(
