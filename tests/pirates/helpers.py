@@ -15,6 +15,7 @@ from ludotheque.pirates.v1 import pirates_pb2 as pb
 from engines.contract import SeatInfo, Viewer, fold
 from engines.pirates import ENGINE
 from engines.pirates.cards import COLOURS, DECK, PARROT, Card, ColourId
+from engines.pirates.data import DATA
 from engines.pirates.rules import cards_in_play
 from engines.pirates.state import PiratesState
 
@@ -80,6 +81,7 @@ def table(
                 options=resolved,
                 seat_count=count,
                 removed=[c.to_proto() for c in DECK if c.kind in resolved.removed_specials],
+                data_digest=DATA.digest,
             )
         ),
     )
