@@ -15,6 +15,7 @@ from engines.contract import SeatInfo, Viewer, fold
 from engines.picnic import ENGINE
 from engines.picnic.bots import BOTS, greedy_bot
 from engines.picnic.state import PicnicState
+from engines.picnic.tiles import Tile
 from tests.picnic.helpers import command_universe, dealt, inventory, perturb, rulebook_outcome
 from tests.support.engine_properties import (
     GameSpec,
@@ -121,7 +122,9 @@ def test_redacted_events_are_the_same_in_worlds_the_viewer_cannot_tell_apart(
     """Play a game (world A). Build world B from A's deal by shuffling the tiles
     that were never drawn among their places with the same back. Replay the same
     moves in B: every viewer but the admin gets identical redacted events and
-    views, while the admin's deal differs whenever a face moved."""
+    views, while the admin's deal differs whenever a face moved; until the last
+    move, which ends the game and turns the lid over for everyone: then only the
+    faces it reveals differ, each world showing its own."""
     viewer = Viewer.spectator() if viewer_seat is None else Viewer.player(viewer_seat)
     played = check_random_game(SPEC, options, [SeatInfo(), SeatInfo()], seed, sensible, every_step=False)
     deal = cast(pb.Event, played.events[0])
@@ -141,8 +144,34 @@ def test_redacted_events_are_the_same_in_worlds_the_viewer_cannot_tell_apart(
     assert ENGINE.redact(deal, viewer) == ENGINE.redact(world_b, viewer)
     assert ENGINE.redact(deal, Viewer.admin()) != ENGINE.redact(world_b, Viewer.admin()) or deal == world_b
     moves = [(seat, command, 0) for seat, command in played.commands]
-    state_a, state_b, _ = replay_in_two_worlds(ENGINE, state_a, state_b, moves, viewer)
+    state_a, state_b, _ = replay_in_two_worlds(ENGINE, state_a, state_b, moves[:-1], viewer)
     assert ENGINE.view(state_a, viewer) == ENGINE.view(state_b, viewer)
+    seat, command = played.commands[-1]
+    assert isinstance(command, pb.Command)
+    last_a = ENGINE.decide(state_a, seat, command, random.Random(0))
+    last_b = ENGINE.decide(state_b, seat, command, random.Random(0))
+    assert [_unrevealed(ENGINE.redact(e, viewer)) for e in last_a] == [
+        _unrevealed(ENGINE.redact(e, viewer)) for e in last_b
+    ]
+    for state, last in ((state_a, last_a), (state_b, last_b)):
+        final = fold(ENGINE, last, state)
+        end = last[-1].game_won if last[-1].HasField("game_won") else last[-1].game_lost
+        assert ENGINE.redact(last[-1], viewer) == last[-1]  # public: the table turns the lid over
+        in_lid = {place: tile for place, tile in enumerate(final.lid) if tile is not None}
+        assert {r.place: Tile.from_proto(r.tile) for r in end.revealed} == in_lid
+        assert ENGINE.view(final, viewer).lid == ENGINE.view(final, Viewer.admin()).lid
+
+
+def _unrevealed(event: pb.Event | None) -> pb.Event:
+    """The event without the faces turned over at the end of the game."""
+    assert event is not None
+    copy = pb.Event()
+    copy.CopyFrom(event)
+    if copy.HasField("game_won"):
+        copy.game_won.ClearField("revealed")
+    if copy.HasField("game_lost"):
+        copy.game_lost.ClearField("revealed")
+    return copy
 
 
 def test_perturb_really_changes_hidden_things() -> None:
