@@ -29,8 +29,8 @@ SPEC = GameSpec(
     inventory=inventory,
     command_universe=command_universe,
     perturb=perturb,
-    # Each turn makes at most 7 events and removes a tile for good, unless it is
-    # a Rain tile going back; a random player picks a Rain place rarely enough.
+    # A turn makes a handful of events and removes a tile for good, unless it is a
+    # Rain tile going back; a random player picks a Rain place rarely enough.
     max_events=4000,
     outcome=rulebook_outcome,
 )
