@@ -787,6 +787,13 @@ def test_the_greedy_bot_avoids_the_places_where_it_saw_rain_go_back() -> None:
     assert not any(p.HasField("tile") for p in ENGINE.view(state, Viewer.player(0)).lid)
 
 
+def test_the_greedy_bot_runs_home_rather_than_into_the_dragon() -> None:
+    state = dragon_game([RAIN], facteur=at("G4"), dragon=at("D4"), tent=at("D4"))
+    state, _ = run(state, 0, draw(0))
+    for seed in range(5):
+        assert greedy_bot(state, 0, random.Random(seed)) == shelter(pb.SHELTER_HOUSE)
+
+
 def test_the_greedy_bot_takes_an_invitation() -> None:
     state, _ = run(place(started(first=[facteur(2)]), facteur=at("D6")), 0, draw(0))
     assert greedy_bot(state, 0, random.Random(0)) == walk(*cells("E6", "F6"))
