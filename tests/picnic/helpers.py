@@ -183,6 +183,8 @@ def command_universe(state: PicnicState) -> list[pb.Command]:
     commands += [move_friend(LAPIN, board.picnic), move_friend(9, 0)]
     commands += [place_tent(board.picnic), place_tent(board.house), place_tent(0), place_tent(999)]
     commands += [move_dragon(state.dragon if state.dragon is not None else 0), move_dragon(999), pb.Command()]
+    shelters = (pb.SHELTER_UNSPECIFIED, pb.SHELTER_HOUSE, pb.SHELTER_TENT)
+    commands += [pb.Command(take_shelter=pb.TakeShelter(shelter=shelter)) for shelter in shelters]
     return commands
 
 
