@@ -41,6 +41,22 @@ class InvalidSetup(Exception):
     """Options or seats a game cannot be created with (a malformed request)."""
 
 
+class DataUnavailable(Exception):
+    """A game was dealt with game data (seeds/<kind>/) that this build does not have.
+    Replaying it with other data would not give the game that was played, so `evolve`
+    refuses its GameStarted event."""
+
+    def __init__(self, kind: str, rules_version: str, wanted: str, available: str) -> None:
+        super().__init__(
+            f"this {kind} game was played under rules {rules_version} with the game data {wanted}, "
+            f"which this build no longer has (its {rules_version} data is {available})"
+        )
+        self.kind = kind
+        self.rules_version = rules_version
+        self.wanted = wanted
+        self.available = available
+
+
 class Role(enum.Enum):
     SEAT = "seat"
     SPECTATOR = "spectator"
@@ -118,7 +134,7 @@ class Engine(Protocol[S, C, E, Opt, V]):
     """One game's rules. Implementations are stateless singletons."""
 
     kind: str  # "mooki", "pirates", "picnic": also the oneof field name in envelopes
-    rules_version: str  # recorded in every event, e.g. "mooki/1"
+    rules_version: str  # recorded in every event, e.g. "mooki/2"
     min_seats: int
     max_seats: int
     command_type: type[C]
@@ -140,7 +156,8 @@ class Engine(Protocol[S, C, E, Opt, V]):
         ...
 
     def evolve(self, state: S, event: E) -> S:
-        """The state after `event`. No validation, no randomness, no mutation."""
+        """The state after `event`. No validation, no randomness, no mutation.
+        Raises DataUnavailable on a GameStarted dealt with data this build lacks."""
         ...
 
     def decide(self, state: S, seat: int, command: C, rng: random.Random) -> list[E]:

@@ -1,13 +1,14 @@
-"""The Mooki Island cards and trophies, loaded from seeds/mooki/."""
+"""The Mooki Island cards and trophies, loaded from seeds/mooki/ (engines/mooki/data.py)."""
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import NamedTuple, TypeAlias
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple, TypeAlias
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
-from engines.data import load_json
+from engines.mooki.data import DATA
 
 FamilyId: TypeAlias = pb.Family.ValueType
 FaceKindId: TypeAlias = pb.FaceKind.ValueType
@@ -87,12 +88,35 @@ def parse_face(text: str) -> Face:
     raise ValueError(f"unknown Mooki face {text!r}")
 
 
-def load_cards() -> tuple[tuple[Face, Face], ...]:
-    """The 36 cards, indexed by card id, checked against the rulebook's totals."""
-    raw = load_json("mooki", "cards.json")["cards"]
+def pair_allowed(first: Face, second: Face) -> bool:
+    """Whether one card may carry these two faces. The French guide names what a
+    drawn card offers: "deux Mookies de familles différentes, un Mookie et un Mookie
+    Légendaire, ou encore un Mookie et une terrible Araignée" — so every card has an
+    ordinary Mooki, and its other face is a Mooki of another family, a Legendary
+    or a Spider."""
+    for mooki, other in ((first, second), (second, first)):
+        if mooki.kind != pb.FACE_KIND_MOOKI:
+            continue
+        if other.kind in (pb.FACE_KIND_LEGENDARY, pb.FACE_KIND_SPIDER):
+            return True
+        if other.kind == pb.FACE_KIND_MOOKI and other.family != mooki.family:
+            return True
+    return False
+
+
+def load_cards(raw: Sequence[Mapping[str, Any]] | None = None) -> tuple[tuple[Face, Face], ...]:
+    """The 36 cards (seeds/mooki/cards.json, or `raw`: its "cards"), indexed by card
+    id, checked against the rulebooks' totals and the French guide's pairs of faces."""
+    raw = DATA["cards.json"]["cards"] if raw is None else raw
     cards = tuple((parse_face(c["faces"][0]), parse_face(c["faces"][1])) for c in raw)
     if [c["id"] for c in raw] != list(range(len(raw))):
         raise ValueError("seeds/mooki/cards.json: card ids must be 0, 1, 2... in order")
+    for card_id, (first, second) in enumerate(cards):
+        if not pair_allowed(first, second):
+            raise ValueError(
+                f"seeds/mooki/cards.json: card {card_id} ({first} / {second}) is not a pair the French guide names: "
+                "two Mookies of different families, a Mooki and a Legendary, or a Mooki and a Spider"
+            )
     faces = Counter(face for card in cards for face in card)
     expected = Counter({SPIDER: 7})
     for family in FAMILIES:
@@ -105,8 +129,8 @@ def load_cards() -> tuple[tuple[Face, Face], ...]:
 
 def load_star_tables() -> dict[pb.StarTable.ValueType, tuple[int, ...]]:
     """StarTable value -> stars per family, indexed like FAMILIES."""
-    tables = load_json("mooki", "trophies.json")["tables"]
-    by_enum = {pb.STAR_TABLE_GUIDE: tables["guide"], pb.STAR_TABLE_RULEBOOK: tables["rulebook"]}
+    tables = DATA["trophies.json"]["tables"]
+    by_enum = {pb.STAR_TABLE_GUIDE: tables["guide"], pb.STAR_TABLE_ENGLISH_EXAMPLE: tables["english_example"]}
     return {table: tuple(int(stars[FAMILY_NAMES[f]]) for f in FAMILIES) for table, stars in by_enum.items()}
 
 

@@ -10,12 +10,13 @@ from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import Bot, SeatInfo, Status, Viewer
 from engines.mooki import bots, rules, visibility
+from engines.mooki.data import RULES_VERSION
 from engines.mooki.state import MookiState
 
 
 class MookiEngine:
     kind = "mooki"
-    rules_version = "mooki/1"
+    rules_version = RULES_VERSION
     min_seats = 2
     max_seats = 2
     command_type = pb.Command

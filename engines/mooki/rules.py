@@ -23,8 +23,10 @@ from engines.mooki.cards import (
     FamilyId,
     family_index,
 )
+from engines.mooki.data import DATA
 from engines.mooki.scoring import cheapest_trophy, final_result, score, tally, trophies_won
 from engines.mooki.state import Drawn, MookiState, PileCard, Placed, Result, Scoring
+from engines.seating import youngest_by_age
 
 # dataclasses.replace, without its per-call introspection (engines/immutable.py).
 replace = replacer(MookiState)
@@ -50,21 +52,13 @@ def resolve_options(options: pb.Options, seats: Sequence[SeatInfo]) -> pb.Option
         if not 1 <= custom.stars <= 9:
             raise InvalidSetup("custom_stars: a trophy has from 1 to 9 stars.")
         seen.add(custom.family)
-    if resolved.HasField("youngest_seat"):
+    if resolved.HasField("youngest_seat"):  # named outright: wins over ages
         if resolved.youngest_seat >= SEAT_COUNT:
             raise InvalidSetup(f"youngest_seat must be 0 or 1, not {resolved.youngest_seat}.")
     else:
-        resolved.youngest_seat = youngest_by_age(seats)
+        youngest = youngest_by_age(seats)
+        resolved.youngest_seat = 0 if youngest is None else youngest
     return resolved
-
-
-def youngest_by_age(seats: Sequence[SeatInfo]) -> int:
-    """The seat with the lowest age when every seat gives one (the first of equals);
-    seat 0 otherwise."""
-    ages = [seat.age for seat in seats]
-    if any(age is None for age in ages):
-        return 0
-    return min(range(len(seats)), key=lambda seat: (ages[seat], seat))
 
 
 def star_values(options: pb.Options) -> tuple[int, ...]:
@@ -92,6 +86,7 @@ def setup(options: pb.Options, seats: Sequence[SeatInfo], rng: random.Random) ->
         youngest_seat=options.youngest_seat,
         first_seat=options.youngest_seat,
         piles=[pb.PileSetup(cards=pile, size=len(pile), top=pile[0].shown) for pile in piles],
+        data_digest=DATA.digest,
     )
     return [pb.Event(game_started=started)]
 
@@ -105,6 +100,8 @@ def decide(state: MookiState, seat: int, command: pb.Command, rng: random.Random
         raise RuleViolation("not_started", "The game has not been dealt yet.")
     if state.phase == pb.PHASE_FINISHED:
         raise RuleViolation("game_over", "The game is over.")
+    if state.phase == pb.PHASE_SCORING:
+        raise RuleViolation("scoring", "The trophies are being handed out: nobody plays now.")
     if seat != to_act(state):
         raise RuleViolation("not_your_turn", f"It is seat {to_act(state)}'s turn, not seat {seat}'s.")
     if action == "draw":
@@ -172,7 +169,7 @@ def _end_of_game(state: MookiState, collections: Sequence[Sequence[Placed]]) -> 
     trophies = [trophies_won(scoring, seat) for seat in range(SEAT_COUNT)]
     penalised = scoring.penalised_seat
     if penalised is not None:
-        if len(trophies[penalised]) > 1:
+        if must_choose(trophies[penalised]):
             return events  # the penalised player chooses (PHASE_DISCARD_TROPHY)
         # A single trophy leaves no choice: it goes back at once.
         lost = trophies[penalised][0]
@@ -197,6 +194,12 @@ def _discard(state: MookiState, seat: int, discard: pb.DiscardTrophy) -> list[pb
         pb.Event(trophy_discarded=pb.TrophyDiscarded(seat=seat, family=family, auto=discard.auto)),
         _finish(state, trophies),
     ]
+
+
+def must_choose(trophies: Sequence[FamilyId]) -> bool:
+    """Whether the penalised player has a trophy to choose: with one, it goes back by
+    itself (with none, the Spiders cost nothing)."""
+    return len(trophies) > 1
 
 
 def _finish(state: MookiState, trophies: Sequence[Sequence[FamilyId]]) -> pb.Event:
@@ -252,20 +255,28 @@ def evolve(state: MookiState, event: pb.Event) -> MookiState:
         )
     if kind == "trophies_awarded":
         scoring = _scoring_from_proto(event.trophies_awarded)
-        return replace(
-            state,
-            scoring=scoring,
-            trophies=tuple(trophies_won(scoring, seat) for seat in range(SEAT_COUNT)),
-            phase=pb.PHASE_DISCARD_TROPHY,
-            active_seat=scoring.penalised_seat if scoring.penalised_seat is not None else state.active_seat,
-        )
+        trophies = tuple(trophies_won(scoring, seat) for seat in range(SEAT_COUNT))
+        penalised = scoring.penalised_seat
+        if penalised is not None and must_choose(trophies[penalised]):
+            return replace(
+                state, scoring=scoring, trophies=trophies, phase=pb.PHASE_DISCARD_TROPHY, active_seat=penalised
+            )
+        # Nothing to choose: the move's next events give back the only trophy (if
+        # any) and end the game. Nobody acts in between.
+        return replace(state, scoring=scoring, trophies=trophies, phase=pb.PHASE_SCORING)
     if kind == "trophy_discarded":
         discarded = event.trophy_discarded
         trophies = tuple(
             tuple(f for f in held if not (seat == discarded.seat and f == discarded.family))
             for seat, held in enumerate(state.trophies)
         )
-        return replace(state, trophies=trophies, discarded=(discarded.seat, discarded.family, discarded.auto))
+        # The game ends with the move's next event: nobody acts in between.
+        return replace(
+            state,
+            trophies=trophies,
+            discarded=(discarded.seat, discarded.family, discarded.auto),
+            phase=pb.PHASE_SCORING,
+        )
     if kind == "game_finished":
         finished = event.game_finished
         result = Result(tuple(finished.stars), finished.winner, finished.won_by_age)
@@ -274,6 +285,7 @@ def evolve(state: MookiState, event: pb.Event) -> MookiState:
 
 
 def _started(started: pb.GameStarted) -> MookiState:
+    DATA.require(started.data_digest)
     piles = tuple(
         tuple(_pile_card(c.card_id, Face.from_proto(c.shown), Face.from_proto(c.hidden)) for c in pile.cards)
         for pile in started.piles
@@ -315,7 +327,7 @@ def _scoring_from_proto(message: pb.TrophiesAwarded) -> Scoring:
 
 
 def to_act(state: MookiState) -> int | None:
-    if state.phase in (pb.PHASE_UNSPECIFIED, pb.PHASE_FINISHED):
+    if state.phase in (pb.PHASE_UNSPECIFIED, pb.PHASE_FINISHED, pb.PHASE_SCORING):
         return None
     return state.active_seat
 

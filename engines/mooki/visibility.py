@@ -38,7 +38,7 @@ def view(state: MookiState, viewer: Viewer) -> pb.View:
             _set_face(pile_view.top, pile[0].shown)
         if viewer.is_admin:
             pile_view.cards.extend(_dealt(card) for card in pile)
-    sorted_out = state.phase in (pb.PHASE_DISCARD_TROPHY, pb.PHASE_FINISHED)
+    sorted_out = state.phase in (pb.PHASE_SCORING, pb.PHASE_DISCARD_TROPHY, pb.PHASE_FINISHED)
     for owner, collection in enumerate(state.collections):
         collection_view = message.collections.add(seat=owner, size=len(collection))
         if collection:

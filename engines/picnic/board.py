@@ -1,5 +1,6 @@
-"""The two forest boards, loaded from seeds/picnic/boards.json, and the distances
-on them that the rules and the bots ask about.
+"""The two forest boards, loaded from seeds/picnic/boards.json (engines/picnic/data.py),
+and the distances on them that the rules and the bots ask about. The maps are the
+project's own: the rulebook only says that one board is easier than the other.
 
 A board is a grid of spaces ("cells", numbered row by row from the top-left).
 Facteur Souris walks along the paths: path cells side by side are joined. Friends
@@ -16,7 +17,7 @@ from typing import Any, TypeAlias
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
-from engines.data import load_json
+from engines.picnic.data import DATA
 
 BoardId: TypeAlias = pb.Board.ValueType
 TerrainId: TypeAlias = pb.Terrain.ValueType
@@ -188,7 +189,7 @@ def _parse(board: BoardId, raw: dict[str, Any], friends: list[str], nights: int)
 
 
 def load_boards() -> dict[BoardId, Board]:
-    raw = load_json("picnic", "boards.json")
+    raw = DATA["boards.json"]
     friends = list(raw["friends"])
     nights = int(raw["night_spaces"])
     boards = {board: _parse(board, raw["boards"][name], friends, nights) for board, name in BOARD_NAMES.items()}

@@ -10,12 +10,13 @@ from ludotheque.picnic.v1 import picnic_pb2 as pb
 
 from engines.contract import Bot, SeatInfo, Status, Viewer
 from engines.picnic import bots, rules, visibility
+from engines.picnic.data import RULES_VERSION
 from engines.picnic.state import PicnicState
 
 
 class PicnicEngine:
     kind = "picnic"
-    rules_version = "picnic/1"
+    rules_version = RULES_VERSION
     min_seats = rules.MIN_SEATS
     max_seats = rules.MAX_SEATS
     command_type = pb.Command

@@ -14,9 +14,11 @@ from ludotheque.picnic.v1 import picnic_pb2 as pb
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
 from engines.immutable import replacer
 from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
+from engines.picnic.data import DATA
 from engines.picnic.moves import Route, dragon_move, facteur_routes, friend_routes
 from engines.picnic.state import Drawn, PicnicState, Result
 from engines.picnic.tiles import Tile, lid_tiles
+from engines.seating import youngest_by_age
 
 # dataclasses.replace, without its per-call introspection (engines/immutable.py).
 replace = replacer(PicnicState)
@@ -24,6 +26,8 @@ replace = replacer(PicnicState)
 MIN_SEATS, MAX_SEATS = 1, 4
 FRIENDS_NEEDED = 4
 TENT_SITES = (pb.TENT_SITE_FACTEUR, pb.TENT_SITE_CHOSEN)
+PRESETS = (pb.PRESET_UNSPECIFIED, pb.PRESET_FIRST_GAME)
+SHELTERS = (pb.SHELTER_HOUSE, pb.SHELTER_TENT)
 T = TypeVar("T")
 
 # --- setup -----------------------------------------------------------------------
@@ -34,6 +38,10 @@ def resolve_options(options: pb.Options, seats: Sequence[SeatInfo]) -> pb.Option
         raise InvalidSetup(f"Facteur Souris's picnic is for 1 to 4 players, not {len(seats)}.")
     resolved = pb.Options()
     resolved.CopyFrom(options)
+    if resolved.preset not in PRESETS:
+        raise InvalidSetup(f"Unknown preset {resolved.preset}.")
+    if resolved.preset == pb.PRESET_FIRST_GAME:
+        _first_game(resolved)
     if resolved.board == pb.BOARD_UNSPECIFIED:
         resolved.board = pb.BOARD_EASY
     if resolved.board not in BOARD_NAMES:
@@ -46,24 +54,28 @@ def resolve_options(options: pb.Options, seats: Sequence[SeatInfo]) -> pb.Option
         if resolved.first_seat >= len(seats):
             raise InvalidSetup(f"first_seat must be below {len(seats)}, not {resolved.first_seat}.")
     else:
-        resolved.first_seat = youngest_by_age(seats)
+        youngest = youngest_by_age(seats)
+        resolved.first_seat = 0 if youngest is None else youngest
     return resolved
 
 
-def youngest_by_age(seats: Sequence[SeatInfo]) -> int:
-    """The seat with the lowest age when every seat gives one (the first of
-    equals); seat 0 otherwise."""
-    ages = [seat.age for seat in seats]
-    if any(age is None for age in ages):
-        return 0
-    return min(range(len(seats)), key=lambda seat: (ages[seat], seat))
+def _first_game(options: pb.Options) -> None:
+    """The rulebook's advice for a first game: the easy board, no variant, no Tent."""
+    if options.board not in (pb.BOARD_UNSPECIFIED, pb.BOARD_EASY):
+        raise InvalidSetup("The first-game preset plays the easy board: leave board unset or choose BOARD_EASY.")
+    if options.cold_dragon or options.trap_rain:
+        raise InvalidSetup("The first-game preset plays without the variants: no cold_dragon, no trap_rain.")
+    options.board = pb.BOARD_EASY
+    options.no_tents = True
 
 
 def setup(options: pb.Options, seats: Sequence[SeatInfo], rng: random.Random) -> list[pb.Event]:
     """Shuffle the tiles face down into the places of the lid."""
     tiles = lid_tiles(options)
     rng.shuffle(tiles)
-    started = pb.GameStarted(options=options, seat_count=len(seats), first_seat=options.first_seat)
+    started = pb.GameStarted(
+        options=options, seat_count=len(seats), first_seat=options.first_seat, data_digest=DATA.digest
+    )
     for tile in tiles:
         started.lid.add(back=tile.back, tile=tile.to_proto())
     return [pb.Event(game_started=started)]
@@ -94,6 +106,8 @@ def decide(state: PicnicState, seat: int, command: pb.Command, rng: random.Rando
         return _place_tent(state, seat, command.place_tent)
     if action == "move_dragon":
         return _move_dragon(state, seat, command.move_dragon)
+    if action == "take_shelter":
+        return _take_shelter(state, seat, command.take_shelter)
     raise RuleViolation("unknown_command", "That is not a move of Facteur Souris's picnic.")
 
 
@@ -103,6 +117,7 @@ _PHASE_ASKS = {
     pb.PHASE_FRIEND: "walk a friend with the Friend tile",
     pb.PHASE_TENT: "choose where the Tent stands",
     pb.PHASE_DRAGON: "choose the dragon's way",
+    pb.PHASE_SHELTER: "choose where Facteur Souris shelters from the rain",
 }
 
 
@@ -119,46 +134,82 @@ def _draw(state: PicnicState, seat: int, draw: pb.Draw) -> list[pb.Event]:
     if tile is None:
         raise RuleViolation("empty_place", f"Place {draw.place} is empty: pick a place that holds a tile.")
     events = [pb.Event(tile_drawn=pb.TileDrawn(seat=seat, place=draw.place, tile=tile.to_proto()))]
-    board = state.board
     if tile.kind == pb.TILE_KIND_RAIN:
-        shelter, cell = (pb.SHELTER_TENT, state.tent) if state.tent is not None else (pb.SHELTER_HOUSE, board.house)
-        events.append(pb.Event(rain_fell=pb.RainFell(place=draw.place, shelter=shelter, cell=cell)))
-        if cell == state.dragon:
-            return [*events, _lost(state, pb.LOSS_REASON_DRAGON)]
-        return [*events, _next_turn(state)]
+        if shelter_choice(state):
+            return events  # the drawer chooses: the Tent or the house (TakeShelter)
+        return _settle(state, events + _rain(state, draw.place, pb.SHELTER_HOUSE))
     if tile.kind == pb.TILE_KIND_NIGHT:
-        space = len(state.nights) + 1
-        events.append(pb.Event(night_fell=pb.NightFell(space=space)))
-        if space >= board.night_spaces:
-            return [*events, _lost(state, pb.LOSS_REASON_NIGHT)]
-        return [*events, _next_turn(state)]
+        events.append(pb.Event(night_fell=pb.NightFell(space=len(state.nights) + 1)))
+        return _settle(state, events)
     if tile.kind == pb.TILE_KIND_TENT:
         if _options(state).tent_site == pb.TENT_SITE_CHOSEN:
             return events  # the drawer chooses the site (PlaceTent)
-        return [*events, pb.Event(tent_built=pb.TentBuilt(cell=state.facteur)), _next_turn(state)]
+        if state.facteur == state.board.picnic:  # no Tent on the picnic site: the tile is set aside
+            unused = pb.TileDiscarded(seat=seat, source=pb.TILE_SOURCE_DRAWN, tile=tile.to_proto())
+            return _settle(state, [*events, pb.Event(tile_discarded=unused)])
+        return _settle(state, [*events, pb.Event(tent_built=pb.TentBuilt(cell=state.facteur))])
     if tile.kind == pb.TILE_KIND_FRIEND:
         if not _friend_moves(state, tile):
             discarded = pb.TileDiscarded(seat=seat, source=pb.TILE_SOURCE_DRAWN, tile=tile.to_proto())
-            return [*events, pb.Event(tile_discarded=discarded), _next_turn(state)]
+            return _settle(state, [*events, pb.Event(tile_discarded=discarded)])
         return events
     if tile.kind == pb.TILE_KIND_DRAGON:
-        return events + _dragon_auto(state, seat, tile)
+        return _dragon_auto(state, seat, tile, events)
     return events  # a Facteur Souris tile: use, keep or discard it
 
 
-def _dragon_auto(state: PicnicState, seat: int, tile: Tile) -> list[pb.Event]:
+def shelter_choice(state: PicnicState) -> bool:
+    """Whether Rain lets the player choose between two shelters: a Tent stands,
+    away from the house (« il peut s'y réfugier ... au lieu de revenir jusqu'à sa
+    maison »)."""
+    return state.tent is not None and state.tent != state.board.house
+
+
+def _take_shelter(state: PicnicState, seat: int, take: pb.TakeShelter) -> list[pb.Event]:
+    if state.phase != pb.PHASE_SHELTER or state.drawn is None:
+        raise _wrong_phase(state)
+    if take.shelter not in SHELTERS:
+        raise RuleViolation("unknown_shelter", "Facteur Souris shelters in his house (SHELTER_HOUSE) or the Tent.")
+    return _settle(state, _rain(state, state.drawn.place, take.shelter))
+
+
+def _rain(state: PicnicState, place: int, shelter: pb.Shelter.ValueType) -> list[pb.Event]:
+    """Facteur Souris runs to `shelter`, the Rain tile goes back to `place`, and a
+    friend standing at the shelter is invited: he arrives on its space."""
+    board = state.board
+    cell = state.tent if shelter == pb.SHELTER_TENT and state.tent is not None else board.house
+    events = [pb.Event(rain_fell=pb.RainFell(place=place, shelter=shelter, cell=cell))]
+    return events + _invitations(state, [cell], pb.MEETING_FACTEUR_CAME)
+
+
+def _invitations(state: PicnicState, spaces: Sequence[int], meeting: pb.Meeting.ValueType) -> list[pb.Event]:
+    """The friends standing on `spaces` where an invitation can be received, each
+    invited in turn (they go to the picnic site)."""
+    events = []
+    count = state.invited_count
+    for cell in spaces:
+        if not state.board.invitable(cell):
+            continue
+        for friend, at in enumerate(state.friends):
+            if at == cell:
+                count += 1
+                invited = pb.FriendInvited(friend=friend, cell=cell, meeting=meeting, invited_count=count)
+                events.append(pb.Event(friend_invited=invited))
+    return events
+
+
+def _dragon_auto(state: PicnicState, seat: int, tile: Tile, events: list[pb.Event]) -> list[pb.Event]:
     """The dragon's walk when nobody needs to choose it."""
     assert state.dragon is not None
     move = dragon_move(state.board, state.dragon, state.facteur, tile.value, flies=_options(state).dragon_flies)
     moved = pb.DragonMoved(seat=seat, tile=tile.to_proto(), start=state.dragon, to=state.dragon, stuck=move.stuck)
     if move.reaches:
         moved.to = state.facteur
-        return [pb.Event(dragon_moved=moved), _lost(state, pb.LOSS_REASON_DRAGON)]
-    if len(move.choices) > 1:
-        return []  # a tie: the drawer chooses (MoveDragon)
-    if move.choices:
+    elif len(move.choices) > 1:
+        return events  # a tie: the drawer chooses (MoveDragon)
+    elif move.choices:
         moved.to = move.choices[0]
-    return [pb.Event(dragon_moved=moved), _next_turn(state)]
+    return _settle(state, [*events, pb.Event(dragon_moved=moved)])
 
 
 def _move_facteur(state: PicnicState, seat: int, move: pb.MoveFacteur) -> list[pb.Event]:
@@ -190,30 +241,13 @@ def _move_facteur(state: PicnicState, seat: int, move: pb.MoveFacteur) -> list[p
             "only at the picnic site or where he cannot go on, and never on the dragon's space.",
         )
     moved = pb.FacteurMoved(seat=seat, source=move.source, tile=tile.to_proto(), start=state.facteur, route=route)
-    events = [pb.Event(facteur_moved=moved)]
-    board = state.board
-    friends = list(state.friends)
     visited = route if options.invite_in_passing else route[-1:]
-    for cell in visited:
-        if not board.invitable(cell):
-            continue
-        for friend, at in enumerate(friends):
-            if at == cell:
-                friends[friend] = None
-                count = sum(f is None for f in friends)
-                invited = pb.FriendInvited(
-                    friend=friend, cell=cell, meeting=pb.MEETING_FACTEUR_CAME, invited_count=count
-                )
-                events.append(pb.Event(friend_invited=invited))
+    events = [pb.Event(facteur_moved=moved), *_invitations(state, visited, pb.MEETING_FACTEUR_CAME)]
     if state.phase == pb.PHASE_FACTEUR and move.source == pb.TILE_SOURCE_KEPT:
         assert state.drawn is not None
         events.append(pb.Event(tile_kept=pb.TileKept(seat=seat, tile=state.drawn.tile.to_proto())))
-    count = sum(f is None for f in friends)
-    if route[-1] == board.picnic and count >= FRIENDS_NEEDED:
-        return [*events, _won(state, count)]
-    if state.phase == pb.PHASE_FACTEUR:
-        events.append(_next_turn(state))
-    return events
+    # Before drawing, the turn goes on: the player still draws.
+    return _settle(state, events, ends_turn=state.phase == pb.PHASE_FACTEUR)
 
 
 def _keep(state: PicnicState, seat: int) -> list[pb.Event]:
@@ -223,7 +257,7 @@ def _keep(state: PicnicState, seat: int) -> list[pb.Event]:
         raise RuleViolation(
             "already_holding", "You already hold a tile: one tile in front of you at most. Use or discard one."
         )
-    return [pb.Event(tile_kept=pb.TileKept(seat=seat, tile=state.drawn.tile.to_proto())), _next_turn(state)]
+    return _settle(state, [pb.Event(tile_kept=pb.TileKept(seat=seat, tile=state.drawn.tile.to_proto()))])
 
 
 def _discard(state: PicnicState, seat: int, discard: pb.DiscardTile) -> list[pb.Event]:
@@ -237,11 +271,11 @@ def _discard(state: PicnicState, seat: int, discard: pb.DiscardTile) -> list[pb.
     drawn = state.drawn.tile
     if discard.source == pb.TILE_SOURCE_DRAWN:
         gone = pb.TileDiscarded(seat=seat, source=pb.TILE_SOURCE_DRAWN, tile=drawn.to_proto())
-        return [pb.Event(tile_discarded=gone), _next_turn(state)]
+        return _settle(state, [pb.Event(tile_discarded=gone)])
     if discard.source == pb.TILE_SOURCE_KEPT:
         gone = pb.TileDiscarded(seat=seat, source=pb.TILE_SOURCE_KEPT, tile=kept.to_proto())
         keep = pb.TileKept(seat=seat, tile=drawn.to_proto())
-        return [pb.Event(tile_discarded=gone), pb.Event(tile_kept=keep), _next_turn(state)]
+        return _settle(state, [pb.Event(tile_discarded=gone), pb.Event(tile_kept=keep)])
     raise RuleViolation("unknown_source", "Say which tile you discard: the one drawn or the one kept.")
 
 
@@ -263,15 +297,12 @@ def _move_friend(state: PicnicState, seat: int, move: pb.MoveFriend) -> list[pb.
         )
     moved = pb.FriendMoved(seat=seat, friend=move.friend, tile=tile.to_proto(), start=start, route=route)
     events = [pb.Event(friend_moved=moved)]
-    board = state.board
     end = route[-1]
-    if end == state.facteur and board.invitable(end):
+    if end == state.facteur and state.board.invitable(end):
         count = state.invited_count + 1
         invited = pb.FriendInvited(friend=move.friend, cell=end, meeting=pb.MEETING_FRIEND_CAME, invited_count=count)
         events.append(pb.Event(friend_invited=invited))
-        if state.facteur == board.picnic and count >= FRIENDS_NEEDED:
-            return [*events, _won(state, count)]
-    return [*events, _next_turn(state)]
+    return _settle(state, events)
 
 
 def _place_tent(state: PicnicState, seat: int, place: pb.PlaceTent) -> list[pb.Event]:
@@ -279,7 +310,7 @@ def _place_tent(state: PicnicState, seat: int, place: pb.PlaceTent) -> list[pb.E
         raise _wrong_phase(state)
     if place.cell not in tent_sites(state.board):
         raise RuleViolation("bad_tent_site", "The Tent goes on a path space, not on the picnic site.")
-    return [pb.Event(tent_built=pb.TentBuilt(cell=place.cell)), _next_turn(state)]
+    return _settle(state, [pb.Event(tent_built=pb.TentBuilt(cell=place.cell))])
 
 
 def _move_dragon(state: PicnicState, seat: int, move: pb.MoveDragon) -> list[pb.Event]:
@@ -288,19 +319,53 @@ def _move_dragon(state: PicnicState, seat: int, move: pb.MoveDragon) -> list[pb.
     if move.cell not in dragon_choices(state):
         raise RuleViolation("bad_dragon_move", "The dragon takes a shortest way to Facteur Souris: pick one of those.")
     moved = pb.DragonMoved(seat=seat, tile=state.drawn.tile.to_proto(), start=state.dragon, to=move.cell)
-    return [pb.Event(dragon_moved=moved), _next_turn(state)]
+    return _settle(state, [pb.Event(dragon_moved=moved)])
+
+
+# --- the end of a move: won, lost, or the next turn ----------------------------------
+
+
+def _settle(state: PicnicState, events: list[pb.Event], *, ends_turn: bool = True) -> list[pb.Event]:
+    """`events` and what follows them. « La partie s'arrête immédiatement »: the end
+    is checked after every move, whatever moved whom (a tile, the rain, the
+    dragon); otherwise the turn passes (unless the move was the kept tile played
+    before drawing)."""
+    after = state
+    for event in events:
+        after = evolve(after, event)
+    ending = game_end(after)
+    if ending is not None:
+        return [*events, ending]
+    return [*events, _next_turn(state)] if ends_turn else events
+
+
+def game_end(state: PicnicState) -> pb.Event | None:
+    """GameWon or GameLost when the game is over in `state`, else None."""
+    board = state.board
+    if state.facteur == board.picnic and state.invited_count >= FRIENDS_NEEDED:
+        won = pb.GameWon(invited_count=state.invited_count, nights=len(state.nights), revealed=_revealed(state))
+        return pb.Event(game_won=won)
+    if state.dragon is not None and state.dragon == state.facteur:
+        return _lost(state, pb.LOSS_REASON_DRAGON)
+    if len(state.nights) >= board.night_spaces:
+        return _lost(state, pb.LOSS_REASON_NIGHT)
+    return None
+
+
+def _revealed(state: PicnicState) -> list[pb.RevealedTile]:
+    """Every tile left in the lid, face up: at the end, everyone may look."""
+    return [
+        pb.RevealedTile(place=place, tile=tile.to_proto()) for place, tile in enumerate(state.lid) if tile is not None
+    ]
 
 
 def _next_turn(state: PicnicState) -> pb.Event:
     return pb.Event(turn_passed=pb.TurnPassed(seat=(state.active_seat + 1) % state.seat_count))
 
 
-def _won(state: PicnicState, count: int) -> pb.Event:
-    return pb.Event(game_won=pb.GameWon(invited_count=count, nights=len(state.nights)))
-
-
 def _lost(state: PicnicState, reason: pb.LossReason.ValueType) -> pb.Event:
-    return pb.Event(game_lost=pb.GameLost(reason=reason, invited_count=state.invited_count))
+    lost = pb.GameLost(reason=reason, invited_count=state.invited_count, revealed=_revealed(state))
+    return pb.Event(game_lost=lost)
 
 
 def _options(state: PicnicState) -> pb.Options:
@@ -377,12 +442,15 @@ def evolve(state: PicnicState, event: pb.Event) -> PicnicState:
     if kind == "tile_drawn":
         drawn = event.tile_drawn
         tile = Tile.from_proto(drawn.tile)
+        phase = _PHASE_AFTER_DRAW.get(tile.kind, state.phase)
+        if tile.kind == pb.TILE_KIND_RAIN and shelter_choice(state):
+            phase = pb.PHASE_SHELTER
         return replace(
             state,
             lid=_put(state.lid, drawn.place, None),
             drawn=Drawn(drawn.seat, drawn.place, tile),
             rain_places=state.rain_places - {drawn.place},
-            phase=_PHASE_AFTER_DRAW.get(tile.kind, state.phase),
+            phase=phase,
         )
     if kind == "tile_kept":
         kept = event.tile_kept
@@ -453,6 +521,7 @@ def evolve(state: PicnicState, event: pb.Event) -> PicnicState:
 
 
 def _started(started: pb.GameStarted) -> PicnicState:
+    DATA.require(started.data_digest)
     options = started.options
     board = BOARDS[options.board]
     return PicnicState(
@@ -516,6 +585,8 @@ def legal_commands(state: PicnicState, seat: int) -> list[pb.Command]:
         return [pb.Command(place_tent=pb.PlaceTent(cell=cell)) for cell in tent_sites(state.board)]
     if state.phase == pb.PHASE_DRAGON:
         return [pb.Command(move_dragon=pb.MoveDragon(cell=cell)) for cell in dragon_choices(state)]
+    if state.phase == pb.PHASE_SHELTER:
+        return [pb.Command(take_shelter=pb.TakeShelter(shelter=shelter)) for shelter in SHELTERS]
     return []
 
 

@@ -1,5 +1,6 @@
-"""The tiles, loaded from seeds/picnic/tiles.json: which lie in the lid for a
-given set of options."""
+"""The tiles, loaded from seeds/picnic/tiles.json (engines/picnic/data.py): which lie
+in the lid for a given set of options. The counts are the project's own: the
+rulebook gives none."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import NamedTuple, TypeAlias
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
-from engines.data import load_json
+from engines.picnic.data import DATA
 
 TileKindId: TypeAlias = pb.TileKind.ValueType
 TileBackId: TypeAlias = pb.TileBack.ValueType
@@ -55,7 +56,7 @@ def tile_text(kind: TileKindId, value: int) -> str:
 
 def _group(name: str) -> tuple[Tile, ...]:
     tiles: list[Tile] = []
-    for entry in load_json("picnic", "tiles.json")[name]:
+    for entry in DATA["tiles.json"][name]:
         tile = Tile(KIND_BY_NAME[entry["kind"]], int(entry.get("value", 0)), BACK_BY_NAME[entry["back"]])
         tiles += [tile] * int(entry["count"])
     return tuple(tiles)

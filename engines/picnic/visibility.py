@@ -5,7 +5,8 @@ lid, the backs being public. That includes a Rain tile that went back to its pla
 everyone saw it drawn (the events say so, as at the table), but the view shows only
 its back again, so players must remember where it lies. Everything else is on the
 table for all to see: the board, the pieces, the night spaces, the drawn tile, the
-tiles kept in front of players (face up) and those out of the game."""
+tiles kept in front of players (face up) and those out of the game. Once the game is
+over, the lid is turned over too (GameWon and GameLost say what lay where)."""
 
 from __future__ import annotations
 
@@ -36,9 +37,10 @@ def view(state: PicnicState, viewer: Viewer) -> pb.View:
     if state.tent is not None:
         message.tent = state.tent
     message.nights = len(state.nights)
+    revealed = viewer.is_admin or state.result is not None
     for place, (back, tile) in enumerate(zip(state.backs, state.lid, strict=True)):
         lid_place = message.lid.add(place=place, occupied=tile is not None, back=back)
-        if viewer.is_admin and tile is not None:
+        if revealed and tile is not None:
             lid_place.tile.CopyFrom(tile.to_proto())
     if state.drawn is not None:
         drawn = state.drawn

@@ -1,5 +1,5 @@
-"""The Pirates & Compagnie deck and sea lanes, loaded from seeds/pirates/, and what
-fits on what."""
+"""The Pirates & Compagnie deck and sea lanes, loaded from seeds/pirates/
+(engines/pirates/data.py), and what fits on what."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import NamedTuple, TypeAlias
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
-from engines.data import load_json
+from engines.pirates.data import DATA
 
 ColourId: TypeAlias = pb.Colour.ValueType
 KindId: TypeAlias = pb.CardKind.ValueType
@@ -99,14 +99,14 @@ def expected_deck() -> Counter[Card]:
 
 def load_deck() -> tuple[Card, ...]:
     """The 52 cards, sorted, checked against the rulebook's totals."""
-    cards = tuple(sorted(parse_card(raw) for raw in load_json("pirates", "cards.json")["cards"]))
+    cards = tuple(sorted(parse_card(raw) for raw in DATA["cards.json"]["cards"]))
     if Counter(cards) != expected_deck():
         raise ValueError("seeds/pirates/cards.json does not match the rulebook's 36 pirate cards and 16 specials")
     return cards
 
 
 def load_island_distance() -> int:
-    spaces = load_json("pirates", "sea_lanes.json")["spaces_to_island"]
+    spaces = DATA["sea_lanes.json"]["spaces_to_island"]
     if not isinstance(spaces, int) or spaces < 1:
         raise ValueError("seeds/pirates/sea_lanes.json: spaces_to_island must be a positive number")
     return spaces

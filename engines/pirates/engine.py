@@ -11,12 +11,13 @@ from ludotheque.pirates.v1 import pirates_pb2 as pb
 from engines.contract import Bot, SeatInfo, Status, Viewer
 from engines.pirates import bots, rules, visibility
 from engines.pirates.cards import MAX_SEATS, MIN_SEATS
+from engines.pirates.data import RULES_VERSION
 from engines.pirates.state import PiratesState
 
 
 class PiratesEngine:
     kind = "pirates"
-    rules_version = "pirates/1"
+    rules_version = RULES_VERSION
     min_seats = MIN_SEATS
     max_seats = MAX_SEATS
     command_type = pb.Command

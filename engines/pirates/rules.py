@@ -25,6 +25,7 @@ from engines.pirates.cards import (
     KindId,
     fits,
 )
+from engines.pirates.data import DATA
 from engines.pirates.state import CLOCKWISE, PiratesState
 
 # dataclasses.replace, without its per-call introspection (engines/immutable.py).
@@ -33,6 +34,9 @@ replace = replacer(PiratesState)
 MAX_ISLAND_DISTANCE = 20
 BOTTLE_DRAW = 2
 OHE_PENALTY = 1
+# How many times a round's draw pile may be rebuilt by default (Options.rebuilds_per_round).
+DEFAULT_REBUILDS = 3
+MAX_REBUILDS = 20
 
 _ENUM_DEFAULTS = {
     "bottle_chain": (pb.BOTTLE_CHAIN_PASS, pb.BottleChain),
@@ -57,6 +61,10 @@ def resolve_options(options: pb.Options, seats: Sequence[SeatInfo]) -> pb.Option
         resolved.island_distance = DEFAULT_ISLAND_DISTANCE
     elif resolved.island_distance > MAX_ISLAND_DISTANCE:
         raise InvalidSetup(f"island_distance is 1 to {MAX_ISLAND_DISTANCE} spaces, not {resolved.island_distance}.")
+    if resolved.rebuilds_per_round == 0:
+        resolved.rebuilds_per_round = DEFAULT_REBUILDS
+    elif resolved.rebuilds_per_round > MAX_REBUILDS:
+        raise InvalidSetup(f"rebuilds_per_round is 1 to {MAX_REBUILDS}, not {resolved.rebuilds_per_round}.")
     removed = list(resolved.removed_specials)
     if any(kind not in SPECIAL_KINDS for kind in removed):
         raise InvalidSetup("removed_specials: only SAILBOAT, BOTTLE, SLEEPING_PIRATE and PARROT can be removed.")
@@ -84,7 +92,7 @@ def _in_play(options: pb.Options) -> tuple[Card, ...]:
 
 def setup(options: pb.Options, seats: Sequence[SeatInfo], rng: random.Random) -> list[pb.Event]:
     removed = [card.to_proto() for card in DECK if card.kind in options.removed_specials]
-    started = pb.GameStarted(options=options, seat_count=len(seats), removed=removed)
+    started = pb.GameStarted(options=options, seat_count=len(seats), removed=removed, data_digest=DATA.digest)
     first_round = deal_round(_in_play(options), len(seats), 1, options.first_seat, options.open_hands, rng)
     return [pb.Event(game_started=started), first_round]
 
@@ -162,12 +170,17 @@ def _play(state: PiratesState, seat: int, play: pb.Play, rng: random.Random) -> 
         seat=seat, card=card.to_proto(), announced=play.announce, called_ohe=play.call_ohe, hand_size=left
     )
     events = [pb.Event(card_played=played)]
+    after = evolve(state, events[0])
     forgot_ohe = options.ohe_variant and left <= 1 and not play.call_ohe
     if forgot_ohe:
-        # There is always a penalty card: the card just covered can be shuffled in.
-        events += _draw_cards(evolve(state, events[0]), seat, OHE_PENALTY, pb.DRAW_REASON_OHE, rng)
+        # The card just covered can always be shuffled into a penalty card, unless
+        # the pile may not be rebuilt again this round: then the round ends.
+        penalty = _draw_cards(after, seat, OHE_PENALTY, pb.DRAW_REASON_OHE, rng)
+        if penalty is None:
+            return events + _pile_exhausted(after, seat, rng)
+        events += penalty
     elif left == 0:
-        return events + _round_won(state, seat, rng)
+        return events + _round_won(after, seat, pb.ROUND_END_LAST_CARD, rng)
     return [*events, pb.Event(turn_passed=_turn_after(state, seat, card))]
 
 
@@ -219,31 +232,79 @@ def _plain_turn_end(state: PiratesState, seat: int) -> pb.Event:
 def _draw(state: PiratesState, seat: int, rng: random.Random) -> list[pb.Event]:
     if state.phase == pb.PHASE_DRAWN:
         raise RuleViolation("already_drawn", "You already drew: lay a card you drew, or end your turn.")
+    if layable(state, seat):
+        _raise_if_must_lay(state)
     options = _options(state)
-    if options.must_play and layable(state, seat):
-        raise RuleViolation("must_play", "You can lay a card, so you must (must_play is on).")
     if state.phase == pb.PHASE_BOTTLE:
         events = _draw_cards(state, seat, state.draw_penalty, pb.DRAW_REASON_BOTTLE, rng)
+        if events is None:
+            return _pile_exhausted(state, seat, rng)
         follow_up = options.bottle_follow_up
         drew = events[-1].cards_drawn.count
         if follow_up == pb.BOTTLE_FOLLOW_UP_NONE or (follow_up == pb.BOTTLE_FOLLOW_UP_DRAWN and not drew):
             events.append(_plain_turn_end(state, seat))
         return events
     events = _draw_cards(state, seat, 1, pb.DRAW_REASON_TURN, rng)
-    if not events[-1].cards_drawn.count:  # nothing left to draw: the turn passes
+    if events is None:
+        return _pile_exhausted(state, seat, rng)
+    if not events[-1].cards_drawn.count:  # nothing left to draw (and nothing fits): the turn passes
         events.append(_plain_turn_end(state, seat))
     return events
 
 
+def must_lay(state: PiratesState) -> RuleViolation | None:
+    """Why the active seat, holding a card it may lay now, may not draw or end its
+    turn instead (None: it may). The options each make one case compulsory; a draw
+    that would find no card at all is never a way to pass while a card fits (or a
+    round could go on forever)."""
+    options = _options(state)
+    if state.phase == pb.PHASE_DRAWN:
+        if state.drawn_reason == pb.DRAW_REASON_BOTTLE:
+            if options.must_lay_after_bottle:
+                return RuleViolation(
+                    "must_lay_after_bottle",
+                    "A card you may lay fits, so you must lay it (must_lay_after_bottle is on).",
+                )
+        elif options.must_play:
+            return RuleViolation("must_play", "You can lay a card, so you must (must_play is on).")
+        return None  # ending a turn draws nothing
+    if state.phase == pb.PHASE_BOTTLE:
+        if options.must_answer_bottle:
+            return RuleViolation(
+                "must_answer_bottle", "You hold a Bottle, so you must answer the Bottle (must_answer_bottle is on)."
+            )
+    elif options.must_play:
+        return RuleViolation("must_play", "You can lay a card, so you must (must_play is on).")
+    if nothing_to_draw(state):
+        return RuleViolation("nothing_to_draw", "There is no card left to draw anywhere: lay a card that fits.")
+    return None
+
+
+def _raise_if_must_lay(state: PiratesState) -> None:
+    violation = must_lay(state)
+    if violation is not None:
+        raise violation
+
+
+def nothing_to_draw(state: PiratesState) -> bool:
+    """No card can be drawn: the draw pile is empty and the discard pile holds only
+    its top card (every other card is in a hand or in the box)."""
+    return not state.draw_pile and len(state.discard) <= 1
+
+
 def _draw_cards(
     state: PiratesState, seat: int, wanted: int, reason: pb.DrawReason.ValueType, rng: random.Random
-) -> list[pb.Event]:
+) -> list[pb.Event] | None:
     """Draw `wanted` cards, rebuilding the draw pile from the discard pile first if
     it is short. Drawing the last cards, shuffling, then drawing the rest gives the
-    same cards as putting the shuffled cards under the last ones and drawing all."""
+    same cards as putting the shuffled cards under the last ones and drawing all.
+    None: the pile is short but was rebuilt as often as a round allows (the round
+    ends, _pile_exhausted)."""
     events = []
     pile = state.draw_pile
     if len(pile) < wanted and len(state.discard) > 1:
+        if state.rebuilds >= _options(state).rebuilds_per_round:
+            return None
         shuffled = list(state.discard[:-1])  # the top card stays where it is
         rng.shuffle(shuffled)
         rebuilt = pb.DrawPileRebuilt(
@@ -269,15 +330,27 @@ def _draw_cards(
 def _end_turn(state: PiratesState, seat: int) -> list[pb.Event]:
     if state.phase != pb.PHASE_DRAWN:
         raise RuleViolation("nothing_drawn", "Lay a card or draw one; a turn ends without laying only after drawing.")
-    if _options(state).must_play and layable(state, seat):
-        raise RuleViolation("must_play", "You can lay a card, so you must (must_play is on).")
+    if layable(state, seat):
+        _raise_if_must_lay(state)
     return [_plain_turn_end(state, seat)]
 
 
-def _round_won(state: PiratesState, seat: int, rng: random.Random) -> list[pb.Event]:
+def _pile_exhausted(state: PiratesState, seat: int, rng: random.Random) -> list[pb.Event]:
+    """`seat` must draw, but the draw pile may not be rebuilt again this round: the
+    round ends, won by the fewest cards (on equal counts, the first of them in the
+    direction of play, starting with `seat`)."""
+    order = [(seat + step * state.direction) % state.seat_count for step in range(state.seat_count)]
+    winner = min(order, key=lambda other: len(state.hands[other]))  # min keeps the first of equals
+    return _round_won(state, winner, pb.ROUND_END_PILE_EXHAUSTED, rng)
+
+
+def _round_won(state: PiratesState, seat: int, end: pb.RoundEnd.ValueType, rng: random.Random) -> list[pb.Event]:
     ships = list(state.ships)
     ships[seat] += 1
-    events = [pb.Event(round_won=pb.RoundWon(seat=seat, round=state.round, ships=ships))]
+    won = pb.RoundWon(
+        seat=seat, round=state.round, ships=ships, end=end, hand_sizes=[len(hand) for hand in state.hands]
+    )
+    events = [pb.Event(round_won=won)]
     options = _options(state)
     if ships[seat] >= options.island_distance:
         return [*events, pb.Event(game_won=pb.GameWon(seat=seat, ships=ships, rounds=state.round))]
@@ -342,7 +415,7 @@ def evolve(state: PiratesState, event: pb.Event) -> PiratesState:
         )
     if kind == "draw_pile_rebuilt":
         shuffled = tuple(Card.from_proto(c) for c in event.draw_pile_rebuilt.cards)
-        return replace(state, draw_pile=state.draw_pile + shuffled, discard=(state.top,))
+        return replace(state, draw_pile=state.draw_pile + shuffled, discard=(state.top,), rebuilds=state.rebuilds + 1)
     if kind == "round_dealt":
         return _dealt(state, event.round_dealt)
     if kind == "round_won":
@@ -352,6 +425,7 @@ def evolve(state: PiratesState, event: pb.Event) -> PiratesState:
         return replace(state, ships=tuple(won.ships), winner=won.seat, phase=pb.PHASE_FINISHED)
     if kind == "game_started":
         started = event.game_started
+        DATA.require(started.data_digest)
         return PiratesState(
             options=started.options,
             seat_count=started.seat_count,
@@ -379,6 +453,7 @@ def _dealt(state: PiratesState, dealt: pb.RoundDealt) -> PiratesState:
         draw_penalty=0,
         drawn=(),
         drawn_reason=pb.DRAW_REASON_UNSPECIFIED,
+        rebuilds=0,
     )
 
 
@@ -435,7 +510,7 @@ def legal_commands(state: PiratesState, seat: int) -> list[pb.Command]:
             for call in calls:
                 play = pb.Play(card=card.to_proto(), announce=announce, call_ohe=call)
                 commands.append(pb.Command(play=play))
-    if not (options.must_play and cards):
+    if not cards or must_lay(state) is None:
         if state.phase == pb.PHASE_DRAWN:
             commands.append(pb.Command(end_turn=pb.EndTurn()))
         else:

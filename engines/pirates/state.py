@@ -29,6 +29,7 @@ class PiratesState:
     draw_penalty: int = 0  # owed by the active seat (a Bottle), unless it answers
     drawn: tuple[Card, ...] = ()  # drawn by the active seat this turn (PHASE_DRAWN)
     drawn_reason: pb.DrawReason.ValueType = pb.DRAW_REASON_UNSPECIFIED
+    rebuilds: int = 0  # how many times this round's draw pile was rebuilt
     ships: tuple[int, ...] = ()  # spaces sailed, per seat
     winner: int | None = None
 

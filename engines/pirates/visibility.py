@@ -31,6 +31,7 @@ def view(state: PiratesState, viewer: Viewer) -> pb.View:
         message.discard_size = len(state.discard)
         message.draw_pile_size = len(state.draw_pile)
         message.draw_penalty = state.draw_penalty
+        message.rebuilds = state.rebuilds
     for owner, hand in enumerate(state.hands):
         hand_view = message.hands.add(seat=owner, size=len(hand))
         if open_hands or viewer.is_admin or viewer.is_seat(owner):

@@ -13,7 +13,7 @@ from typing import Any
 
 from ludotheque.v1 import game_pb2
 
-from engines.contract import Status, fold
+from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
 from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
@@ -83,7 +83,10 @@ class LiveGames:
                 f"this server plays {engine.rules_version!r}.",
             )
         live = LiveGame(record, engine, engine.initial_state(), 0, info.updated_at_ms)
-        self.advance(live, stored)
+        try:
+            self.advance(live, stored)
+        except DataUnavailable as error:  # dealt with game data this build no longer has
+            raise ServiceError(Code.FAILED_PRECONDITION, f"Game {game_id!r} cannot be replayed: {error}.") from error
         self.remember(live)
         return live
 

@@ -1,7 +1,8 @@
 """Micro-benchmarks of the engines, in this process, on one core (CPU time).
 
-- games: random full games per second (setup, then random legal moves chosen with
-  legal_commands, decide, evolve), as a bot-only game server would play them;
+- games: full games per second (setup, then moves chosen among legal_commands,
+  decide, evolve), as a bot-only game server would play them: random legal moves,
+  but Pirates & Compagnie's are the greedy bot's (see PLAYERS);
 - replay: events per second rebuilt from their stored bytes (parse the Event
   envelope, evolve), beside the protobuf parse of the same bytes alone, the floor
   that any replay pays."""
@@ -21,10 +22,22 @@ from engines.contract import SeatInfo, fold
 from engines.registry import ENGINES, AnyEngine
 from service.app import envelopes
 
+# Who chooses the moves of a benchmark game, per game kind: a bot of the engine's.
+# Uniformly random Pirates & Compagnie players rarely empty a hand (they draw as often
+# as they lay), so a game runs to thousands of moves, nothing like a game people play:
+# its games are the greedy bot's (about 250 moves for two players), so that games per
+# second compare across kinds.
+PLAYERS = {"pirates": "greedy"}
+
+
+def player_of(engine: AnyEngine) -> str:
+    return PLAYERS.get(engine.kind, "random")
+
 
 @dataclass(frozen=True, slots=True)
 class EngineFigures:
     kind: str
+    player: str  # the bot that chose the moves (PLAYERS)
     games_per_second: float
     moves_per_game: float
     replay_events_per_second: float
@@ -40,8 +53,10 @@ def _seats(engine: AnyEngine) -> list[SeatInfo]:
     return [SeatInfo(age=20 + i) for i in range(count)]
 
 
-def random_game(engine: AnyEngine, rng: random.Random) -> list[tuple[int | None, Any, list[Any]]]:
-    """One random game: (seat, command, events) per step, the deal first."""
+def bench_game(engine: AnyEngine, rng: random.Random) -> list[tuple[int | None, Any, list[Any]]]:
+    """One game, its moves chosen by the kind's player (PLAYERS): (seat, command,
+    events) per step, the deal first."""
+    choose = engine.bots[player_of(engine)]
     seats = _seats(engine)
     options = engine.resolve_options(engine.options_type(), seats)
     dealt = engine.setup(options, seats, rng)
@@ -49,7 +64,7 @@ def random_game(engine: AnyEngine, rng: random.Random) -> list[tuple[int | None,
     state = fold(engine, dealt)
     while not (status := engine.status(state)).finished:
         seat = status.to_act[0]
-        command = rng.choice(engine.legal_commands(state, seat))
+        command = choose(state, seat, rng)
         events = engine.decide(state, seat, command, rng)
         for event in events:
             state = engine.evolve(state, event)
@@ -58,18 +73,18 @@ def random_game(engine: AnyEngine, rng: random.Random) -> list[tuple[int | None,
 
 
 def games_per_second(engine: AnyEngine, budget: float, seed: int = 1) -> tuple[float, float]:
-    """Random full games per CPU second, and the moves a game takes."""
+    """Full games per CPU second (bench_game), and the moves a game takes."""
     rng = random.Random(seed)
     games = moves = 0
     start = time.process_time()
     while (elapsed := time.process_time() - start) < budget or games == 0:
-        moves += len(random_game(engine, rng)) - 1
+        moves += len(bench_game(engine, rng)) - 1
         games += 1
     return games / elapsed, moves / games
 
 
 def stored_events(engine: AnyEngine, events: int, seed: int = 2) -> list[list[bytes]]:
-    """Random games' events as the server stores them (envelopes with version, seat,
+    """Benchmark games' events as the server stores them (envelopes with version, seat,
     command id, time, rules version and the move on its first event)."""
     rng = random.Random(seed)
     recorded_at = Timestamp()
@@ -77,7 +92,7 @@ def stored_events(engine: AnyEngine, events: int, seed: int = 2) -> list[list[by
     stored: list[list[bytes]] = []
     while sum(len(blobs) for blobs in stored) < events:  # whole games, at least `events` events
         blobs: list[bytes] = []
-        for seat, command, payloads in random_game(engine, rng):
+        for seat, command, payloads in bench_game(engine, rng):
             for index, payload in enumerate(payloads):
                 event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
                 event.version = len(blobs) + 1
@@ -132,7 +147,7 @@ def engine_figures(budget: float) -> list[EngineFigures]:
     for kind, engine in sorted(ENGINES.items()):
         rate, moves = games_per_second(engine, budget)
         replayed, parsed = replay_rates(engine, budget)
-        figures.append(EngineFigures(kind, rate, moves, replayed, parsed))
+        figures.append(EngineFigures(kind, player_of(engine), rate, moves, replayed, parsed))
     return figures
 
 

@@ -13,6 +13,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as pb
 from engines.contract import SeatInfo, Viewer
 from engines.mooki import ENGINE
 from engines.mooki.cards import CARDS, FAMILIES, Face, FamilyId
+from engines.mooki.data import DATA
 from engines.mooki.rules import star_values
 from engines.mooki.state import Drawn, MookiState, PileCard
 
@@ -72,6 +73,7 @@ def deal_event(
         stars=[pb.TrophyStars(family=f, stars=s) for f, s in zip(FAMILIES, star_values(options), strict=True)],
         youngest_seat=youngest_seat,
         first_seat=youngest_seat,
+        data_digest=DATA.digest,
     )
     for pile in piles:
         started.piles.add(
@@ -157,6 +159,39 @@ def play_script(deal: pb.Event, commands: Sequence[pb.Command]) -> tuple[MookiSt
 
 
 # --- what the property suite needs -------------------------------------------------
+
+
+def rulebook_outcome(state: MookiState) -> tuple[int, ...] | None:
+    """The rulebooks' end, counted here from the collections as at the table: None
+    while the game goes on (a pile still has cards, a card is in hand, or the
+    penalised player has yet to choose among two or more trophies), else the winner."""
+    if not state.piles or state.drawn is not None or all(state.piles):
+        return None
+    counts = [[0, 0] for _ in FAMILIES]
+    spiders = [0, 0]
+    for seat, collection in enumerate(state.collections):
+        for placed in collection:
+            if placed.face.kind == pb.FACE_KIND_SPIDER:
+                spiders[seat] += 1
+            else:
+                legendary = placed.face.kind == pb.FACE_KIND_LEGENDARY
+                counts[FAMILIES.index(placed.face.family)][seat] += 2 if legendary else 1
+    held: list[list[FamilyId]] = [[], []]
+    for family, (first, second) in zip(FAMILIES, counts, strict=True):
+        if first != second:
+            held[0 if first > second else 1].append(family)
+    if spiders[0] != spiders[1]:
+        penalised = 0 if spiders[0] > spiders[1] else 1
+        if len(held[penalised]) > 1:
+            if state.discarded is None:
+                return None  # the penalised player chooses which trophy goes back
+            held[penalised].remove(state.discarded[1])
+        else:
+            held[penalised] = []
+    stars = [sum(state.stars[FAMILIES.index(family)] for family in families) for families in held]
+    if stars[0] == stars[1]:
+        return (state.youngest_seat,)
+    return (0 if stars[0] > stars[1] else 1,)
 
 
 def inventory(state: MookiState) -> Counter[Hashable]:

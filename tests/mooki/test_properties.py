@@ -17,7 +17,7 @@ from engines.mooki import ENGINE
 from engines.mooki.bots import BOTS
 from engines.mooki.cards import FAMILIES
 from engines.mooki.state import MookiState
-from tests.mooki.helpers import command_universe, inventory, perturb
+from tests.mooki.helpers import command_universe, inventory, perturb, rulebook_outcome
 from tests.support.engine_properties import (
     GameSpec,
     check_bots_see_only_their_seat,
@@ -31,13 +31,14 @@ SPEC = GameSpec(
     command_universe=command_universe,
     perturb=perturb,
     max_events=36 * 2 + 4,  # a draw and a place per card, then the scoring
+    outcome=rulebook_outcome,
 )
 
 ages = st.one_of(st.none(), st.integers(min_value=3, max_value=99))
 seats = st.lists(st.builds(SeatInfo, age=ages), min_size=2, max_size=2)
 options = st.builds(
     pb.Options,
-    star_table=st.sampled_from([pb.STAR_TABLE_UNSPECIFIED, pb.STAR_TABLE_GUIDE, pb.STAR_TABLE_RULEBOOK]),
+    star_table=st.sampled_from([pb.STAR_TABLE_UNSPECIFIED, pb.STAR_TABLE_GUIDE, pb.STAR_TABLE_ENGLISH_EXAMPLE]),
     custom_stars=st.lists(
         st.builds(pb.TrophyStars, family=st.sampled_from(FAMILIES), stars=st.integers(1, 9)),
         max_size=5,

@@ -37,7 +37,7 @@ from tests.mooki.helpers import (
 CLEO, ROBIN = 0, 1
 VICTORIA = 0
 GUIDE_STARS = (3, 4, 3, 2, 2)
-RULEBOOK_STARS = (3, 4, 3, 2, 3)
+ENGLISH_EXAMPLE_STARS = (3, 4, 3, 2, 3)
 
 
 def test_french_example_turn() -> None:
@@ -140,7 +140,7 @@ def english_game(star_table: pb.StarTable.ValueType) -> tuple[MookiState, list[p
 
 
 def test_english_example_turn_and_final_count() -> None:
-    state, history = english_game(pb.STAR_TABLE_RULEBOOK)
+    state, history = english_game(pb.STAR_TABLE_ENGLISH_EXAMPLE)
     assert history[1].card_drawn.shown == mooki(FOSSIL).to_proto()
     assert history[1].card_drawn.revealed == SPIDER.to_proto()
     assert history[2].card_placed.face == legendary(LEAF).to_proto()
@@ -162,7 +162,7 @@ def test_the_french_star_table_cannot_give_the_english_result() -> None:
 
 
 @pytest.mark.parametrize(
-    ("table", "expected"), [(pb.STAR_TABLE_GUIDE, GUIDE_STARS), (pb.STAR_TABLE_RULEBOOK, RULEBOOK_STARS)]
+    ("table", "expected"), [(pb.STAR_TABLE_GUIDE, GUIDE_STARS), (pb.STAR_TABLE_ENGLISH_EXAMPLE, ENGLISH_EXAMPLE_STARS)]
 )
 def test_star_tables(table: pb.StarTable.ValueType, expected: tuple[int, ...]) -> None:
     assert STAR_TABLES[table] == expected

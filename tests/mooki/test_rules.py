@@ -11,7 +11,8 @@ from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Viewer, fold
 from engines.mooki import ENGINE
-from engines.mooki.cards import CARDS, SPIDER
+from engines.mooki.cards import CARDS, FAMILY_NAMES, SPIDER, Face, load_cards, parse_face
+from engines.mooki.data import DATA
 from engines.mooki.state import MookiState, PileCard, Placed
 from tests.mooki.helpers import (
     FOSSIL,
@@ -61,6 +62,43 @@ def test_the_36_cards_show_the_rulebook_faces() -> None:
     assert all((card[0] != card[1] and card[0].family != card[1].family) or SPIDER in card for card in CARDS)
 
 
+def test_every_card_pairs_its_faces_as_the_french_guide_says() -> None:
+    """A drawn card offers "two Mookies of different families, a Mooki and a
+    Legendary, or a Mooki and a Spider"."""
+    mooki_and = {pb.FACE_KIND_MOOKI, pb.FACE_KIND_LEGENDARY, pb.FACE_KIND_SPIDER}
+    for first, second in CARDS:
+        assert pb.FACE_KIND_MOOKI in (first.kind, second.kind) and {first.kind, second.kind} <= mooki_and
+        assert first.family != second.family or SPIDER in (first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("spider", "spider"), ("sun", "sun"), ("legendary sun", "legendary moon"), ("legendary leaf", "spider")],
+)
+def test_the_card_loader_refuses_a_pair_the_guide_does_not_name(first: str, second: str) -> None:
+    """Faces moved between cards keep the totals right; the pairs still must be the
+    guide's. Card 0 takes the two faces, the other cards give them up."""
+    raw = [dict(card) for card in DATA["cards.json"]["cards"]]
+    wanted = [parse_face(first), parse_face(second)]
+    faces = [[parse_face(f) for f in card["faces"]] for card in raw]
+    given_up = list(faces[0])
+    for face in wanted:  # take each wanted face from another card, giving it one of card 0's faces
+        donor = next(i for i in range(1, len(raw)) if face in faces[i])
+        faces[donor][faces[donor].index(face)] = given_up.pop()
+    faces[0] = wanted
+    for card, pair in zip(raw, faces, strict=True):
+        card["faces"] = [_face_name(face) for face in pair]
+    with pytest.raises(ValueError, match=r"card 0 .* not a pair the French guide names"):
+        load_cards(raw)
+
+
+def _face_name(face: Face) -> str:
+    if face == SPIDER:
+        return "spider"
+    name = FAMILY_NAMES[face.family]
+    return f"legendary {name}" if face.kind == pb.FACE_KIND_LEGENDARY else name
+
+
 def test_setup_shuffles_all_cards_into_two_equal_piles_with_one_face_up() -> None:
     state = new_state(seed=7)
     assert [len(p) for p in state.piles] == [18, 18]
@@ -99,6 +137,15 @@ def test_the_designated_youngest_seat_wins_over_ages() -> None:
 
 def test_equal_ages_make_the_first_seat_the_youngest() -> None:
     assert new_state(seats=[SeatInfo(age=7), SeatInfo(age=7)]).youngest_seat == 0
+
+
+@pytest.mark.parametrize(("ages", "youngest"), [((None, 30), 1), ((30, None), 0), ((None, None), 0)])
+def test_only_the_ages_given_name_the_youngest(ages: tuple[int | None, int | None], youngest: int) -> None:
+    """A seat without an age (a bot, say) is not taken for the youngest when the
+    other seat gives one."""
+    state = new_state(seats=[SeatInfo(age=age) for age in ages])
+    assert state.youngest_seat == youngest
+    assert ENGINE.status(state).to_act == (youngest,)
 
 
 @pytest.mark.parametrize(
@@ -295,6 +342,39 @@ def test_a_single_trophy_goes_back_without_asking() -> None:
     assert state.phase == pb.PHASE_FINISHED
     assert any(e.HasField("trophy_discarded") and e.trophy_discarded.auto for e in events)
     assert state.trophies == ((), ())
+
+
+@pytest.mark.parametrize(
+    "plays",
+    [
+        [Play(0, SPIDER), Play(0, SPIDER), Play(0, mooki(MOON)), Play(0, mooki(SUN))],  # equal Spiders
+        [Play(0, mooki(SUN)), Play(0, SPIDER), Play(0, mooki(MOON)), Play(0, mooki(MOON))],  # one trophy
+        [Play(0, SPIDER), Play(0, mooki(SUN)), Play(0, mooki(MOON)), Play(0, mooki(SUN))],  # no trophy
+        [Play(0, mooki(SUN)), Play(0, SPIDER), Play(0, mooki(MOON)), Play(0, mooki(FOSSIL)), Play(0, mooki(LEAF))],
+    ],
+    ids=["equal-spiders", "one-trophy", "no-trophy", "a-choice-made"],
+)
+def test_nobody_is_offered_a_trophy_to_give_back_unless_there_is_a_choice(plays: list[Play]) -> None:
+    """Between the events of the last moves (as ReplayGame shows a version), the game
+    waits for nobody, and no trophy can be given back, but while the penalised
+    player chooses among two or more."""
+    state, history = finish(plays)
+    if state.phase == pb.PHASE_DISCARD_TROPHY:  # the last case: seat 0 chooses among Sun, Moon and Leaf
+        state, events = run(state, 0, discard(MOON))
+        history += events
+    assert ENGINE.status(state).finished
+    placed_last = max(i for i, e in enumerate(history) if e.HasField("card_placed"))
+    for cut in range(placed_last + 2, len(history)):  # from the trophies awarded to the end
+        between = fold(ENGINE, history[:cut])
+        if between.phase == pb.PHASE_DISCARD_TROPHY:  # only until the one trophy is chosen
+            assert between.discarded is None and len(between.trophies[ENGINE.status(between).to_act[0]]) > 1
+            continue
+        assert ENGINE.status(between).to_act == ()
+        for seat in (0, 1):
+            assert ENGINE.legal_commands(between, seat) == []
+            for command in (discard(auto=True), *(discard(family) for family in (SUN, MOON, FOSSIL, SEASHELL, LEAF))):
+                with pytest.raises(RuleViolation):
+                    ENGINE.decide(between, seat, command, random.Random(0))
 
 
 def test_equal_spiders_cost_nobody_a_trophy() -> None:

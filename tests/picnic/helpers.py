@@ -13,6 +13,7 @@ from ludotheque.picnic.v1 import picnic_pb2 as pb
 from engines.contract import SeatInfo, Viewer
 from engines.picnic import ENGINE
 from engines.picnic.board import BOARDS, parse_cell_name
+from engines.picnic.data import DATA
 from engines.picnic.state import PicnicState
 from engines.picnic.tiles import Tile, lid_tiles
 
@@ -61,7 +62,7 @@ def started(options: pb.Options | None = None, seats: int = 2, first: Sequence[T
             tiles.append(tile)
     if +placed_first:
         raise ValueError(f"these options put no such tiles in the lid: {+placed_first}")
-    event = pb.GameStarted(options=resolved, seat_count=seats, first_seat=resolved.first_seat)
+    event = pb.GameStarted(options=resolved, seat_count=seats, first_seat=resolved.first_seat, data_digest=DATA.digest)
     for tile in tiles:
         event.lid.add(back=tile.back, tile=tile.to_proto())
     return ENGINE.evolve(ENGINE.initial_state(), pb.Event(game_started=event))
@@ -124,6 +125,18 @@ def move_dragon(cell: int) -> pb.Command:
     return pb.Command(move_dragon=pb.MoveDragon(cell=cell))
 
 
+def rulebook_outcome(state: PicnicState) -> tuple[int, ...] | None:
+    """« La partie s'arrête immédiatement »: won (every seat) when Facteur Souris is
+    at the picnic site with at least 4 friends there; lost (no seat) when the sixth
+    night is down, or when the dragon stands on his space; None otherwise."""
+    board = state.board
+    if state.facteur == board.picnic and sum(cell is None for cell in state.friends) >= 4:
+        return tuple(range(state.seat_count))
+    if len(state.nights) >= board.night_spaces or (state.dragon is not None and state.dragon == state.facteur):
+        return ()
+    return None
+
+
 # --- what the property suite needs -------------------------------------------------
 
 
@@ -170,14 +183,17 @@ def command_universe(state: PicnicState) -> list[pb.Command]:
     commands += [move_friend(LAPIN, board.picnic), move_friend(9, 0)]
     commands += [place_tent(board.picnic), place_tent(board.house), place_tent(0), place_tent(999)]
     commands += [move_dragon(state.dragon if state.dragon is not None else 0), move_dragon(999), pb.Command()]
+    shelters = (pb.SHELTER_UNSPECIFIED, pb.SHELTER_HOUSE, pb.SHELTER_TENT)
+    commands += [pb.Command(take_shelter=pb.TakeShelter(shelter=shelter)) for shelter in shelters]
     return commands
 
 
 def perturb(state: PicnicState, viewer: Viewer, rng: random.Random) -> PicnicState:
     """A state that differs from `state` only in what `viewer` cannot know: which
     face lies at each occupied place of the lid, among places with the same back
-    (a Rain tile that went back included: the view must not give it away)."""
-    if viewer.is_admin or not state.lid:
+    (a Rain tile that went back included: the view must not give it away). Once
+    the game is over, the lid is turned over for everyone: nothing is hidden."""
+    if viewer.is_admin or not state.lid or state.result is not None:
         return state
     lid = list(state.lid)
     for back in (PLAIN, ENVELOPE):

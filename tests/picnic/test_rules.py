@@ -152,6 +152,9 @@ def test_the_youngest_player_starts_unless_a_first_seat_is_named() -> None:
     ages = [SeatInfo(age=40), SeatInfo(age=5), SeatInfo(age=5)]
     assert ENGINE.resolve_options(pb.Options(), ages).first_seat == 1
     assert ENGINE.resolve_options(pb.Options(), [SeatInfo(age=5), SeatInfo()]).first_seat == 0
+    # A seat without an age (a bot, say) is not taken for the youngest: the ages given count.
+    assert ENGINE.resolve_options(pb.Options(), [SeatInfo(), SeatInfo(age=9)]).first_seat == 1
+    assert ENGINE.resolve_options(pb.Options(), [SeatInfo(), SeatInfo()]).first_seat == 0
     assert ENGINE.resolve_options(pb.Options(first_seat=2), ages).first_seat == 2
     assert ENGINE.status(dealt(pb.Options(first_seat=1))).to_act == (1,)
 
@@ -162,11 +165,36 @@ def test_the_youngest_player_starts_unless_a_first_seat_is_named() -> None:
         pb.Options(board=7),  # type: ignore[arg-type]
         pb.Options(tent_site=9),  # type: ignore[arg-type]
         pb.Options(first_seat=2),
+        pb.Options(preset=5),  # type: ignore[arg-type]
+        pb.Options(preset=pb.PRESET_FIRST_GAME, board=pb.BOARD_HARD),
+        pb.Options(preset=pb.PRESET_FIRST_GAME, cold_dragon=True),
+        pb.Options(preset=pb.PRESET_FIRST_GAME, trap_rain=True),
     ],
 )
 def test_invalid_options_are_refused(options: pb.Options) -> None:
     with pytest.raises(InvalidSetup):
         ENGINE.resolve_options(options, [SeatInfo(), SeatInfo()])
+
+
+def test_by_default_the_game_is_the_one_the_rulebook_describes() -> None:
+    """The easy board, with the Tent tiles, without the variants."""
+    options = ENGINE.resolve_options(pb.Options(), [SeatInfo()])
+    assert options.board == pb.BOARD_EASY and options.preset == pb.PRESET_UNSPECIFIED
+    assert not (options.no_tents or options.cold_dragon or options.trap_rain)
+    assert Counter(t.kind for t in lid_tiles(options))[pb.TILE_KIND_TENT] == 2
+
+
+def test_the_first_game_preset_is_the_easy_board_without_tent_or_variants() -> None:
+    """« Commencez par le plateau facile, sans les variantes, puis ajoutez la Tente ou
+    le Dragon »."""
+    for board in (pb.BOARD_UNSPECIFIED, pb.BOARD_EASY):
+        options = ENGINE.resolve_options(pb.Options(preset=pb.PRESET_FIRST_GAME, board=board), [SeatInfo()])
+        assert options.board == pb.BOARD_EASY and options.no_tents
+        assert not (options.cold_dragon or options.trap_rain)
+        kinds_ = {t.kind for t in lid_tiles(options)}
+        assert pb.TILE_KIND_TENT not in kinds_ and pb.TILE_KIND_DRAGON not in kinds_
+    house_rules = pb.Options(preset=pb.PRESET_FIRST_GAME, short_moves=True)
+    assert ENGINE.resolve_options(house_rules, [SeatInfo()]).short_moves  # the open decisions stay open
 
 
 def test_the_easy_board_has_fewer_obstacles_and_more_exits_than_the_hard_one() -> None:
@@ -454,6 +482,10 @@ def test_the_trap_rain_tile_looks_like_a_tent_and_works_like_rain() -> None:
     assert state.lid[0] == TRAP_RAIN and ENGINE.view(state, Viewer.spectator()).lid[0].back == ENVELOPE
 
 
+def shelter(where: pb.Shelter.ValueType) -> pb.Command:
+    return pb.Command(take_shelter=pb.TakeShelter(shelter=where))
+
+
 def test_a_tent_goes_up_where_facteur_stands_and_shelters_him_from_rain() -> None:
     state = place(started(first=[TENT, RAIN]), facteur=at("D4"))
     state, events = run(state, 0, draw(0))
@@ -461,7 +493,62 @@ def test_a_tent_goes_up_where_facteur_stands_and_shelters_him_from_rain() -> Non
     assert state.tent == at("D4") and state.tent_tile == TENT
     state = place(state, facteur=at("G4"))
     state, events = run(state, 1, draw(1))
-    assert events[1].rain_fell.shelter == pb.SHELTER_TENT and state.facteur == at("D4")
+    assert kinds(events) == ["tile_drawn"] and state.phase == pb.PHASE_SHELTER
+    state, events = run(state, 1, shelter(pb.SHELTER_TENT))
+    assert kinds(events) == ["rain_fell", "turn_passed"]
+    assert events[0].rain_fell.shelter == pb.SHELTER_TENT and state.facteur == at("D4")
+    assert state.lid[1] == RAIN and state.phase == pb.PHASE_DRAW
+
+
+def test_with_a_tent_up_the_player_chooses_the_tent_or_the_house() -> None:
+    """« il peut s'y réfugier en cas de Pluie au lieu de revenir jusqu'à sa maison »."""
+    state = place(started(first=[RAIN]), facteur=at("G4"), tent=at("D4"))
+    assert refused(state, 0, shelter(pb.SHELTER_HOUSE)) == "wrong_phase"
+    state, _ = run(state, 0, draw(0))
+    assert ENGINE.legal_commands(state, 0) == [shelter(pb.SHELTER_HOUSE), shelter(pb.SHELTER_TENT)]
+    assert refused(state, 0, draw(1)) == "wrong_phase"
+    assert refused(state, 0, shelter(pb.SHELTER_UNSPECIFIED)) == "unknown_shelter"
+    assert refused(state, 1, shelter(pb.SHELTER_HOUSE)) == "not_your_turn"
+    state, events = run(state, 0, shelter(pb.SHELTER_HOUSE))
+    assert events[0].rain_fell == pb.RainFell(place=0, shelter=pb.SHELTER_HOUSE, cell=EASY.house)
+    assert state.facteur == EASY.house and state.tent == at("D4")
+
+
+def test_a_tent_at_the_house_leaves_nothing_to_choose() -> None:
+    state, events = run(place(started(first=[RAIN]), facteur=at("G4"), tent=EASY.house), 0, draw(0))
+    assert kinds(events) == ["tile_drawn", "rain_fell", "turn_passed"] and state.facteur == EASY.house
+
+
+@pytest.mark.parametrize("where", [pb.SHELTER_HOUSE, pb.SHELTER_TENT])
+def test_rain_bringing_facteur_onto_a_friend_invites_the_friend(where: pb.Shelter.ValueType) -> None:
+    """He arrives on the friend's space, as with a tile: the friend is invited (on a
+    meadow; on stepping stones, not)."""
+    state = place(started(first=[RAIN]), facteur=at("G4"), tent=at("C4"))
+    shelter_cell = EASY.house if where == pb.SHELTER_HOUSE else at("C4")
+    state = place(state, friends=(shelter_cell, *state.friends[1:]))
+    state, _ = run(state, 0, draw(0))
+    state, events = run(state, 0, shelter(where))
+    assert kinds(events) == ["rain_fell", "friend_invited", "turn_passed"]
+    assert events[1].friend_invited == pb.FriendInvited(
+        friend=LAPIN, cell=shelter_cell, meeting=pb.MEETING_FACTEUR_CAME, invited_count=1
+    )
+    assert state.friends[LAPIN] is None
+    ford = place(started(first=[RAIN]), facteur=at("G4"), tent=at("E4"))
+    ford = place(ford, friends=(at("E4"), *ford.friends[1:]))
+    ford, _ = run(ford, 0, draw(0))
+    ford, events = run(ford, 0, shelter(pb.SHELTER_TENT))
+    assert kinds(events) == ["rain_fell", "turn_passed"] and ford.friends[LAPIN] == at("E4")
+
+
+def test_a_tent_never_stands_on_the_picnic_site() -> None:
+    """Whichever tent_site: drawn while Facteur Souris waits at the picnic site, the
+    Tent tile is set aside and the Tent already up (if any) stays."""
+    state = place(started(first=[TENT, RAIN]), facteur=EASY.picnic, tent=at("D4"))
+    state, events = run(state, 0, draw(0))
+    assert kinds(events) == ["tile_drawn", "tile_discarded", "turn_passed"]
+    assert state.tent == at("D4") and state.removed == (TENT,) and state.facteur == EASY.picnic
+    chosen, _ = run(started(pb.Options(tent_site=pb.TENT_SITE_CHOSEN), first=[TENT]), 0, draw(0))
+    assert EASY.picnic not in {c.place_tent.cell for c in ENGINE.legal_commands(chosen, 0)}
 
 
 def test_a_second_tent_moves_the_tent() -> None:
@@ -495,13 +582,32 @@ def test_a_night_tile_fills_the_next_night_space() -> None:
     assert ENGINE.view(state, Viewer.spectator()).nights == 1
 
 
+def test_at_the_end_every_tile_left_in_the_lid_is_turned_over_for_everyone() -> None:
+    state = without_friends(started(first=[facteur(1), RAIN, NIGHT]), LAPIN, ECUREUIL, GRENOUILLE, OURS)
+    lid = {place: tile for place, tile in enumerate(state.lid) if tile is not None and place != 0}
+    state, _ = run(place(state, facteur=at("G4")), 0, draw(0))
+    assert not any(p.HasField("tile") for p in ENGINE.view(state, Viewer.spectator()).lid)
+    state, events = run(state, 0, walk(at("H4")))
+    revealed = {r.place: Tile.from_proto(r.tile) for r in events[-1].game_won.revealed}
+    assert revealed == lid and revealed[1] == RAIN
+    for viewer in (Viewer.player(1), Viewer.spectator()):
+        assert ENGINE.redact(events[-1], viewer) == events[-1]  # nothing hidden any more
+        view = ENGINE.view(state, viewer)
+        assert {p.place: Tile.from_proto(p.tile) for p in view.lid if p.HasField("tile")} == lid
+    night = without_friends(started(first=[NIGHT] * 6), LAPIN)
+    for spot in range(6):
+        night, events = run(night, ENGINE.status(night).to_act[0], draw(spot))
+    assert len(events[-1].game_lost.revealed) == len(night.lid) - 6
+
+
 def test_the_sixth_night_loses_the_game_at_once() -> None:
     state = without_friends(started(first=[NIGHT] * 6), LAPIN, OURS, TAUPE)
     for spot in range(6):
         seat = ENGINE.status(state).to_act[0]
         state, events = run(state, seat, draw(spot))
     assert kinds(events) == ["tile_drawn", "night_fell", "game_lost"]
-    assert events[-1].game_lost == pb.GameLost(reason=pb.LOSS_REASON_NIGHT, invited_count=3)
+    lost = events[-1].game_lost
+    assert (lost.reason, lost.invited_count) == (pb.LOSS_REASON_NIGHT, 3)
     status = ENGINE.status(state)
     assert status.finished and status.winners == () and "sixth night" in status.summary
     assert ENGINE.legal_commands(state, 0) == ENGINE.legal_commands(state, 1) == []
@@ -538,6 +644,38 @@ def test_the_kept_tile_can_win_before_drawing() -> None:
     state = place(state, facteur=at("F4"), kept=(facteur(2), None))
     state, events = run(state, 0, use_kept(*cells("G4", "H4")))
     assert kinds(events) == ["facteur_moved", "game_won"] and ENGINE.status(state).finished
+
+
+def test_the_fourth_invitation_away_from_the_picnic_does_not_win() -> None:
+    """Facteur Souris must be at the picnic site himself: inviting the fourth friend
+    elsewhere (by his walk, a friend's, or the rain) wins nothing yet."""
+    base = without_friends(started(first=[facteur(1), friend(1), RAIN, facteur(3)]), LAPIN, ECUREUIL, GRENOUILLE)
+    state, _ = run(place(base, facteur=at("G6")), 0, draw(0))
+    state, events = run(state, 0, walk(at("F6")))  # Taupe stands on F6
+    assert kinds(events) == ["facteur_moved", "friend_invited", "turn_passed"]
+    assert state.invited_count == 4 and not ENGINE.status(state).finished
+    walked, _ = run(place(base, facteur=at("G4")), 0, draw(1))
+    walked, events = run(walked, 0, move_friend(HERISSON, at("G4")))
+    assert kinds(events) == ["friend_moved", "friend_invited", "turn_passed"] and walked.invited_count == 4
+    rained = place(
+        base, facteur=at("G4"), friends=(*base.friends[:HERISSON], EASY.house, *base.friends[HERISSON + 1 :])
+    )
+    rained, events = run(rained, 0, draw(2))
+    assert kinds(events) == ["tile_drawn", "rain_fell", "friend_invited", "turn_passed"] and rained.invited_count == 4
+    state, _ = run(place(state, facteur=at("G2")), 1, draw(3))  # then he walks to the picnic: won
+    state, events = run(state, 1, walk(*cells("H2", "H3", "H4")))
+    assert kinds(events) == ["facteur_moved", "game_won"] and ENGINE.status(state).finished
+
+
+def test_the_end_is_checked_whatever_brings_facteur_to_the_picnic_site() -> None:
+    """A won game stops at once, even when neither a tile nor a friend brought him:
+    here a Tent put on the picnic site by hand (the rules no longer let one stand
+    there) and the rain sending him to it with four friends already there."""
+    state = without_friends(started(first=[RAIN]), LAPIN, ECUREUIL, GRENOUILLE, HERISSON)
+    state = place(state, facteur=at("D4"), tent=EASY.picnic)
+    state, _ = run(state, 0, draw(0))
+    state, events = run(state, 0, shelter(pb.SHELTER_TENT))
+    assert kinds(events) == ["rain_fell", "game_won"] and ENGINE.status(state).winners == (0, 1)
 
 
 def test_more_than_four_friends_is_a_victory_too() -> None:
@@ -614,8 +752,11 @@ def test_facteur_may_tiptoe_past_the_dragon_but_never_stop_on_its_space() -> Non
 
 def test_rain_sending_facteur_to_a_tent_the_dragon_sits_on_loses() -> None:
     state = dragon_game([RAIN], facteur=at("G4"), dragon=at("D4"), tent=at("D4"))
-    state, events = run(state, 0, draw(0))
-    assert kinds(events) == ["tile_drawn", "rain_fell", "game_lost"]
+    state, _ = run(state, 0, draw(0))
+    home, events = run(state, 0, shelter(pb.SHELTER_HOUSE))  # the choice that saves him
+    assert kinds(events) == ["rain_fell", "turn_passed"] and not ENGINE.status(home).finished
+    state, events = run(state, 0, shelter(pb.SHELTER_TENT))
+    assert kinds(events) == ["rain_fell", "game_lost"]
     assert events[-1].game_lost.reason == pb.LOSS_REASON_DRAGON
 
 
@@ -644,6 +785,13 @@ def test_the_greedy_bot_avoids_the_places_where_it_saw_rain_go_back() -> None:
         assert choose_place(state, random.Random(seed)) not in (0, 1)
     # ...and the view does not say where: only the players' (and bots') memory does.
     assert not any(p.HasField("tile") for p in ENGINE.view(state, Viewer.player(0)).lid)
+
+
+def test_the_greedy_bot_runs_home_rather_than_into_the_dragon() -> None:
+    state = dragon_game([RAIN], facteur=at("G4"), dragon=at("D4"), tent=at("D4"))
+    state, _ = run(state, 0, draw(0))
+    for seed in range(5):
+        assert greedy_bot(state, 0, random.Random(seed)) == shelter(pb.SHELTER_HOUSE)
 
 
 def test_the_greedy_bot_takes_an_invitation() -> None:

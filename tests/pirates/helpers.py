@@ -15,6 +15,7 @@ from ludotheque.pirates.v1 import pirates_pb2 as pb
 from engines.contract import SeatInfo, Viewer, fold
 from engines.pirates import ENGINE
 from engines.pirates.cards import COLOURS, DECK, PARROT, Card, ColourId
+from engines.pirates.data import DATA
 from engines.pirates.rules import cards_in_play
 from engines.pirates.state import PiratesState
 
@@ -80,6 +81,7 @@ def table(
                 options=resolved,
                 seat_count=count,
                 removed=[c.to_proto() for c in DECK if c.kind in resolved.removed_specials],
+                data_digest=DATA.digest,
             )
         ),
     )
@@ -126,6 +128,19 @@ def to_act(state: PiratesState) -> int:
 
 
 # --- what the property suite needs -------------------------------------------------
+
+
+def rulebook_outcome(state: PiratesState) -> tuple[int, ...] | None:
+    """ "The first player whose ship reaches the treasure island has won": None while
+    no ship is there, else its seat. (A round won by laying the last card is dealt
+    again at once, so a hand is never found empty while the game goes on.)"""
+    if state.options is None:
+        return None
+    arrived = [seat for seat, ship in enumerate(state.ships) if ship >= state.options.island_distance]
+    if not arrived:
+        assert all(state.hands), "a round ended (an empty hand) but was not dealt again"
+        return None
+    return tuple(arrived)
 
 
 def inventory(state: PiratesState) -> Counter[Hashable]:

@@ -10,7 +10,7 @@ from typing import cast
 import pytest
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation
+from engines.contract import InvalidSetup, RuleViolation, Viewer
 from engines.pirates import ENGINE
 from engines.pirates.cards import COLOURS, DECK, DEFAULT_ISLAND_DISTANCE, PARROT, Card, fits
 from engines.pirates.rules import deal_round
@@ -314,6 +314,82 @@ def test_when_nothing_is_left_to_draw_drawing_passes_the_turn() -> None:
     assert to_act(state) == 1 and state.hands[0] == (pirate(STAR, 6),)
 
 
+def test_a_round_does_not_end_while_every_hand_holds_cards() -> None:
+    state = table([[pirate(FLOWER, 6), pirate(STAR, 7)], [pirate(SQUARE, 1)]], pirate(FLOWER, 5))
+    state, events = run(state, 0, play(pirate(FLOWER, 6)))
+    assert kinds(events) == ["card_played", "turn_passed"]
+    assert state.round == 1 and state.ships == (0, 0) and not ENGINE.status(state).finished
+
+
+def test_a_draw_that_finds_nothing_is_no_way_to_pass_while_a_card_fits() -> None:
+    """With no card left to draw anywhere, a player who can lay must lay: otherwise
+    two players could pass for ever (even with must_play off)."""
+    state = table([[pirate(FLOWER, 6), pirate(STAR, 6)], [pirate(SQUARE, 1)]], pirate(FLOWER, 5), rest=1)
+    assert state.draw_pile == () and len(state.discard) == 1
+    assert refused(state, 0, DRAW) == "nothing_to_draw"
+    assert ENGINE.legal_commands(state, 0) == [play(pirate(FLOWER, 6))]
+    state, _ = run(bottle_table(pile=[]), 0, play(bottle(FLOWER)))  # facing a Bottle, holding one
+    state = replace(
+        state,
+        draw_pile=(),
+        discard=state.discard[-1:],
+        hands=(*state.hands[:2], state.hands[2] + state.discard[:-1] + state.draw_pile),
+    )
+    assert refused(state, 1, DRAW) == "nothing_to_draw"
+    assert ENGINE.legal_commands(state, 1) == [play(bottle(STAR))]
+
+
+def exhausted_table(rebuilds: int, hands: list[list[Card]], options: pb.Options | None = None) -> PiratesState:
+    """A round whose draw pile is empty and was rebuilt `rebuilds` times: every other
+    card lies under the top of the discard pile."""
+    state = table(hands, pirate(FLOWER, 5), rest="discard", options=options)
+    return replace(state, rebuilds=rebuilds)
+
+
+def test_the_draw_pile_is_rebuilt_as_often_as_a_round_allows_then_the_round_ends() -> None:
+    hands = [[pirate(STAR, 6), pirate(STAR, 7)], [pirate(SQUARE, 1)], [pirate(CIRCLE, 2), pirate(CIRCLE, 3)]]
+    state, events = run(exhausted_table(2, hands), 0, DRAW)  # the default allows 3 rebuilds
+    assert kinds(events) == ["draw_pile_rebuilt", "cards_drawn"] and state.rebuilds == 3
+    assert ENGINE.view(state, Viewer.spectator()).rebuilds == 3
+    state, events = run(exhausted_table(3, hands), 0, DRAW)
+    assert kinds(events) == ["round_won", "round_dealt"]
+    won = events[0].round_won
+    assert won.end == pb.ROUND_END_PILE_EXHAUSTED and won.seat == 1  # the fewest cards
+    assert list(won.hand_sizes) == [2, 1, 2] and list(won.ships) == [0, 1, 0]
+    assert state.round == 2 and state.rebuilds == 0
+    state, events = run(exhausted_table(1, hands, pb.Options(rebuilds_per_round=1)), 0, DRAW)
+    assert events[0].round_won.end == pb.ROUND_END_PILE_EXHAUSTED
+
+
+@pytest.mark.parametrize(("direction", "winner"), [(1, 1), (-1, 2)])
+def test_on_equal_fewest_cards_the_first_in_the_direction_of_play_from_the_drawer_wins(
+    direction: int, winner: int
+) -> None:
+    hands = [[pirate(STAR, 6), pirate(STAR, 7)], [pirate(SQUARE, 1)], [pirate(CIRCLE, 2)]]
+    state = replace(exhausted_table(3, hands), direction=direction)
+    _, events = run(state, 0, DRAW)
+    assert events[0].round_won.seat == winner
+    _, events = run(replace(state, active_seat=1), 1, DRAW)
+    assert events[0].round_won.seat == 1  # the drawer first, when it holds as few as any
+
+
+def test_a_bottle_penalty_or_an_ohe_penalty_may_end_an_exhausted_round_too() -> None:
+    hands = [[bottle(FLOWER), pirate(STAR, 7)], [pirate(SQUARE, 1), pirate(SQUARE, 2)], [pirate(CIRCLE, 2)]]
+    state, _ = run(exhausted_table(3, hands), 0, play(bottle(FLOWER)))
+    _, events = run(state, 1, DRAW)
+    assert kinds(events) == ["round_won", "round_dealt"] and events[0].round_won.seat == 2
+    ohe = exhausted_table(3, [[pirate(FLOWER, 6), pirate(STAR, 7)], [pirate(SQUARE, 1)]], pb.Options(ohe_variant=True))
+    _, events = run(ohe, 0, play(pirate(FLOWER, 6)))  # down to one card without "ohé!"
+    assert kinds(events) == ["card_played", "round_won", "round_dealt"]
+    assert events[1].round_won.end == pb.ROUND_END_PILE_EXHAUSTED and list(events[1].round_won.hand_sizes) == [1, 1]
+
+
+def test_rebuilds_per_round_is_1_to_20() -> None:
+    assert ENGINE.resolve_options(pb.Options(), seats(2)).rebuilds_per_round == 3
+    with pytest.raises(InvalidSetup):
+        ENGINE.resolve_options(pb.Options(rebuilds_per_round=21), seats(2))
+
+
 # --- the Sailboat ----------------------------------------------------------------------
 
 
@@ -471,10 +547,28 @@ def test_only_a_bottle_answers_a_bottle() -> None:
     assert ENGINE.legal_commands(state, 1) == [DRAW]
 
 
-def test_must_play_makes_answering_a_bottle_compulsory() -> None:
+def test_answering_a_bottle_is_a_choice_unless_must_answer_bottle() -> None:
+    """« il peut alors la poser »: must_play (lay a card when you can) does not make
+    the answer compulsory; must_answer_bottle does."""
     state, _ = run(bottle_table(pb.Options(must_play=True)), 0, play(bottle(FLOWER)))
-    assert refused(state, 1, DRAW) == "must_play"
+    assert ENGINE.legal_commands(state, 1) == [play(bottle(STAR)), DRAW]
+    state, _ = run(bottle_table(pb.Options(must_answer_bottle=True)), 0, play(bottle(FLOWER)))
+    assert refused(state, 1, DRAW) == "must_answer_bottle"
     assert ENGINE.legal_commands(state, 1) == [play(bottle(STAR))]
+
+
+def test_laying_a_card_drawn_after_the_penalty_is_a_choice_unless_must_lay_after_bottle() -> None:
+    """« Elle peut se défausser d'une de ces cartes »: laying the Flower 8 just drawn
+    is a choice, even with must_play; must_lay_after_bottle makes it compulsory."""
+    for options in (pb.Options(), pb.Options(must_play=True)):
+        state, _ = run(bottle_table(options), 0, play(bottle(FLOWER)))
+        state, _ = run(state, 1, DRAW)  # Circle 9 and Flower 8
+        assert ENGINE.legal_commands(state, 1) == [play(pirate(FLOWER, 8)), END_TURN]
+    state, _ = run(bottle_table(pb.Options(must_lay_after_bottle=True)), 0, play(bottle(FLOWER)))
+    assert DRAW in ENGINE.legal_commands(state, 1)  # answering with the Star Bottle stays a choice
+    state, _ = run(state, 1, DRAW)
+    assert refused(state, 1, END_TURN) == "must_lay_after_bottle"
+    assert ENGINE.legal_commands(state, 1) == [play(pirate(FLOWER, 8))]
 
 
 # --- the Parrot --------------------------------------------------------------------------

@@ -2,7 +2,9 @@
 legal_commands. A game's test module describes the game with a GameSpec and calls
 `check_random_game` from a hypothesis test.
 
-Checked at every step: the conserved items (cards, tiles) are all there; every legal
+Checked at every step: the conserved items (cards, tiles) are all there; the game is
+over exactly when the rulebook's end condition holds, with its winners (the game's
+`outcome`, written in its tests from the state, never asking the engine); every legal
 command is accepted; every other command of the game's command universe, from any
 seat, is refused with RuleViolation and leaves the state as it was; each viewer's view
 is the same in a state perturbed in what that viewer may not know. At the end: the
@@ -30,6 +32,9 @@ class GameSpec:
     command_universe: Callable[[Any], Sequence[Message]]  # legal and illegal commands alike
     perturb: Callable[[Any, Viewer, random.Random], Any]  # changes only what the viewer cannot know
     max_events: int
+    # The rulebook's end condition, read from a state where a move is awaited or the
+    # game is over: None while the game must go on, else the winning seats.
+    outcome: Callable[[Any], tuple[int, ...] | None]
 
 
 @dataclass
@@ -74,6 +79,7 @@ def check_random_game(
     while not engine.status(state).finished:
         assert len(played.events) <= spec.max_events, f"no end after {spec.max_events} events"
         assert spec.inventory(state) == expected_items, "an item appeared or vanished"
+        check_outcome(spec, state)
         if every_step:
             _check_views_hide_secrets(spec, state, len(seats), rng)
         to_act = engine.status(state).to_act
@@ -92,12 +98,24 @@ def check_random_game(
             played.events.append(event)
             played.states.append(state)
     assert spec.inventory(state) == expected_items
+    check_outcome(spec, state)
     _check_views_hide_secrets(spec, state, len(seats), rng)
     for seat in range(len(seats)):
         assert engine.legal_commands(state, seat) == [], "nothing is legal once the game is over"
     replayed = fold(engine, [type(e).FromString(e.SerializeToString()) for e in played.events])
     assert replayed == state, "replaying the events must give the live state"
     return played
+
+
+def check_outcome(spec: GameSpec, state: Any) -> None:
+    """The game is over exactly when the rulebook says, with the winners it says."""
+    expected = spec.outcome(state)
+    status = spec.engine.status(state)
+    if expected is None:
+        assert not status.finished, f"the game ended, but the rulebook's end condition does not hold: {status}"
+    else:
+        assert status.finished, f"the rulebook's end condition holds (winners {expected}), yet the game goes on"
+        assert status.winners == expected, f"the rulebook gives the win to {expected}, not {status.winners}"
 
 
 def check_bots_see_only_their_seat(
@@ -117,17 +135,23 @@ def check_bots_see_only_their_seat(
 
 
 def replay_in_two_worlds(
-    engine: AnyEngine, state_a: Any, state_b: Any, moves: Iterable[tuple[int, Message, int]], viewer: Viewer
+    engine: AnyEngine,
+    state_a: Any,
+    state_b: Any,
+    moves: Iterable[tuple[int, Message, int]],
+    viewer: Viewer,
+    world_b: Callable[[Message], Message] = lambda event: event,
 ) -> tuple[Any, Any, bool]:
     """Plays the same moves (seat, command, seed of its random draws) from two states
     `viewer` cannot tell apart: its view before each move and each redacted event must be
-    the same in both, and so must the status at the end. Returns the two final states
+    the same in both, and so must the status at the end. `world_b` may replace an event
+    of world B (e.g. a later deal, dealt otherwise there). Returns the two final states
     and whether any event differed (what the admin would see)."""
     events_differ = False
     for seat, command, decide_seed in moves:
         assert engine.view(state_a, viewer) == engine.view(state_b, viewer)
         events_a = engine.decide(state_a, seat, command, random.Random(decide_seed))
-        events_b = engine.decide(state_b, seat, command, random.Random(decide_seed))
+        events_b = [world_b(e) for e in engine.decide(state_b, seat, command, random.Random(decide_seed))]
         assert len(events_a) == len(events_b)
         for event_a, event_b in zip(events_a, events_b, strict=True):
             assert engine.redact(event_a, viewer) == engine.redact(event_b, viewer), f"{viewer} can tell: {event_a}"

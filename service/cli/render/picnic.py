@@ -206,6 +206,10 @@ def describe_command(command: pb.Command, view: pb.View) -> str:
         return f"Put up the Tent at {cell_name(WIDTH, command.place_tent.cell)}"
     if action == "move_dragon":
         return f"Send the dragon to {cell_name(WIDTH, command.move_dragon.cell)}"
+    if action == "take_shelter":
+        if command.take_shelter.shelter == pb.SHELTER_TENT and view.HasField("tent"):
+            return f"Shelter from the rain in the Tent ({cell_name(WIDTH, view.tent)})"
+        return "Run home to shelter from the rain"
     return str(command)
 
 

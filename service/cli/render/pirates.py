@@ -106,9 +106,10 @@ def describe_event(event: pb.Event, seats: Sequence[game_pb2.Seat]) -> str | Non
     if kind == "round_won":
         won = event.round_won
         who = _seat_name(seats, won.seat)
-        return (
-            f"{who} lays their last card and wins round {won.round}: their ship sails to space {won.ships[won.seat]}."
-        )
+        how = "lays their last card"
+        if won.end == pb.ROUND_END_PILE_EXHAUSTED:
+            how = "holds the fewest cards when the draw pile runs out for good"
+        return f"{who} {how} and wins round {won.round}: their ship sails to space {won.ships[won.seat]}."
     if kind == "game_won":
         return f"{_seat_name(seats, event.game_won.seat)}'s ship reaches the treasure island!"
     return None

@@ -24,23 +24,23 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fludotheque/mooki/v1/mooki.proto\x12\x13ludotheque.mooki.v1\"`\n\x04\x46\x61\x63\x65\x12+\n\x04kind\x18\x01 \x01(\x0e\x32\x1d.ludotheque.mooki.v1.FaceKind\x12+\n\x06\x66\x61mily\x18\x02 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\"I\n\x0bTrophyStars\x12+\n\x06\x66\x61mily\x18\x01 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\x12\r\n\x05stars\x18\x02 \x01(\r\"\xa3\x01\n\x07Options\x12\x32\n\nstar_table\x18\x01 \x01(\x0e\x32\x1e.ludotheque.mooki.v1.StarTable\x12\x36\n\x0c\x63ustom_stars\x18\x02 \x03(\x0b\x32 .ludotheque.mooki.v1.TrophyStars\x12\x1a\n\ryoungest_seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x10\n\x0e_youngest_seat\"\x14\n\x04\x44raw\x12\x0c\n\x04pile\x18\x01 \x01(\r\"0\n\x05Place\x12\'\n\x04side\x18\x01 \x01(\x0e\x32\x19.ludotheque.mooki.v1.Side\"J\n\rDiscardTrophy\x12+\n\x06\x66\x61mily\x18\x01 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\x12\x0c\n\x04\x61uto\x18\x02 \x01(\x08\"\xa9\x01\n\x07\x43ommand\x12)\n\x04\x64raw\x18\x01 \x01(\x0b\x32\x19.ludotheque.mooki.v1.DrawH\x00\x12+\n\x05place\x18\x02 \x01(\x0b\x32\x1a.ludotheque.mooki.v1.PlaceH\x00\x12<\n\x0e\x64iscard_trophy\x18\x03 \x01(\x0b\x32\".ludotheque.mooki.v1.DiscardTrophyH\x00\x42\x08\n\x06\x61\x63tion\"q\n\tDealtCard\x12\x0f\n\x07\x63\x61rd_id\x18\x01 \x01(\r\x12(\n\x05shown\x18\x02 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12)\n\x06hidden\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\"p\n\tPileSetup\x12-\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x1e.ludotheque.mooki.v1.DealtCard\x12\x0c\n\x04size\x18\x02 \x01(\r\x12&\n\x03top\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\"\xc7\x01\n\x0bGameStarted\x12-\n\x07options\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.Options\x12/\n\x05stars\x18\x02 \x03(\x0b\x32 .ludotheque.mooki.v1.TrophyStars\x12\x15\n\ryoungest_seat\x18\x03 \x01(\r\x12\x12\n\nfirst_seat\x18\x04 \x01(\r\x12-\n\x05piles\x18\x05 \x03(\x0b\x32\x1e.ludotheque.mooki.v1.PileSetup\"\xcb\x01\n\tCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04pile\x18\x02 \x01(\r\x12(\n\x05shown\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12)\n\x06hidden\x18\x04 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12\x14\n\x07\x63\x61rd_id\x18\x05 \x01(\rH\x00\x88\x01\x01\x12+\n\x08revealed\x18\x06 \x01(\x0b\x32\x19.ludotheque.mooki.v1.FaceB\n\n\x08_card_id\"\xd6\x01\n\nCardPlaced\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x04side\x18\x02 \x01(\x0e\x32\x19.ludotheque.mooki.v1.Side\x12\'\n\x04\x66\x61\x63\x65\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12\x17\n\x0f\x63ollection_seat\x18\x04 \x01(\r\x12-\n\nother_face\x18\x05 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12\x14\n\x07\x63\x61rd_id\x18\x06 \x01(\rH\x00\x88\x01\x01\x42\n\n\x08_card_id\"j\n\x0b\x46\x61milyTally\x12+\n\x06\x66\x61mily\x18\x01 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\x12\x0e\n\x06\x63ounts\x18\x02 \x03(\r\x12\x13\n\x06winner\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\t\n\x07_winner\"\x86\x01\n\x0fTrophiesAwarded\x12\x32\n\x08\x66\x61milies\x18\x01 \x03(\x0b\x32 .ludotheque.mooki.v1.FamilyTally\x12\x0f\n\x07spiders\x18\x02 \x03(\r\x12\x1b\n\x0epenalised_seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x11\n\x0f_penalised_seat\"Z\n\x0fTrophyDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12+\n\x06\x66\x61mily\x18\x02 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\x12\x0c\n\x04\x61uto\x18\x03 \x01(\x08\"A\n\x0cGameFinished\x12\r\n\x05stars\x18\x01 \x03(\r\x12\x0e\n\x06winner\x18\x02 \x01(\r\x12\x12\n\nwon_by_age\x18\x03 \x01(\x08\"\xf7\x02\n\x05\x45vent\x12\x38\n\x0cgame_started\x18\x01 \x01(\x0b\x32 .ludotheque.mooki.v1.GameStartedH\x00\x12\x34\n\ncard_drawn\x18\x02 \x01(\x0b\x32\x1e.ludotheque.mooki.v1.CardDrawnH\x00\x12\x36\n\x0b\x63\x61rd_placed\x18\x03 \x01(\x0b\x32\x1f.ludotheque.mooki.v1.CardPlacedH\x00\x12@\n\x10trophies_awarded\x18\x04 \x01(\x0b\x32$.ludotheque.mooki.v1.TrophiesAwardedH\x00\x12@\n\x10trophy_discarded\x18\x05 \x01(\x0b\x32$.ludotheque.mooki.v1.TrophyDiscardedH\x00\x12:\n\rgame_finished\x18\x06 \x01(\x0b\x32!.ludotheque.mooki.v1.GameFinishedH\x00\x42\x06\n\x04kind\"o\n\x08PileView\x12\x0c\n\x04size\x18\x01 \x01(\r\x12&\n\x03top\x18\x02 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12-\n\x05\x63\x61rds\x18\x03 \x03(\x0b\x32\x1e.ludotheque.mooki.v1.DealtCard\"~\n\x0e\x43ollectionView\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04size\x18\x02 \x01(\r\x12&\n\x03top\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12(\n\x05\x66\x61\x63\x65s\x18\x04 \x03(\x0b\x32\x19.ludotheque.mooki.v1.Face\"|\n\tDrawnCard\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04pile\x18\x02 \x01(\r\x12(\n\x05shown\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12)\n\x06hidden\x18\x04 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\"\xdd\x03\n\x04View\x12)\n\x05phase\x18\x01 \x01(\x0e\x32\x1a.ludotheque.mooki.v1.Phase\x12\x18\n\x0b\x61\x63tive_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12,\n\x05piles\x18\x03 \x03(\x0b\x32\x1d.ludotheque.mooki.v1.PileView\x12\x38\n\x0b\x63ollections\x18\x04 \x03(\x0b\x32#.ludotheque.mooki.v1.CollectionView\x12-\n\x05\x64rawn\x18\x05 \x01(\x0b\x32\x1e.ludotheque.mooki.v1.DrawnCard\x12/\n\x05stars\x18\x06 \x03(\x0b\x32 .ludotheque.mooki.v1.TrophyStars\x12\x15\n\ryoungest_seat\x18\x07 \x01(\r\x12\x35\n\x07scoring\x18\x08 \x01(\x0b\x32$.ludotheque.mooki.v1.TrophiesAwarded\x12\x37\n\tdiscarded\x18\t \x01(\x0b\x32$.ludotheque.mooki.v1.TrophyDiscarded\x12\x31\n\x06result\x18\n \x01(\x0b\x32!.ludotheque.mooki.v1.GameFinishedB\x0e\n\x0c_active_seat*z\n\x06\x46\x61mily\x12\x16\n\x12\x46\x41MILY_UNSPECIFIED\x10\x00\x12\x0e\n\nFAMILY_SUN\x10\x01\x12\x0f\n\x0b\x46\x41MILY_MOON\x10\x02\x12\x11\n\rFAMILY_FOSSIL\x10\x03\x12\x13\n\x0f\x46\x41MILY_SEASHELL\x10\x04\x12\x0f\n\x0b\x46\x41MILY_LEAF\x10\x05*i\n\x08\x46\x61\x63\x65Kind\x12\x19\n\x15\x46\x41\x43\x45_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x46\x41\x43\x45_KIND_MOOKI\x10\x01\x12\x17\n\x13\x46\x41\x43\x45_KIND_LEGENDARY\x10\x02\x12\x14\n\x10\x46\x41\x43\x45_KIND_SPIDER\x10\x03*=\n\x04Side\x12\x14\n\x10SIDE_UNSPECIFIED\x10\x00\x12\x0e\n\nSIDE_SHOWN\x10\x01\x12\x0f\n\x0bSIDE_HIDDEN\x10\x02*V\n\tStarTable\x12\x1a\n\x16STAR_TABLE_UNSPECIFIED\x10\x00\x12\x14\n\x10STAR_TABLE_GUIDE\x10\x01\x12\x17\n\x13STAR_TABLE_RULEBOOK\x10\x02*m\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x0e\n\nPHASE_DRAW\x10\x01\x12\x0f\n\x0bPHASE_PLACE\x10\x02\x12\x18\n\x14PHASE_DISCARD_TROPHY\x10\x03\x12\x12\n\x0ePHASE_FINISHED\x10\x04\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fludotheque/mooki/v1/mooki.proto\x12\x13ludotheque.mooki.v1\"`\n\x04\x46\x61\x63\x65\x12+\n\x04kind\x18\x01 \x01(\x0e\x32\x1d.ludotheque.mooki.v1.FaceKind\x12+\n\x06\x66\x61mily\x18\x02 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\"I\n\x0bTrophyStars\x12+\n\x06\x66\x61mily\x18\x01 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\x12\r\n\x05stars\x18\x02 \x01(\r\"\xa3\x01\n\x07Options\x12\x32\n\nstar_table\x18\x01 \x01(\x0e\x32\x1e.ludotheque.mooki.v1.StarTable\x12\x36\n\x0c\x63ustom_stars\x18\x02 \x03(\x0b\x32 .ludotheque.mooki.v1.TrophyStars\x12\x1a\n\ryoungest_seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x10\n\x0e_youngest_seat\"\x14\n\x04\x44raw\x12\x0c\n\x04pile\x18\x01 \x01(\r\"0\n\x05Place\x12\'\n\x04side\x18\x01 \x01(\x0e\x32\x19.ludotheque.mooki.v1.Side\"J\n\rDiscardTrophy\x12+\n\x06\x66\x61mily\x18\x01 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\x12\x0c\n\x04\x61uto\x18\x02 \x01(\x08\"\xa9\x01\n\x07\x43ommand\x12)\n\x04\x64raw\x18\x01 \x01(\x0b\x32\x19.ludotheque.mooki.v1.DrawH\x00\x12+\n\x05place\x18\x02 \x01(\x0b\x32\x1a.ludotheque.mooki.v1.PlaceH\x00\x12<\n\x0e\x64iscard_trophy\x18\x03 \x01(\x0b\x32\".ludotheque.mooki.v1.DiscardTrophyH\x00\x42\x08\n\x06\x61\x63tion\"q\n\tDealtCard\x12\x0f\n\x07\x63\x61rd_id\x18\x01 \x01(\r\x12(\n\x05shown\x18\x02 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12)\n\x06hidden\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\"p\n\tPileSetup\x12-\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x1e.ludotheque.mooki.v1.DealtCard\x12\x0c\n\x04size\x18\x02 \x01(\r\x12&\n\x03top\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\"\xdc\x01\n\x0bGameStarted\x12-\n\x07options\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.Options\x12/\n\x05stars\x18\x02 \x03(\x0b\x32 .ludotheque.mooki.v1.TrophyStars\x12\x15\n\ryoungest_seat\x18\x03 \x01(\r\x12\x12\n\nfirst_seat\x18\x04 \x01(\r\x12-\n\x05piles\x18\x05 \x03(\x0b\x32\x1e.ludotheque.mooki.v1.PileSetup\x12\x13\n\x0b\x64\x61ta_digest\x18\x06 \x01(\t\"\xcb\x01\n\tCardDrawn\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04pile\x18\x02 \x01(\r\x12(\n\x05shown\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12)\n\x06hidden\x18\x04 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12\x14\n\x07\x63\x61rd_id\x18\x05 \x01(\rH\x00\x88\x01\x01\x12+\n\x08revealed\x18\x06 \x01(\x0b\x32\x19.ludotheque.mooki.v1.FaceB\n\n\x08_card_id\"\xd6\x01\n\nCardPlaced\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\'\n\x04side\x18\x02 \x01(\x0e\x32\x19.ludotheque.mooki.v1.Side\x12\'\n\x04\x66\x61\x63\x65\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12\x17\n\x0f\x63ollection_seat\x18\x04 \x01(\r\x12-\n\nother_face\x18\x05 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12\x14\n\x07\x63\x61rd_id\x18\x06 \x01(\rH\x00\x88\x01\x01\x42\n\n\x08_card_id\"j\n\x0b\x46\x61milyTally\x12+\n\x06\x66\x61mily\x18\x01 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\x12\x0e\n\x06\x63ounts\x18\x02 \x03(\r\x12\x13\n\x06winner\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\t\n\x07_winner\"\x86\x01\n\x0fTrophiesAwarded\x12\x32\n\x08\x66\x61milies\x18\x01 \x03(\x0b\x32 .ludotheque.mooki.v1.FamilyTally\x12\x0f\n\x07spiders\x18\x02 \x03(\r\x12\x1b\n\x0epenalised_seat\x18\x03 \x01(\rH\x00\x88\x01\x01\x42\x11\n\x0f_penalised_seat\"Z\n\x0fTrophyDiscarded\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12+\n\x06\x66\x61mily\x18\x02 \x01(\x0e\x32\x1b.ludotheque.mooki.v1.Family\x12\x0c\n\x04\x61uto\x18\x03 \x01(\x08\"A\n\x0cGameFinished\x12\r\n\x05stars\x18\x01 \x03(\r\x12\x0e\n\x06winner\x18\x02 \x01(\r\x12\x12\n\nwon_by_age\x18\x03 \x01(\x08\"\xf7\x02\n\x05\x45vent\x12\x38\n\x0cgame_started\x18\x01 \x01(\x0b\x32 .ludotheque.mooki.v1.GameStartedH\x00\x12\x34\n\ncard_drawn\x18\x02 \x01(\x0b\x32\x1e.ludotheque.mooki.v1.CardDrawnH\x00\x12\x36\n\x0b\x63\x61rd_placed\x18\x03 \x01(\x0b\x32\x1f.ludotheque.mooki.v1.CardPlacedH\x00\x12@\n\x10trophies_awarded\x18\x04 \x01(\x0b\x32$.ludotheque.mooki.v1.TrophiesAwardedH\x00\x12@\n\x10trophy_discarded\x18\x05 \x01(\x0b\x32$.ludotheque.mooki.v1.TrophyDiscardedH\x00\x12:\n\rgame_finished\x18\x06 \x01(\x0b\x32!.ludotheque.mooki.v1.GameFinishedH\x00\x42\x06\n\x04kind\"o\n\x08PileView\x12\x0c\n\x04size\x18\x01 \x01(\r\x12&\n\x03top\x18\x02 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12-\n\x05\x63\x61rds\x18\x03 \x03(\x0b\x32\x1e.ludotheque.mooki.v1.DealtCard\"~\n\x0e\x43ollectionView\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04size\x18\x02 \x01(\r\x12&\n\x03top\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12(\n\x05\x66\x61\x63\x65s\x18\x04 \x03(\x0b\x32\x19.ludotheque.mooki.v1.Face\"|\n\tDrawnCard\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04pile\x18\x02 \x01(\r\x12(\n\x05shown\x18\x03 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\x12)\n\x06hidden\x18\x04 \x01(\x0b\x32\x19.ludotheque.mooki.v1.Face\"\xdd\x03\n\x04View\x12)\n\x05phase\x18\x01 \x01(\x0e\x32\x1a.ludotheque.mooki.v1.Phase\x12\x18\n\x0b\x61\x63tive_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12,\n\x05piles\x18\x03 \x03(\x0b\x32\x1d.ludotheque.mooki.v1.PileView\x12\x38\n\x0b\x63ollections\x18\x04 \x03(\x0b\x32#.ludotheque.mooki.v1.CollectionView\x12-\n\x05\x64rawn\x18\x05 \x01(\x0b\x32\x1e.ludotheque.mooki.v1.DrawnCard\x12/\n\x05stars\x18\x06 \x03(\x0b\x32 .ludotheque.mooki.v1.TrophyStars\x12\x15\n\ryoungest_seat\x18\x07 \x01(\r\x12\x35\n\x07scoring\x18\x08 \x01(\x0b\x32$.ludotheque.mooki.v1.TrophiesAwarded\x12\x37\n\tdiscarded\x18\t \x01(\x0b\x32$.ludotheque.mooki.v1.TrophyDiscarded\x12\x31\n\x06result\x18\n \x01(\x0b\x32!.ludotheque.mooki.v1.GameFinishedB\x0e\n\x0c_active_seat*z\n\x06\x46\x61mily\x12\x16\n\x12\x46\x41MILY_UNSPECIFIED\x10\x00\x12\x0e\n\nFAMILY_SUN\x10\x01\x12\x0f\n\x0b\x46\x41MILY_MOON\x10\x02\x12\x11\n\rFAMILY_FOSSIL\x10\x03\x12\x13\n\x0f\x46\x41MILY_SEASHELL\x10\x04\x12\x0f\n\x0b\x46\x41MILY_LEAF\x10\x05*i\n\x08\x46\x61\x63\x65Kind\x12\x19\n\x15\x46\x41\x43\x45_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x46\x41\x43\x45_KIND_MOOKI\x10\x01\x12\x17\n\x13\x46\x41\x43\x45_KIND_LEGENDARY\x10\x02\x12\x14\n\x10\x46\x41\x43\x45_KIND_SPIDER\x10\x03*=\n\x04Side\x12\x14\n\x10SIDE_UNSPECIFIED\x10\x00\x12\x0e\n\nSIDE_SHOWN\x10\x01\x12\x0f\n\x0bSIDE_HIDDEN\x10\x02*]\n\tStarTable\x12\x1a\n\x16STAR_TABLE_UNSPECIFIED\x10\x00\x12\x14\n\x10STAR_TABLE_GUIDE\x10\x01\x12\x1e\n\x1aSTAR_TABLE_ENGLISH_EXAMPLE\x10\x02*\x80\x01\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x0e\n\nPHASE_DRAW\x10\x01\x12\x0f\n\x0bPHASE_PLACE\x10\x02\x12\x18\n\x14PHASE_DISCARD_TROPHY\x10\x03\x12\x12\n\x0ePHASE_FINISHED\x10\x04\x12\x11\n\rPHASE_SCORING\x10\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ludotheque.mooki.v1.mooki_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_FAMILY']._serialized_start=3198
-  _globals['_FAMILY']._serialized_end=3320
-  _globals['_FACEKIND']._serialized_start=3322
-  _globals['_FACEKIND']._serialized_end=3427
-  _globals['_SIDE']._serialized_start=3429
-  _globals['_SIDE']._serialized_end=3490
-  _globals['_STARTABLE']._serialized_start=3492
-  _globals['_STARTABLE']._serialized_end=3578
-  _globals['_PHASE']._serialized_start=3580
-  _globals['_PHASE']._serialized_end=3689
+  _globals['_FAMILY']._serialized_start=3219
+  _globals['_FAMILY']._serialized_end=3341
+  _globals['_FACEKIND']._serialized_start=3343
+  _globals['_FACEKIND']._serialized_end=3448
+  _globals['_SIDE']._serialized_start=3450
+  _globals['_SIDE']._serialized_end=3511
+  _globals['_STARTABLE']._serialized_start=3513
+  _globals['_STARTABLE']._serialized_end=3606
+  _globals['_PHASE']._serialized_start=3609
+  _globals['_PHASE']._serialized_end=3737
   _globals['_FACE']._serialized_start=56
   _globals['_FACE']._serialized_end=152
   _globals['_TROPHYSTARS']._serialized_start=154
@@ -60,27 +60,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PILESETUP']._serialized_start=830
   _globals['_PILESETUP']._serialized_end=942
   _globals['_GAMESTARTED']._serialized_start=945
-  _globals['_GAMESTARTED']._serialized_end=1144
-  _globals['_CARDDRAWN']._serialized_start=1147
-  _globals['_CARDDRAWN']._serialized_end=1350
-  _globals['_CARDPLACED']._serialized_start=1353
-  _globals['_CARDPLACED']._serialized_end=1567
-  _globals['_FAMILYTALLY']._serialized_start=1569
-  _globals['_FAMILYTALLY']._serialized_end=1675
-  _globals['_TROPHIESAWARDED']._serialized_start=1678
-  _globals['_TROPHIESAWARDED']._serialized_end=1812
-  _globals['_TROPHYDISCARDED']._serialized_start=1814
-  _globals['_TROPHYDISCARDED']._serialized_end=1904
-  _globals['_GAMEFINISHED']._serialized_start=1906
-  _globals['_GAMEFINISHED']._serialized_end=1971
-  _globals['_EVENT']._serialized_start=1974
-  _globals['_EVENT']._serialized_end=2349
-  _globals['_PILEVIEW']._serialized_start=2351
-  _globals['_PILEVIEW']._serialized_end=2462
-  _globals['_COLLECTIONVIEW']._serialized_start=2464
-  _globals['_COLLECTIONVIEW']._serialized_end=2590
-  _globals['_DRAWNCARD']._serialized_start=2592
-  _globals['_DRAWNCARD']._serialized_end=2716
-  _globals['_VIEW']._serialized_start=2719
-  _globals['_VIEW']._serialized_end=3196
+  _globals['_GAMESTARTED']._serialized_end=1165
+  _globals['_CARDDRAWN']._serialized_start=1168
+  _globals['_CARDDRAWN']._serialized_end=1371
+  _globals['_CARDPLACED']._serialized_start=1374
+  _globals['_CARDPLACED']._serialized_end=1588
+  _globals['_FAMILYTALLY']._serialized_start=1590
+  _globals['_FAMILYTALLY']._serialized_end=1696
+  _globals['_TROPHIESAWARDED']._serialized_start=1699
+  _globals['_TROPHIESAWARDED']._serialized_end=1833
+  _globals['_TROPHYDISCARDED']._serialized_start=1835
+  _globals['_TROPHYDISCARDED']._serialized_end=1925
+  _globals['_GAMEFINISHED']._serialized_start=1927
+  _globals['_GAMEFINISHED']._serialized_end=1992
+  _globals['_EVENT']._serialized_start=1995
+  _globals['_EVENT']._serialized_end=2370
+  _globals['_PILEVIEW']._serialized_start=2372
+  _globals['_PILEVIEW']._serialized_end=2483
+  _globals['_COLLECTIONVIEW']._serialized_start=2485
+  _globals['_COLLECTIONVIEW']._serialized_end=2611
+  _globals['_DRAWNCARD']._serialized_start=2613
+  _globals['_DRAWNCARD']._serialized_end=2737
+  _globals['_VIEW']._serialized_start=2740
+  _globals['_VIEW']._serialized_end=3217
 # @@protoc_insertion_point(module_scope)

@@ -120,22 +120,26 @@ class _StarTableEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_StarTable.V
     STAR_TABLE_UNSPECIFIED: _StarTable.ValueType  # 0
     """The default: the French guide's table."""
     STAR_TABLE_GUIDE: _StarTable.ValueType  # 1
-    """The French guide: Sun 3, Moon 4, Fossil 3, Seashell 2, Leaf 2."""
-    STAR_TABLE_RULEBOOK: _StarTable.ValueType  # 2
-    """A table fitting the English rulebook's example (Sun + Leaf = 6, Moon = 4):
-    Sun 3, Moon 4, Fossil 3, Seashell 2, Leaf 3.
+    """The French guide's stars: Sun 3, Moon 4, Fossil 3, Seashell 2, Leaf 2."""
+    STAR_TABLE_ENGLISH_EXAMPLE: _StarTable.ValueType  # 2
+    """Not a printed table: the project's table that reproduces the English
+    rulebook's example (which needs Sun + Leaf = 6 and Moon = 4): the guide's
+    with Leaf 3 instead of 2. (Named STAR_TABLE_RULEBOOK before mooki/2.)
     """
 
 class StarTable(_StarTable, metaclass=_StarTableEnumTypeWrapper):
-    """Which table of trophy stars to use (the rulebooks disagree; see RULES.md)."""
+    """Which table of trophy stars to use (see RULES.md). Only the French guide
+    gives the stars (in its final count); the English rulebook gives none.
+    """
 
 STAR_TABLE_UNSPECIFIED: StarTable.ValueType  # 0
 """The default: the French guide's table."""
 STAR_TABLE_GUIDE: StarTable.ValueType  # 1
-"""The French guide: Sun 3, Moon 4, Fossil 3, Seashell 2, Leaf 2."""
-STAR_TABLE_RULEBOOK: StarTable.ValueType  # 2
-"""A table fitting the English rulebook's example (Sun + Leaf = 6, Moon = 4):
-Sun 3, Moon 4, Fossil 3, Seashell 2, Leaf 3.
+"""The French guide's stars: Sun 3, Moon 4, Fossil 3, Seashell 2, Leaf 2."""
+STAR_TABLE_ENGLISH_EXAMPLE: StarTable.ValueType  # 2
+"""Not a printed table: the project's table that reproduces the English
+rulebook's example (which needs Sun + Leaf = 6 and Moon = 4): the guide's
+with Leaf 3 instead of 2. (Named STAR_TABLE_RULEBOOK before mooki/2.)
 """
 Global___StarTable: _TypeAlias = StarTable  # noqa: Y015
 
@@ -152,9 +156,16 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     PHASE_PLACE: _Phase.ValueType  # 2
     """The active seat must place the card they drew."""
     PHASE_DISCARD_TROPHY: _Phase.ValueType  # 3
-    """The seat with more Spiders must give back a trophy."""
+    """The seat with more Spiders must choose a trophy to give back (it won two
+    or more).
+    """
     PHASE_FINISHED: _Phase.ValueType  # 4
     """The game is over."""
+    PHASE_SCORING: _Phase.ValueType  # 5
+    """The last card was placed and the trophies are handed out: nobody acts.
+    Seen only between the events of that last move (e.g. replaying a game at
+    a version in between); the game ends with the move's last event.
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """What the game is waiting for."""
@@ -166,9 +177,16 @@ PHASE_DRAW: Phase.ValueType  # 1
 PHASE_PLACE: Phase.ValueType  # 2
 """The active seat must place the card they drew."""
 PHASE_DISCARD_TROPHY: Phase.ValueType  # 3
-"""The seat with more Spiders must give back a trophy."""
+"""The seat with more Spiders must choose a trophy to give back (it won two
+or more).
+"""
 PHASE_FINISHED: Phase.ValueType  # 4
 """The game is over."""
+PHASE_SCORING: Phase.ValueType  # 5
+"""The last card was placed and the trophies are handed out: nobody acts.
+Seen only between the events of that last move (e.g. replaying a game at
+a version in between); the game ends with the move's last event.
+"""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 @_typing.final
@@ -225,7 +243,10 @@ Global___TrophyStars: _TypeAlias = TrophyStars  # noqa: Y015
 
 @_typing.final
 class Options(_message.Message):
-    """Options chosen when the game is created. Every field has a sensible default."""
+    """Options chosen when the game is created. Every field has a sensible default:
+    left empty, they play the rulebooks' game (the only preset: Mooki Island has
+    no variants) with the French guide's stars.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -236,7 +257,10 @@ class Options(_message.Message):
     """The trophy star table; unspecified means the French guide's."""
     youngest_seat: _builtins.int
     """The seat that counts as the youngest player (who starts and wins a tie in
-    stars) when the seats do not all give an age. Defaults to seat 0.
+    stars), named outright: it wins over the seats' ages. Unset: the seat with
+    the lowest age among the seats that give one (the first of equals; a seat
+    without an age, such as a bot, is never taken for the youngest), or seat 0
+    when no seat gives an age.
     """
     @_builtins.property
     def custom_stars(self) -> _containers.RepeatedCompositeFieldContainer[Global___TrophyStars]:
@@ -450,10 +474,15 @@ class GameStarted(_message.Message):
     YOUNGEST_SEAT_FIELD_NUMBER: _builtins.int
     FIRST_SEAT_FIELD_NUMBER: _builtins.int
     PILES_FIELD_NUMBER: _builtins.int
+    DATA_DIGEST_FIELD_NUMBER: _builtins.int
     youngest_seat: _builtins.int
     """The seat that counts as the youngest player."""
     first_seat: _builtins.int
     """The seat that plays first (the youngest)."""
+    data_digest: _builtins.str
+    """The content digest ("sha256:<hex>") of the game data (seeds/mooki/) the
+    game was dealt with. A game replays only with exactly this data.
+    """
     @_builtins.property
     def options(self) -> Global___Options:
         """The options with every default filled in."""
@@ -474,10 +503,11 @@ class GameStarted(_message.Message):
         youngest_seat: _builtins.int = ...,
         first_seat: _builtins.int = ...,
         piles: _abc.Iterable[Global___PileSetup] | None = ...,
+        data_digest: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_seat", b"first_seat", "options", b"options", "piles", b"piles", "stars", b"stars", "youngest_seat", b"youngest_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_digest", b"data_digest", "first_seat", b"first_seat", "options", b"options", "piles", b"piles", "stars", b"stars", "youngest_seat", b"youngest_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -13,6 +13,11 @@ seeds/picnic/RULES.md.
 Spaces ("cells") are numbered row by row from the top-left corner, from 0:
 cell = row * width + column. Each cell also has a name such as "C4" (column
 letter, row number from 1), given in BoardLayout.
+
+The rulebook describes no board and counts no tiles: the two maps, the
+friends' names and starting spaces, the dragon's start, the tiles' numbers and
+values are the project's own (seeds/picnic/boards.json and tiles.json), not a
+copy of the box.
 """
 
 from collections import abc as _abc
@@ -40,19 +45,29 @@ class _BoardEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Board.ValueType
     BOARD_UNSPECIFIED: _Board.ValueType  # 0
     """The default: the easy board."""
     BOARD_EASY: _Board.ValueType  # 1
-    """The easy board: fewer obstacles, more ways into the picnic site."""
+    """The easy board: fewer obstacles, more ways into the picnic site (the
+    project's map).
+    """
     BOARD_HARD: _Board.ValueType  # 2
-    """The hard board: more obstacles, a single way into the picnic site."""
+    """The hard board: more obstacles, a single way into the picnic site (the
+    project's map).
+    """
 
 class Board(_Board, metaclass=_BoardEnumTypeWrapper):
-    """Which board is played."""
+    """Which board is played. The rulebook has an easy and a hard board; the maps
+    played here are the project's own, drawn to its description.
+    """
 
 BOARD_UNSPECIFIED: Board.ValueType  # 0
 """The default: the easy board."""
 BOARD_EASY: Board.ValueType  # 1
-"""The easy board: fewer obstacles, more ways into the picnic site."""
+"""The easy board: fewer obstacles, more ways into the picnic site (the
+project's map).
+"""
 BOARD_HARD: Board.ValueType  # 2
-"""The hard board: more obstacles, a single way into the picnic site."""
+"""The hard board: more obstacles, a single way into the picnic site (the
+project's map).
+"""
 Global___Board: _TypeAlias = Board  # noqa: Y015
 
 class _TentSite:
@@ -64,20 +79,66 @@ class _TentSiteEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TentSite.Val
     TENT_SITE_UNSPECIFIED: _TentSite.ValueType  # 0
     """The default: where Facteur Souris stands."""
     TENT_SITE_FACTEUR: _TentSite.ValueType  # 1
-    """Where Facteur Souris stands when the Tent tile is drawn."""
+    """Where Facteur Souris stands when the Tent tile is drawn; drawn while he is
+    at the picnic site, the Tent tile leaves the game unused (TileDiscarded)
+    and a Tent already up stays where it is.
+    """
     TENT_SITE_CHOSEN: _TentSite.ValueType  # 2
-    """On a path space the player who drew the tile chooses (PlaceTent)."""
+    """On a path space other than the picnic site, chosen by the player who drew
+    the tile (PlaceTent).
+    """
 
 class TentSite(_TentSite, metaclass=_TentSiteEnumTypeWrapper):
-    """Where a Tent stands once its tile is drawn."""
+    """Where a Tent stands once its tile is drawn. In either case never on the
+    picnic site (it is no shelter on the way).
+    """
 
 TENT_SITE_UNSPECIFIED: TentSite.ValueType  # 0
 """The default: where Facteur Souris stands."""
 TENT_SITE_FACTEUR: TentSite.ValueType  # 1
-"""Where Facteur Souris stands when the Tent tile is drawn."""
+"""Where Facteur Souris stands when the Tent tile is drawn; drawn while he is
+at the picnic site, the Tent tile leaves the game unused (TileDiscarded)
+and a Tent already up stays where it is.
+"""
 TENT_SITE_CHOSEN: TentSite.ValueType  # 2
-"""On a path space the player who drew the tile chooses (PlaceTent)."""
+"""On a path space other than the picnic site, chosen by the player who drew
+the tile (PlaceTent).
+"""
 Global___TentSite: _TypeAlias = TentSite  # noqa: Y015
+
+class _Preset:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PresetEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Preset.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    PRESET_UNSPECIFIED: _Preset.ValueType  # 0
+    """No preset: the options as given. Left at their defaults, they play what the
+    rulebook describes as the game: the easy board, with the Tent tiles, without
+    the variants (no Cold Dragon, no trap Rain tile).
+    """
+    PRESET_FIRST_GAME: _Preset.ValueType  # 1
+    """The rulebook's advice for a first game ("Conseil pour débuter"): the easy
+    board, without the variants and without the Tent (no_tents is set; board
+    may be left unset or BOARD_EASY; cold_dragon and trap_rain must be off).
+    Players add the Tent or the Dragon once the children know the tiles well.
+    """
+
+class Preset(_Preset, metaclass=_PresetEnumTypeWrapper):
+    """Named sets of options: the rulebook's ways to play."""
+
+PRESET_UNSPECIFIED: Preset.ValueType  # 0
+"""No preset: the options as given. Left at their defaults, they play what the
+rulebook describes as the game: the easy board, with the Tent tiles, without
+the variants (no Cold Dragon, no trap Rain tile).
+"""
+PRESET_FIRST_GAME: Preset.ValueType  # 1
+"""The rulebook's advice for a first game ("Conseil pour débuter"): the easy
+board, without the variants and without the Tent (no_tents is set; board
+may be left unset or BOARD_EASY; cold_dragon and trap_rain must be off).
+Players add the Tent or the Dragon once the children know the tiles well.
+"""
+Global___Preset: _TypeAlias = Preset  # noqa: Y015
 
 class _TileKind:
     ValueType = _typing.NewType("ValueType", _builtins.int)
@@ -102,10 +163,15 @@ class _TileKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TileKind.Val
     TILE_KIND_NIGHT: _TileKind.ValueType  # 5
     """A night falls on the next free night space; the sixth loses the game."""
     TILE_KIND_DRAGON: _TileKind.ValueType  # 6
-    """The dragon walks `value` spaces (its arrows) towards Facteur Souris."""
+    """The dragon walks `value` spaces (its arrows, 1 to 3 here: the rulebook
+    gives no values) towards Facteur Souris.
+    """
 
 class TileKind(_TileKind, metaclass=_TileKindEnumTypeWrapper):
-    """What is printed on a tile's face."""
+    """What is printed on a tile's face. The kinds and the Facteur Souris and Friend
+    values are the rulebook's; how many tiles of each, and the Dragon tiles'
+    arrows, are the project's (seeds/picnic/tiles.json).
+    """
 
 TILE_KIND_UNSPECIFIED: TileKind.ValueType  # 0
 """No tile, or a face the viewer may not see."""
@@ -124,7 +190,9 @@ TILE_KIND_TENT: TileKind.ValueType  # 4
 TILE_KIND_NIGHT: TileKind.ValueType  # 5
 """A night falls on the next free night space; the sixth loses the game."""
 TILE_KIND_DRAGON: TileKind.ValueType  # 6
-"""The dragon walks `value` spaces (its arrows) towards Facteur Souris."""
+"""The dragon walks `value` spaces (its arrows, 1 to 3 here: the rulebook
+gives no values) towards Facteur Souris.
+"""
 Global___TileKind: _TypeAlias = TileKind  # noqa: Y015
 
 class _TileBack:
@@ -295,6 +363,10 @@ class _PhaseEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Phase.ValueType
     """The active seat chooses the dragon's way."""
     PHASE_FINISHED: _Phase.ValueType  # 6
     """The game is over."""
+    PHASE_SHELTER: _Phase.ValueType  # 7
+    """Rain fell while a Tent stands away from the house: the active seat
+    chooses where Facteur Souris shelters (TakeShelter).
+    """
 
 class Phase(_Phase, metaclass=_PhaseEnumTypeWrapper):
     """What the game is waiting for."""
@@ -313,12 +385,17 @@ PHASE_DRAGON: Phase.ValueType  # 5
 """The active seat chooses the dragon's way."""
 PHASE_FINISHED: Phase.ValueType  # 6
 """The game is over."""
+PHASE_SHELTER: Phase.ValueType  # 7
+"""Rain fell while a Tent stands away from the house: the active seat
+chooses where Facteur Souris shelters (TakeShelter).
+"""
 Global___Phase: _TypeAlias = Phase  # noqa: Y015
 
 @_typing.final
 class Options(_message.Message):
-    """Options chosen when the game is created. Every field has a sensible default
-    (the easy board, with Tent tiles, without the variants).
+    """Options chosen when the game is created. Every field has a sensible default:
+    left empty, the game the rulebook describes (the easy board, with Tent tiles,
+    without the variants). Presets: see Preset.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -333,6 +410,7 @@ class Options(_message.Message):
     TENT_SITE_FIELD_NUMBER: _builtins.int
     DRAGON_FLIES_FIELD_NUMBER: _builtins.int
     FIRST_SEAT_FIELD_NUMBER: _builtins.int
+    PRESET_FIELD_NUMBER: _builtins.int
     board: Global___Board.ValueType
     """The board."""
     cold_dragon: _builtins.bool
@@ -360,9 +438,12 @@ class Options(_message.Message):
     dragon_flies: _builtins.bool
     """The dragon flies over rocks and ponds. Off: it walks around them."""
     first_seat: _builtins.int
-    """The seat that plays first. Unset: the youngest player when every seat
-    gives an age (the first of equals), seat 0 otherwise.
+    """The seat that plays first. Unset: the youngest player among the seats
+    that give an age (the first of equals; a seat without an age, such as a
+    bot, is never taken for the youngest), seat 0 when no seat gives one.
     """
+    preset: Global___Preset.ValueType
+    """A named set of options (see Preset); unset: none."""
     def __init__(
         self,
         *,
@@ -376,10 +457,11 @@ class Options(_message.Message):
         tent_site: Global___TentSite.ValueType = ...,
         dragon_flies: _builtins.bool = ...,
         first_seat: _builtins.int | None = ...,
+        preset: Global___Preset.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "first_seat", b"first_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "board", b"board", "cold_dragon", b"cold_dragon", "dragon_flies", b"dragon_flies", "first_seat", b"first_seat", "invite_in_passing", b"invite_in_passing", "kept_tile_only_with_draw", b"kept_tile_only_with_draw", "no_tents", b"no_tents", "short_moves", b"short_moves", "tent_site", b"tent_site", "trap_rain", b"trap_rain"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "board", b"board", "cold_dragon", b"cold_dragon", "dragon_flies", b"dragon_flies", "first_seat", b"first_seat", "invite_in_passing", b"invite_in_passing", "kept_tile_only_with_draw", b"kept_tile_only_with_draw", "no_tents", b"no_tents", "preset", b"preset", "short_moves", b"short_moves", "tent_site", b"tent_site", "trap_rain", b"trap_rain"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__first_seat: _TypeAlias = _typing.Literal["first_seat"]  # noqa: Y015
     _WhichOneofArgType__first_seat: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat"]  # noqa: Y015
@@ -548,6 +630,30 @@ class MoveFriend(_message.Message):
 Global___MoveFriend: _TypeAlias = MoveFriend  # noqa: Y015
 
 @_typing.final
+class TakeShelter(_message.Message):
+    """Choose where Facteur Souris runs from the rain, when a Tent stands away from
+    his house: the rulebook lets him shelter in the Tent instead of going home.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SHELTER_FIELD_NUMBER: _builtins.int
+    shelter: Global___Shelter.ValueType
+    """SHELTER_HOUSE or SHELTER_TENT."""
+    def __init__(
+        self,
+        *,
+        shelter: Global___Shelter.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["shelter", b"shelter"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TakeShelter: _TypeAlias = TakeShelter  # noqa: Y015
+
+@_typing.final
 class PlaceTent(_message.Message):
     """Put up the Tent on a path space (tent_site TENT_SITE_CHOSEN)."""
 
@@ -606,6 +712,7 @@ class Command(_message.Message):
     MOVE_FRIEND_FIELD_NUMBER: _builtins.int
     PLACE_TENT_FIELD_NUMBER: _builtins.int
     MOVE_DRAGON_FIELD_NUMBER: _builtins.int
+    TAKE_SHELTER_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def draw(self) -> Global___Draw:
         """Pick a tile from the lid."""
@@ -634,6 +741,10 @@ class Command(_message.Message):
     def move_dragon(self) -> Global___MoveDragon:
         """Choose the dragon's way."""
 
+    @_builtins.property
+    def take_shelter(self) -> Global___TakeShelter:
+        """Choose the shelter from the rain."""
+
     def __init__(
         self,
         *,
@@ -644,12 +755,13 @@ class Command(_message.Message):
         move_friend: Global___MoveFriend | None = ...,
         place_tent: Global___PlaceTent | None = ...,
         move_dragon: Global___MoveDragon | None = ...,
+        take_shelter: Global___TakeShelter | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "discard_tile", b"discard_tile", "draw", b"draw", "keep_tile", b"keep_tile", "move_dragon", b"move_dragon", "move_facteur", b"move_facteur", "move_friend", b"move_friend", "place_tent", b"place_tent"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "discard_tile", b"discard_tile", "draw", b"draw", "keep_tile", b"keep_tile", "move_dragon", b"move_dragon", "move_facteur", b"move_facteur", "move_friend", b"move_friend", "place_tent", b"place_tent", "take_shelter", b"take_shelter"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "discard_tile", b"discard_tile", "draw", b"draw", "keep_tile", b"keep_tile", "move_dragon", b"move_dragon", "move_facteur", b"move_facteur", "move_friend", b"move_friend", "place_tent", b"place_tent"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["action", b"action", "discard_tile", b"discard_tile", "draw", b"draw", "keep_tile", b"keep_tile", "move_dragon", b"move_dragon", "move_facteur", b"move_facteur", "move_friend", b"move_friend", "place_tent", b"place_tent", "take_shelter", b"take_shelter"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["draw", "move_facteur", "keep_tile", "discard_tile", "move_friend", "place_tent", "move_dragon"]  # noqa: Y015
+    _WhichOneofReturnType_action: _TypeAlias = _typing.Literal["draw", "move_facteur", "keep_tile", "discard_tile", "move_friend", "place_tent", "move_dragon", "take_shelter"]  # noqa: Y015
     _WhichOneofArgType_action: _TypeAlias = _typing.Literal["action", b"action"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_action) -> _WhichOneofReturnType_action | None: ...
 
@@ -719,7 +831,7 @@ class BoardLayout(_message.Message):
     picnic: _builtins.int
     """The picnic site."""
     dragon_start: _builtins.int
-    """The dragon's starting space."""
+    """The dragon's starting space (the project's choice)."""
     night_spaces: _builtins.int
     """How many night spaces the board has (the last one loses the game)."""
     @_builtins.property
@@ -728,11 +840,13 @@ class BoardLayout(_message.Message):
 
     @_builtins.property
     def friend_names(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
-        """The friends' names, by friend index."""
+        """The friends' names, by friend index (the project's: the rulebook names
+        none).
+        """
 
     @_builtins.property
     def friend_starts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """The friends' starting spaces, by friend index."""
+        """The friends' starting spaces, by friend index (the project's choice)."""
 
     def __init__(
         self,
@@ -796,10 +910,15 @@ class GameStarted(_message.Message):
     SEAT_COUNT_FIELD_NUMBER: _builtins.int
     FIRST_SEAT_FIELD_NUMBER: _builtins.int
     LID_FIELD_NUMBER: _builtins.int
+    DATA_DIGEST_FIELD_NUMBER: _builtins.int
     seat_count: _builtins.int
     """How many seats play."""
     first_seat: _builtins.int
     """The seat that plays first."""
+    data_digest: _builtins.str
+    """The content digest ("sha256:<hex>") of the game data (seeds/picnic/) the
+    game was dealt with. A game replays only with exactly this data.
+    """
     @_builtins.property
     def options(self) -> Global___Options:
         """The options with every default filled in."""
@@ -815,10 +934,11 @@ class GameStarted(_message.Message):
         seat_count: _builtins.int = ...,
         first_seat: _builtins.int = ...,
         lid: _abc.Iterable[Global___LidTile] | None = ...,
+        data_digest: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["first_seat", b"first_seat", "lid", b"lid", "options", b"options", "seat_count", b"seat_count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_digest", b"data_digest", "first_seat", b"first_seat", "lid", b"lid", "options", b"options", "seat_count", b"seat_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -887,7 +1007,7 @@ Global___TileKept: _TypeAlias = TileKept  # noqa: Y015
 @_typing.final
 class TileDiscarded(_message.Message):
     """A Facteur Souris tile was discarded for good (or a Friend tile nobody could
-    use).
+    use, or a Tent tile drawn while Facteur Souris stands at the picnic site).
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1006,7 +1126,9 @@ Global___FriendMoved: _TypeAlias = FriendMoved  # noqa: Y015
 
 @_typing.final
 class FriendInvited(_message.Message):
-    """A friend received an invitation and went straight to the picnic site."""
+    """A friend received an invitation and went straight to the picnic site. Also
+    after RainFell, when Facteur Souris runs to a shelter where a friend stands.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1040,8 +1162,9 @@ Global___FriendInvited: _TypeAlias = FriendInvited  # noqa: Y015
 
 @_typing.final
 class RainFell(_message.Message):
-    """It rained: Facteur Souris ran to shelter and the Rain tile went back, face
-    down, to the place it was drawn from.
+    """It rained: Facteur Souris ran to shelter (his house, or the Tent if the
+    player chose it) and the Rain tile went back, face down, to the place it was
+    drawn from.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -1072,7 +1195,9 @@ Global___RainFell: _TypeAlias = RainFell  # noqa: Y015
 
 @_typing.final
 class TentBuilt(_message.Message):
-    """A Tent was put up (a later Tent moves it: there is one Tent)."""
+    """A Tent was put up (a later Tent moves it: there is one Tent). Never on the
+    picnic site.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -1177,6 +1302,34 @@ class TurnPassed(_message.Message):
 Global___TurnPassed: _TypeAlias = TurnPassed  # noqa: Y015
 
 @_typing.final
+class RevealedTile(_message.Message):
+    """A tile still lying in the lid when the game ended, turned face up."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLACE_FIELD_NUMBER: _builtins.int
+    TILE_FIELD_NUMBER: _builtins.int
+    place: _builtins.int
+    """Its place in the lid."""
+    @_builtins.property
+    def tile(self) -> Global___Tile:
+        """Its face and back."""
+
+    def __init__(
+        self,
+        *,
+        place: _builtins.int = ...,
+        tile: Global___Tile | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["tile", b"tile"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["place", b"place", "tile", b"tile"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RevealedTile: _TypeAlias = RevealedTile  # noqa: Y015
+
+@_typing.final
 class GameWon(_message.Message):
     """Everybody wins: Facteur Souris is at the picnic with at least 4 friends."""
 
@@ -1184,19 +1337,27 @@ class GameWon(_message.Message):
 
     INVITED_COUNT_FIELD_NUMBER: _builtins.int
     NIGHTS_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
     invited_count: _builtins.int
     """How many friends are at the picnic."""
     nights: _builtins.int
     """How many night spaces were filled."""
+    @_builtins.property
+    def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___RevealedTile]:
+        """The game is over: every tile left in the lid is turned over for all to
+        see, as at the table.
+        """
+
     def __init__(
         self,
         *,
         invited_count: _builtins.int = ...,
         nights: _builtins.int = ...,
+        revealed: _abc.Iterable[Global___RevealedTile] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["invited_count", b"invited_count", "nights", b"nights"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["invited_count", b"invited_count", "nights", b"nights", "revealed", b"revealed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1210,19 +1371,27 @@ class GameLost(_message.Message):
 
     REASON_FIELD_NUMBER: _builtins.int
     INVITED_COUNT_FIELD_NUMBER: _builtins.int
+    REVEALED_FIELD_NUMBER: _builtins.int
     reason: Global___LossReason.ValueType
     """Why."""
     invited_count: _builtins.int
     """How many friends had reached the picnic."""
+    @_builtins.property
+    def revealed(self) -> _containers.RepeatedCompositeFieldContainer[Global___RevealedTile]:
+        """The game is over: every tile left in the lid is turned over for all to
+        see, as at the table.
+        """
+
     def __init__(
         self,
         *,
         reason: Global___LossReason.ValueType = ...,
         invited_count: _builtins.int = ...,
+        revealed: _abc.Iterable[Global___RevealedTile] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["invited_count", b"invited_count", "reason", b"reason"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["invited_count", b"invited_count", "reason", b"reason", "revealed", b"revealed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1350,7 +1519,7 @@ class LidPlace(_message.Message):
     """The back of the tile lying there."""
     @_builtins.property
     def tile(self) -> Global___Tile:
-        """The face (admins only)."""
+        """The face (admins only; everyone's once the game is over)."""
 
     def __init__(
         self,
@@ -1537,7 +1706,8 @@ class View(_message.Message):
     @_builtins.property
     def lid(self) -> _containers.RepeatedCompositeFieldContainer[Global___LidPlace]:
         """The lid, place by place: the backs (the faces are hidden, even of a Rain
-        tile that went back: remember where it is!).
+        tile that went back: remember where it is!), and every face once the game
+        is over.
         """
 
     @_builtins.property

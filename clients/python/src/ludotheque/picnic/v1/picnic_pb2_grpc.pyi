@@ -13,6 +13,11 @@ seeds/picnic/RULES.md.
 Spaces ("cells") are numbered row by row from the top-left corner, from 0:
 cell = row * width + column. Each cell also has a name such as "C4" (column
 letter, row number from 1), given in BoardLayout.
+
+The rulebook describes no board and counts no tiles: the two maps, the
+friends' names and starting spaces, the dragon's start, the tiles' numbers and
+values are the project's own (seeds/picnic/boards.json and tiles.json), not a
+copy of the box.
 """
 
 from collections import abc as _abc

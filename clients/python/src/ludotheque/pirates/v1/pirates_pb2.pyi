@@ -234,6 +234,38 @@ DRAW_REASON_OHE: DrawReason.ValueType  # 3
 """The penalty for forgetting to call "ohé!"."""
 Global___DrawReason: _TypeAlias = DrawReason  # noqa: Y015
 
+class _RoundEnd:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _RoundEndEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_RoundEnd.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    ROUND_END_UNSPECIFIED: _RoundEnd.ValueType  # 0
+    """Not set."""
+    ROUND_END_LAST_CARD: _RoundEnd.ValueType  # 1
+    """The winner laid their last card (the rulebook's end of a round)."""
+    ROUND_END_PILE_EXHAUSTED: _RoundEnd.ValueType  # 2
+    """A card had to be drawn after the draw pile had been rebuilt
+    Options.rebuilds_per_round times: the player with the fewest cards won
+    (on equal counts, the first of them in the direction of play, from the
+    player who had to draw).
+    """
+
+class RoundEnd(_RoundEnd, metaclass=_RoundEndEnumTypeWrapper):
+    """How a round ended."""
+
+ROUND_END_UNSPECIFIED: RoundEnd.ValueType  # 0
+"""Not set."""
+ROUND_END_LAST_CARD: RoundEnd.ValueType  # 1
+"""The winner laid their last card (the rulebook's end of a round)."""
+ROUND_END_PILE_EXHAUSTED: RoundEnd.ValueType  # 2
+"""A card had to be drawn after the draw pile had been rebuilt
+Options.rebuilds_per_round times: the player with the fewest cards won
+(on equal counts, the first of them in the direction of play, from the
+player who had to draw).
+"""
+Global___RoundEnd: _TypeAlias = RoundEnd  # noqa: Y015
+
 class _Phase:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -308,7 +340,15 @@ Global___Card: _TypeAlias = Card  # noqa: Y015
 
 @_typing.final
 class Options(_message.Message):
-    """Options chosen when the game is created. Every field has a sensible default."""
+    """Options chosen when the game is created. Every field has a sensible default.
+
+    Presets (the rulebook's own names for ways to play; set these fields):
+    - the basic game ("les règles de base"): every field left unset.
+    - the easier game (the rulebook's advice): open_hands, and one or more
+      special kinds in removed_specials.
+    - the "ohé!" variant: ohe_variant.
+    Every other field is a decision the rulebook leaves open (see RULES.md).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -321,6 +361,9 @@ class Options(_message.Message):
     BOTTLE_FOLLOW_UP_FIELD_NUMBER: _builtins.int
     NEXT_ROUND_STARTER_FIELD_NUMBER: _builtins.int
     MUST_PLAY_FIELD_NUMBER: _builtins.int
+    MUST_ANSWER_BOTTLE_FIELD_NUMBER: _builtins.int
+    MUST_LAY_AFTER_BOTTLE_FIELD_NUMBER: _builtins.int
+    REBUILDS_PER_ROUND_FIELD_NUMBER: _builtins.int
     first_seat: _builtins.int
     """The seat of the player who last bathed in the sea: they start the first
     round. Defaults to seat 0.
@@ -343,8 +386,28 @@ class Options(_message.Message):
     next_round_starter: Global___NextRoundStarter.ValueType
     """Who starts the rounds after the first."""
     must_play: _builtins.bool
-    """A player who can lay a card must lay one: drawing, and ending the turn
-    after drawing, are only allowed when nothing fits.
+    """A player who can lay a card must lay one: drawing is allowed only when
+    nothing fits, and a card drawn on an ordinary turn that fits must be laid.
+    Off (the default): drawing is always allowed but for a draw that would find
+    no card at all, which is allowed only when nothing fits. Facing a Bottle,
+    see must_answer_bottle and must_lay_after_bottle instead.
+    """
+    must_answer_bottle: _builtins.bool
+    """A player facing a Bottle who holds a Bottle must answer with it rather
+    than draw the penalty. Off (the default): answering is a choice, as the
+    rulebook says ("il peut").
+    """
+    must_lay_after_bottle: _builtins.bool
+    """After drawing a Bottle's penalty, a card the player may lay then (see
+    bottle_follow_up) that fits must be laid. Off (the default): laying it is a
+    choice, as the rulebook says ("elle peut").
+    """
+    rebuilds_per_round: _builtins.int
+    """How many times a round's draw pile may be rebuilt from the discard pile,
+    1 to 20; 0 means the default, 3. When a card must be drawn once more after
+    that, the round ends at once: the player with the fewest cards wins it
+    (RoundWon.end ROUND_END_PILE_EXHAUSTED). This guarantees that every round,
+    and so every game, ends.
     """
     @_builtins.property
     def removed_specials(self) -> _containers.RepeatedScalarFieldContainer[Global___CardKind.ValueType]:
@@ -364,10 +427,13 @@ class Options(_message.Message):
         bottle_follow_up: Global___BottleFollowUp.ValueType = ...,
         next_round_starter: Global___NextRoundStarter.ValueType = ...,
         must_play: _builtins.bool = ...,
+        must_answer_bottle: _builtins.bool = ...,
+        must_lay_after_bottle: _builtins.bool = ...,
+        rebuilds_per_round: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "first_seat", b"first_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "bottle_chain", b"bottle_chain", "bottle_follow_up", b"bottle_follow_up", "first_seat", b"first_seat", "island_distance", b"island_distance", "must_play", b"must_play", "next_round_starter", b"next_round_starter", "ohe_variant", b"ohe_variant", "open_hands", b"open_hands", "removed_specials", b"removed_specials"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "bottle_chain", b"bottle_chain", "bottle_follow_up", b"bottle_follow_up", "first_seat", b"first_seat", "island_distance", b"island_distance", "must_answer_bottle", b"must_answer_bottle", "must_lay_after_bottle", b"must_lay_after_bottle", "must_play", b"must_play", "next_round_starter", b"next_round_starter", "ohe_variant", b"ohe_variant", "open_hands", b"open_hands", "rebuilds_per_round", b"rebuilds_per_round", "removed_specials", b"removed_specials"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__first_seat: _TypeAlias = _typing.Literal["first_seat"]  # noqa: Y015
     _WhichOneofArgType__first_seat: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat"]  # noqa: Y015
@@ -490,8 +556,13 @@ class GameStarted(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEAT_COUNT_FIELD_NUMBER: _builtins.int
     REMOVED_FIELD_NUMBER: _builtins.int
+    DATA_DIGEST_FIELD_NUMBER: _builtins.int
     seat_count: _builtins.int
     """How many players."""
+    data_digest: _builtins.str
+    """The content digest ("sha256:<hex>") of the game data (seeds/pirates/) the
+    game was dealt with. A game replays only with exactly this data.
+    """
     @_builtins.property
     def options(self) -> Global___Options:
         """The options with every default filled in."""
@@ -506,10 +577,11 @@ class GameStarted(_message.Message):
         options: Global___Options | None = ...,
         seat_count: _builtins.int = ...,
         removed: _abc.Iterable[Global___Card] | None = ...,
+        data_digest: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "removed", b"removed", "seat_count", b"seat_count"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data_digest", b"data_digest", "options", b"options", "removed", b"removed", "seat_count", b"seat_count"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -773,20 +845,30 @@ Global___TurnPassed: _TypeAlias = TurnPassed  # noqa: Y015
 
 @_typing.final
 class RoundWon(_message.Message):
-    """A player laid their last card and won the round."""
+    """A player won the round: they laid their last card (or held the fewest
+    cards when the draw pile ran out for good).
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SEAT_FIELD_NUMBER: _builtins.int
     ROUND_FIELD_NUMBER: _builtins.int
     SHIPS_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    HAND_SIZES_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The winner of the round."""
     round: _builtins.int
     """The round's number."""
+    end: Global___RoundEnd.ValueType
+    """How the round ended."""
     @_builtins.property
     def ships(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Every ship's position afterwards, per seat (the spaces sailed)."""
+
+    @_builtins.property
+    def hand_sizes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The cards each seat held when the round ended, per seat."""
 
     def __init__(
         self,
@@ -794,10 +876,12 @@ class RoundWon(_message.Message):
         seat: _builtins.int = ...,
         round: _builtins.int = ...,
         ships: _abc.Iterable[_builtins.int] | None = ...,
+        end: Global___RoundEnd.ValueType = ...,
+        hand_sizes: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["round", b"round", "seat", b"seat", "ships", b"ships"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end", b"end", "hand_sizes", b"hand_sizes", "round", b"round", "seat", b"seat", "ships", b"ships"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -959,6 +1043,7 @@ class View(_message.Message):
     WINNER_FIELD_NUMBER: _builtins.int
     DRAW_PILE_FIELD_NUMBER: _builtins.int
     DISCARD_PILE_FIELD_NUMBER: _builtins.int
+    REBUILDS_FIELD_NUMBER: _builtins.int
     phase: Global___Phase.ValueType
     """What the game waits for."""
     active_seat: _builtins.int
@@ -979,6 +1064,10 @@ class View(_message.Message):
     """The spaces from the start to the treasure island."""
     winner: _builtins.int
     """The winner, once the game is over."""
+    rebuilds: _builtins.int
+    """How many times the draw pile was rebuilt this round (see
+    Options.rebuilds_per_round).
+    """
     @_builtins.property
     def hands(self) -> _containers.RepeatedCompositeFieldContainer[Global___HandView]:
         """Every hand, seat 0 first."""
@@ -1022,10 +1111,11 @@ class View(_message.Message):
         winner: _builtins.int | None = ...,
         draw_pile: _abc.Iterable[Global___Card] | None = ...,
         discard_pile: _abc.Iterable[Global___Card] | None = ...,
+        rebuilds: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_winner", b"_winner", "active_seat", b"active_seat", "discard_top", b"discard_top", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_winner", b"_winner", "active_seat", b"active_seat", "announced", b"announced", "direction", b"direction", "discard_pile", b"discard_pile", "discard_size", b"discard_size", "discard_top", b"discard_top", "draw_penalty", b"draw_penalty", "draw_pile", b"draw_pile", "draw_pile_size", b"draw_pile_size", "drawn", b"drawn", "hands", b"hands", "island_distance", b"island_distance", "phase", b"phase", "round", b"round", "ships", b"ships", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_winner", b"_winner", "active_seat", b"active_seat", "announced", b"announced", "direction", b"direction", "discard_pile", b"discard_pile", "discard_size", b"discard_size", "discard_top", b"discard_top", "draw_penalty", b"draw_penalty", "draw_pile", b"draw_pile", "draw_pile_size", b"draw_pile_size", "drawn", b"drawn", "hands", b"hands", "island_distance", b"island_distance", "phase", b"phase", "rebuilds", b"rebuilds", "round", b"round", "ships", b"ships", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__active_seat: _TypeAlias = _typing.Literal["active_seat"]  # noqa: Y015
     _WhichOneofArgType__active_seat: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat"]  # noqa: Y015

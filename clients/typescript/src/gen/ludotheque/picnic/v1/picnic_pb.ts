@@ -14,6 +14,11 @@
 // Spaces ("cells") are numbered row by row from the top-left corner, from 0:
 // cell = row * width + column. Each cell also has a name such as "C4" (column
 // letter, row number from 1), given in BoardLayout.
+//
+// The rulebook describes no board and counts no tiles: the two maps, the
+// friends' names and starting spaces, the dragon's start, the tiles' numbers and
+// values are the project's own (seeds/picnic/boards.json and tiles.json), not a
+// copy of the box.
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
@@ -23,11 +28,12 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/picnic/v1/picnic.proto.
  */
 export const file_ludotheque_picnic_v1_picnic: GenFile = /*@__PURE__*/
-  fileDesc("CiFsdWRvdGhlcXVlL3BpY25pYy92MS9waWNuaWMucHJvdG8SFGx1ZG90aGVxdWUucGljbmljLnYxIrICCgdPcHRpb25zEioKBWJvYXJkGAEgASgOMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuQm9hcmQSEwoLY29sZF9kcmFnb24YAiABKAgSEQoJdHJhcF9yYWluGAMgASgIEhAKCG5vX3RlbnRzGAQgASgIEhMKC3Nob3J0X21vdmVzGAUgASgIEhkKEWludml0ZV9pbl9wYXNzaW5nGAYgASgIEiAKGGtlcHRfdGlsZV9vbmx5X3dpdGhfZHJhdxgHIAEoCBIxCgl0ZW50X3NpdGUYCCABKA4yHi5sdWRvdGhlcXVlLnBpY25pYy52MS5UZW50U2l0ZRIUCgxkcmFnb25fZmxpZXMYCSABKAgSFwoKZmlyc3Rfc2VhdBgKIAEoDUgAiAEBQg0KC19maXJzdF9zZWF0InEKBFRpbGUSLAoEa2luZBgBIAEoDjIeLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVLaW5kEg0KBXZhbHVlGAIgASgNEiwKBGJhY2sYAyABKA4yHi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlQmFjayIVCgREcmF3Eg0KBXBsYWNlGAEgASgNIk4KC01vdmVGYWN0ZXVyEjAKBnNvdXJjZRgBIAEoDjIgLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVTb3VyY2USDQoFcm91dGUYAiADKA0iCgoIS2VlcFRpbGUiPwoLRGlzY2FyZFRpbGUSMAoGc291cmNlGAEgASgOMiAubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZVNvdXJjZSIrCgpNb3ZlRnJpZW5kEg4KBmZyaWVuZBgBIAEoDRINCgVyb3V0ZRgCIAMoDSIZCglQbGFjZVRlbnQSDAoEY2VsbBgBIAEoDSIaCgpNb3ZlRHJhZ29uEgwKBGNlbGwYASABKA0ikwMKB0NvbW1hbmQSKgoEZHJhdxgBIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLkRyYXdIABI5Cgxtb3ZlX2ZhY3RldXIYAiABKAsyIS5sdWRvdGhlcXVlLnBpY25pYy52MS5Nb3ZlRmFjdGV1ckgAEjMKCWtlZXBfdGlsZRgDIAEoCzIeLmx1ZG90aGVxdWUucGljbmljLnYxLktlZXBUaWxlSAASOQoMZGlzY2FyZF90aWxlGAQgASgLMiEubHVkb3RoZXF1ZS5waWNuaWMudjEuRGlzY2FyZFRpbGVIABI3Cgttb3ZlX2ZyaWVuZBgFIAEoCzIgLmx1ZG90aGVxdWUucGljbmljLnYxLk1vdmVGcmllbmRIABI1CgpwbGFjZV90ZW50GAYgASgLMh8ubHVkb3RoZXF1ZS5waWNuaWMudjEuUGxhY2VUZW50SAASNwoLbW92ZV9kcmFnb24YByABKAsyIC5sdWRvdGhlcXVlLnBpY25pYy52MS5Nb3ZlRHJhZ29uSABCCAoGYWN0aW9uIl4KBENlbGwSCgoCaWQYASABKA0SDAoEbmFtZRgCIAEoCRIuCgd0ZXJyYWluGAMgASgOMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuVGVycmFpbhIMCgRwYXRoGAQgASgIIvsBCgtCb2FyZExheW91dBIqCgVib2FyZBgBIAEoDjIbLmx1ZG90aGVxdWUucGljbmljLnYxLkJvYXJkEg0KBXdpZHRoGAIgASgNEg4KBmhlaWdodBgDIAEoDRIpCgVjZWxscxgEIAMoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLkNlbGwSDQoFaG91c2UYBSABKA0SDgoGcGljbmljGAYgASgNEhQKDGZyaWVuZF9uYW1lcxgHIAMoCRIVCg1mcmllbmRfc3RhcnRzGAggAygNEhQKDGRyYWdvbl9zdGFydBgJIAEoDRIUCgxuaWdodF9zcGFjZXMYCiABKA0iYQoHTGlkVGlsZRIsCgRiYWNrGAEgASgOMh4ubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZUJhY2sSKAoEdGlsZRgCIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUikQEKC0dhbWVTdGFydGVkEi4KB29wdGlvbnMYASABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5PcHRpb25zEhIKCnNlYXRfY291bnQYAiABKA0SEgoKZmlyc3Rfc2VhdBgDIAEoDRIqCgNsaWQYBCADKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5MaWRUaWxlIlIKCVRpbGVEcmF3bhIMCgRzZWF0GAEgASgNEg0KBXBsYWNlGAIgASgNEigKBHRpbGUYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlIkIKCFRpbGVLZXB0EgwKBHNlYXQYASABKA0SKAoEdGlsZRgCIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUieQoNVGlsZURpc2NhcmRlZBIMCgRzZWF0GAEgASgNEjAKBnNvdXJjZRgCIAEoDjIgLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVTb3VyY2USKAoEdGlsZRgDIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUilgEKDEZhY3RldXJNb3ZlZBIMCgRzZWF0GAEgASgNEjAKBnNvdXJjZRgCIAEoDjIgLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVTb3VyY2USKAoEdGlsZRgDIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUSDQoFc3RhcnQYBCABKA0SDQoFcm91dGUYBSADKA0icwoLRnJpZW5kTW92ZWQSDAoEc2VhdBgBIAEoDRIOCgZmcmllbmQYAiABKA0SKAoEdGlsZRgDIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUSDQoFc3RhcnQYBCABKA0SDQoFcm91dGUYBSADKA0idAoNRnJpZW5kSW52aXRlZBIOCgZmcmllbmQYASABKA0SDAoEY2VsbBgCIAEoDRIuCgdtZWV0aW5nGAMgASgOMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuTWVldGluZxIVCg1pbnZpdGVkX2NvdW50GAQgASgNIlcKCFJhaW5GZWxsEg0KBXBsYWNlGAEgASgNEi4KB3NoZWx0ZXIYAiABKA4yHS5sdWRvdGhlcXVlLnBpY25pYy52MS5TaGVsdGVyEgwKBGNlbGwYAyABKA0iGQoJVGVudEJ1aWx0EgwKBGNlbGwYASABKA0iGgoJTmlnaHRGZWxsEg0KBXNwYWNlGAEgASgNIm8KC0RyYWdvbk1vdmVkEgwKBHNlYXQYASABKA0SKAoEdGlsZRgCIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUSDQoFc3RhcnQYAyABKA0SCgoCdG8YBCABKA0SDQoFc3R1Y2sYBSABKAgiGgoKVHVyblBhc3NlZBIMCgRzZWF0GAEgASgNIjAKB0dhbWVXb24SFQoNaW52aXRlZF9jb3VudBgBIAEoDRIOCgZuaWdodHMYAiABKA0iUwoIR2FtZUxvc3QSMAoGcmVhc29uGAEgASgOMiAubHVkb3RoZXF1ZS5waWNuaWMudjEuTG9zc1JlYXNvbhIVCg1pbnZpdGVkX2NvdW50GAIgASgNIqsGCgVFdmVudBI5CgxnYW1lX3N0YXJ0ZWQYASABKAsyIS5sdWRvdGhlcXVlLnBpY25pYy52MS5HYW1lU3RhcnRlZEgAEjUKCnRpbGVfZHJhd24YAiABKAsyHy5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlRHJhd25IABIzCgl0aWxlX2tlcHQYAyABKAsyHi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlS2VwdEgAEj0KDnRpbGVfZGlzY2FyZGVkGAQgASgLMiMubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZURpc2NhcmRlZEgAEjsKDWZhY3RldXJfbW92ZWQYBSABKAsyIi5sdWRvdGhlcXVlLnBpY25pYy52MS5GYWN0ZXVyTW92ZWRIABI5CgxmcmllbmRfbW92ZWQYBiABKAsyIS5sdWRvdGhlcXVlLnBpY25pYy52MS5GcmllbmRNb3ZlZEgAEj0KDmZyaWVuZF9pbnZpdGVkGAcgASgLMiMubHVkb3RoZXF1ZS5waWNuaWMudjEuRnJpZW5kSW52aXRlZEgAEjMKCXJhaW5fZmVsbBgIIAEoCzIeLmx1ZG90aGVxdWUucGljbmljLnYxLlJhaW5GZWxsSAASNQoKdGVudF9idWlsdBgJIAEoCzIfLmx1ZG90aGVxdWUucGljbmljLnYxLlRlbnRCdWlsdEgAEjUKCm5pZ2h0X2ZlbGwYCiABKAsyHy5sdWRvdGhlcXVlLnBpY25pYy52MS5OaWdodEZlbGxIABI5CgxkcmFnb25fbW92ZWQYCyABKAsyIS5sdWRvdGhlcXVlLnBpY25pYy52MS5EcmFnb25Nb3ZlZEgAEjcKC3R1cm5fcGFzc2VkGAwgASgLMiAubHVkb3RoZXF1ZS5waWNuaWMudjEuVHVyblBhc3NlZEgAEjEKCGdhbWVfd29uGA0gASgLMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuR2FtZVdvbkgAEjMKCWdhbWVfbG9zdBgOIAEoCzIeLmx1ZG90aGVxdWUucGljbmljLnYxLkdhbWVMb3N0SABCBgoEa2luZCKDAQoITGlkUGxhY2USDQoFcGxhY2UYASABKA0SEAoIb2NjdXBpZWQYAiABKAgSLAoEYmFjaxgDIAEoDjIeLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVCYWNrEigKBHRpbGUYBCABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlIlcKCkZyaWVuZFZpZXcSDgoGZnJpZW5kGAEgASgNEgwKBG5hbWUYAiABKAkSDwoHaW52aXRlZBgDIAEoCBIRCgRjZWxsGAQgASgNSACIAQFCBwoFX2NlbGwiQgoIS2VwdFRpbGUSDAoEc2VhdBgBIAEoDRIoCgR0aWxlGAIgASgLMhoubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZSJSCglEcmF3blRpbGUSDAoEc2VhdBgBIAEoDRINCgVwbGFjZRgCIAEoDRIoCgR0aWxlGAMgASgLMhoubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZSJHCgZSZXN1bHQSCwoDd29uGAEgASgIEjAKBnJlYXNvbhgCIAEoDjIgLmx1ZG90aGVxdWUucGljbmljLnYxLkxvc3NSZWFzb24i4AQKBFZpZXcSKgoFcGhhc2UYASABKA4yGy5sdWRvdGhlcXVlLnBpY25pYy52MS5QaGFzZRIYCgthY3RpdmVfc2VhdBgCIAEoDUgAiAEBEhIKCnNlYXRfY291bnQYAyABKA0SMAoFYm9hcmQYBCABKAsyIS5sdWRvdGhlcXVlLnBpY25pYy52MS5Cb2FyZExheW91dBIPCgdmYWN0ZXVyGAUgASgNEjEKB2ZyaWVuZHMYBiADKAsyIC5sdWRvdGhlcXVlLnBpY25pYy52MS5GcmllbmRWaWV3EhMKBmRyYWdvbhgHIAEoDUgBiAEBEhEKBHRlbnQYCCABKA1IAogBARIOCgZuaWdodHMYCSABKA0SKwoDbGlkGAogAygLMh4ubHVkb3RoZXF1ZS5waWNuaWMudjEuTGlkUGxhY2USLgoFZHJhd24YCyABKAsyHy5sdWRvdGhlcXVlLnBpY25pYy52MS5EcmF3blRpbGUSLAoEa2VwdBgMIAMoCzIeLmx1ZG90aGVxdWUucGljbmljLnYxLktlcHRUaWxlEisKB3JlbW92ZWQYDSADKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlEhYKDmRyYWdvbl9jaG9pY2VzGA4gAygNEi4KB29wdGlvbnMYDyABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5PcHRpb25zEiwKBnJlc3VsdBgQIAEoCzIcLmx1ZG90aGVxdWUucGljbmljLnYxLlJlc3VsdEIOCgxfYWN0aXZlX3NlYXRCCQoHX2RyYWdvbkIHCgVfdGVudCo+CgVCb2FyZBIVChFCT0FSRF9VTlNQRUNJRklFRBAAEg4KCkJPQVJEX0VBU1kQARIOCgpCT0FSRF9IQVJEEAIqUgoIVGVudFNpdGUSGQoVVEVOVF9TSVRFX1VOU1BFQ0lGSUVEEAASFQoRVEVOVF9TSVRFX0ZBQ1RFVVIQARIUChBURU5UX1NJVEVfQ0hPU0VOEAIqpQEKCFRpbGVLaW5kEhkKFVRJTEVfS0lORF9VTlNQRUNJRklFRBAAEhUKEVRJTEVfS0lORF9GQUNURVVSEAESFAoQVElMRV9LSU5EX0ZSSUVORBACEhIKDlRJTEVfS0lORF9SQUlOEAMSEgoOVElMRV9LSU5EX1RFTlQQBBITCg9USUxFX0tJTkRfTklHSFQQBRIUChBUSUxFX0tJTkRfRFJBR09OEAYqUgoIVGlsZUJhY2sSGQoVVElMRV9CQUNLX1VOU1BFQ0lGSUVEEAASEwoPVElMRV9CQUNLX1BMQUlOEAESFgoSVElMRV9CQUNLX0VOVkVMT1BFEAIqVgoKVGlsZVNvdXJjZRIbChdUSUxFX1NPVVJDRV9VTlNQRUNJRklFRBAAEhUKEVRJTEVfU09VUkNFX0RSQVdOEAESFAoQVElMRV9TT1VSQ0VfS0VQVBACKloKB1RlcnJhaW4SFwoTVEVSUkFJTl9VTlNQRUNJRklFRBAAEhIKDlRFUlJBSU5fTUVBRE9XEAESEAoMVEVSUkFJTl9ST0NLEAISEAoMVEVSUkFJTl9QT05EEAMqVQoHTWVldGluZxIXChNNRUVUSU5HX1VOU1BFQ0lGSUVEEAASGAoUTUVFVElOR19GQUNURVVSX0NBTUUQARIXChNNRUVUSU5HX0ZSSUVORF9DQU1FEAIqRwoHU2hlbHRlchIXChNTSEVMVEVSX1VOU1BFQ0lGSUVEEAASEQoNU0hFTFRFUl9IT1VTRRABEhAKDFNIRUxURVJfVEVOVBACKlgKCkxvc3NSZWFzb24SGwoXTE9TU19SRUFTT05fVU5TUEVDSUZJRUQQABIVChFMT1NTX1JFQVNPTl9OSUdIVBABEhYKEkxPU1NfUkVBU09OX0RSQUdPThACKokBCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0RSQVcQARIRCg1QSEFTRV9GQUNURVVSEAISEAoMUEhBU0VfRlJJRU5EEAMSDgoKUEhBU0VfVEVOVBAEEhAKDFBIQVNFX0RSQUdPThAFEhIKDlBIQVNFX0ZJTklTSEVEEAZiBnByb3RvMw");
+  fileDesc("CiFsdWRvdGhlcXVlL3BpY25pYy92MS9waWNuaWMucHJvdG8SFGx1ZG90aGVxdWUucGljbmljLnYxIuACCgdPcHRpb25zEioKBWJvYXJkGAEgASgOMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuQm9hcmQSEwoLY29sZF9kcmFnb24YAiABKAgSEQoJdHJhcF9yYWluGAMgASgIEhAKCG5vX3RlbnRzGAQgASgIEhMKC3Nob3J0X21vdmVzGAUgASgIEhkKEWludml0ZV9pbl9wYXNzaW5nGAYgASgIEiAKGGtlcHRfdGlsZV9vbmx5X3dpdGhfZHJhdxgHIAEoCBIxCgl0ZW50X3NpdGUYCCABKA4yHi5sdWRvdGhlcXVlLnBpY25pYy52MS5UZW50U2l0ZRIUCgxkcmFnb25fZmxpZXMYCSABKAgSFwoKZmlyc3Rfc2VhdBgKIAEoDUgAiAEBEiwKBnByZXNldBgLIAEoDjIcLmx1ZG90aGVxdWUucGljbmljLnYxLlByZXNldEINCgtfZmlyc3Rfc2VhdCJxCgRUaWxlEiwKBGtpbmQYASABKA4yHi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlS2luZBINCgV2YWx1ZRgCIAEoDRIsCgRiYWNrGAMgASgOMh4ubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZUJhY2siFQoERHJhdxINCgVwbGFjZRgBIAEoDSJOCgtNb3ZlRmFjdGV1chIwCgZzb3VyY2UYASABKA4yIC5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlU291cmNlEg0KBXJvdXRlGAIgAygNIgoKCEtlZXBUaWxlIj8KC0Rpc2NhcmRUaWxlEjAKBnNvdXJjZRgBIAEoDjIgLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVTb3VyY2UiKwoKTW92ZUZyaWVuZBIOCgZmcmllbmQYASABKA0SDQoFcm91dGUYAiADKA0iPQoLVGFrZVNoZWx0ZXISLgoHc2hlbHRlchgBIAEoDjIdLmx1ZG90aGVxdWUucGljbmljLnYxLlNoZWx0ZXIiGQoJUGxhY2VUZW50EgwKBGNlbGwYASABKA0iGgoKTW92ZURyYWdvbhIMCgRjZWxsGAEgASgNIs4DCgdDb21tYW5kEioKBGRyYXcYASABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5EcmF3SAASOQoMbW92ZV9mYWN0ZXVyGAIgASgLMiEubHVkb3RoZXF1ZS5waWNuaWMudjEuTW92ZUZhY3RldXJIABIzCglrZWVwX3RpbGUYAyABKAsyHi5sdWRvdGhlcXVlLnBpY25pYy52MS5LZWVwVGlsZUgAEjkKDGRpc2NhcmRfdGlsZRgEIAEoCzIhLmx1ZG90aGVxdWUucGljbmljLnYxLkRpc2NhcmRUaWxlSAASNwoLbW92ZV9mcmllbmQYBSABKAsyIC5sdWRvdGhlcXVlLnBpY25pYy52MS5Nb3ZlRnJpZW5kSAASNQoKcGxhY2VfdGVudBgGIAEoCzIfLmx1ZG90aGVxdWUucGljbmljLnYxLlBsYWNlVGVudEgAEjcKC21vdmVfZHJhZ29uGAcgASgLMiAubHVkb3RoZXF1ZS5waWNuaWMudjEuTW92ZURyYWdvbkgAEjkKDHRha2Vfc2hlbHRlchgIIAEoCzIhLmx1ZG90aGVxdWUucGljbmljLnYxLlRha2VTaGVsdGVySABCCAoGYWN0aW9uIl4KBENlbGwSCgoCaWQYASABKA0SDAoEbmFtZRgCIAEoCRIuCgd0ZXJyYWluGAMgASgOMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuVGVycmFpbhIMCgRwYXRoGAQgASgIIvsBCgtCb2FyZExheW91dBIqCgVib2FyZBgBIAEoDjIbLmx1ZG90aGVxdWUucGljbmljLnYxLkJvYXJkEg0KBXdpZHRoGAIgASgNEg4KBmhlaWdodBgDIAEoDRIpCgVjZWxscxgEIAMoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLkNlbGwSDQoFaG91c2UYBSABKA0SDgoGcGljbmljGAYgASgNEhQKDGZyaWVuZF9uYW1lcxgHIAMoCRIVCg1mcmllbmRfc3RhcnRzGAggAygNEhQKDGRyYWdvbl9zdGFydBgJIAEoDRIUCgxuaWdodF9zcGFjZXMYCiABKA0iYQoHTGlkVGlsZRIsCgRiYWNrGAEgASgOMh4ubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZUJhY2sSKAoEdGlsZRgCIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUipgEKC0dhbWVTdGFydGVkEi4KB29wdGlvbnMYASABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5PcHRpb25zEhIKCnNlYXRfY291bnQYAiABKA0SEgoKZmlyc3Rfc2VhdBgDIAEoDRIqCgNsaWQYBCADKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5MaWRUaWxlEhMKC2RhdGFfZGlnZXN0GAUgASgJIlIKCVRpbGVEcmF3bhIMCgRzZWF0GAEgASgNEg0KBXBsYWNlGAIgASgNEigKBHRpbGUYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlIkIKCFRpbGVLZXB0EgwKBHNlYXQYASABKA0SKAoEdGlsZRgCIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUieQoNVGlsZURpc2NhcmRlZBIMCgRzZWF0GAEgASgNEjAKBnNvdXJjZRgCIAEoDjIgLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVTb3VyY2USKAoEdGlsZRgDIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUilgEKDEZhY3RldXJNb3ZlZBIMCgRzZWF0GAEgASgNEjAKBnNvdXJjZRgCIAEoDjIgLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVTb3VyY2USKAoEdGlsZRgDIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUSDQoFc3RhcnQYBCABKA0SDQoFcm91dGUYBSADKA0icwoLRnJpZW5kTW92ZWQSDAoEc2VhdBgBIAEoDRIOCgZmcmllbmQYAiABKA0SKAoEdGlsZRgDIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUSDQoFc3RhcnQYBCABKA0SDQoFcm91dGUYBSADKA0idAoNRnJpZW5kSW52aXRlZBIOCgZmcmllbmQYASABKA0SDAoEY2VsbBgCIAEoDRIuCgdtZWV0aW5nGAMgASgOMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuTWVldGluZxIVCg1pbnZpdGVkX2NvdW50GAQgASgNIlcKCFJhaW5GZWxsEg0KBXBsYWNlGAEgASgNEi4KB3NoZWx0ZXIYAiABKA4yHS5sdWRvdGhlcXVlLnBpY25pYy52MS5TaGVsdGVyEgwKBGNlbGwYAyABKA0iGQoJVGVudEJ1aWx0EgwKBGNlbGwYASABKA0iGgoJTmlnaHRGZWxsEg0KBXNwYWNlGAEgASgNIm8KC0RyYWdvbk1vdmVkEgwKBHNlYXQYASABKA0SKAoEdGlsZRgCIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUSDQoFc3RhcnQYAyABKA0SCgoCdG8YBCABKA0SDQoFc3R1Y2sYBSABKAgiGgoKVHVyblBhc3NlZBIMCgRzZWF0GAEgASgNIkcKDFJldmVhbGVkVGlsZRINCgVwbGFjZRgBIAEoDRIoCgR0aWxlGAIgASgLMhoubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZSJmCgdHYW1lV29uEhUKDWludml0ZWRfY291bnQYASABKA0SDgoGbmlnaHRzGAIgASgNEjQKCHJldmVhbGVkGAMgAygLMiIubHVkb3RoZXF1ZS5waWNuaWMudjEuUmV2ZWFsZWRUaWxlIokBCghHYW1lTG9zdBIwCgZyZWFzb24YASABKA4yIC5sdWRvdGhlcXVlLnBpY25pYy52MS5Mb3NzUmVhc29uEhUKDWludml0ZWRfY291bnQYAiABKA0SNAoIcmV2ZWFsZWQYAyADKAsyIi5sdWRvdGhlcXVlLnBpY25pYy52MS5SZXZlYWxlZFRpbGUiqwYKBUV2ZW50EjkKDGdhbWVfc3RhcnRlZBgBIAEoCzIhLmx1ZG90aGVxdWUucGljbmljLnYxLkdhbWVTdGFydGVkSAASNQoKdGlsZV9kcmF3bhgCIAEoCzIfLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVEcmF3bkgAEjMKCXRpbGVfa2VwdBgDIAEoCzIeLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGVLZXB0SAASPQoOdGlsZV9kaXNjYXJkZWQYBCABKAsyIy5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlRGlzY2FyZGVkSAASOwoNZmFjdGV1cl9tb3ZlZBgFIAEoCzIiLmx1ZG90aGVxdWUucGljbmljLnYxLkZhY3RldXJNb3ZlZEgAEjkKDGZyaWVuZF9tb3ZlZBgGIAEoCzIhLmx1ZG90aGVxdWUucGljbmljLnYxLkZyaWVuZE1vdmVkSAASPQoOZnJpZW5kX2ludml0ZWQYByABKAsyIy5sdWRvdGhlcXVlLnBpY25pYy52MS5GcmllbmRJbnZpdGVkSAASMwoJcmFpbl9mZWxsGAggASgLMh4ubHVkb3RoZXF1ZS5waWNuaWMudjEuUmFpbkZlbGxIABI1Cgp0ZW50X2J1aWx0GAkgASgLMh8ubHVkb3RoZXF1ZS5waWNuaWMudjEuVGVudEJ1aWx0SAASNQoKbmlnaHRfZmVsbBgKIAEoCzIfLmx1ZG90aGVxdWUucGljbmljLnYxLk5pZ2h0RmVsbEgAEjkKDGRyYWdvbl9tb3ZlZBgLIAEoCzIhLmx1ZG90aGVxdWUucGljbmljLnYxLkRyYWdvbk1vdmVkSAASNwoLdHVybl9wYXNzZWQYDCABKAsyIC5sdWRvdGhlcXVlLnBpY25pYy52MS5UdXJuUGFzc2VkSAASMQoIZ2FtZV93b24YDSABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5HYW1lV29uSAASMwoJZ2FtZV9sb3N0GA4gASgLMh4ubHVkb3RoZXF1ZS5waWNuaWMudjEuR2FtZUxvc3RIAEIGCgRraW5kIoMBCghMaWRQbGFjZRINCgVwbGFjZRgBIAEoDRIQCghvY2N1cGllZBgCIAEoCBIsCgRiYWNrGAMgASgOMh4ubHVkb3RoZXF1ZS5waWNuaWMudjEuVGlsZUJhY2sSKAoEdGlsZRgEIAEoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUiVwoKRnJpZW5kVmlldxIOCgZmcmllbmQYASABKA0SDAoEbmFtZRgCIAEoCRIPCgdpbnZpdGVkGAMgASgIEhEKBGNlbGwYBCABKA1IAIgBAUIHCgVfY2VsbCJCCghLZXB0VGlsZRIMCgRzZWF0GAEgASgNEigKBHRpbGUYAiABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlIlIKCURyYXduVGlsZRIMCgRzZWF0GAEgASgNEg0KBXBsYWNlGAIgASgNEigKBHRpbGUYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5UaWxlIkcKBlJlc3VsdBILCgN3b24YASABKAgSMAoGcmVhc29uGAIgASgOMiAubHVkb3RoZXF1ZS5waWNuaWMudjEuTG9zc1JlYXNvbiLgBAoEVmlldxIqCgVwaGFzZRgBIAEoDjIbLmx1ZG90aGVxdWUucGljbmljLnYxLlBoYXNlEhgKC2FjdGl2ZV9zZWF0GAIgASgNSACIAQESEgoKc2VhdF9jb3VudBgDIAEoDRIwCgVib2FyZBgEIAEoCzIhLmx1ZG90aGVxdWUucGljbmljLnYxLkJvYXJkTGF5b3V0Eg8KB2ZhY3RldXIYBSABKA0SMQoHZnJpZW5kcxgGIAMoCzIgLmx1ZG90aGVxdWUucGljbmljLnYxLkZyaWVuZFZpZXcSEwoGZHJhZ29uGAcgASgNSAGIAQESEQoEdGVudBgIIAEoDUgCiAEBEg4KBm5pZ2h0cxgJIAEoDRIrCgNsaWQYCiADKAsyHi5sdWRvdGhlcXVlLnBpY25pYy52MS5MaWRQbGFjZRIuCgVkcmF3bhgLIAEoCzIfLmx1ZG90aGVxdWUucGljbmljLnYxLkRyYXduVGlsZRIsCgRrZXB0GAwgAygLMh4ubHVkb3RoZXF1ZS5waWNuaWMudjEuS2VwdFRpbGUSKwoHcmVtb3ZlZBgNIAMoCzIaLmx1ZG90aGVxdWUucGljbmljLnYxLlRpbGUSFgoOZHJhZ29uX2Nob2ljZXMYDiADKA0SLgoHb3B0aW9ucxgPIAEoCzIdLmx1ZG90aGVxdWUucGljbmljLnYxLk9wdGlvbnMSLAoGcmVzdWx0GBAgASgLMhwubHVkb3RoZXF1ZS5waWNuaWMudjEuUmVzdWx0Qg4KDF9hY3RpdmVfc2VhdEIJCgdfZHJhZ29uQgcKBV90ZW50Kj4KBUJvYXJkEhUKEUJPQVJEX1VOU1BFQ0lGSUVEEAASDgoKQk9BUkRfRUFTWRABEg4KCkJPQVJEX0hBUkQQAipSCghUZW50U2l0ZRIZChVURU5UX1NJVEVfVU5TUEVDSUZJRUQQABIVChFURU5UX1NJVEVfRkFDVEVVUhABEhQKEFRFTlRfU0lURV9DSE9TRU4QAio3CgZQcmVzZXQSFgoSUFJFU0VUX1VOU1BFQ0lGSUVEEAASFQoRUFJFU0VUX0ZJUlNUX0dBTUUQASqlAQoIVGlsZUtpbmQSGQoVVElMRV9LSU5EX1VOU1BFQ0lGSUVEEAASFQoRVElMRV9LSU5EX0ZBQ1RFVVIQARIUChBUSUxFX0tJTkRfRlJJRU5EEAISEgoOVElMRV9LSU5EX1JBSU4QAxISCg5USUxFX0tJTkRfVEVOVBAEEhMKD1RJTEVfS0lORF9OSUdIVBAFEhQKEFRJTEVfS0lORF9EUkFHT04QBipSCghUaWxlQmFjaxIZChVUSUxFX0JBQ0tfVU5TUEVDSUZJRUQQABITCg9USUxFX0JBQ0tfUExBSU4QARIWChJUSUxFX0JBQ0tfRU5WRUxPUEUQAipWCgpUaWxlU291cmNlEhsKF1RJTEVfU09VUkNFX1VOU1BFQ0lGSUVEEAASFQoRVElMRV9TT1VSQ0VfRFJBV04QARIUChBUSUxFX1NPVVJDRV9LRVBUEAIqWgoHVGVycmFpbhIXChNURVJSQUlOX1VOU1BFQ0lGSUVEEAASEgoOVEVSUkFJTl9NRUFET1cQARIQCgxURVJSQUlOX1JPQ0sQAhIQCgxURVJSQUlOX1BPTkQQAypVCgdNZWV0aW5nEhcKE01FRVRJTkdfVU5TUEVDSUZJRUQQABIYChRNRUVUSU5HX0ZBQ1RFVVJfQ0FNRRABEhcKE01FRVRJTkdfRlJJRU5EX0NBTUUQAipHCgdTaGVsdGVyEhcKE1NIRUxURVJfVU5TUEVDSUZJRUQQABIRCg1TSEVMVEVSX0hPVVNFEAESEAoMU0hFTFRFUl9URU5UEAIqWAoKTG9zc1JlYXNvbhIbChdMT1NTX1JFQVNPTl9VTlNQRUNJRklFRBAAEhUKEUxPU1NfUkVBU09OX05JR0hUEAESFgoSTE9TU19SRUFTT05fRFJBR09OEAIqnAEKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfRFJBVxABEhEKDVBIQVNFX0ZBQ1RFVVIQAhIQCgxQSEFTRV9GUklFTkQQAxIOCgpQSEFTRV9URU5UEAQSEAoMUEhBU0VfRFJBR09OEAUSEgoOUEhBU0VfRklOSVNIRUQQBhIRCg1QSEFTRV9TSEVMVEVSEAdiBnByb3RvMw");
 
 /**
- * Options chosen when the game is created. Every field has a sensible default
- * (the easy board, with Tent tiles, without the variants).
+ * Options chosen when the game is created. Every field has a sensible default:
+ * left empty, the game the rulebook describes (the easy board, with Tent tiles,
+ * without the variants). Presets: see Preset.
  *
  * @generated from message ludotheque.picnic.v1.Options
  */
@@ -101,12 +107,20 @@ export type Options = Message<"ludotheque.picnic.v1.Options"> & {
   dragonFlies: boolean;
 
   /**
-   * The seat that plays first. Unset: the youngest player when every seat
-   * gives an age (the first of equals), seat 0 otherwise.
+   * The seat that plays first. Unset: the youngest player among the seats
+   * that give an age (the first of equals; a seat without an age, such as a
+   * bot, is never taken for the youngest), seat 0 when no seat gives one.
    *
    * @generated from field: optional uint32 first_seat = 10;
    */
   firstSeat?: number | undefined;
+
+  /**
+   * A named set of options (see Preset); unset: none.
+   *
+   * @generated from field: ludotheque.picnic.v1.Preset preset = 11;
+   */
+  preset: Preset;
 };
 
 /**
@@ -272,6 +286,28 @@ export const MoveFriendSchema: GenMessage<MoveFriend> = /*@__PURE__*/
   messageDesc(file_ludotheque_picnic_v1_picnic, 6);
 
 /**
+ * Choose where Facteur Souris runs from the rain, when a Tent stands away from
+ * his house: the rulebook lets him shelter in the Tent instead of going home.
+ *
+ * @generated from message ludotheque.picnic.v1.TakeShelter
+ */
+export type TakeShelter = Message<"ludotheque.picnic.v1.TakeShelter"> & {
+  /**
+   * SHELTER_HOUSE or SHELTER_TENT.
+   *
+   * @generated from field: ludotheque.picnic.v1.Shelter shelter = 1;
+   */
+  shelter: Shelter;
+};
+
+/**
+ * Describes the message ludotheque.picnic.v1.TakeShelter.
+ * Use `create(TakeShelterSchema)` to create a new message.
+ */
+export const TakeShelterSchema: GenMessage<TakeShelter> = /*@__PURE__*/
+  messageDesc(file_ludotheque_picnic_v1_picnic, 7);
+
+/**
  * Put up the Tent on a path space (tent_site TENT_SITE_CHOSEN).
  *
  * @generated from message ludotheque.picnic.v1.PlaceTent
@@ -290,7 +326,7 @@ export type PlaceTent = Message<"ludotheque.picnic.v1.PlaceTent"> & {
  * Use `create(PlaceTentSchema)` to create a new message.
  */
 export const PlaceTentSchema: GenMessage<PlaceTent> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 7);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 8);
 
 /**
  * Choose where the dragon goes when several shortest ways lead to Facteur
@@ -312,7 +348,7 @@ export type MoveDragon = Message<"ludotheque.picnic.v1.MoveDragon"> & {
  * Use `create(MoveDragonSchema)` to create a new message.
  */
 export const MoveDragonSchema: GenMessage<MoveDragon> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 8);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 9);
 
 /**
  * A Facteur Souris's picnic move.
@@ -381,6 +417,14 @@ export type Command = Message<"ludotheque.picnic.v1.Command"> & {
      */
     value: MoveDragon;
     case: "moveDragon";
+  } | {
+    /**
+     * Choose the shelter from the rain.
+     *
+     * @generated from field: ludotheque.picnic.v1.TakeShelter take_shelter = 8;
+     */
+    value: TakeShelter;
+    case: "takeShelter";
   } | { case: undefined; value?: undefined };
 };
 
@@ -389,7 +433,7 @@ export type Command = Message<"ludotheque.picnic.v1.Command"> & {
  * Use `create(CommandSchema)` to create a new message.
  */
 export const CommandSchema: GenMessage<Command> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 9);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 10);
 
 /**
  * One space of the board.
@@ -433,7 +477,7 @@ export type Cell = Message<"ludotheque.picnic.v1.Cell"> & {
  * Use `create(CellSchema)` to create a new message.
  */
 export const CellSchema: GenMessage<Cell> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 10);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 11);
 
 /**
  * The board, as printed: the same all game long.
@@ -484,21 +528,22 @@ export type BoardLayout = Message<"ludotheque.picnic.v1.BoardLayout"> & {
   picnic: number;
 
   /**
-   * The friends' names, by friend index.
+   * The friends' names, by friend index (the project's: the rulebook names
+   * none).
    *
    * @generated from field: repeated string friend_names = 7;
    */
   friendNames: string[];
 
   /**
-   * The friends' starting spaces, by friend index.
+   * The friends' starting spaces, by friend index (the project's choice).
    *
    * @generated from field: repeated uint32 friend_starts = 8;
    */
   friendStarts: number[];
 
   /**
-   * The dragon's starting space.
+   * The dragon's starting space (the project's choice).
    *
    * @generated from field: uint32 dragon_start = 9;
    */
@@ -517,7 +562,7 @@ export type BoardLayout = Message<"ludotheque.picnic.v1.BoardLayout"> & {
  * Use `create(BoardLayoutSchema)` to create a new message.
  */
 export const BoardLayoutSchema: GenMessage<BoardLayout> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 11);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 12);
 
 /**
  * A place in the lid as dealt.
@@ -545,7 +590,7 @@ export type LidTile = Message<"ludotheque.picnic.v1.LidTile"> & {
  * Use `create(LidTileSchema)` to create a new message.
  */
 export const LidTileSchema: GenMessage<LidTile> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 12);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 13);
 
 /**
  * The game begins: Facteur Souris at home, the friends at their starts, the
@@ -581,6 +626,14 @@ export type GameStarted = Message<"ludotheque.picnic.v1.GameStarted"> & {
    * @generated from field: repeated ludotheque.picnic.v1.LidTile lid = 4;
    */
   lid: LidTile[];
+
+  /**
+   * The content digest ("sha256:<hex>") of the game data (seeds/picnic/) the
+   * game was dealt with. A game replays only with exactly this data.
+   *
+   * @generated from field: string data_digest = 5;
+   */
+  dataDigest: string;
 };
 
 /**
@@ -588,7 +641,7 @@ export type GameStarted = Message<"ludotheque.picnic.v1.GameStarted"> & {
  * Use `create(GameStartedSchema)` to create a new message.
  */
 export const GameStartedSchema: GenMessage<GameStarted> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 13);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 14);
 
 /**
  * A player picked a tile from the lid and turned it over for all to see.
@@ -623,7 +676,7 @@ export type TileDrawn = Message<"ludotheque.picnic.v1.TileDrawn"> & {
  * Use `create(TileDrawnSchema)` to create a new message.
  */
 export const TileDrawnSchema: GenMessage<TileDrawn> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 14);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 15);
 
 /**
  * A Facteur Souris tile went in front of a player, for later.
@@ -651,11 +704,11 @@ export type TileKept = Message<"ludotheque.picnic.v1.TileKept"> & {
  * Use `create(TileKeptSchema)` to create a new message.
  */
 export const TileKeptSchema: GenMessage<TileKept> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 15);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 16);
 
 /**
  * A Facteur Souris tile was discarded for good (or a Friend tile nobody could
- * use).
+ * use, or a Tent tile drawn while Facteur Souris stands at the picnic site).
  *
  * @generated from message ludotheque.picnic.v1.TileDiscarded
  */
@@ -687,7 +740,7 @@ export type TileDiscarded = Message<"ludotheque.picnic.v1.TileDiscarded"> & {
  * Use `create(TileDiscardedSchema)` to create a new message.
  */
 export const TileDiscardedSchema: GenMessage<TileDiscarded> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 16);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 17);
 
 /**
  * Facteur Souris walked along the paths.
@@ -736,7 +789,7 @@ export type FacteurMoved = Message<"ludotheque.picnic.v1.FacteurMoved"> & {
  * Use `create(FacteurMovedSchema)` to create a new message.
  */
 export const FacteurMovedSchema: GenMessage<FacteurMoved> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 17);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 18);
 
 /**
  * A friend walked across the forest.
@@ -786,10 +839,11 @@ export type FriendMoved = Message<"ludotheque.picnic.v1.FriendMoved"> & {
  * Use `create(FriendMovedSchema)` to create a new message.
  */
 export const FriendMovedSchema: GenMessage<FriendMoved> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 18);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 19);
 
 /**
- * A friend received an invitation and went straight to the picnic site.
+ * A friend received an invitation and went straight to the picnic site. Also
+ * after RainFell, when Facteur Souris runs to a shelter where a friend stands.
  *
  * @generated from message ludotheque.picnic.v1.FriendInvited
  */
@@ -828,11 +882,12 @@ export type FriendInvited = Message<"ludotheque.picnic.v1.FriendInvited"> & {
  * Use `create(FriendInvitedSchema)` to create a new message.
  */
 export const FriendInvitedSchema: GenMessage<FriendInvited> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 19);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 20);
 
 /**
- * It rained: Facteur Souris ran to shelter and the Rain tile went back, face
- * down, to the place it was drawn from.
+ * It rained: Facteur Souris ran to shelter (his house, or the Tent if the
+ * player chose it) and the Rain tile went back, face down, to the place it was
+ * drawn from.
  *
  * @generated from message ludotheque.picnic.v1.RainFell
  */
@@ -864,10 +919,11 @@ export type RainFell = Message<"ludotheque.picnic.v1.RainFell"> & {
  * Use `create(RainFellSchema)` to create a new message.
  */
 export const RainFellSchema: GenMessage<RainFell> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 20);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 21);
 
 /**
- * A Tent was put up (a later Tent moves it: there is one Tent).
+ * A Tent was put up (a later Tent moves it: there is one Tent). Never on the
+ * picnic site.
  *
  * @generated from message ludotheque.picnic.v1.TentBuilt
  */
@@ -885,7 +941,7 @@ export type TentBuilt = Message<"ludotheque.picnic.v1.TentBuilt"> & {
  * Use `create(TentBuiltSchema)` to create a new message.
  */
 export const TentBuiltSchema: GenMessage<TentBuilt> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 21);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 22);
 
 /**
  * A night tile went on the next free night space.
@@ -906,7 +962,7 @@ export type NightFell = Message<"ludotheque.picnic.v1.NightFell"> & {
  * Use `create(NightFellSchema)` to create a new message.
  */
 export const NightFellSchema: GenMessage<NightFell> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 22);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 23);
 
 /**
  * The dragon walked towards Facteur Souris.
@@ -955,7 +1011,7 @@ export type DragonMoved = Message<"ludotheque.picnic.v1.DragonMoved"> & {
  * Use `create(DragonMovedSchema)` to create a new message.
  */
 export const DragonMovedSchema: GenMessage<DragonMoved> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 23);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 24);
 
 /**
  * The next player's turn.
@@ -976,7 +1032,35 @@ export type TurnPassed = Message<"ludotheque.picnic.v1.TurnPassed"> & {
  * Use `create(TurnPassedSchema)` to create a new message.
  */
 export const TurnPassedSchema: GenMessage<TurnPassed> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 24);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 25);
+
+/**
+ * A tile still lying in the lid when the game ended, turned face up.
+ *
+ * @generated from message ludotheque.picnic.v1.RevealedTile
+ */
+export type RevealedTile = Message<"ludotheque.picnic.v1.RevealedTile"> & {
+  /**
+   * Its place in the lid.
+   *
+   * @generated from field: uint32 place = 1;
+   */
+  place: number;
+
+  /**
+   * Its face and back.
+   *
+   * @generated from field: ludotheque.picnic.v1.Tile tile = 2;
+   */
+  tile?: Tile | undefined;
+};
+
+/**
+ * Describes the message ludotheque.picnic.v1.RevealedTile.
+ * Use `create(RevealedTileSchema)` to create a new message.
+ */
+export const RevealedTileSchema: GenMessage<RevealedTile> = /*@__PURE__*/
+  messageDesc(file_ludotheque_picnic_v1_picnic, 26);
 
 /**
  * Everybody wins: Facteur Souris is at the picnic with at least 4 friends.
@@ -997,6 +1081,14 @@ export type GameWon = Message<"ludotheque.picnic.v1.GameWon"> & {
    * @generated from field: uint32 nights = 2;
    */
   nights: number;
+
+  /**
+   * The game is over: every tile left in the lid is turned over for all to
+   * see, as at the table.
+   *
+   * @generated from field: repeated ludotheque.picnic.v1.RevealedTile revealed = 3;
+   */
+  revealed: RevealedTile[];
 };
 
 /**
@@ -1004,7 +1096,7 @@ export type GameWon = Message<"ludotheque.picnic.v1.GameWon"> & {
  * Use `create(GameWonSchema)` to create a new message.
  */
 export const GameWonSchema: GenMessage<GameWon> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 25);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 27);
 
 /**
  * Everybody loses.
@@ -1025,6 +1117,14 @@ export type GameLost = Message<"ludotheque.picnic.v1.GameLost"> & {
    * @generated from field: uint32 invited_count = 2;
    */
   invitedCount: number;
+
+  /**
+   * The game is over: every tile left in the lid is turned over for all to
+   * see, as at the table.
+   *
+   * @generated from field: repeated ludotheque.picnic.v1.RevealedTile revealed = 3;
+   */
+  revealed: RevealedTile[];
 };
 
 /**
@@ -1032,7 +1132,7 @@ export type GameLost = Message<"ludotheque.picnic.v1.GameLost"> & {
  * Use `create(GameLostSchema)` to create a new message.
  */
 export const GameLostSchema: GenMessage<GameLost> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 26);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 28);
 
 /**
  * A Facteur Souris's picnic event.
@@ -1165,7 +1265,7 @@ export type Event = Message<"ludotheque.picnic.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 27);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 29);
 
 /**
  * A place in the lid as the viewer sees it.
@@ -1195,7 +1295,7 @@ export type LidPlace = Message<"ludotheque.picnic.v1.LidPlace"> & {
   back: TileBack;
 
   /**
-   * The face (admins only).
+   * The face (admins only; everyone's once the game is over).
    *
    * @generated from field: ludotheque.picnic.v1.Tile tile = 4;
    */
@@ -1207,7 +1307,7 @@ export type LidPlace = Message<"ludotheque.picnic.v1.LidPlace"> & {
  * Use `create(LidPlaceSchema)` to create a new message.
  */
 export const LidPlaceSchema: GenMessage<LidPlace> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 28);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 30);
 
 /**
  * A friend as the viewer sees it.
@@ -1249,7 +1349,7 @@ export type FriendView = Message<"ludotheque.picnic.v1.FriendView"> & {
  * Use `create(FriendViewSchema)` to create a new message.
  */
 export const FriendViewSchema: GenMessage<FriendView> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 29);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 31);
 
 /**
  * The tile a player keeps in front of them (face up).
@@ -1277,7 +1377,7 @@ export type KeptTile = Message<"ludotheque.picnic.v1.KeptTile"> & {
  * Use `create(KeptTileSchema)` to create a new message.
  */
 export const KeptTileSchema: GenMessage<KeptTile> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 30);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 32);
 
 /**
  * The tile being played, between its draw and its effect.
@@ -1312,7 +1412,7 @@ export type DrawnTile = Message<"ludotheque.picnic.v1.DrawnTile"> & {
  * Use `create(DrawnTileSchema)` to create a new message.
  */
 export const DrawnTileSchema: GenMessage<DrawnTile> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 31);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 33);
 
 /**
  * How the game ended.
@@ -1340,7 +1440,7 @@ export type Result = Message<"ludotheque.picnic.v1.Result"> & {
  * Use `create(ResultSchema)` to create a new message.
  */
 export const ResultSchema: GenMessage<Result> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 32);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 34);
 
 /**
  * What one viewer sees of a Facteur Souris's picnic game.
@@ -1413,7 +1513,8 @@ export type View = Message<"ludotheque.picnic.v1.View"> & {
 
   /**
    * The lid, place by place: the backs (the faces are hidden, even of a Rain
-   * tile that went back: remember where it is!).
+   * tile that went back: remember where it is!), and every face once the game
+   * is over.
    *
    * @generated from field: repeated ludotheque.picnic.v1.LidPlace lid = 10;
    */
@@ -1467,10 +1568,11 @@ export type View = Message<"ludotheque.picnic.v1.View"> & {
  * Use `create(ViewSchema)` to create a new message.
  */
 export const ViewSchema: GenMessage<View> = /*@__PURE__*/
-  messageDesc(file_ludotheque_picnic_v1_picnic, 33);
+  messageDesc(file_ludotheque_picnic_v1_picnic, 35);
 
 /**
- * Which board is played.
+ * Which board is played. The rulebook has an easy and a hard board; the maps
+ * played here are the project's own, drawn to its description.
  *
  * @generated from enum ludotheque.picnic.v1.Board
  */
@@ -1483,14 +1585,16 @@ export enum Board {
   UNSPECIFIED = 0,
 
   /**
-   * The easy board: fewer obstacles, more ways into the picnic site.
+   * The easy board: fewer obstacles, more ways into the picnic site (the
+   * project's map).
    *
    * @generated from enum value: BOARD_EASY = 1;
    */
   EASY = 1,
 
   /**
-   * The hard board: more obstacles, a single way into the picnic site.
+   * The hard board: more obstacles, a single way into the picnic site (the
+   * project's map).
    *
    * @generated from enum value: BOARD_HARD = 2;
    */
@@ -1504,7 +1608,8 @@ export const BoardSchema: GenEnum<Board> = /*@__PURE__*/
   enumDesc(file_ludotheque_picnic_v1_picnic, 0);
 
 /**
- * Where a Tent stands once its tile is drawn.
+ * Where a Tent stands once its tile is drawn. In either case never on the
+ * picnic site (it is no shelter on the way).
  *
  * @generated from enum ludotheque.picnic.v1.TentSite
  */
@@ -1517,14 +1622,17 @@ export enum TentSite {
   UNSPECIFIED = 0,
 
   /**
-   * Where Facteur Souris stands when the Tent tile is drawn.
+   * Where Facteur Souris stands when the Tent tile is drawn; drawn while he is
+   * at the picnic site, the Tent tile leaves the game unused (TileDiscarded)
+   * and a Tent already up stays where it is.
    *
    * @generated from enum value: TENT_SITE_FACTEUR = 1;
    */
   FACTEUR = 1,
 
   /**
-   * On a path space the player who drew the tile chooses (PlaceTent).
+   * On a path space other than the picnic site, chosen by the player who drew
+   * the tile (PlaceTent).
    *
    * @generated from enum value: TENT_SITE_CHOSEN = 2;
    */
@@ -1538,7 +1646,41 @@ export const TentSiteSchema: GenEnum<TentSite> = /*@__PURE__*/
   enumDesc(file_ludotheque_picnic_v1_picnic, 1);
 
 /**
- * What is printed on a tile's face.
+ * Named sets of options: the rulebook's ways to play.
+ *
+ * @generated from enum ludotheque.picnic.v1.Preset
+ */
+export enum Preset {
+  /**
+   * No preset: the options as given. Left at their defaults, they play what the
+   * rulebook describes as the game: the easy board, with the Tent tiles, without
+   * the variants (no Cold Dragon, no trap Rain tile).
+   *
+   * @generated from enum value: PRESET_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The rulebook's advice for a first game ("Conseil pour débuter"): the easy
+   * board, without the variants and without the Tent (no_tents is set; board
+   * may be left unset or BOARD_EASY; cold_dragon and trap_rain must be off).
+   * Players add the Tent or the Dragon once the children know the tiles well.
+   *
+   * @generated from enum value: PRESET_FIRST_GAME = 1;
+   */
+  FIRST_GAME = 1,
+}
+
+/**
+ * Describes the enum ludotheque.picnic.v1.Preset.
+ */
+export const PresetSchema: GenEnum<Preset> = /*@__PURE__*/
+  enumDesc(file_ludotheque_picnic_v1_picnic, 2);
+
+/**
+ * What is printed on a tile's face. The kinds and the Facteur Souris and Friend
+ * values are the rulebook's; how many tiles of each, and the Dragon tiles'
+ * arrows, are the project's (seeds/picnic/tiles.json).
  *
  * @generated from enum ludotheque.picnic.v1.TileKind
  */
@@ -1588,7 +1730,8 @@ export enum TileKind {
   NIGHT = 5,
 
   /**
-   * The dragon walks `value` spaces (its arrows) towards Facteur Souris.
+   * The dragon walks `value` spaces (its arrows, 1 to 3 here: the rulebook
+   * gives no values) towards Facteur Souris.
    *
    * @generated from enum value: TILE_KIND_DRAGON = 6;
    */
@@ -1599,7 +1742,7 @@ export enum TileKind {
  * Describes the enum ludotheque.picnic.v1.TileKind.
  */
 export const TileKindSchema: GenEnum<TileKind> = /*@__PURE__*/
-  enumDesc(file_ludotheque_picnic_v1_picnic, 2);
+  enumDesc(file_ludotheque_picnic_v1_picnic, 3);
 
 /**
  * What is printed on a tile's back, which everyone sees in the lid.
@@ -1633,7 +1776,7 @@ export enum TileBack {
  * Describes the enum ludotheque.picnic.v1.TileBack.
  */
 export const TileBackSchema: GenEnum<TileBack> = /*@__PURE__*/
-  enumDesc(file_ludotheque_picnic_v1_picnic, 3);
+  enumDesc(file_ludotheque_picnic_v1_picnic, 4);
 
 /**
  * Which tile a player uses or discards when a Facteur Souris tile is drawn.
@@ -1667,7 +1810,7 @@ export enum TileSource {
  * Describes the enum ludotheque.picnic.v1.TileSource.
  */
 export const TileSourceSchema: GenEnum<TileSource> = /*@__PURE__*/
-  enumDesc(file_ludotheque_picnic_v1_picnic, 4);
+  enumDesc(file_ludotheque_picnic_v1_picnic, 5);
 
 /**
  * The ground of a space.
@@ -1708,7 +1851,7 @@ export enum Terrain {
  * Describes the enum ludotheque.picnic.v1.Terrain.
  */
 export const TerrainSchema: GenEnum<Terrain> = /*@__PURE__*/
-  enumDesc(file_ludotheque_picnic_v1_picnic, 5);
+  enumDesc(file_ludotheque_picnic_v1_picnic, 6);
 
 /**
  * How a friend met Facteur Souris.
@@ -1742,7 +1885,7 @@ export enum Meeting {
  * Describes the enum ludotheque.picnic.v1.Meeting.
  */
 export const MeetingSchema: GenEnum<Meeting> = /*@__PURE__*/
-  enumDesc(file_ludotheque_picnic_v1_picnic, 6);
+  enumDesc(file_ludotheque_picnic_v1_picnic, 7);
 
 /**
  * Where Facteur Souris sheltered from the rain.
@@ -1776,7 +1919,7 @@ export enum Shelter {
  * Describes the enum ludotheque.picnic.v1.Shelter.
  */
 export const ShelterSchema: GenEnum<Shelter> = /*@__PURE__*/
-  enumDesc(file_ludotheque_picnic_v1_picnic, 7);
+  enumDesc(file_ludotheque_picnic_v1_picnic, 8);
 
 /**
  * Why the game was lost.
@@ -1810,7 +1953,7 @@ export enum LossReason {
  * Describes the enum ludotheque.picnic.v1.LossReason.
  */
 export const LossReasonSchema: GenEnum<LossReason> = /*@__PURE__*/
-  enumDesc(file_ludotheque_picnic_v1_picnic, 8);
+  enumDesc(file_ludotheque_picnic_v1_picnic, 9);
 
 /**
  * What the game is waiting for.
@@ -1866,11 +2009,19 @@ export enum Phase {
    * @generated from enum value: PHASE_FINISHED = 6;
    */
   FINISHED = 6,
+
+  /**
+   * Rain fell while a Tent stands away from the house: the active seat
+   * chooses where Facteur Souris shelters (TakeShelter).
+   *
+   * @generated from enum value: PHASE_SHELTER = 7;
+   */
+  SHELTER = 7,
 }
 
 /**
  * Describes the enum ludotheque.picnic.v1.Phase.
  */
 export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
-  enumDesc(file_ludotheque_picnic_v1_picnic, 9);
+  enumDesc(file_ludotheque_picnic_v1_picnic, 10);
 

@@ -18,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/pirates/v1/pirates.proto.
  */
 export const file_ludotheque_pirates_v1_pirates: GenFile = /*@__PURE__*/
-  fileDesc("CiNsdWRvdGhlcXVlL3BpcmF0ZXMvdjEvcGlyYXRlcy5wcm90bxIVbHVkb3RoZXF1ZS5waXJhdGVzLnYxInMKBENhcmQSLQoEa2luZBgBIAEoDjIfLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkS2luZBItCgZjb2xvdXIYAiABKA4yHS5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ29sb3VyEg0KBXZhbHVlGAMgASgNIoEDCgdPcHRpb25zEhcKCmZpcnN0X3NlYXQYASABKA1IAIgBARIXCg9pc2xhbmRfZGlzdGFuY2UYAiABKA0SOQoQcmVtb3ZlZF9zcGVjaWFscxgDIAMoDjIfLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkS2luZBISCgpvcGVuX2hhbmRzGAQgASgIEhMKC29oZV92YXJpYW50GAUgASgIEjgKDGJvdHRsZV9jaGFpbhgGIAEoDjIiLmx1ZG90aGVxdWUucGlyYXRlcy52MS5Cb3R0bGVDaGFpbhI/ChBib3R0bGVfZm9sbG93X3VwGAcgASgOMiUubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkJvdHRsZUZvbGxvd1VwEkMKEm5leHRfcm91bmRfc3RhcnRlchgIIAEoDjInLmx1ZG90aGVxdWUucGlyYXRlcy52MS5OZXh0Um91bmRTdGFydGVyEhEKCW11c3RfcGxheRgJIAEoCEINCgtfZmlyc3Rfc2VhdCJ0CgRQbGF5EikKBGNhcmQYASABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIvCghhbm5vdW5jZRgCIAEoDjIdLmx1ZG90aGVxdWUucGlyYXRlcy52MS5Db2xvdXISEAoIY2FsbF9vaGUYAyABKAgiBgoERHJhdyIJCgdFbmRUdXJuIqEBCgdDb21tYW5kEisKBHBsYXkYASABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuUGxheUgAEisKBGRyYXcYAiABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuRHJhd0gAEjIKCGVuZF90dXJuGAMgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkVuZFR1cm5IAEIICgZhY3Rpb24igAEKC0dhbWVTdGFydGVkEi8KB29wdGlvbnMYASABKAsyHi5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuT3B0aW9ucxISCgpzZWF0X2NvdW50GAIgASgNEiwKB3JlbW92ZWQYAyADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZCJSCghTZWF0SGFuZBIMCgRzZWF0GAEgASgNEgwKBHNpemUYAiABKA0SKgoFY2FyZHMYAyADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZCKcAgoKUm91bmREZWFsdBINCgVyb3VuZBgBIAEoDRISCgpmaXJzdF9zZWF0GAIgASgNEi4KBWhhbmRzGAMgAygLMh8ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlNlYXRIYW5kEiwKB2Rpc2NhcmQYBCABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIxCgx0dXJuZWRfdW5kZXIYBSADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIuCglkcmF3X3BpbGUYBiADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIWCg5kcmF3X3BpbGVfc2l6ZRgHIAEoDRISCgpvcGVuX2hhbmRzGAggASgIIp4BCgpDYXJkUGxheWVkEgwKBHNlYXQYASABKA0SKQoEY2FyZBgCIAEoCzIbLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkEjAKCWFubm91bmNlZBgDIAEoDjIdLmx1ZG90aGVxdWUucGlyYXRlcy52MS5Db2xvdXISEgoKY2FsbGVkX29oZRgEIAEoCBIRCgloYW5kX3NpemUYBSABKA0irAEKCkNhcmRzRHJhd24SDAoEc2VhdBgBIAEoDRIxCgZyZWFzb24YAiABKA4yIS5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuRHJhd1JlYXNvbhINCgVjb3VudBgDIAEoDRIqCgVjYXJkcxgEIAMoCzIbLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkEg4KBndhbnRlZBgFIAEoDRISCgpvcGVuX2hhbmRzGAYgASgIImMKD0RyYXdQaWxlUmVidWlsdBIMCgRzaXplGAEgASgNEioKBWNhcmRzGAIgAygLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNhcmQSFgoOZHJhd19waWxlX3NpemUYAyABKA0ipAEKClR1cm5QYXNzZWQSDAoEc2VhdBgBIAEoDRIRCgluZXh0X3NlYXQYAiABKA0SGQoMc2tpcHBlZF9zZWF0GAMgASgNSACIAQESMwoJZGlyZWN0aW9uGAQgASgOMiAubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkRpcmVjdGlvbhIUCgxkcmF3X3BlbmFsdHkYBSABKA1CDwoNX3NraXBwZWRfc2VhdCI2CghSb3VuZFdvbhIMCgRzZWF0GAEgASgNEg0KBXJvdW5kGAIgASgNEg0KBXNoaXBzGAMgAygNIjYKB0dhbWVXb24SDAoEc2VhdBgBIAEoDRINCgVzaGlwcxgCIAMoDRIOCgZyb3VuZHMYAyABKA0i4gMKBUV2ZW50EjoKDGdhbWVfc3RhcnRlZBgBIAEoCzIiLmx1ZG90aGVxdWUucGlyYXRlcy52MS5HYW1lU3RhcnRlZEgAEjgKC3JvdW5kX2RlYWx0GAIgASgLMiEubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlJvdW5kRGVhbHRIABI4CgtjYXJkX3BsYXllZBgDIAEoCzIhLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkUGxheWVkSAASOAoLY2FyZHNfZHJhd24YBCABKAsyIS5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZHNEcmF3bkgAEkMKEWRyYXdfcGlsZV9yZWJ1aWx0GAUgASgLMiYubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkRyYXdQaWxlUmVidWlsdEgAEjgKC3R1cm5fcGFzc2VkGAYgASgLMiEubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlR1cm5QYXNzZWRIABI0Cglyb3VuZF93b24YByABKAsyHy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuUm91bmRXb25IABIyCghnYW1lX3dvbhgIIAEoCzIeLmx1ZG90aGVxdWUucGlyYXRlcy52MS5HYW1lV29uSABCBgoEa2luZCJSCghIYW5kVmlldxIMCgRzZWF0GAEgASgNEgwKBHNpemUYAiABKA0SKgoFY2FyZHMYAyADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZCLQBAoEVmlldxIrCgVwaGFzZRgBIAEoDjIcLmx1ZG90aGVxdWUucGlyYXRlcy52MS5QaGFzZRIYCgthY3RpdmVfc2VhdBgCIAEoDUgAiAEBEjMKCWRpcmVjdGlvbhgDIAEoDjIgLmx1ZG90aGVxdWUucGlyYXRlcy52MS5EaXJlY3Rpb24SDQoFcm91bmQYBCABKA0SLgoFaGFuZHMYBSADKAsyHy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuSGFuZFZpZXcSMAoLZGlzY2FyZF90b3AYBiABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIwCglhbm5vdW5jZWQYByABKA4yHS5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ29sb3VyEhQKDGRpc2NhcmRfc2l6ZRgIIAEoDRIWCg5kcmF3X3BpbGVfc2l6ZRgJIAEoDRIUCgxkcmF3X3BlbmFsdHkYCiABKA0SKgoFZHJhd24YCyADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBINCgVzaGlwcxgMIAMoDRIXCg9pc2xhbmRfZGlzdGFuY2UYDSABKA0SEwoGd2lubmVyGA4gASgNSAGIAQESLgoJZHJhd19waWxlGA8gAygLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNhcmQSMQoMZGlzY2FyZF9waWxlGBAgAygLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNhcmRCDgoMX2FjdGl2ZV9zZWF0QgkKB193aW5uZXIqagoGQ29sb3VyEhYKEkNPTE9VUl9VTlNQRUNJRklFRBAAEhEKDUNPTE9VUl9GTE9XRVIQARIRCg1DT0xPVVJfU1FVQVJFEAISEQoNQ09MT1VSX0NJUkNMRRADEg8KC0NPTE9VUl9TVEFSEAQqngEKCENhcmRLaW5kEhkKFUNBUkRfS0lORF9VTlNQRUNJRklFRBAAEhQKEENBUkRfS0lORF9QSVJBVEUQARIWChJDQVJEX0tJTkRfU0FJTEJPQVQQAhIUChBDQVJEX0tJTkRfQk9UVExFEAMSHQoZQ0FSRF9LSU5EX1NMRUVQSU5HX1BJUkFURRAEEhQKEENBUkRfS0lORF9QQVJST1QQBSpaCgtCb3R0bGVDaGFpbhIcChhCT1RUTEVfQ0hBSU5fVU5TUEVDSUZJRUQQABIVChFCT1RUTEVfQ0hBSU5fUEFTUxABEhYKEkJPVFRMRV9DSEFJTl9TVEFDSxACKoQBCg5Cb3R0bGVGb2xsb3dVcBIgChxCT1RUTEVfRk9MTE9XX1VQX1VOU1BFQ0lGSUVEEAASGgoWQk9UVExFX0ZPTExPV19VUF9EUkFXThABEhkKFUJPVFRMRV9GT0xMT1dfVVBfSEFORBACEhkKFUJPVFRMRV9GT0xMT1dfVVBfTk9ORRADKpkBChBOZXh0Um91bmRTdGFydGVyEiIKHk5FWFRfUk9VTkRfU1RBUlRFUl9VTlNQRUNJRklFRBAAEiMKH05FWFRfUk9VTkRfU1RBUlRFUl9BRlRFUl9XSU5ORVIQARIdChlORVhUX1JPVU5EX1NUQVJURVJfV0lOTkVSEAISHQoZTkVYVF9ST1VORF9TVEFSVEVSX1JPVEFURRADKl8KCURpcmVjdGlvbhIZChVESVJFQ1RJT05fVU5TUEVDSUZJRUQQABIXChNESVJFQ1RJT05fQ0xPQ0tXSVNFEAESHgoaRElSRUNUSU9OX0NPVU5URVJDTE9DS1dJU0UQAipsCgpEcmF3UmVhc29uEhsKF0RSQVdfUkVBU09OX1VOU1BFQ0lGSUVEEAASFAoQRFJBV19SRUFTT05fVFVSThABEhYKEkRSQVdfUkVBU09OX0JPVFRMRRACEhMKD0RSQVdfUkVBU09OX09IRRADKmUKBVBoYXNlEhUKEVBIQVNFX1VOU1BFQ0lGSUVEEAASDgoKUEhBU0VfUExBWRABEhAKDFBIQVNFX0JPVFRMRRACEg8KC1BIQVNFX0RSQVdOEAMSEgoOUEhBU0VfRklOSVNIRUQQBGIGcHJvdG8z");
+  fileDesc("CiNsdWRvdGhlcXVlL3BpcmF0ZXMvdjEvcGlyYXRlcy5wcm90bxIVbHVkb3RoZXF1ZS5waXJhdGVzLnYxInMKBENhcmQSLQoEa2luZBgBIAEoDjIfLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkS2luZBItCgZjb2xvdXIYAiABKA4yHS5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ29sb3VyEg0KBXZhbHVlGAMgASgNItgDCgdPcHRpb25zEhcKCmZpcnN0X3NlYXQYASABKA1IAIgBARIXCg9pc2xhbmRfZGlzdGFuY2UYAiABKA0SOQoQcmVtb3ZlZF9zcGVjaWFscxgDIAMoDjIfLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkS2luZBISCgpvcGVuX2hhbmRzGAQgASgIEhMKC29oZV92YXJpYW50GAUgASgIEjgKDGJvdHRsZV9jaGFpbhgGIAEoDjIiLmx1ZG90aGVxdWUucGlyYXRlcy52MS5Cb3R0bGVDaGFpbhI/ChBib3R0bGVfZm9sbG93X3VwGAcgASgOMiUubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkJvdHRsZUZvbGxvd1VwEkMKEm5leHRfcm91bmRfc3RhcnRlchgIIAEoDjInLmx1ZG90aGVxdWUucGlyYXRlcy52MS5OZXh0Um91bmRTdGFydGVyEhEKCW11c3RfcGxheRgJIAEoCBIaChJtdXN0X2Fuc3dlcl9ib3R0bGUYCiABKAgSHQoVbXVzdF9sYXlfYWZ0ZXJfYm90dGxlGAsgASgIEhoKEnJlYnVpbGRzX3Blcl9yb3VuZBgMIAEoDUINCgtfZmlyc3Rfc2VhdCJ0CgRQbGF5EikKBGNhcmQYASABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIvCghhbm5vdW5jZRgCIAEoDjIdLmx1ZG90aGVxdWUucGlyYXRlcy52MS5Db2xvdXISEAoIY2FsbF9vaGUYAyABKAgiBgoERHJhdyIJCgdFbmRUdXJuIqEBCgdDb21tYW5kEisKBHBsYXkYASABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuUGxheUgAEisKBGRyYXcYAiABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuRHJhd0gAEjIKCGVuZF90dXJuGAMgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkVuZFR1cm5IAEIICgZhY3Rpb24ilQEKC0dhbWVTdGFydGVkEi8KB29wdGlvbnMYASABKAsyHi5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuT3B0aW9ucxISCgpzZWF0X2NvdW50GAIgASgNEiwKB3JlbW92ZWQYAyADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBITCgtkYXRhX2RpZ2VzdBgEIAEoCSJSCghTZWF0SGFuZBIMCgRzZWF0GAEgASgNEgwKBHNpemUYAiABKA0SKgoFY2FyZHMYAyADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZCKcAgoKUm91bmREZWFsdBINCgVyb3VuZBgBIAEoDRISCgpmaXJzdF9zZWF0GAIgASgNEi4KBWhhbmRzGAMgAygLMh8ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlNlYXRIYW5kEiwKB2Rpc2NhcmQYBCABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIxCgx0dXJuZWRfdW5kZXIYBSADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIuCglkcmF3X3BpbGUYBiADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIWCg5kcmF3X3BpbGVfc2l6ZRgHIAEoDRISCgpvcGVuX2hhbmRzGAggASgIIp4BCgpDYXJkUGxheWVkEgwKBHNlYXQYASABKA0SKQoEY2FyZBgCIAEoCzIbLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkEjAKCWFubm91bmNlZBgDIAEoDjIdLmx1ZG90aGVxdWUucGlyYXRlcy52MS5Db2xvdXISEgoKY2FsbGVkX29oZRgEIAEoCBIRCgloYW5kX3NpemUYBSABKA0irAEKCkNhcmRzRHJhd24SDAoEc2VhdBgBIAEoDRIxCgZyZWFzb24YAiABKA4yIS5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuRHJhd1JlYXNvbhINCgVjb3VudBgDIAEoDRIqCgVjYXJkcxgEIAMoCzIbLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkEg4KBndhbnRlZBgFIAEoDRISCgpvcGVuX2hhbmRzGAYgASgIImMKD0RyYXdQaWxlUmVidWlsdBIMCgRzaXplGAEgASgNEioKBWNhcmRzGAIgAygLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNhcmQSFgoOZHJhd19waWxlX3NpemUYAyABKA0ipAEKClR1cm5QYXNzZWQSDAoEc2VhdBgBIAEoDRIRCgluZXh0X3NlYXQYAiABKA0SGQoMc2tpcHBlZF9zZWF0GAMgASgNSACIAQESMwoJZGlyZWN0aW9uGAQgASgOMiAubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkRpcmVjdGlvbhIUCgxkcmF3X3BlbmFsdHkYBSABKA1CDwoNX3NraXBwZWRfc2VhdCJ4CghSb3VuZFdvbhIMCgRzZWF0GAEgASgNEg0KBXJvdW5kGAIgASgNEg0KBXNoaXBzGAMgAygNEiwKA2VuZBgEIAEoDjIfLmx1ZG90aGVxdWUucGlyYXRlcy52MS5Sb3VuZEVuZBISCgpoYW5kX3NpemVzGAUgAygNIjYKB0dhbWVXb24SDAoEc2VhdBgBIAEoDRINCgVzaGlwcxgCIAMoDRIOCgZyb3VuZHMYAyABKA0i4gMKBUV2ZW50EjoKDGdhbWVfc3RhcnRlZBgBIAEoCzIiLmx1ZG90aGVxdWUucGlyYXRlcy52MS5HYW1lU3RhcnRlZEgAEjgKC3JvdW5kX2RlYWx0GAIgASgLMiEubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlJvdW5kRGVhbHRIABI4CgtjYXJkX3BsYXllZBgDIAEoCzIhLmx1ZG90aGVxdWUucGlyYXRlcy52MS5DYXJkUGxheWVkSAASOAoLY2FyZHNfZHJhd24YBCABKAsyIS5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZHNEcmF3bkgAEkMKEWRyYXdfcGlsZV9yZWJ1aWx0GAUgASgLMiYubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkRyYXdQaWxlUmVidWlsdEgAEjgKC3R1cm5fcGFzc2VkGAYgASgLMiEubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlR1cm5QYXNzZWRIABI0Cglyb3VuZF93b24YByABKAsyHy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuUm91bmRXb25IABIyCghnYW1lX3dvbhgIIAEoCzIeLmx1ZG90aGVxdWUucGlyYXRlcy52MS5HYW1lV29uSABCBgoEa2luZCJSCghIYW5kVmlldxIMCgRzZWF0GAEgASgNEgwKBHNpemUYAiABKA0SKgoFY2FyZHMYAyADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZCLiBAoEVmlldxIrCgVwaGFzZRgBIAEoDjIcLmx1ZG90aGVxdWUucGlyYXRlcy52MS5QaGFzZRIYCgthY3RpdmVfc2VhdBgCIAEoDUgAiAEBEjMKCWRpcmVjdGlvbhgDIAEoDjIgLmx1ZG90aGVxdWUucGlyYXRlcy52MS5EaXJlY3Rpb24SDQoFcm91bmQYBCABKA0SLgoFaGFuZHMYBSADKAsyHy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuSGFuZFZpZXcSMAoLZGlzY2FyZF90b3AYBiABKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBIwCglhbm5vdW5jZWQYByABKA4yHS5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ29sb3VyEhQKDGRpc2NhcmRfc2l6ZRgIIAEoDRIWCg5kcmF3X3BpbGVfc2l6ZRgJIAEoDRIUCgxkcmF3X3BlbmFsdHkYCiABKA0SKgoFZHJhd24YCyADKAsyGy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ2FyZBINCgVzaGlwcxgMIAMoDRIXCg9pc2xhbmRfZGlzdGFuY2UYDSABKA0SEwoGd2lubmVyGA4gASgNSAGIAQESLgoJZHJhd19waWxlGA8gAygLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNhcmQSMQoMZGlzY2FyZF9waWxlGBAgAygLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNhcmQSEAoIcmVidWlsZHMYESABKA1CDgoMX2FjdGl2ZV9zZWF0QgkKB193aW5uZXIqagoGQ29sb3VyEhYKEkNPTE9VUl9VTlNQRUNJRklFRBAAEhEKDUNPTE9VUl9GTE9XRVIQARIRCg1DT0xPVVJfU1FVQVJFEAISEQoNQ09MT1VSX0NJUkNMRRADEg8KC0NPTE9VUl9TVEFSEAQqngEKCENhcmRLaW5kEhkKFUNBUkRfS0lORF9VTlNQRUNJRklFRBAAEhQKEENBUkRfS0lORF9QSVJBVEUQARIWChJDQVJEX0tJTkRfU0FJTEJPQVQQAhIUChBDQVJEX0tJTkRfQk9UVExFEAMSHQoZQ0FSRF9LSU5EX1NMRUVQSU5HX1BJUkFURRAEEhQKEENBUkRfS0lORF9QQVJST1QQBSpaCgtCb3R0bGVDaGFpbhIcChhCT1RUTEVfQ0hBSU5fVU5TUEVDSUZJRUQQABIVChFCT1RUTEVfQ0hBSU5fUEFTUxABEhYKEkJPVFRMRV9DSEFJTl9TVEFDSxACKoQBCg5Cb3R0bGVGb2xsb3dVcBIgChxCT1RUTEVfRk9MTE9XX1VQX1VOU1BFQ0lGSUVEEAASGgoWQk9UVExFX0ZPTExPV19VUF9EUkFXThABEhkKFUJPVFRMRV9GT0xMT1dfVVBfSEFORBACEhkKFUJPVFRMRV9GT0xMT1dfVVBfTk9ORRADKpkBChBOZXh0Um91bmRTdGFydGVyEiIKHk5FWFRfUk9VTkRfU1RBUlRFUl9VTlNQRUNJRklFRBAAEiMKH05FWFRfUk9VTkRfU1RBUlRFUl9BRlRFUl9XSU5ORVIQARIdChlORVhUX1JPVU5EX1NUQVJURVJfV0lOTkVSEAISHQoZTkVYVF9ST1VORF9TVEFSVEVSX1JPVEFURRADKl8KCURpcmVjdGlvbhIZChVESVJFQ1RJT05fVU5TUEVDSUZJRUQQABIXChNESVJFQ1RJT05fQ0xPQ0tXSVNFEAESHgoaRElSRUNUSU9OX0NPVU5URVJDTE9DS1dJU0UQAipsCgpEcmF3UmVhc29uEhsKF0RSQVdfUkVBU09OX1VOU1BFQ0lGSUVEEAASFAoQRFJBV19SRUFTT05fVFVSThABEhYKEkRSQVdfUkVBU09OX0JPVFRMRRACEhMKD0RSQVdfUkVBU09OX09IRRADKlwKCFJvdW5kRW5kEhkKFVJPVU5EX0VORF9VTlNQRUNJRklFRBAAEhcKE1JPVU5EX0VORF9MQVNUX0NBUkQQARIcChhST1VORF9FTkRfUElMRV9FWEhBVVNURUQQAiplCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX1BMQVkQARIQCgxQSEFTRV9CT1RUTEUQAhIPCgtQSEFTRV9EUkFXThADEhIKDlBIQVNFX0ZJTklTSEVEEARiBnByb3RvMw");
 
 /**
  * A card's face. Every card of the deck is unique except the four Parrots,
@@ -58,6 +58,13 @@ export const CardSchema: GenMessage<Card> = /*@__PURE__*/
 
 /**
  * Options chosen when the game is created. Every field has a sensible default.
+ *
+ * Presets (the rulebook's own names for ways to play; set these fields):
+ * - the basic game ("les règles de base"): every field left unset.
+ * - the easier game (the rulebook's advice): open_hands, and one or more
+ *   special kinds in removed_specials.
+ * - the "ohé!" variant: ohe_variant.
+ * Every other field is a decision the rulebook leaves open (see RULES.md).
  *
  * @generated from message ludotheque.pirates.v1.Options
  */
@@ -124,12 +131,44 @@ export type Options = Message<"ludotheque.pirates.v1.Options"> & {
   nextRoundStarter: NextRoundStarter;
 
   /**
-   * A player who can lay a card must lay one: drawing, and ending the turn
-   * after drawing, are only allowed when nothing fits.
+   * A player who can lay a card must lay one: drawing is allowed only when
+   * nothing fits, and a card drawn on an ordinary turn that fits must be laid.
+   * Off (the default): drawing is always allowed but for a draw that would find
+   * no card at all, which is allowed only when nothing fits. Facing a Bottle,
+   * see must_answer_bottle and must_lay_after_bottle instead.
    *
    * @generated from field: bool must_play = 9;
    */
   mustPlay: boolean;
+
+  /**
+   * A player facing a Bottle who holds a Bottle must answer with it rather
+   * than draw the penalty. Off (the default): answering is a choice, as the
+   * rulebook says ("il peut").
+   *
+   * @generated from field: bool must_answer_bottle = 10;
+   */
+  mustAnswerBottle: boolean;
+
+  /**
+   * After drawing a Bottle's penalty, a card the player may lay then (see
+   * bottle_follow_up) that fits must be laid. Off (the default): laying it is a
+   * choice, as the rulebook says ("elle peut").
+   *
+   * @generated from field: bool must_lay_after_bottle = 11;
+   */
+  mustLayAfterBottle: boolean;
+
+  /**
+   * How many times a round's draw pile may be rebuilt from the discard pile,
+   * 1 to 20; 0 means the default, 3. When a card must be drawn once more after
+   * that, the round ends at once: the player with the fewest cards wins it
+   * (RoundWon.end ROUND_END_PILE_EXHAUSTED). This guarantees that every round,
+   * and so every game, ends.
+   *
+   * @generated from field: uint32 rebuilds_per_round = 12;
+   */
+  rebuildsPerRound: number;
 };
 
 /**
@@ -276,6 +315,14 @@ export type GameStarted = Message<"ludotheque.pirates.v1.GameStarted"> & {
    * @generated from field: repeated ludotheque.pirates.v1.Card removed = 3;
    */
   removed: Card[];
+
+  /**
+   * The content digest ("sha256:<hex>") of the game data (seeds/pirates/) the
+   * game was dealt with. A game replays only with exactly this data.
+   *
+   * @generated from field: string data_digest = 4;
+   */
+  dataDigest: string;
 };
 
 /**
@@ -585,7 +632,8 @@ export const TurnPassedSchema: GenMessage<TurnPassed> = /*@__PURE__*/
   messageDesc(file_ludotheque_pirates_v1_pirates, 12);
 
 /**
- * A player laid their last card and won the round.
+ * A player won the round: they laid their last card (or held the fewest
+ * cards when the draw pile ran out for good).
  *
  * @generated from message ludotheque.pirates.v1.RoundWon
  */
@@ -610,6 +658,20 @@ export type RoundWon = Message<"ludotheque.pirates.v1.RoundWon"> & {
    * @generated from field: repeated uint32 ships = 3;
    */
   ships: number[];
+
+  /**
+   * How the round ended.
+   *
+   * @generated from field: ludotheque.pirates.v1.RoundEnd end = 4;
+   */
+  end: RoundEnd;
+
+  /**
+   * The cards each seat held when the round ended, per seat.
+   *
+   * @generated from field: repeated uint32 hand_sizes = 5;
+   */
+  handSizes: number[];
 };
 
 /**
@@ -892,6 +954,14 @@ export type View = Message<"ludotheque.pirates.v1.View"> & {
    * @generated from field: repeated ludotheque.pirates.v1.Card discard_pile = 16;
    */
   discardPile: Card[];
+
+  /**
+   * How many times the draw pile was rebuilt this round (see
+   * Options.rebuilds_per_round).
+   *
+   * @generated from field: uint32 rebuilds = 17;
+   */
+  rebuilds: number;
 };
 
 /**
@@ -1198,6 +1268,43 @@ export const DrawReasonSchema: GenEnum<DrawReason> = /*@__PURE__*/
   enumDesc(file_ludotheque_pirates_v1_pirates, 6);
 
 /**
+ * How a round ended.
+ *
+ * @generated from enum ludotheque.pirates.v1.RoundEnd
+ */
+export enum RoundEnd {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: ROUND_END_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The winner laid their last card (the rulebook's end of a round).
+   *
+   * @generated from enum value: ROUND_END_LAST_CARD = 1;
+   */
+  LAST_CARD = 1,
+
+  /**
+   * A card had to be drawn after the draw pile had been rebuilt
+   * Options.rebuilds_per_round times: the player with the fewest cards won
+   * (on equal counts, the first of them in the direction of play, from the
+   * player who had to draw).
+   *
+   * @generated from enum value: ROUND_END_PILE_EXHAUSTED = 2;
+   */
+  PILE_EXHAUSTED = 2,
+}
+
+/**
+ * Describes the enum ludotheque.pirates.v1.RoundEnd.
+ */
+export const RoundEndSchema: GenEnum<RoundEnd> = /*@__PURE__*/
+  enumDesc(file_ludotheque_pirates_v1_pirates, 7);
+
+/**
  * What the game is waiting for.
  *
  * @generated from enum ludotheque.pirates.v1.Phase
@@ -1245,5 +1352,5 @@ export enum Phase {
  * Describes the enum ludotheque.pirates.v1.Phase.
  */
 export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
-  enumDesc(file_ludotheque_pirates_v1_pirates, 7);
+  enumDesc(file_ludotheque_pirates_v1_pirates, 8);
 

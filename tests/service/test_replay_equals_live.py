@@ -1,0 +1,141 @@
+"""Replay equals live, at the service level, for every game kind and store: random
+games played through GameApp (bots included), and after every move the cached live
+game's views (every seat's and the spectator's) and legal moves are those a cold
+replay from the store gives (a second GameApp with nothing cached), and ReplayGame at
+each earlier version shows what was live then."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any
+
+import pytest
+from google.protobuf.message import Message
+from ludotheque.mooki.v1 import mooki_pb2 as mooki
+from ludotheque.picnic.v1 import picnic_pb2 as picnic
+from ludotheque.pirates.v1 import pirates_pb2 as pirates
+from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
+
+from service.app import GameApp
+from service.app.auth import TokenAuthority
+from service.store.base import EventStore
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
+from tests.support.aio import async_test
+
+StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
+
+ADMIN = "admin-token-for-replay-tests"
+SECRET = b"replay-equals-live-secret-0123456789"
+
+# Per kind: the options and seats of the games played (a bot seat among them), and
+# how many games. Pirates sails one space (one round) so that random moves end soon.
+GAMES: dict[str, list[tuple[Message, list[game_pb2.SeatSpec]]]] = {
+    "mooki": [
+        (mooki.Options(), [game_pb2.SeatSpec(name="Cléo", age=6), game_pb2.SeatSpec(name="Robin", age=38)]),
+        (mooki.Options(), [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Bot", bot="greedy")]),
+    ],
+    "pirates": [
+        (
+            pirates.Options(island_distance=1, ohe_variant=True, must_play=True),
+            [game_pb2.SeatSpec(name=n) for n in ("Ana", "Ben")] + [game_pb2.SeatSpec(name="Bot", bot="random")],
+        ),
+        (
+            pirates.Options(island_distance=1, open_hands=True, bottle_chain=pirates.BOTTLE_CHAIN_STACK),
+            [game_pb2.SeatSpec(name="Ana"), game_pb2.SeatSpec(name="Bot", bot="greedy")],
+        ),
+    ],
+    "picnic": [
+        (
+            picnic.Options(cold_dragon=True, trap_rain=True),
+            [game_pb2.SeatSpec(name="Ana"), game_pb2.SeatSpec(name="Bot", bot="random")],
+        ),
+        (picnic.Options(board=picnic.BOARD_HARD), [game_pb2.SeatSpec(name=n) for n in ("Ana", "Ben", "Cléo")]),
+    ],
+}
+
+
+@asynccontextmanager
+async def _memory() -> AsyncIterator[EventStore]:
+    store = MemoryStore()
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def stores(request: pytest.FixtureRequest) -> StoreFactory:
+    """A fresh store: in memory, or on a real Redis (with a key prefix of its own)."""
+    if request.param == "memory":
+        return _memory
+    url = request.getfixturevalue("redis_server").url
+
+    @asynccontextmanager
+    async def redis() -> AsyncIterator[EventStore]:
+        store = RedisStore.from_url(url, prefix=f"replay-{random.randrange(2**48):x}")
+        try:
+            yield store
+        finally:
+            await store.close()
+
+    return redis
+
+
+def new_app(store: EventStore, seed: int) -> GameApp:
+    ids = itertools.count(1)
+    return GameApp(store, TokenAuthority(SECRET, ADMIN), new_game_id=lambda: f"live{next(ids)}", new_seed=lambda: seed)
+
+
+def _choose(legal: list[game_pb2.Command], rng: random.Random) -> game_pb2.Command:
+    """A random legal move, laying a Pirates card three times out of four when one
+    may be laid (uniformly random Pirates players draw so often that a round drags)."""
+    plays = [c for c in legal if c.WhichOneof("game") == "pirates" and c.pirates.HasField("play")]
+    return rng.choice(plays if plays and rng.random() < 0.75 else legal)
+
+
+async def _seen(app: GameApp, game_id: str, tokens: list[str]) -> list[tuple[Any, ...]]:
+    """What every seat and the spectator are shown: status, version, view, moves."""
+    seen = []
+    for token in [*tokens, ""]:
+        game = await app.get_game(api.GetGameRequest(game_id=game_id), token)
+        seen.append((game.status, game.version, list(game.to_act), game.view, list(game.legal_commands)))
+    return seen
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+@async_test
+async def test_the_live_game_is_what_a_cold_replay_from_the_store_gives(kind: str, stores: StoreFactory) -> None:
+    for number, (options, seats) in enumerate(GAMES[kind]):
+        async with stores() as store:
+            live_app = new_app(store, seed=100 + number)
+            request = api.CreateGameRequest(kind=kind, seats=seats)
+            getattr(request.options, kind).CopyFrom(options)
+            created = await live_app.create_game(request, ADMIN)
+            game_id, tokens = created.game_id, list(created.seat_tokens)
+            humans = [seat for seat, spec in enumerate(seats) if not spec.bot]
+            rng = random.Random(number)
+            history: dict[int, list[Any]] = {}  # version -> each viewer's live view then
+            for move in itertools.count():
+                live = await _seen(live_app, game_id, tokens)
+                cold = await _seen(new_app(store, seed=0), game_id, tokens)  # nothing cached: rebuilt from the store
+                assert live == cold, f"{kind} game {number}, after {move} moves: the live game and its replay differ"
+                version = live[0][1]
+                history[version] = [view for _, _, _, view, _ in live]
+                if live[0][0] == game_pb2.GAME_STATUS_FINISHED:
+                    break
+                assert move < 3000, "the game should have ended"
+                seat = live[0][2][0]
+                assert seat in humans, "the bots play inside the humans' moves"
+                command = _choose(live[seat][4], rng)
+                await live_app.submit(
+                    api.SubmitCommandRequest(game_id=game_id, command=command, command_id=f"m{move}"), tokens[seat]
+                )
+            for version, views in history.items():  # time travel shows what was live then
+                for token, view in zip([*tokens, ""], views, strict=True):
+                    past = await live_app.replay(api.ReplayGameRequest(game_id=game_id, at_version=version), token)
+                    assert past.view == view, f"{kind} game {number}: ReplayGame at {version} differs"
