@@ -147,7 +147,7 @@ class Server:
             "LUDOTHEQUE_HOST": "127.0.0.1",
             "LUDOTHEQUE_GRPC_PORT": "0",
             "LUDOTHEQUE_HTTP_PORT": "0",
-            "LUDOTHEQUE_SECRET": "benchmark-secret-0123456789",
+            "LUDOTHEQUE_SECRET": "benchmark-secret-0123456789-0123456789abcdef",
             "LUDOTHEQUE_LOG_LEVEL": "warning",
             "LUDOTHEQUE_SHUTDOWN_GRACE": "2",
         }

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ADMIN_TOKEN = "e2e-admin-token"
-SECRET = "e2e-secret-0123456789abcdef"
+ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef-0123456789"
+SECRET = "e2e-secret-0123456789abcdef-0123456789abcdef"
 
 
 @dataclass

@@ -8,8 +8,8 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-export const ADMIN_TOKEN = "node-admin-token";
-const SECRET = "node-tests-secret-0123456789";
+export const ADMIN_TOKEN = "node-admin-token-0123456789abcdef-0123456789";
+const SECRET = "node-tests-secret-0123456789-0123456789abcdef";
 
 export interface Server {
   /** The HTTP port's URL, the Connect transport's baseUrl. */

@@ -86,6 +86,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.FromString,
                 _registered_method=True)
+        self.RotateSeatToken = channel.unary_unary(
+                '/ludotheque.v1.GameService/RotateSeatToken',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -174,6 +179,15 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateSeatToken(self, request, context):
+        """Admin: give a seat a new token (a leaked link, a player replaced). The
+        seat's previous tokens stop working at once, on every server; hand the new
+        one to the player.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -226,6 +240,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ImportGame,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.SerializeToString,
+            ),
+            'RotateSeatToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateSeatToken,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -499,6 +518,33 @@ class GameService:
             '/ludotheque.v1.GameService/ImportGame',
             ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.ImportGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateSeatToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/RotateSeatToken',
+            ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

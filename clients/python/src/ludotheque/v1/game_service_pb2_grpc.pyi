@@ -76,6 +76,11 @@ class GameServiceStub:
     """Admin: load a complete log as a new game, after replaying it event by
     event through the rules; optionally cut it at a version to fork it there.
     """
+    RotateSeatToken: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.RotateSeatTokenRequest, _game_service_pb2.RotateSeatTokenResponse]
+    """Admin: give a seat a new token (a leaked link, a player replaced). The
+    seat's previous tokens stop working at once, on every server; hand the new
+    one to the player.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -120,6 +125,11 @@ class GameServiceAsyncStub(GameServiceStub):
     ImportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]  # type: ignore[assignment]
     """Admin: load a complete log as a new game, after replaying it event by
     event through the rules; optionally cut it at a version to fork it there.
+    """
+    RotateSeatToken: _aio.UnaryUnaryMultiCallable[_game_service_pb2.RotateSeatTokenRequest, _game_service_pb2.RotateSeatTokenResponse]  # type: ignore[assignment]
+    """Admin: give a seat a new token (a leaked link, a player replaced). The
+    seat's previous tokens stop working at once, on every server; hand the new
+    one to the player.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -222,6 +232,17 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.ImportGameResponse, _abc.Awaitable[_game_service_pb2.ImportGameResponse]]:
         """Admin: load a complete log as a new game, after replaying it event by
         event through the rules; optionally cut it at a version to fork it there.
+        """
+
+    @_abc_1.abstractmethod
+    def RotateSeatToken(
+        self,
+        request: _game_service_pb2.RotateSeatTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.RotateSeatTokenResponse, _abc.Awaitable[_game_service_pb2.RotateSeatTokenResponse]]:
+        """Admin: give a seat a new token (a leaked link, a player replaced). The
+        seat's previous tokens stop working at once, on every server; hand the new
+        one to the player.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
