@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Sequence
 
 from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
@@ -126,9 +127,10 @@ def resource_exhausted(reason: str, subject: str, description: str, retry_after_
     )
 
 
-def retry_after_seconds(error: ServiceError) -> int | None:
-    """The whole seconds of the error's RetryInfo, rounded up (an HTTP Retry-After)."""
-    for detail in error.details:
+def retry_after_seconds(details: Sequence[Message]) -> int | None:
+    """The whole seconds of the RetryInfo among an error's details, rounded up (what
+    an HTTP answer says in Retry-After)."""
+    for detail in details:
         if isinstance(detail, error_details_pb2.RetryInfo):
             milliseconds: int = detail.retry_delay.ToMilliseconds()
             return max(math.ceil(milliseconds / 1000), 1)

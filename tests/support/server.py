@@ -55,6 +55,11 @@ def start_server(args: list[str] | None = None, env: Mapping[str, str] | None = 
         "LUDOTHEQUE_GRPC_PORT": "0",
         "LUDOTHEQUE_HTTP_PORT": "0",
         "LUDOTHEQUE_SHUTDOWN_GRACE": "2",
+        # The suites create many games, bots-only ones too, from one address: no creation
+        # limits unless a test asks for them (tests/e2e/test_access.py has theirs).
+        "LUDOTHEQUE_CREATE_RATE": "0",
+        "LUDOTHEQUE_LIVE_GAMES": "0",
+        "LUDOTHEQUE_BOT_GAME_RATE": "1000000",
         **(env or {}),
     }
     with log.open("w") as log_file:
