@@ -150,6 +150,10 @@ class Server:
             "LUDOTHEQUE_SECRET": "benchmark-secret-0123456789-0123456789abcdef",
             "LUDOTHEQUE_LOG_LEVEL": "warning",
             "LUDOTHEQUE_SHUTDOWN_GRACE": "2",
+            # Thousands of games from one address: the benchmark measures moves, not the
+            # creation limits (each is one store round trip at creation).
+            "LUDOTHEQUE_CREATE_RATE": "0",
+            "LUDOTHEQUE_LIVE_GAMES": "0",
         }
         process = subprocess.Popen(
             [sys.executable, "-m", "service", "serve"],
