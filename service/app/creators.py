@@ -93,8 +93,8 @@ class ApiKeyCreation:
     def __init__(self, path: str, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._path = Path(path)
         self._clock = clock
-        self._stamp = self._file_stamp()
         try:
+            self._stamp = self._file_stamp()
             self._keys = parse_api_keys(self._path.read_text())
         except (OSError, ValueError) as error:
             raise ValueError(f"API keys file {path}: {error}") from None
