@@ -99,7 +99,10 @@ class GameServiceServicer:
 
     def CreateGame(self, request, context):
         """Create a game and deal it. Returns one secret token per seat: hand each
-        player theirs. Bots seated first play at once.
+        player theirs. Bots seated first play at once. Who may create (anyone, API
+        key holders or JWT bearers: send yours as the bearer token) and how many is
+        the server's policy: past a limit, RESOURCE_EXHAUSTED with a RetryInfo
+        (HTTP 429 with Retry-After). Games of bots only may be for the admin only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -115,7 +118,9 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Games, newest first, filtered by kind and status, a page at a time.
+        """Games, newest first, filtered by kind and status, a page at a time. The
+        admin lists every game; everyone else the listed and public ones only, and
+        without the players' names and ages unless public.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -932,7 +932,10 @@ export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
 export const GameService: GenService<{
   /**
    * Create a game and deal it. Returns one secret token per seat: hand each
-   * player theirs. Bots seated first play at once.
+   * player theirs. Bots seated first play at once. Who may create (anyone, API
+   * key holders or JWT bearers: send yours as the bearer token) and how many is
+   * the server's policy: past a limit, RESOURCE_EXHAUSTED with a RetryInfo
+   * (HTTP 429 with Retry-After). Games of bots only may be for the admin only.
    *
    * @generated from rpc ludotheque.v1.GameService.CreateGame
    */
@@ -954,7 +957,9 @@ export const GameService: GenService<{
     output: typeof GameSchema;
   },
   /**
-   * Games, newest first, filtered by kind and status, a page at a time.
+   * Games, newest first, filtered by kind and status, a page at a time. The
+   * admin lists every game; everyone else the listed and public ones only, and
+   * without the players' names and ages unless public.
    *
    * @generated from rpc ludotheque.v1.GameService.ListGames
    */
