@@ -151,3 +151,12 @@ def test_a_secret_or_admin_token_shorter_than_32_bytes_stops_the_server_at_start
         f"{variable} is {len(value)} bytes: a secret must be at least 32" in done.stderr
     )
     assert value not in done.stderr.replace(variable, "")  # the secret itself is never shown
+
+
+def test_ludotheque_api_key_prints_a_key_and_the_line_that_lets_it_in(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "api-key", "school-42"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    key, line = done.stdout.splitlines()
+    assert len(key) >= 43 and line == f"school-42:{hash_api_key(key)}"
+    assert key not in line
