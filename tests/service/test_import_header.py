@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from google.rpc import error_details_pb2
 from ludotheque.pirates.v1 import pirates_pb2
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
@@ -80,7 +81,8 @@ async def test_a_header_create_game_would_refuse_is_an_invalid_argument_and_crea
     log = (await app.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
     change(log.header)
     error = await expect_error(Code.INVALID_ARGUMENT, app.import_game(api.ImportGameRequest(log=log), ADMIN))
-    assert error.details[0].field_violations[0].field == field, error.message
+    (bad_request,) = [d for d in error.details if isinstance(d, error_details_pb2.BadRequest)]
+    assert bad_request.field_violations[0].field == field, error.message
     listed = await app.list_games(api.ListGamesRequest(), ADMIN)
     assert [game.game_id for game in listed.games] == [created.game_id]
 
