@@ -43,7 +43,7 @@ from service.store.memory import MemoryStore  # noqa: E402
 REPLAYS = ROOT / "seeds" / "replays"
 GAMES_PER_KIND = 3
 DIFF_LINES = 40  # of a refused change, shown per file
-ADMIN = "golden-admin"
+ADMIN = "golden-admin-token-0123456789abcdef"
 BOT_MIXES = (("greedy", "random"), ("random", "greedy"), ("greedy", "greedy"), ("random", "random"))
 
 
@@ -81,7 +81,7 @@ async def play(engine: AnyEngine, number: int) -> game_pb2.GameLog:
     clock = itertools.count(1_800_000_000_000, 1000)
     app = GameApp(
         MemoryStore(),
-        TokenAuthority(b"golden-logs-secret-0123456789", ADMIN),
+        TokenAuthority(b"golden-logs-secret-0123456789abcdef", ADMIN),
         clock=lambda: next(clock) / 1000,
         new_game_id=lambda: f"golden-{engine.kind}-{number + 1}",
         new_seed=lambda: 1000 + number,

@@ -37,7 +37,7 @@ from google.protobuf.message import DecodeError, Message
 
 from service.api.grpc_server import bearer_token
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
-from service.app.errors import ServiceError, invalid_argument
+from service.app.errors import ServiceError, invalid_argument, retry_after_seconds
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +105,12 @@ class ConnectFailure(Exception):
         return error
 
     def response(self) -> web.Response:
+        retry_after = retry_after_seconds(self.details)
         return web.Response(
-            status=HTTP_STATUS[self.code], text=_compact(self.as_json()), content_type="application/json"
+            status=HTTP_STATUS[self.code],
+            text=_compact(self.as_json()),
+            content_type="application/json",
+            headers={"Retry-After": str(retry_after)} if retry_after is not None else None,
         )
 
 

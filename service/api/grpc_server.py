@@ -20,6 +20,7 @@ from google.protobuf.message import DecodeError, Message
 from service.api.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, UseCase, use_cases
 from service.app import GameApp
 from service.app.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
+from service.app.origins import Origin, calling_from, forwarded_for, grpc_peer_address
 
 log = logging.getLogger(__name__)
 
@@ -102,10 +103,18 @@ class _Aborting:
         return False  # nothing raised, or not ours to answer (a cancellation)
 
 
+def origin(context: Context) -> Origin:
+    """Where the call comes from: the peer, and the x-forwarded-for a proxy may have added."""
+    metadata = context.invocation_metadata() or ()
+    forwarded = [value for key, value in metadata if key.lower() == "x-forwarded-for" and isinstance(value, str)]
+    return Origin(grpc_peer_address(context.peer() or ""), forwarded_for(forwarded))
+
+
 def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> Message:
-        async with _Aborting(method, context):
-            return await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
+        with calling_from(origin(context)):
+            async with _Aborting(method, context):
+                return await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
         raise AssertionError("abort() always raises")
 
     return handle

@@ -25,6 +25,7 @@ from service.api.sse import sse_handler
 from service.app import GameApp
 from service.app.errors import Code, ServiceError, invalid_argument, status_of
 from service.app.metrics import Metrics
+from service.app.origins import Origin, calling_from, forwarded_for
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +48,7 @@ def build_http_app(
     table = use_cases(app)
     preflight, add_cors_headers = _cors(tuple(cors_origins))
     web_app = web.Application(
-        middlewares=[_metrics_middleware(metrics), _error_middleware, preflight],
+        middlewares=[_metrics_middleware(metrics), _error_middleware, _origin_middleware, preflight],
         client_max_size=max_body_bytes,
     )
     web_app.on_response_prepare.append(add_cors_headers)
@@ -108,6 +109,13 @@ async def _error_middleware(request: web.Request, handler: Handler) -> web.Strea
     except Exception:
         log.exception("unexpected error on %s %s", request.method, request.path)
         return error_response(ServiceError(Code.INTERNAL, "Internal error: the operators have been told."))
+
+
+@web.middleware
+async def _origin_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
+    """Notes where the request comes from (the peer, and any X-Forwarded-For)."""
+    with calling_from(Origin(request.remote or "", forwarded_for(request.headers.getall("X-Forwarded-For", [])))):
+        return await handler(request)
 
 
 def _route_label(request: web.Request) -> str:

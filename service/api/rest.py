@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 
 from service.api.http_rules import HttpBinding
 from service.api.rpcs import UseCase
-from service.app.errors import ServiceError, invalid_argument, status_of, unauthenticated
+from service.app.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
@@ -29,10 +29,12 @@ def to_json(message: Message) -> str:
 
 
 def error_response(error: ServiceError) -> web.Response:
+    retry_after = retry_after_seconds(error.details)
     return web.Response(
         status=error.code.http_status,
         text=to_json(status_of(error)),
         content_type="application/json",
+        headers={"Retry-After": str(retry_after)} if retry_after is not None else None,
     )
 
 

@@ -52,6 +52,7 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "ExportGame": app.export_game,
         "ImportGame": app.import_game,
         "ReplayLog": app.replay_log,
+        "RotateSeatToken": app.rotate_seat_token,
         "Play": play_session,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)

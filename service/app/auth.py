@@ -2,50 +2,79 @@
 
 A seat token is `<seat>.<HMAC-SHA256(secret, game_id:seat)>` in base64url: the server
 keeps no token table, any process with the same secret checks it, and a token is
-worthless for another game or another seat."""
+worthless for another game or another seat. When the admin rotates a seat's token, the
+seat's *generation* (a counter kept with the game in the store) goes up and the new
+token is `<seat>.<generation>.<HMAC(secret, game_id:seat:generation)>`: the old one
+still has a valid HMAC, but of a generation the game has left behind.
+
+Secrets rotate too: tokens are signed with the current secret and checked against it
+and the previous ones (docs/SECURITY.md, "Rotating the signing secret")."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import hmac
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-from engines.contract import ADMIN, SPECTATOR, Viewer
+MIN_SECRET_BYTES = 32
+MAX_SEAT_DIGITS = 3
+MAX_GENERATION_DIGITS = 9
 
 
 class BadToken(Exception):
     """A token that is not valid for this game."""
 
 
+@dataclass(frozen=True, slots=True)
+class SeatClaim:
+    """What a seat token's signature vouches for: a seat, at a generation of its tokens."""
+
+    seat: int
+    generation: int
+
+
 class TokenAuthority:
-    def __init__(self, secret: bytes, admin_token: str = "") -> None:
-        if len(secret) < 16:
-            raise ValueError("the token secret must be at least 16 bytes")
+    def __init__(self, secret: bytes, admin_token: str = "", *, previous_secrets: Sequence[bytes] = ()) -> None:
+        for key in (secret, *previous_secrets):
+            if len(key) < MIN_SECRET_BYTES:
+                raise ValueError(f"a token secret must be at least {MIN_SECRET_BYTES} bytes")
+        if admin_token and len(admin_token.encode()) < MIN_SECRET_BYTES:
+            raise ValueError(f"the admin token must be at least {MIN_SECRET_BYTES} bytes")
         self._secret = secret
+        self._verifying = (secret, *previous_secrets)  # the current one first: the common case
         self._admin_token = admin_token
 
-    def _mac(self, game_id: str, seat: int) -> str:
-        digest = hmac.new(self._secret, f"{game_id}:{seat}".encode(), hashlib.sha256).digest()
+    @staticmethod
+    def _mac(key: bytes, game_id: str, seat: int, generation: int) -> str:
+        signed = f"{game_id}:{seat}" if generation == 0 else f"{game_id}:{seat}:{generation}"
+        digest = hmac.new(key, signed.encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
-    def seat_token(self, game_id: str, seat: int) -> str:
-        return f"{seat}.{self._mac(game_id, seat)}"
+    def seat_token(self, game_id: str, seat: int, generation: int = 0) -> str:
+        mac = self._mac(self._secret, game_id, seat, generation)
+        return f"{seat}.{mac}" if generation == 0 else f"{seat}.{generation}.{mac}"
 
     def is_admin(self, token: str) -> bool:
         return bool(self._admin_token) and hmac.compare_digest(token.encode(), self._admin_token.encode())
 
-    def viewer(self, game_id: str | None, token: str, seat_count: int | None = None) -> Viewer:
-        """Who `token` stands for in `game_id`: no token is a spectator. Raises BadToken."""
-        if not token:
-            return SPECTATOR
-        if self.is_admin(token):
-            return ADMIN
-        seat_text, _, mac = token.partition(".")
-        if game_id is None or not seat_text.isdigit() or len(seat_text) > 3:
+    def seat_claim(self, game_id: str, token: str) -> SeatClaim:
+        """The seat and generation `token` was signed for in `game_id`. Raises BadToken."""
+        parts = token.split(".")
+        if len(parts) not in (2, 3) or not all(_is_number(part, MAX_SEAT_DIGITS) for part in parts[:1]):
             raise BadToken("invalid token")
-        seat = int(seat_text)
-        if seat_count is not None and seat >= seat_count:
-            raise BadToken("invalid token")
-        if not hmac.compare_digest(mac.encode(), self._mac(game_id, seat).encode()):
-            raise BadToken("invalid token")
-        return Viewer.player(seat)
+        generation = 0
+        if len(parts) == 3:
+            if not _is_number(parts[1], MAX_GENERATION_DIGITS) or int(parts[1]) == 0:
+                raise BadToken("invalid token")
+            generation = int(parts[1])
+        seat, mac = int(parts[0]), parts[-1].encode()
+        for key in self._verifying:
+            if hmac.compare_digest(mac, self._mac(key, game_id, seat, generation).encode()):
+                return SeatClaim(seat, generation)
+        raise BadToken("invalid token")
+
+
+def _is_number(text: str, max_digits: int) -> bool:
+    return 0 < len(text) <= max_digits and text.isascii() and text.isdigit()

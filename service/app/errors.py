@@ -5,8 +5,10 @@ details that programs can read."""
 from __future__ import annotations
 
 import enum
+import math
+from collections.abc import Sequence
 
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
@@ -106,3 +108,30 @@ def permission_denied(description: str) -> ServiceError:
 
 def unavailable(description: str) -> ServiceError:
     return ServiceError(Code.UNAVAILABLE, description)
+
+
+def resource_exhausted(reason: str, subject: str, description: str, retry_after_ms: int) -> ServiceError:
+    """A limit reached: which one (QuotaFailure, ErrorInfo `reason`) and when to try
+    again (RetryInfo; HTTP answers say it in Retry-After too)."""
+    delay = duration_pb2.Duration()
+    delay.FromMilliseconds(max(retry_after_ms, 0))
+    violation = error_details_pb2.QuotaFailure.Violation(subject=subject, description=description)
+    return ServiceError(
+        Code.RESOURCE_EXHAUSTED,
+        description,
+        [
+            error_details_pb2.QuotaFailure(violations=[violation]),
+            error_details_pb2.RetryInfo(retry_delay=delay),
+            error_details_pb2.ErrorInfo(reason=reason, domain=DOMAIN),
+        ],
+    )
+
+
+def retry_after_seconds(details: Sequence[Message]) -> int | None:
+    """The whole seconds of the RetryInfo among an error's details, rounded up (what
+    an HTTP answer says in Retry-After)."""
+    for detail in details:
+        if isinstance(detail, error_details_pb2.RetryInfo):
+            milliseconds: int = detail.retry_delay.ToMilliseconds()
+            return max(math.ceil(milliseconds / 1000), 1)
+    return None

@@ -17,13 +17,17 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from service.app.auth import TokenAuthority
+from service.app.creators import CreationPolicy, OpenCreation
 from service.app.games import Games, random_game_id
 from service.app.history import History
+from service.app.limits import CreationLimits, Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.log_replay import replay_log
 from service.app.logs import Logs
 from service.app.metrics import Metrics
 from service.app.moves import Moves
+from service.app.origins import ClientAddresses
+from service.app.seats import Seats
 from service.app.stored import store_errors
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, view
@@ -42,6 +46,8 @@ class GameApp:
         new_game_id: Callable[[], str] = random_game_id,
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
         metrics: Metrics | None = None,
+        creation: CreationPolicy | None = None,
+        limits: CreationLimits | None = None,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
@@ -49,10 +55,22 @@ class GameApp:
         self._clock = clock
         self.games = LiveGames(store, self.metrics, cache_size)
         self.viewers = Viewers(tokens)
-        creating = Games(self.games, self.viewers, tokens, self.metrics, self.now_ms, new_game_id, new_seed)
-        moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries)
+        quotas = Quotas(store, limits or CreationLimits(), self.now_ms)  # default: no limit
+        creating = Games(
+            self.games,
+            self.viewers,
+            tokens,
+            self.metrics,
+            self.now_ms,
+            new_game_id,
+            new_seed,
+            creation or OpenCreation(ClientAddresses()),
+            quotas,
+        )
+        moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, quotas)
         history = History(self.games, self.viewers, self.metrics)
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
+        seats = Seats(self.games, tokens)
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game
         self.get_game = creating.get_game
@@ -66,6 +84,7 @@ class GameApp:
         self.export_game = logs.export_game
         self.import_game = logs.import_game
         self.replay_log = replay_log
+        self.rotate_seat_token = seats.rotate_seat_token
 
     # --- for sessions that hold a game open (Play) --------------------------------
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 import string
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
@@ -12,14 +13,25 @@ from engines.contract import InvalidSetup, SeatInfo, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
 from service.app import envelopes
 from service.app.auth import TokenAuthority
+from service.app.creators import ADMIN_CREATOR, CreationPolicy, Creator
 from service.app.errors import invalid_argument
+from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
+from service.app.origins import current_origin
 from service.app.seeding import SETUP, game_rng
 from service.app.steps import Step, play_bots, stamp
 from service.app.stored import store_errors
 from service.app.viewers import Viewers
-from service.app.views import STATUS_NAMES, game_message, status_code, summary, timestamp, viewer_message
+from service.app.views import (
+    STATUS_NAMES,
+    anonymised,
+    game_message,
+    status_code,
+    summary,
+    timestamp,
+    viewer_message,
+)
 
 # New game ids: 16 letters or digits (95 bits). No '-' or '_', so an id never
 # starts like a command-line option and is easy to select with a double click.
@@ -29,6 +41,7 @@ MAX_NAME_LENGTH = 64
 MAX_AGE = 150
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+LISTED = (game_pb2.VISIBILITY_LISTED, game_pb2.VISIBILITY_PUBLIC)
 
 
 def random_game_id() -> str:
@@ -45,6 +58,8 @@ class Games:
         now_ms: Callable[[], int],
         new_game_id: Callable[[], str],
         new_seed: Callable[[], int],
+        creation: CreationPolicy,
+        quotas: Quotas,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -53,22 +68,33 @@ class Games:
         self._now_ms = now_ms
         self._new_game_id = new_game_id
         self._new_seed = new_seed
+        self._creation = creation
+        self.quotas = quotas
+
+    async def creator(self, token: str) -> Creator:
+        """Who creates a game with this token (the admin, or whoever the policy says)."""
+        if self._tokens.is_admin(token):
+            return ADMIN_CREATOR
+        return await self._creation.creator(token, current_origin())
 
     async def create_game(
         self, request: game_service_pb2.CreateGameRequest, token: str
     ) -> game_service_pb2.CreateGameResponse:
+        creator = await self.creator(token)
         engine = get_engine(request.kind)
         if engine is None:
             known = ", ".join(sorted(ENGINES))
             raise invalid_argument("kind", f"Unknown game kind {request.kind!r}: choose one of {known}.")
         seats = validate_seats(request.seats, engine)
-        infos = [SeatInfo(age=s.age if s.HasField("age") else None) for s in seats]
+        if request.visibility not in game_pb2.Visibility.values():
+            raise invalid_argument("visibility", f"Unknown visibility {request.visibility}.")
         options = engine.options_type()
         if request.HasField("options"):
             options = envelopes.unwrap(request.options, engine.kind, "options", allow_empty=True)
+        resolved = resolve_options(engine, options, seats, "options")
+        seed = self._new_seed()
+        infos = [SeatInfo(age=s.age if s.HasField("age") else None) for s in seats]
         try:
-            resolved = engine.resolve_options(options, infos)
-            seed = self._new_seed()
             payloads = engine.setup(resolved, infos, game_rng(seed, SETUP, 0))
         except InvalidSetup as error:
             raise invalid_argument("options", str(error)) from error
@@ -81,13 +107,23 @@ class Games:
             seed=seed,
             created_at=timestamp(now),
             rules_version=engine.rules_version,
+            visibility=request.visibility or game_pb2.VISIBILITY_UNLISTED,
+            created_by=creator.identity,
         )
-        live = LiveGame(record, engine, engine.initial_state(), 0, now)
-        state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
-        steps = [Step(None, None, list(payloads)), *bot_steps]
-        events = stamp(live, 0, steps, "", now, engine.status(state).finished)
-        live.state, live.version = state, len(events)
-        await self.store_new_game(live, events, now)
+        # Counted before the bots play: a game of bots only plays itself out here.
+        await self.quotas.admit(creator, record.game_id, bots_only=all(seat.bot for seat in seats))
+        try:
+            live = LiveGame(record, engine, engine.initial_state(), 0, now)
+            state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
+            steps = [Step(None, None, list(payloads)), *bot_steps]
+            events = stamp(live, 0, steps, "", now, engine.status(state).finished)
+            live.state, live.version = state, len(events)
+            await self.store_new_game(live, events, now)
+        except BaseException:
+            await self.quotas.release(creator, record.game_id)
+            raise
+        if live.status.finished:
+            await self.quotas.release(creator, record.game_id)
         viewer = self._viewers.outside_game(token)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
@@ -117,6 +153,7 @@ class Games:
                 STATUS_NAMES.get(request.status, ""),
                 request.page_size or DEFAULT_PAGE_SIZE,
                 request.page_token,
+                listed_only=not viewer.is_admin,
             )
         response = game_service_pb2.ListGamesResponse(next_page_token=page.next_cursor)
         for info in page.games:
@@ -125,6 +162,12 @@ class Games:
             game.version = info.version
             game.updated_at.CopyFrom(timestamp(info.updated_at_ms))
             game.viewer.CopyFrom(viewer_message(viewer))
+            if viewer.is_admin:
+                game.created_by = game_pb2.GameRecord.FromString(info.record).created_by
+            elif game.visibility not in LISTED:
+                del response.games[-1]  # listed by a store that lags behind its flag (never, today)
+            else:
+                anonymised(game)
         return response
 
     async def store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> None:
@@ -139,6 +182,7 @@ class Games:
                 summary(live).SerializeToString(),
                 [e.SerializeToString() for e in events],
                 now,
+                listed=record.visibility in LISTED,
             )
         self._games.remember(live)
         self._metrics.labelled(self._metrics.games_created, record.kind).inc()
@@ -147,28 +191,55 @@ class Games:
             self._metrics.game_finished(record.kind, bool(status.winners))
 
 
-def validate_seats(specs: Sequence[game_pb2.SeatSpec], engine: AnyEngine) -> list[game_pb2.Seat]:
+def validate_seats(
+    specs: Sequence[game_pb2.SeatSpec | game_pb2.Seat], engine: AnyEngine, field: str = "seats"
+) -> list[game_pb2.Seat]:
+    """The seats of a new game (CreateGame's seat specs, or an imported log's seats,
+    whose indices must then be 0, 1, 2... in order), or INVALID_ARGUMENT naming the
+    first field at fault."""
     if not engine.min_seats <= len(specs) <= engine.max_seats:
         span = (
             f"{engine.min_seats}"
             if engine.min_seats == engine.max_seats
             else f"{engine.min_seats} to {engine.max_seats}"
         )
-        raise invalid_argument("seats", f"A {engine.kind!r} game needs {span} seats, not {len(specs)}.")
+        raise invalid_argument(field, f"A {engine.kind!r} game needs {span} seats, not {len(specs)}.")
     seats = []
+    seen: set[int] = set()
     for index, spec in enumerate(specs):
+        where = f"{field}[{index}]"
+        if isinstance(spec, game_pb2.Seat) and spec.index != index:
+            problem = (
+                "is given twice"
+                if spec.index in seen
+                else "is past the last seat"
+                if spec.index >= len(specs)
+                else "is out of order"
+            )
+            raise invalid_argument(
+                f"{where}.index", f"Seat {spec.index} {problem}: seats are numbered 0, 1, 2... in order."
+            )
+        seen.add(index)
         name = spec.name.strip()
         if not 1 <= len(name) <= MAX_NAME_LENGTH or not name.isprintable():
-            raise invalid_argument(
-                f"seats[{index}].name", f"A seat's name is 1 to {MAX_NAME_LENGTH} printable characters."
-            )
+            raise invalid_argument(f"{where}.name", f"A seat's name is 1 to {MAX_NAME_LENGTH} printable characters.")
         if spec.HasField("age") and spec.age > MAX_AGE:
-            raise invalid_argument(f"seats[{index}].age", f"An age is at most {MAX_AGE}.")
+            raise invalid_argument(f"{where}.age", f"An age is at most {MAX_AGE}.")
         if spec.bot and spec.bot not in engine.bots:
             known = ", ".join(sorted(engine.bots))
-            raise invalid_argument(f"seats[{index}].bot", f"Unknown bot {spec.bot!r}: choose one of {known}, or none.")
+            raise invalid_argument(f"{where}.bot", f"Unknown bot {spec.bot!r}: choose one of {known}, or none.")
         seat = game_pb2.Seat(index=index, name=name, bot=spec.bot)
         if spec.HasField("age"):
             seat.age = spec.age
         seats.append(seat)
     return seats
+
+
+def resolve_options(engine: AnyEngine, options: Any, seats: Sequence[game_pb2.Seat], field: str) -> Any:
+    """The options with their defaults filled in (the first seat among them), or
+    INVALID_ARGUMENT when the game cannot be dealt with them."""
+    infos = [SeatInfo(age=s.age if s.HasField("age") else None) for s in seats]
+    try:
+        return engine.resolve_options(options, infos)
+    except InvalidSetup as error:
+        raise invalid_argument(field, str(error)) from error

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
-from engines.contract import Viewer
-from service.app.errors import invalid_argument
+from engines.contract import Role, Viewer
+from service.app.errors import invalid_argument, unauthenticated
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
@@ -68,13 +68,18 @@ class History:
         self, live: LiveGame, viewer: Viewer, from_version: int
     ) -> AsyncIterator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
-        each as stored and as `viewer` may see it (None: not at all)."""
+        each as stored and as `viewer` may see it (None: not at all). A seat's stream
+        ends when its token is rotated, at the next event once this process knows."""
         if live.status.finished and from_version > live.version:
             return
+        seat = viewer.seat if viewer.role is Role.SEAT else None
+        generation = live.seat_generation(seat) if seat is not None else 0
         self._metrics.subscriptions.inc()
         try:
             with store_errors():
                 async for stored in self._games.store.subscribe(live.game_id, from_version):
+                    if seat is not None and live.seat_generation(seat) != generation:
+                        raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
                     event = parse_event(stored)
                     yield event, redact(live.engine, event, viewer)
                     if event.game_over:

@@ -7,8 +7,8 @@ import asyncio
 import re
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ludotheque.v1 import game_pb2
@@ -19,9 +19,14 @@ from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
-from service.store.base import EventStore, GameNotFound, StoredEvent
+from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+def seat_counter(seat: int) -> str:
+    """The name of the store counter that holds a seat's token generation."""
+    return f"seat:{seat}"
 
 
 @dataclass(slots=True)
@@ -35,10 +40,20 @@ class LiveGame:
     updated_at_ms: int
     summary_head: bytes = b""  # the summary's fields that never change, encoded (views.summary_bytes)
     bots: dict[int, str] | None = None  # seat -> bot, for the seats that are bots (steps.play_bots)
+    # The game's counters in the store (seat token generations), at `counters_revision`.
+    counters: Mapping[str, int] = field(default_factory=dict)
+    counters_revision: int = 0
 
     @property
     def game_id(self) -> str:
         return self.record.game_id
+
+    def seat_generation(self, seat: int) -> int:
+        """The generation of the seat's tokens: how often the admin rotated them."""
+        return self.counters.get(seat_counter(seat), 0)
+
+    def take_counters(self, info: GameInfo) -> None:
+        self.counters, self.counters_revision = info.counters, info.counters_revision
 
     @property
     def status(self) -> Status:
@@ -83,6 +98,7 @@ class LiveGames:
                 f"this server plays {engine.rules_version!r}.",
             )
         live = LiveGame(record, engine, engine.initial_state(), 0, info.updated_at_ms)
+        live.take_counters(info)
         try:
             self.advance(live, stored)
         except DataUnavailable as error:  # dealt with game data this build no longer has
@@ -97,10 +113,21 @@ class LiveGames:
         return live.version != version
 
     async def refresh(self, live: LiveGame) -> None:
-        """Applies the events other processes appended since `live.version`."""
+        """Applies the events other processes appended since `live.version`, and takes
+        the game's counters anew if they changed (a seat token rotated on any process):
+        the read says so in the same round trip."""
         with store_errors():
-            stored = await self.store.read(live.game_id, live.version + 1)
+            try:
+                stored = await self.store.read(live.game_id, live.version + 1, counters_revision=live.counters_revision)
+            except CountersChanged:
+                await self.reload_counters(live)
+                stored = await self.store.read(live.game_id, live.version + 1)
         self.advance(live, stored)
+
+    async def reload_counters(self, live: LiveGame) -> None:
+        with store_errors():
+            info = await self.store.info(live.game_id)
+        live.take_counters(info)
 
     def advance(self, live: LiveGame, stored: Sequence[StoredEvent]) -> None:
         for item in stored:
@@ -123,6 +150,9 @@ class LiveGames:
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         self._metrics.cached_games.set(len(self._cache))
+
+    def forget(self, game_id: str) -> None:
+        self._cache.pop(game_id, None)
 
     def lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)

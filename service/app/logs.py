@@ -8,14 +8,16 @@ from collections.abc import Callable
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
+from engines.registry import ENGINES, get_engine
 from service.app import gamelog
 from service.app.auth import TokenAuthority
+from service.app.creators import ADMIN_IDENTITY
 from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
-from service.app.games import Games
+from service.app.games import Games, resolve_options, validate_seats
 from service.app.live import LiveGame, LiveGames
 from service.app.steps import play_bots, stamp
 from service.app.stored import parse_event, store_errors
-from service.app.verify import Problem, verify
+from service.app.verify import Problem, payload_of, verify
 from service.app.viewers import Viewers
 from service.app.views import game_message, redact, timestamp, viewer_message
 
@@ -82,6 +84,7 @@ class Logs:
                 raise permission_denied("Only the admin may import a game.")
             raise unauthenticated("Send the admin token to import a game.")
         log = request.log
+        seats = check_header(log.header)
         checked = verify(log)
         if isinstance(checked, Problem):
             field = "log.header" if checked.index is None else f"log.events[{checked.index}]"
@@ -102,11 +105,13 @@ class Logs:
         record = game_pb2.GameRecord(
             game_id=self._new_game_id(),
             kind=engine.kind,
-            seats=log.header.seats,
+            seats=seats,
             options=log.header.options,
             seed=log.header.seed,
             created_at=timestamp(now),
             rules_version=engine.rules_version,
+            visibility=game_pb2.VISIBILITY_UNLISTED,
+            created_by=ADMIN_IDENTITY,
         )
         live = LiveGame(record, engine, state, len(events), now)
         state, bot_steps = play_bots(live, state, len(events))  # a cut where a bot was to act
@@ -124,3 +129,19 @@ class Logs:
             seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in record.seats],
             game=game_message(live, Viewer.admin()),
         )
+
+
+def check_header(header: game_pb2.GameLogHeader) -> list[game_pb2.Seat]:
+    """A log's header is checked as CreateGame checks a request (the same code): its
+    kind, its seats (names, count, indices 0, 1, 2..., bots) and its options (the first
+    seat among them), so no import makes a game a create could not."""
+    engine = get_engine(header.kind)
+    if engine is None:
+        known = ", ".join(sorted(ENGINES))
+        raise invalid_argument("log.header.kind", f"Unknown game kind {header.kind!r}: choose one of {known}.")
+    seats = validate_seats(header.seats, engine, "log.header.seats")
+    options = payload_of(header.options, engine.kind)
+    if options is None:
+        raise invalid_argument("log.header.options", f"The options are not {engine.kind!r} options.")
+    resolve_options(engine, options, seats, "log.header.options")
+    return seats

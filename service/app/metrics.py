@@ -14,7 +14,15 @@ from typing import Any, TypeVar
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
 
-from service.store.base import AppendResult, EventStore, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.base import (
+    Admission,
+    AppendResult,
+    EventStore,
+    GameInfo,
+    GamePage,
+    StoredEvent,
+    StoreUnavailable,
+)
 
 T = TypeVar("T")
 
@@ -161,8 +169,11 @@ class InstrumentedStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        *,
+        listed: bool = True,
     ) -> None:
-        await self._timed("create", self.inner.create(game_id, kind, status, record, summary, events, now_ms))
+        call = self.inner.create(game_id, kind, status, record, summary, events, now_ms, listed=listed)
+        await self._timed("create", call)
 
     async def append(
         self,
@@ -174,8 +185,20 @@ class InstrumentedStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        counters_revision: int | None = None,
     ) -> AppendResult:
-        call = self.inner.append(game_id, expected_version, events, command_id, fingerprint, status, summary, now_ms)
+        call = self.inner.append(
+            game_id,
+            expected_version,
+            events,
+            command_id,
+            fingerprint,
+            status,
+            summary,
+            now_ms,
+            counters_revision=counters_revision,
+        )
         return await self._timed("append", call)
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
@@ -184,11 +207,29 @@ class InstrumentedStore:
     async def info(self, game_id: str) -> GameInfo:
         return await self._timed("info", self.inner.info(game_id))
 
-    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
-        return await self._timed("read", self.inner.read(game_id, from_version, to_version))
+    async def read(
+        self, game_id: str, from_version: int, to_version: int | None = None, *, counters_revision: int | None = None
+    ) -> list[StoredEvent]:
+        call = self.inner.read(game_id, from_version, to_version, counters_revision=counters_revision)
+        return await self._timed("read", call)
 
-    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
-        return await self._timed("list_games", self.inner.list_games(kind, status, limit, cursor))
+    async def bump(self, game_id: str, name: str) -> int:
+        return await self._timed("bump", self.inner.bump(game_id, name))
+
+    async def list_games(
+        self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
+    ) -> GamePage:
+        call = self.inner.list_games(kind, status, limit, cursor, listed_only=listed_only)
+        return await self._timed("list_games", call)
+
+    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
+        return await self._timed("admit", self.inner.admit(key, member, limit, now_ms, ttl_ms))
+
+    async def release(self, key: str, member: str) -> None:
+        await self._timed("release", self.inner.release(key, member))
+
+    async def members(self, key: str, now_ms: int) -> list[str]:
+        return await self._timed("members", self.inner.members(key, now_ms))
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         return self.inner.subscribe(game_id, from_version)

@@ -17,6 +17,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 from engines.contract import RuleViolation, Viewer
 from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version
+from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.seeding import DECIDE
@@ -24,7 +25,7 @@ from service.app.steps import Step, play_bots, rng, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers, acting_seat
 from service.app.views import STATUS_NAMES, legal_commands, outcome, redact, status_code, summary_bytes, view
-from service.store.base import VersionConflict
+from service.store.base import CountersChanged, VersionConflict
 
 COMMAND_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 
@@ -62,19 +63,21 @@ class Moves:
         metrics: Metrics,
         now_ms: Callable[[], int],
         max_conflict_retries: int,
+        quotas: Quotas,
     ) -> None:
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
         self._now_ms = now_ms
         self._max_retries = max_conflict_retries
+        self._quotas = quotas
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
     ) -> game_service_pb2.SubmitCommandResponse:
         done = await self.apply_command(request, token)
         if done.replayed:
-            return await self._replayed(done.live, done.viewer, done.first_version, done.last_version)
+            return await self._replayed(done.live, token, done.first_version, done.last_version)
         return submit_response(done.live, done.viewer, done.events)
 
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
@@ -134,7 +137,9 @@ class Moves:
                         previous = await games.store.find_command(live.game_id, key, fingerprint)
                     if previous is not None:
                         return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
-                    if await games.caught_up(live):
+                    moved = await games.caught_up(live)
+                    self._viewers.in_game(live, token)  # say nothing more to a token rotated meanwhile
+                    if moved:
                         continue
                     raise
                 now = self._now_ms()
@@ -151,10 +156,15 @@ class Moves:
                             STATUS_NAMES[status_code(status)],
                             summary_bytes(live, status, live.version + len(events), now),
                             now,
+                            counters_revision=live.counters_revision,
                         )
                 except VersionConflict:
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
                     await games.refresh(live)  # another process moved first: catch up, decide again
+                    continue
+                except CountersChanged:  # a seat token was rotated (on any process): is ours still good?
+                    await games.reload_counters(live)
+                    self._viewers.in_game(live, token)
                     continue
                 if result.replayed:  # the command id was played already (here, or on another process)
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
@@ -162,15 +172,17 @@ class Moves:
                     live.state, live.version, live.updated_at_ms = state, result.last_version, now
                 if status.finished:
                     self._metrics.game_finished(engine.kind, bool(status.winners))
+                    await self._quotas.game_over(live.record.created_by, live.game_id)
                 return Applied(live, viewer, events, result.first_version, result.last_version)
             raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
 
     async def _replayed(
-        self, live: LiveGame, viewer: Viewer, first: int, last: int
+        self, live: LiveGame, token: str, first: int, last: int
     ) -> game_service_pb2.SubmitCommandResponse:
         """The response the first submission of a command id got."""
         games = self._games
         await games.refresh(live)
+        viewer = self._viewers.in_game(live, token)  # as of now: the seat's token may have been rotated
         with store_errors():
             stored = await games.store.read(live.game_id, first, last)
         state = live.state if last == live.version else await games.state_at(live, last)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ludotheque.v1 import game_service_pb2
 
-from engines.contract import Role, Viewer
-from service.app.auth import BadToken, TokenAuthority
+from engines.contract import ADMIN, SPECTATOR, Role, Viewer
+from service.app.auth import BadToken, SeatClaim, TokenAuthority
 from service.app.errors import invalid_argument, permission_denied, unauthenticated
 from service.app.live import LiveGame
 
@@ -16,22 +16,33 @@ VIEWER_CACHE_SIZE = 100_000
 class Viewers:
     def __init__(self, tokens: TokenAuthority) -> None:
         self.tokens = tokens
-        # Tokens already checked (an HMAC per call otherwise): (game id, token) -> viewer.
-        self._known: dict[tuple[str, str], Viewer] = {}
+        # Seat tokens whose signature was checked (an HMAC per call otherwise):
+        # (game id, token) -> the seat and generation it was signed for.
+        self._known: dict[tuple[str, str], SeatClaim] = {}
 
     def in_game(self, live: LiveGame, token: str) -> Viewer:
-        """Who `token` stands for in this game; a bad token is UNAUTHENTICATED."""
+        """Who `token` stands for in this game; a bad token, or the token of a seat
+        whose tokens the admin rotated since, is UNAUTHENTICATED. `live`'s seat
+        generations are as fresh as its last read from the store (LiveGames.refresh)."""
+        if not token:
+            return SPECTATOR
+        if self.tokens.is_admin(token):
+            return ADMIN
         key = (live.game_id, token)
-        viewer = self._known.get(key)
-        if viewer is None:
+        claim = self._known.get(key)
+        if claim is None:
             try:
-                viewer = self.tokens.viewer(live.game_id, token, len(live.record.seats))
+                claim = self.tokens.seat_claim(live.game_id, token)
             except BadToken:
                 raise unauthenticated("That token is not valid for this game.") from None
+            if claim.seat >= len(live.record.seats):
+                raise unauthenticated("That token is not valid for this game.")
             if len(self._known) >= VIEWER_CACHE_SIZE:
                 self._known.clear()
-            self._known[key] = viewer
-        return viewer
+            self._known[key] = claim
+        if claim.generation != live.seat_generation(claim.seat):
+            raise unauthenticated("This seat's token was replaced: ask the game's organiser for the new one.")
+        return Viewer.player(claim.seat)
 
     def outside_game(self, token: str) -> Viewer:
         """Outside a game (creating, listing) only the admin token means anything."""

@@ -79,6 +79,7 @@ def summary(live: LiveGame) -> game_pb2.Game:
         created_at=record.created_at,
         updated_at=timestamp(live.updated_at_ms),
         rules_version=record.rules_version,
+        visibility=record.visibility,
     )
 
 
@@ -95,6 +96,7 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
             options=record.options,
             created_at=record.created_at,
             rules_version=record.rules_version,
+            visibility=record.visibility,
         ).SerializeToString()
     tail = game_pb2.Game(
         status=status_code(status),
@@ -112,7 +114,20 @@ def game_message(live: LiveGame, viewer: Viewer) -> game_pb2.Game:
     game.view.CopyFrom(view(live, live.state, viewer))
     game.legal_commands.extend(legal_commands(live.engine, live.state, viewer))
     game.viewer.CopyFrom(viewer_message(viewer))
+    if viewer.is_admin:
+        game.created_by = live.record.created_by
     return game
+
+
+def anonymised(game: game_pb2.Game) -> None:
+    """Takes the players' names and ages (and the outcome's sentence, which names them)
+    out of a listed game that is not public: what ListGames shows all but the admin."""
+    if game.visibility == game_pb2.VISIBILITY_PUBLIC:
+        return
+    for seat in game.seats:
+        seat.ClearField("name")
+        seat.ClearField("age")
+    game.outcome.ClearField("summary")
 
 
 def status_code(status: Status) -> game_pb2.GameStatus.ValueType:

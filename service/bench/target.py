@@ -147,9 +147,13 @@ class Server:
             "LUDOTHEQUE_HOST": "127.0.0.1",
             "LUDOTHEQUE_GRPC_PORT": "0",
             "LUDOTHEQUE_HTTP_PORT": "0",
-            "LUDOTHEQUE_SECRET": "benchmark-secret-0123456789",
+            "LUDOTHEQUE_SECRET": "benchmark-secret-0123456789-0123456789abcdef",
             "LUDOTHEQUE_LOG_LEVEL": "warning",
             "LUDOTHEQUE_SHUTDOWN_GRACE": "2",
+            # Thousands of games from one address: the benchmark measures moves, not the
+            # creation limits (each is one store round trip at creation).
+            "LUDOTHEQUE_CREATE_RATE": "0",
+            "LUDOTHEQUE_LIVE_GAMES": "0",
         }
         process = subprocess.Popen(
             [sys.executable, "-m", "service", "serve"],

@@ -1,4 +1,4 @@
-"""The `ludotheque` command: serve, play, export, import, verify, replay, bench."""
+"""The `ludotheque` command: serve, play, export, import, verify, replay, bench, api-key."""
 
 from __future__ import annotations
 
@@ -45,6 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
     logs.add_arguments(commands)
+    api_key = commands.add_parser(
+        "api-key",
+        help="make an API key for --create-policy api-keys",
+        description=(
+            "Print a new random API key (hand it to the client, it is shown once) and, on a second line, "
+            "its line for the --api-keys-file (the server keeps only its SHA-256)."
+        ),
+    )
+    api_key.add_argument("name", help="who the key is for: the identity its games record (key:NAME)")
     bench_parser = commands.add_parser(
         "bench",
         help="measure the server: moves per second, latency, CPU and memory per move",
@@ -78,6 +87,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from service.bench import run as bench
 
         return bench.main(args)
+    if args.command == "api-key":
+        from service.app.creators import hash_api_key, new_api_key, parse_api_keys
+
+        key = new_api_key()
+        line = f"{args.name}:{hash_api_key(key)}"
+        try:
+            parse_api_keys(line)
+        except ValueError as error:
+            raise SystemExit(f"ludotheque api-key: {error}") from None
+        print(key)
+        print(line)
+        return 0
     if args.command == "play":
         return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout)
     return logs.run(args)

@@ -8,6 +8,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+MIN_SECRET_BYTES = 32  # service/app/auth.py refuses shorter ones too
+POLICIES = ("open", "api-keys", "jwt")
+
 
 @dataclass(frozen=True, slots=True)
 class Setting:
@@ -52,11 +55,45 @@ SETTINGS: tuple[Setting, ...] = (
         "secret",
         str,
         "",
-        "secret that signs seat tokens (at least 16 bytes); every process of one "
+        "secret that signs seat tokens (at least 32 bytes); every process of one "
         "deployment needs the same. Empty: a random one, so tokens die with the process",
         secret=True,
     ),
-    Setting("admin_token", str, "", "token that sees and may do everything; empty: no admin", secret=True),
+    Setting(
+        "previous_secret",
+        str,
+        "",
+        "while rotating the secret: the one it replaces (at least 32 bytes); tokens it signed still work",
+        secret=True,
+    ),
+    Setting(
+        "admin_token",
+        str,
+        "",
+        "token that sees and may do everything (at least 32 bytes); empty: no admin",
+        secret=True,
+    ),
+    Setting(
+        "create_policy",
+        str,
+        "open",
+        "who may create games: 'open' (anyone, counted by address), 'api-keys' (--api-keys-file) "
+        "or 'jwt' (--jwks, --jwt-issuer, --jwt-audience); the admin token always may",
+    ),
+    Setting("api_keys_file", str, "", "api-keys policy: the file of '<name>:<sha256 hex of the key>' lines"),
+    Setting("jwks", str, "", "jwt policy: the JSON Web Key Set, a file or an https:// URL (cached, refreshed)"),
+    Setting("jwt_issuer", str, "", "jwt policy: the issuer (iss) tokens must come from"),
+    Setting("jwt_audience", str, "", "jwt policy: the audience (aud) tokens must be for"),
+    Setting("create_rate", int, 60, "games one creator may create per minute; 0: no limit"),
+    Setting("live_games", int, 100, "unfinished games one creator may have at once; 0: no limit"),
+    Setting("bot_game_rate", int, 0, "games of bots only one creator may create per minute; 0: only the admin"),
+    Setting(
+        "trusted_proxies",
+        str,
+        "",
+        "addresses or CIDR ranges of the proxies whose X-Forwarded-For to believe, comma-separated; "
+        "empty: none (a client is its peer address)",
+    ),
     Setting("cache_size", int, 10_000, "live games kept in memory"),
     Setting("max_message_bytes", int, 1 << 20, "largest request accepted"),
     Setting(
@@ -85,7 +122,17 @@ class Config:
     http_port: int
     cors_origins: str
     secret: str
+    previous_secret: str
     admin_token: str
+    create_policy: str
+    api_keys_file: str
+    jwks: str
+    jwt_issuer: str
+    jwt_audience: str
+    create_rate: int
+    live_games: int
+    bot_game_rate: int
+    trusted_proxies: str
     cache_size: int
     max_message_bytes: int
     shutdown_grace: float
@@ -139,4 +186,33 @@ def from_arguments(args: argparse.Namespace, environ: Mapping[str, str] = os.env
             except ValueError as error:
                 raise SystemExit(f"{setting.env}: {error}") from None
         values[setting.name] = setting.default if value is None else value
-    return Config(**values)  # type: ignore[arg-type]
+    config = Config(**values)  # type: ignore[arg-type]
+    problems = check(config)
+    if problems:
+        raise SystemExit("ludotheque serve: " + "; ".join(problems))
+    return config
+
+
+def check(config: Config) -> list[str]:
+    """What is wrong with `config`, each said so that an operator knows what to fix."""
+    problems = []
+    for name, env in (("secret", "LUDOTHEQUE_SECRET"), ("previous_secret", "LUDOTHEQUE_PREVIOUS_SECRET")):
+        value = getattr(config, name)
+        if value and len(value.encode()) < MIN_SECRET_BYTES:
+            problems.append(
+                f"{env} is {len(value.encode())} bytes: a secret must be at least {MIN_SECRET_BYTES} "
+                "(e.g. openssl rand -hex 32)"
+            )
+    if config.admin_token and len(config.admin_token.encode()) < MIN_SECRET_BYTES:
+        problems.append(
+            f"LUDOTHEQUE_ADMIN_TOKEN is {len(config.admin_token.encode())} bytes: it must be at least "
+            f"{MIN_SECRET_BYTES} (e.g. openssl rand -hex 32)"
+        )
+    if config.previous_secret and not config.secret:
+        problems.append("LUDOTHEQUE_PREVIOUS_SECRET needs LUDOTHEQUE_SECRET, the secret that replaces it")
+    if config.create_policy not in POLICIES:
+        problems.append(f"LUDOTHEQUE_CREATE_POLICY {config.create_policy!r} is not one of {', '.join(POLICIES)}")
+    for name in ("create_rate", "live_games", "bot_game_rate"):
+        if getattr(config, name) < 0:
+            problems.append(f"LUDOTHEQUE_{name.upper()} must be 0 or more")
+    return problems

@@ -23,8 +23,11 @@ from service.api.http_server import build_http_app, serve_http
 from service.api.rpcs import SERVICE
 from service.app import GameApp
 from service.app.auth import TokenAuthority
+from service.app.creators import CreationPolicy, creation_policy
 from service.app.errors import ServiceError
+from service.app.limits import CreationLimits
 from service.app.metrics import InstrumentedStore, Metrics
+from service.app.origins import ClientAddresses, parse_networks
 from service.cli.config import Config
 from service.store import open_store
 
@@ -69,6 +72,22 @@ def token_secret(config: Config) -> bytes:
     return secrets.token_bytes(32)
 
 
+def who_may_create(config: Config) -> CreationPolicy:
+    """The creation policy of the configuration; a policy that cannot work stops the server."""
+    try:
+        addresses = ClientAddresses(parse_networks(config.trusted_proxies))
+        return creation_policy(
+            config.create_policy,
+            addresses=addresses,
+            api_keys_file=config.api_keys_file,
+            jwks=config.jwks,
+            issuer=config.jwt_issuer,
+            audience=config.jwt_audience,
+        )
+    except ValueError as error:
+        raise SystemExit(f"ludotheque serve: {error}") from None
+
+
 async def start(config: Config, *, reuse_port: bool = False) -> Running:
     """Starts the server. `reuse_port`: one of several worker processes listening on
     the same ports (SO_REUSEPORT: the kernel spreads connections between them)."""
@@ -79,8 +98,12 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         ),
         metrics,
     )
-    tokens = TokenAuthority(token_secret(config), config.admin_token)
-    app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
+    previous = (config.previous_secret.encode(),) if config.previous_secret else ()
+    tokens = TokenAuthority(token_secret(config), config.admin_token, previous_secrets=previous)
+    limits = CreationLimits(config.create_rate, config.live_games, config.bot_game_rate)
+    app = GameApp(
+        store, tokens, cache_size=config.cache_size, metrics=metrics, creation=who_may_create(config), limits=limits
+    )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
         options=[

@@ -1,12 +1,15 @@
 """The event store interface. A store keeps, per game, an append-only list of opaque
-event blobs numbered 1, 2, 3..., a few opaque blobs about the game, and the command ids
-already applied. It knows nothing of games: `kind` and `status` are only labels to list
-by. Every implementation passes tests/store_contract.py."""
+event blobs numbered 1, 2, 3..., a few opaque blobs about the game, the command ids
+already applied, and named counters that reads and appends may be conditioned on.
+Beside games, it keeps bounded sets shared by every process (`admit`: quotas and rate
+limits). It knows nothing of games: `kind` and `status` are only labels to list by,
+and `listed` says whether a listing for everyone shows the game. Every implementation
+passes tests/service/test_store_contract.py."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 
@@ -43,6 +46,15 @@ class CommandIdReused(StoreError):
         self.command_id = command_id
 
 
+class CountersChanged(StoreError):
+    """A conditional read or append found that the game's counters moved on since the
+    revision the caller knew (see EventStore.bump)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"the counters of game {game_id!r} changed")
+        self.game_id = game_id
+
+
 class StoreUnavailable(StoreError):
     """The store cannot be reached now; the operation may be retried."""
 
@@ -67,6 +79,9 @@ class GameInfo:
     updated_at_ms: int
     record: bytes  # written once at creation (opaque)
     summary: bytes  # replaced by every append (opaque)
+    listed: bool = True  # whether a listing for everyone shows it (set at creation)
+    counters: Mapping[str, int] = field(default_factory=dict)  # bumped ones only (see EventStore.bump)
+    counters_revision: int = 0  # how many bumps the game has had, all counters together
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +106,15 @@ class GamePage:
     next_cursor: str  # empty on the last page
 
 
+@dataclass(frozen=True, slots=True)
+class Admission:
+    """What `admit` decided. A refused member may try again after `retry_after_ms`
+    (when the set's first member expires); None: not before a member is released."""
+
+    admitted: bool
+    retry_after_ms: int | None = None
+
+
 class EventStore(Protocol):
     async def create(
         self,
@@ -101,8 +125,11 @@ class EventStore(Protocol):
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        *,
+        listed: bool = True,
     ) -> None:
-        """Creates a game with its first events (versions 1..n). Raises GameExists."""
+        """Creates a game with its first events (versions 1..n). `listed`: a listing
+        for everyone (`list_games(listed_only=True)`) shows it. Raises GameExists."""
         ...
 
     async def append(
@@ -115,12 +142,15 @@ class EventStore(Protocol):
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        counters_revision: int | None = None,
     ) -> AppendResult:
         """Appends `events` after `expected_version`, all or nothing, and records
         `command_id` (with the command's `fingerprint`). When the command id was
         already applied, appends nothing and returns the first result (or raises
         CommandIdReused if the fingerprint differs). Raises VersionConflict when the
-        game is past `expected_version`, GameNotFound."""
+        game is past `expected_version`, GameNotFound, and CountersChanged (before
+        anything else) when `counters_revision` is given and is not the game's."""
         ...
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
@@ -132,12 +162,40 @@ class EventStore(Protocol):
         """Raises GameNotFound."""
         ...
 
-    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
-        """Events from_version..to_version inclusive (to the end when None)."""
+    async def read(
+        self, game_id: str, from_version: int, to_version: int | None = None, *, counters_revision: int | None = None
+    ) -> list[StoredEvent]:
+        """Events from_version..to_version inclusive (to the end when None). Raises
+        GameNotFound, and CountersChanged when `counters_revision` is given and is not
+        the game's (in the same round trip: a cache checks it for free)."""
         ...
 
-    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
-        """Games newest first; empty kind/status match all. `cursor` continues a page."""
+    async def bump(self, game_id: str, name: str) -> int:
+        """Increments the game's counter `name` (from 0) and the game's counters
+        revision, at once; returns the counter's new value. Raises GameNotFound."""
+        ...
+
+    async def list_games(
+        self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
+    ) -> GamePage:
+        """Games newest first; empty kind/status match all; `listed_only`: only the
+        games created `listed`. `cursor` continues a page."""
+        ...
+
+    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
+        """Adds `member` to the bounded set `key`, shared by every process, if it holds
+        fewer than `limit` members; a member already in is admitted again, unchanged.
+        `ttl_ms`: the member leaves by itself that long after `now_ms` (a rate limit's
+        sliding window); None: only when released (a quota). Expired members neither
+        count nor stay. A set's members all have a ttl, or none do."""
+        ...
+
+    async def release(self, key: str, member: str) -> None:
+        """Takes `member` out of the set `key` (nothing if it is not in)."""
+        ...
+
+    async def members(self, key: str, now_ms: int) -> list[str]:
+        """The members of the set `key` that have not expired at `now_ms`."""
         ...
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:

@@ -4,13 +4,16 @@ The default of `ludotheque serve`, and the reference the Redis store is tested a
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from service.store.base import (
     SHUTTING_DOWN,
+    Admission,
     AppendResult,
     CommandIdReused,
+    CountersChanged,
     GameExists,
     GameInfo,
     GameNotFound,
@@ -34,6 +37,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self._games: dict[str, _Game] = {}
         self._order: list[str] = []
+        self._sets: dict[str, dict[str, float]] = {}  # admit's sets: member -> expiry (ms; inf: none)
         self._closed = False
         self._ending_subscriptions = False
 
@@ -57,11 +61,13 @@ class MemoryStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        *,
+        listed: bool = True,
     ) -> None:
         self._check_open()
         if game_id in self._games:
             raise GameExists(game_id)
-        info = GameInfo(game_id, kind, status, len(events), now_ms, now_ms, record, summary)
+        info = GameInfo(game_id, kind, status, len(events), now_ms, now_ms, record, summary, listed)
         self._games[game_id] = _Game(info, len(self._order), list(events))
         self._order.append(game_id)
 
@@ -75,8 +81,11 @@ class MemoryStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        counters_revision: int | None = None,
     ) -> AppendResult:
         game = self._game(game_id)
+        _check_revision(game, counters_revision)
         previous = _previous_result(game, game_id, command_id, fingerprint)
         if previous is not None:
             return previous
@@ -97,22 +106,72 @@ class MemoryStore:
     async def info(self, game_id: str) -> GameInfo:
         return self._game(game_id).info
 
-    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
-        events = self._game(game_id).events
+    async def read(
+        self, game_id: str, from_version: int, to_version: int | None = None, *, counters_revision: int | None = None
+    ) -> list[StoredEvent]:
+        game = self._game(game_id)
+        _check_revision(game, counters_revision)
+        events = game.events
         start = max(from_version, 1)
         stop = len(events) if to_version is None else min(to_version, len(events))
         return [StoredEvent(v, events[v - 1]) for v in range(start, stop + 1)]
 
-    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
+    async def bump(self, game_id: str, name: str) -> int:
+        game = self._game(game_id)
+        info = game.info
+        value = info.counters.get(name, 0) + 1
+        game.info = replace(info, counters={**info.counters, name: value}, counters_revision=info.counters_revision + 1)
+        return value
+
+    async def list_games(
+        self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
+    ) -> GamePage:
         self._check_open()
         position = int(cursor) if cursor else len(self._order)
         found: list[GameInfo] = []
         while position > 0 and len(found) < limit:
             position -= 1
             info = self._games[self._order[position]].info
-            if (not kind or info.kind == kind) and (not status or info.status == status):
+            if (
+                (not kind or info.kind == kind)
+                and (not status or info.status == status)
+                and (info.listed or not listed_only)
+            ):
                 found.append(info)
         return GamePage(found, str(position) if position > 0 and len(found) == limit else "")
+
+    # --- bounded sets (admit) ---------------------------------------------------------
+
+    def _live_members(self, key: str, now_ms: int) -> dict[str, float]:
+        members = self._sets.get(key, {})
+        for member in [m for m, expiry in members.items() if expiry <= now_ms]:
+            del members[member]
+        if not members:
+            self._sets.pop(key, None)  # an idle identity's set does not linger
+        return members
+
+    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
+        self._check_open()
+        members = self._live_members(key, now_ms)
+        if member in members:
+            return Admission(True)
+        if len(members) < limit:
+            self._sets.setdefault(key, members)[member] = math.inf if ttl_ms is None else now_ms + ttl_ms
+            return Admission(True)
+        first = min(members.values(), default=math.inf)
+        return Admission(False, None if first == math.inf else int(first) - now_ms)
+
+    async def release(self, key: str, member: str) -> None:
+        self._check_open()
+        members = self._sets.get(key)
+        if members is not None:
+            members.pop(member, None)
+            if not members:
+                del self._sets[key]
+
+    async def members(self, key: str, now_ms: int) -> list[str]:
+        self._check_open()
+        return sorted(self._live_members(key, now_ms))
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         game = self._game(game_id)
@@ -140,6 +199,11 @@ class MemoryStore:
         self._closed = True
         for game in self._games.values():
             game.appended.set()
+
+
+def _check_revision(game: _Game, counters_revision: int | None) -> None:
+    if counters_revision is not None and counters_revision != game.info.counters_revision:
+        raise CountersChanged(game.info.game_id)
 
 
 def _previous_result(game: _Game, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:

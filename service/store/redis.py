@@ -21,8 +21,10 @@ from typing import Any
 
 from service.store.base import (
     SHUTTING_DOWN,
+    Admission,
     AppendResult,
     CommandIdReused,
+    CountersChanged,
     GameExists,
     GameInfo,
     GameNotFound,
@@ -35,7 +37,7 @@ from service.store.redis_client import RedisConnection
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
 from service.store.redis_live import LiveReader
-from service.store.redis_lua import APPEND, CREATE, FIND_COMMAND, READ
+from service.store.redis_lua import ADMIT, APPEND, BUMP, CREATE, FIND_COMMAND, MEMBERS, READ
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +45,7 @@ log = logging.getLogger(__name__)
 # new one; that takes a writer stalled for longer than the grace period, so more than
 # a few attempts in a row means something else is wrong.
 WRITE_ATTEMPTS = 4
+COUNTER = b"counter:"  # the meta fields of the game's counters (EventStore.bump)
 READ_PAGE = 1000  # events per XRANGE while a subscriber catches up
 
 
@@ -86,6 +89,8 @@ class RedisStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        *,
+        listed: bool = True,
     ) -> None:
         self._check_open()
         keys = self.keys
@@ -94,11 +99,11 @@ class RedisStore:
             reply = await self.redis.run(
                 CREATE,
                 [keys.meta(game_id), keys.events(game_id)],
-                [kind, status, record, summary, now_ms, token, *events],
+                [kind, status, record, summary, now_ms, token, "1" if listed else "0", *events],
                 durable=True,
             )
             if reply[0] == b"ok":
-                await self._file(game_id, token, Labels(kind, status, int(reply[1]), token))
+                await self._file(game_id, token, Labels(kind, status, int(reply[1]), token, listed))
                 return
             await self._drop_intent(game_id, token)
             if reply[0] == b"exists":
@@ -115,28 +120,44 @@ class RedisStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        counters_revision: int | None = None,
     ) -> AppendResult:
         self._check_open()
         keys = self.keys
         token = 0  # an intent is needed only when the status changes (see redis_index.py)
+        revision = "" if counters_revision is None else counters_revision
         for _ in range(WRITE_ATTEMPTS):
             reply = await self.redis.run(
                 APPEND,
                 [keys.meta(game_id), keys.events(game_id), keys.commands(game_id)],
-                [expected_version, command_id, fingerprint.hex(), status, summary, now_ms, token or "", *events],
+                [
+                    expected_version,
+                    command_id,
+                    fingerprint.hex(),
+                    status,
+                    summary,
+                    now_ms,
+                    token or "",
+                    revision,
+                    *events,
+                ],
                 durable=True,
             )
             outcome = reply[0]
             if outcome in (b"ok", b"changed"):
                 last = int(reply[1])
                 if outcome == b"changed":
-                    await self._file(game_id, token, Labels(reply[2].decode(), status, last, int(reply[3])))
+                    labels = Labels(reply[2].decode(), status, last, int(reply[3]), reply[4] == b"1")
+                    await self._file(game_id, token, labels)
                 return AppendResult(expected_version + 1, last)
             if token:
                 await self._drop_intent(game_id, token)  # this write did not use it
                 token = 0
             if outcome == b"missing":
                 raise GameNotFound(game_id)
+            if outcome == b"bumped":
+                raise CountersChanged(game_id)
             if outcome == b"known":
                 return await self._applied(game_id, command_id, fingerprint, reply[1])
             if outcome == b"conflict":
@@ -183,13 +204,20 @@ class RedisStore:
             raise GameNotFound(game_id)
         return info
 
-    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
+    async def read(
+        self, game_id: str, from_version: int, to_version: int | None = None, *, counters_revision: int | None = None
+    ) -> list[StoredEvent]:
         self._check_open()
         start = f"{max(from_version, 1)}-0"
         stop = "+" if to_version is None else f"{to_version}-0"
-        reply = await self.redis.run(READ, [self.keys.meta(game_id), self.keys.events(game_id)], [start, stop])
+        revision = "" if counters_revision is None else counters_revision
+        reply = await self.redis.run(
+            READ, [self.keys.meta(game_id), self.keys.events(game_id)], [start, stop, revision]
+        )
         if reply[0] == b"missing":
             raise GameNotFound(game_id)
+        if reply[0] == b"bumped":
+            raise CountersChanged(game_id)
         # Each entry is [id, ["d", event]]: the scripts write one field, "d".
         return [StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[1]) for entry_id, fields in reply[1]]
 
@@ -199,12 +227,41 @@ class RedisStore:
             raise GameNotFound(game_id)
         return int(version)
 
-    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
+    async def bump(self, game_id: str, name: str) -> int:
         self._check_open()
-        game_ids, next_cursor = await self.index.page(kind, status, limit, cursor)
+        reply = await self.redis.run(BUMP, [self.keys.meta(game_id)], [name], durable=True)
+        if reply[0] == b"missing":
+            raise GameNotFound(game_id)
+        return int(reply[1])
+
+    async def list_games(
+        self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
+    ) -> GamePage:
+        self._check_open()
+        game_ids, next_cursor = await self.index.page(kind, status, limit, cursor, listed_only=listed_only)
         metas = await self.redis.read_many([("HGETALL", self.keys.meta(game_id)) for game_id in game_ids])
         infos = [_game_info(game_id, meta) for game_id, meta in zip(game_ids, metas, strict=True)]
-        return GamePage(self.index.matching(infos, kind, status), next_cursor)
+        return GamePage(self.index.matching(infos, kind, status, listed_only), next_cursor)
+
+    # --- bounded sets (admit) ----------------------------------------------------------
+
+    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
+        self._check_open()
+        ttl = "" if ttl_ms is None else ttl_ms
+        reply = await self.redis.run(ADMIT, [self.keys.limit(key)], [member, limit, now_ms, ttl], durable=True)
+        if reply[0] == 1:
+            return Admission(True)
+        first = reply[1].decode()
+        return Admission(False, None if first == "inf" else max(int(float(first)) - now_ms, 0))
+
+    async def release(self, key: str, member: str) -> None:
+        self._check_open()
+        await self.redis.call("ZREM", self.keys.limit(key), member)
+
+    async def members(self, key: str, now_ms: int) -> list[str]:
+        self._check_open()
+        found = await self.redis.run(MEMBERS, [self.keys.limit(key)], [now_ms])
+        return sorted(member.decode() for member in found)
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         self._check_open()
@@ -249,6 +306,7 @@ class RedisStore:
 def _game_info(game_id: str, meta: dict[bytes, bytes]) -> GameInfo | None:
     if b"kind" not in meta:
         return None  # no such game (or only the fence of a creation that never landed)
+    counters = {name[len(COUNTER) :].decode(): int(value) for name, value in meta.items() if name.startswith(COUNTER)}
     return GameInfo(
         game_id=game_id,
         kind=meta[b"kind"].decode(),
@@ -258,4 +316,7 @@ def _game_info(game_id: str, meta: dict[bytes, bytes]) -> GameInfo | None:
         updated_at_ms=int(meta[b"updated_at"]),
         record=meta[b"record"],
         summary=meta[b"summary"],
+        listed=meta.get(b"listed") == b"1",  # games older than the flag: not listed
+        counters=counters,
+        counters_revision=int(meta.get(b"bumps", 0)),
     )

@@ -46,6 +46,7 @@ class Labels:
     status: str
     version: int
     seq: int
+    listed: bool
 
 
 class GameIndex:
@@ -64,7 +65,11 @@ class GameIndex:
     async def sync(self, game_id: str, token: int, labels: Labels | None) -> None:
         """Files the game by `labels` (None: it does not exist) and drops the intent."""
         keys = self._keys
-        filed = ("1", labels.kind, labels.status, labels.version, labels.seq) if labels else ("0", "", "", 0, 0)
+        filed = (
+            ("1", labels.kind, labels.status, labels.version, labels.seq, "1" if labels.listed else "0")
+            if labels
+            else ("0", "", "", 0, 0, "0")
+        )
         await self._redis.run(
             SYNC, [keys.filed, keys.pending], [keys.index_prefix, game_id, f"{token}:{game_id}", *filed]
         )
@@ -74,7 +79,7 @@ class GameIndex:
         reply = await self._redis.run(FENCE, [self._keys.meta(game_id)], [token], durable=True)
         labels = None
         if reply[0] == b"ok":
-            labels = Labels(reply[1].decode(), reply[2].decode(), int(reply[3]), int(reply[4]))
+            labels = Labels(reply[1].decode(), reply[2].decode(), int(reply[3]), int(reply[4]), reply[5] == b"1")
         await self.sync(game_id, token, labels)
 
     async def settle_due(self, limit: int = 100) -> int:
@@ -96,23 +101,29 @@ class GameIndex:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.interval)
 
-    async def page(self, kind: str, status: str, limit: int, cursor: str) -> tuple[list[str], str]:
+    async def page(
+        self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
+    ) -> tuple[list[str], str]:
         """Game ids, newest first, and the cursor of the next page ("" if none)."""
         upper = f"({int(cursor)}" if cursor else "+inf"
+        index_set = self._keys.index_set(kind, status, listed_only=listed_only)
         found = await self._redis.call(
-            "ZREVRANGEBYSCORE", self._keys.index_set(kind, status), upper, "-inf", "WITHSCORES", "LIMIT", 0, limit + 1
+            "ZREVRANGEBYSCORE", index_set, upper, "-inf", "WITHSCORES", "LIMIT", 0, limit + 1
         )
         pairs = [(member.decode(), int(float(score))) for member, score in _pairs(found)]
         next_cursor = str(pairs[limit - 1][1]) if len(pairs) > limit else ""
         return [game_id for game_id, _ in pairs[:limit]], next_cursor
 
     @staticmethod
-    def matching(infos: list[GameInfo | None], kind: str, status: str) -> list[GameInfo]:
+    def matching(infos: list[GameInfo | None], kind: str, status: str, listed_only: bool) -> list[GameInfo]:
         """The games whose own labels match the filter (the index may lag behind them)."""
         return [
             info
             for info in infos
-            if info is not None and (not kind or info.kind == kind) and (not status or info.status == status)
+            if info is not None
+            and (not kind or info.kind == kind)
+            and (not status or info.status == status)
+            and (info.listed or not listed_only)
         ]
 
 

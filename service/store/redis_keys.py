@@ -4,14 +4,19 @@ A game's keys share the hash tag `{<game_id>}`, so a game lives in one Redis Clu
 slot and one Lua script can change all of it at once:
     <prefix>:{<game_id>}:events    stream, entry ID "<version>-0", field d = the event
     <prefix>:{<game_id>}:meta      hash: kind, status, version, created_at, updated_at,
-                                   record, summary, seq, status_token, fenced
+                                   record, summary, seq, status_token, fenced, listed,
+                                   bumps (the counters' revision), counter:<name>
     <prefix>:{<game_id>}:commands  hash: command id -> "<first> <last> <fingerprint hex>"
 The listing index is global, under its own tag `{index}` (one other slot):
     <prefix>:index:{index}:all, :kind:<kind>, :status:<status>, :kind:<kind>:status:<status>
                                    sorted sets of game ids scored by creation order
+    <prefix>:index:{index}:listed:all, :listed:kind:<kind>...
+                                   the same, of the games created `listed` only
     <prefix>:index:{index}:games   hash: game id -> "<version> <status>" as filed
     <prefix>:index:{index}:pending sorted set of intents "<token>:<game_id>" by time
     <prefix>:index:{index}:seq     counter: creation order and intent tokens
+The bounded sets of `admit` (quotas, rate limits), one key each (any slot):
+    <prefix>:limit:<key>           sorted set: member -> expiry (ms; +inf: none)
 """
 
 from __future__ import annotations
@@ -40,15 +45,21 @@ class Keys:
     def index_prefix(self) -> str:
         return f"{self.prefix}:index:{{index}}:"
 
-    def index_set(self, kind: str, status: str) -> str:
-        """The sorted set of the games of `kind` and `status` (empty: any)."""
+    def index_set(self, kind: str, status: str, *, listed_only: bool = False) -> str:
+        """The sorted set of the games of `kind` and `status` (empty: any); `listed_only`:
+        of the games created listed."""
+        prefix = self.index_prefix + ("listed:" if listed_only else "")
         if kind and status:
-            return f"{self.index_prefix}kind:{kind}:status:{status}"
+            return f"{prefix}kind:{kind}:status:{status}"
         if kind:
-            return f"{self.index_prefix}kind:{kind}"
+            return f"{prefix}kind:{kind}"
         if status:
-            return f"{self.index_prefix}status:{status}"
-        return f"{self.index_prefix}all"
+            return f"{prefix}status:{status}"
+        return f"{prefix}all"
+
+    def limit(self, key: str) -> str:
+        """The sorted set of `admit`'s set `key`."""
+        return f"{self.prefix}:limit:{key}"
 
     @property
     def filed(self) -> str:

@@ -26,19 +26,22 @@ class Script:
         object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
-# KEYS: meta, events. ARGV: first entry id, last entry id (or '+'). The events in that
-# range, and whether the game exists in the same round trip: a cached game's refresh
-# finds no new event most of the time, and asking apart doubled its cost.
+# KEYS: meta, events. ARGV: first entry id, last entry id (or '+'), counters revision
+# ('' for any). The events in that range, and whether the game exists in the same round
+# trip: a cached game's refresh finds no new event most of the time, and asking apart
+# doubled its cost. The revision check costs a refresh nothing either.
 READ = Script(
     "read",
     """#!lua flags=no-writes
 local entries = redis.call('XRANGE', KEYS[2], ARGV[1], ARGV[2])
 if #entries == 0 and redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return {'missing'} end
+if ARGV[3] ~= '' and (redis.call('HGET', KEYS[1], 'bumps') or '0') ~= ARGV[3] then return {'bumped'} end
 return {'ok', entries}
 """,
 )
 
-# KEYS: meta, events. ARGV: kind, status, record, summary, now_ms, token, event...
+# KEYS: meta, events. ARGV: kind, status, record, summary, now_ms, token, listed ('1' or
+# '0'), event...
 CREATE = Script(
     "create",
     """#!lua
@@ -48,26 +51,29 @@ if current[1] then return {'exists'} end
 local token = ARGV[6]
 if current[2] and tonumber(token) <= tonumber(current[2]) then return {'fenced'} end
 local version = 0
-for i = 7, #ARGV do
+for i = 8, #ARGV do
   version = version + 1
   redis.call('XADD', events, version .. '-0', 'd', ARGV[i])
 end
 redis.call('HSET', meta, 'kind', ARGV[1], 'status', ARGV[2], 'record', ARGV[3], 'summary', ARGV[4],
-  'version', version, 'created_at', ARGV[5], 'updated_at', ARGV[5], 'seq', token, 'status_token', token)
+  'version', version, 'created_at', ARGV[5], 'updated_at', ARGV[5], 'seq', token, 'status_token', token,
+  'listed', ARGV[7])
 return {'ok', version}
 """,
 )
 
 # KEYS: meta, events, commands.
 # ARGV: expected_version, command_id, command record tail (fingerprint), status, summary,
-#       now_ms, token ('' when the caller holds no intent), event...
+#       now_ms, token ('' when the caller holds no intent), counters revision ('' for
+#       any), event...
 # The command record is "<first> <last> <fingerprint hex>".
 APPEND = Script(
     "append",
     """#!lua
 local meta, events, commands = KEYS[1], KEYS[2], KEYS[3]
-local current = redis.call('HMGET', meta, 'version', 'status', 'fenced')
+local current = redis.call('HMGET', meta, 'version', 'status', 'fenced', 'bumps')
 if not current[1] then return {'missing'} end
+if ARGV[8] ~= '' and (current[4] or '0') ~= ARGV[8] then return {'bumped'} end
 local known = redis.call('HGET', commands, ARGV[2])
 if known then return {'known', known} end
 local version = tonumber(current[1])
@@ -78,7 +84,7 @@ if changes and (token == '' or (current[3] and tonumber(token) <= tonumber(curre
   return {'intent'}
 end
 local first = version + 1
-for i = 8, #ARGV do
+for i = 9, #ARGV do
   version = version + 1
   redis.call('XADD', events, version .. '-0', 'd', ARGV[i])
 end
@@ -86,8 +92,8 @@ redis.call('HSET', commands, ARGV[2], first .. ' ' .. version .. ' ' .. ARGV[3])
 redis.call('HSET', meta, 'version', version, 'status', status, 'summary', ARGV[5], 'updated_at', ARGV[6])
 if changes then
   redis.call('HSET', meta, 'status_token', token)
-  local labels = redis.call('HMGET', meta, 'kind', 'seq')
-  return {'changed', version, labels[1], labels[2]}
+  local labels = redis.call('HMGET', meta, 'kind', 'seq', 'listed')
+  return {'changed', version, labels[1], labels[2], labels[3] or '0'}
 end
 return {'ok', version}
 """,
@@ -109,12 +115,12 @@ FENCE = Script(
     "fence",
     """#!lua
 local meta, token = KEYS[1], ARGV[1]
-local current = redis.call('HMGET', meta, 'kind', 'status', 'version', 'seq', 'status_token', 'fenced')
+local current = redis.call('HMGET', meta, 'kind', 'status', 'version', 'seq', 'status_token', 'fenced', 'listed')
 if current[5] ~= token and (not current[6] or tonumber(current[6]) < tonumber(token)) then
   redis.call('HSET', meta, 'fenced', token)
 end
 if not current[1] then return {'missing'} end
-return {'ok', current[1], current[2], current[3], current[4]}
+return {'ok', current[1], current[2], current[3], current[4], current[7] or '0'}
 """,
 )
 
@@ -132,16 +138,19 @@ return token
 
 # KEYS: games (hash game_id -> "<version> <status>"), pending.
 # ARGV: set key prefix, game_id, pending member, exists ('1' or '0'), kind, status,
-#       version, seq.
+#       version, seq, listed ('1' or '0').
 # Files the game under its kind and status as of `version` (unless the index already
-# holds a newer version) and drops the pending intent. The set keys are built here
-# from the prefix: they share the index's hash tag, so they live in this same slot.
+# holds a newer version) and drops the pending intent; a listed game also in the
+# `listed:` sets. The set keys are built here from the prefix: they share the index's
+# hash tag, so they live in this same slot.
 SYNC = Script(
     "sync",
     """#!lua
-local games, pending, prefix, game_id = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+local games, pending, game_id = KEYS[1], KEYS[2], ARGV[2]
 if ARGV[4] == '1' then
   local kind, status, version, seq = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
+  local prefixes = {ARGV[1]}
+  if ARGV[9] == '1' then prefixes[2] = ARGV[1] .. 'listed:' end
   local filed = redis.call('HGET', games, game_id)
   local newer = false
   if filed then
@@ -149,15 +158,19 @@ if ARGV[4] == '1' then
     if tonumber(filed_version) > version then
       newer = true
     elseif filed_status ~= status then
-      redis.call('ZREM', prefix .. 'status:' .. filed_status, game_id)
-      redis.call('ZREM', prefix .. 'kind:' .. kind .. ':status:' .. filed_status, game_id)
+      for _, prefix in ipairs(prefixes) do
+        redis.call('ZREM', prefix .. 'status:' .. filed_status, game_id)
+        redis.call('ZREM', prefix .. 'kind:' .. kind .. ':status:' .. filed_status, game_id)
+      end
     end
   end
   if not newer then
-    redis.call('ZADD', prefix .. 'all', seq, game_id)
-    redis.call('ZADD', prefix .. 'kind:' .. kind, seq, game_id)
-    redis.call('ZADD', prefix .. 'status:' .. status, seq, game_id)
-    redis.call('ZADD', prefix .. 'kind:' .. kind .. ':status:' .. status, seq, game_id)
+    for _, prefix in ipairs(prefixes) do
+      redis.call('ZADD', prefix .. 'all', seq, game_id)
+      redis.call('ZADD', prefix .. 'kind:' .. kind, seq, game_id)
+      redis.call('ZADD', prefix .. 'status:' .. status, seq, game_id)
+      redis.call('ZADD', prefix .. 'kind:' .. kind .. ':status:' .. status, seq, game_id)
+    end
     redis.call('HSET', games, game_id, version .. ' ' .. status)
   end
 end
@@ -176,4 +189,46 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', before, 'LIMIT', 0, tonumber
 """,
 )
 
-ALL = (CREATE, APPEND, READ, FIND_COMMAND, FENCE, INTENT, SYNC, DUE_INTENTS)
+# KEYS: meta. ARGV: counter name. Bumps the counter and the game's counters revision.
+BUMP = Script(
+    "bump",
+    """#!lua
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return {'missing'} end
+redis.call('HINCRBY', KEYS[1], 'bumps', 1)
+return {'ok', redis.call('HINCRBY', KEYS[1], 'counter:' .. ARGV[1], 1)}
+""",
+)
+
+# KEYS: the set. ARGV: member, limit, now_ms, ttl_ms ('' for none).
+# A bounded set (EventStore.admit): members scored by their expiry (+inf: none). The
+# expired ones go first; a refused member learns the first expiry ('inf': none). The key
+# itself expires with its members' ttl, so the sets of idle identities vanish.
+ADMIT = Script(
+    "admit",
+    """#!lua
+local key, member, limit, now, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+if redis.call('ZSCORE', key, member) then return {1} end
+if redis.call('ZCARD', key) < limit then
+  if ttl == '' then
+    redis.call('ZADD', key, '+inf', member)
+  else
+    redis.call('ZADD', key, now + tonumber(ttl), member)
+    redis.call('PEXPIRE', key, tonumber(ttl))
+  end
+  return {1}
+end
+local first = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+return {0, first[2]}
+""",
+)
+
+# KEYS: the set. ARGV: now_ms. The members that have not expired.
+MEMBERS = Script(
+    "members",
+    """#!lua flags=no-writes
+return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')
+""",
+)
+
+ALL = (CREATE, APPEND, READ, FIND_COMMAND, FENCE, INTENT, SYNC, DUE_INTENTS, BUMP, ADMIT, MEMBERS)

@@ -23,8 +23,23 @@ Object = dict[str, Any]
 
 # Secrets the "existing Secret" value sets name, with what an operator would put in them.
 EXISTING_SECRETS: dict[str, dict[str, str]] = {
-    "ludotheque-credentials": {"token-secret": "operator-managed-secret-0123456789", "admin": "operator-admin"},
+    "ludotheque-credentials": {
+        "token-secret": "operator-managed-secret-0123456789-abcdef",
+        "admin": "operator-admin-0123456789-0123456789abcdef",
+        "old-token-secret": "the-secret-being-rotated-out-0123456789",
+    },
+    "ludotheque-api-keys": {"keys": "school-42:" + "0" * 64 + "\n"},
     "ludotheque-redis": {"url": "redis://:password@redis.data.svc:6379/0"},
+}
+
+# ConfigMaps an operator made, that values name.
+EXISTING_CONFIG_MAPS: dict[str, dict[str, str]] = {
+    "identity-provider-keys": {
+        "jwks.json": (
+            '{"keys": [{"kty": "EC", "crv": "P-256", "kid": "provider-1", '
+            '"x": "khqzGC0qxJ84A4sO_B6pSrGQ-HceOUYiJlVSTdI4vFE", "y": "yKwckmGqq5b0VeB5yrUWi2btnWGNzwWX2Inb10LMyUo"}]}'
+        )
+    },
 }
 
 # The configurations the chart supports, each rendered, linted and validated by the tests.
@@ -67,14 +82,40 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
     "existing-secret": {
         "secrets": {
             "existingSecret": "ludotheque-credentials",
-            "existingSecretKeys": {"secret": "token-secret", "adminToken": "admin"},
+            "existingSecretKeys": {
+                "secret": "token-secret",
+                "adminToken": "admin",
+                "previousSecret": "old-token-secret",
+            },
         },
         "store": {"mode": "external", "external": {"urlSecret": {"name": "ludotheque-redis", "key": "url"}}},
+        "config": {"createPolicy": "api-keys", "createRate": 20, "liveGames": 10, "botGameRate": 2},
+        "access": {"apiKeys": {"existingSecret": "ludotheque-api-keys", "key": "keys"}},
+    },
+    "api-keys-and-proxies": {
+        "config": {"createPolicy": "api-keys", "trustedProxies": "10.0.0.0/8, 192.168.0.0/16"},
+        "access": {"apiKeys": {"hashes": ["school-42:" + "a" * 64, "club:" + "b" * 64]}},
+        "secrets": {"previousSecret": "the-secret-being-rotated-out-0123456789"},
+    },
+    "jwt-url": {
+        "config": {
+            "createPolicy": "jwt",
+            "jwks": "https://id.example.com/.well-known/jwks.json",
+            "jwtIssuer": "https://id.example.com",
+            "jwtAudience": "ludotheque",
+        },
+    },
+    "jwt-file": {
+        "config": {"createPolicy": "jwt", "jwtIssuer": "https://id.example.com", "jwtAudience": "ludotheque"},
+        "access": {"jwks": {"configMap": "identity-provider-keys"}},
     },
     "ingress-and-overrides": {
         "store": {"mode": "memory"},
         "replicaCount": 1,
-        "secrets": {"secret": "a-secret-of-forty-bytes-0123456789abcdef", "adminToken": "the-admin-token"},
+        "secrets": {
+            "secret": "a-secret-of-forty-bytes-0123456789abcdef",
+            "adminToken": "the-admin-token-0123456789-0123456789",
+        },
         "config": {"logLevel": "debug", "corsOrigins": "https://play.example.com", "shutdownGrace": 25.5},
         "ports": {"grpc": 9090, "http": 9091},
         "service": {"type": "NodePort", "headless": {"enabled": False}},

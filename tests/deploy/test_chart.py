@@ -15,6 +15,7 @@ import yaml
 from tests.deploy import kube
 from tests.deploy.chart import (
     CHART,
+    EXISTING_CONFIG_MAPS,
     EXISTING_SECRETS,
     RELEASE,
     VALUE_SETS,
@@ -100,7 +101,11 @@ def test_the_objects_refer_to_each_other_correctly(value_set: str) -> None:
         pod = workload["spec"]["template"]["spec"]
         for volume in pod.get("volumes", []):
             if "configMap" in volume:
-                assert r.named("ConfigMap", volume["configMap"]["name"]), volume
+                name = volume["configMap"]["name"]
+                assert r.named("ConfigMap", name) or name in EXISTING_CONFIG_MAPS, volume
+            if "secret" in volume:
+                name = volume["secret"]["secretName"]
+                assert r.named("Secret", name) or name in EXISTING_SECRETS, volume
         account = pod.get("serviceAccountName")
         if account and account != "default":
             assert r.named("ServiceAccount", account), account
@@ -179,7 +184,7 @@ def test_the_default_install_is_two_spread_pods_on_a_bundled_durable_redis() -> 
     environment = container_environment(r, server_container(r))
     redis_service = r.one("Service", f"{RELEASE}-ludotheque-redis")
     assert environment["LUDOTHEQUE_STORE"] == f"redis://{redis_service['metadata']['name']}:6379/0"
-    assert len(environment["LUDOTHEQUE_SECRET"]) >= 16  # generated
+    assert len(environment["LUDOTHEQUE_SECRET"]) >= 32  # generated
     assert "LUDOTHEQUE_ADMIN_TOKEN" not in environment  # no admin unless asked for
     assert f"{RELEASE}-ludotheque-headless" in r.notes and "port-forward" in r.notes
     for name in (f"{RELEASE}-ludotheque", f"{RELEASE}-ludotheque-headless"):
@@ -269,7 +274,7 @@ def test_the_ingress_serves_the_api_but_not_the_metrics() -> None:
     assert r.one("Service")["spec"]["type"] == "NodePort"
     assert r.one("Deployment")["spec"]["strategy"] == {"type": "Recreate"}  # the memory store: one pod
     environment = container_environment(r, server_container(r))
-    assert environment["LUDOTHEQUE_ADMIN_TOKEN"] == "the-admin-token"
+    assert environment["LUDOTHEQUE_ADMIN_TOKEN"] == "the-admin-token-0123456789-0123456789"
     assert environment["LUDOTHEQUE_CACHE_SIZE"] == "500"  # extraEnv wins over the ConfigMap
     assert "memory store forgets" in r.notes
 

@@ -86,7 +86,7 @@ def test_the_deployment_runs_what_serve_accepts(value_set: str) -> None:
     pod = r.one("Deployment")["spec"]["template"]["spec"]
     pause = int(container.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command", ["sleep", "0"])[1])
     assert pod["terminationGracePeriodSeconds"] > pause + math.ceil(config.shutdown_grace)
-    assert len(config.secret.encode()) >= 16
+    assert len(config.secret.encode()) >= 32
     store = VALUE_SETS[value_set].get("store", {})
     if store.get("mode", "bundled") == "bundled":
         (service,) = [s for s in r.of_kind("Service") if s["metadata"]["name"] == f"{RELEASE}-ludotheque-redis"]

@@ -121,6 +121,7 @@ def test_the_image_built_from_the_context_serves_games_and_answers_health_checks
     env = {name: image.host_text(value) for name, value in final_env().items()}
     # Loopback and free ports: other servers run on this machine.
     env.update({"LUDOTHEQUE_HOST": "127.0.0.1", "LUDOTHEQUE_GRPC_PORT": "0", "LUDOTHEQUE_HTTP_PORT": "0"})
+    env["LUDOTHEQUE_BOT_GAME_RATE"] = "3"  # games of bots only, below, for anyone (by default: the admin only)
     program = shutil.which(image.entrypoint[0], path=env["PATH"])
     assert program is not None and Path(program).is_relative_to(image.root), program
     uid, gid = user_and_group()

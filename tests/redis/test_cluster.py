@@ -35,7 +35,8 @@ def listed(client: Client, kind: str) -> set[str]:
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_game_of_bots_plays_to_its_end_through_the_cluster(cluster_server: ServerProcess, kind: str) -> None:
     with Client(cluster_server.target) as lobby:
-        created = lobby.create_game(kind, seats(kind), short_game(kind))  # the server plays every seat at once
+        # The server plays every seat at once; listed: everyone finds it in ListGames.
+        created = lobby.create_game(kind, seats(kind), short_game(kind), visibility=game_pb2.VISIBILITY_LISTED)
         assert created.game.status == game_pb2.GAME_STATUS_FINISHED
         events = assert_replays_cleanly(cluster_server.target, created.game_id)
         watched = list(lobby.stream(created.game_id))  # a finished game streams its past, then ends
@@ -49,7 +50,9 @@ def test_a_player_plays_a_game_to_its_end_through_the_cluster_while_a_spectator_
     cluster_server: ServerProcess, kind: str
 ) -> None:
     with Client(cluster_server.target) as lobby:
-        created = lobby.create_game(kind, seats(kind, humans=1), short_game(kind))
+        created = lobby.create_game(
+            kind, seats(kind, humans=1), short_game(kind), visibility=game_pb2.VISIBILITY_LISTED
+        )
         game_id, tokens = created.game_id, list(created.seat_tokens[:1])
         watched: list[game_pb2.Event] = []
         spectator = threading.Thread(target=lambda: watched.extend(lobby.stream(game_id)), daemon=True)

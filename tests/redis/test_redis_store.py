@@ -181,13 +181,13 @@ async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(redis
         # A creation written, its writer dead before it filed the game:
         token = await store.index.intent("orphan")
         await redis.run(
-            CREATE, [keys.meta("orphan"), keys.events("orphan")], ["mooki", "active", b"r", b"s", 1, token, b"e"]
+            CREATE, [keys.meta("orphan"), keys.events("orphan")], ["mooki", "active", b"r", b"s", 1, token, "1", b"e"]
         )
         assert (await store.list_games("", "", 10, "")).games == []
         # A status change written, its writer dead before it moved the game in the index:
         await new_game(store, "ending")
         token = await store.index.intent("ending")
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, b"last"]
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, "", b"last"]
         await redis.run(APPEND, [keys.meta("ending"), keys.events("ending"), keys.commands("ending")], args)
         active = await store.list_games("", "active", 10, "")
         assert active.games == []  # the index still says active: the game's own status wins
@@ -206,13 +206,13 @@ async def test_a_write_slower_than_the_reconciler_is_refused_then_done_again(red
         token = await store.index.intent("late")
         assert await store.index.settle_due() == 1  # the reconciler fences the intent first
         late = [keys.meta("late"), keys.events("late")]
-        assert (await redis.run(CREATE, late, ["mooki", "active", b"r", b"s", 1, token, b"e"]))[0] == b"fenced"
+        assert (await redis.run(CREATE, late, ["mooki", "active", b"r", b"s", 1, token, "1", b"e"]))[0] == b"fenced"
         await new_game(store, "late")  # the store's own create takes a new intent
         assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["late"]
         # A status change whose intent was settled too early is refused the same way.
         token = await store.index.intent("late")
         await store.index.settle_due()
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, b"last"]
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, "", b"last"]
         refused = await redis.run(APPEND, [keys.meta("late"), keys.events("late"), keys.commands("late")], args)
         assert refused == [b"intent"] and (await store.info("late")).version == 1
         assert await append(store, "late", 1, b"last", status="finished") == AppendResult(2, 2)

@@ -28,8 +28,8 @@ from service.store.memory import MemoryStore
 from tests.mooki.helpers import command_universe
 from tests.support.aio import async_test
 
-ADMIN = "admin-token-for-tests"
-SECRET = b"0123456789abcdef-test-secret"
+ADMIN = "admin-token-for-the-service-tests-0123456789"
+SECRET = b"0123456789abcdef-test-secret-0123456789abcdef"
 
 
 def new_app(store: EventStore | None = None, seed: int = 42, **kwargs: Any) -> GameApp:
@@ -419,14 +419,15 @@ async def test_list_games_pages_and_filters() -> None:
         await finished_game(app)
     for _ in range(4):
         await new_game(app)
-    listed = await app.list_games(api.ListGamesRequest(page_size=5), "")
+    # (as the admin, who lists every game: see test_access.py for everyone else)
+    listed = await app.list_games(api.ListGamesRequest(page_size=5), ADMIN)
     assert [g.game_id for g in listed.games] == ["game7", "game6", "game5", "game4", "game3"]
-    rest = await app.list_games(api.ListGamesRequest(page_size=5, page_token=listed.next_page_token), "")
+    rest = await app.list_games(api.ListGamesRequest(page_size=5, page_token=listed.next_page_token), ADMIN)
     assert [g.game_id for g in rest.games] == ["game2", "game1"] and rest.next_page_token == ""
-    finished = await app.list_games(api.ListGamesRequest(status=game_pb2.GAME_STATUS_FINISHED), "")
+    finished = await app.list_games(api.ListGamesRequest(status=game_pb2.GAME_STATUS_FINISHED), ADMIN)
     assert [g.game_id for g in finished.games] == ["game3", "game2", "game1"]
     assert all(g.outcome.summary and not g.HasField("view") for g in finished.games)
-    assert (await app.list_games(api.ListGamesRequest(kind="mooki"), "")).games[0].seats[0].name == "Cléo"
+    assert (await app.list_games(api.ListGamesRequest(kind="mooki"), ADMIN)).games[0].seats[0].name == "Cléo"
     await expect_error(Code.INVALID_ARGUMENT, app.list_games(api.ListGamesRequest(kind="chess"), ""))
     await expect_error(Code.INVALID_ARGUMENT, app.list_games(api.ListGamesRequest(page_token="zz"), ""))
     await expect_error(Code.INVALID_ARGUMENT, app.list_games(api.ListGamesRequest(page_size=501), ""))

@@ -35,6 +35,9 @@ class FakeContext:
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return ()
 
+    def peer(self) -> str:
+        return "ipv4:127.0.0.1:50000"
+
     async def abort(self, code: Any, details: str, trailing_metadata: Any = ()) -> None:
         raise Aborted(code, details)
 

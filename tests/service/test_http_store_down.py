@@ -11,7 +11,7 @@ from service.api.http_server import build_http_app
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.metrics import InstrumentedStore, Metrics
-from service.store.base import AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.base import Admission, AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
 from tests.support.aio import async_test
 
 
@@ -22,7 +22,16 @@ class DownStore:
         return StoreUnavailable("connection refused")
 
     async def create(
-        self, game_id: str, kind: str, status: str, record: bytes, summary: bytes, events: Sequence[bytes], now_ms: int
+        self,
+        game_id: str,
+        kind: str,
+        status: str,
+        record: bytes,
+        summary: bytes,
+        events: Sequence[bytes],
+        now_ms: int,
+        *,
+        listed: bool = True,
     ) -> None:
         raise self._down()
 
@@ -36,6 +45,8 @@ class DownStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        counters_revision: int | None = None,
     ) -> AppendResult:
         raise self._down()
 
@@ -45,10 +56,26 @@ class DownStore:
     async def info(self, game_id: str) -> GameInfo:
         raise self._down()
 
-    async def read(self, game_id: str, from_version: int, to_version: int | None = None) -> list[StoredEvent]:
+    async def read(
+        self, game_id: str, from_version: int, to_version: int | None = None, *, counters_revision: int | None = None
+    ) -> list[StoredEvent]:
         raise self._down()
 
-    async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
+    async def bump(self, game_id: str, name: str) -> int:
+        raise self._down()
+
+    async def list_games(
+        self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
+    ) -> GamePage:
+        raise self._down()
+
+    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
+        raise self._down()
+
+    async def release(self, key: str, member: str) -> None:
+        raise self._down()
+
+    async def members(self, key: str, now_ms: int) -> list[str]:
         raise self._down()
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
@@ -69,7 +96,7 @@ class DownStore:
 async def test_an_unreachable_store_is_a_503_with_a_google_rpc_status() -> None:
     metrics = Metrics()
     store = InstrumentedStore(DownStore(), metrics)
-    app = GameApp(store, TokenAuthority(b"0123456789abcdef0123"), metrics=metrics)
+    app = GameApp(store, TokenAuthority(b"0123456789abcdef0123456789abcdef"), metrics=metrics)
     async with TestClient(TestServer(build_http_app(app, metrics))) as client:
         for method, path, body in (
             ("POST", "/v1/games", {"kind": "mooki", "seats": [{"name": "a"}, {"name": "b"}]}),

@@ -29,7 +29,7 @@ from tests.support.aio import async_test
 
 StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 
-ADMIN = "admin-token-for-replay-tests"
+ADMIN = "admin-token-for-the-replay-equals-live-tests"
 SECRET = b"replay-equals-live-secret-0123456789"
 
 # Per kind: the options and seats of the games played (a bot seat among them), and

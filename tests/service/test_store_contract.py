@@ -10,8 +10,10 @@ from contextlib import AbstractAsyncContextManager
 import pytest
 
 from service.store.base import (
+    Admission,
     AppendResult,
     CommandIdReused,
+    CountersChanged,
     EventStore,
     GameExists,
     GameNotFound,
@@ -190,6 +192,100 @@ async def test_games_are_listed_newest_first_by_kind_and_status_a_page_at_a_time
         active_mooki = await store.list_games("mooki", "active", 2, "")
         rest = await store.list_games("mooki", "active", 2, active_mooki.next_cursor)
         assert [g.game_id for g in active_mooki.games + rest.games] == ["g6", "g2", "g0"]
+
+
+@async_test
+async def test_a_listing_for_everyone_shows_only_the_games_created_listed(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        for i in range(6):
+            listed = i % 3 == 0
+            await store.create(f"g{i}", "mooki", "active", b"r", b"s", [b"e1"], 1000, listed=listed)
+        assert [g.listed for g in (await store.list_games("", "", 10, "")).games] == [False, False, True] * 2
+        everyone = await store.list_games("", "", 10, "", listed_only=True)
+        assert [g.game_id for g in everyone.games] == ["g3", "g0"]
+        await store.append("g3", 1, [b"end"], "end", b"f", "finished", b"s", 3000)  # listed under its new status
+        assert [g.game_id for g in (await store.list_games("mooki", "finished", 10, "", listed_only=True)).games] == [
+            "g3"
+        ]
+        assert [g.game_id for g in (await store.list_games("", "active", 10, "", listed_only=True)).games] == ["g0"]
+        first = await store.list_games("", "", 1, "", listed_only=True)
+        rest = await store.list_games("", "", 1, first.next_cursor, listed_only=True)
+        assert [g.game_id for g in first.games + rest.games] == ["g3", "g0"]
+
+
+@async_test
+async def test_counters_are_bumped_one_at_a_time_and_their_revision_counts_every_bump(
+    store_factory: StoreFactory,
+) -> None:
+    async with store_factory() as store:
+        await new_game(store)
+        info = await store.info("g1")
+        assert (dict(info.counters), info.counters_revision) == ({}, 0)
+        assert sorted(await asyncio.gather(*(store.bump("g1", "seat:1") for _ in range(5)))) == [1, 2, 3, 4, 5]
+        assert await store.bump("g1", "seat:0") == 1
+        info = await store.info("g1")
+        assert (dict(info.counters), info.counters_revision) == ({"seat:1": 5, "seat:0": 1}, 6)
+        with pytest.raises(GameNotFound):
+            await store.bump("nope", "seat:0")
+
+
+@async_test
+async def test_reads_and_appends_conditioned_on_a_stale_counters_revision_are_refused(
+    store_factory: StoreFactory,
+) -> None:
+    async with store_factory() as store:
+        await new_game(store)
+        assert len(await store.read("g1", 1, counters_revision=0)) == 2
+        await store.bump("g1", "seat:0")
+        with pytest.raises(CountersChanged):
+            await store.read("g1", 1, counters_revision=0)
+        with pytest.raises(CountersChanged):
+            await store.read("g1", 3, counters_revision=0)  # nothing to read: still refused
+        with pytest.raises(CountersChanged):
+            await store.append("g1", 2, [b"x"], "c", b"f", "active", b"s", 3000, counters_revision=0)
+        assert (await store.info("g1")).version == 2  # nothing appended
+        await store.append("g1", 2, [b"x"], "c", b"f", "active", b"s", 3000, counters_revision=1)
+        assert [e.data for e in await store.read("g1", 3, counters_revision=1)] == [b"x"]
+        with pytest.raises(CountersChanged):  # even a command id already applied
+            await store.append("g1", 2, [b"x"], "c", b"f", "active", b"s", 3000, counters_revision=0)
+        assert len(await store.read("g1", 1)) == 3  # unconditioned reads ignore the counters
+
+
+@async_test
+async def test_admit_holds_a_set_to_its_limit_until_a_member_is_released(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        for member in ("a", "b", "c"):
+            assert await store.admit("live:ip:1", member, 3, 1000) == Admission(True)
+        assert await store.admit("live:ip:1", "d", 3, 2000) == Admission(False, None)
+        assert await store.admit("live:ip:1", "b", 3, 2000) == Admission(True)  # already in
+        assert await store.admit("live:ip:2", "d", 3, 2000) == Admission(True)  # another set
+        await store.release("live:ip:1", "b")
+        await store.release("live:ip:1", "nobody")
+        assert await store.members("live:ip:1", 9_999_999) == ["a", "c"]
+        assert await store.admit("live:ip:1", "d", 3, 3000) == Admission(True)
+        assert await store.members("live:ip:1", 3000) == ["a", "c", "d"]
+
+
+@async_test
+async def test_admit_with_a_ttl_is_a_sliding_window_that_says_when_to_come_back(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        window = 60_000
+        assert (await store.admit("rate:k", "1", 2, 1000, window)).admitted
+        assert (await store.admit("rate:k", "2", 2, 21_000, window)).admitted
+        assert await store.admit("rate:k", "3", 2, 30_000, window) == Admission(False, 31_000)
+        assert await store.members("rate:k", 30_000) == ["1", "2"]
+        assert await store.admit("rate:k", "3", 2, 61_000, window) == Admission(True)  # "1" expired at 61 000
+        assert await store.members("rate:k", 61_000) == ["2", "3"]
+        assert await store.admit("rate:k", "4", 2, 61_001, window) == Admission(False, 19_999)
+
+
+@async_test
+async def test_racing_admissions_never_overfill_a_set(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        assert (await store.admit("quota", "m0", 5, 1000)).admitted  # (connected before the race)
+        outcomes = await asyncio.gather(*(store.admit("quota", f"m{i}", 5, 1000) for i in range(1, 30)))
+        assert sum(outcome.admitted for outcome in outcomes) == 4
+        assert len(await store.members("quota", 1000)) == 5
 
 
 @async_test

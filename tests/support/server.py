@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-ADMIN_TOKEN = "e2e-admin-token"
-SECRET = "e2e-secret-0123456789abcdef"
+ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef-0123456789"
+SECRET = "e2e-secret-0123456789abcdef-0123456789abcdef"
 
 
 @dataclass
@@ -55,6 +55,11 @@ def start_server(args: list[str] | None = None, env: Mapping[str, str] | None = 
         "LUDOTHEQUE_GRPC_PORT": "0",
         "LUDOTHEQUE_HTTP_PORT": "0",
         "LUDOTHEQUE_SHUTDOWN_GRACE": "2",
+        # The suites create many games, bots-only ones too, from one address: no creation
+        # limits unless a test asks for them (tests/e2e/test_access.py has theirs).
+        "LUDOTHEQUE_CREATE_RATE": "0",
+        "LUDOTHEQUE_LIVE_GAMES": "0",
+        "LUDOTHEQUE_BOT_GAME_RATE": "1000000",
         **(env or {}),
     }
     with log.open("w") as log_file:

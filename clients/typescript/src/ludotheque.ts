@@ -19,6 +19,7 @@ import type {
 } from "./gen/ludotheque/v1/game_pb.js";
 import { GameService } from "./gen/ludotheque/v1/game_service_pb.js";
 import type {
+  CreateGameRequestSchema,
   CreateGameResponse,
   ListEventsResponse,
   ReplayGameResponse,
@@ -32,6 +33,8 @@ export type CommandInit = MessageInitShape<typeof CommandSchema>;
 export type SeatInit = MessageInitShape<typeof SeatSpecSchema>;
 /** A new game's options, as the envelope of its game; omitted means the defaults. */
 export type GameOptionsInit = MessageInitShape<typeof GameOptionsSchema>;
+/** The rest of a new game's request, e.g. `{ visibility: Visibility.LISTED }`. */
+export type CreateGameMore = Omit<MessageInitShape<typeof CreateGameRequestSchema>, "kind" | "seats" | "options" | "$typeName">;
 
 export interface LudothequeOptions {
   /** Where the service's HTTP port answers, e.g. `"http://localhost:8080"`. */
@@ -106,9 +109,15 @@ export class Ludotheque {
     return new Ludotheque({ ...this.options, token });
   }
 
-  /** Creates and deals a game; its `seatTokens` are the players' tokens, in seat order. */
-  createGame(kind: string, seats: SeatInit[], options?: GameOptionsInit): Promise<CreateGameResponse> {
-    return this.client.createGame({ kind, seats, options });
+  /** Creates and deals a game; its `seatTokens` are the players' tokens, in seat order.
+   * `more`: the request's other fields, such as its `visibility` (unlisted by default). */
+  createGame(
+    kind: string,
+    seats: SeatInit[],
+    options?: GameOptionsInit,
+    more: CreateGameMore = {},
+  ): Promise<CreateGameResponse> {
+    return this.client.createGame({ ...more, kind, seats, options });
   }
 
   /** The game as this caller sees it, with the moves it may make (`legalCommands`). */

@@ -8,7 +8,7 @@ import { createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { Ludotheque } from "../src/ludotheque.js";
-import { GameStatus, ViewerRole } from "../src/gen/ludotheque/v1/game_pb.js";
+import { GameStatus, ViewerRole, Visibility } from "../src/gen/ludotheque/v1/game_pb.js";
 import { GameService } from "../src/gen/ludotheque/v1/game_service_pb.js";
 import { collect, createWithBots, gameKinds, pick, seededRandom } from "./support/games.js";
 import { startServer, type Server } from "./support/server.js";
@@ -80,6 +80,7 @@ describe("games over Connect", () => {
         { name: "Ada", bot: "greedy" },
         { name: "Bo", bot: "random" },
       ],
+      visibility: Visibility.LISTED, // games are unlisted unless asked
     });
     assert.equal(created.game?.status, GameStatus.FINISHED); // bots play at once
     const streamed = [];

@@ -73,11 +73,17 @@ class Client:
     # --- calls -------------------------------------------------------------------
 
     def create_game(
-        self, kind: str, seats: Sequence[SeatLike], options: Message | None = None
+        self,
+        kind: str,
+        seats: Sequence[SeatLike],
+        options: Message | None = None,
+        *,
+        visibility: game_pb2.Visibility.ValueType = game_pb2.VISIBILITY_UNSPECIFIED,
     ) -> game_service_pb2.CreateGameResponse:
         """Creates a game. Seats: SeatSpec messages, dicts like {"name": "Cléo",
-        "age": 6} or {"name": "Bot", "bot": "greedy"}, or plain names."""
-        request = game_service_pb2.CreateGameRequest(kind=kind, seats=[_seat(s) for s in seats])
+        "age": 6} or {"name": "Bot", "bot": "greedy"}, or plain names. Unlisted unless
+        `visibility` says otherwise."""
+        request = game_service_pb2.CreateGameRequest(kind=kind, seats=[_seat(s) for s in seats], visibility=visibility)
         if options is not None:
             request.options.CopyFrom(_envelope(game_pb2.GameOptions, options))
         return self.stub.CreateGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
@@ -204,6 +210,12 @@ class Client:
             request.as_seat = as_seat
         return self.stub.ReplayLog(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
 
+    def rotate_seat_token(self, game_id: str, seat: int) -> str:
+        """Admin: the seat's new token; its previous ones stop working."""
+        request = game_service_pb2.RotateSeatTokenRequest(game_id=game_id, seat=seat)
+        response = self.stub.RotateSeatToken(request, metadata=self._metadata, timeout=self.timeout)
+        return str(response.seat_token)
+
     def play(self, game_id: str, from_version: int = 1, *, views: bool = False) -> PlaySession:
         """A Play session for this client's seat on one stream: iterate over it for
         events, turns and results; send() commands."""
@@ -257,6 +269,17 @@ def error_status(error: grpc.RpcError) -> status_pb2.Status | None:
     for key, value in error.trailing_metadata() or ():
         if key == _STATUS_DETAILS_KEY:
             return status_pb2.Status.FromString(value)
+    return None
+
+
+def retry_delay(error: grpc.RpcError) -> float | None:
+    """Seconds to wait before trying again (a RESOURCE_EXHAUSTED's RetryInfo), if said."""
+    status = error_status(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            info = error_details_pb2.RetryInfo()
+            detail.Unpack(info)
+            return float(info.retry_delay.ToMilliseconds()) / 1000
     return None
 
 

@@ -8,8 +8,8 @@ import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
-export const ADMIN_TOKEN = "node-admin-token";
-const SECRET = "node-tests-secret-0123456789";
+export const ADMIN_TOKEN = "node-admin-token-0123456789abcdef-0123456789";
+const SECRET = "node-tests-secret-0123456789-0123456789abcdef";
 
 export interface Server {
   /** The HTTP port's URL, the Connect transport's baseUrl. */
@@ -45,6 +45,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
       LUDOTHEQUE_SECRET: SECRET,
       LUDOTHEQUE_ADMIN_TOKEN: ADMIN_TOKEN,
       LUDOTHEQUE_SHUTDOWN_GRACE: "1",
+      // Many games, bots-only ones too, from one address: no creation limits here.
+      LUDOTHEQUE_CREATE_RATE: "0",
+      LUDOTHEQUE_LIVE_GAMES: "0",
+      LUDOTHEQUE_BOT_GAME_RATE: "1000000",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

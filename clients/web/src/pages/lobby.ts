@@ -2,7 +2,7 @@
 // being played and finished on this server, each to play (with this browser's seats),
 // to watch as a spectator, or to open in the debug panel.
 
-import { GameStatus, ScalarType, create, type DescField, type DescMessage, type Game } from "@ludotheque/client";
+import { GameStatus, ScalarType, Visibility, create, type DescField, type DescMessage, type Game } from "@ludotheque/client";
 
 import { errorText, seats as heldSeats, service } from "../api";
 import { announce, fill, h, uid, type Child } from "../dom";
@@ -10,6 +10,14 @@ import { lookup, t } from "../i18n";
 import { PLAYERS, defaultSeats, kindName, kinds, type Kind } from "../kinds";
 import { navigate, paths } from "../router";
 import { enumLabel, fieldLabel } from "../views/message";
+
+// Who finds a game made here: listed (in every lobby, names and ages hidden from
+// strangers), public (names shown too) or unlisted (only who has its link).
+const VISIBILITIES = {
+  listed: Visibility.LISTED,
+  public: Visibility.PUBLIC,
+  unlisted: Visibility.UNLISTED,
+} as const;
 
 export function lobbyPage(main: HTMLElement): () => void {
   const abort = new AbortController();
@@ -51,6 +59,21 @@ function newGameForm(): HTMLElement {
   const seatsBox = h("fieldset", { class: "seats-box" }, h("legend", {}, t("lobby.seats")), seatList, addSeat);
   const optionsBox = h("div", { class: "options" });
   const optionsDetails = h("details", {}, h("summary", {}, t("lobby.options")), optionsBox);
+  const visibilityId = uid("visibility");
+  const visibility = h(
+    "select",
+    { attrs: { id: visibilityId, name: "visibility" } },
+    ...(["listed", "public", "unlisted"] as const).map((choice) =>
+      h("option", { attrs: { value: choice } }, t(`lobby.visibility.${choice}`)),
+    ),
+  ) as HTMLSelectElement;
+  const visibilityBox = h(
+    "p",
+    { class: "visibility" },
+    h("label", { attrs: { for: visibilityId } }, t("lobby.visibility")),
+    " ",
+    visibility,
+  );
   const submit = h("button", { class: "primary", attrs: { type: "submit" } }, t("lobby.create"));
   const form = h(
     "form",
@@ -59,6 +82,7 @@ function newGameForm(): HTMLElement {
     kindChoices,
     seatsBox,
     optionsDetails,
+    visibilityBox,
     h("div", { class: "actions" }, submit),
     error,
   );
@@ -130,7 +154,9 @@ function newGameForm(): HTMLElement {
     const options = readOptions(kind, optionsBox);
     submit.disabled = true;
     service
-      .createGame(kind.id, seats, { game: { case: kind.id, value: options } } as never)
+      .createGame(kind.id, seats, { game: { case: kind.id, value: options } } as never, {
+        visibility: VISIBILITIES[visibility.value as keyof typeof VISIBILITIES],
+      })
       .then((created) => {
         heldSeats.keep(
           created.gameId,

@@ -116,4 +116,32 @@ app.kubernetes.io/component: redis
 {{- if and (gt (int .Values.store.waitReplicas) 0) (ne .Values.store.mode "external") }}
 {{- fail "store.waitReplicas needs Redis replicas: only an external Redis (store.mode=external) has them" }}
 {{- end }}
+{{- if and (eq .Values.config.createPolicy "api-keys") (not (include "ludotheque.apiKeysSecret" .)) }}
+{{- fail "config.createPolicy=api-keys needs access.apiKeys.existingSecret or access.apiKeys.hashes" }}
+{{- end }}
+{{- if eq .Values.config.createPolicy "jwt" }}
+{{- if and (not .Values.config.jwks) (not .Values.access.jwks.configMap) }}
+{{- fail "config.createPolicy=jwt needs config.jwks (the JWKS URL) or access.jwks.configMap" }}
+{{- end }}
+{{- if and .Values.config.jwks .Values.access.jwks.configMap }}
+{{- fail "config.jwks and access.jwks.configMap both name a JWKS: keep one" }}
+{{- end }}
+{{- if or (not .Values.config.jwtIssuer) (not .Values.config.jwtAudience) }}
+{{- fail "config.createPolicy=jwt needs config.jwtIssuer and config.jwtAudience" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/* The Secret holding the API keys file, if any: yours, or the chart's from access.apiKeys.hashes. */}}
+{{- define "ludotheque.apiKeysSecret" -}}
+{{- if .Values.access.apiKeys.existingSecret }}
+{{- .Values.access.apiKeys.existingSecret }}
+{{- else if .Values.access.apiKeys.hashes }}
+{{- include "ludotheque.fullname" . }}-api-keys
+{{- end }}
+{{- end }}
+
+{{/* The key of that Secret that holds the file. */}}
+{{- define "ludotheque.apiKeysKey" -}}
+{{- ternary .Values.access.apiKeys.key "api-keys" (ne .Values.access.apiKeys.existingSecret "") }}
 {{- end }}

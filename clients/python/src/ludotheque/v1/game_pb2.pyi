@@ -49,6 +49,40 @@ GAME_STATUS_FINISHED: GameStatus.ValueType  # 2
 """The game is over."""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
+class _Visibility:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _VisibilityEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Visibility.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    VISIBILITY_UNSPECIFIED: _Visibility.ValueType  # 0
+    """Not set: unlisted, the service's default (players get their seats as token
+    links; nobody else needs to find the game).
+    """
+    VISIBILITY_UNLISTED: _Visibility.ValueType  # 1
+    """Only the admin lists it."""
+    VISIBILITY_LISTED: _Visibility.ValueType  # 2
+    """Everyone lists it, without the players' names and ages."""
+    VISIBILITY_PUBLIC: _Visibility.ValueType  # 3
+    """Everyone lists it, with the players' names and ages."""
+
+class Visibility(_Visibility, metaclass=_VisibilityEnumTypeWrapper):
+    """Who finds a game in ListGames. Whoever knows a game's id may watch it as a
+    spectator, whatever its visibility: the id is the invitation.
+    """
+
+VISIBILITY_UNSPECIFIED: Visibility.ValueType  # 0
+"""Not set: unlisted, the service's default (players get their seats as token
+links; nobody else needs to find the game).
+"""
+VISIBILITY_UNLISTED: Visibility.ValueType  # 1
+"""Only the admin lists it."""
+VISIBILITY_LISTED: Visibility.ValueType  # 2
+"""Everyone lists it, without the players' names and ages."""
+VISIBILITY_PUBLIC: Visibility.ValueType  # 3
+"""Everyone lists it, with the players' names and ages."""
+Global___Visibility: _TypeAlias = Visibility  # noqa: Y015
+
 class _ViewerRole:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -422,6 +456,8 @@ class Game(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _builtins.int
     VIEWER_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
+    VISIBILITY_FIELD_NUMBER: _builtins.int
+    CREATED_BY_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's identifier."""
     kind: _builtins.str
@@ -434,6 +470,12 @@ class Game(_message.Message):
     """
     rules_version: _builtins.str
     """The rules version the game is played under, e.g. "mooki/1"."""
+    visibility: Global___Visibility.ValueType
+    """Who finds the game in ListGames (never unspecified)."""
+    created_by: _builtins.str
+    """Who created the game, e.g. "ip:203.0.113.7", "key:school-42", "jwt:<subject>",
+    "admin" (shown to the admin only).
+    """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """The seats, in turn order from seat 0."""
@@ -487,10 +529,12 @@ class Game(_message.Message):
         updated_at: _timestamp_pb2.Timestamp | None = ...,
         viewer: Global___Viewer | None = ...,
         rules_version: _builtins.str = ...,
+        visibility: Global___Visibility.ValueType = ...,
+        created_by: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "options", b"options", "outcome", b"outcome", "updated_at", b"updated_at", "view", b"view", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "game_id", b"game_id", "kind", b"kind", "legal_commands", b"legal_commands", "options", b"options", "outcome", b"outcome", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "to_act", b"to_act", "updated_at", b"updated_at", "version", b"version", "view", b"view", "viewer", b"viewer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "kind", b"kind", "legal_commands", b"legal_commands", "options", b"options", "outcome", b"outcome", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "to_act", b"to_act", "updated_at", b"updated_at", "version", b"version", "view", b"view", "viewer", b"viewer", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -511,6 +555,8 @@ class GameRecord(_message.Message):
     SEED_FIELD_NUMBER: _builtins.int
     CREATED_AT_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
+    VISIBILITY_FIELD_NUMBER: _builtins.int
+    CREATED_BY_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's identifier."""
     kind: _builtins.str
@@ -519,6 +565,10 @@ class GameRecord(_message.Message):
     """The seed of the game's random draws and of its bots (secret)."""
     rules_version: _builtins.str
     """The rules version the game was created under."""
+    visibility: Global___Visibility.ValueType
+    """Who finds the game in ListGames."""
+    created_by: _builtins.str
+    """Who created it (the identity its creation quotas were counted against)."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
         """The seats."""
@@ -541,10 +591,12 @@ class GameRecord(_message.Message):
         seed: _builtins.int = ...,
         created_at: _timestamp_pb2.Timestamp | None = ...,
         rules_version: _builtins.str = ...,
+        visibility: Global___Visibility.ValueType = ...,
+        created_by: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "game_id", b"game_id", "kind", b"kind", "options", b"options", "rules_version", b"rules_version", "seats", b"seats", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "kind", b"kind", "options", b"options", "rules_version", b"rules_version", "seats", b"seats", "seed", b"seed", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

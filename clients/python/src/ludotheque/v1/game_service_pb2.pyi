@@ -32,8 +32,11 @@ class CreateGameRequest(_message.Message):
     KIND_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    VISIBILITY_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
     """The game's kind: "mooki", "pirates" or "picnic"."""
+    visibility: _game_pb2.Visibility.ValueType
+    """Who finds the game in ListGames; unspecified: unlisted."""
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """The game's options; unset means the defaults. Must match the kind."""
@@ -48,10 +51,11 @@ class CreateGameRequest(_message.Message):
         kind: _builtins.str = ...,
         options: _game_pb2.GameOptions | None = ...,
         seats: _abc.Iterable[_game_pb2.SeatSpec] | None = ...,
+        visibility: _game_pb2.Visibility.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "options", b"options", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "options", b"options", "seats", b"seats", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -612,6 +616,54 @@ class ImportGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ImportGameResponse: _TypeAlias = ImportGameResponse  # noqa: Y015
+
+@_typing.final
+class RotateSeatTokenRequest(_message.Message):
+    """RotateSeatToken's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    seat: _builtins.int
+    """The seat whose token to replace."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateSeatTokenRequest: _TypeAlias = RotateSeatTokenRequest  # noqa: Y015
+
+@_typing.final
+class RotateSeatTokenResponse(_message.Message):
+    """RotateSeatToken's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    seat_token: _builtins.str
+    """The seat's new token; the previous ones no longer work."""
+    def __init__(
+        self,
+        *,
+        seat_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RotateSeatTokenResponse: _TypeAlias = RotateSeatTokenResponse  # noqa: Y015
 
 @_typing.final
 class PlayRequest(_message.Message):

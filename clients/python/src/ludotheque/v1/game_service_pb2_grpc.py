@@ -91,6 +91,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayLogRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayLogResponse.FromString,
                 _registered_method=True)
+        self.RotateSeatToken = channel.unary_unary(
+                '/ludotheque.v1.GameService/RotateSeatToken',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -99,7 +104,10 @@ class GameServiceServicer:
 
     def CreateGame(self, request, context):
         """Create a game and deal it. Returns one secret token per seat: hand each
-        player theirs. Bots seated first play at once.
+        player theirs. Bots seated first play at once. Who may create (anyone, API
+        key holders or JWT bearers: send yours as the bearer token) and how many is
+        the server's policy: past a limit, RESOURCE_EXHAUSTED with a RetryInfo
+        (HTTP 429 with Retry-After). Games of bots only may be for the admin only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -115,7 +123,9 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Games, newest first, filtered by kind and status, a page at a time.
+        """Games, newest first, filtered by kind and status, a page at a time. The
+        admin lists every game; everyone else the listed and public ones only, and
+        without the players' names and ages unless public.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -189,6 +199,15 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateSeatToken(self, request, context):
+        """Admin: give a seat a new token (a leaked link, a player replaced). The
+        seat's previous tokens stop working at once, on every server; hand the new
+        one to the player.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -246,6 +265,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ReplayLog,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayLogRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ReplayLogResponse.SerializeToString,
+            ),
+            'RotateSeatToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateSeatToken,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -546,6 +570,33 @@ class GameService:
             '/ludotheque.v1.GameService/ReplayLog',
             ludotheque_dot_v1_dot_game__service__pb2.ReplayLogRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.ReplayLogResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateSeatToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/RotateSeatToken',
+            ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -39,7 +39,10 @@ class GameServiceStub:
     def __new__(cls, channel: _aio.Channel) -> GameServiceAsyncStub: ...
     CreateGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]
     """Create a game and deal it. Returns one secret token per seat: hand each
-    player theirs. Bots seated first play at once.
+    player theirs. Bots seated first play at once. Who may create (anyone, API
+    key holders or JWT bearers: send yours as the bearer token) and how many is
+    the server's policy: past a limit, RESOURCE_EXHAUSTED with a RetryInfo
+    (HTTP 429 with Retry-After). Games of bots only may be for the admin only.
     """
     GetGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_pb2.Game]
     """A game as the caller sees it: status, version, seats, view and the moves
@@ -47,7 +50,10 @@ class GameServiceStub:
     buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
     """
     ListGames: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]
-    """Games, newest first, filtered by kind and status, a page at a time."""
+    """Games, newest first, filtered by kind and status, a page at a time. The
+    admin lists every game; everyone else the listed and public ones only, and
+    without the players' names and ages unless public.
+    """
     SubmitCommand: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]
     """Play a move for the caller's seat. Retrying with the same command_id
     returns the first result and plays nothing twice.
@@ -82,6 +88,11 @@ class GameServiceStub:
     event that does not replay and why (with the versions before it). Anyone may
     call it; the log's size and the work are bounded.
     """
+    RotateSeatToken: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.RotateSeatTokenRequest, _game_service_pb2.RotateSeatTokenResponse]
+    """Admin: give a seat a new token (a leaked link, a player replaced). The
+    seat's previous tokens stop working at once, on every server; hand the new
+    one to the player.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -90,7 +101,10 @@ class GameServiceAsyncStub(GameServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     CreateGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.CreateGameRequest, _game_service_pb2.CreateGameResponse]  # type: ignore[assignment]
     """Create a game and deal it. Returns one secret token per seat: hand each
-    player theirs. Bots seated first play at once.
+    player theirs. Bots seated first play at once. Who may create (anyone, API
+    key holders or JWT bearers: send yours as the bearer token) and how many is
+    the server's policy: past a limit, RESOURCE_EXHAUSTED with a RetryInfo
+    (HTTP 429 with Retry-After). Games of bots only may be for the admin only.
     """
     GetGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameRequest, _game_pb2.Game]  # type: ignore[assignment]
     """A game as the caller sees it: status, version, seats, view and the moves
@@ -98,7 +112,10 @@ class GameServiceAsyncStub(GameServiceStub):
     buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
     """
     ListGames: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGamesRequest, _game_service_pb2.ListGamesResponse]  # type: ignore[assignment]
-    """Games, newest first, filtered by kind and status, a page at a time."""
+    """Games, newest first, filtered by kind and status, a page at a time. The
+    admin lists every game; everyone else the listed and public ones only, and
+    without the players' names and ages unless public.
+    """
     SubmitCommand: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]  # type: ignore[assignment]
     """Play a move for the caller's seat. Retrying with the same command_id
     returns the first result and plays nothing twice.
@@ -133,6 +150,11 @@ class GameServiceAsyncStub(GameServiceStub):
     event that does not replay and why (with the versions before it). Anyone may
     call it; the log's size and the work are bounded.
     """
+    RotateSeatToken: _aio.UnaryUnaryMultiCallable[_game_service_pb2.RotateSeatTokenRequest, _game_service_pb2.RotateSeatTokenResponse]  # type: ignore[assignment]
+    """Admin: give a seat a new token (a leaked link, a player replaced). The
+    seat's previous tokens stop working at once, on every server; hand the new
+    one to the player.
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Create games, play moves, follow games live and replay them."""
@@ -144,7 +166,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.CreateGameResponse, _abc.Awaitable[_game_service_pb2.CreateGameResponse]]:
         """Create a game and deal it. Returns one secret token per seat: hand each
-        player theirs. Bots seated first play at once.
+        player theirs. Bots seated first play at once. Who may create (anyone, API
+        key holders or JWT bearers: send yours as the bearer token) and how many is
+        the server's policy: past a limit, RESOURCE_EXHAUSTED with a RetryInfo
+        (HTTP 429 with Retry-After). Games of bots only may be for the admin only.
         """
 
     @_abc_1.abstractmethod
@@ -164,7 +189,10 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _game_service_pb2.ListGamesRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ListGamesResponse, _abc.Awaitable[_game_service_pb2.ListGamesResponse]]:
-        """Games, newest first, filtered by kind and status, a page at a time."""
+        """Games, newest first, filtered by kind and status, a page at a time. The
+        admin lists every game; everyone else the listed and public ones only, and
+        without the players' names and ages unless public.
+        """
 
     @_abc_1.abstractmethod
     def SubmitCommand(
@@ -246,6 +274,17 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         the views of a range of its versions as one viewer saw them, or the first
         event that does not replay and why (with the versions before it). Anyone may
         call it; the log's size and the work are bounded.
+        """
+
+    @_abc_1.abstractmethod
+    def RotateSeatToken(
+        self,
+        request: _game_service_pb2.RotateSeatTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.RotateSeatTokenResponse, _abc.Awaitable[_game_service_pb2.RotateSeatTokenResponse]]:
+        """Admin: give a seat a new token (a leaked link, a player replaced). The
+        seat's previous tokens stop working at once, on every server; hand the new
+        one to the player.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

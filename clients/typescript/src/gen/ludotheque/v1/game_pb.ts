@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game.proto.
  */
 export const file_ludotheque_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChhsdWRvdGhlcXVlL3YxL2dhbWUucHJvdG8SDWx1ZG90aGVxdWUudjEiPwoIU2VhdFNwZWMSDAoEbmFtZRgBIAEoCRIQCgNhZ2UYAiABKA1IAIgBARILCgNib3QYAyABKAlCBgoEX2FnZSJKCgRTZWF0Eg0KBWluZGV4GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJQgYKBF9hZ2UiqAEKC0dhbWVPcHRpb25zEi0KBW1vb2tpGAEgASgLMhwubHVkb3RoZXF1ZS5tb29raS52MS5PcHRpb25zSAASMQoHcGlyYXRlcxgCIAEoCzIeLmx1ZG90aGVxdWUucGlyYXRlcy52MS5PcHRpb25zSAASLwoGcGljbmljGAMgASgLMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuT3B0aW9uc0gAQgYKBGdhbWUipAEKB0NvbW1hbmQSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLkNvbW1hbmRIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNvbW1hbmRIABIvCgZwaWNuaWMYAyABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5Db21tYW5kSABCBgoEZ2FtZSKcAQoIR2FtZVZpZXcSKgoFbW9va2kYASABKAsyGS5sdWRvdGhlcXVlLm1vb2tpLnYxLlZpZXdIABIuCgdwaXJhdGVzGAIgASgLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlZpZXdIABIsCgZwaWNuaWMYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5WaWV3SABCBgoEZ2FtZSLhAgoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBBIRCgRzZWF0GAIgASgNSAGIAQESEgoKY29tbWFuZF9pZBgDIAEoCRIvCgtyZWNvcmRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgFIAEoCRInCgdjb21tYW5kGAYgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhEKCWdhbWVfb3ZlchgHIAEoCBIrCgVtb29raRgKIAEoCzIaLmx1ZG90aGVxdWUubW9va2kudjEuRXZlbnRIABIvCgdwaXJhdGVzGAsgASgLMhwubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkV2ZW50SAASLQoGcGljbmljGAwgASgLMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuRXZlbnRIAEIGCgRnYW1lQgcKBV9zZWF0IjsKB091dGNvbWUSDwoHd2lubmVycxgBIAMoDRIOCgZzY29yZXMYAiADKAMSDwoHc3VtbWFyeRgDIAEoCSJNCgZWaWV3ZXISJwoEcm9sZRgBIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlld2VyUm9sZRIRCgRzZWF0GAIgASgNSACIAQFCBwoFX3NlYXQi4AMKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIMCgRraW5kGAIgASgJEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgEEiIKBXNlYXRzGAUgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0EisKB29wdGlvbnMYBiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEg4KBnRvX2FjdBgHIAMoDRInCgdvdXRjb21lGAggASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYCSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAogAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnZpZXdlchgNIAEoCzIVLmx1ZG90aGVxdWUudjEuVmlld2VyEhUKDXJ1bGVzX3ZlcnNpb24YDiABKAki0QEKCkdhbWVSZWNvcmQSDwoHZ2FtZV9pZBgBIAEoCRIMCgRraW5kGAIgASgJEiIKBXNlYXRzGAMgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0EisKB29wdGlvbnMYBCABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEgwKBHNlZWQYBSABKAQSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgHIAEoCSKZAgoNR2FtZUxvZ0hlYWRlchIOCgZmb3JtYXQYASABKAkSDwoHZ2FtZV9pZBgCIAEoCRIMCgRraW5kGAMgASgJEhUKDXJ1bGVzX3ZlcnNpb24YBCABKAkSKwoHb3B0aW9ucxgFIAEoCzIaLmx1ZG90aGVxdWUudjEuR2FtZU9wdGlvbnMSIgoFc2VhdHMYBiADKAsyEy5sdWRvdGhlcXVlLnYxLlNlYXQSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoGdmlld2VyGAggASgLMhUubHVkb3RoZXF1ZS52MS5WaWV3ZXISEQoEc2VlZBgJIAEoBEgAiAEBQgcKBV9zZWVkIl0KB0dhbWVMb2cSLAoGaGVhZGVyGAEgASgLMhwubHVkb3RoZXF1ZS52MS5HYW1lTG9nSGVhZGVyEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQqWwoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKEkdBTUVfU1RBVFVTX0FDVElWRRABEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAIqcQoKVmlld2VyUm9sZRIbChdWSUVXRVJfUk9MRV9VTlNQRUNJRklFRBAAEhQKEFZJRVdFUl9ST0xFX1NFQVQQARIZChVWSUVXRVJfUk9MRV9TUEVDVEFUT1IQAhIVChFWSUVXRVJfUk9MRV9BRE1JThADYgZwcm90bzM", [file_google_protobuf_timestamp, file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic]);
+  fileDesc("ChhsdWRvdGhlcXVlL3YxL2dhbWUucHJvdG8SDWx1ZG90aGVxdWUudjEiPwoIU2VhdFNwZWMSDAoEbmFtZRgBIAEoCRIQCgNhZ2UYAiABKA1IAIgBARILCgNib3QYAyABKAlCBgoEX2FnZSJKCgRTZWF0Eg0KBWluZGV4GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJQgYKBF9hZ2UiqAEKC0dhbWVPcHRpb25zEi0KBW1vb2tpGAEgASgLMhwubHVkb3RoZXF1ZS5tb29raS52MS5PcHRpb25zSAASMQoHcGlyYXRlcxgCIAEoCzIeLmx1ZG90aGVxdWUucGlyYXRlcy52MS5PcHRpb25zSAASLwoGcGljbmljGAMgASgLMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuT3B0aW9uc0gAQgYKBGdhbWUipAEKB0NvbW1hbmQSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLkNvbW1hbmRIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNvbW1hbmRIABIvCgZwaWNuaWMYAyABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5Db21tYW5kSABCBgoEZ2FtZSKcAQoIR2FtZVZpZXcSKgoFbW9va2kYASABKAsyGS5sdWRvdGhlcXVlLm1vb2tpLnYxLlZpZXdIABIuCgdwaXJhdGVzGAIgASgLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlZpZXdIABIsCgZwaWNuaWMYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5WaWV3SABCBgoEZ2FtZSLhAgoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBBIRCgRzZWF0GAIgASgNSAGIAQESEgoKY29tbWFuZF9pZBgDIAEoCRIvCgtyZWNvcmRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgFIAEoCRInCgdjb21tYW5kGAYgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhEKCWdhbWVfb3ZlchgHIAEoCBIrCgVtb29raRgKIAEoCzIaLmx1ZG90aGVxdWUubW9va2kudjEuRXZlbnRIABIvCgdwaXJhdGVzGAsgASgLMhwubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkV2ZW50SAASLQoGcGljbmljGAwgASgLMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuRXZlbnRIAEIGCgRnYW1lQgcKBV9zZWF0IjsKB091dGNvbWUSDwoHd2lubmVycxgBIAMoDRIOCgZzY29yZXMYAiADKAMSDwoHc3VtbWFyeRgDIAEoCSJNCgZWaWV3ZXISJwoEcm9sZRgBIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlld2VyUm9sZRIRCgRzZWF0GAIgASgNSACIAQFCBwoFX3NlYXQiowQKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIMCgRraW5kGAIgASgJEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgEEiIKBXNlYXRzGAUgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0EisKB29wdGlvbnMYBiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEg4KBnRvX2FjdBgHIAMoDRInCgdvdXRjb21lGAggASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYCSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAogAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnZpZXdlchgNIAEoCzIVLmx1ZG90aGVxdWUudjEuVmlld2VyEhUKDXJ1bGVzX3ZlcnNpb24YDiABKAkSLQoKdmlzaWJpbGl0eRgUIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRISCgpjcmVhdGVkX2J5GBUgASgJIpQCCgpHYW1lUmVjb3JkEg8KB2dhbWVfaWQYASABKAkSDAoEa2luZBgCIAEoCRIiCgVzZWF0cxgDIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIrCgdvcHRpb25zGAQgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIMCgRzZWVkGAUgASgEEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJ1bGVzX3ZlcnNpb24YByABKAkSLQoKdmlzaWJpbGl0eRgUIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRISCgpjcmVhdGVkX2J5GBUgASgJIpkCCg1HYW1lTG9nSGVhZGVyEg4KBmZvcm1hdBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSFQoNcnVsZXNfdmVyc2lvbhgEIAEoCRIrCgdvcHRpb25zGAUgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIiCgVzZWF0cxgGIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIlCgZ2aWV3ZXIYCCABKAsyFS5sdWRvdGhlcXVlLnYxLlZpZXdlchIRCgRzZWVkGAkgASgESACIAQFCBwoFX3NlZWQiXQoHR2FtZUxvZxIsCgZoZWFkZXIYASABKAsyHC5sdWRvdGhlcXVlLnYxLkdhbWVMb2dIZWFkZXISJAoGZXZlbnRzGAIgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudCpbCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAESGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAipvCgpWaXNpYmlsaXR5EhoKFlZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIXChNWSVNJQklMSVRZX1VOTElTVEVEEAESFQoRVklTSUJJTElUWV9MSVNURUQQAhIVChFWSVNJQklMSVRZX1BVQkxJQxADKnEKClZpZXdlclJvbGUSGwoXVklFV0VSX1JPTEVfVU5TUEVDSUZJRUQQABIUChBWSUVXRVJfUk9MRV9TRUFUEAESGQoVVklFV0VSX1JPTEVfU1BFQ1RBVE9SEAISFQoRVklFV0VSX1JPTEVfQURNSU4QA2IGcHJvdG8z", [file_google_protobuf_timestamp, file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic]);
 
 /**
  * A player to seat when a game is created.
@@ -499,6 +499,21 @@ export type Game = Message<"ludotheque.v1.Game"> & {
    * @generated from field: string rules_version = 14;
    */
   rulesVersion: string;
+
+  /**
+   * Who finds the game in ListGames (never unspecified).
+   *
+   * @generated from field: ludotheque.v1.Visibility visibility = 20;
+   */
+  visibility: Visibility;
+
+  /**
+   * Who created the game, e.g. "ip:203.0.113.7", "key:school-42", "jwt:<subject>",
+   * "admin" (shown to the admin only).
+   *
+   * @generated from field: string created_by = 21;
+   */
+  createdBy: string;
 };
 
 /**
@@ -563,6 +578,20 @@ export type GameRecord = Message<"ludotheque.v1.GameRecord"> & {
    * @generated from field: string rules_version = 7;
    */
   rulesVersion: string;
+
+  /**
+   * Who finds the game in ListGames.
+   *
+   * @generated from field: ludotheque.v1.Visibility visibility = 20;
+   */
+  visibility: Visibility;
+
+  /**
+   * Who created it (the identity its creation quotas were counted against).
+   *
+   * @generated from field: string created_by = 21;
+   */
+  createdBy: string;
 };
 
 /**
@@ -714,6 +743,49 @@ export const GameStatusSchema: GenEnum<GameStatus> = /*@__PURE__*/
   enumDesc(file_ludotheque_v1_game, 0);
 
 /**
+ * Who finds a game in ListGames. Whoever knows a game's id may watch it as a
+ * spectator, whatever its visibility: the id is the invitation.
+ *
+ * @generated from enum ludotheque.v1.Visibility
+ */
+export enum Visibility {
+  /**
+   * Not set: unlisted, the service's default (players get their seats as token
+   * links; nobody else needs to find the game).
+   *
+   * @generated from enum value: VISIBILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Only the admin lists it.
+   *
+   * @generated from enum value: VISIBILITY_UNLISTED = 1;
+   */
+  UNLISTED = 1,
+
+  /**
+   * Everyone lists it, without the players' names and ages.
+   *
+   * @generated from enum value: VISIBILITY_LISTED = 2;
+   */
+  LISTED = 2,
+
+  /**
+   * Everyone lists it, with the players' names and ages.
+   *
+   * @generated from enum value: VISIBILITY_PUBLIC = 3;
+   */
+  PUBLIC = 3,
+}
+
+/**
+ * Describes the enum ludotheque.v1.Visibility.
+ */
+export const VisibilitySchema: GenEnum<Visibility> = /*@__PURE__*/
+  enumDesc(file_ludotheque_v1_game, 1);
+
+/**
  * Who is looking at a game.
  *
  * @generated from enum ludotheque.v1.ViewerRole
@@ -752,5 +824,5 @@ export enum ViewerRole {
  * Describes the enum ludotheque.v1.ViewerRole.
  */
 export const ViewerRoleSchema: GenEnum<ViewerRole> = /*@__PURE__*/
-  enumDesc(file_ludotheque_v1_game, 1);
+  enumDesc(file_ludotheque_v1_game, 2);
 

@@ -11,7 +11,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
-import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec } from "./game_pb.js";
+import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec, Visibility } from "./game_pb.js";
 import { file_ludotheque_v1_game } from "./game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSJ2ChFDcmVhdGVHYW1lUmVxdWVzdBIMCgRraW5kGAEgASgJEisKB29wdGlvbnMYAiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiYKBXNlYXRzGAMgAygLMhcubHVkb3RoZXF1ZS52MS5TZWF0U3BlYyJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIjwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQiOwoUU3RyZWFtRXZlbnRzUmVzcG9uc2USIwoFZXZlbnQYASABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50ImEKEUxpc3RFdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhIKCnRvX3ZlcnNpb24YAyABKAQSEQoJcGFnZV9zaXplGAQgASgNImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiTAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQFCDQoLX2F0X3ZlcnNpb24i9AEKElJlcGxheUdhbWVSZXNwb25zZRISCgphdF92ZXJzaW9uGAEgASgEEg8KB3ZlcnNpb24YAiABKAQSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgEIAMoDRInCgdvdXRjb21lGAUgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBiABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAcgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIlwKEUV4cG9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoHYXNfc2VhdBgCIAEoDUgAiAEBEhQKDGFzX3NwZWN0YXRvchgDIAEoCEIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nImIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlIkAKCFBsYXlKb2luEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg0KBXZpZXdzGAMgASgIIn4KC1BsYXlDb21tYW5kEicKB2NvbW1hbmQYASABKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSEgoKY29tbWFuZF9pZBgCIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAMgASgESACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24inwEKDFBsYXlSZXNwb25zZRIkCgZldmVudHMYBCADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50EikKBnJlc3VsdBgFIAEoCzIZLmx1ZG90aGVxdWUudjEuUGxheVJlc3VsdBIlCgR0dXJuGAYgASgLMhcubHVkb3RoZXF1ZS52MS5QbGF5VHVybkoECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzIsABChBSZXBsYXlMb2dSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIUCgxmcm9tX3ZlcnNpb24YAiABKAQSFwoKdG9fdmVyc2lvbhgDIAEoBEgAiAEBEhEKCXBhZ2Vfc2l6ZRgEIAEoDRIUCgdhc19zZWF0GAUgASgNSAGIAQESFAoMYXNfc3BlY3RhdG9yGAYgASgIQg0KC190b192ZXJzaW9uQgoKCF9hc19zZWF0IqgBChFSZXBsYXlMb2dSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIqCgdwcm9ibGVtGAIgASgLMhkubHVkb3RoZXF1ZS52MS5Mb2dQcm9ibGVtEhAKCHJlcGxheWVkGAMgASgEEisKBXN0ZXBzGAQgAygLMhwubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dTdGVwEhkKEW5leHRfZnJvbV92ZXJzaW9uGAUgASgEIlIKCkxvZ1Byb2JsZW0SDQoFZXZlbnQYASABKA0SDgoGcmVhc29uGAIgASgJEg0KBXdoZXJlGAMgASgJEhYKDnJ1bGVzX21pc21hdGNoGAQgASgIIt4BCg1SZXBsYXlMb2dTdGVwEhIKCmF0X3ZlcnNpb24YASABKAQSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgDIAMoDRInCgdvdXRjb21lGAQgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAYgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kMsgJCgtHYW1lU2VydmljZRJnCgpDcmVhdGVHYW1lEiAubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJaCgdHZXRHYW1lEh0ubHVkb3RoZXF1ZS52MS5HZXRHYW1lUmVxdWVzdBoTLmx1ZG90aGVxdWUudjEuR2FtZSIbgtPkkwIVEhMvdjEvZ2FtZXMve2dhbWVfaWR9EmEKCUxpc3RHYW1lcxIfLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzEoMBCg1TdWJtaXRDb21tYW5kEiMubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH0vY29tbWFuZHM6ASoShAEKDFN0cmVhbUV2ZW50cxIiLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiKYLT5JMCIxIhL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHM6c3RyZWFtMAESdQoKTGlzdEV2ZW50cxIgLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1JlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50cxJ1CgpSZXBsYXlHYW1lEiAubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vcmVwbGF5EnUKCkV4cG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfTpleHBvcnQSQwoEUGxheRIaLmx1ZG90aGVxdWUudjEuUGxheVJlcXVlc3QaGy5sdWRvdGhlcXVlLnYxLlBsYXlSZXNwb25zZSgBMAESbgoKSW1wb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXNwb25zZSIbgtPkkwIVIhAvdjEvZ2FtZXM6aW1wb3J0OgEqEmoKCVJlcGxheUxvZxIfLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVzcG9uc2UiGoLT5JMCFCIPL3YxL2xvZ3M6cmVwbGF5OgEqYgZwcm90bzM", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSKlAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eSJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIjwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQiOwoUU3RyZWFtRXZlbnRzUmVzcG9uc2USIwoFZXZlbnQYASABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50ImEKEUxpc3RFdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhIKCnRvX3ZlcnNpb24YAyABKAQSEQoJcGFnZV9zaXplGAQgASgNImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiTAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQFCDQoLX2F0X3ZlcnNpb24i9AEKElJlcGxheUdhbWVSZXNwb25zZRISCgphdF92ZXJzaW9uGAEgASgEEg8KB3ZlcnNpb24YAiABKAQSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgEIAMoDRInCgdvdXRjb21lGAUgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBiABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAcgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIlwKEUV4cG9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoHYXNfc2VhdBgCIAEoDUgAiAEBEhQKDGFzX3NwZWN0YXRvchgDIAEoCEIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nImIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjcKFlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNIi0KF1JvdGF0ZVNlYXRUb2tlblJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkicAoLUGxheVJlcXVlc3QSJwoEam9pbhgBIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheUpvaW5IABItCgdjb21tYW5kGAIgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5Q29tbWFuZEgAQgkKB21lc3NhZ2UiQAoIUGxheUpvaW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDQoFdmlld3MYAyABKAgifgoLUGxheUNvbW1hbmQSJwoHY29tbWFuZBgBIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKARIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiKfAQoMUGxheVJlc3BvbnNlEiQKBmV2ZW50cxgEIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSKQoGcmVzdWx0GAUgASgLMhkubHVkb3RoZXF1ZS52MS5QbGF5UmVzdWx0EiUKBHR1cm4YBiABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlUdXJuSgQIARACSgQIAhADSgQIAxAEUgVldmVudCJyCghQbGF5VHVybhIPCgd2ZXJzaW9uGAEgASgEEi4KDmxlZ2FsX2NvbW1hbmRzGAIgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEiUKBHZpZXcYAyABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3ImYKClBsYXlSZXN1bHQSEgoKY29tbWFuZF9pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgEEhAKCHJlcGxheWVkGAMgASgIEiEKBWVycm9yGAQgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMiwAEKEFJlcGxheUxvZ1JlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhQKDGZyb21fdmVyc2lvbhgCIAEoBBIXCgp0b192ZXJzaW9uGAMgASgESACIAQESEQoJcGFnZV9zaXplGAQgASgNEhQKB2FzX3NlYXQYBSABKA1IAYgBARIUCgxhc19zcGVjdGF0b3IYBiABKAhCDQoLX3RvX3ZlcnNpb25CCgoIX2FzX3NlYXQiqAEKEVJlcGxheUxvZ1Jlc3BvbnNlEg0KBXZhbGlkGAEgASgIEioKB3Byb2JsZW0YAiABKAsyGS5sdWRvdGhlcXVlLnYxLkxvZ1Byb2JsZW0SEAoIcmVwbGF5ZWQYAyABKAQSKwoFc3RlcHMYBCADKAsyHC5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1N0ZXASGQoRbmV4dF9mcm9tX3ZlcnNpb24YBSABKAQiUgoKTG9nUHJvYmxlbRINCgVldmVudBgBIAEoDRIOCgZyZWFzb24YAiABKAkSDQoFd2hlcmUYAyABKAkSFgoOcnVsZXNfbWlzbWF0Y2gYBCABKAgi3gEKDVJlcGxheUxvZ1N0ZXASEgoKYXRfdmVyc2lvbhgBIAEoBBIpCgZzdGF0dXMYAiABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAMgAygNEicKB291dGNvbWUYBCABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgFIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQy5AoKC0dhbWVTZXJ2aWNlEmcKCkNyZWF0ZUdhbWUSIC5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDiIJL3YxL2dhbWVzOgEqEloKB0dldEdhbWUSHS5sdWRvdGhlcXVlLnYxLkdldEdhbWVSZXF1ZXN0GhMubHVkb3RoZXF1ZS52MS5HYW1lIhuC0+STAhUSEy92MS9nYW1lcy97Z2FtZV9pZH0SYQoJTGlzdEdhbWVzEh8ubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXNwb25zZSIRgtPkkwILEgkvdjEvZ2FtZXMSgwEKDVN1Ym1pdENvbW1hbmQSIy5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiQubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfS9jb21tYW5kczoBKhKEAQoMU3RyZWFtRXZlbnRzEiIubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiMubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZSIpgtPkkwIjEiEvdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50czpzdHJlYW0wARJ1CgpMaXN0RXZlbnRzEiAubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1Jlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzEnUKClJlcGxheUdhbWUSIC5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9yZXBsYXkSdQoKRXhwb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9OmV4cG9ydBJDCgRQbGF5EhoubHVkb3RoZXF1ZS52MS5QbGF5UmVxdWVzdBobLmx1ZG90aGVxdWUudjEuUGxheVJlc3BvbnNlKAEwARJuCgpJbXBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlc3BvbnNlIhuC0+STAhUiEC92MS9nYW1lczppbXBvcnQ6ASoSagoJUmVwbGF5TG9nEh8ubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dSZXNwb25zZSIagtPkkwIUIg8vdjEvbG9nczpyZXBsYXk6ASoSmQEKD1JvdGF0ZVNlYXRUb2tlbhIlLmx1ZG90aGVxdWUudjEuUm90YXRlU2VhdFRva2VuUmVxdWVzdBomLmx1ZG90aGVxdWUudjEuUm90YXRlU2VhdFRva2VuUmVzcG9uc2UiN4LT5JMCMSIsL3YxL2dhbWVzL3tnYW1lX2lkfS9zZWF0cy97c2VhdH06cm90YXRlVG9rZW46ASpiBnByb3RvMw", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game]);
 
 /**
  * CreateGame's request.
@@ -47,6 +47,13 @@ export type CreateGameRequest = Message<"ludotheque.v1.CreateGameRequest"> & {
    * @generated from field: repeated ludotheque.v1.SeatSpec seats = 3;
    */
   seats: SeatSpec[];
+
+  /**
+   * Who finds the game in ListGames; unspecified: unlisted.
+   *
+   * @generated from field: ludotheque.v1.Visibility visibility = 10;
+   */
+  visibility: Visibility;
 };
 
 /**
@@ -645,6 +652,55 @@ export const ImportGameResponseSchema: GenMessage<ImportGameResponse> = /*@__PUR
   messageDesc(file_ludotheque_v1_game_service, 16);
 
 /**
+ * RotateSeatToken's request.
+ *
+ * @generated from message ludotheque.v1.RotateSeatTokenRequest
+ */
+export type RotateSeatTokenRequest = Message<"ludotheque.v1.RotateSeatTokenRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The seat whose token to replace.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message ludotheque.v1.RotateSeatTokenRequest.
+ * Use `create(RotateSeatTokenRequestSchema)` to create a new message.
+ */
+export const RotateSeatTokenRequestSchema: GenMessage<RotateSeatTokenRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 17);
+
+/**
+ * RotateSeatToken's response.
+ *
+ * @generated from message ludotheque.v1.RotateSeatTokenResponse
+ */
+export type RotateSeatTokenResponse = Message<"ludotheque.v1.RotateSeatTokenResponse"> & {
+  /**
+   * The seat's new token; the previous ones no longer work.
+   *
+   * @generated from field: string seat_token = 1;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.RotateSeatTokenResponse.
+ * Use `create(RotateSeatTokenResponseSchema)` to create a new message.
+ */
+export const RotateSeatTokenResponseSchema: GenMessage<RotateSeatTokenResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 18);
+
+/**
  * A message from the client in a Play session.
  *
  * @generated from message ludotheque.v1.PlayRequest
@@ -679,7 +735,7 @@ export type PlayRequest = Message<"ludotheque.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 17);
+  messageDesc(file_ludotheque_v1_game_service, 19);
 
 /**
  * Joins a game's session; the seat is the token's.
@@ -715,7 +771,7 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
  * Use `create(PlayJoinSchema)` to create a new message.
  */
 export const PlayJoinSchema: GenMessage<PlayJoin> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 18);
+  messageDesc(file_ludotheque_v1_game_service, 20);
 
 /**
  * A move sent in a Play session.
@@ -750,7 +806,7 @@ export type PlayCommand = Message<"ludotheque.v1.PlayCommand"> & {
  * Use `create(PlayCommandSchema)` to create a new message.
  */
 export const PlayCommandSchema: GenMessage<PlayCommand> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 19);
+  messageDesc(file_ludotheque_v1_game_service, 21);
 
 /**
  * A message from the server in a Play session: what happened since the last one,
@@ -788,7 +844,7 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 20);
+  messageDesc(file_ludotheque_v1_game_service, 22);
 
 /**
  * The game waits for the seat: what it may do.
@@ -823,7 +879,7 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
  * Use `create(PlayTurnSchema)` to create a new message.
  */
 export const PlayTurnSchema: GenMessage<PlayTurn> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 21);
+  messageDesc(file_ludotheque_v1_game_service, 23);
 
 /**
  * What became of a command sent in a Play session (after the events it caused).
@@ -866,7 +922,7 @@ export type PlayResult = Message<"ludotheque.v1.PlayResult"> & {
  * Use `create(PlayResultSchema)` to create a new message.
  */
 export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 22);
+  messageDesc(file_ludotheque_v1_game_service, 24);
 
 /**
  * ReplayLog's request.
@@ -922,7 +978,7 @@ export type ReplayLogRequest = Message<"ludotheque.v1.ReplayLogRequest"> & {
  * Use `create(ReplayLogRequestSchema)` to create a new message.
  */
 export const ReplayLogRequestSchema: GenMessage<ReplayLogRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 23);
+  messageDesc(file_ludotheque_v1_game_service, 25);
 
 /**
  * ReplayLog's response.
@@ -971,7 +1027,7 @@ export type ReplayLogResponse = Message<"ludotheque.v1.ReplayLogResponse"> & {
  * Use `create(ReplayLogResponseSchema)` to create a new message.
  */
 export const ReplayLogResponseSchema: GenMessage<ReplayLogResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 24);
+  messageDesc(file_ludotheque_v1_game_service, 26);
 
 /**
  * Where a log stops following the rules.
@@ -1015,7 +1071,7 @@ export type LogProblem = Message<"ludotheque.v1.LogProblem"> & {
  * Use `create(LogProblemSchema)` to create a new message.
  */
 export const LogProblemSchema: GenMessage<LogProblem> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 25);
+  messageDesc(file_ludotheque_v1_game_service, 27);
 
 /**
  * The game at one version of a replayed log, as the chosen viewer saw it.
@@ -1072,7 +1128,7 @@ export type ReplayLogStep = Message<"ludotheque.v1.ReplayLogStep"> & {
  * Use `create(ReplayLogStepSchema)` to create a new message.
  */
 export const ReplayLogStepSchema: GenMessage<ReplayLogStep> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 26);
+  messageDesc(file_ludotheque_v1_game_service, 28);
 
 /**
  * Create games, play moves, follow games live and replay them.
@@ -1082,7 +1138,10 @@ export const ReplayLogStepSchema: GenMessage<ReplayLogStep> = /*@__PURE__*/
 export const GameService: GenService<{
   /**
    * Create a game and deal it. Returns one secret token per seat: hand each
-   * player theirs. Bots seated first play at once.
+   * player theirs. Bots seated first play at once. Who may create (anyone, API
+   * key holders or JWT bearers: send yours as the bearer token) and how many is
+   * the server's policy: past a limit, RESOURCE_EXHAUSTED with a RetryInfo
+   * (HTTP 429 with Retry-After). Games of bots only may be for the admin only.
    *
    * @generated from rpc ludotheque.v1.GameService.CreateGame
    */
@@ -1104,7 +1163,9 @@ export const GameService: GenService<{
     output: typeof GameSchema;
   },
   /**
-   * Games, newest first, filtered by kind and status, a page at a time.
+   * Games, newest first, filtered by kind and status, a page at a time. The
+   * admin lists every game; everyone else the listed and public ones only, and
+   * without the players' names and ages unless public.
    *
    * @generated from rpc ludotheque.v1.GameService.ListGames
    */
@@ -1204,6 +1265,18 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ReplayLogRequestSchema;
     output: typeof ReplayLogResponseSchema;
+  },
+  /**
+   * Admin: give a seat a new token (a leaked link, a player replaced). The
+   * seat's previous tokens stop working at once, on every server; hand the new
+   * one to the player.
+   *
+   * @generated from rpc ludotheque.v1.GameService.RotateSeatToken
+   */
+  rotateSeatToken: {
+    methodKind: "unary";
+    input: typeof RotateSeatTokenRequestSchema;
+    output: typeof RotateSeatTokenResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ludotheque_v1_game_service, 0);

@@ -1,0 +1,92 @@
+"""Creation limits and seat token rotation hold across server processes that share one
+Redis: the limits are counted in Redis (EventStore.admit), and a seat's token
+generation lives with the game there."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import grpc
+import pytest
+from ludotheque import Client
+from ludotheque.mooki.v1 import mooki_pb2 as mooki
+
+from tests.support.redis import RedisServer
+from tests.support.rest import Rest
+from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
+
+BODY = {"kind": "mooki", "seats": [{"name": "Cléo"}, {"name": "Robin"}]}
+
+
+@contextmanager
+def two_servers(redis: RedisServer, **limits: str) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    env = {
+        "LUDOTHEQUE_STORE": redis.url,
+        "LUDOTHEQUE_TRUSTED_PROXIES": "127.0.0.1",  # each test is a client of its own
+        **{f"LUDOTHEQUE_{name.upper()}": value for name, value in limits.items()},
+    }
+    with running_server(env=env) as first, running_server(env=env) as second:
+        yield first, second
+
+
+@pytest.fixture(scope="module")
+def two_limited_servers(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    with two_servers(redis_server, create_rate="3", live_games="0") as servers:
+        yield servers
+
+
+def test_a_rate_is_one_for_all_processes(two_limited_servers: tuple[ServerProcess, ServerProcess]) -> None:
+    first, second = (Rest(server.http) for server in two_limited_servers)
+    client = {"X-Forwarded-For": "198.51.100.10"}
+    statuses = [
+        server.post("/v1/games", {**BODY, "seats": [{"name": "A"}, {"name": "B", "bot": "random"}]}, headers=client)
+        for server in (first, second, first, second, first)
+    ]
+    # Three creations a minute, wherever they land (one process each would allow six).
+    assert [reply.status for reply in statuses] == [200, 200, 200, 429, 429]
+    assert statuses[-1].json["details"][-1]["reason"] == "CREATE_RATE"
+
+
+def test_a_live_game_quota_is_one_for_all_processes_and_a_game_ending_anywhere_frees_it(
+    redis_server: RedisServer,
+) -> None:
+    with two_servers(redis_server, create_rate="0", live_games="2") as servers:
+        play_to_a_quota(servers)
+
+
+def play_to_a_quota(servers: tuple[ServerProcess, ServerProcess]) -> None:
+    first, second = (Rest(server.http) for server in servers)
+    client = {"X-Forwarded-For": "198.51.100.11"}
+    games = [first.post("/v1/games", BODY, headers=client).json, second.post("/v1/games", BODY, headers=client).json]
+    refused = first.post("/v1/games", BODY, headers=client)
+    assert refused.status == 429 and refused.json["details"][-1]["reason"] == "LIVE_GAMES_QUOTA"
+    # The first game ends on the second server: Cléo and Robin play it out there.
+    game_id, tokens = games[0]["gameId"], games[0]["seatTokens"]
+    with Client(servers[1].target) as lobby:
+        while (game := lobby.get_game(game_id)).to_act:
+            seat = game.to_act[0]
+            mine = lobby.with_token(tokens[seat]).get_game(game_id)
+            lobby.with_token(tokens[seat]).submit(game_id, mine.legal_commands[0])
+    assert first.post("/v1/games", BODY, headers=client).status == 200
+
+
+def test_a_token_rotated_on_one_process_stops_at_once_on_the_other(
+    two_limited_servers: tuple[ServerProcess, ServerProcess],
+) -> None:
+    first, second = (Client(server.target, ADMIN_TOKEN) for server in two_limited_servers)
+    created = first.create_game("mooki", ["Cléo", "Robin"])
+    game_id, cleo = created.game_id, created.seat_tokens[0]
+    assert second.with_token(cleo).get_game(game_id).viewer.seat == 0  # cached there, token checked
+    new = first.rotate_seat_token(game_id, 0)
+    for call in (
+        lambda: second.with_token(cleo).get_game(game_id),
+        lambda: second.with_token(cleo).submit(game_id, mooki.Command(draw=mooki.Draw(pile=0))),
+    ):
+        with pytest.raises(grpc.RpcError) as refused:
+            call()
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert second.get_game(game_id).version == 1  # nothing played with the old token
+    assert second.with_token(new).submit(game_id, mooki.Command(draw=mooki.Draw(pile=0))).version == 2
+    first.close()
+    second.close()
