@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
@@ -16,6 +17,7 @@ from ludotheque import Client
 
 from tests.support.games import RETRYABLE, assert_replays_cleanly, next_move, played_command_ids, seats, submit
 from tests.support.redis import RedisServer, running_redis, wait_until
+from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
 
 pytestmark = pytest.mark.slow
@@ -193,3 +195,35 @@ def test_a_server_starts_not_ready_while_redis_is_down_and_serves_once_it_is_up(
             own_redis.start()
             wait_until(lambda: health(server) == SERVING, 30, "the server to become ready")
             assert client.create_game("mooki", seats("mooki", humans=2)).game.version >= 1
+
+
+def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate_counts_once(
+    own_redis: RedisServer,
+) -> None:
+    with running_server(env={"LUDOTHEQUE_STORE": own_redis.url}) as server:
+        client = Client(server.target, retries=0, timeout=10)
+        created = client.create_game("mooki", seats("mooki", humans=2))
+        game_id, tokens = created.game_id, list(created.seat_tokens)
+        move = next_move(client, game_id, tokens, random.Random(3))
+        assert move is not None and own_redis.process is not None
+        own_redis.process.send_signal(signal.SIGSTOP)  # Redis hangs: it neither answers nor closes
+        try:
+            frozen = time.monotonic()
+            with pytest.raises(grpc.RpcError) as unknown:
+                submit(client, move, tokens)  # sent to Redis, which may or may not play it later
+            answered = time.monotonic() - frozen
+            assert unknown.value.code() == grpc.StatusCode.UNAVAILABLE
+            wait_until(lambda: health(server) == NOT_SERVING, 5, "the server to report not serving")
+            noticed = time.monotonic() - frozen
+            assert Rest(server.http).get("/readyz").status == 503
+        finally:
+            own_redis.process.send_signal(signal.SIGCONT)
+        wait_until(lambda: health(server) == SERVING, 10, "the server to serve again")
+        assert Rest(server.http).get("/readyz").status == 200
+        submit(client, move, tokens)  # the retry, with the same command id
+        events = history(server.target, game_id)
+        assert [e.command_id for e in events if e.HasField("command")].count(move.command_id) == 1
+        assert answered < 2.0 and noticed < 2.5, (answered, noticed)
+        print(
+            f"\nfrozen Redis: the move answered UNAVAILABLE after {answered:.2f} s, NOT_SERVING after {noticed:.2f} s"
+        )
