@@ -1,14 +1,21 @@
 """The live-game cache: each game's record and current state, loaded from the store's
-events and kept in step with what other processes append."""
+events and kept in step with what other processes append.
+
+The store is the truth: a refresh first checks that the store still holds the cached
+version as it was applied (its fingerprint, marks.py). When it does not (a Redis
+failover lost versions, or they were written again with other events), the game is
+rebuilt from the store and the loss recorded (losses.py): nothing is ever served or
+decided from a state the store does not have."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from ludotheque.v1 import game_pb2
@@ -17,9 +24,12 @@ from engines.contract import Status, fold
 from engines.registry import AnyEngine, get_engine
 from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
+from service.app.marks import Marks
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
 from service.store.base import EventStore, GameNotFound, StoredEvent
+
+log = logging.getLogger(__name__)
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -35,6 +45,8 @@ class LiveGame:
     updated_at_ms: int
     summary_head: bytes = b""  # the summary's fields that never change, encoded (views.summary_bytes)
     bots: dict[int, str] | None = None  # seat -> bot, for the seats that are bots (steps.play_bots)
+    marks: Marks = field(default_factory=Marks)  # fingerprints of the last versions applied
+    losses: list[game_pb2.HistoryLoss] = field(default_factory=list)  # versions the store lost
 
     @property
     def game_id(self) -> str:
@@ -43,6 +55,11 @@ class LiveGame:
     @property
     def status(self) -> Status:
         return self.engine.status(self.state)
+
+
+# Records what the store lost of a game that someone had been given up to a version
+# (losses.Losses.reconcile): rebuilds the game from the store and records the loss.
+Reconcile = Callable[["LiveGames", LiveGame, int], Awaitable[None]]
 
 
 class LiveGames:
@@ -55,6 +72,7 @@ class LiveGames:
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.reconcile: Reconcile | None = None  # set by GameApp
 
     async def load(self, game_id: str, *, refresh: bool = True) -> LiveGame:
         """The game, cached; `refresh`: with the events other processes appended."""
@@ -94,9 +112,37 @@ class LiveGames:
         return live.version != version
 
     async def refresh(self, live: LiveGame) -> None:
-        """Applies the events other processes appended since `live.version`."""
+        """Applies the events other processes appended since `live.version`, once sure
+        the store still holds that version as it was applied here (read with them)."""
+        version = live.version
         with store_errors():
-            stored = await self.store.read(live.game_id, live.version + 1)
+            stored = await self.store.read(live.game_id, max(version, 1))
+        if version and (not stored or stored[0].version != version or not live.marks.matches(stored[0])):
+            if live.version == version:  # else a concurrent request of this process saw to it
+                await self.store_behind(live)
+            return
+        self.advance(live, stored)
+
+    async def store_behind(self, live: LiveGame, seen: int = 0) -> None:
+        """The store does not hold the history `live` was built from (or that a reader
+        was given, up to `seen`): rebuild the game from the store, record the loss."""
+        self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        log.warning(
+            "game %s: the event store does not hold the versions this server had up to %d; rebuilding it from it",
+            live.game_id,
+            max(live.version, seen),
+        )
+        if self.reconcile is None:
+            await self.rebuild(live)
+        else:
+            await self.reconcile(self, live, seen)
+
+    async def rebuild(self, live: LiveGame) -> None:
+        """Builds the game's state anew from every event the store has."""
+        with store_errors():
+            stored = await self.store.read(live.game_id, 1)
+        live.state, live.version, live.marks, live.losses = live.engine.initial_state(), 0, Marks(), []
+        live.updated_at_ms = live.record.created_at.ToMilliseconds()
         self.advance(live, stored)
 
     def advance(self, live: LiveGame, stored: Sequence[StoredEvent]) -> None:
@@ -104,15 +150,32 @@ class LiveGames:
             if item.version != live.version + 1:
                 continue  # already applied by a concurrent request of this process
             event = parse_event(item)
-            live.state = live.engine.evolve(live.state, envelopes.event_payload(event))
+            if event.HasField("history_loss"):
+                if event.version > event.history_loss.last:  # the notice after the lost versions
+                    live.losses.append(event.history_loss)
+            else:
+                live.state = live.engine.evolve(live.state, envelopes.event_payload(event))
+            live.marks.add(item.version, item.data)
             live.version = item.version
             live.updated_at_ms = event.recorded_at.ToMilliseconds()
+
+    def moved(self, live: LiveGame, state: Any, first: int, stored: Sequence[bytes], now_ms: int) -> None:
+        """`live` is now `state`, after the events this process just stored from version `first`."""
+        for offset, data in enumerate(stored):
+            live.marks.add(first + offset, data)
+        live.state, live.version, live.updated_at_ms = state, first + len(stored) - 1, now_ms
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
         """The game's state after its first `version` events."""
         with store_errors():
             stored = await self.store.read(live.game_id, 1, version)
-        return fold(live.engine, [envelopes.event_payload(parse_event(item)) for item in stored])
+        events = [parse_event(item) for item in stored]
+        return fold(live.engine, [envelopes.event_payload(e) for e in events if not e.HasField("history_loss")])
+
+    def forget(self, game_id: str) -> None:
+        """Drops a cached game: the next use reads it from the store."""
+        self._cache.pop(game_id, None)
+        self._metrics.cached_games.set(len(self._cache))
 
     def remember(self, live: LiveGame) -> None:
         self._cache[live.game_id] = live

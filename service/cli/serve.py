@@ -31,7 +31,9 @@ from service.store import open_store
 log = logging.getLogger("ludotheque")
 
 SERVICE_NAME = SERVICE.full_name
-READINESS_INTERVAL = 2.0
+# Readiness is checked every second: with the store's one-second timeout, a Redis that
+# stops answering makes the server NOT_SERVING within about two seconds.
+READINESS_INTERVAL = 1.0
 
 
 @dataclass(slots=True)
@@ -75,12 +77,17 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     metrics = Metrics()
     store = InstrumentedStore(
         open_store(
-            config.store, redis_wait_replicas=config.redis_wait_replicas, redis_wait_timeout=config.redis_wait_timeout
+            config.store,
+            redis_wait_replicas=config.redis_wait_replicas,
+            redis_wait_timeout=config.redis_wait_timeout,
+            redis_timeout=config.redis_timeout,
         ),
         metrics,
     )
     tokens = TokenAuthority(token_secret(config), config.admin_token)
-    app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
+    app = GameApp(
+        store, tokens, cache_size=config.cache_size, metrics=metrics, memory_threshold=config.redis_memory_threshold
+    )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
         options=[
@@ -143,7 +150,7 @@ async def _watch_readiness(
         status = await _readiness(app)
         if status != last:
             serving = status == health_pb2.HealthCheckResponse.SERVING
-            log.warning("readiness: %s", "serving" if serving else "store unreachable: not serving")
+            log.warning("readiness: %s", "serving" if serving else f"not serving: {app.unready_reason}")
             await _set_health(health_servicer, status)
             last = status
 

@@ -44,7 +44,24 @@ class CommandIdReused(StoreError):
 
 
 class StoreUnavailable(StoreError):
-    """The store cannot be reached now; the operation may be retried."""
+    """The store cannot be reached now; the operation may be retried. `reason` names
+    the kind of failure for metrics (e.g. "timeout", "connection", "replicas")."""
+
+    def __init__(self, message: str, reason: str = "unavailable") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class VersionsLost(StoreError):
+    """The store no longer has versions it once gave out: it is back at `version`,
+    while a reader had been given versions up to `seen` (e.g. a Redis failover
+    promoted a replica that had not received them)."""
+
+    def __init__(self, game_id: str, version: int, seen: int) -> None:
+        super().__init__(f"game {game_id!r} is back at version {version}; versions up to {seen} had been read")
+        self.game_id = game_id
+        self.version = version
+        self.seen = seen
 
 
 # Why subscriptions end when the server stops.
@@ -86,6 +103,27 @@ class StoredEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class ShardHealth:
+    """One part of the store that takes writes (a Redis master; the memory store is
+    one): whether a write reached it (and its replicas, when writes wait for them)
+    just now, and how full its memory is."""
+
+    name: str
+    writable: bool
+    problem: str = ""  # why not, when not
+    memory_used: float = 0.0  # fraction of its memory limit in use (0: no limit known)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreHealth:
+    shards: list[ShardHealth]
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"{shard.name}: {shard.problem}" for shard in self.shards if not shard.writable]
+
+
+@dataclass(frozen=True, slots=True)
 class GamePage:
     games: list[GameInfo]
     next_cursor: str  # empty on the last page
@@ -102,7 +140,8 @@ class EventStore(Protocol):
         events: Sequence[bytes],
         now_ms: int,
     ) -> None:
-        """Creates a game with its first events (versions 1..n). Raises GameExists."""
+        """Creates a game with its first events (versions 1..n). Raises GameExists if
+        the id is taken, unless by this very creation (same record: a retry)."""
         ...
 
     async def append(
@@ -143,7 +182,8 @@ class EventStore(Protocol):
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         """Events from `from_version` on, then live ones as they are appended, in
         order, without gaps or repeats. Ends with SubscriberTooSlow if the
-        subscriber cannot keep up."""
+        subscriber cannot keep up, with VersionsLost if the store went back behind
+        what it had given the subscriber."""
         ...
 
     def end_subscriptions(self) -> None:
@@ -153,6 +193,11 @@ class EventStore(Protocol):
 
     async def ping(self) -> None:
         """Raises StoreUnavailable when the store cannot be reached."""
+        ...
+
+    async def health(self) -> StoreHealth:
+        """Whether each shard can be written now, and its memory use. Never raises
+        StoreUnavailable: an unreachable shard is reported as not writable."""
         ...
 
     async def close(self) -> None: ...

@@ -15,7 +15,9 @@ from service.store.base import (
     GameInfo,
     GameNotFound,
     GamePage,
+    ShardHealth,
     StoredEvent,
+    StoreHealth,
     StoreUnavailable,
     VersionConflict,
 )
@@ -60,6 +62,8 @@ class MemoryStore:
     ) -> None:
         self._check_open()
         if game_id in self._games:
+            if self._games[game_id].info.record == record:
+                return  # the same creation, sent again
             raise GameExists(game_id)
         info = GameInfo(game_id, kind, status, len(events), now_ms, now_ms, record, summary)
         self._games[game_id] = _Game(info, len(self._order), list(events))
@@ -135,6 +139,11 @@ class MemoryStore:
 
     async def ping(self) -> None:
         self._check_open()
+
+    async def health(self) -> StoreHealth:
+        if self._closed:
+            return StoreHealth([ShardHealth("memory", writable=False, problem="the memory store is closed")])
+        return StoreHealth([ShardHealth("memory", writable=True)])
 
     async def close(self) -> None:
         self._closed = True

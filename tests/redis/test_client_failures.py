@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
+from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 from redis.asyncio.connection import AbstractConnection
 
@@ -88,7 +89,8 @@ async def test_a_game_read_while_the_client_misbehaves_is_unavailable_not_intern
     store = RedisStore.from_url(redis_server.url, prefix=f"test-{uuid.uuid4().hex[:12]}")
     app = GameApp(store, TokenAuthority(b"0123456789abcdef-test-secret", "admin"), new_game_id=lambda: f"g{next(ids)}")
     try:
-        created = await app.create_game(api.CreateGameRequest(kind="mooki", seats=[{"name": "A"}, {"name": "B"}]), "")
+        seats = [game_pb2.SeatSpec(name="A"), game_pb2.SeatSpec(name="B")]
+        created = await app.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
         app.games.forget(created.game_id)  # read from the store, not the cache
         broken_client(AttributeError("'NoneType' object has no attribute 'read'"))
         with pytest.raises(ServiceError) as refused:

@@ -15,7 +15,15 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from ludotheque import Client
 
-from tests.support.games import RETRYABLE, assert_replays_cleanly, next_move, played_command_ids, seats, submit
+from tests.support.games import (
+    RETRYABLE,
+    assert_replays_cleanly,
+    history,
+    next_move,
+    played_command_ids,
+    seats,
+    submit,
+)
 from tests.support.redis import RedisServer, running_redis, wait_until
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server

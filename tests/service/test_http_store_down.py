@@ -11,7 +11,15 @@ from service.api.http_server import build_http_app
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.metrics import InstrumentedStore, Metrics
-from service.store.base import AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.base import (
+    AppendResult,
+    GameInfo,
+    GamePage,
+    ShardHealth,
+    StoredEvent,
+    StoreHealth,
+    StoreUnavailable,
+)
 from tests.support.aio import async_test
 
 
@@ -60,6 +68,9 @@ class DownStore:
 
     async def ping(self) -> None:
         raise self._down()
+
+    async def health(self) -> StoreHealth:
+        return StoreHealth([ShardHealth("down", writable=False, problem="connection refused")])
 
     async def close(self) -> None:
         return None

@@ -66,8 +66,10 @@ async def test_a_game_id_is_created_once(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         await new_game(store)
         with pytest.raises(GameExists):
-            await new_game(store)
+            await store.create("g1", "mooki", "active", b"another record", b"summary-0", [b"x"], 2000)
+        await new_game(store)  # the same creation sent again (a retry after a lost answer) is no error
         assert (await store.info("g1")).version == 2
+        assert [e.data for e in await store.read("g1", 1)] == [b"e1", b"e2"]
 
 
 @async_test

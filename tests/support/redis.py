@@ -162,7 +162,8 @@ class RedisClusterNodes:
 
     @property
     def url(self) -> str:
-        return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+        """The cluster by one of its live nodes."""
+        return f"redis+cluster://127.0.0.1:{self.alive()[0].port}"
 
     def node(self, port: int) -> RedisServer:
         return next(node for node in self.nodes if node.port == port)
