@@ -128,7 +128,8 @@ class LiveGames:
         was given, up to `seen`): rebuild the game from the store, record the loss."""
         self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
         log.warning(
-            "game %s: the event store does not hold the versions this server had up to %d; rebuilding it from it",
+            "game %s: the event store does not hold the versions this server had up to %d; "
+            "rebuilding the game from what the store has",
             live.game_id,
             max(live.version, seen),
         )

@@ -109,6 +109,7 @@ class Logs:
             rules_version=engine.rules_version,
         )
         live = LiveGame(record, engine, state, len(events), now)
+        live.losses = [e.history_loss for e in events if e.HasField("history_loss") and e.version > e.history_loss.last]
         state, bot_steps = play_bots(live, state, len(events))  # a cut where a bot was to act
         finished = engine.status(state).finished
         stored = [game_pb2.Event() for _ in events]

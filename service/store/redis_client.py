@@ -86,11 +86,11 @@ class RedisConnection:
     ) -> RedisConnection:
         """`redis://host:port/db`, `rediss://...`, `unix://...`, or `redis+cluster://host:port`."""
 
-        def client(socket_timeout: float) -> Redis | RedisCluster:
+        def client(socket_timeout: float, retries: int) -> Redis | RedisCluster:
             options: dict[str, Any] = {
                 "socket_timeout": socket_timeout,
                 "socket_connect_timeout": timeout,
-                "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), RETRIES, supported_errors=(ConnectionError,)),
+                "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries, supported_errors=(ConnectionError,)),
             }
             parts = urlsplit(url)
             if parts.scheme == CLUSTER_SCHEME:
@@ -102,8 +102,10 @@ class RedisConnection:
             return Redis(connection_pool=pool)
 
         return cls(
-            client(timeout),
-            client(timeout + BLOCKING_READ),
+            client(timeout, RETRIES),
+            # No retry for blocking reads: their reader must see every lost connection
+            # (it then checks that the store still has what it gave out: redis_live.py).
+            client(timeout + BLOCKING_READ, 0),
             wait_replicas=wait_replicas,
             wait_timeout=wait_timeout,
             timeout=timeout,

@@ -20,6 +20,7 @@ from google.rpc import error_details_pb2
 from ludotheque import Client
 from ludotheque.client import error_status
 
+from tests.redis.test_faults import Load
 from tests.support.games import Move, history, next_move, seats, submit
 from tests.support.redis import RedisClusterNodes, running_cluster
 from tests.support.rest import Rest
@@ -203,3 +204,54 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         assert not client.get_game(game_id).history_losses  # nothing acknowledged was lost
         assert writable_again < 2.0, writable_again
         print(f"\nWAIT 1 failover: writes on the shard went through {writable_again:.2f} s after its replica was back")
+
+
+def test_with_wait_1_and_two_replicas_a_failover_under_load_loses_no_acknowledged_move_and_writes_go_on() -> None:
+    """WAIT 1, two replicas per master: a master killed under load. Every acknowledged
+    move is in its game's history exactly once, nothing is recorded lost, and the
+    shard takes writes again as soon as a replica is promoted (the other replica
+    follows it and confirms writes) without the dead master coming back."""
+    with running_cluster(masters=3, replicas=2, node_timeout_ms=NODE_TIMEOUT_MS) as cluster:
+        env = {
+            "LUDOTHEQUE_STORE": cluster.url,
+            "LUDOTHEQUE_REDIS_WAIT_REPLICAS": "1",
+            "LUDOTHEQUE_REDIS_WAIT_TIMEOUT": "1",
+        }
+        with running_server(env=env) as server:
+            client = Client(server.target, retries=0, timeout=5)
+            load = Load(client, games=6)
+            doomed = cluster.node(max(games_on(cluster, list(load.tokens)).items(), key=lambda i: len(i[1]))[0])
+            refused: list[float] = []
+
+            def play_game(game_id: str, moves: int) -> None:
+                rng = random.Random(game_id)
+                tokens = load.tokens[game_id]
+                for _ in range(moves):
+                    move = until_available(lambda: next_move(client, game_id, tokens, rng))
+                    if move is None:
+                        return
+                    while True:  # the same command id until it is acknowledged
+                        try:
+                            submit(client, move, tokens)
+                            break
+                        except grpc.RpcError as error:
+                            assert error.code() == grpc.StatusCode.UNAVAILABLE, error
+                            refused.append(time.monotonic())
+                            time.sleep(0.05)
+                    load.acknowledge(game_id, move.command_id)
+
+            players = load.run(60, play_game)
+            load.wait_for(30)
+            killed = time.monotonic()
+            doomed.stop(signal.SIGKILL)
+            players.join(120)
+            assert not players.is_alive()
+            assert refused, "the kill stopped no move: it came too late to test anything"
+            load.check(server.target)
+            for game_id in load.tokens:
+                assert not client.get_game(game_id).history_losses
+            outage = (max(refused) - killed) if refused else 0.0
+            print(
+                f"\nWAIT 1, two replicas: {load.count} moves acknowledged, none lost; {len(refused)} refusals "
+                f"(UNAVAILABLE, retried), the last {outage:.1f} s after the kill"
+            )

@@ -14,6 +14,10 @@ from contextlib import asynccontextmanager
 
 import pytest
 
+from service.app import GameApp
+from service.app.auth import TokenAuthority
+from service.app.errors import Code, ServiceError
+from service.app.metrics import InstrumentedStore, Metrics
 from service.store import open_store
 from service.store.base import (
     AppendResult,
@@ -309,3 +313,35 @@ async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServ
             assert await append(store, "g1", 2, b"three") == AppendResult(3, 3, replayed=True)
             assert (await store.info("g1")).version == 3
             assert await asyncio.wait_for(follower, 30) == [1, 2, 3]
+
+
+# --- health: what readiness reports ----------------------------------------------------
+
+
+@async_test
+async def test_memory_pressure_fails_readiness_and_is_a_gauge(own_redis: RedisServer) -> None:
+    metrics = Metrics()
+    async with redis_store(own_redis.url) as store:
+        app = GameApp(InstrumentedStore(store, metrics), TokenAuthority(b"0123456789abcdef-secret"), metrics=metrics)
+        await app.ready()
+        used = int(own_redis.command("INFO", "memory")["used_memory"])  # type: ignore[index]
+        own_redis.command("CONFIG", "SET", "maxmemory", int(used / 0.95))  # about 95% in use
+        with pytest.raises(ServiceError) as unready:
+            await app.ready()
+        assert unready.value.code is Code.UNAVAILABLE and "memory" in unready.value.message
+        ratio = metrics.registry.get_sample_value("ludotheque_store_memory_used_ratio", {"shard": "redis"})
+        assert ratio is not None and 0.9 < ratio < 1.0
+        assert metrics.registry.get_sample_value("ludotheque_store_shard_writable", {"shard": "redis"}) == 1
+        own_redis.command("CONFIG", "SET", "maxmemory", 0)
+        await app.ready()
+
+
+@async_test
+async def test_a_shard_that_cannot_take_writes_is_not_ready(own_redis: RedisServer) -> None:
+    async with redis_store(own_redis.url) as store:
+        assert [shard.writable for shard in (await store.health()).shards] == [True]
+        own_redis.command("CONFIG", "SET", "min-replicas-to-write", 1)  # refuses writes without a replica
+        (shard,) = (await store.health()).shards
+        assert not shard.writable and "NOREPLICAS" in shard.problem
+        own_redis.command("CONFIG", "SET", "min-replicas-to-write", 0)
+        assert [shard.writable for shard in (await store.health()).shards] == [True]
