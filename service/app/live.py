@@ -101,6 +101,8 @@ class LiveGames:
                 f"this server plays {engine.rules_version!r}.",
             )
         live = LiveGame(record, engine, engine.initial_state(), 0, info.updated_at_ms)
+        # The losses as the last write summed them up (whatever part of the history is folded).
+        live.losses = list(game_pb2.Game.FromString(info.summary).history_losses)
         self.advance(live, stored)
         self.remember(live)
         return live
@@ -152,8 +154,9 @@ class LiveGames:
                 continue  # already applied by a concurrent request of this process
             event = parse_event(item)
             if event.HasField("history_loss"):
-                if event.version > event.history_loss.last:  # the notice after the lost versions
-                    live.losses.append(event.history_loss)
+                loss = event.history_loss
+                if event.version > loss.last and loss not in live.losses:  # the notice after the lost versions
+                    live.losses.append(loss)
             else:
                 live.state = live.engine.evolve(live.state, envelopes.event_payload(event))
             live.marks.add(item.version, item.data)

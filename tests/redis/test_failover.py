@@ -22,7 +22,7 @@ from ludotheque.client import error_status
 
 from tests.redis.test_faults import Load
 from tests.support.games import Move, history, next_move, seats, submit
-from tests.support.redis import RedisClusterNodes, running_cluster
+from tests.support.redis import RedisClusterNodes, running_cluster, wait_until
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
 
@@ -193,6 +193,10 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
 
         doomed.stop(signal.SIGKILL)
         cluster.wait_promoted(replica)
+        # A shard that cannot confirm writes (its only replica is gone) makes the server unready, and says which.
+        wait_until(lambda: Rest(server.http).get("/readyz").status == 503, 10, "readiness to fail")
+        assert f"127.0.0.1:{replica.port}" in Rest(server.http).get("/readyz").body.decode()
+        assert metric(server, f'ludotheque_store_shard_writable{{shard="127.0.0.1:{replica.port}"}}') == 0
         doomed.start()  # it comes back as the replica of the promoted node
         cluster.wait_replicating(doomed)
         ready = time.monotonic()
@@ -203,6 +207,7 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         assert version == before + len([e for e in events if e.version > before and e.command_id == move.command_id])
         assert not client.get_game(game_id).history_losses  # nothing acknowledged was lost
         assert writable_again < 2.0, writable_again
+        wait_until(lambda: Rest(server.http).get("/readyz").status == 200, 10, "readiness to come back")
         print(f"\nWAIT 1 failover: writes on the shard went through {writable_again:.2f} s after its replica was back")
 
 
