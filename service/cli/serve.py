@@ -129,6 +129,10 @@ async def _readiness(app: GameApp) -> health_pb2.HealthCheckResponse.ServingStat
         await app.ready()
     except ServiceError:
         return health_pb2.HealthCheckResponse.NOT_SERVING
+    except Exception:  # a check that cannot tell says not ready (and the watcher lives on)
+        log.exception("readiness: the check failed")
+        app.unready_reason = "the readiness check failed"
+        return health_pb2.HealthCheckResponse.NOT_SERVING
     return health_pb2.HealthCheckResponse.SERVING
 
 

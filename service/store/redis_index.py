@@ -137,6 +137,8 @@ class GameIndex:
                 await self.settle_due()
             except StoreUnavailable as error:
                 log.debug("reconciler: %s", error)  # Redis is down: readiness says so already
+            except Exception:
+                log.exception("reconciler: settling the index failed; trying again later")
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.interval)
 

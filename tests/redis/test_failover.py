@@ -8,8 +8,10 @@ on the dead master only, and the promoted replica never had them."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import TypeVar
@@ -19,6 +21,7 @@ import pytest
 from google.rpc import error_details_pb2
 from ludotheque import Client
 from ludotheque.client import error_status
+from ludotheque.v1 import game_pb2
 
 from tests.redis.test_faults import Load
 from tests.support.games import Move, history, next_move, seats, submit
@@ -181,6 +184,13 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         doomed = cluster.master_of(f"ludo:{{{game_id}}}:meta")
         replica = cluster.replica_of(doomed)
         before = client.get_game(game_id).version
+        watched: list[game_pb2.Event] = []  # a spectator following the game live
+
+        def follow() -> None:
+            with contextlib.suppress(grpc.RpcError):  # the stream ends with the server
+                watched.extend(client.stream(game_id, before + 1))
+
+        threading.Thread(target=follow, daemon=True).start()
         cluster.cut_replication(doomed)
         move = next_move(client, game_id, tokens, rng)
         assert move is not None
@@ -190,6 +200,7 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         assert client.get_game(game_id).version == before  # the primary has it; nobody is shown it
         assert client.list_events(game_id, from_version=before + 1).events == []
         assert client.replay(game_id).version == before
+        assert watched == []
 
         doomed.stop(signal.SIGKILL)
         cluster.wait_promoted(replica)
@@ -205,6 +216,8 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         events = history(server.target, game_id)
         assert [e.command_id for e in events if e.HasField("command")].count(move.command_id) == 1
         assert version == before + len([e for e in events if e.version > before and e.command_id == move.command_id])
+        wait_until(lambda: len(watched) >= version - before, 10, "the spectator to see the move")
+        assert watched[0].version == before + 1 and watched[0].command_id == move.command_id
         assert not client.get_game(game_id).history_losses  # nothing acknowledged was lost
         assert writable_again < 2.0, writable_again
         wait_until(lambda: Rest(server.http).get("/readyz").status == 200, 10, "readiness to come back")

@@ -231,6 +231,13 @@ def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate
         submit(client, move, tokens)  # the retry, with the same command id
         events = history(server.target, game_id)
         assert [e.command_id for e in events if e.HasField("command")].count(move.command_id) == 1
+        timeouts = [
+            line
+            for line in Rest(server.http).get("/metrics").body.decode().splitlines()
+            if line.startswith('ludotheque_redis_errors_total{reason="timeout"}')
+        ]
+        assert timeouts and float(timeouts[0].split()[-1]) >= 1
+        assert "Redis failure, possibly a failover (timeout)" in server.log()
         assert answered < 2.0 and noticed < 2.5, (answered, noticed)
         print(
             f"\nfrozen Redis: the move answered UNAVAILABLE after {answered:.2f} s, NOT_SERVING after {noticed:.2f} s"

@@ -180,9 +180,13 @@ async def test_writers_on_many_connections_race_and_exactly_one_wins_each_versio
 # --- the listing index ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("backend", ["redis_server", "redis_cluster"])
 @async_test
-async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(redis_server: RedisServer) -> None:
-    async with redis_store(redis_server.url, reconcile_grace=0, reconcile_interval=0) as store:
+async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(
+    request: pytest.FixtureRequest, backend: str
+) -> None:
+    url = request.getfixturevalue(backend).url
+    async with redis_store(url, reconcile_grace=0, reconcile_interval=0) as store:
         keys, redis = store.keys, store.redis
         # A creation written, its writer dead before it filed the game:
         filing = store.index.filing_key("orphan")
