@@ -27,7 +27,7 @@ from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.marks import Marks
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
-from service.store.base import EventStore, GameNotFound, StoredEvent
+from service.store.base import EventStore, GameNotFound, StoredEvent, head
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +46,7 @@ class LiveGame:
     summary_head: bytes = b""  # the summary's fields that never change, encoded (views.summary_bytes)
     bots: dict[int, str] | None = None  # seat -> bot, for the seats that are bots (steps.play_bots)
     marks: Marks = field(default_factory=Marks)  # fingerprints of the last versions applied
+    head: bytes = b""  # what identifies the event at `version` in the store (base.head): appends build on it
     losses: list[game_pb2.HistoryLoss] = field(default_factory=list)  # versions the store lost
 
     @property
@@ -144,14 +145,16 @@ class LiveGames:
         """Builds the game's state anew from every event the store has."""
         with store_errors():
             stored = await self.store.read(live.game_id, 1)
-        live.state, live.version, live.marks, live.losses = live.engine.initial_state(), 0, Marks(), []
+        live.state, live.version, live.marks, live.losses, live.head = live.engine.initial_state(), 0, Marks(), [], b""
         live.updated_at_ms = live.record.created_at.ToMilliseconds()
         self.advance(live, stored)
 
     def advance(self, live: LiveGame, stored: Sequence[StoredEvent]) -> None:
+        applied = None
         for item in stored:
             if item.version != live.version + 1:
                 continue  # already applied by a concurrent request of this process
+            applied = item
             event = parse_event(item)
             if event.HasField("history_loss"):
                 loss = event.history_loss
@@ -162,12 +165,15 @@ class LiveGames:
             live.marks.add(item.version, item.data)
             live.version = item.version
             live.updated_at_ms = event.recorded_at.ToMilliseconds()
+        if applied is not None:
+            live.head = head(applied.data)
 
     def moved(self, live: LiveGame, state: Any, first: int, stored: Sequence[bytes], now_ms: int) -> None:
         """`live` is now `state`, after the events this process just stored from version `first`."""
         for offset, data in enumerate(stored):
             live.marks.add(first + offset, data)
         live.state, live.version, live.updated_at_ms = state, first + len(stored) - 1, now_ms
+        live.head = head(stored[-1])
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
         """The game's state after its first `version` events."""

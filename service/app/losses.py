@@ -104,6 +104,7 @@ class Losses:
                     STATUS_NAMES[status_code(status)],
                     summary_bytes(live, status, stored + len(blobs), now),
                     now,
+                    after=live.head,
                 )
         except VersionConflict:
             return False

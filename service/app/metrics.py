@@ -224,8 +224,12 @@ class InstrumentedStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        after: bytes = b"",
     ) -> AppendResult:
-        call = self.inner.append(game_id, expected_version, events, command_id, fingerprint, status, summary, now_ms)
+        call = self.inner.append(
+            game_id, expected_version, events, command_id, fingerprint, status, summary, now_ms, after=after
+        )
         return await self._timed("append", call)
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:

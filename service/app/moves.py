@@ -155,6 +155,7 @@ class Moves:
                             STATUS_NAMES[status_code(status)],
                             summary_bytes(live, status, live.version + len(events), now),
                             now,
+                            after=live.head,  # never build on a history this cache did not see
                         )
                 except VersionConflict as conflict:
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()

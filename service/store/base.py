@@ -5,6 +5,7 @@ by. Every implementation passes tests/store_contract.py."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -86,6 +87,12 @@ class GameInfo:
     summary: bytes  # replaced by every append (opaque)
 
 
+def head(data: bytes) -> bytes:
+    """What identifies a stored event for EventStore.append's `after`: its SHA-1 in hex
+    (what a Redis script can compute)."""
+    return hashlib.sha1(data).hexdigest().encode()
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     """Versions first_version..last_version hold the command's events. `replayed`:
@@ -154,12 +161,16 @@ class EventStore(Protocol):
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        after: bytes = b"",
     ) -> AppendResult:
         """Appends `events` after `expected_version`, all or nothing, and records
         `command_id` (with the command's `fingerprint`). When the command id was
         already applied, appends nothing and returns the first result (or raises
         CommandIdReused if the fingerprint differs). Raises VersionConflict when the
-        game is past `expected_version`, GameNotFound."""
+        game is not at `expected_version`, or (given `after`: the head() of the
+        event the caller has at `expected_version`) holds another event there, so a
+        history the caller never saw is not built on; GameNotFound."""
         ...
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:

@@ -20,6 +20,7 @@ from service.store.base import (
     StoreHealth,
     StoreUnavailable,
     VersionConflict,
+    head,
 )
 
 
@@ -79,13 +80,15 @@ class MemoryStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        after: bytes = b"",
     ) -> AppendResult:
         game = self._game(game_id)
         previous = _previous_result(game, game_id, command_id, fingerprint)
         if previous is not None:
             return previous
         current = len(game.events)
-        if current != expected_version:
+        if current != expected_version or (after and current and head(game.events[current - 1]) != after):
             raise VersionConflict(game_id, expected_version, current)
         game.events.extend(events)
         first, last = current + 1, len(game.events)

@@ -135,13 +135,16 @@ class RedisStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        after: bytes = b"",
     ) -> AppendResult:
         self._check_open()
         keys = self.keys
+        args = [expected_version, command_id, fingerprint.hex(), status, summary, now_ms, self._pending, game_id, after]
         reply = await self.redis.run(
             APPEND,
             [keys.meta(game_id), keys.events(game_id), keys.commands(game_id), self.index.filing_key(game_id)],
-            [expected_version, command_id, fingerprint.hex(), status, summary, now_ms, self._pending, game_id, *events],
+            [*args, *events],
             durable=True,
         )
         outcome = reply[0]

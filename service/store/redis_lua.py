@@ -84,9 +84,10 @@ return {'ok', version, now_ms}
 
 # KEYS: meta, events, commands, filing.
 # ARGV: expected_version, command_id, command record tail (fingerprint), status, summary,
-#       now_ms, pending ('1' or '0', as for CREATE), game_id, event...
-# The command record is "<first> <last> <fingerprint hex>". A conflict answers the
-# game's version and its last visible one.
+#       now_ms, pending ('1' or '0', as for CREATE), game_id, after (the SHA-1 hex of the
+#       event the caller has at expected_version, or ''), event...
+# The command record is "<first> <last> <fingerprint hex>". A conflict (another version,
+# or another event at that version) answers the game's version and its last visible one.
 APPEND = Script(
     "append",
     """#!lua
@@ -96,9 +97,14 @@ if not current[1] then return {'missing'} end
 local known = redis.call('HGET', commands, ARGV[2])
 if known then return {'known', known} end
 local version = tonumber(current[1])
-if version ~= tonumber(ARGV[1]) then return {'conflict', version, tonumber(current[3] or current[1])} end
+local conflict = {'conflict', version, tonumber(current[3] or current[1])}
+if version ~= tonumber(ARGV[1]) then return conflict end
+if ARGV[9] ~= '' and version > 0 then
+  local head = redis.call('XRANGE', events, version .. '-0', version .. '-0')
+  if #head == 0 or redis.sha1hex(head[1][2][2]) ~= ARGV[9] then return conflict end
+end
 local first = version + 1
-for i = 9, #ARGV do
+for i = 10, #ARGV do
   version = version + 1
   redis.call('XADD', events, version .. '-0', 'd', ARGV[i])
 end

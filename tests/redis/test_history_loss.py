@@ -8,6 +8,7 @@ the same through a real failover."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import shutil
 import signal
@@ -21,6 +22,7 @@ from google.rpc import error_details_pb2
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
+from engines.contract import Viewer
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.errors import Code, ServiceError
@@ -168,7 +170,7 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
         assert len([e for e in await events(app, game) if e.version > e.history_loss.last > 0]) == 1
 
 
-@pytest.mark.parametrize("moves_meanwhile", [1, 6])
+@pytest.mark.parametrize("moves_meanwhile", [1, 3, 6])
 @async_test
 async def test_lost_versions_already_used_again_by_another_server_are_a_fork_said_so(
     redis_server: RedisServer, moves_meanwhile: int
@@ -176,7 +178,8 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
     """A server that never saw the lost versions plays on from the store before the
     one that had them notices: the same numbers now hold other moves. That cannot be
     undone; it is recorded as `reused` (the game is damaged), whether the store is
-    still behind the first server's cache or already past it."""
+    still behind the first server's cache, as far as it, or past it. The first server
+    notices on its next move too, not only on a read: it never builds on the fork."""
     async with stores(redis_server, 2) as (store, elsewhere):
         app, unaware = new_app(store), new_app(elsewhere)
         game = await new_game(app)
@@ -185,15 +188,23 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
         known = await play(app, game, 3)
         restore(redis_server, saved)
         again = await play(unaware, game, moves_meanwhile)
-        assert again != known or moves_meanwhile
+        # A move decided on the first server's cache (as it stood before the fork).
+        cached = await app.games.load(game.game_id, refresh=False)
+        seat = cached.engine.status(cached.state).to_act[0]
+        stale = api.SubmitCommandRequest(
+            game_id=game.game_id, command=app.turn_of(cached, Viewer.player(seat))[0], command_id="stale"
+        )
+        with contextlib.suppress(ServiceError):  # decided again on the store's history: legal or not
+            await app.submit(stale, game.tokens[seat])
 
         now = await get(app, game)
         ((first, last, reused),) = losses(now)
         assert (first, last, reused) == (kept + 1, known, True)
         history = await events(app, game)
         assert [e.version for e in history] == list(range(1, len(history) + 1))
-        notice = history[-1]
+        (notice,) = [e for e in history if e.HasField("history_loss") and e.version > e.history_loss.last]
         assert notice.history_loss.reused and notice.version == max(known, again) + 1
+        assert all(e.command_id != "stale" for e in history[: notice.version])
         assert metric(app, "ludotheque_history_losses_total", kind="mooki", reused="true") == 1
         assert losses(await get(unaware, game)) == losses(now)  # every server says so
 

@@ -198,7 +198,7 @@ async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(
         assert (await store.list_games("", "", 10, "")).games == []
         # A status change written, its writer dead before it moved the game in the index:
         await new_game(store, "ending")
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, "0", "ending", b"last"]
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, "0", "ending", "", b"last"]
         await redis.run(
             APPEND,
             [keys.meta("ending"), keys.events("ending"), keys.commands("ending"), store.index.filing_key("ending")],

@@ -44,6 +44,8 @@ class DownStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        *,
+        after: bytes = b"",
     ) -> AppendResult:
         raise self._down()
 
