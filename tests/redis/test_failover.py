@@ -23,8 +23,8 @@ from ludotheque import Client
 from ludotheque.client import error_status
 from ludotheque.v1 import game_pb2
 
-from tests.redis.test_faults import Load
 from tests.support.games import Move, history, next_move, seats, submit
+from tests.support.load import Load
 from tests.support.redis import RedisClusterNodes, running_cluster, wait_until
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
