@@ -1,5 +1,5 @@
-"""Faults under load: a server killed with SIGKILL, Redis crashing and coming back.
-Whatever happens, every move a client was told about is stored exactly once."""
+"""Faults under load: a server killed with SIGKILL, Redis crashing and coming back, Redis
+frozen. Whatever happens, every move a client was told about is stored exactly once."""
 
 from __future__ import annotations
 
