@@ -94,6 +94,29 @@ def stale_version(expected: int, current: int) -> ServiceError:
     )
 
 
+def versions_lost(first: int, last: int, current: int, field: str = "expected_version") -> ServiceError:
+    """Versions the caller was given that the event store no longer holds (a Redis
+    failover lost them): nothing it knew of them holds."""
+    span = f"version {first}" if first == last else f"versions {first} to {last}"
+    description = (
+        f"The event store lost {span} of this game (a storage failover): what you were told of them no longer "
+        f"holds. The game is at version {current}: read it again."
+    )
+    violation = error_details_pb2.PreconditionFailure.Violation(type="VERSION", subject=field, description=description)
+    return ServiceError(
+        Code.FAILED_PRECONDITION,
+        description,
+        [
+            error_details_pb2.PreconditionFailure(violations=[violation]),
+            error_details_pb2.ErrorInfo(
+                reason="VERSIONS_LOST",
+                domain=DOMAIN,
+                metadata={"first_lost": str(first), "last_lost": str(last), "current_version": str(current)},
+            ),
+        ],
+    )
+
+
 def not_found(game_id: str) -> ServiceError:
     return ServiceError(Code.NOT_FOUND, f"There is no game {game_id!r}.")
 

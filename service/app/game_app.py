@@ -18,17 +18,18 @@ from ludotheque.v1 import game_pb2
 from engines.contract import Viewer
 from service.app.auth import TokenAuthority
 from service.app.creators import CreationPolicy, OpenCreation
+from service.app.errors import unavailable
 from service.app.games import Games, random_game_id
 from service.app.history import History
 from service.app.limits import CreationLimits, Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.log_replay import replay_log
 from service.app.logs import Logs
+from service.app.losses import Losses
 from service.app.metrics import Metrics
 from service.app.moves import Moves
 from service.app.origins import ClientAddresses
 from service.app.seats import Seats
-from service.app.stored import store_errors
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, view
 from service.store.base import EventStore
@@ -48,12 +49,16 @@ class GameApp:
         metrics: Metrics | None = None,
         creation: CreationPolicy | None = None,
         limits: CreationLimits | None = None,
+        memory_threshold: float = 0.9,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
         self.tokens = tokens
         self._clock = clock
+        self.memory_threshold = memory_threshold
+        self.unready_reason = ""  # why the last readiness check failed
         self.games = LiveGames(store, self.metrics, cache_size)
+        self.games.reconcile = Losses(self.metrics, self.now_ms).reconcile
         self.viewers = Viewers(tokens)
         quotas = Quotas(store, limits or CreationLimits(), self.now_ms)  # default: no limit
         creating = Games(
@@ -106,9 +111,17 @@ class GameApp:
     # --- the process --------------------------------------------------------------
 
     async def ready(self) -> None:
-        """Raises ServiceError(UNAVAILABLE) when the store cannot be reached."""
-        with store_errors():
-            await self.store.ping()
+        """Raises ServiceError(UNAVAILABLE) unless every shard of the store takes writes
+        now and none uses more than `memory_threshold` of its memory limit."""
+        health = await self.store.health()
+        problems = health.problems + [
+            f"{shard.name}: {shard.memory_used:.0%} of its memory limit in use"
+            for shard in health.shards
+            if shard.writable and shard.memory_used > self.memory_threshold
+        ]
+        self.unready_reason = "; ".join(problems)
+        if problems:
+            raise unavailable(f"The event store cannot take writes: {self.unready_reason}")
 
     def now_ms(self) -> int:
         return int(self._clock() * 1000)

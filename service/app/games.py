@@ -173,6 +173,7 @@ class Games:
     async def store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> None:
         """Stores a new game (created or imported) with its first events, and caches it."""
         record = live.record
+        stored = [e.SerializeToString() for e in events]
         with store_errors():
             await self._games.store.create(
                 record.game_id,
@@ -180,10 +181,11 @@ class Games:
                 STATUS_NAMES[status_code(live.status)],
                 record.SerializeToString(),
                 summary(live).SerializeToString(),
-                [e.SerializeToString() for e in events],
+                stored,
                 now,
                 listed=record.visibility in LISTED,
             )
+        self._games.moved(live, live.state, 1, stored, now)
         self._games.remember(live)
         self._metrics.labelled(self._metrics.games_created, record.kind).inc()
         status = live.status

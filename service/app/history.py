@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
-from service.app.errors import invalid_argument, unauthenticated
+from service.app.errors import ServiceError, invalid_argument, unauthenticated, versions_lost
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, outcome, redact, status_code, view
+from service.store.base import VersionsLost
 
 MAX_EVENTS_PAGE = 1000
 
@@ -74,6 +75,8 @@ class History:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
         generation = live.seat_generation(seat) if seat is not None else 0
+        if from_version > live.version + 1:  # the caller was given versions the store does not have
+            raise versions_lost(live.version + 1, from_version - 1, live.version, "from_version")
         self._metrics.subscriptions.inc()
         try:
             with store_errors():
@@ -84,8 +87,19 @@ class History:
                     yield event, redact(live.engine, event, viewer)
                     if event.game_over:
                         return
+        except VersionsLost as lost:
+            raise await self._lost(live, lost) from lost
         finally:
             self._metrics.subscriptions.dec()
+
+    async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
+        """The store went back behind what this stream had sent: record the loss (the
+        game is rebuilt from the store) and tell the follower what it lost."""
+        await self._games.store_behind(live, lost.seen)
+        loss = live.losses[-1] if live.losses else None
+        if loss is not None and loss.last >= lost.seen:
+            return versions_lost(loss.first, loss.last, live.version, "from_version")
+        return versions_lost(lost.version + 1, lost.seen, live.version, "from_version")
 
     async def replay(
         self, request: game_service_pb2.ReplayGameRequest, token: str

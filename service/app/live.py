@@ -1,13 +1,20 @@
 """The live-game cache: each game's record and current state, loaded from the store's
-events and kept in step with what other processes append."""
+events and kept in step with what other processes append.
+
+The store is the truth: a refresh first checks that the store still holds the cached
+version as it was applied (its fingerprint, marks.py). When it does not (a Redis
+failover lost versions, or they were written again with other events), the game is
+rebuilt from the store and the loss recorded (losses.py): nothing is ever served or
+decided from a state the store does not have."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,9 +24,12 @@ from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
 from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
+from service.app.marks import Marks
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
-from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent
+from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent, head
+
+log = logging.getLogger(__name__)
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
@@ -43,6 +53,9 @@ class LiveGame:
     # The game's counters in the store (seat token generations), at `counters_revision`.
     counters: Mapping[str, int] = field(default_factory=dict)
     counters_revision: int = 0
+    marks: Marks = field(default_factory=Marks)  # fingerprints of the last versions applied
+    head: bytes = b""  # what identifies the event at `version` in the store (base.head): appends build on it
+    losses: list[game_pb2.HistoryLoss] = field(default_factory=list)  # versions the store lost
 
     @property
     def game_id(self) -> str:
@@ -60,6 +73,11 @@ class LiveGame:
         return self.engine.status(self.state)
 
 
+# Records what the store lost of a game that someone had been given up to a version
+# (losses.Losses.reconcile): rebuilds the game from the store and records the loss.
+Reconcile = Callable[["LiveGames", LiveGame, int], Awaitable[None]]
+
+
 class LiveGames:
     """The games this process plays, least recently used dropped first; one lock per
     game serialises its moves inside the process."""
@@ -70,6 +88,7 @@ class LiveGames:
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.reconcile: Reconcile | None = None  # set by GameApp
 
     async def load(self, game_id: str, *, refresh: bool = True) -> LiveGame:
         """The game, cached; `refresh`: with the events other processes appended."""
@@ -99,6 +118,8 @@ class LiveGames:
             )
         live = LiveGame(record, engine, engine.initial_state(), 0, info.updated_at_ms)
         live.take_counters(info)
+        # The losses as the last write summed them up (whatever part of the history is folded).
+        live.losses = list(game_pb2.Game.FromString(info.summary).history_losses)
         try:
             self.advance(live, stored)
         except DataUnavailable as error:  # dealt with game data this build no longer has
@@ -113,15 +134,44 @@ class LiveGames:
         return live.version != version
 
     async def refresh(self, live: LiveGame) -> None:
-        """Applies the events other processes appended since `live.version`, and takes
-        the game's counters anew if they changed (a seat token rotated on any process):
-        the read says so in the same round trip."""
+        """Applies the events other processes appended since `live.version`, once sure
+        the store still holds that version as it was applied here (read with them), and
+        takes the game's counters anew if they changed (a seat token rotated on any
+        process): the read says so in the same round trip."""
+        version = live.version
         with store_errors():
             try:
-                stored = await self.store.read(live.game_id, live.version + 1, counters_revision=live.counters_revision)
+                stored = await self.store.read(live.game_id, max(version, 1), counters_revision=live.counters_revision)
             except CountersChanged:
                 await self.reload_counters(live)
-                stored = await self.store.read(live.game_id, live.version + 1)
+                stored = await self.store.read(live.game_id, max(version, 1))
+        if version and (not stored or stored[0].version != version or not live.marks.matches(stored[0])):
+            if live.version == version:  # else a concurrent request of this process saw to it
+                await self.store_behind(live)
+            return
+        self.advance(live, stored)
+
+    async def store_behind(self, live: LiveGame, seen: int = 0) -> None:
+        """The store does not hold the history `live` was built from (or that a reader
+        was given, up to `seen`): rebuild the game from the store, record the loss."""
+        self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        log.warning(
+            "game %s: the event store does not hold the versions this server had up to %d; "
+            "rebuilding the game from what the store has",
+            live.game_id,
+            max(live.version, seen),
+        )
+        if self.reconcile is None:
+            await self.rebuild(live)
+        else:
+            await self.reconcile(self, live, seen)
+
+    async def rebuild(self, live: LiveGame) -> None:
+        """Builds the game's state anew from every event the store has."""
+        with store_errors():
+            stored = await self.store.read(live.game_id, 1)
+        live.state, live.version, live.marks, live.losses, live.head = live.engine.initial_state(), 0, Marks(), [], b""
+        live.updated_at_ms = live.record.created_at.ToMilliseconds()
         self.advance(live, stored)
 
     async def reload_counters(self, live: LiveGame) -> None:
@@ -130,19 +180,42 @@ class LiveGames:
         live.take_counters(info)
 
     def advance(self, live: LiveGame, stored: Sequence[StoredEvent]) -> None:
+        applied = None
         for item in stored:
             if item.version != live.version + 1:
                 continue  # already applied by a concurrent request of this process
+            applied = item
             event = parse_event(item)
-            live.state = live.engine.evolve(live.state, envelopes.event_payload(event))
+            if event.HasField("history_loss"):
+                loss = event.history_loss
+                if event.version > loss.last and loss not in live.losses:  # the notice after the lost versions
+                    live.losses.append(loss)
+            else:
+                live.state = live.engine.evolve(live.state, envelopes.event_payload(event))
+            live.marks.add(item.version, item.data)
             live.version = item.version
             live.updated_at_ms = event.recorded_at.ToMilliseconds()
+        if applied is not None:
+            live.head = head(applied.data)
+
+    def moved(self, live: LiveGame, state: Any, first: int, stored: Sequence[bytes], now_ms: int) -> None:
+        """`live` is now `state`, after the events this process just stored from version `first`."""
+        for offset, data in enumerate(stored):
+            live.marks.add(first + offset, data)
+        live.state, live.version, live.updated_at_ms = state, first + len(stored) - 1, now_ms
+        live.head = head(stored[-1])
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
         """The game's state after its first `version` events."""
         with store_errors():
             stored = await self.store.read(live.game_id, 1, version)
-        return fold(live.engine, [envelopes.event_payload(parse_event(item)) for item in stored])
+        events = [parse_event(item) for item in stored]
+        return fold(live.engine, [envelopes.event_payload(e) for e in events if not e.HasField("history_loss")])
+
+    def forget(self, game_id: str) -> None:
+        """Drops a cached game: the next use reads it from the store."""
+        self._cache.pop(game_id, None)
+        self._metrics.cached_games.set(len(self._cache))
 
     def remember(self, live: LiveGame) -> None:
         self._cache[live.game_id] = live
@@ -150,9 +223,6 @@ class LiveGames:
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         self._metrics.cached_games.set(len(self._cache))
-
-    def forget(self, game_id: str) -> None:
-        self._cache.pop(game_id, None)
 
     def lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)

@@ -114,6 +114,7 @@ class Logs:
             created_by=ADMIN_IDENTITY,
         )
         live = LiveGame(record, engine, state, len(events), now)
+        live.losses = [e.history_loss for e in events if e.HasField("history_loss") and e.version > e.history_loss.last]
         state, bot_steps = play_bots(live, state, len(events))  # a cut where a bot was to act
         finished = engine.status(state).finished
         stored = [game_pb2.Event() for _ in events]

@@ -21,6 +21,7 @@ from service.store.base import (
     GameInfo,
     GamePage,
     StoredEvent,
+    StoreHealth,
     StoreUnavailable,
 )
 
@@ -100,6 +101,46 @@ class Metrics:
             ["kind"],
             registry=r,
         )
+        self.conflict_storms = Counter(
+            "ludotheque_conflict_storms_total",
+            "Commands that gave up (ABORTED) after conflicting on every retry: a game moved by many writers at once.",
+            ["kind"],
+            registry=r,
+        )
+        self.store_behind = Counter(
+            "ludotheque_store_behind_total",
+            "Times the event store was found behind a cached game or a live stream (it no longer held "
+            "versions this server had been given: a Redis failover lost them).",
+            ["kind"],
+            registry=r,
+        )
+        self.history_losses = Counter(
+            "ludotheque_history_losses_total",
+            "Losses of acknowledged versions recorded in a game's history, by whether their numbers had "
+            "been used again (reused: the history forked).",
+            ["kind", "reused"],
+            registry=r,
+        )
+        self.redis_errors = Counter(
+            "ludotheque_redis_errors_total",
+            "Failures talking to Redis, by reason (connection, timeout, cluster_down, moved, readonly, "
+            "loading, replicas, out_of_memory, refused, client_bug...).",
+            ["reason"],
+            registry=r,
+        )
+        self.shard_writable = Gauge(
+            "ludotheque_store_shard_writable",
+            "1 when a write (and WAIT, when writes wait for replicas) reached the store's shard (a Redis "
+            "master) at the last readiness check, else 0.",
+            ["shard"],
+            registry=r,
+        )
+        self.memory_used = Gauge(
+            "ludotheque_store_memory_used_ratio",
+            "Memory a store shard uses, as a fraction of its limit (Redis used_memory / maxmemory; 0: no limit).",
+            ["shard"],
+            registry=r,
+        )
         self.idempotent_replays = Counter(
             "ludotheque_idempotent_replays_total",
             "Commands whose command_id had already been applied: answered, not replayed.",
@@ -148,14 +189,16 @@ class InstrumentedStore:
     def __init__(self, store: EventStore, metrics: Metrics) -> None:
         self.inner = store
         self._metrics = metrics
+        self._shards: set[str] = set()  # the shards the gauges have a value for
 
     async def _timed(self, operation: str, call: Awaitable[T]) -> T:
         metrics = self._metrics
         start = time.perf_counter()
         try:
             return await call
-        except StoreUnavailable:
+        except StoreUnavailable as error:
             metrics.labelled(metrics.store_errors, operation).inc()
+            metrics.labelled(metrics.redis_errors, error.reason).inc()
             raise
         finally:
             metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - start)
@@ -186,6 +229,7 @@ class InstrumentedStore:
         summary: bytes,
         now_ms: int,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
         call = self.inner.append(
@@ -197,6 +241,7 @@ class InstrumentedStore:
             status,
             summary,
             now_ms,
+            after=after,
             counters_revision=counters_revision,
         )
         return await self._timed("append", call)
@@ -239,6 +284,20 @@ class InstrumentedStore:
 
     async def ping(self) -> None:
         await self._timed("ping", self.inner.ping())
+
+    async def health(self) -> StoreHealth:
+        """The store's health, also exported as gauges (shards gone since are dropped)."""
+        health = await self.inner.health()
+        metrics = self._metrics
+        names = {shard.name for shard in health.shards}
+        for gone in self._shards - names:
+            metrics.shard_writable.remove(gone)
+            metrics.memory_used.remove(gone)
+        self._shards = names
+        for shard in health.shards:
+            metrics.shard_writable.labels(shard.name).set(1 if shard.writable else 0)
+            metrics.memory_used.labels(shard.name).set(shard.memory_used)
+        return health
 
     async def close(self) -> None:
         await self.inner.close()

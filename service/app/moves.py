@@ -4,6 +4,7 @@ per command id, retried on a conflict with another process, and answer with the 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 import uuid
@@ -16,7 +17,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import RuleViolation, Viewer
 from service.app import envelopes
-from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version
+from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version, versions_lost
 from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
@@ -26,6 +27,8 @@ from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers, acting_seat
 from service.app.views import STATUS_NAMES, legal_commands, outcome, redact, status_code, summary_bytes, view
 from service.store.base import CountersChanged, VersionConflict
+
+log = logging.getLogger(__name__)
 
 COMMAND_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 
@@ -126,7 +129,7 @@ class Moves:
             for _ in range(self._max_retries):
                 try:
                     if expected is not None and expected != live.version:
-                        raise stale_version(expected, live.version)
+                        raise version_error(live, expected)
                     state, steps = decide(live, seat, command, payload)
                 except ServiceError:
                     # A command id already played answers its first result whatever the
@@ -145,22 +148,27 @@ class Moves:
                 now = self._now_ms()
                 status = engine.status(state)
                 events = stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                stored = [e.SerializeToString() for e in events]
                 try:
                     with store_errors():
                         result = await games.store.append(
                             live.game_id,
                             live.version,
-                            [e.SerializeToString() for e in events],
+                            stored,
                             key,
                             fingerprint,
                             STATUS_NAMES[status_code(status)],
                             summary_bytes(live, status, live.version + len(events), now),
                             now,
+                            after=live.head,  # never build on a history this cache did not see
                             counters_revision=live.counters_revision,
                         )
-                except VersionConflict:
+                except VersionConflict as conflict:
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
-                    await games.refresh(live)  # another process moved first: catch up, decide again
+                    if conflict.current < live.version:
+                        await games.store_behind(live)  # the store lost versions: it is the truth
+                    else:
+                        await games.refresh(live)  # another process moved first: catch up, decide again
                     continue
                 except CountersChanged:  # a seat token was rotated (on any process): is ours still good?
                     await games.reload_counters(live)
@@ -169,11 +177,17 @@ class Moves:
                 if result.replayed:  # the command id was played already (here, or on another process)
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
                 if live.version < result.last_version:
-                    live.state, live.version, live.updated_at_ms = state, result.last_version, now
+                    games.moved(live, state, result.first_version, stored, now)
                 if status.finished:
                     self._metrics.game_finished(engine.kind, bool(status.winners))
                     await self._quotas.game_over(live.record.created_by, live.game_id)
                 return Applied(live, viewer, events, result.first_version, result.last_version)
+            self._metrics.labelled(self._metrics.conflict_storms, engine.kind).inc()
+            log.warning(
+                "game %s: a command conflicted %d times in a row with other writers and gave up (ABORTED)",
+                live.game_id,
+                self._max_retries,
+            )
             raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
 
     async def _replayed(
@@ -188,6 +202,17 @@ class Moves:
         state = live.state if last == live.version else await games.state_at(live, last)
         events = [parse_event(item) for item in stored]
         return submit_response(live, viewer, events, state=state, version=last, replayed=True)
+
+
+def version_error(live: LiveGame, expected: int) -> ServiceError:
+    """Why `expected` is not the game's version: it moved on (ABORTED: read it again and
+    retry), or the store lost that version (FAILED_PRECONDITION, naming what was lost)."""
+    for loss in live.losses:
+        if loss.first <= expected <= loss.last:
+            return versions_lost(loss.first, loss.last, live.version)
+    if expected > live.version:
+        return versions_lost(live.version + 1, expected, live.version)
+    return stale_version(expected, live.version)
 
 
 def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Message) -> tuple[Any, list[Step]]:

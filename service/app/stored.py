@@ -9,7 +9,13 @@ from google.protobuf.message import DecodeError
 from ludotheque.v1 import game_pb2
 
 from service.app.errors import Code, ServiceError, not_found, unavailable
-from service.store.base import CommandIdReused, GameNotFound, StoredEvent, StoreUnavailable, SubscriberTooSlow
+from service.store.base import (
+    CommandIdReused,
+    GameNotFound,
+    StoredEvent,
+    StoreUnavailable,
+    SubscriberTooSlow,
+)
 
 
 def parse_event(item: StoredEvent) -> game_pb2.Event:

@@ -4,8 +4,9 @@ The deal is dealt again from the game's seed; each recorded command is decided a
 on the state the events before it built, with the same random numbers the server
 drew; a bot's command must be the one that bot plays there. Every event must be what
 the rules make of its command, in order, numbered without gaps, under the rules
-version this server plays. The first event that is not is named, with the state
-before it."""
+version this server plays. Events standing for versions the event store lost (and the
+notice after them, `Event.history_loss`) carry no move and change nothing. The first
+event that is not as it should be is named, with the state before it."""
 
 from __future__ import annotations
 
@@ -94,7 +95,7 @@ class _Checker:
                 )
             if event.rules_version != self.log.header.rules_version:
                 return Problem(index, f"rules version {event.rules_version!r} differs from the header's")
-            if payload_of(event, self.engine.kind) is None:
+            if payload_of(event, self.engine.kind) is None and not event.HasField("history_loss"):
                 return Problem(index, f"not a {self.engine.kind!r} event")
         problem = self.check_setup()
         index = len(self.states) - 1
@@ -138,6 +139,11 @@ class _Checker:
 
     def check_step(self, index: int) -> Problem | None:
         event = self.events[index]
+        if event.HasField("history_loss"):  # versions the store lost, or the notice after them
+            if event.HasField("command") or event.game_over:
+                return self.problem(index, "an event standing for lost versions carries no move")
+            self.states.append(self.state)  # they change nothing
+            return None
         if not event.HasField("command") or not event.HasField("seat"):
             return self.problem(index, "an event with no command behind it")
         seat, version = event.seat, event.version - 1

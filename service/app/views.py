@@ -20,6 +20,8 @@ STATUS_NAMES = {game_pb2.GAME_STATUS_ACTIVE: "active", game_pb2.GAME_STATUS_FINI
 
 def redact(engine: AnyEngine, event: game_pb2.Event, viewer: Viewer) -> game_pb2.Event | None:
     """The event as `viewer` may see it (None: not at all); only the admin sees the command."""
+    if event.HasField("history_loss"):
+        return event  # a placeholder or notice of lost versions: no move, nothing secret
     payload = envelopes.event_payload(event)
     redacted = engine.redact(payload, viewer)
     if redacted is None:
@@ -80,6 +82,7 @@ def summary(live: LiveGame) -> game_pb2.Game:
         updated_at=timestamp(live.updated_at_ms),
         rules_version=record.rules_version,
         visibility=record.visibility,
+        history_losses=live.losses,
     )
 
 
@@ -104,6 +107,7 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
         to_act=status.to_act,
         outcome=outcome(live, status),
         updated_at=timestamp(updated_at_ms),
+        history_losses=live.losses,
     )
     return live.summary_head + tail.SerializeToString()
 

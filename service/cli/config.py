@@ -45,6 +45,19 @@ SETTINGS: tuple[Setting, ...] = (
         "0: the primary's own durability (AOF appendfsync always) only",
     ),
     Setting("redis_wait_timeout", float, 1.0, "Redis store: seconds to wait for those replicas, else UNAVAILABLE"),
+    Setting(
+        "redis_timeout",
+        float,
+        1.0,
+        "Redis store: seconds a Redis node has to answer before the call fails with UNAVAILABLE "
+        "(and readiness fails while it does not answer)",
+    ),
+    Setting(
+        "redis_memory_threshold",
+        float,
+        0.9,
+        "Redis store: readiness fails while a Redis master uses more than this fraction of its maxmemory",
+    ),
     Setting("host", str, "0.0.0.0", "address to listen on"),
     Setting("grpc_port", int, 50051, "gRPC port (0: any free port)"),
     Setting(
@@ -117,6 +130,8 @@ class Config:
     store: str
     redis_wait_replicas: int
     redis_wait_timeout: float
+    redis_timeout: float
+    redis_memory_threshold: float
     host: str
     grpc_port: int
     http_port: int

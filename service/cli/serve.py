@@ -34,7 +34,9 @@ from service.store import open_store
 log = logging.getLogger("ludotheque")
 
 SERVICE_NAME = SERVICE.full_name
-READINESS_INTERVAL = 2.0
+# Readiness is checked every second: with the store's one-second timeout, a Redis that
+# stops answering makes the server NOT_SERVING within about two seconds.
+READINESS_INTERVAL = 1.0
 
 
 @dataclass(slots=True)
@@ -94,7 +96,10 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     metrics = Metrics()
     store = InstrumentedStore(
         open_store(
-            config.store, redis_wait_replicas=config.redis_wait_replicas, redis_wait_timeout=config.redis_wait_timeout
+            config.store,
+            redis_wait_replicas=config.redis_wait_replicas,
+            redis_wait_timeout=config.redis_wait_timeout,
+            redis_timeout=config.redis_timeout,
         ),
         metrics,
     )
@@ -102,7 +107,13 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     tokens = TokenAuthority(token_secret(config), config.admin_token, previous_secrets=previous)
     limits = CreationLimits(config.create_rate, config.live_games, config.bot_game_rate)
     app = GameApp(
-        store, tokens, cache_size=config.cache_size, metrics=metrics, creation=who_may_create(config), limits=limits
+        store,
+        tokens,
+        cache_size=config.cache_size,
+        metrics=metrics,
+        creation=who_may_create(config),
+        limits=limits,
+        memory_threshold=config.redis_memory_threshold,
     )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
@@ -147,6 +158,10 @@ async def _readiness(app: GameApp) -> health_pb2.HealthCheckResponse.ServingStat
         await app.ready()
     except ServiceError:
         return health_pb2.HealthCheckResponse.NOT_SERVING
+    except Exception:  # a check that cannot tell says not ready (and the watcher lives on)
+        log.exception("readiness: the check failed")
+        app.unready_reason = "the readiness check failed"
+        return health_pb2.HealthCheckResponse.NOT_SERVING
     return health_pb2.HealthCheckResponse.SERVING
 
 
@@ -168,7 +183,7 @@ async def _watch_readiness(
         status = await _readiness(app)
         if status != last:
             serving = status == health_pb2.HealthCheckResponse.SERVING
-            log.warning("readiness: %s", "serving" if serving else "store unreachable: not serving")
+            log.warning("readiness: %s", "serving" if serving else f"not serving: {app.unready_reason}")
             await _set_health(health_servicer, status)
             last = status
 

@@ -8,6 +8,7 @@ passes tests/service/test_store_contract.py."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -56,7 +57,24 @@ class CountersChanged(StoreError):
 
 
 class StoreUnavailable(StoreError):
-    """The store cannot be reached now; the operation may be retried."""
+    """The store cannot be reached now; the operation may be retried. `reason` names
+    the kind of failure for metrics (e.g. "timeout", "connection", "replicas")."""
+
+    def __init__(self, message: str, reason: str = "unavailable") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class VersionsLost(StoreError):
+    """The store no longer has versions it once gave out: it is back at `version`,
+    while a reader had been given versions up to `seen` (e.g. a Redis failover
+    promoted a replica that had not received them)."""
+
+    def __init__(self, game_id: str, version: int, seen: int) -> None:
+        super().__init__(f"game {game_id!r} is back at version {version}; versions up to {seen} had been read")
+        self.game_id = game_id
+        self.version = version
+        self.seen = seen
 
 
 # Why subscriptions end when the server stops.
@@ -84,6 +102,12 @@ class GameInfo:
     counters_revision: int = 0  # how many bumps the game has had, all counters together
 
 
+def head(data: bytes) -> bytes:
+    """What identifies a stored event for EventStore.append's `after`: its SHA-1 in hex
+    (what a Redis script can compute)."""
+    return hashlib.sha1(data).hexdigest().encode()
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     """Versions first_version..last_version hold the command's events. `replayed`:
@@ -98,6 +122,27 @@ class AppendResult:
 class StoredEvent:
     version: int
     data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ShardHealth:
+    """One part of the store that takes writes (a Redis master; the memory store is
+    one): whether a write reached it (and its replicas, when writes wait for them)
+    just now, and how full its memory is."""
+
+    name: str
+    writable: bool
+    problem: str = ""  # why not, when not
+    memory_used: float = 0.0  # fraction of its memory limit in use (0: no limit known)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreHealth:
+    shards: list[ShardHealth]
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"{shard.name}: {shard.problem}" for shard in self.shards if not shard.writable]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +174,8 @@ class EventStore(Protocol):
         listed: bool = True,
     ) -> None:
         """Creates a game with its first events (versions 1..n). `listed`: a listing
-        for everyone (`list_games(listed_only=True)`) shows it. Raises GameExists."""
+        for everyone (`list_games(listed_only=True)`) shows it. Raises GameExists if
+        the id is taken, unless by this very creation (same record: a retry)."""
         ...
 
     async def append(
@@ -143,14 +189,18 @@ class EventStore(Protocol):
         summary: bytes,
         now_ms: int,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
         """Appends `events` after `expected_version`, all or nothing, and records
         `command_id` (with the command's `fingerprint`). When the command id was
         already applied, appends nothing and returns the first result (or raises
         CommandIdReused if the fingerprint differs). Raises VersionConflict when the
-        game is past `expected_version`, GameNotFound, and CountersChanged (before
-        anything else) when `counters_revision` is given and is not the game's."""
+        game is not at `expected_version`, or (given `after`: the head() of the
+        event the caller has at `expected_version`) holds another event there, so a
+        history the caller never saw is not built on; GameNotFound; and
+        CountersChanged (before anything else) when `counters_revision` is given and
+        is not the game's."""
         ...
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
@@ -201,7 +251,8 @@ class EventStore(Protocol):
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         """Events from `from_version` on, then live ones as they are appended, in
         order, without gaps or repeats. Ends with SubscriberTooSlow if the
-        subscriber cannot keep up."""
+        subscriber cannot keep up, with VersionsLost if the store went back behind
+        what it had given the subscriber."""
         ...
 
     def end_subscriptions(self) -> None:
@@ -211,6 +262,11 @@ class EventStore(Protocol):
 
     async def ping(self) -> None:
         """Raises StoreUnavailable when the store cannot be reached."""
+        ...
+
+    async def health(self) -> StoreHealth:
+        """Whether each shard can be written now, and its memory use. Never raises
+        StoreUnavailable: an unreachable shard is reported as not writable."""
         ...
 
     async def close(self) -> None: ...

@@ -18,9 +18,12 @@ from service.store.base import (
     GameInfo,
     GameNotFound,
     GamePage,
+    ShardHealth,
     StoredEvent,
+    StoreHealth,
     StoreUnavailable,
     VersionConflict,
+    head,
 )
 
 
@@ -66,6 +69,8 @@ class MemoryStore:
     ) -> None:
         self._check_open()
         if game_id in self._games:
+            if self._games[game_id].info.record == record:
+                return  # the same creation, sent again
             raise GameExists(game_id)
         info = GameInfo(game_id, kind, status, len(events), now_ms, now_ms, record, summary, listed)
         self._games[game_id] = _Game(info, len(self._order), list(events))
@@ -82,6 +87,7 @@ class MemoryStore:
         summary: bytes,
         now_ms: int,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
         game = self._game(game_id)
@@ -90,7 +96,7 @@ class MemoryStore:
         if previous is not None:
             return previous
         current = len(game.events)
-        if current != expected_version:
+        if current != expected_version or (after and current and head(game.events[current - 1]) != after):
             raise VersionConflict(game_id, expected_version, current)
         game.events.extend(events)
         first, last = current + 1, len(game.events)
@@ -194,6 +200,11 @@ class MemoryStore:
 
     async def ping(self) -> None:
         self._check_open()
+
+    async def health(self) -> StoreHealth:
+        if self._closed:
+            return StoreHealth([ShardHealth("memory", writable=False, problem="the memory store is closed")])
+        return StoreHealth([ShardHealth("memory", writable=True)])
 
     async def close(self) -> None:
         self._closed = True

@@ -71,6 +71,12 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
     },
     "monitoring-and-network-policy": {
         "serviceMonitor": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
+        "prometheusRule": {
+            "enabled": True,
+            "labels": {"release": "kube-prometheus-stack"},
+            "additionalAlertLabels": {"team": "games"},
+            "alerts": {"conflictStorm": {"enabled": False, "threshold": 0.1, "for": "5m", "severity": "warning"}},
+        },
         "networkPolicy": {
             "enabled": True,
             "ingressFrom": [

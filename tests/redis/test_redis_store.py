@@ -1,6 +1,7 @@
 """What only the Redis store has to prove, beyond the shared contract suite: bounded
 subscriber queues, one blocking read per process, scripts reloaded, a listing index
-that converges when a writer dies half way, outages survived, WAIT for replicas."""
+that converges when a writer dies half way or the index cannot be written, outages
+survived, WAIT for replicas."""
 
 from __future__ import annotations
 
@@ -13,6 +14,10 @@ from contextlib import asynccontextmanager
 
 import pytest
 
+from service.app import GameApp
+from service.app.auth import TokenAuthority
+from service.app.errors import Code, ServiceError
+from service.app.metrics import InstrumentedStore, Metrics
 from service.store import open_store
 from service.store.base import (
     AppendResult,
@@ -22,6 +27,7 @@ from service.store.base import (
 )
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.store.redis_index import Labels
 from service.store.redis_lua import APPEND, CREATE
 from tests.support.aio import async_test, first_versions
 from tests.support.redis import RedisServer, running_redis, wait_until
@@ -174,49 +180,72 @@ async def test_writers_on_many_connections_race_and_exactly_one_wins_each_versio
 # --- the listing index ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("backend", ["redis_server", "redis_cluster"])
 @async_test
-async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(redis_server: RedisServer) -> None:
-    async with redis_store(redis_server.url, reconcile_grace=0, reconcile_interval=0) as store:
+async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(
+    request: pytest.FixtureRequest, backend: str
+) -> None:
+    url = request.getfixturevalue(backend).url
+    async with redis_store(url, reconcile_grace=0, reconcile_interval=0) as store:
         keys, redis = store.keys, store.redis
-        # A creation written, its writer dead before it filed the game:
-        token = await store.index.intent("orphan")
+        # A creation written (of a game not listed for everyone), its writer dead before it filed the game:
+        filing = store.index.filing_key("orphan")
         await redis.run(
-            CREATE, [keys.meta("orphan"), keys.events("orphan")], ["mooki", "active", b"r", b"s", 1, token, "1", b"e"]
+            CREATE,
+            [keys.meta("orphan"), keys.events("orphan"), filing],
+            ["mooki", "active", b"r", b"s", 1, "0", "orphan", "0", b"e"],
         )
         assert (await store.list_games("", "", 10, "")).games == []
         # A status change written, its writer dead before it moved the game in the index:
         await new_game(store, "ending")
-        token = await store.index.intent("ending")
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, "", b"last"]
-        await redis.run(APPEND, [keys.meta("ending"), keys.events("ending"), keys.commands("ending")], args)
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, "0", "ending", "", "", b"last"]
+        await redis.run(
+            APPEND,
+            [keys.meta("ending"), keys.events("ending"), keys.commands("ending"), store.index.filing_key("ending")],
+            args,
+        )
         active = await store.list_games("", "active", 10, "")
         assert active.games == []  # the index still says active: the game's own status wins
-        # The reconciler settles both.
-        assert await store.index.settle_due() == 2
-        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["ending", "orphan"]
+        # The reconciler files both, from the filing sets the writes left behind.
+        assert await store.index.sweep() == 2
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["orphan", "ending"]
         assert [g.game_id for g in (await store.list_games("mooki", "finished", 10, "")).games] == ["ending"]
         assert [g.game_id for g in (await store.list_games("", "active", 10, "")).games] == ["orphan"]
-        assert await store.index.settle_due() == 0
+        # Each as it was created: listed for everyone or not, under its latest status.
+        assert [g.game_id for g in (await store.list_games("", "", 10, "", listed_only=True)).games] == ["ending"]
+        assert [g.game_id for g in (await store.list_games("", "finished", 10, "", listed_only=True)).games] == [
+            "ending"
+        ]
+        assert (await store.list_games("", "active", 10, "", listed_only=True)).games == []
+        assert await store.index.sweep() == 0
 
 
 @async_test
-async def test_a_write_slower_than_the_reconciler_is_refused_then_done_again(redis_server: RedisServer) -> None:
-    async with redis_store(redis_server.url, reconcile_grace=0, reconcile_interval=0) as store:
-        keys, redis = store.keys, store.redis
-        token = await store.index.intent("late")
-        assert await store.index.settle_due() == 1  # the reconciler fences the intent first
-        late = [keys.meta("late"), keys.events("late")]
-        assert (await redis.run(CREATE, late, ["mooki", "active", b"r", b"s", 1, token, "1", b"e"]))[0] == b"fenced"
-        await new_game(store, "late")  # the store's own create takes a new intent
-        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["late"]
-        # A status change whose intent was settled too early is refused the same way.
-        token = await store.index.intent("late")
-        await store.index.settle_due()
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, "", b"last"]
-        refused = await redis.run(APPEND, [keys.meta("late"), keys.events("late"), keys.commands("late")], args)
-        assert refused == [b"intent"] and (await store.info("late")).version == 1
-        assert await append(store, "late", 1, b"last", status="finished") == AppendResult(2, 2)
-        assert [g.game_id for g in (await store.list_games("", "finished", 10, "")).games] == ["late"]
+async def test_a_game_the_index_could_not_take_is_filed_once_it_can(own_redis: RedisServer) -> None:
+    async with redis_store(own_redis.url, reconcile_grace=60, reconcile_interval=0) as store:
+        await new_game(store, "early")
+        # The index refuses writes (as a shard that is down would): the game is stored all the same.
+        own_redis.command("RENAME", store.keys.sequence, "elsewhere")
+        own_redis.command("SET", store.keys.sequence, "not a number")
+        await new_game(store, "late")
+        assert (await store.info("late")).version == 1
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["early"]
+        own_redis.command("RENAME", "elsewhere", store.keys.sequence)
+        assert await store.index.settle_due() == 1  # remembered by this process: not left to the sweep's grace
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["late", "early"]
+
+
+@async_test
+async def test_filings_arriving_out_of_order_keep_the_latest_status(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url, reconcile_interval=0) as store:
+        await new_game(store, "g1")
+        await append(store, "g1", 1, b"last", status="finished")
+        await store.index.sync("g1", Labels("mooki", "active", 1, listed=True))  # a late filing of the creation
+        assert [g.game_id for g in (await store.list_games("", "finished", 10, "")).games] == ["g1"]
+        assert [g.game_id for g in (await store.list_games("", "finished", 10, "", listed_only=True)).games] == ["g1"]
+        await store.index.sync("g1", None)  # the game is gone: it leaves the listing
+        assert (await store.list_games("", "", 10, "")).games == []
+        assert (await store.index.page("", "", 10, "", listed_only=True))[0] == []  # the listed sets too
 
 
 # --- Redis going away ----------------------------------------------------------------
@@ -279,12 +308,56 @@ async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServ
         ):
             await new_game(store)
             assert await append(store, "g1", 1, b"two") == AppendResult(2, 2)
+            follower = asyncio.create_task(first_versions(store.subscribe("g1", 1), 3))
             await asyncio.to_thread(replica.stop, signal.SIGKILL)
             with pytest.raises(StoreUnavailable, match="replicas"):
                 await append(impatient, "g1", 2, b"three")
-            assert (await store.info("g1")).version == 3  # on the primary, not yet acknowledged
+            # On the primary, not confirmed: nobody is shown it.
+            assert (await store.info("g1")).version == 2
+            assert [e.version for e in await store.read("g1", 1)] == [1, 2]
+            with pytest.raises(StoreUnavailable, match="replicas"):  # asking for it past what is shown: unknown
+                await impatient.read("g1", 3)
             with pytest.raises(StoreUnavailable, match="replicas"):  # a retry is not acknowledged either
                 await append(impatient, "g1", 2, b"three")
+            assert not follower.done()
             await asyncio.to_thread(replica.start)
             await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync again")
             assert await append(store, "g1", 2, b"three") == AppendResult(3, 3, replayed=True)
+            assert (await store.info("g1")).version == 3
+            assert await asyncio.wait_for(follower, 30) == [1, 2, 3]
+
+
+# --- health: what readiness reports ----------------------------------------------------
+
+
+@async_test
+async def test_memory_pressure_fails_readiness_and_is_a_gauge(own_redis: RedisServer) -> None:
+    metrics = Metrics()
+    async with redis_store(own_redis.url) as store:
+        app = GameApp(
+            InstrumentedStore(store, metrics),
+            TokenAuthority(b"0123456789abcdef-secret-0123456789abcdef"),
+            metrics=metrics,
+        )
+        await app.ready()
+        used = int(own_redis.command("INFO", "memory")["used_memory"])  # type: ignore[index]
+        own_redis.command("CONFIG", "SET", "maxmemory", int(used / 0.95))  # about 95% in use
+        with pytest.raises(ServiceError) as unready:
+            await app.ready()
+        assert unready.value.code is Code.UNAVAILABLE and "memory" in unready.value.message
+        ratio = metrics.registry.get_sample_value("ludotheque_store_memory_used_ratio", {"shard": "redis"})
+        assert ratio is not None and 0.9 < ratio < 1.0
+        assert metrics.registry.get_sample_value("ludotheque_store_shard_writable", {"shard": "redis"}) == 1
+        own_redis.command("CONFIG", "SET", "maxmemory", 0)
+        await app.ready()
+
+
+@async_test
+async def test_a_shard_that_cannot_take_writes_is_not_ready(own_redis: RedisServer) -> None:
+    async with redis_store(own_redis.url) as store:
+        assert [shard.writable for shard in (await store.health()).shards] == [True]
+        own_redis.command("CONFIG", "SET", "min-replicas-to-write", 1)  # refuses writes without a replica
+        (shard,) = (await store.health()).shards
+        assert not shard.writable and "NOREPLICAS" in shard.problem
+        own_redis.command("CONFIG", "SET", "min-replicas-to-write", 0)
+        assert [shard.writable for shard in (await store.health()).shards] == [True]

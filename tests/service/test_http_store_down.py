@@ -11,7 +11,16 @@ from service.api.http_server import build_http_app
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.metrics import InstrumentedStore, Metrics
-from service.store.base import Admission, AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.base import (
+    Admission,
+    AppendResult,
+    GameInfo,
+    GamePage,
+    ShardHealth,
+    StoredEvent,
+    StoreHealth,
+    StoreUnavailable,
+)
 from tests.support.aio import async_test
 
 
@@ -46,6 +55,7 @@ class DownStore:
         summary: bytes,
         now_ms: int,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
         raise self._down()
@@ -87,6 +97,9 @@ class DownStore:
 
     async def ping(self) -> None:
         raise self._down()
+
+    async def health(self) -> StoreHealth:
+        return StoreHealth([ShardHealth("down", writable=False, problem="connection refused")])
 
     async def close(self) -> None:
         return None

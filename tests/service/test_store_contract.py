@@ -20,6 +20,7 @@ from service.store.base import (
     StoredEvent,
     StoreUnavailable,
     VersionConflict,
+    head,
 )
 from tests.support.aio import async_test, first_versions
 
@@ -68,8 +69,22 @@ async def test_a_game_id_is_created_once(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         await new_game(store)
         with pytest.raises(GameExists):
-            await new_game(store)
+            await store.create("g1", "mooki", "active", b"another record", b"summary-0", [b"x"], 2000)
+        await new_game(store)  # the same creation sent again (a retry after a lost answer) is no error
         assert (await store.info("g1")).version == 2
+        assert [e.data for e in await store.read("g1", 1)] == [b"e1", b"e2"]
+
+
+@async_test
+async def test_an_append_builds_only_on_the_event_its_caller_has(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        await new_game(store)  # its version 2 is b"e2"
+        with pytest.raises(VersionConflict) as conflict:
+            await store.append("g1", 2, [b"e3"], "c1", b"f", "active", b"s", 2000, after=head(b"another e2"))
+        assert conflict.value.current == 2
+        assert await store.append(
+            "g1", 2, [b"e3"], "c1", b"f", "active", b"s", 2000, after=head(b"e2")
+        ) == AppendResult(3, 3)
 
 
 @async_test

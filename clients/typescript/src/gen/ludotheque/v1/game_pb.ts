@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game.proto.
  */
 export const file_ludotheque_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChhsdWRvdGhlcXVlL3YxL2dhbWUucHJvdG8SDWx1ZG90aGVxdWUudjEiPwoIU2VhdFNwZWMSDAoEbmFtZRgBIAEoCRIQCgNhZ2UYAiABKA1IAIgBARILCgNib3QYAyABKAlCBgoEX2FnZSJKCgRTZWF0Eg0KBWluZGV4GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJQgYKBF9hZ2UiqAEKC0dhbWVPcHRpb25zEi0KBW1vb2tpGAEgASgLMhwubHVkb3RoZXF1ZS5tb29raS52MS5PcHRpb25zSAASMQoHcGlyYXRlcxgCIAEoCzIeLmx1ZG90aGVxdWUucGlyYXRlcy52MS5PcHRpb25zSAASLwoGcGljbmljGAMgASgLMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuT3B0aW9uc0gAQgYKBGdhbWUipAEKB0NvbW1hbmQSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLkNvbW1hbmRIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNvbW1hbmRIABIvCgZwaWNuaWMYAyABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5Db21tYW5kSABCBgoEZ2FtZSKcAQoIR2FtZVZpZXcSKgoFbW9va2kYASABKAsyGS5sdWRvdGhlcXVlLm1vb2tpLnYxLlZpZXdIABIuCgdwaXJhdGVzGAIgASgLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlZpZXdIABIsCgZwaWNuaWMYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5WaWV3SABCBgoEZ2FtZSLhAgoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBBIRCgRzZWF0GAIgASgNSAGIAQESEgoKY29tbWFuZF9pZBgDIAEoCRIvCgtyZWNvcmRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgFIAEoCRInCgdjb21tYW5kGAYgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhEKCWdhbWVfb3ZlchgHIAEoCBIrCgVtb29raRgKIAEoCzIaLmx1ZG90aGVxdWUubW9va2kudjEuRXZlbnRIABIvCgdwaXJhdGVzGAsgASgLMhwubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkV2ZW50SAASLQoGcGljbmljGAwgASgLMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuRXZlbnRIAEIGCgRnYW1lQgcKBV9zZWF0IjsKB091dGNvbWUSDwoHd2lubmVycxgBIAMoDRIOCgZzY29yZXMYAiADKAMSDwoHc3VtbWFyeRgDIAEoCSJNCgZWaWV3ZXISJwoEcm9sZRgBIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlld2VyUm9sZRIRCgRzZWF0GAIgASgNSACIAQFCBwoFX3NlYXQiowQKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIMCgRraW5kGAIgASgJEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgEEiIKBXNlYXRzGAUgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0EisKB29wdGlvbnMYBiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEg4KBnRvX2FjdBgHIAMoDRInCgdvdXRjb21lGAggASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYCSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAogAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnZpZXdlchgNIAEoCzIVLmx1ZG90aGVxdWUudjEuVmlld2VyEhUKDXJ1bGVzX3ZlcnNpb24YDiABKAkSLQoKdmlzaWJpbGl0eRgUIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRISCgpjcmVhdGVkX2J5GBUgASgJIpQCCgpHYW1lUmVjb3JkEg8KB2dhbWVfaWQYASABKAkSDAoEa2luZBgCIAEoCRIiCgVzZWF0cxgDIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIrCgdvcHRpb25zGAQgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIMCgRzZWVkGAUgASgEEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJ1bGVzX3ZlcnNpb24YByABKAkSLQoKdmlzaWJpbGl0eRgUIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRISCgpjcmVhdGVkX2J5GBUgASgJIpkCCg1HYW1lTG9nSGVhZGVyEg4KBmZvcm1hdBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSFQoNcnVsZXNfdmVyc2lvbhgEIAEoCRIrCgdvcHRpb25zGAUgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIiCgVzZWF0cxgGIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIlCgZ2aWV3ZXIYCCABKAsyFS5sdWRvdGhlcXVlLnYxLlZpZXdlchIRCgRzZWVkGAkgASgESACIAQFCBwoFX3NlZWQiXQoHR2FtZUxvZxIsCgZoZWFkZXIYASABKAsyHC5sdWRvdGhlcXVlLnYxLkdhbWVMb2dIZWFkZXISJAoGZXZlbnRzGAIgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudCpbCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAESGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAipvCgpWaXNpYmlsaXR5EhoKFlZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIXChNWSVNJQklMSVRZX1VOTElTVEVEEAESFQoRVklTSUJJTElUWV9MSVNURUQQAhIVChFWSVNJQklMSVRZX1BVQkxJQxADKnEKClZpZXdlclJvbGUSGwoXVklFV0VSX1JPTEVfVU5TUEVDSUZJRUQQABIUChBWSUVXRVJfUk9MRV9TRUFUEAESGQoVVklFV0VSX1JPTEVfU1BFQ1RBVE9SEAISFQoRVklFV0VSX1JPTEVfQURNSU4QA2IGcHJvdG8z", [file_google_protobuf_timestamp, file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic]);
+  fileDesc("ChhsdWRvdGhlcXVlL3YxL2dhbWUucHJvdG8SDWx1ZG90aGVxdWUudjEiPwoIU2VhdFNwZWMSDAoEbmFtZRgBIAEoCRIQCgNhZ2UYAiABKA1IAIgBARILCgNib3QYAyABKAlCBgoEX2FnZSJKCgRTZWF0Eg0KBWluZGV4GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJQgYKBF9hZ2UiqAEKC0dhbWVPcHRpb25zEi0KBW1vb2tpGAEgASgLMhwubHVkb3RoZXF1ZS5tb29raS52MS5PcHRpb25zSAASMQoHcGlyYXRlcxgCIAEoCzIeLmx1ZG90aGVxdWUucGlyYXRlcy52MS5PcHRpb25zSAASLwoGcGljbmljGAMgASgLMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuT3B0aW9uc0gAQgYKBGdhbWUipAEKB0NvbW1hbmQSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLkNvbW1hbmRIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNvbW1hbmRIABIvCgZwaWNuaWMYAyABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5Db21tYW5kSABCBgoEZ2FtZSKcAQoIR2FtZVZpZXcSKgoFbW9va2kYASABKAsyGS5sdWRvdGhlcXVlLm1vb2tpLnYxLlZpZXdIABIuCgdwaXJhdGVzGAIgASgLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlZpZXdIABIsCgZwaWNuaWMYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5WaWV3SABCBgoEZ2FtZSKTAwoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBBIRCgRzZWF0GAIgASgNSAGIAQESEgoKY29tbWFuZF9pZBgDIAEoCRIvCgtyZWNvcmRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgFIAEoCRInCgdjb21tYW5kGAYgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhEKCWdhbWVfb3ZlchgHIAEoCBIwCgxoaXN0b3J5X2xvc3MYCCABKAsyGi5sdWRvdGhlcXVlLnYxLkhpc3RvcnlMb3NzEisKBW1vb2tpGAogASgLMhoubHVkb3RoZXF1ZS5tb29raS52MS5FdmVudEgAEi8KB3BpcmF0ZXMYCyABKAsyHC5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuRXZlbnRIABItCgZwaWNuaWMYDCABKAsyGy5sdWRvdGhlcXVlLnBpY25pYy52MS5FdmVudEgAQgYKBGdhbWVCBwoFX3NlYXQiOgoLSGlzdG9yeUxvc3MSDQoFZmlyc3QYASABKAQSDAoEbGFzdBgCIAEoBBIOCgZyZXVzZWQYAyABKAgiOwoHT3V0Y29tZRIPCgd3aW5uZXJzGAEgAygNEg4KBnNjb3JlcxgCIAMoAxIPCgdzdW1tYXJ5GAMgASgJIk0KBlZpZXdlchInCgRyb2xlGAEgASgOMhkubHVkb3RoZXF1ZS52MS5WaWV3ZXJSb2xlEhEKBHNlYXQYAiABKA1IAIgBAUIHCgVfc2VhdCLXBAoER2FtZRIPCgdnYW1lX2lkGAEgASgJEgwKBGtpbmQYAiABKAkSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg8KB3ZlcnNpb24YBCABKAQSIgoFc2VhdHMYBSADKAsyEy5sdWRvdGhlcXVlLnYxLlNlYXQSKwoHb3B0aW9ucxgGIAEoCzIaLmx1ZG90aGVxdWUudjEuR2FtZU9wdGlvbnMSDgoGdG9fYWN0GAcgAygNEicKB291dGNvbWUYCCABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgJIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYCiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSLgoKY3JlYXRlZF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgMIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoGdmlld2VyGA0gASgLMhUubHVkb3RoZXF1ZS52MS5WaWV3ZXISFQoNcnVsZXNfdmVyc2lvbhgOIAEoCRIyCg5oaXN0b3J5X2xvc3NlcxgPIAMoCzIaLmx1ZG90aGVxdWUudjEuSGlzdG9yeUxvc3MSLQoKdmlzaWJpbGl0eRgUIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRISCgpjcmVhdGVkX2J5GBUgASgJIpQCCgpHYW1lUmVjb3JkEg8KB2dhbWVfaWQYASABKAkSDAoEa2luZBgCIAEoCRIiCgVzZWF0cxgDIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIrCgdvcHRpb25zGAQgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIMCgRzZWVkGAUgASgEEi4KCmNyZWF0ZWRfYXQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJ1bGVzX3ZlcnNpb24YByABKAkSLQoKdmlzaWJpbGl0eRgUIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRISCgpjcmVhdGVkX2J5GBUgASgJIpkCCg1HYW1lTG9nSGVhZGVyEg4KBmZvcm1hdBgBIAEoCRIPCgdnYW1lX2lkGAIgASgJEgwKBGtpbmQYAyABKAkSFQoNcnVsZXNfdmVyc2lvbhgEIAEoCRIrCgdvcHRpb25zGAUgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIiCgVzZWF0cxgGIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIuCgpjcmVhdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIlCgZ2aWV3ZXIYCCABKAsyFS5sdWRvdGhlcXVlLnYxLlZpZXdlchIRCgRzZWVkGAkgASgESACIAQFCBwoFX3NlZWQiXQoHR2FtZUxvZxIsCgZoZWFkZXIYASABKAsyHC5sdWRvdGhlcXVlLnYxLkdhbWVMb2dIZWFkZXISJAoGZXZlbnRzGAIgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudCpbCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAESGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAipvCgpWaXNpYmlsaXR5EhoKFlZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIXChNWSVNJQklMSVRZX1VOTElTVEVEEAESFQoRVklTSUJJTElUWV9MSVNURUQQAhIVChFWSVNJQklMSVRZX1BVQkxJQxADKnEKClZpZXdlclJvbGUSGwoXVklFV0VSX1JPTEVfVU5TUEVDSUZJRUQQABIUChBWSUVXRVJfUk9MRV9TRUFUEAESGQoVVklFV0VSX1JPTEVfU1BFQ1RBVE9SEAISFQoRVklFV0VSX1JPTEVfQURNSU4QA2IGcHJvdG8z", [file_google_protobuf_timestamp, file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic]);
 
 /**
  * A player to seat when a game is created.
@@ -294,6 +294,16 @@ export type Event = Message<"ludotheque.v1.Event"> & {
   gameOver: boolean;
 
   /**
+   * Set when the event store lost versions of this game (see HistoryLoss): on the
+   * placeholder events that keep the lost version numbers (their version is within
+   * first..last; they carry no move: `game` is unset) and on the notice after them
+   * (version past last), which tells followers. Neither changes the game's state.
+   *
+   * @generated from field: ludotheque.v1.HistoryLoss history_loss = 8;
+   */
+  historyLoss?: HistoryLoss | undefined;
+
+  /**
    * What happened, for the game's kind.
    *
    * @generated from oneof ludotheque.v1.Event.game
@@ -333,6 +343,47 @@ export const EventSchema: GenMessage<Event> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game, 5);
 
 /**
+ * Versions of a game that the event store acknowledged and then lost: a Redis
+ * failover promoted a replica that had not received them yet (docs/DURABILITY.md). The
+ * game went on from the state before `first`.
+ *
+ * @generated from message ludotheque.v1.HistoryLoss
+ */
+export type HistoryLoss = Message<"ludotheque.v1.HistoryLoss"> & {
+  /**
+   * The first version lost.
+   *
+   * @generated from field: uint64 first = 1;
+   */
+  first: bigint;
+
+  /**
+   * The last version lost. Unless `reused`, versions first..last now hold placeholder
+   * events, so their numbers are never used again for other moves.
+   *
+   * @generated from field: uint64 last = 2;
+   */
+  last: bigint;
+
+  /**
+   * True when the history forked: some of these version numbers had already been used
+   * again for other events before the loss was noticed (or the service cannot rule
+   * it out). A client that saw versions first..last may find other events under the
+   * same numbers: read the game again.
+   *
+   * @generated from field: bool reused = 3;
+   */
+  reused: boolean;
+};
+
+/**
+ * Describes the message ludotheque.v1.HistoryLoss.
+ * Use `create(HistoryLossSchema)` to create a new message.
+ */
+export const HistoryLossSchema: GenMessage<HistoryLoss> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 6);
+
+/**
  * How a finished game ended.
  *
  * @generated from message ludotheque.v1.Outcome
@@ -365,7 +416,7 @@ export type Outcome = Message<"ludotheque.v1.Outcome"> & {
  * Use `create(OutcomeSchema)` to create a new message.
  */
 export const OutcomeSchema: GenMessage<Outcome> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 6);
+  messageDesc(file_ludotheque_v1_game, 7);
 
 /**
  * The caller as the service sees them.
@@ -393,7 +444,7 @@ export type Viewer = Message<"ludotheque.v1.Viewer"> & {
  * Use `create(ViewerSchema)` to create a new message.
  */
 export const ViewerSchema: GenMessage<Viewer> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 7);
+  messageDesc(file_ludotheque_v1_game, 8);
 
 /**
  * A game as one caller sees it.
@@ -501,6 +552,14 @@ export type Game = Message<"ludotheque.v1.Game"> & {
   rulesVersion: string;
 
   /**
+   * Versions the event store lost, if any (see HistoryLoss): what a client was told
+   * about them no longer holds.
+   *
+   * @generated from field: repeated ludotheque.v1.HistoryLoss history_losses = 15;
+   */
+  historyLosses: HistoryLoss[];
+
+  /**
    * Who finds the game in ListGames (never unspecified).
    *
    * @generated from field: ludotheque.v1.Visibility visibility = 20;
@@ -521,7 +580,7 @@ export type Game = Message<"ludotheque.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 8);
+  messageDesc(file_ludotheque_v1_game, 9);
 
 /**
  * What the service stores about a game besides its events. Never sent to
@@ -599,7 +658,7 @@ export type GameRecord = Message<"ludotheque.v1.GameRecord"> & {
  * Use `create(GameRecordSchema)` to create a new message.
  */
 export const GameRecordSchema: GenMessage<GameRecord> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 9);
+  messageDesc(file_ludotheque_v1_game, 10);
 
 /**
  * The first part of a game log: what the events need to be replayed.
@@ -678,7 +737,7 @@ export type GameLogHeader = Message<"ludotheque.v1.GameLogHeader"> & {
  * Use `create(GameLogHeaderSchema)` to create a new message.
  */
 export const GameLogHeaderSchema: GenMessage<GameLogHeader> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 10);
+  messageDesc(file_ludotheque_v1_game, 11);
 
 /**
  * A game's history: a header, then every event in order.
@@ -706,7 +765,7 @@ export type GameLog = Message<"ludotheque.v1.GameLog"> & {
  * Use `create(GameLogSchema)` to create a new message.
  */
 export const GameLogSchema: GenMessage<GameLog> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 11);
+  messageDesc(file_ludotheque_v1_game, 12);
 
 /**
  * Whether a game is still being played.
