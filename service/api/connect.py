@@ -289,7 +289,7 @@ def _timeout_seconds(http: web.Request) -> float | None:
     if text is None:
         return None
     text = text.strip()
-    if not text.isdigit() or len(text) > 10:
+    if not (text.isascii() and text.isdigit()) or len(text) > 10:
         raise invalid_argument("connect-timeout-ms", "connect-timeout-ms must be a number of at most 10 digits.")
     return int(text) / 1000
 

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
+from aiohttp.web_protocol import RequestPayloadError
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
@@ -91,10 +92,13 @@ class Transcoder:
             raise invalid_argument("body", f"The request body is larger than {self.max_body_bytes} bytes.")
         # The body is read as JSON whatever Content-Type says (curl -d sends a form's).
         data = bytearray()
-        async for chunk in http.content.iter_chunked(64 * 1024):
-            data += chunk
-            if len(data) > self.max_body_bytes:
-                raise invalid_argument("body", f"The request body is larger than {self.max_body_bytes} bytes.")
+        try:
+            async for chunk in http.content.iter_chunked(64 * 1024):
+                data += chunk
+                if len(data) > self.max_body_bytes:
+                    raise invalid_argument("body", f"The request body is larger than {self.max_body_bytes} bytes.")
+        except RequestPayloadError:  # e.g. a body that is not the gzip its Content-Encoding says
+            raise invalid_argument("body", "The request body does not decode as its Content-Encoding says.") from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:

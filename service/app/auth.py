@@ -41,7 +41,8 @@ class TokenAuthority:
         if self.is_admin(token):
             return ADMIN
         seat_text, _, mac = token.partition(".")
-        if game_id is None or not seat_text.isdigit() or len(seat_text) > 3:
+        # ASCII digits only: str.isdigit() also accepts '²', which int() refuses.
+        if game_id is None or not (seat_text.isascii() and seat_text.isdigit()) or len(seat_text) > 3:
             raise BadToken("invalid token")
         seat = int(seat_text)
         if seat_count is not None and seat >= seat_count:

@@ -29,6 +29,7 @@ MAX_NAME_LENGTH = 64
 MAX_AGE = 150
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+MAX_PAGE_TOKEN_DIGITS = 15  # below 2**53: Redis scores (doubles) hold such positions exactly
 
 
 def random_game_id() -> str:
@@ -108,7 +109,7 @@ class Games:
             raise invalid_argument("status", f"Unknown status {request.status}.")
         if request.page_size > MAX_PAGE_SIZE:
             raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE_SIZE}.")
-        if request.page_token and not request.page_token.isdigit():
+        if request.page_token and not is_page_token(request.page_token):
             raise invalid_argument("page_token", "page_token must come from a previous ListGames.")
         viewer = self._viewers.outside_game(token)
         with store_errors():
@@ -145,6 +146,12 @@ class Games:
         status = live.status
         if status.finished:  # a game of bots plays itself out at once; so may an import
             self._metrics.game_finished(record.kind, bool(status.winners))
+
+
+def is_page_token(text: str) -> bool:
+    """Whether `text` can be a ListGames page token: the stores' cursors are positions,
+    at most MAX_PAGE_TOKEN_DIGITS ASCII digits ('²' is a digit to str.isdigit, not to int)."""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_PAGE_TOKEN_DIGITS
 
 
 def validate_seats(specs: Sequence[game_pb2.SeatSpec], engine: AnyEngine) -> list[game_pb2.Seat]:

@@ -43,6 +43,14 @@ class CommandIdReused(StoreError):
         self.command_id = command_id
 
 
+class InvalidCursor(StoreError):
+    """A listing cursor this store never gave (not a position among its games)."""
+
+    def __init__(self, cursor: str) -> None:
+        super().__init__(f"{cursor[:32]!r} is not a cursor of this store")
+        self.cursor = cursor
+
+
 class StoreUnavailable(StoreError):
     """The store cannot be reached now; the operation may be retried."""
 
@@ -137,7 +145,8 @@ class EventStore(Protocol):
         ...
 
     async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
-        """Games newest first; empty kind/status match all. `cursor` continues a page."""
+        """Games newest first; empty kind/status match all. `cursor` continues a page;
+        one the store never gave raises InvalidCursor."""
         ...
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:

@@ -15,6 +15,7 @@ from service.store.base import (
     GameInfo,
     GameNotFound,
     GamePage,
+    InvalidCursor,
     StoredEvent,
     StoreUnavailable,
     VersionConflict,
@@ -105,7 +106,11 @@ class MemoryStore:
 
     async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
         self._check_open()
-        position = int(cursor) if cursor else len(self._order)
+        position = len(self._order)
+        if cursor:
+            if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > position:
+                raise InvalidCursor(cursor)
+            position = int(cursor)
         found: list[GameInfo] = []
         while position > 0 and len(found) < limit:
             position -= 1

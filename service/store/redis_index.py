@@ -30,7 +30,7 @@ import contextlib
 import logging
 from dataclasses import dataclass
 
-from service.store.base import GameInfo, StoreUnavailable
+from service.store.base import GameInfo, InvalidCursor, StoreUnavailable
 from service.store.redis_client import RedisConnection
 from service.store.redis_keys import Keys
 from service.store.redis_lua import DUE_INTENTS, FENCE, INTENT, SYNC
@@ -98,10 +98,20 @@ class GameIndex:
 
     async def page(self, kind: str, status: str, limit: int, cursor: str) -> tuple[list[str], str]:
         """Game ids, newest first, and the cursor of the next page ("" if none)."""
+        if cursor and not (cursor.isascii() and cursor.isdigit()):
+            raise InvalidCursor(cursor)
         upper = f"({int(cursor)}" if cursor else "+inf"
-        found = await self._redis.call(
-            "ZREVRANGEBYSCORE", self._keys.index_set(kind, status), upper, "-inf", "WITHSCORES", "LIMIT", 0, limit + 1
+        # The creation counter, read in the same round trip: a cursor is a position
+        # below it, anything else is not one this store gave.
+        games = self._keys.index_set(kind, status)
+        newest, found = await self._redis.read_many(
+            [
+                ("GET", self._keys.sequence),
+                ("ZREVRANGEBYSCORE", games, upper, "-inf", "WITHSCORES", "LIMIT", 0, limit + 1),
+            ]
         )
+        if cursor and int(cursor) > int(newest or 0):
+            raise InvalidCursor(cursor)
         pairs = [(member.decode(), int(float(score))) for member, score in _pairs(found)]
         next_cursor = str(pairs[limit - 1][1]) if len(pairs) > limit else ""
         return [game_id for game_id, _ in pairs[:limit]], next_cursor

@@ -15,6 +15,7 @@ from service.store.base import (
     EventStore,
     GameExists,
     GameNotFound,
+    InvalidCursor,
     StoredEvent,
     StoreUnavailable,
     VersionConflict,
@@ -249,3 +250,15 @@ async def test_ping_answers_while_open(store_factory: StoreFactory) -> None:
         await store.close()
         with pytest.raises(StoreUnavailable):
             await store.ping()
+
+
+@async_test
+async def test_a_cursor_the_store_never_gave_is_refused(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        for i in range(3):
+            await new_game(store, f"g{i}")
+        page = await store.list_games("", "", 2, "")
+        assert [g.game_id for g in (await store.list_games("", "", 2, page.next_cursor)).games] == ["g0"]
+        for cursor in ("99999", "²", "-1", "1x"):
+            with pytest.raises(InvalidCursor):
+                await store.list_games("", "", 2, cursor)
