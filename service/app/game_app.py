@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
+from engines.registry import ENGINES
 from service.app.auth import TokenAuthority
 from service.app.games import Games, random_game_id
 from service.app.history import History
@@ -40,6 +41,7 @@ class GameApp:
         new_game_id: Callable[[], str] = random_game_id,
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
         metrics: Metrics | None = None,
+        event_limits: Mapping[str, int] | None = None,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
@@ -47,10 +49,15 @@ class GameApp:
         self._clock = clock
         self.games = LiveGames(store, self.metrics, cache_size)
         self.viewers = Viewers(tokens)
-        creating = Games(self.games, self.viewers, tokens, self.metrics, self.now_ms, new_game_id, new_seed)
-        moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries)
+        # Each kind's event limit: the configured one, else the engine's default.
+        self.event_limits = {kind: engine.default_event_limit for kind, engine in ENGINES.items()}
+        self.event_limits.update(event_limits or {})
+        creating = Games(
+            self.games, self.viewers, tokens, self.metrics, self.now_ms, new_game_id, new_seed, self.event_limits
+        )
+        moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, self.event_limits)
         history = History(self.games, self.viewers, self.metrics)
-        logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
+        logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id, self.event_limits)
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game
         self.get_game = creating.get_game

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
@@ -46,6 +46,7 @@ class Games:
         now_ms: Callable[[], int],
         new_game_id: Callable[[], str],
         new_seed: Callable[[], int],
+        event_limits: Mapping[str, int],
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -54,6 +55,7 @@ class Games:
         self._now_ms = now_ms
         self._new_game_id = new_game_id
         self._new_seed = new_seed
+        self._event_limits = event_limits
 
     async def create_game(
         self, request: game_service_pb2.CreateGameRequest, token: str
@@ -84,9 +86,9 @@ class Games:
             rules_version=engine.rules_version,
         )
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
-        state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
+        state, bot_steps = await play_bots(live, fold(engine, payloads), len(payloads), self._event_limits[engine.kind])
         steps = [Step(None, None, list(payloads)), *bot_steps]
-        events = stamp(live, 0, steps, "", now, engine.status(state).finished)
+        events = await stamp(live, 0, steps, "", now, engine.status(state).finished)
         live.state, live.version = state, len(events)
         await self.store_new_game(live, events, now)
         viewer = self._viewers.outside_game(token)

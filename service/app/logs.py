@@ -3,7 +3,7 @@ log as a new game."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
@@ -29,6 +29,7 @@ class Logs:
         creator: Games,
         now_ms: Callable[[], int],
         new_game_id: Callable[[], str],
+        event_limits: Mapping[str, int],
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -36,6 +37,7 @@ class Logs:
         self._creator = creator
         self._now_ms = now_ms
         self._new_game_id = new_game_id
+        self._event_limits = event_limits
 
     async def export_game(
         self, request: game_service_pb2.ExportGameRequest, token: str
@@ -109,13 +111,14 @@ class Logs:
             rules_version=engine.rules_version,
         )
         live = LiveGame(record, engine, state, len(events), now)
-        state, bot_steps = play_bots(live, state, len(events))  # a cut where a bot was to act
+        # A cut where a bot was to act: it plays; a log past this server's limit stops.
+        state, bot_steps = await play_bots(live, state, len(events), self._event_limits[engine.kind])
         finished = engine.status(state).finished
         stored = [game_pb2.Event() for _ in events]
         for copy, event in zip(stored, events, strict=True):
             copy.CopyFrom(event)
             copy.game_over = False
-        stored += stamp(live, len(events), bot_steps, "import", now, finished)
+        stored += await stamp(live, len(events), bot_steps, "import", now, finished)
         stored[-1].game_over = finished
         live.state, live.version = state, len(stored)
         await self._creator.store_new_game(live, stored, now)

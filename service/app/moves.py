@@ -7,7 +7,7 @@ import hashlib
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,12 +62,14 @@ class Moves:
         metrics: Metrics,
         now_ms: Callable[[], int],
         max_conflict_retries: int,
+        event_limits: Mapping[str, int],
     ) -> None:
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
         self._now_ms = now_ms
         self._max_retries = max_conflict_retries
+        self._event_limits = event_limits
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
@@ -124,7 +126,7 @@ class Moves:
                 try:
                     if expected is not None and expected != live.version:
                         raise stale_version(expected, live.version)
-                    state, steps = decide(live, seat, command, payload)
+                    state, steps = await decide(live, seat, command, payload, self._event_limits[engine.kind])
                 except ServiceError:
                     # A command id already played answers its first result whatever the
                     # game is now (the append would tell too, but a refused move never
@@ -139,7 +141,7 @@ class Moves:
                     raise
                 now = self._now_ms()
                 status = engine.status(state)
-                events = stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                events = await stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
                 try:
                     with store_errors():
                         result = await games.store.append(
@@ -178,8 +180,11 @@ class Moves:
         return submit_response(live, viewer, events, state=state, version=last, replayed=True)
 
 
-def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Message) -> tuple[Any, list[Step]]:
-    """The events of `command` then of the bot moves it lets happen, and the state after them."""
+async def decide(
+    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, event_limit: int
+) -> tuple[Any, list[Step]]:
+    """The events of `command` then of the bot moves it lets happen (or the stop of a
+    game that reaches `event_limit`), and the state after them."""
     engine, version = live.engine, live.version
     try:
         payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
@@ -188,7 +193,7 @@ def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Messag
     state = live.state
     for item in payloads:
         state = engine.evolve(state, item)
-    state, bot_steps = play_bots(live, state, version + len(payloads))
+    state, bot_steps = await play_bots(live, state, version + len(payloads), event_limit)
     return state, [Step(seat, command, payloads), *bot_steps]
 
 

@@ -8,6 +8,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from engines.registry import ENGINES
+
 
 @dataclass(frozen=True, slots=True)
 class Setting:
@@ -71,6 +73,14 @@ SETTINGS: tuple[Setting, ...] = (
         "server processes sharing the two ports (SO_REUSEPORT), supervised by this one; "
         "more than 1 needs a shared store (Redis)",
     ),
+    Setting(
+        "max_game_events",
+        str,
+        "",
+        "the most events a game may have, per kind, e.g. 'pirates=20000,picnic=5000': a game that "
+        "reaches its limit unfinished is stopped, won by nobody. Unnamed kinds: their default "
+        "(mooki 1000, pirates 10000, picnic 2000)",
+    ),
 )
 
 
@@ -91,6 +101,7 @@ class Config:
     max_connection_age: float
     log_level: str
     workers: int
+    max_game_events: str
 
     def __repr__(self) -> str:
         # Never print secrets, not even in a debug log.
@@ -102,6 +113,20 @@ class Config:
 
 
 assert [s.name for s in SETTINGS] == [f.name for f in fields(Config)]
+
+
+def event_limits(config: Config) -> dict[str, int]:
+    """--max-game-events as {kind: limit}; raises SystemExit naming what is wrong."""
+    limits: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in config.max_game_events.split(","))):
+        kind, _, count = item.partition("=")
+        kind, count = kind.strip(), count.strip()
+        if kind not in ENGINES:
+            raise SystemExit(f"--max-game-events: unknown kind {kind!r} (known: {', '.join(sorted(ENGINES))})")
+        if not (count.isascii() and count.isdigit()) or int(count) < 1:
+            raise SystemExit(f"--max-game-events: {kind}'s limit must be a number of events, at least 1")
+        limits[kind] = int(count)
+    return limits
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -25,7 +25,7 @@ from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.errors import ServiceError
 from service.app.metrics import InstrumentedStore, Metrics
-from service.cli.config import Config
+from service.cli.config import Config, event_limits
 from service.store import open_store
 
 log = logging.getLogger("ludotheque")
@@ -80,7 +80,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         metrics,
     )
     tokens = TokenAuthority(token_secret(config), config.admin_token)
-    app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
+    app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics, event_limits=event_limits(config))
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
         options=[
