@@ -23,6 +23,7 @@ from service.app.live import LiveGame, LiveGames
 from service.app.logs import Logs
 from service.app.metrics import Metrics
 from service.app.moves import Moves
+from service.app.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.stored import store_errors
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, view
@@ -42,12 +43,13 @@ class GameApp:
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
         metrics: Metrics | None = None,
         event_limits: Mapping[str, int] | None = None,
+        snapshot_interval: int = DEFAULT_EVERY,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
         self.tokens = tokens
         self._clock = clock
-        self.games = LiveGames(store, self.metrics, cache_size)
+        self.games = LiveGames(store, self.metrics, cache_size, Snapshots(store, self.metrics, snapshot_interval))
         self.viewers = Viewers(tokens)
         # Each kind's event limit: the configured one, else the engine's default.
         self.event_limits = {kind: engine.default_event_limit for kind, engine in ENGINES.items()}

@@ -16,6 +16,7 @@ from service.app.errors import invalid_argument
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.seeding import SETUP, game_rng
+from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, stamp
 from service.app.stored import store_errors
 from service.app.viewers import Viewers
@@ -86,11 +87,15 @@ class Games:
             rules_version=engine.rules_version,
         )
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
-        state, bot_steps = await play_bots(live, fold(engine, payloads), len(payloads), self._event_limits[engine.kind])
-        steps = [Step(None, None, list(payloads)), *bot_steps]
+        every = self._games.snapshots.every
+        dealt = fold(engine, payloads)
+        limit = self._event_limits[engine.kind]
+        state, bot_steps = await play_bots(live, dealt, len(payloads), limit, every)
+        steps = [Step(None, None, list(payloads), dealt if passes(0, len(payloads), every) else None), *bot_steps]
         events = await stamp(live, 0, steps, "", now, engine.status(state).finished)
         live.state, live.version = state, len(events)
-        await self.store_new_game(live, events, now)
+        stored = await self.store_new_game(live, events, now)
+        self._games.snapshots.save(record.game_id, engine, checkpoints(steps, 1, stored))
         viewer = self._viewers.outside_game(token)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
@@ -130,9 +135,11 @@ class Games:
             game.viewer.CopyFrom(viewer_message(viewer))
         return response
 
-    async def store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> None:
-        """Stores a new game (created or imported) with its first events, and caches it."""
+    async def store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> list[bytes]:
+        """Stores a new game (created or imported) with its first events, and caches it;
+        returns the events as stored."""
         record = live.record
+        stored = [e.SerializeToString() for e in events]
         with store_errors():
             await self._games.store.create(
                 record.game_id,
@@ -140,7 +147,7 @@ class Games:
                 STATUS_NAMES[status_code(live.status)],
                 record.SerializeToString(),
                 summary(live).SerializeToString(),
-                [e.SerializeToString() for e in events],
+                stored,
                 now,
             )
         self._games.remember(live)
@@ -148,6 +155,7 @@ class Games:
         status = live.status
         if status.finished:  # a game of bots plays itself out at once; so may an import
             self._metrics.game_finished(record.kind, bool(status.winners))
+        return stored
 
 
 def is_page_token(text: str) -> bool:

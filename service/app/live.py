@@ -1,5 +1,6 @@
-"""The live-game cache: each game's record and current state, loaded from the store's
-events and kept in step with what other processes append."""
+"""The live-game cache: each game's record and current state, loaded from the store
+(its latest snapshot and the events after it, service/app/snapshots.py) and kept in
+step with what other processes append."""
 
 from __future__ import annotations
 
@@ -18,10 +19,14 @@ from engines.registry import AnyEngine, get_engine
 from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.metrics import Metrics
+from service.app.snapshots import Checkpoint, Restored, Snapshots
 from service.app.stored import parse_event, store_errors
 from service.store.base import EventStore, GameNotFound, StoredEvent
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# A catch-up reads at most this many snapshot intervals of events before it looks
+# for a snapshot ahead of the cached state.
+CATCH_UP_INTERVALS = 2
 
 
 @dataclass(slots=True)
@@ -49,8 +54,9 @@ class LiveGames:
     """The games this process plays, least recently used dropped first; one lock per
     game serialises its moves inside the process."""
 
-    def __init__(self, store: EventStore, metrics: Metrics, cache_size: int) -> None:
+    def __init__(self, store: EventStore, metrics: Metrics, cache_size: int, snapshots: Snapshots) -> None:
         self.store = store
+        self.snapshots = snapshots
         self._metrics = metrics
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
@@ -71,7 +77,6 @@ class LiveGames:
                 info = await self.store.info(game_id)
             except GameNotFound:
                 raise not_found(game_id) from None
-            stored = await self.store.read(game_id, 1)
         record = game_pb2.GameRecord.FromString(info.record)
         engine = get_engine(record.kind)
         if engine is None:
@@ -82,10 +87,20 @@ class LiveGames:
                 f"Game {game_id!r} was played under rules {record.rules_version!r}; "
                 f"this server plays {engine.rules_version!r}.",
             )
-        live = LiveGame(record, engine, engine.initial_state(), 0, info.updated_at_ms)
-        self.advance(live, stored)
+        with store_errors():
+            restored = await self.snapshots.restore(game_id, engine, None)
+        live = LiveGame(record, engine, restored.state, restored.version, info.updated_at_ms)
+        self.advance(live, restored.events)
+        self._snapshot_if_far(live, restored)
         self.remember(live)
         return live
+
+    def _snapshot_if_far(self, live: LiveGame, restored: Restored) -> None:
+        """A game folded over more events than a snapshot's interval (stored before
+        snapshots existed, or whose snapshot was lost) gets one now."""
+        if restored.events and self.snapshots.due(restored.version, live.version):
+            last = restored.events[-1]
+            self.snapshots.save(live.game_id, live.engine, [Checkpoint(last.version, live.state, last.data)])
 
     async def caught_up(self, live: LiveGame) -> bool:
         """Applies the events other processes appended; whether there were any."""
@@ -94,9 +109,23 @@ class LiveGames:
         return live.version != version
 
     async def refresh(self, live: LiveGame) -> None:
-        """Applies the events other processes appended since `live.version`."""
+        """Applies the events other processes appended since `live.version`: at most a
+        few snapshot intervals of them; a game further ahead starts again from its
+        latest snapshot when that is ahead of the cached state."""
+        every = self.snapshots.every
         with store_errors():
-            stored = await self.store.read(live.game_id, live.version + 1)
+            if not every:
+                self.advance(live, await self.store.read(live.game_id, live.version + 1))
+                return
+            start, page = live.version, CATCH_UP_INTERVALS * every
+            stored = await self.store.read(live.game_id, start + 1, start + page)
+            if len(stored) == page:
+                restored = await self.snapshots.restore(live.game_id, live.engine, None)
+                if restored.version > live.version:
+                    live.state, live.version = restored.state, restored.version
+                    stored = restored.events
+                else:
+                    stored += await self.store.read(live.game_id, start + page + 1)
         self.advance(live, stored)
 
     def advance(self, live: LiveGame, stored: Sequence[StoredEvent]) -> None:
@@ -109,10 +138,12 @@ class LiveGames:
             live.updated_at_ms = event.recorded_at.ToMilliseconds()
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
-        """The game's state after its first `version` events."""
+        """The game's state after its first `version` events: from the nearest snapshot."""
         with store_errors():
-            stored = await self.store.read(live.game_id, 1, version)
-        return fold(live.engine, [envelopes.event_payload(parse_event(item)) for item in stored])
+            restored = await self.snapshots.restore(live.game_id, live.engine, version)
+        return fold(
+            live.engine, [envelopes.event_payload(parse_event(item)) for item in restored.events], restored.state
+        )
 
     def remember(self, live: LiveGame) -> None:
         self._cache[live.game_id] = live

@@ -13,6 +13,7 @@ from service.app.auth import TokenAuthority
 from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
 from service.app.games import Games
 from service.app.live import LiveGame, LiveGames
+from service.app.snapshots import Checkpoint, checkpoints
 from service.app.steps import play_bots, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.verify import Problem, verify
@@ -112,7 +113,8 @@ class Logs:
         )
         live = LiveGame(record, engine, state, len(events), now)
         # A cut where a bot was to act: it plays; a log past this server's limit stops.
-        state, bot_steps = await play_bots(live, state, len(events), self._event_limits[engine.kind])
+        every = self._games.snapshots.every
+        state, bot_steps = await play_bots(live, state, len(events), self._event_limits[engine.kind], every)
         finished = engine.status(state).finished
         stored = [game_pb2.Event() for _ in events]
         for copy, event in zip(stored, events, strict=True):
@@ -121,7 +123,12 @@ class Logs:
         stored += await stamp(live, len(events), bot_steps, "import", now, finished)
         stored[-1].game_over = finished
         live.state, live.version = state, len(stored)
-        await self._creator.store_new_game(live, stored, now)
+        data = await self._creator.store_new_game(live, stored, now)
+        # The verification folded every state: the imported events' snapshots cost nothing.
+        versions = range(every, len(events) + 1, every) if every else range(0)
+        imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
+        played = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
+        self._games.snapshots.save(record.game_id, engine, imported + played)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in record.seats],

@@ -14,7 +14,15 @@ from typing import Any, TypeVar
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
 
-from service.store.base import AppendResult, EventStore, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.base import (
+    AppendResult,
+    EventStore,
+    GameInfo,
+    GamePage,
+    StoredEvent,
+    StoredSnapshot,
+    StoreUnavailable,
+)
 
 T = TypeVar("T")
 
@@ -114,6 +122,19 @@ class Metrics:
             ["kind"],
             registry=r,
         )
+        self.snapshots_written = Counter(
+            "ludotheque_snapshots_written_total",
+            "Snapshots of engine states written to the store, by game kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.snapshots_rejected = Counter(
+            "ludotheque_snapshots_rejected_total",
+            "Stored snapshots ignored, by game kind and reason (corrupt, mismatch: they do not match "
+            "their events; outdated: taken under other rules or another state encoding).",
+            ["kind", "reason"],
+            registry=r,
+        )
         self.games_finished = Counter(
             "ludotheque_games_finished_total",
             "Games finished, by kind and outcome (won: someone won; lost: nobody did).",
@@ -189,6 +210,12 @@ class InstrumentedStore:
 
     async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
         return await self._timed("list_games", self.inner.list_games(kind, status, limit, cursor))
+
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        await self._timed("put_snapshots", self.inner.put_snapshots(game_id, snapshots))
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        return await self._timed("snapshot", self.inner.snapshot(game_id, at_most))
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         return self.inner.subscribe(game_id, from_version)

@@ -20,6 +20,7 @@ from service.app.errors import Code, ServiceError, invalid_argument, rule_violat
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.seeding import DECIDE
+from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, rng, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers, acting_seat
@@ -126,7 +127,8 @@ class Moves:
                 try:
                     if expected is not None and expected != live.version:
                         raise stale_version(expected, live.version)
-                    state, steps = await decide(live, seat, command, payload, self._event_limits[engine.kind])
+                    limit = self._event_limits[engine.kind]
+                    state, steps = await decide(live, seat, command, payload, limit, games.snapshots.every)
                 except ServiceError:
                     # A command id already played answers its first result whatever the
                     # game is now (the append would tell too, but a refused move never
@@ -142,12 +144,13 @@ class Moves:
                 now = self._now_ms()
                 status = engine.status(state)
                 events = await stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                stored = [e.SerializeToString() for e in events]
                 try:
                     with store_errors():
                         result = await games.store.append(
                             live.game_id,
                             live.version,
-                            [e.SerializeToString() for e in events],
+                            stored,
                             key,
                             fingerprint,
                             STATUS_NAMES[status_code(status)],
@@ -160,6 +163,7 @@ class Moves:
                     continue
                 if result.replayed:  # the command id was played already (here, or on another process)
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
+                games.snapshots.save(live.game_id, engine, checkpoints(steps, result.first_version, stored))
                 if live.version < result.last_version:
                     live.state, live.version, live.updated_at_ms = state, result.last_version, now
                 if status.finished:
@@ -181,10 +185,11 @@ class Moves:
 
 
 async def decide(
-    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, event_limit: int
+    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, event_limit: int, snapshot_every: int
 ) -> tuple[Any, list[Step]]:
     """The events of `command` then of the bot moves it lets happen (or the stop of a
-    game that reaches `event_limit`), and the state after them."""
+    game that reaches `event_limit`), and the state after them; the steps that pass a
+    multiple of `snapshot_every` keep their state."""
     engine, version = live.engine, live.version
     try:
         payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
@@ -193,8 +198,10 @@ async def decide(
     state = live.state
     for item in payloads:
         state = engine.evolve(state, item)
-    state, bot_steps = await play_bots(live, state, version + len(payloads), event_limit)
-    return state, [Step(seat, command, payloads), *bot_steps]
+    after = version + len(payloads)
+    kept = state if passes(version, after, snapshot_every) else None
+    state, bot_steps = await play_bots(live, state, after, event_limit, snapshot_every)
+    return state, [Step(seat, command, payloads, kept), *bot_steps]
 
 
 def submit_response(

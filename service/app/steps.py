@@ -20,6 +20,7 @@ from service.app.errors import Code, ServiceError
 from service.app.lazy_random import LazyRandom
 from service.app.live import LiveGame
 from service.app.seeding import BOT, DECIDE, game_rng
+from service.app.snapshots import passes
 from service.app.views import timestamp
 
 # A game's bots may not play more moves than this in a row: a guard against an
@@ -39,6 +40,7 @@ class Step:
     seat: int | None
     command: game_pb2.Command | None
     payloads: list[Message]
+    state: Any = None  # the state after the step, kept when it is to be snapshotted
 
 
 def rng(live: LiveGame, purpose: str, version: int) -> random.Random:
@@ -60,10 +62,13 @@ def stop_if_too_long(live: LiveGame, state: Any, version: int, event_limit: int)
     return state, Step(None, None, payloads)
 
 
-async def play_bots(live: LiveGame, state: Any, version: int, event_limit: int) -> tuple[Any, list[Step]]:
+async def play_bots(
+    live: LiveGame, state: Any, version: int, event_limit: int, snapshot_every: int = 0
+) -> tuple[Any, list[Step]]:
     """Plays bot seats while the game waits for one (deterministic from the seed), and
     stops the game once it reaches `event_limit` events between two steps. Yields the
-    event loop every BOT_SLICE_SECONDS of a long chain."""
+    event loop every BOT_SLICE_SECONDS of a long chain. Keeps the state after each step
+    that passes a multiple of `snapshot_every` (service/app/snapshots.py)."""
     engine = live.engine
     bots = live.bots
     if bots is None:  # read once per cached game: a game's seats never change
@@ -73,6 +78,8 @@ async def play_bots(live: LiveGame, state: Any, version: int, event_limit: int) 
     for _ in range(MAX_BOT_MOVES):
         state, stop = stop_if_too_long(live, state, version, event_limit)
         if stop is not None:
+            if passes(version, version + len(stop.payloads), snapshot_every):
+                stop.state = state
             steps.append(stop)
             return state, steps
         status = engine.status(state)
@@ -88,8 +95,10 @@ async def play_bots(live: LiveGame, state: Any, version: int, event_limit: int) 
             ) from violation
         for item in payloads:
             state = engine.evolve(state, item)
-        steps.append(Step(seat, envelopes.command(engine.kind, payload), payloads))
-        version += len(payloads)
+        after = version + len(payloads)
+        kept = state if passes(version, after, snapshot_every) else None
+        steps.append(Step(seat, envelopes.command(engine.kind, payload), payloads, kept))
+        version = after
         if time.perf_counter() > slice_ends:
             await asyncio.sleep(0)  # let other requests in
             slice_ends = time.perf_counter() + BOT_SLICE_SECONDS

@@ -94,6 +94,15 @@ class StoredEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class StoredSnapshot:
+    """An opaque blob about a game as it stood after `version` events (the service
+    keeps its engine states there, so as not to fold every event from the first)."""
+
+    version: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
 class GamePage:
     games: list[GameInfo]
     next_cursor: str  # empty on the last page
@@ -147,6 +156,17 @@ class EventStore(Protocol):
     async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
         """Games newest first; empty kind/status match all. `cursor` continues a page;
         one the store never gave raises InvalidCursor."""
+        ...
+
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        """Keeps each snapshot, replacing one kept at the same version. Snapshots of a
+        game that does not exist (any more) are not kept. Expire and are deleted with
+        the game."""
+        ...
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        """The kept snapshot of the highest version up to `at_most` (None: any), or None.
+        Raises GameNotFound."""
         ...
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:

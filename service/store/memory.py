@@ -4,6 +4,7 @@ The default of `ludotheque serve`, and the reference the Redis store is tested a
 from __future__ import annotations
 
 import asyncio
+import bisect
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -17,6 +18,7 @@ from service.store.base import (
     GamePage,
     InvalidCursor,
     StoredEvent,
+    StoredSnapshot,
     StoreUnavailable,
     VersionConflict,
 )
@@ -28,6 +30,8 @@ class _Game:
     sequence: int  # creation order, for listing newest first
     events: list[bytes] = field(default_factory=list)
     commands: dict[str, tuple[bytes, int, int]] = field(default_factory=dict)
+    snapshots: dict[int, bytes] = field(default_factory=dict)
+    snapshot_versions: list[int] = field(default_factory=list)  # sorted
     appended: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -103,6 +107,25 @@ class MemoryStore:
         start = max(from_version, 1)
         stop = len(events) if to_version is None else min(to_version, len(events))
         return [StoredEvent(v, events[v - 1]) for v in range(start, stop + 1)]
+
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        self._check_open()
+        game = self._games.get(game_id)
+        if game is None:
+            return
+        for snapshot in snapshots:
+            if snapshot.version not in game.snapshots:
+                bisect.insort(game.snapshot_versions, snapshot.version)
+            game.snapshots[snapshot.version] = snapshot.data
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        game = self._game(game_id)
+        versions = game.snapshot_versions
+        index = len(versions) if at_most is None else bisect.bisect_right(versions, at_most)
+        if index == 0:
+            return None
+        version = versions[index - 1]
+        return StoredSnapshot(version, game.snapshots[version])
 
     async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
         self._check_open()

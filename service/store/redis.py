@@ -28,6 +28,7 @@ from service.store.base import (
     GameNotFound,
     GamePage,
     StoredEvent,
+    StoredSnapshot,
     StoreUnavailable,
     VersionConflict,
 )
@@ -35,7 +36,7 @@ from service.store.redis_client import RedisConnection
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
 from service.store.redis_live import LiveReader
-from service.store.redis_lua import APPEND, CREATE, FIND_COMMAND, READ
+from service.store.redis_lua import APPEND, CREATE, FIND_COMMAND, PUT_SNAPSHOTS, READ, SNAPSHOT
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +193,24 @@ class RedisStore:
             raise GameNotFound(game_id)
         # Each entry is [id, ["d", event]]: the scripts write one field, "d".
         return [StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[1]) for entry_id, fields in reply[1]]
+
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        self._check_open()
+        if not snapshots:
+            return
+        args = [item for snapshot in snapshots for item in (snapshot.version, snapshot.data)]
+        await self.redis.run(PUT_SNAPSHOTS, [self.keys.meta(game_id), self.keys.snapshots(game_id)], args)
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        self._check_open()
+        keys = [self.keys.meta(game_id), self.keys.snapshots(game_id)]
+        reply = await self.redis.run(SNAPSHOT, keys, ["+inf" if at_most is None else at_most])
+        if reply[0] == b"missing":
+            raise GameNotFound(game_id)
+        if not reply[1]:
+            return None
+        version, _, data = bytes(reply[1]).partition(b":")
+        return StoredSnapshot(int(version), data)
 
     async def _version(self, game_id: str) -> int:
         version = await self.redis.call("HGET", self.keys.meta(game_id), "version")

@@ -6,6 +6,7 @@ slot and one Lua script can change all of it at once:
     <prefix>:{<game_id>}:meta      hash: kind, status, version, created_at, updated_at,
                                    record, summary, seq, status_token, fenced
     <prefix>:{<game_id>}:commands  hash: command id -> "<first> <last> <fingerprint hex>"
+    <prefix>:{<game_id>}:snapshots sorted set: "<version>:<snapshot>" scored by version
 The listing index is global, under its own tag `{index}` (one other slot):
     <prefix>:index:{index}:all, :kind:<kind>, :status:<status>, :kind:<kind>:status:<status>
                                    sorted sets of game ids scored by creation order
@@ -31,6 +32,9 @@ class Keys:
 
     def commands(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:commands"
+
+    def snapshots(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:snapshots"
 
     def game_of_events(self, key: str) -> str:
         """The game id of an events key (as XREAD names it)."""

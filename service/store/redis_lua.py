@@ -176,4 +176,33 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', before, 'LIMIT', 0, tonumber
 """,
 )
 
-ALL = (CREATE, APPEND, READ, FIND_COMMAND, FENCE, INTENT, SYNC, DUE_INTENTS)
+# KEYS: meta, snapshots. ARGV: version, snapshot, version, snapshot... Keeps each
+# snapshot, replacing one of the same version; nothing for a game that is gone. The
+# snapshots expire with the game (its meta's time to live).
+PUT_SNAPSHOTS = Script(
+    "put_snapshots",
+    """#!lua
+local meta, snapshots = KEYS[1], KEYS[2]
+if redis.call('HEXISTS', meta, 'kind') == 0 then return 0 end
+for i = 1, #ARGV, 2 do
+  redis.call('ZREMRANGEBYSCORE', snapshots, ARGV[i], ARGV[i])
+  redis.call('ZADD', snapshots, ARGV[i], ARGV[i] .. ':' .. ARGV[i + 1])
+end
+local ttl = redis.call('PTTL', meta)
+if ttl > 0 then redis.call('PEXPIRE', snapshots, ttl) end
+return 1
+""",
+)
+
+# KEYS: meta, snapshots. ARGV: the highest version wanted ('+inf': any). The snapshot
+# of the highest version up to it (false: none), and whether the game exists.
+SNAPSHOT = Script(
+    "snapshot",
+    """#!lua flags=no-writes
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return {'missing'} end
+local found = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'LIMIT', 0, 1)
+return {'ok', found[1] or false}
+""",
+)
+
+ALL = (CREATE, APPEND, READ, FIND_COMMAND, FENCE, INTENT, SYNC, DUE_INTENTS, PUT_SNAPSHOTS, SNAPSHOT)

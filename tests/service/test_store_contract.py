@@ -17,6 +17,7 @@ from service.store.base import (
     GameNotFound,
     InvalidCursor,
     StoredEvent,
+    StoredSnapshot,
     StoreUnavailable,
     VersionConflict,
 )
@@ -262,3 +263,22 @@ async def test_a_cursor_the_store_never_gave_is_refused(store_factory: StoreFact
         for cursor in ("99999", "²", "-1", "1x"):
             with pytest.raises(InvalidCursor):
                 await store.list_games("", "", 2, cursor)
+
+
+@async_test
+async def test_the_snapshot_kept_nearest_at_or_before_a_version_is_found(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        await new_game(store, events=3)
+        assert await store.snapshot("g1") is None
+        await store.put_snapshots("g1", [StoredSnapshot(100, b"at 100"), StoredSnapshot(200, b"at\x00200")])
+        await store.put_snapshots("g1", [StoredSnapshot(150, b"at 150")])
+        await store.put_snapshots("g1", [StoredSnapshot(100, b"again at 100")])  # replaces
+        assert await store.snapshot("g1") == StoredSnapshot(200, b"at\x00200")
+        assert await store.snapshot("g1", 199) == StoredSnapshot(150, b"at 150")
+        assert await store.snapshot("g1", 149) == StoredSnapshot(100, b"again at 100")
+        assert await store.snapshot("g1", 99) is None
+        with pytest.raises(GameNotFound):
+            await store.snapshot("nope")
+        await store.put_snapshots("nope", [StoredSnapshot(1, b"orphan")])  # kept nowhere
+        with pytest.raises(GameNotFound):
+            await store.info("nope")
