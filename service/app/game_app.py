@@ -97,5 +97,9 @@ class GameApp:
         with store_errors():
             await self.store.ping()
 
+    async def drain(self) -> None:
+        """Waits for the work under way in the background (snapshot writes)."""
+        await self.games.snapshots.idle()
+
     def now_ms(self) -> int:
         return int(self._clock() * 1000)

@@ -81,6 +81,13 @@ SETTINGS: tuple[Setting, ...] = (
         "reaches its limit unfinished is stopped, won by nobody. Unnamed kinds: their default "
         "(mooki 1000, pirates 10000, picnic 2000)",
     ),
+    Setting(
+        "snapshot_interval",
+        int,
+        100,
+        "events between two snapshots of a game's state, kept in the store: reading a game (a cold "
+        "load, a replay at a version, a catch-up) folds at most about this many events; 0: no snapshots",
+    ),
 )
 
 
@@ -102,6 +109,7 @@ class Config:
     log_level: str
     workers: int
     max_game_events: str
+    snapshot_interval: int
 
     def __repr__(self) -> str:
         # Never print secrets, not even in a debug log.

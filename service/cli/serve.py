@@ -56,6 +56,7 @@ class Running:
         await self.health.enter_graceful_shutdown()
         self.app.store.end_subscriptions()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
+        await self.app.drain()
         await self.app.store.close()
 
 
@@ -80,7 +81,16 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         metrics,
     )
     tokens = TokenAuthority(token_secret(config), config.admin_token)
-    app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics, event_limits=event_limits(config))
+    if config.snapshot_interval < 0:
+        raise SystemExit("--snapshot-interval: a number of events, 0 for no snapshots")
+    app = GameApp(
+        store,
+        tokens,
+        cache_size=config.cache_size,
+        metrics=metrics,
+        event_limits=event_limits(config),
+        snapshot_interval=config.snapshot_interval,
+    )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
         options=[
