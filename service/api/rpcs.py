@@ -51,6 +51,7 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "ReplayGame": app.replay,
         "ExportGame": app.export_game,
         "ImportGame": app.import_game,
+        "DeleteGame": app.delete_game,
         "Play": play_session,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)

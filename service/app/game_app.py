@@ -23,6 +23,7 @@ from service.app.live import LiveGame, LiveGames
 from service.app.logs import Logs
 from service.app.metrics import Metrics
 from service.app.moves import Moves
+from service.app.retention import Retention, RetentionPolicy
 from service.app.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.stored import store_errors
 from service.app.viewers import Viewers
@@ -44,6 +45,7 @@ class GameApp:
         metrics: Metrics | None = None,
         event_limits: Mapping[str, int] | None = None,
         snapshot_interval: int = DEFAULT_EVERY,
+        retention: RetentionPolicy | None = None,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
@@ -54,10 +56,22 @@ class GameApp:
         # Each kind's event limit: the configured one, else the engine's default.
         self.event_limits = {kind: engine.default_event_limit for kind, engine in ENGINES.items()}
         self.event_limits.update(event_limits or {})
+        policy = retention or RetentionPolicy()
+        self.retention = Retention(self.games, self.viewers, policy, self.metrics, self.now_ms)
         creating = Games(
-            self.games, self.viewers, tokens, self.metrics, self.now_ms, new_game_id, new_seed, self.event_limits
+            self.games,
+            self.viewers,
+            tokens,
+            self.metrics,
+            self.now_ms,
+            new_game_id,
+            new_seed,
+            self.event_limits,
+            policy,
         )
-        moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, self.event_limits)
+        moves = Moves(
+            self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, self.event_limits, policy
+        )
         history = History(self.games, self.viewers, self.metrics)
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id, self.event_limits)
         # The use cases, one per RPC (service/api/rpcs.py maps them).
@@ -72,6 +86,7 @@ class GameApp:
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game
+        self.delete_game = self.retention.delete_game
 
     # --- for sessions that hold a game open (Play) --------------------------------
 

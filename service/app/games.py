@@ -15,6 +15,7 @@ from service.app.auth import TokenAuthority
 from service.app.errors import invalid_argument
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
+from service.app.retention import RetentionPolicy
 from service.app.seeding import SETUP, game_rng
 from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, stamp
@@ -48,6 +49,7 @@ class Games:
         new_game_id: Callable[[], str],
         new_seed: Callable[[], int],
         event_limits: Mapping[str, int],
+        retention: RetentionPolicy,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -57,6 +59,7 @@ class Games:
         self._new_game_id = new_game_id
         self._new_seed = new_seed
         self._event_limits = event_limits
+        self._retention = retention
 
     async def create_game(
         self, request: game_service_pb2.CreateGameRequest, token: str
@@ -140,15 +143,17 @@ class Games:
         returns the events as stored."""
         record = live.record
         stored = [e.SerializeToString() for e in events]
+        label = STATUS_NAMES[status_code(live.status)]
         with store_errors():
             await self._games.store.create(
                 record.game_id,
                 record.kind,
-                STATUS_NAMES[status_code(live.status)],
+                label,
                 record.SerializeToString(),
                 summary(live).SerializeToString(),
                 stored,
                 now,
+                self._retention.keep(label, now),
             )
         self._games.remember(live)
         self._metrics.labelled(self._metrics.games_created, record.kind).inc()

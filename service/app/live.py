@@ -145,6 +145,11 @@ class LiveGames:
             live.engine, [envelopes.event_payload(parse_event(item)) for item in restored.events], restored.state
         )
 
+    def forget(self, game_id: str) -> None:
+        """Drops a game from the cache (it was deleted)."""
+        self._cache.pop(game_id, None)
+        self._metrics.cached_games.set(len(self._cache))
+
     def remember(self, live: LiveGame) -> None:
         self._cache[live.game_id] = live
         self._cache.move_to_end(live.game_id)

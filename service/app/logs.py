@@ -57,20 +57,7 @@ class Logs:
                 viewer = Viewer.spectator()
         with store_errors():
             stored = await self._games.store.read(live.game_id, 1, live.version)
-        record = live.record
-        header = game_pb2.GameLogHeader(
-            format=gamelog.FORMAT,
-            game_id=record.game_id,
-            kind=record.kind,
-            rules_version=record.rules_version,
-            options=record.options,
-            seats=record.seats,
-            created_at=record.created_at,
-            viewer=viewer_message(viewer),
-        )
-        if viewer.is_admin:
-            header.seed = record.seed  # what a verification or a continued import needs
-        log = game_pb2.GameLog(header=header)
+        log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
         for item in stored:
             redacted = redact(live.engine, parse_event(item), viewer)
             if redacted is not None:

@@ -15,10 +15,12 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
 
 from service.store.base import (
+    KEEP_FOREVER,
     AppendResult,
     EventStore,
     GameInfo,
     GamePage,
+    Keep,
     StoredEvent,
     StoredSnapshot,
     StoreUnavailable,
@@ -135,6 +137,19 @@ class Metrics:
             ["kind", "reason"],
             registry=r,
         )
+        self.games_expired = Counter(
+            "ludotheque_games_expired_total",
+            "Games deleted, by kind and reason (finished, abandoned: their time to live ran out; "
+            "deleted: by the admin).",
+            ["kind", "reason"],
+            registry=r,
+        )
+        self.game_exports_failed = Counter(
+            "ludotheque_game_exports_failed_total",
+            "Expiring games whose log could not be written to the export directory (they are kept, and tried again).",
+            ["kind"],
+            registry=r,
+        )
         self.games_finished = Counter(
             "ludotheque_games_finished_total",
             "Games finished, by kind and outcome (won: someone won; lost: nobody did).",
@@ -182,8 +197,9 @@ class InstrumentedStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> None:
-        await self._timed("create", self.inner.create(game_id, kind, status, record, summary, events, now_ms))
+        await self._timed("create", self.inner.create(game_id, kind, status, record, summary, events, now_ms, keep))
 
     async def append(
         self,
@@ -195,8 +211,11 @@ class InstrumentedStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> AppendResult:
-        call = self.inner.append(game_id, expected_version, events, command_id, fingerprint, status, summary, now_ms)
+        call = self.inner.append(
+            game_id, expected_version, events, command_id, fingerprint, status, summary, now_ms, keep
+        )
         return await self._timed("append", call)
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
@@ -216,6 +235,21 @@ class InstrumentedStore:
 
     async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
         return await self._timed("snapshot", self.inner.snapshot(game_id, at_most))
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        return await self._timed("due_games", self.inner.due_games(now_ms, limit))
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        await self._timed("keep", self.inner.keep(game_id, keep))
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        return await self._timed("claim", self.inner.claim(game_id, owner, until_ms, now_ms))
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        return await self._timed("delete", self.inner.delete(game_id, version))
+
+    async def forget(self, game_id: str) -> None:
+        await self._timed("forget", self.inner.forget(game_id))
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         return self.inner.subscribe(game_id, from_version)

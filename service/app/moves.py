@@ -19,6 +19,7 @@ from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
+from service.app.retention import RetentionPolicy
 from service.app.seeding import DECIDE
 from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, rng, stamp
@@ -64,6 +65,7 @@ class Moves:
         now_ms: Callable[[], int],
         max_conflict_retries: int,
         event_limits: Mapping[str, int],
+        retention: RetentionPolicy,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -71,6 +73,7 @@ class Moves:
         self._now_ms = now_ms
         self._max_retries = max_conflict_retries
         self._event_limits = event_limits
+        self._retention = retention
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
@@ -143,6 +146,7 @@ class Moves:
                     raise
                 now = self._now_ms()
                 status = engine.status(state)
+                label = STATUS_NAMES[status_code(status)]
                 events = await stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
                 stored = [e.SerializeToString() for e in events]
                 try:
@@ -153,9 +157,10 @@ class Moves:
                             stored,
                             key,
                             fingerprint,
-                            STATUS_NAMES[status_code(status)],
+                            label,
                             summary_bytes(live, status, live.version + len(events), now),
                             now,
+                            self._retention.keep(label, now),
                         )
                 except VersionConflict:
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()

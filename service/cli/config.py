@@ -88,6 +88,28 @@ SETTINGS: tuple[Setting, ...] = (
         "events between two snapshots of a game's state, kept in the store: reading a game (a cold "
         "load, a replay at a version, a catch-up) folds at most about this many events; 0: no snapshots",
     ),
+    Setting(
+        "finished_game_ttl",
+        float,
+        30 * 24 * 3600.0,
+        "seconds a finished game is kept after its last event, then deleted (exported first with "
+        "--expired-games-dir); 0: forever",
+    ),
+    Setting(
+        "abandoned_game_ttl",
+        float,
+        7 * 24 * 3600.0,
+        "seconds an unfinished game may go without a move before it is deleted as abandoned (exported "
+        "first with --expired-games-dir); 0: forever",
+    ),
+    Setting(
+        "expired_games_dir",
+        str,
+        "",
+        "a directory where each expiring game's complete log is written first (<game_id>.jsonl, as "
+        "'ludotheque export' writes it); empty: no export",
+    ),
+    Setting("retention_interval", float, 60.0, "seconds between two reviews of the games due to expire"),
 )
 
 
@@ -110,6 +132,10 @@ class Config:
     workers: int
     max_game_events: str
     snapshot_interval: int
+    finished_game_ttl: float
+    abandoned_game_ttl: float
+    expired_games_dir: str
+    retention_interval: float
 
     def __repr__(self) -> str:
         # Never print secrets, not even in a debug log.

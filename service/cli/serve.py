@@ -25,6 +25,7 @@ from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.errors import ServiceError
 from service.app.metrics import InstrumentedStore, Metrics
+from service.app.retention import RetentionPolicy
 from service.cli.config import Config, event_limits
 from service.store import open_store
 
@@ -46,6 +47,8 @@ class Running:
     health: health.aio.HealthServicer
     watcher: asyncio.Task[None]
     config: Config
+    stopping: asyncio.Event
+    reviews: asyncio.Task[None]  # the retention reviews (service/app/retention.py)
 
     async def stop(self) -> None:
         """Stops taking calls, ends the live streams at once (UNAVAILABLE: their
@@ -53,9 +56,11 @@ class Running:
         stream left to the grace's end would be cut without a status), lets the
         calls in flight finish, then closes the store."""
         self.watcher.cancel()
+        self.stopping.set()
         await self.health.enter_graceful_shutdown()
         self.app.store.end_subscriptions()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
+        await self.reviews
         await self.app.drain()
         await self.app.store.close()
 
@@ -83,6 +88,12 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     tokens = TokenAuthority(token_secret(config), config.admin_token)
     if config.snapshot_interval < 0:
         raise SystemExit("--snapshot-interval: a number of events, 0 for no snapshots")
+    try:
+        retention = RetentionPolicy(
+            config.finished_game_ttl, config.abandoned_game_ttl, config.expired_games_dir, config.retention_interval
+        )
+    except ValueError as error:
+        raise SystemExit(f"retention: {error}") from None
     app = GameApp(
         store,
         tokens,
@@ -90,6 +101,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         metrics=metrics,
         event_limits=event_limits(config),
         snapshot_interval=config.snapshot_interval,
+        retention=retention,
     )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
@@ -124,7 +136,9 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         web_app, config.host, config.http_port, config.shutdown_grace, reuse_port=reuse_port
     )
     watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
-    return Running(port, http_port, app, server, runner, health_servicer, watcher, config)
+    stopping = asyncio.Event()
+    reviews = asyncio.create_task(app.retention.run_until(stopping), name="retention")
+    return Running(port, http_port, app, server, runner, health_servicer, watcher, config, stopping, reviews)
 
 
 async def _readiness(app: GameApp) -> health_pb2.HealthCheckResponse.ServingStatus.ValueType:

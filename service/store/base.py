@@ -94,6 +94,20 @@ class StoredEvent:
 
 
 @dataclass(frozen=True, slots=True)
+class Keep:
+    """How long the store keeps a game, as the service decided at a write
+    (service/app/retention.py): when to list it among the games due for review
+    (`due_games`), and when the store may drop it by itself should nobody have
+    reviewed it (Redis: every key of the game expires then). 0: never."""
+
+    review_at_ms: int = 0
+    expire_at_ms: int = 0
+
+
+KEEP_FOREVER = Keep()
+
+
+@dataclass(frozen=True, slots=True)
 class StoredSnapshot:
     """An opaque blob about a game as it stood after `version` events (the service
     keeps its engine states there, so as not to fold every event from the first)."""
@@ -118,8 +132,10 @@ class EventStore(Protocol):
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> None:
-        """Creates a game with its first events (versions 1..n). Raises GameExists."""
+        """Creates a game with its first events (versions 1..n), kept as `keep` says.
+        Raises GameExists."""
         ...
 
     async def append(
@@ -132,9 +148,10 @@ class EventStore(Protocol):
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> AppendResult:
-        """Appends `events` after `expected_version`, all or nothing, and records
-        `command_id` (with the command's `fingerprint`). When the command id was
+        """Appends `events` after `expected_version`, all or nothing, records
+        `command_id` (with the command's `fingerprint`), and keeps the game as `keep` says. When the command id was
         already applied, appends nothing and returns the first result (or raises
         CommandIdReused if the fingerprint differs). Raises VersionConflict when the
         game is past `expected_version`, GameNotFound."""
@@ -167,6 +184,36 @@ class EventStore(Protocol):
     async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
         """The kept snapshot of the highest version up to `at_most` (None: any), or None.
         Raises GameNotFound."""
+        ...
+
+    # --- retention (service/app/retention.py) ---------------------------------------
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        """Up to `limit` games whose review time (Keep.review_at_ms) has come, the
+        earliest first; also games the store dropped by itself, still listed. A store may
+        list a game by the review time of an earlier write (Redis files it anew only when
+        its status changes): the service then finds it must stay and `keep`s it."""
+        ...
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        """Sets how long the store keeps a game (after a review found it must stay).
+        Raises GameNotFound."""
+        ...
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        """Whether `owner` may expire the game now: true unless another owner claimed
+        it until after `now_ms`; the claim lasts until `until_ms`. Raises GameNotFound."""
+        ...
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        """Deletes a game (events, snapshots, command ids, everything) and unlists it;
+        its live subscriptions end with GameNotFound. With `version`: only if the game
+        is still at that version (False, and nothing deleted, otherwise). Raises
+        GameNotFound."""
+        ...
+
+    async def forget(self, game_id: str) -> None:
+        """Unlists a game that is gone (the store dropped it by itself)."""
         ...
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:

@@ -1,5 +1,7 @@
 """The embedded event store: everything in this process's memory, lost on exit.
-The default of `ludotheque serve`, and the reference the Redis store is tested against."""
+The default of `ludotheque serve`, and the reference the Redis store is tested against.
+It never drops a game by itself: the service's retention sweeps (service/app/retention.py)
+delete the games due."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from service.store.base import (
+    KEEP_FOREVER,
     SHUTTING_DOWN,
     AppendResult,
     CommandIdReused,
@@ -17,6 +20,7 @@ from service.store.base import (
     GameNotFound,
     GamePage,
     InvalidCursor,
+    Keep,
     StoredEvent,
     StoredSnapshot,
     StoreUnavailable,
@@ -32,6 +36,9 @@ class _Game:
     commands: dict[str, tuple[bytes, int, int]] = field(default_factory=dict)
     snapshots: dict[int, bytes] = field(default_factory=dict)
     snapshot_versions: list[int] = field(default_factory=list)  # sorted
+    keep: Keep = KEEP_FOREVER
+    claim: tuple[str, int] | None = None  # (owner, until_ms)
+    deleted: bool = False
     appended: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -62,12 +69,13 @@ class MemoryStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> None:
         self._check_open()
         if game_id in self._games:
             raise GameExists(game_id)
         info = GameInfo(game_id, kind, status, len(events), now_ms, now_ms, record, summary)
-        self._games[game_id] = _Game(info, len(self._order), list(events))
+        self._games[game_id] = _Game(info, len(self._order), list(events), keep=keep)
         self._order.append(game_id)
 
     async def append(
@@ -80,6 +88,7 @@ class MemoryStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> AppendResult:
         game = self._game(game_id)
         previous = _previous_result(game, game_id, command_id, fingerprint)
@@ -92,6 +101,7 @@ class MemoryStore:
         first, last = current + 1, len(game.events)
         game.commands[command_id] = (fingerprint, first, last)
         game.info = replace(game.info, status=status, version=last, updated_at_ms=now_ms, summary=summary)
+        game.keep = keep
         waiters, game.appended = game.appended, asyncio.Event()
         waiters.set()
         return AppendResult(first, last)
@@ -137,10 +147,40 @@ class MemoryStore:
         found: list[GameInfo] = []
         while position > 0 and len(found) < limit:
             position -= 1
-            info = self._games[self._order[position]].info
+            game = self._games.get(self._order[position])  # None: deleted (the order keeps its place)
+            if game is None:
+                continue
+            info = game.info
             if (not kind or info.kind == kind) and (not status or info.status == status):
                 found.append(info)
         return GamePage(found, str(position) if position > 0 and len(found) == limit else "")
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        self._check_open()
+        due = [(g.keep.review_at_ms, g.sequence, g.info.game_id) for g in self._games.values()]
+        return [game_id for review_at, _, game_id in sorted(due) if 0 < review_at <= now_ms][:limit]
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        self._game(game_id).keep = keep
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        game = self._game(game_id)
+        if game.claim is not None and game.claim[0] != owner and game.claim[1] > now_ms:
+            return False
+        game.claim = (owner, until_ms)
+        return True
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        game = self._game(game_id)
+        if version is not None and game.info.version != version:
+            return False
+        del self._games[game_id]
+        game.deleted = True
+        game.appended.set()  # its subscribers end
+        return True
+
+    async def forget(self, game_id: str) -> None:
+        self._check_open()  # a game this store deletes is unlisted at once
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         game = self._game(game_id)
@@ -148,6 +188,8 @@ class MemoryStore:
         while True:
             if self._ending_subscriptions:
                 raise StoreUnavailable(SHUTTING_DOWN)
+            if game.deleted:
+                raise GameNotFound(game_id)
             # Subscribers read the game's own list, so they hold no copy of their
             # own and cannot fall behind by more than the game's length.
             while next_version <= len(game.events):

@@ -20,6 +20,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from service.store.base import (
+    KEEP_FOREVER,
     SHUTTING_DOWN,
     AppendResult,
     CommandIdReused,
@@ -27,6 +28,7 @@ from service.store.base import (
     GameInfo,
     GameNotFound,
     GamePage,
+    Keep,
     StoredEvent,
     StoredSnapshot,
     StoreUnavailable,
@@ -36,7 +38,7 @@ from service.store.redis_client import RedisConnection
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
 from service.store.redis_live import LiveReader
-from service.store.redis_lua import APPEND, CREATE, FIND_COMMAND, PUT_SNAPSHOTS, READ, SNAPSHOT
+from service.store.redis_lua import APPEND, CLAIM, CREATE, DELETE, FIND_COMMAND, KEEP, PUT_SNAPSHOTS, READ, SNAPSHOT
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,9 @@ log = logging.getLogger(__name__)
 # a few attempts in a row means something else is wrong.
 WRITE_ATTEMPTS = 4
 READ_PAGE = 1000  # events per XRANGE while a subscriber catches up
+# A deleted game's stream stays this long (ms) with its last entry, so that the live
+# readers of every process end its followers (redis_lua.DELETE).
+TOMBSTONE_MS = 60_000
 
 
 class RedisStore:
@@ -87,6 +92,7 @@ class RedisStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> None:
         self._check_open()
         keys = self.keys
@@ -95,11 +101,11 @@ class RedisStore:
             reply = await self.redis.run(
                 CREATE,
                 [keys.meta(game_id), keys.events(game_id)],
-                [kind, status, record, summary, now_ms, token, *events],
+                [kind, status, record, summary, now_ms, token, keep.review_at_ms, keep.expire_at_ms, *events],
                 durable=True,
             )
             if reply[0] == b"ok":
-                await self._file(game_id, token, Labels(kind, status, int(reply[1]), token))
+                await self._file(game_id, token, Labels(kind, status, int(reply[1]), token, keep.review_at_ms))
                 return
             await self._drop_intent(game_id, token)
             if reply[0] == b"exists":
@@ -116,6 +122,7 @@ class RedisStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> AppendResult:
         self._check_open()
         keys = self.keys
@@ -123,15 +130,27 @@ class RedisStore:
         for _ in range(WRITE_ATTEMPTS):
             reply = await self.redis.run(
                 APPEND,
-                [keys.meta(game_id), keys.events(game_id), keys.commands(game_id)],
-                [expected_version, command_id, fingerprint.hex(), status, summary, now_ms, token or "", *events],
+                [keys.meta(game_id), keys.events(game_id), keys.commands(game_id), keys.snapshots(game_id)],
+                [
+                    expected_version,
+                    command_id,
+                    fingerprint.hex(),
+                    status,
+                    summary,
+                    now_ms,
+                    token or "",
+                    keep.review_at_ms,
+                    keep.expire_at_ms,
+                    *events,
+                ],
                 durable=True,
             )
             outcome = reply[0]
             if outcome in (b"ok", b"changed"):
                 last = int(reply[1])
                 if outcome == b"changed":
-                    await self._file(game_id, token, Labels(reply[2].decode(), status, last, int(reply[3])))
+                    labels = Labels(reply[2].decode(), status, last, int(reply[3]), keep.review_at_ms)
+                    await self._file(game_id, token, labels)
                 return AppendResult(expected_version + 1, last)
             if token:
                 await self._drop_intent(game_id, token)  # this write did not use it
@@ -224,6 +243,45 @@ class RedisStore:
         metas = await self.redis.read_many([("HGETALL", self.keys.meta(game_id)) for game_id in game_ids])
         infos = [_game_info(game_id, meta) for game_id, meta in zip(game_ids, metas, strict=True)]
         return GamePage(self.index.matching(infos, kind, status), next_cursor)
+
+    # --- retention ----------------------------------------------------------------------
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        self._check_open()
+        return await self.index.due(now_ms, limit)
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        self._check_open()
+        if not await self.redis.run(KEEP, self._game_keys(game_id), [keep.review_at_ms, keep.expire_at_ms]):
+            raise GameNotFound(game_id)
+        await self.index.schedule(game_id, keep.review_at_ms)
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        self._check_open()
+        claimed = int(await self.redis.run(CLAIM, [self.keys.meta(game_id)], [owner, until_ms, now_ms]))
+        if claimed < 0:
+            raise GameNotFound(game_id)
+        return claimed == 1
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        self._check_open()
+        expected = "" if version is None else version
+        reply = await self.redis.run(DELETE, self._game_keys(game_id), [expected, TOMBSTONE_MS], durable=True)
+        if reply[0] == b"missing":
+            raise GameNotFound(game_id)
+        if reply[0] == b"moved":
+            return False
+        self._live.end_game(game_id, GameNotFound(game_id))  # the live reader would too, within a read
+        await self.forget(game_id)
+        return True
+
+    async def forget(self, game_id: str) -> None:
+        self._check_open()
+        await self.index.unlist(game_id)
+
+    def _game_keys(self, game_id: str) -> list[str]:
+        keys = self.keys
+        return [keys.meta(game_id), keys.events(game_id), keys.commands(game_id), keys.snapshots(game_id)]
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         self._check_open()

@@ -33,9 +33,13 @@ from dataclasses import dataclass
 from service.store.base import GameInfo, InvalidCursor, StoreUnavailable
 from service.store.redis_client import RedisConnection
 from service.store.redis_keys import Keys
-from service.store.redis_lua import DUE_INTENTS, FENCE, INTENT, SYNC
+from service.store.redis_lua import DUE_GAMES, DUE_INTENTS, FENCE, INTENT, SCHEDULE, SYNC, UNLIST
 
 log = logging.getLogger(__name__)
+
+# How long the fence of a game that does not exist stays (its only key): far longer
+# than any writer could still be on its way with the token it refuses.
+FENCE_KEPT_MS = 24 * 3600 * 1000
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,7 @@ class Labels:
     status: str
     version: int
     seq: int
+    review_at_ms: int = 0  # when the game is due for review (its `due` score; 0: never)
 
 
 class GameIndex:
@@ -64,17 +69,21 @@ class GameIndex:
     async def sync(self, game_id: str, token: int, labels: Labels | None) -> None:
         """Files the game by `labels` (None: it does not exist) and drops the intent."""
         keys = self._keys
-        filed = ("1", labels.kind, labels.status, labels.version, labels.seq) if labels else ("0", "", "", 0, 0)
+        filed = (
+            ("1", labels.kind, labels.status, labels.version, labels.seq, labels.review_at_ms)
+            if labels
+            else ("0", "", "", 0, 0, 0)
+        )
         await self._redis.run(
             SYNC, [keys.filed, keys.pending], [keys.index_prefix, game_id, f"{token}:{game_id}", *filed]
         )
 
     async def settle(self, game_id: str, token: int) -> None:
         """Settles an intent whose write may or may not have landed (see above)."""
-        reply = await self._redis.run(FENCE, [self._keys.meta(game_id)], [token], durable=True)
+        reply = await self._redis.run(FENCE, [self._keys.meta(game_id)], [token, FENCE_KEPT_MS], durable=True)
         labels = None
         if reply[0] == b"ok":
-            labels = Labels(reply[1].decode(), reply[2].decode(), int(reply[3]), int(reply[4]))
+            labels = Labels(reply[1].decode(), reply[2].decode(), int(reply[3]), int(reply[4]), int(reply[5]))
         await self.sync(game_id, token, labels)
 
     async def settle_due(self, limit: int = 100) -> int:
@@ -95,6 +104,19 @@ class GameIndex:
                 log.debug("reconciler: %s", error)  # Redis is down: readiness says so already
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.interval)
+
+    async def unlist(self, game_id: str) -> None:
+        """Removes a game from every listing and from the review schedule."""
+        await self._redis.run(UNLIST, [self._keys.filed], [self._keys.index_prefix, game_id])
+
+    async def schedule(self, game_id: str, review_at_ms: int) -> None:
+        """Reviews the game at `review_at_ms` (0: never)."""
+        await self._redis.run(SCHEDULE, [self._keys.due], [game_id, review_at_ms])
+
+    async def due(self, now_ms: int, limit: int) -> list[str]:
+        """The games whose review time has come, the earliest first."""
+        found = await self._redis.run(DUE_GAMES, [self._keys.due], [now_ms, limit])
+        return [member.decode() for member in found]
 
     async def page(self, kind: str, status: str, limit: int, cursor: str) -> tuple[list[str], str]:
         """Game ids, newest first, and the cursor of the next page ("" if none)."""

@@ -4,7 +4,7 @@ A game's keys share the hash tag `{<game_id>}`, so a game lives in one Redis Clu
 slot and one Lua script can change all of it at once:
     <prefix>:{<game_id>}:events    stream, entry ID "<version>-0", field d = the event
     <prefix>:{<game_id>}:meta      hash: kind, status, version, created_at, updated_at,
-                                   record, summary, seq, status_token, fenced
+                                   record, summary, seq, status_token, fenced, review_at, claim
     <prefix>:{<game_id>}:commands  hash: command id -> "<first> <last> <fingerprint hex>"
     <prefix>:{<game_id>}:snapshots sorted set: "<version>:<snapshot>" scored by version
 The listing index is global, under its own tag `{index}` (one other slot):
@@ -13,6 +13,8 @@ The listing index is global, under its own tag `{index}` (one other slot):
     <prefix>:index:{index}:games   hash: game id -> "<version> <status>" as filed
     <prefix>:index:{index}:pending sorted set of intents "<token>:<game_id>" by time
     <prefix>:index:{index}:seq     counter: creation order and intent tokens
+    <prefix>:index:{index}:due     sorted set of game ids by the time of their retention review
+    <prefix>:index:{index}:kinds, :statuses  sets of the labels ever filed (to unlist a game)
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ class Keys:
     @property
     def pending(self) -> str:
         return f"{self.index_prefix}pending"
+
+    @property
+    def due(self) -> str:
+        return f"{self.index_prefix}due"
 
     @property
     def sequence(self) -> str:

@@ -8,8 +8,9 @@ keys of several slots in one command, so there the reader keeps one XREAD in fli
 per slot it follows. When a game starts being followed, the reads that must now cover
 it are restarted (a cancelled read drops its connection; redis-py opens a new one).
 
-A subscriber whose queue is full when an event arrives is dropped and ends with
-SubscriberTooSlow: a slow client never makes the process hold an unbounded backlog.
+A deleted game's stream ends with an entry that holds no event: its subscribers end
+with GameNotFound. A subscriber whose queue is full when an event arrives is dropped and
+ends with SubscriberTooSlow: a slow client never makes the process hold an unbounded backlog.
 While Redis is unreachable the reader retries with a growing pause and then resumes
 from where each game stood, so subscribers see neither a gap nor a repeat.
 """
@@ -23,7 +24,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.store.base import StoredEvent, StoreUnavailable, SubscriberTooSlow
+from service.store.base import GameNotFound, StoredEvent, StoreUnavailable, SubscriberTooSlow
 from service.store.redis_client import RedisConnection
 from service.store.redis_keys import Keys
 
@@ -116,6 +117,13 @@ class LiveReader:
         if not followed.subscribers:
             # No restart needed: the next read simply leaves the game out.
             del self._followed[subscriber.game_id]
+
+    def end_game(self, game_id: str, error: Exception) -> None:
+        """Ends every subscriber of one game with `error` (the game was deleted)."""
+        followed = self._followed.pop(game_id, None)
+        if followed is not None:
+            for subscriber in followed.subscribers:
+                subscriber.end(error)
 
     def end_all(self, refusal: StoreUnavailable) -> None:
         """Ends every subscriber, and every later one, with `refusal`."""
@@ -218,6 +226,9 @@ class LiveReader:
                     continue
                 if version > followed.version + 1:
                     break  # a read from before the game was followed anew: the next read fills in
+                if b"d" not in fields:  # the entry a deletion leaves (redis_lua.DELETE)
+                    self.end_game(game_id, GameNotFound(game_id))
+                    break
                 event = StoredEvent(version, fields[b"d"])
                 followed.version = version
                 for subscriber in list(followed.subscribers):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -16,6 +17,9 @@ import pytest
 from service.store import open_store
 from service.store.base import (
     AppendResult,
+    GameNotFound,
+    Keep,
+    StoredSnapshot,
     StoreUnavailable,
     SubscriberTooSlow,
     VersionConflict,
@@ -181,14 +185,15 @@ async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(redis
         # A creation written, its writer dead before it filed the game:
         token = await store.index.intent("orphan")
         await redis.run(
-            CREATE, [keys.meta("orphan"), keys.events("orphan")], ["mooki", "active", b"r", b"s", 1, token, b"e"]
+            CREATE, [keys.meta("orphan"), keys.events("orphan")], ["mooki", "active", b"r", b"s", 1, token, 0, 0, b"e"]
         )
         assert (await store.list_games("", "", 10, "")).games == []
         # A status change written, its writer dead before it moved the game in the index:
         await new_game(store, "ending")
         token = await store.index.intent("ending")
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, b"last"]
-        await redis.run(APPEND, [keys.meta("ending"), keys.events("ending"), keys.commands("ending")], args)
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, 0, 0, b"last"]
+        game_keys = [keys.meta("ending"), keys.events("ending"), keys.commands("ending"), keys.snapshots("ending")]
+        await redis.run(APPEND, game_keys, args)
         active = await store.list_games("", "active", 10, "")
         assert active.games == []  # the index still says active: the game's own status wins
         # The reconciler settles both.
@@ -206,14 +211,15 @@ async def test_a_write_slower_than_the_reconciler_is_refused_then_done_again(red
         token = await store.index.intent("late")
         assert await store.index.settle_due() == 1  # the reconciler fences the intent first
         late = [keys.meta("late"), keys.events("late")]
-        assert (await redis.run(CREATE, late, ["mooki", "active", b"r", b"s", 1, token, b"e"]))[0] == b"fenced"
+        assert (await redis.run(CREATE, late, ["mooki", "active", b"r", b"s", 1, token, 0, 0, b"e"]))[0] == b"fenced"
         await new_game(store, "late")  # the store's own create takes a new intent
         assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["late"]
         # A status change whose intent was settled too early is refused the same way.
         token = await store.index.intent("late")
         await store.index.settle_due()
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, b"last"]
-        refused = await redis.run(APPEND, [keys.meta("late"), keys.events("late"), keys.commands("late")], args)
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, 0, 0, b"last"]
+        game_keys = [keys.meta("late"), keys.events("late"), keys.commands("late"), keys.snapshots("late")]
+        refused = await redis.run(APPEND, game_keys, args)
         assert refused == [b"intent"] and (await store.info("late")).version == 1
         assert await append(store, "late", 1, b"last", status="finished") == AppendResult(2, 2)
         assert [g.game_id for g in (await store.list_games("", "finished", 10, "")).games] == ["late"]
@@ -288,3 +294,54 @@ async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServ
             await asyncio.to_thread(replica.start)
             await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync again")
             assert await append(store, "g1", 2, b"three") == AppendResult(3, 3, replayed=True)
+
+
+# --- retention -------------------------------------------------------------------------
+
+
+@async_test
+async def test_every_key_of_a_game_expires_when_its_keep_says(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url) as store:
+        now = int(time.time() * 1000)
+        keys = store.keys
+        every_key = [keys.meta("g1"), keys.events("g1"), keys.commands("g1"), keys.snapshots("g1")]
+        await store.create("g1", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 1000, now + 50_000))
+        await store.put_snapshots("g1", [StoredSnapshot(1, b"snap")])
+        await store.append("g1", 1, [b"e2"], "c", b"f", "active", b"s", now, Keep(now + 2000, now + 60_000))
+        expiries = [await store.redis.call("PEXPIRETIME", key) for key in every_key]
+        assert expiries == [now + 60_000] * 4
+        await store.append("g1", 2, [b"e3"], "d", b"f", "finished", b"s", now, Keep(0, 0))
+        assert [await store.redis.call("PTTL", key) for key in every_key] == [-1] * 4  # kept forever
+
+
+@async_test
+async def test_a_game_redis_dropped_by_itself_is_still_due_and_then_unlisted(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url) as store:
+        now = int(time.time() * 1000)
+        await store.create("gone", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 10, now + 200))
+        await store.create("kept", "mooki", "active", b"r", b"s", [b"e1"], now)
+        meta = store.keys.meta("gone")
+
+        def dropped() -> bool:
+            return redis_server.command("EXISTS", meta) == 0
+
+        await asyncio.to_thread(wait_until, dropped, 10, "Redis to expire the game")
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["kept"]
+        assert await store.due_games(int(time.time() * 1000), 10) == ["gone"]
+        await store.forget("gone")
+        assert await store.due_games(int(time.time() * 1000), 10) == []
+        listed = await store.redis.call("ZRANGE", store.keys.index_set("", ""), 0, -1)
+        assert listed == [b"kept"]
+
+
+@async_test
+async def test_a_game_deleted_by_one_process_ends_its_followers_on_another(redis_server: RedisServer) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    async with redis_store(redis_server.url, prefix) as deleting, redis_store(redis_server.url, prefix) as following:
+        await new_game(deleting, "g1", events=2)
+        follower = following.subscribe("g1", 1)
+        assert [(await anext(follower)).version for _ in range(2)] == [1, 2]
+        waiting = asyncio.ensure_future(anext(follower))
+        await deleting.delete("g1")
+        with pytest.raises(GameNotFound):
+            await asyncio.wait_for(waiting, 10)

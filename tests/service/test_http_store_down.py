@@ -11,7 +11,16 @@ from service.api.http_server import build_http_app
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.metrics import InstrumentedStore, Metrics
-from service.store.base import AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.base import (
+    KEEP_FOREVER,
+    AppendResult,
+    GameInfo,
+    GamePage,
+    Keep,
+    StoredEvent,
+    StoredSnapshot,
+    StoreUnavailable,
+)
 from tests.support.aio import async_test
 
 
@@ -22,7 +31,15 @@ class DownStore:
         return StoreUnavailable("connection refused")
 
     async def create(
-        self, game_id: str, kind: str, status: str, record: bytes, summary: bytes, events: Sequence[bytes], now_ms: int
+        self,
+        game_id: str,
+        kind: str,
+        status: str,
+        record: bytes,
+        summary: bytes,
+        events: Sequence[bytes],
+        now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> None:
         raise self._down()
 
@@ -36,6 +53,7 @@ class DownStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
     ) -> AppendResult:
         raise self._down()
 
@@ -49,6 +67,27 @@ class DownStore:
         raise self._down()
 
     async def list_games(self, kind: str, status: str, limit: int, cursor: str) -> GamePage:
+        raise self._down()
+
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        raise self._down()
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        raise self._down()
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        raise self._down()
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        raise self._down()
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        raise self._down()
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        raise self._down()
+
+    async def forget(self, game_id: str) -> None:
         raise self._down()
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:

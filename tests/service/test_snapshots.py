@@ -75,7 +75,7 @@ async def test_a_long_game_keeps_a_snapshot_every_interval(store_factory: StoreF
 @async_test
 async def test_replays_and_cold_reads_fold_about_one_interval_and_answer_as_a_full_fold() -> None:
     store = CountingStore(MemoryStore())
-    game_id, version = await long_game(store)  # type: ignore[arg-type]
+    game_id, version = await long_game(store)
     folding_everything = app_on(store, every=0)
     with_snapshots = app_on(store)
     for at in [1, 2, EVERY - 1, EVERY, version // 2, version - 3, version]:

@@ -76,6 +76,11 @@ class GameServiceStub:
     """Admin: load a complete log as a new game, after replaying it event by
     event through the rules; optionally cut it at a version to fork it there.
     """
+    DeleteGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.DeleteGameRequest, _game_service_pb2.DeleteGameResponse]
+    """Admin: delete a game and everything kept about it (its events, snapshots
+    and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+    and abandoned games also expire by themselves: README, "Limits".)
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -120,6 +125,11 @@ class GameServiceAsyncStub(GameServiceStub):
     ImportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]  # type: ignore[assignment]
     """Admin: load a complete log as a new game, after replaying it event by
     event through the rules; optionally cut it at a version to fork it there.
+    """
+    DeleteGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.DeleteGameRequest, _game_service_pb2.DeleteGameResponse]  # type: ignore[assignment]
+    """Admin: delete a game and everything kept about it (its events, snapshots
+    and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+    and abandoned games also expire by themselves: README, "Limits".)
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -222,6 +232,17 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.ImportGameResponse, _abc.Awaitable[_game_service_pb2.ImportGameResponse]]:
         """Admin: load a complete log as a new game, after replaying it event by
         event through the rules; optionally cut it at a version to fork it there.
+        """
+
+    @_abc_1.abstractmethod
+    def DeleteGame(
+        self,
+        request: _game_service_pb2.DeleteGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.DeleteGameResponse, _abc.Awaitable[_game_service_pb2.DeleteGameResponse]]:
+        """Admin: delete a game and everything kept about it (its events, snapshots
+        and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+        and abandoned games also expire by themselves: README, "Limits".)
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
