@@ -18,6 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api import connect
 from service.api.http_rules import http_bindings
+from service.api.http_timeouts import TimedAppRunner
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
 from service.api.rpcs import SERVICE, use_cases
 from service.api.sse import sse_handler
@@ -162,11 +163,20 @@ def _cors(origins: tuple[str, ...]) -> tuple[Middleware, Callable[[web.Request, 
 
 
 async def serve_http(
-    web_app: web.Application, host: str, port: int, shutdown_grace: float, *, reuse_port: bool = False
+    web_app: web.Application,
+    host: str,
+    port: int,
+    shutdown_grace: float,
+    *,
+    reuse_port: bool = False,
+    header_timeout: float = 10.0,
+    idle_timeout: float = 60.0,
 ) -> tuple[web.AppRunner, int]:
     """Starts `web_app`; returns its runner and the bound port. `reuse_port`: other
-    processes listen on the same port (SO_REUSEPORT)."""
-    runner = web.AppRunner(web_app, access_log=None, handle_signals=False)
+    processes listen on the same port (SO_REUSEPORT). The timeouts: http_timeouts.py."""
+    runner = TimedAppRunner(
+        web_app, header_timeout=header_timeout, idle_timeout=idle_timeout, access_log=None, handle_signals=False
+    )
     await runner.setup()
     site = web.TCPSite(
         runner, host, port, reuse_address=True, reuse_port=reuse_port or None, shutdown_timeout=shutdown_grace

@@ -110,6 +110,20 @@ SETTINGS: tuple[Setting, ...] = (
         "'ludotheque export' writes it); empty: no export",
     ),
     Setting("retention_interval", float, 60.0, "seconds between two reviews of the games due to expire"),
+    Setting(
+        "http_header_timeout",
+        float,
+        10.0,
+        "HTTP port: seconds a request's head (request line and headers) may take to arrive once it "
+        "starts, else the connection is closed",
+    ),
+    Setting(
+        "http_idle_timeout",
+        float,
+        60.0,
+        "HTTP port: seconds a connection may wait for a request (from its opening, or after a "
+        "response) before it is closed",
+    ),
 )
 
 
@@ -136,6 +150,8 @@ class Config:
     abandoned_game_ttl: float
     expired_games_dir: str
     retention_interval: float
+    http_header_timeout: float
+    http_idle_timeout: float
 
     def __repr__(self) -> str:
         # Never print secrets, not even in a debug log.

@@ -133,7 +133,13 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
     web_app = build_http_app(app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins)
     runner, http_port = await serve_http(
-        web_app, config.host, config.http_port, config.shutdown_grace, reuse_port=reuse_port
+        web_app,
+        config.host,
+        config.http_port,
+        config.shutdown_grace,
+        reuse_port=reuse_port,
+        header_timeout=config.http_header_timeout,
+        idle_timeout=config.http_idle_timeout,
     )
     watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
     stopping = asyncio.Event()
