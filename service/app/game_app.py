@@ -18,7 +18,7 @@ from engines.contract import Viewer
 from engines.registry import ENGINES
 from service.app.auth import TokenAuthority
 from service.app.games import Games, random_game_id
-from service.app.history import History
+from service.app.history import DEFAULT_MAX_FOLLOWERS, History
 from service.app.live import LiveGame, LiveGames
 from service.app.logs import Logs
 from service.app.metrics import Metrics
@@ -46,6 +46,7 @@ class GameApp:
         event_limits: Mapping[str, int] | None = None,
         snapshot_interval: int = DEFAULT_EVERY,
         retention: RetentionPolicy | None = None,
+        max_followers: int = DEFAULT_MAX_FOLLOWERS,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
@@ -72,7 +73,7 @@ class GameApp:
         moves = Moves(
             self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, self.event_limits, policy
         )
-        history = History(self.games, self.viewers, self.metrics)
+        history = History(self.games, self.viewers, self.metrics, max_followers)
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id, self.event_limits)
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game

@@ -124,6 +124,20 @@ SETTINGS: tuple[Setting, ...] = (
         "HTTP port: seconds a connection may wait for a request (from its opening, or after a "
         "response) before it is closed",
     ),
+    Setting(
+        "max_streams_per_connection",
+        int,
+        100,
+        "gRPC: live streams (StreamEvents, Play) one client connection may have open at once "
+        "(HTTP/1.1 carries one request at a time)",
+    ),
+    Setting(
+        "max_followers_per_game",
+        int,
+        1000,
+        "spectators following one game live in one server process (StreamEvents, server-sent events, "
+        "Connect); its seats and the admin are not counted, and always let in",
+    ),
 )
 
 
@@ -152,6 +166,8 @@ class Config:
     retention_interval: float
     http_header_timeout: float
     http_idle_timeout: float
+    max_streams_per_connection: int
+    max_followers_per_game: int
 
     def __repr__(self) -> str:
         # Never print secrets, not even in a debug log.

@@ -88,6 +88,10 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     tokens = TokenAuthority(token_secret(config), config.admin_token)
     if config.snapshot_interval < 0:
         raise SystemExit("--snapshot-interval: a number of events, 0 for no snapshots")
+    if config.max_streams_per_connection < 1 or config.max_followers_per_game < 0:
+        raise SystemExit("--max-streams-per-connection is at least 1, --max-followers-per-game at least 0")
+    if config.http_header_timeout < 0 or config.http_idle_timeout < 0:
+        raise SystemExit("--http-header-timeout and --http-idle-timeout are seconds (0: none)")
     try:
         retention = RetentionPolicy(
             config.finished_game_ttl, config.abandoned_game_ttl, config.expired_games_dir, config.retention_interval
@@ -102,6 +106,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         event_limits=event_limits(config),
         snapshot_interval=config.snapshot_interval,
         retention=retention,
+        max_followers=config.max_followers_per_game,
     )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
@@ -115,7 +120,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
     )
-    grpc_server.register(server, app)
+    grpc_server.register(server, app, max_streams_per_connection=config.max_streams_per_connection)
     diagnostics.register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)

@@ -127,3 +127,19 @@ def test_the_limits_are_configured_per_kind() -> None:
     for bad in ("chess=5", "pirates=0", "pirates=²", "pirates", "pirates=-3"):
         with pytest.raises(SystemExit):
             limits(bad)
+
+
+@async_test
+async def test_a_game_takes_so_many_spectators_and_a_stream_that_ends_frees_its_place() -> None:
+    app = new_app(max_followers=2)
+    created = await app.create_game(create_request(), "")
+    request = api.StreamEventsRequest(game_id=created.game_id)
+    streams = [(await app.stream_events(request, "")).events for _ in range(2)]
+    for stream in streams:
+        assert (await anext(stream)).version == 1
+    await expect_error(Code.RESOURCE_EXHAUSTED, app.stream_events(request, ""))
+    seat = (await app.stream_events(request, created.seat_tokens[1])).events  # the players always
+    assert (await anext(seat)).version == 1
+    await streams[0].aclose()  # type: ignore[attr-defined]
+    third = (await app.stream_events(request, "")).events
+    assert (await anext(third)).version == 1
