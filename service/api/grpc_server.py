@@ -8,6 +8,7 @@ and turns a ServiceError into a gRPC status with google.rpc details
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -75,6 +76,11 @@ class ConnectionStreams:
                 del self._open[connection]
 
 
+def _slot(streams: ConnectionStreams | None, context: Context) -> contextlib.AbstractContextManager[None]:
+    """A stream's place on its connection (none counted without `streams`)."""
+    return contextlib.nullcontext() if streams is None else streams.slot(context.peer())
+
+
 def register(server: grpc.aio.Server, app: GameApp, *, max_streams_per_connection: int = 100) -> None:
     """Adds GameService to `server`."""
     table = use_cases(app)
@@ -139,11 +145,11 @@ def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Cont
 
 
 def _streaming(
-    method: MethodDescriptor, use_case: StreamUseCase, streams: ConnectionStreams
+    method: MethodDescriptor, use_case: StreamUseCase, streams: ConnectionStreams | None = None
 ) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> AsyncIterator[Message]:
         async with _Aborting(method, context):
-            with streams.slot(context.peer()):
+            with _slot(streams, context):
                 token = bearer_token(context.invocation_metadata())
                 responses: Responses = await use_case(_parse(method, data), token)
                 async for response in responses.stream:
@@ -153,7 +159,7 @@ def _streaming(
 
 
 def _bidi(
-    method: MethodDescriptor, use_case: BidiUseCase, streams: ConnectionStreams
+    method: MethodDescriptor, use_case: BidiUseCase, streams: ConnectionStreams | None = None
 ) -> Callable[[AsyncIterator[bytes], Context], Any]:
     async def handle(data: AsyncIterator[bytes], context: Context) -> AsyncIterator[Message]:
         async def requests() -> AsyncIterator[Message]:
@@ -161,7 +167,7 @@ def _bidi(
                 yield _parse(method, item)
 
         async with _Aborting(method, context):
-            with streams.slot(context.peer()):
+            with _slot(streams, context):
                 async for response in use_case(requests(), bearer_token(context.invocation_metadata())):
                     yield response
 
