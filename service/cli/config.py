@@ -122,7 +122,7 @@ SETTINGS: tuple[Setting, ...] = (
         float,
         60.0,
         "HTTP port: seconds a connection may wait for a request (from its opening, or after a "
-        "response) before it is closed",
+        "response) before it is closed, and a request body may go without a byte (then 408)",
     ),
     Setting(
         "max_streams_per_connection",

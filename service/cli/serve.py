@@ -136,7 +136,13 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
     await server.start()
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
-    web_app = build_http_app(app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins)
+    web_app = build_http_app(
+        app,
+        metrics,
+        max_body_bytes=config.max_message_bytes,
+        cors_origins=origins,
+        body_idle_timeout=config.http_idle_timeout,
+    )
     runner, http_port = await serve_http(
         web_app,
         config.host,

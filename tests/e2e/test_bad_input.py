@@ -93,3 +93,9 @@ def test_a_rest_body_that_is_not_its_content_encoding_is_invalid(server: ServerP
     )
     assert status == 400, answer
     assert json.loads(answer)["code"] == 3
+
+
+@pytest.mark.parametrize("path", ["/v1/games", "/ludotheque.v1.GameService/GetGame", "/no/such/route"])
+def test_an_expect_header_that_is_not_text_is_an_expectation_failed(server: ServerProcess, path: str) -> None:
+    status, _ = raw(server, "POST", path, {"Expect": b"\x80\xff", "Content-Type": b"application/json"}, b"{}")
+    assert status == 417

@@ -115,3 +115,19 @@ def test_an_event_stream_outlives_both_timeouts(timed_server: ServerProcess) -> 
         while time.monotonic() < deadline:  # the stream waits for moves: nothing to read, never closed
             with contextlib.suppress(TimeoutError):
                 assert connection.recv(65536) != b"", "the server closed a stream it was answering"
+
+
+@pytest.mark.parametrize(
+    ("path", "content_type"),
+    [("/v1/games", b"application/json"), ("/ludotheque.v1.GameService/CreateGame", b"application/json")],
+)
+def test_a_body_that_stops_arriving_is_a_408(timed_server: ServerProcess, path: str, content_type: bytes) -> None:
+    with socket.create_connection(("127.0.0.1", timed_server.http_port), timeout=IDLE_TIMEOUT + 10) as connection:
+        head = (
+            f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type.decode()}\r\nContent-Length: 100\r\n\r\n"
+        )
+        connection.sendall(head.encode() + b'{"kind": ')  # and nothing more
+        started = time.monotonic()
+        answer = connection.recv(65536)
+    assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
+    assert IDLE_TIMEOUT - 0.5 <= time.monotonic() - started < IDLE_TIMEOUT + 5

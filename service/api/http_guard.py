@@ -1,15 +1,17 @@
-"""Time limits of the HTTP port, so that connections which send nothing, or a request
-a byte at a time, do not hold the server's sockets and memory.
+"""What the HTTP port guards against below its routes: connections that send nothing,
+or a request a byte at a time, and request heads that aiohttp's own handling trips on.
 
 - Idle: a connection waiting for a request is closed `idle_timeout` seconds after it
   opened or after its last response (aiohttp's keep-alive timeout, which also runs from
   the connection's start).
 - Header: once a request's first bytes arrive, its head (request line and headers) must
-  be complete within `header_timeout` seconds, however slowly it trickles in.
-
-aiohttp has the first but not the second: its request handler is extended here to bring
-its keep-alive deadline forward when a request starts arriving (a request being
-handled, an event stream for one, is never cut)."""
+  be complete within `header_timeout` seconds, however slowly it trickles in. aiohttp
+  has no such limit: its request handler is extended here to bring its keep-alive
+  deadline forward when a request starts arriving (a request being handled, an event
+  stream for one, is never cut).
+- An `Expect` header whose value is not printable ASCII is replaced before any handler
+  reads it: aiohttp answers an unknown expectation with a 417 that quotes it, and fails
+  (a 500) when the bytes are not UTF-8."""
 
 from __future__ import annotations
 
@@ -17,6 +19,9 @@ from typing import Any
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
+from multidict import CIMultiDict, CIMultiDictProxy
+
+UNREADABLE = "unreadable"  # what an Expect header of other bytes becomes (a 417 all the same)
 
 
 class _HeaderTimedHandler(RequestHandler):
@@ -46,7 +51,7 @@ class _HeaderTimedHandler(RequestHandler):
             self._keepalive_handle = self._loop.call_at(deadline, self._process_keepalive)
 
 
-class _TimedServer(web.Server):
+class _GuardedServer(web.Server):
     """aiohttp's connection factory, making handlers with a header deadline."""
 
     header_timeout: float = 0.0
@@ -55,8 +60,8 @@ class _TimedServer(web.Server):
         return _HeaderTimedHandler(self, loop=self._loop, header_timeout=self.header_timeout, **self._kwargs)
 
 
-class TimedAppRunner(web.AppRunner):
-    """An AppRunner whose connections have the header and idle timeouts above."""
+class GuardedAppRunner(web.AppRunner):
+    """An AppRunner whose connections and request heads are guarded as above."""
 
     def __init__(self, app: web.Application, *, header_timeout: float, idle_timeout: float, **kwargs: Any) -> None:
         super().__init__(app, keepalive_timeout=idle_timeout, **kwargs)
@@ -66,6 +71,22 @@ class TimedAppRunner(web.AppRunner):
         server = await super()._make_server()
         # The application's own Server, as aiohttp builds it, making our handlers: a
         # subclass that only adds __call__ and a class attribute, so it fits the instance.
-        server.__class__ = _TimedServer
+        server.__class__ = _GuardedServer
         server.header_timeout = self._header_timeout  # type: ignore[attr-defined]
+        make_request = server.request_factory
+
+        def guarded_request(message: Any, *args: Any) -> web.BaseRequest:
+            return make_request(_readable_expect(message), *args)
+
+        server.request_factory = guarded_request
         return server
+
+
+def _readable_expect(message: Any) -> Any:
+    """The request's message, its Expect header replaced if it is not printable ASCII."""
+    expect = message.headers.get("Expect")
+    if expect is None or (expect.isascii() and expect.isprintable()):
+        return message
+    headers = CIMultiDict(message.headers)
+    headers["Expect"] = UNREADABLE
+    return message._replace(headers=CIMultiDictProxy(headers))
