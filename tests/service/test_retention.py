@@ -153,12 +153,12 @@ async def test_a_game_that_moves_while_it_expires_stays() -> None:
             await other.submit(submit(game_id, DRAW_LEFT, "late"), created.seat_tokens[0])  # the last second
             return claimed
 
-        store.claim = claim_then_move  # type: ignore[method-assign]
-        clock.now += 10 * HOUR
-        assert await app.retention.review() == 1
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(store, "claim", claim_then_move)
+            clock.now += 10 * HOUR
+            assert await app.retention.review() == 1
         assert (await app.get_game(api.GetGameRequest(game_id=game_id), "")).version == 2
         assert expired(app, "abandoned") == 0
-        store.claim = claim  # type: ignore[method-assign]
         clock.now += 10 * HOUR
         assert await app.retention.review() == 1
         assert await listed(app) == []
