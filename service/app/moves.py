@@ -127,9 +127,13 @@ class Moves:
             key = f"{seat}/{command_id}" if command_id else f"{seat}/auto-{uuid.uuid4().hex}"
             expected = request.expected_version if request.HasField("expected_version") else None
             for _ in range(self._max_retries):
+                # The version decided at: a long chain of bot moves hands the event loop back,
+                # and a read of this process may catch the cached game up meanwhile; the
+                # append's compare-and-set on `base` then tells, and we decide again.
+                base = live.version
                 try:
-                    if expected is not None and expected != live.version:
-                        raise stale_version(expected, live.version)
+                    if expected is not None and expected != base:
+                        raise stale_version(expected, base)
                     limit = self._event_limits[engine.kind]
                     state, steps = await decide(live, seat, command, payload, limit, games.snapshots.every)
                 except ServiceError:
@@ -147,18 +151,18 @@ class Moves:
                 now = self._now_ms()
                 status = engine.status(state)
                 label = STATUS_NAMES[status_code(status)]
-                events = await stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                events = await stamp(live, base, steps, key.split("/", 1)[1], now, status.finished)
                 stored = [e.SerializeToString() for e in events]
                 try:
                     with store_errors():
                         result = await games.store.append(
                             live.game_id,
-                            live.version,
+                            base,
                             stored,
                             key,
                             fingerprint,
                             label,
-                            summary_bytes(live, status, live.version + len(events), now),
+                            summary_bytes(live, status, base + len(events), now),
                             now,
                             self._retention.keep(label, now),
                         )
