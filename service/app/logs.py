@@ -21,7 +21,6 @@ from service.app.verify import Problem, verify
 from service.app.viewers import Viewers
 from service.app.views import game_message, redact, timestamp, viewer_message
 
-
 # Events redacted between two hand-backs of the event loop while a log is exported
 # (about 2 ms: a game may have thousands).
 EXPORT_SLICE = 256
