@@ -21,6 +21,12 @@ as the filed one, so syncs arriving in any order converge on the latest status.
 What readers see meanwhile: a game is listed only when its labels match the filter
 (they are read from the game itself), so a stale entry never shows a wrong status; a
 game whose intent is still pending may be missing from a page until it is settled.
+
+Retention rides on the same syncs: each files the game's next review time in the `due`
+sorted set, which the service's reviews read (service/app/retention.py). A game deleted,
+or dropped by Redis when its keys expired, is unlisted from every set (UNLIST); a sync
+arriving after that files it again, and the next review finds it gone and unlists it:
+the index converges on the games that exist.
 """
 
 from __future__ import annotations
