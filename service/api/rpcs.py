@@ -53,6 +53,7 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "ImportGame": app.import_game,
         "ReplayLog": app.replay_log,
         "RotateSeatToken": app.rotate_seat_token,
+        "DeleteGame": app.delete_game,
         "Play": play_session,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
+from engines.registry import ENGINES
 from service.app.auth import TokenAuthority
 from service.app.creators import CreationPolicy, OpenCreation
 from service.app.errors import unavailable
 from service.app.games import Games, random_game_id
-from service.app.history import History
+from service.app.history import DEFAULT_MAX_FOLLOWERS, History
 from service.app.limits import CreationLimits, Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.log_replay import replay_log
@@ -29,7 +30,9 @@ from service.app.losses import Losses
 from service.app.metrics import Metrics
 from service.app.moves import Moves
 from service.app.origins import ClientAddresses
+from service.app.retention import Retention, RetentionPolicy
 from service.app.seats import Seats
+from service.app.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, view
 from service.store.base import EventStore
@@ -50,6 +53,10 @@ class GameApp:
         creation: CreationPolicy | None = None,
         limits: CreationLimits | None = None,
         memory_threshold: float = 0.9,
+        event_limits: Mapping[str, int] | None = None,
+        snapshot_interval: int = DEFAULT_EVERY,
+        retention: RetentionPolicy | None = None,
+        max_followers: int = DEFAULT_MAX_FOLLOWERS,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
@@ -57,10 +64,15 @@ class GameApp:
         self._clock = clock
         self.memory_threshold = memory_threshold
         self.unready_reason = ""  # why the last readiness check failed
-        self.games = LiveGames(store, self.metrics, cache_size)
-        self.games.reconcile = Losses(self.metrics, self.now_ms).reconcile
+        policy = retention or RetentionPolicy()
+        self.games = LiveGames(store, self.metrics, cache_size, Snapshots(store, self.metrics, snapshot_interval))
+        self.games.reconcile = Losses(self.metrics, self.now_ms, policy).reconcile
         self.viewers = Viewers(tokens)
         quotas = Quotas(store, limits or CreationLimits(), self.now_ms)  # default: no limit
+        # Each kind's event limit: the configured one, else the engine's default.
+        self.event_limits = {kind: engine.default_event_limit for kind, engine in ENGINES.items()}
+        self.event_limits.update(event_limits or {})
+        self.retention = Retention(self.games, self.viewers, policy, self.metrics, self.now_ms, quotas)
         creating = Games(
             self.games,
             self.viewers,
@@ -71,10 +83,21 @@ class GameApp:
             new_seed,
             creation or OpenCreation(ClientAddresses()),
             quotas,
+            self.event_limits,
+            policy,
         )
-        moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, quotas)
-        history = History(self.games, self.viewers, self.metrics)
-        logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
+        moves = Moves(
+            self.games,
+            self.viewers,
+            self.metrics,
+            self.now_ms,
+            max_conflict_retries,
+            quotas,
+            self.event_limits,
+            policy,
+        )
+        history = History(self.games, self.viewers, self.metrics, max_followers)
+        logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id, self.event_limits)
         seats = Seats(self.games, tokens)
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game
@@ -90,6 +113,7 @@ class GameApp:
         self.import_game = logs.import_game
         self.replay_log = replay_log
         self.rotate_seat_token = seats.rotate_seat_token
+        self.delete_game = self.retention.delete_game
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
@@ -122,6 +146,10 @@ class GameApp:
         self.unready_reason = "; ".join(problems)
         if problems:
             raise unavailable(f"The event store cannot take writes: {self.unready_reason}")
+
+    async def drain(self) -> None:
+        """Waits for the work under way in the background (snapshot writes)."""
+        await self.games.snapshots.idle()
 
     def now_ms(self) -> int:
         return int(self._clock() * 1000)

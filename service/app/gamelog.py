@@ -26,6 +26,28 @@ class LogFormatError(Exception):
         self.reason = reason
 
 
+def header(record: game_pb2.GameRecord, viewer: game_pb2.Viewer) -> game_pb2.GameLogHeader:
+    """The header of a game's log as `viewer` sees it (the admin's has the seed)."""
+    made = game_pb2.GameLogHeader(
+        format=FORMAT,
+        game_id=record.game_id,
+        kind=record.kind,
+        rules_version=record.rules_version,
+        options=record.options,
+        seats=record.seats,
+        created_at=record.created_at,
+        viewer=viewer,
+    )
+    if viewer.role == game_pb2.VIEWER_ROLE_ADMIN:
+        made.seed = record.seed  # what a verification or a continued import needs
+    return made
+
+
+def complete_log(record: game_pb2.GameRecord, events: list[game_pb2.Event]) -> game_pb2.GameLog:
+    """The admin's log of a game: every event, unredacted, and the seed."""
+    return game_pb2.GameLog(header=header(record, game_pb2.Viewer(role=game_pb2.VIEWER_ROLE_ADMIN)), events=events)
+
+
 def to_jsonl(log: game_pb2.GameLog) -> str:
     lines = [_json_line(log.header), *(_json_line(event) for event in log.events)]
     return "".join(lines)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import secrets
 import string
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ludotheque.v1 import game_pb2, game_service_pb2
@@ -19,7 +19,9 @@ from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.origins import current_origin
+from service.app.retention import RetentionPolicy
 from service.app.seeding import SETUP, game_rng
+from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, stamp
 from service.app.stored import store_errors
 from service.app.viewers import Viewers
@@ -42,6 +44,7 @@ MAX_AGE = 150
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LISTED = (game_pb2.VISIBILITY_LISTED, game_pb2.VISIBILITY_PUBLIC)
+MAX_PAGE_TOKEN_DIGITS = 15  # below 2**53: Redis scores (doubles) hold such positions exactly
 
 
 def random_game_id() -> str:
@@ -60,6 +63,8 @@ class Games:
         new_seed: Callable[[], int],
         creation: CreationPolicy,
         quotas: Quotas,
+        event_limits: Mapping[str, int],
+        retention: RetentionPolicy,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -68,6 +73,8 @@ class Games:
         self._now_ms = now_ms
         self._new_game_id = new_game_id
         self._new_seed = new_seed
+        self._event_limits = event_limits
+        self._retention = retention
         self._creation = creation
         self.quotas = quotas
 
@@ -114,14 +121,18 @@ class Games:
         await self.quotas.admit(creator, record.game_id, bots_only=all(seat.bot for seat in seats))
         try:
             live = LiveGame(record, engine, engine.initial_state(), 0, now)
-            state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
-            steps = [Step(None, None, list(payloads)), *bot_steps]
-            events = stamp(live, 0, steps, "", now, engine.status(state).finished)
+            every = self._games.snapshots.every
+            dealt = fold(engine, payloads)
+            limit = self._event_limits[engine.kind]
+            state, bot_steps = await play_bots(live, dealt, len(payloads), limit, every)
+            steps = [Step(None, None, list(payloads), dealt if passes(0, len(payloads), every) else None), *bot_steps]
+            events = await stamp(live, 0, steps, "", now, engine.status(state).finished)
             live.state, live.version = state, len(events)
-            await self.store_new_game(live, events, now)
+            stored = await self.store_new_game(live, events, now)
         except BaseException:
             await self.quotas.release(creator, record.game_id)
             raise
+        self._games.snapshots.save(record.game_id, engine, checkpoints(steps, 1, stored))
         if live.status.finished:
             await self.quotas.release(creator, record.game_id)
         viewer = self._viewers.outside_game(token)
@@ -144,7 +155,7 @@ class Games:
             raise invalid_argument("status", f"Unknown status {request.status}.")
         if request.page_size > MAX_PAGE_SIZE:
             raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE_SIZE}.")
-        if request.page_token and not request.page_token.isdigit():
+        if request.page_token and not is_page_token(request.page_token):
             raise invalid_argument("page_token", "page_token must come from a previous ListGames.")
         viewer = self._viewers.outside_game(token)
         with store_errors():
@@ -170,19 +181,22 @@ class Games:
                 anonymised(game)
         return response
 
-    async def store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> None:
-        """Stores a new game (created or imported) with its first events, and caches it."""
+    async def store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> list[bytes]:
+        """Stores a new game (created or imported) with its first events, and caches it;
+        returns the events as stored."""
         record = live.record
         stored = [e.SerializeToString() for e in events]
+        label = STATUS_NAMES[status_code(live.status)]
         with store_errors():
             await self._games.store.create(
                 record.game_id,
                 record.kind,
-                STATUS_NAMES[status_code(live.status)],
+                label,
                 record.SerializeToString(),
                 summary(live).SerializeToString(),
                 stored,
                 now,
+                self._retention.keep(label, now),
                 listed=record.visibility in LISTED,
             )
         self._games.moved(live, live.state, 1, stored, now)
@@ -191,6 +205,13 @@ class Games:
         status = live.status
         if status.finished:  # a game of bots plays itself out at once; so may an import
             self._metrics.game_finished(record.kind, bool(status.winners))
+        return stored
+
+
+def is_page_token(text: str) -> bool:
+    """Whether `text` can be a ListGames page token: the stores' cursors are positions,
+    at most MAX_PAGE_TOKEN_DIGITS ASCII digits ('²' is a digit to str.isdigit, not to int)."""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_PAGE_TOKEN_DIGITS
 
 
 def validate_seats(

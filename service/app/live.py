@@ -1,5 +1,6 @@
-"""The live-game cache: each game's record and current state, loaded from the store's
-events and kept in step with what other processes append.
+"""The live-game cache: each game's record and current state, loaded from the store
+(its latest snapshot and the events after it, service/app/snapshots.py) and kept in
+step with what other processes append.
 
 The store is the truth: a refresh first checks that the store still holds the cached
 version as it was applied (its fingerprint, marks.py). When it does not (a Redis
@@ -26,12 +27,16 @@ from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.marks import Marks
 from service.app.metrics import Metrics
+from service.app.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.stored import parse_event, store_errors
 from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent, head
 
 log = logging.getLogger(__name__)
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# A catch-up reads at most this many snapshot intervals of events before it looks
+# for a snapshot ahead of the cached state.
+CATCH_UP_INTERVALS = 2
 
 
 def seat_counter(seat: int) -> str:
@@ -82,8 +87,9 @@ class LiveGames:
     """The games this process plays, least recently used dropped first; one lock per
     game serialises its moves inside the process."""
 
-    def __init__(self, store: EventStore, metrics: Metrics, cache_size: int) -> None:
+    def __init__(self, store: EventStore, metrics: Metrics, cache_size: int, snapshots: Snapshots) -> None:
         self.store = store
+        self.snapshots = snapshots
         self._metrics = metrics
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
@@ -105,7 +111,6 @@ class LiveGames:
                 info = await self.store.info(game_id)
             except GameNotFound:
                 raise not_found(game_id) from None
-            stored = await self.store.read(game_id, 1)
         record = game_pb2.GameRecord.FromString(info.record)
         engine = get_engine(record.kind)
         if engine is None:
@@ -121,11 +126,21 @@ class LiveGames:
         # The losses as the last write summed them up (whatever part of the history is folded).
         live.losses = list(game_pb2.Game.FromString(info.summary).history_losses)
         try:
-            self.advance(live, stored)
+            with store_errors():
+                restored = await self.snapshots.restore(game_id, engine, None)
+            self.start_from(live, restored)
         except DataUnavailable as error:  # dealt with game data this build no longer has
             raise ServiceError(Code.FAILED_PRECONDITION, f"Game {game_id!r} cannot be replayed: {error}.") from error
+        self._snapshot_if_far(live, restored)
         self.remember(live)
         return live
+
+    def _snapshot_if_far(self, live: LiveGame, restored: Restored) -> None:
+        """A game folded over more events than a snapshot's interval (stored before
+        snapshots existed, or whose snapshot was lost) gets one now."""
+        if restored.events and self.snapshots.due(restored.version, live.version):
+            last = restored.events[-1]
+            self.snapshots.save(live.game_id, live.engine, [Checkpoint(last.version, live.state, last.data)])
 
     async def caught_up(self, live: LiveGame) -> bool:
         """Applies the events other processes appended; whether there were any."""
@@ -137,18 +152,34 @@ class LiveGames:
         """Applies the events other processes appended since `live.version`, once sure
         the store still holds that version as it was applied here (read with them), and
         takes the game's counters anew if they changed (a seat token rotated on any
-        process): the read says so in the same round trip."""
-        version = live.version
+        process): the read says so in the same round trip. At most a few snapshot
+        intervals of events are read: a game further ahead starts again from its latest
+        snapshot when that is ahead of the cached state."""
+        version, every = live.version, self.snapshots.every
+        last = version + CATCH_UP_INTERVALS * every if every else None
         with store_errors():
             try:
-                stored = await self.store.read(live.game_id, max(version, 1), counters_revision=live.counters_revision)
+                stored = await self.store.read(
+                    live.game_id, max(version, 1), last, counters_revision=live.counters_revision
+                )
             except CountersChanged:
                 await self.reload_counters(live)
-                stored = await self.store.read(live.game_id, max(version, 1))
+                stored = await self.store.read(live.game_id, max(version, 1), last)
         if version and (not stored or stored[0].version != version or not live.marks.matches(stored[0])):
             if live.version == version:  # else a concurrent request of this process saw to it
                 await self.store_behind(live)
             return
+        if last is not None and stored and stored[-1].version == last:  # far behind: a snapshot may be nearer
+            with store_errors():
+                restored = await self.snapshots.restore(live.game_id, live.engine, None)
+                info = await self.store.info(live.game_id) if restored.version > live.version else None
+            if info is not None and restored.version > live.version:  # (a concurrent request may have gone further)
+                # The losses recorded in the versions skipped: as the last write summed them up.
+                live.losses = list(game_pb2.Game.FromString(info.summary).history_losses)
+                self.start_from(live, restored)
+                return
+            with store_errors():
+                stored += await self.store.read(live.game_id, last + 1)
         self.advance(live, stored)
 
     async def store_behind(self, live: LiveGame, seen: int = 0) -> None:
@@ -198,6 +229,16 @@ class LiveGames:
         if applied is not None:
             live.head = head(applied.data)
 
+    def start_from(self, live: LiveGame, restored: Restored) -> None:
+        """`live` from where a fold starts (a snapshot's state, or the initial one), then
+        the events after it."""
+        live.state, live.version, live.marks, live.head = restored.state, restored.version, Marks(), b""
+        if restored.at is not None:
+            live.marks.add(restored.version, restored.at.data)
+            live.head = head(restored.at.data)
+            live.updated_at_ms = parse_event(restored.at).recorded_at.ToMilliseconds()
+        self.advance(live, restored.events)
+
     def moved(self, live: LiveGame, state: Any, first: int, stored: Sequence[bytes], now_ms: int) -> None:
         """`live` is now `state`, after the events this process just stored from version `first`."""
         for offset, data in enumerate(stored):
@@ -206,14 +247,13 @@ class LiveGames:
         live.head = head(stored[-1])
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
-        """The game's state after its first `version` events."""
+        """The game's state after its first `version` events: from the nearest snapshot."""
         with store_errors():
-            stored = await self.store.read(live.game_id, 1, version)
-        events = [parse_event(item) for item in stored]
-        return fold(live.engine, [envelopes.event_payload(e) for e in events if not e.HasField("history_loss")])
+            restored = await self.snapshots.restore(live.game_id, live.engine, version)
+        return fold(live.engine, payloads(restored.events), restored.state)
 
     def forget(self, game_id: str) -> None:
-        """Drops a cached game: the next use reads it from the store."""
+        """Drops a cached game (deleted, or to be read from the store at its next use)."""
         self._cache.pop(game_id, None)
         self._metrics.cached_games.set(len(self._cache))
 

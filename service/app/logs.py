@@ -3,7 +3,8 @@ log as a new game."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Mapping
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
@@ -15,11 +16,16 @@ from service.app.creators import ADMIN_IDENTITY
 from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
 from service.app.games import Games, resolve_options, validate_seats
 from service.app.live import LiveGame, LiveGames
+from service.app.snapshots import Checkpoint, checkpoints
 from service.app.steps import play_bots, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.verify import Problem, payload_of, verify
 from service.app.viewers import Viewers
 from service.app.views import game_message, redact, timestamp, viewer_message
+
+# Events redacted between two hand-backs of the event loop while a log is exported
+# (about 2 ms: a game may have thousands).
+EXPORT_SLICE = 256
 
 
 class Logs:
@@ -31,6 +37,7 @@ class Logs:
         creator: Games,
         now_ms: Callable[[], int],
         new_game_id: Callable[[], str],
+        event_limits: Mapping[str, int],
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -38,6 +45,7 @@ class Logs:
         self._creator = creator
         self._now_ms = now_ms
         self._new_game_id = new_game_id
+        self._event_limits = event_limits
 
     async def export_game(
         self, request: game_service_pb2.ExportGameRequest, token: str
@@ -56,24 +64,13 @@ class Logs:
                 viewer = Viewer.spectator()
         with store_errors():
             stored = await self._games.store.read(live.game_id, 1, live.version)
-        record = live.record
-        header = game_pb2.GameLogHeader(
-            format=gamelog.FORMAT,
-            game_id=record.game_id,
-            kind=record.kind,
-            rules_version=record.rules_version,
-            options=record.options,
-            seats=record.seats,
-            created_at=record.created_at,
-            viewer=viewer_message(viewer),
-        )
-        if viewer.is_admin:
-            header.seed = record.seed  # what a verification or a continued import needs
-        log = game_pb2.GameLog(header=header)
-        for item in stored:
+        log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
+        for index, item in enumerate(stored, start=1):
             redacted = redact(live.engine, parse_event(item), viewer)
             if redacted is not None:
                 log.events.append(redacted)
+            if index % EXPORT_SLICE == 0:
+                await asyncio.sleep(0)  # a long game's log: let other requests in
         return game_service_pb2.ExportGameResponse(log=log)
 
     async def import_game(
@@ -115,16 +112,23 @@ class Logs:
         )
         live = LiveGame(record, engine, state, len(events), now)
         live.losses = [e.history_loss for e in events if e.HasField("history_loss") and e.version > e.history_loss.last]
-        state, bot_steps = play_bots(live, state, len(events))  # a cut where a bot was to act
+        # A cut where a bot was to act: it plays; a log past this server's limit stops.
+        every = self._games.snapshots.every
+        state, bot_steps = await play_bots(live, state, len(events), self._event_limits[engine.kind], every)
         finished = engine.status(state).finished
         stored = [game_pb2.Event() for _ in events]
         for copy, event in zip(stored, events, strict=True):
             copy.CopyFrom(event)
             copy.game_over = False
-        stored += stamp(live, len(events), bot_steps, "import", now, finished)
+        stored += await stamp(live, len(events), bot_steps, "import", now, finished)
         stored[-1].game_over = finished
         live.state, live.version = state, len(stored)
-        await self._creator.store_new_game(live, stored, now)
+        data = await self._creator.store_new_game(live, stored, now)
+        # The verification folded every state: the imported events' snapshots cost nothing.
+        versions = range(every, len(events) + 1, every) if every else range(0)
+        imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
+        played = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
+        self._games.snapshots.save(record.game_id, engine, imported + played)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in record.seats],

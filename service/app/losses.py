@@ -27,6 +27,7 @@ from service.app.errors import Code, ServiceError
 from service.app.live import LiveGame, LiveGames
 from service.app.marks import Marks
 from service.app.metrics import Metrics
+from service.app.retention import RetentionPolicy
 from service.app.stored import store_errors
 from service.app.views import STATUS_NAMES, status_code, summary_bytes, timestamp
 from service.store.base import VersionConflict
@@ -40,9 +41,10 @@ MAX_PLACEHOLDERS = 10_000
 
 
 class Losses:
-    def __init__(self, metrics: Metrics, now_ms: Callable[[], int]) -> None:
+    def __init__(self, metrics: Metrics, now_ms: Callable[[], int], retention: RetentionPolicy) -> None:
         self._metrics = metrics
         self._now_ms = now_ms
+        self._retention = retention
 
     async def reconcile(self, games: LiveGames, live: LiveGame, seen: int = 0) -> None:
         """Rebuilds `live` from the store and records the versions the store lost of
@@ -92,6 +94,7 @@ class Losses:
         blobs = [event.SerializeToString() for event in events]
         live.losses.append(loss)
         status = engine.status(live.state)
+        label = STATUS_NAMES[status_code(status)]
         key = f"system/history-loss-{stored}-{known}"
         try:
             with store_errors():
@@ -101,9 +104,10 @@ class Losses:
                     blobs,
                     key,
                     hashlib.sha256(key.encode()).digest(),
-                    STATUS_NAMES[status_code(status)],
+                    label,
                     summary_bytes(live, status, stored + len(blobs), now),
                     now,
+                    self._retention.keep(label, now),
                     after=live.head,
                 )
         except VersionConflict:

@@ -15,12 +15,15 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
 
 from service.store.base import (
+    KEEP_FOREVER,
     Admission,
     AppendResult,
     EventStore,
     GameInfo,
     GamePage,
+    Keep,
     StoredEvent,
+    StoredSnapshot,
     StoreHealth,
     StoreUnavailable,
 )
@@ -163,6 +166,32 @@ class Metrics:
             ["kind"],
             registry=r,
         )
+        self.snapshots_written = Counter(
+            "ludotheque_snapshots_written_total",
+            "Snapshots of engine states written to the store, by game kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.snapshots_rejected = Counter(
+            "ludotheque_snapshots_rejected_total",
+            "Stored snapshots ignored, by game kind and reason (corrupt, mismatch: they do not match "
+            "their events; outdated: taken under other rules or another state encoding).",
+            ["kind", "reason"],
+            registry=r,
+        )
+        self.games_expired = Counter(
+            "ludotheque_games_expired_total",
+            "Games deleted, by kind and reason (finished, abandoned: their time to live ran out; "
+            "deleted: by the admin).",
+            ["kind", "reason"],
+            registry=r,
+        )
+        self.game_exports_failed = Counter(
+            "ludotheque_game_exports_failed_total",
+            "Expiring games whose log could not be written to the export directory (they are kept, and tried again).",
+            ["kind"],
+            registry=r,
+        )
         self.games_finished = Counter(
             "ludotheque_games_finished_total",
             "Games finished, by kind and outcome (won: someone won; lost: nobody did).",
@@ -212,10 +241,11 @@ class InstrumentedStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         listed: bool = True,
     ) -> None:
-        call = self.inner.create(game_id, kind, status, record, summary, events, now_ms, listed=listed)
+        call = self.inner.create(game_id, kind, status, record, summary, events, now_ms, keep, listed=listed)
         await self._timed("create", call)
 
     async def append(
@@ -228,6 +258,7 @@ class InstrumentedStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         after: bytes = b"",
         counters_revision: int | None = None,
@@ -241,6 +272,7 @@ class InstrumentedStore:
             status,
             summary,
             now_ms,
+            keep,
             after=after,
             counters_revision=counters_revision,
         )
@@ -275,6 +307,27 @@ class InstrumentedStore:
 
     async def members(self, key: str, now_ms: int) -> list[str]:
         return await self._timed("members", self.inner.members(key, now_ms))
+
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        await self._timed("put_snapshots", self.inner.put_snapshots(game_id, snapshots))
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        return await self._timed("snapshot", self.inner.snapshot(game_id, at_most))
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        return await self._timed("due_games", self.inner.due_games(now_ms, limit))
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        await self._timed("keep", self.inner.keep(game_id, keep))
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        return await self._timed("claim", self.inner.claim(game_id, owner, until_ms, now_ms))
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        return await self._timed("delete", self.inner.delete(game_id, version))
+
+    async def forget(self, game_id: str) -> None:
+        await self._timed("forget", self.inner.forget(game_id))
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         return self.inner.subscribe(game_id, from_version)

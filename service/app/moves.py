@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +21,9 @@ from service.app.errors import Code, ServiceError, invalid_argument, rule_violat
 from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
+from service.app.retention import RetentionPolicy
 from service.app.seeding import DECIDE
+from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, rng, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers, acting_seat
@@ -67,6 +69,8 @@ class Moves:
         now_ms: Callable[[], int],
         max_conflict_retries: int,
         quotas: Quotas,
+        event_limits: Mapping[str, int],
+        retention: RetentionPolicy,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -74,6 +78,8 @@ class Moves:
         self._now_ms = now_ms
         self._max_retries = max_conflict_retries
         self._quotas = quotas
+        self._event_limits = event_limits
+        self._retention = retention
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
@@ -127,10 +133,15 @@ class Moves:
             key = f"{seat}/{command_id}" if command_id else f"{seat}/auto-{uuid.uuid4().hex}"
             expected = request.expected_version if request.HasField("expected_version") else None
             for _ in range(self._max_retries):
+                # The version decided at: a long chain of bot moves hands the event loop back,
+                # and a read of this process may catch the cached game up meanwhile; the
+                # append's compare-and-set on `base` then tells, and we decide again.
+                base, head = live.version, live.head
                 try:
-                    if expected is not None and expected != live.version:
+                    if expected is not None and expected != base:
                         raise version_error(live, expected)
-                    state, steps = decide(live, seat, command, payload)
+                    limit = self._event_limits[engine.kind]
+                    state, steps = await decide(live, seat, command, payload, limit, games.snapshots.every)
                 except ServiceError:
                     # A command id already played answers its first result whatever the
                     # game is now (the append would tell too, but a refused move never
@@ -147,20 +158,22 @@ class Moves:
                     raise
                 now = self._now_ms()
                 status = engine.status(state)
-                events = stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                label = STATUS_NAMES[status_code(status)]
+                events = await stamp(live, base, steps, key.split("/", 1)[1], now, status.finished)
                 stored = [e.SerializeToString() for e in events]
                 try:
                     with store_errors():
                         result = await games.store.append(
                             live.game_id,
-                            live.version,
+                            base,
                             stored,
                             key,
                             fingerprint,
-                            STATUS_NAMES[status_code(status)],
-                            summary_bytes(live, status, live.version + len(events), now),
+                            label,
+                            summary_bytes(live, status, base + len(events), now),
                             now,
-                            after=live.head,  # never build on a history this cache did not see
+                            self._retention.keep(label, now),
+                            after=head,  # never build on a history this cache did not see
                             counters_revision=live.counters_revision,
                         )
                 except VersionConflict as conflict:
@@ -176,6 +189,7 @@ class Moves:
                     continue
                 if result.replayed:  # the command id was played already (here, or on another process)
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
+                games.snapshots.save(live.game_id, engine, checkpoints(steps, result.first_version, stored))
                 if live.version < result.last_version:
                     games.moved(live, state, result.first_version, stored, now)
                 if status.finished:
@@ -215,8 +229,12 @@ def version_error(live: LiveGame, expected: int) -> ServiceError:
     return stale_version(expected, live.version)
 
 
-def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Message) -> tuple[Any, list[Step]]:
-    """The events of `command` then of the bot moves it lets happen, and the state after them."""
+async def decide(
+    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, event_limit: int, snapshot_every: int
+) -> tuple[Any, list[Step]]:
+    """The events of `command` then of the bot moves it lets happen (or the stop of a
+    game that reaches `event_limit`), and the state after them; the steps that pass a
+    multiple of `snapshot_every` keep their state."""
     engine, version = live.engine, live.version
     try:
         payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
@@ -225,8 +243,10 @@ def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Messag
     state = live.state
     for item in payloads:
         state = engine.evolve(state, item)
-    state, bot_steps = play_bots(live, state, version + len(payloads))
-    return state, [Step(seat, command, payloads), *bot_steps]
+    after = version + len(payloads)
+    kept = state if passes(version, after, snapshot_every) else None
+    state, bot_steps = await play_bots(live, state, after, event_limit, snapshot_every)
+    return state, [Step(seat, command, payloads, kept), *bot_steps]
 
 
 def submit_response(

@@ -1,9 +1,12 @@
 """From decisions to stored events: a command's events, then the moves of the bots it
-lets play, each stamped with its version, author and time."""
+lets play, each stamped with its version, author and time; and the end of a game that
+reaches its event limit."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,20 +20,27 @@ from service.app.errors import Code, ServiceError
 from service.app.lazy_random import LazyRandom
 from service.app.live import LiveGame
 from service.app.seeding import BOT, DECIDE, game_rng
+from service.app.snapshots import passes
 from service.app.views import timestamp
 
 # A game's bots may not play more moves than this in a row: a guard against an
-# engine whose bots never hand the turn back.
+# engine whose bots never hand the turn back (the event limit stops any game first,
+# unless a bot's move makes no event).
 MAX_BOT_MOVES = 100_000
+# A chain of bot moves hands the event loop back this often (seconds), so that other
+# requests are served while an all-bot game plays itself out.
+BOT_SLICE_SECONDS = 0.002
 
 
 @dataclass(slots=True)
 class Step:
-    """One command's worth of events: a player's command or a bot's."""
+    """One command's worth of events: a player's command or a bot's (or, with neither
+    seat nor command, events of the game itself: its deal, or its stop)."""
 
     seat: int | None
     command: game_pb2.Command | None
     payloads: list[Message]
+    state: Any = None  # the state after the step, kept when it is to be snapshotted
 
 
 def rng(live: LiveGame, purpose: str, version: int) -> random.Random:
@@ -40,16 +50,38 @@ def rng(live: LiveGame, purpose: str, version: int) -> random.Random:
     return LazyRandom(lambda: game_rng(seed, purpose, version))
 
 
-def play_bots(live: LiveGame, state: Any, version: int) -> tuple[Any, list[Step]]:
-    """Plays bot seats while the game waits for one (deterministic from the seed)."""
+def stop_if_too_long(live: LiveGame, state: Any, version: int, event_limit: int) -> tuple[Any, Step | None]:
+    """A game that has `version` >= `event_limit` events and is not over is stopped
+    now (engines/limits.py): the state after, and the step of the stop's events."""
+    engine = live.engine
+    if version < event_limit or engine.status(state).finished:
+        return state, None
+    payloads = engine.stop(state, event_limit)
+    for item in payloads:
+        state = engine.evolve(state, item)
+    return state, Step(None, None, payloads)
+
+
+async def play_bots(
+    live: LiveGame, state: Any, version: int, event_limit: int, snapshot_every: int = 0
+) -> tuple[Any, list[Step]]:
+    """Plays bot seats while the game waits for one (deterministic from the seed), and
+    stops the game once it reaches `event_limit` events between two steps. Yields the
+    event loop every BOT_SLICE_SECONDS of a long chain. Keeps the state after each step
+    that passes a multiple of `snapshot_every` (service/app/snapshots.py)."""
     engine = live.engine
     bots = live.bots
     if bots is None:  # read once per cached game: a game's seats never change
         bots = live.bots = {seat.index: seat.bot for seat in live.record.seats if seat.bot}
     steps: list[Step] = []
-    if not bots:
-        return state, steps
+    slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
     for _ in range(MAX_BOT_MOVES):
+        state, stop = stop_if_too_long(live, state, version, event_limit)
+        if stop is not None:
+            if passes(version, version + len(stop.payloads), snapshot_every):
+                stop.state = state
+            steps.append(stop)
+            return state, steps
         status = engine.status(state)
         seat = next((s for s in status.to_act if s in bots), None)
         if status.finished or seat is None:
@@ -63,20 +95,30 @@ def play_bots(live: LiveGame, state: Any, version: int) -> tuple[Any, list[Step]
             ) from violation
         for item in payloads:
             state = engine.evolve(state, item)
-        steps.append(Step(seat, envelopes.command(engine.kind, payload), payloads))
-        version += len(payloads)
+        after = version + len(payloads)
+        kept = state if passes(version, after, snapshot_every) else None
+        steps.append(Step(seat, envelopes.command(engine.kind, payload), payloads, kept))
+        version = after
+        if time.perf_counter() > slice_ends:
+            await asyncio.sleep(0)  # let other requests in
+            slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
     raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
 
 
-def stamp(
+async def stamp(
     live: LiveGame, version: int, steps: Sequence[Step], command_id: str, now_ms: int, finished: bool
 ) -> list[game_pb2.Event]:
     """The steps' events in their envelopes, numbered from `version` + 1; the last one
-    says whether the game is over."""
+    says whether the game is over. Yields the event loop every BOT_SLICE_SECONDS of a
+    long chain (thousands of bot moves take tens of milliseconds to wrap)."""
     engine = live.engine
     recorded_at = timestamp(now_ms)
     events: list[game_pb2.Event] = []
+    slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
     for step in steps:
+        if time.perf_counter() > slice_ends:
+            await asyncio.sleep(0)
+            slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
         for index, payload in enumerate(step.payloads):
             version += 1
             event = envelopes.wrap(game_pb2.Event, engine.kind, payload)

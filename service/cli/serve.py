@@ -28,7 +28,8 @@ from service.app.errors import ServiceError
 from service.app.limits import CreationLimits
 from service.app.metrics import InstrumentedStore, Metrics
 from service.app.origins import ClientAddresses, parse_networks
-from service.cli.config import Config
+from service.app.retention import RetentionPolicy
+from service.cli.config import Config, event_limits
 from service.store import open_store
 
 log = logging.getLogger("ludotheque")
@@ -51,6 +52,8 @@ class Running:
     health: health.aio.HealthServicer
     watcher: asyncio.Task[None]
     config: Config
+    stopping: asyncio.Event
+    reviews: asyncio.Task[None]  # the retention reviews (service/app/retention.py)
 
     async def stop(self) -> None:
         """Stops taking calls, ends the live streams at once (UNAVAILABLE: their
@@ -58,9 +61,12 @@ class Running:
         stream left to the grace's end would be cut without a status), lets the
         calls in flight finish, then closes the store."""
         self.watcher.cancel()
+        self.stopping.set()
         await self.health.enter_graceful_shutdown()
         self.app.store.end_subscriptions()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
+        await self.reviews
+        await self.app.drain()
         await self.app.store.close()
 
 
@@ -106,6 +112,18 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     previous = (config.previous_secret.encode(),) if config.previous_secret else ()
     tokens = TokenAuthority(token_secret(config), config.admin_token, previous_secrets=previous)
     limits = CreationLimits(config.create_rate, config.live_games, config.bot_game_rate)
+    if config.snapshot_interval < 0:
+        raise SystemExit("--snapshot-interval: a number of events, 0 for no snapshots")
+    if config.max_streams_per_connection < 1 or config.max_followers_per_game < 0:
+        raise SystemExit("--max-streams-per-connection is at least 1, --max-followers-per-game at least 0")
+    if config.http_header_timeout < 0 or config.http_idle_timeout < 0:
+        raise SystemExit("--http-header-timeout and --http-idle-timeout are seconds (0: none)")
+    try:
+        retention = RetentionPolicy(
+            config.finished_game_ttl, config.abandoned_game_ttl, config.expired_games_dir, config.retention_interval
+        )
+    except ValueError as error:
+        raise SystemExit(f"retention: {error}") from None
     app = GameApp(
         store,
         tokens,
@@ -114,6 +132,10 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         creation=who_may_create(config),
         limits=limits,
         memory_threshold=config.redis_memory_threshold,
+        event_limits=event_limits(config),
+        snapshot_interval=config.snapshot_interval,
+        retention=retention,
+        max_followers=config.max_followers_per_game,
     )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
@@ -127,7 +149,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
     )
-    grpc_server.register(server, app)
+    grpc_server.register(server, app, max_streams_per_connection=config.max_streams_per_connection)
     diagnostics.register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -144,13 +166,26 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     await server.start()
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
     web_app = build_http_app(
-        app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins, serve_web=config.web
+        app,
+        metrics,
+        max_body_bytes=config.max_message_bytes,
+        cors_origins=origins,
+        serve_web=config.web,
+        body_idle_timeout=config.http_idle_timeout,
     )
     runner, http_port = await serve_http(
-        web_app, config.host, config.http_port, config.shutdown_grace, reuse_port=reuse_port
+        web_app,
+        config.host,
+        config.http_port,
+        config.shutdown_grace,
+        reuse_port=reuse_port,
+        header_timeout=config.http_header_timeout,
+        idle_timeout=config.http_idle_timeout,
     )
     watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
-    return Running(port, http_port, app, server, runner, health_servicer, watcher, config)
+    stopping = asyncio.Event()
+    reviews = asyncio.create_task(app.retention.run_until(stopping), name="retention")
+    return Running(port, http_port, app, server, runner, health_servicer, watcher, config, stopping, reviews)
 
 
 async def _readiness(app: GameApp) -> health_pb2.HealthCheckResponse.ServingStatus.ValueType:

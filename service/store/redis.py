@@ -7,7 +7,10 @@ expected-version check, the XADDs, the command id and the new version happen all
 together or not at all. Reads are XRANGE, in a script that also tells a missing game.
 ListGames reads a separate index, filed best effort and repaired, so that it converges
 even when a writer dies half way or the index's shard is down (redis_index.py). Live
-subscriptions share one reader task per process (redis_live.py).
+subscriptions share one reader task per process (redis_live.py). Snapshots of a game's
+state are a sorted set beside its events. Retention (how long each game is kept, and
+deleting it) is in redis_retention.py, the bounded sets of quotas and rate limits in
+redis_sets.py.
 
 When writes wait for replicas (WAIT), only what the replicas confirmed is shown: each
 game records the last version its replicas confirmed (`confirmed`, set after each
@@ -28,8 +31,8 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from service.store.base import (
+    KEEP_FOREVER,
     SHUTTING_DOWN,
-    Admission,
     AppendResult,
     CommandIdReused,
     CountersChanged,
@@ -37,7 +40,9 @@ from service.store.base import (
     GameInfo,
     GameNotFound,
     GamePage,
+    Keep,
     StoredEvent,
+    StoredSnapshot,
     StoreHealth,
     StoreUnavailable,
     VersionConflict,
@@ -47,13 +52,25 @@ from service.store.redis_health import probe
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
 from service.store.redis_live import LiveReader
-from service.store.redis_lua import ADMIT, APPEND, BUMP, CONFIRM, CREATE, FIND_COMMAND, MEMBERS, READ, TOUCH
+from service.store.redis_lua import (
+    APPEND,
+    BUMP,
+    CONFIRM,
+    CREATE,
+    FIND_COMMAND,
+    PUT_SNAPSHOTS,
+    READ,
+    SNAPSHOT,
+    TOUCH,
+)
+from service.store.redis_retention import Retention
+from service.store.redis_sets import BoundedSets
 
 COUNTER = b"counter:"  # the meta fields of the game's counters (EventStore.bump)
 READ_PAGE = 1000  # events per XRANGE while a subscriber catches up
 
 
-class RedisStore:
+class RedisStore(Retention, BoundedSets):
     def __init__(
         self,
         redis: RedisConnection,
@@ -111,15 +128,17 @@ class RedisStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         listed: bool = True,
     ) -> None:
         self._check_open()
         keys = self.keys
+        args = [kind, status, record, summary, now_ms, self._pending, game_id, "1" if listed else "0"]
         reply = await self.redis.run(
             CREATE,
             [keys.meta(game_id), keys.events(game_id), self.index.filing_key(game_id)],
-            [kind, status, record, summary, now_ms, self._pending, game_id, "1" if listed else "0", *events],
+            [*args, keep.review_at_ms, keep.expire_at_ms, *events],
             durable=True,
         )
         if reply[0] == b"exists":
@@ -128,7 +147,8 @@ class RedisStore:
         if self.waits:
             await self._confirmed(game_id, version)
         if reply[2] is not None:
-            await self.index.file(game_id, Labels(kind, status, version, listed), int(reply[2]))
+            labels = Labels(kind, status, version, listed, keep.review_at_ms)
+            await self.index.file(game_id, labels, int(reply[2]))
 
     async def append(
         self,
@@ -140,6 +160,7 @@ class RedisStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         after: bytes = b"",
         counters_revision: int | None = None,
@@ -149,11 +170,12 @@ class RedisStore:
         revision = "" if counters_revision is None else counters_revision
         args = [
             *(expected_version, command_id, fingerprint.hex(), status, summary, now_ms),
-            *(self._pending, game_id, after, revision),
+            *(self._pending, game_id, after, revision, keep.review_at_ms, keep.expire_at_ms),
         ]
+        game_keys = [keys.meta(game_id), keys.events(game_id), keys.commands(game_id), self.index.filing_key(game_id)]
         reply = await self.redis.run(
             APPEND,
-            [keys.meta(game_id), keys.events(game_id), keys.commands(game_id), self.index.filing_key(game_id)],
+            [*game_keys, keys.snapshots(game_id), keys.confirmations(game_id)],
             [*args, *events],
             durable=True,
         )
@@ -163,7 +185,7 @@ class RedisStore:
             if self.waits:
                 await self._confirmed(game_id, last)
             if outcome == b"changed":
-                labels = Labels(reply[2].decode(), status, last, reply[4] == b"1")
+                labels = Labels(reply[2].decode(), status, last, reply[4] == b"1", keep.review_at_ms)
                 await self.index.file(game_id, labels, int(reply[3]))
             return AppendResult(expected_version + 1, last)
         if outcome == b"missing":
@@ -271,25 +293,25 @@ class RedisStore:
         infos = [_game_info(game_id, meta, self.waits) for game_id, meta in zip(game_ids, metas, strict=True)]
         return GamePage(self.index.matching(infos, kind, status, listed_only), next_cursor)
 
-    # --- bounded sets (admit) ----------------------------------------------------------
+    # --- snapshots ----------------------------------------------------------------------
 
-    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
         self._check_open()
-        ttl = "" if ttl_ms is None else ttl_ms
-        reply = await self.redis.run(ADMIT, [self.keys.limit(key)], [member, limit, now_ms, ttl], durable=True)
-        if reply[0] == 1:
-            return Admission(True)
-        first = reply[1].decode()
-        return Admission(False, None if first == "inf" else max(int(float(first)) - now_ms, 0))
+        if not snapshots:
+            return
+        args = [item for snapshot in snapshots for item in (snapshot.version, snapshot.data)]
+        await self.redis.run(PUT_SNAPSHOTS, [self.keys.meta(game_id), self.keys.snapshots(game_id)], args)
 
-    async def release(self, key: str, member: str) -> None:
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
         self._check_open()
-        await self.redis.call("ZREM", self.keys.limit(key), member)
-
-    async def members(self, key: str, now_ms: int) -> list[str]:
-        self._check_open()
-        found = await self.redis.run(MEMBERS, [self.keys.limit(key)], [now_ms])
-        return sorted(member.decode() for member in found)
+        keys = [self.keys.meta(game_id), self.keys.snapshots(game_id)]
+        reply = await self.redis.run(SNAPSHOT, keys, ["+inf" if at_most is None else at_most])
+        if reply[0] == b"missing":
+            raise GameNotFound(game_id)
+        if not reply[1]:
+            return None
+        version, _, data = bytes(reply[1]).partition(b":")
+        return StoredSnapshot(int(version), data)
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         self._check_open()

@@ -28,6 +28,13 @@ order: a listing for everyone reads those (`listed` never changes after creation
 What readers see meanwhile: a game is listed only when its labels match the filter
 (they are read from the game itself), so a stale entry never shows a wrong status; a
 game not yet filed may be missing from a page until it is.
+
+Retention rides on the same filings: each files the game's next review time in the
+`due` sorted set, which the service's reviews read (service/app/retention.py); a review
+that keeps a game schedules it anew. A game deleted, or dropped by Redis when its keys
+expired, leaves the listing and the schedule by a filing of nothing (`sync(game_id,
+None)`; `settle` finds it gone); a filing arriving after that files it again, and the
+next review finds it gone and takes it out: the index converges on the games that exist.
 """
 
 from __future__ import annotations
@@ -39,10 +46,10 @@ from dataclasses import dataclass
 
 from redis.crc import REDIS_CLUSTER_HASH_SLOTS
 
-from service.store.base import GameInfo, StoreUnavailable
+from service.store.base import GameInfo, InvalidCursor, StoreUnavailable
 from service.store.redis_client import RedisConnection
 from service.store.redis_keys import Keys
-from service.store.redis_lua import FILING, SYNC, UNFILE
+from service.store.redis_lua import DUE_GAMES, FILING, SCHEDULE, SYNC, UNFILE
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +65,7 @@ class Labels:
     status: str
     version: int
     listed: bool
+    review_at_ms: int = 0  # when the game is due for review (its `due` score; 0: never)
 
 
 class GameIndex:
@@ -81,27 +89,38 @@ class GameIndex:
             if score is not None:
                 await self._redis.run(UNFILE, [self.filing_key(game_id)], [game_id, score])
         except StoreUnavailable as error:
-            if not self._unfiled:
-                log.warning("games are written but not yet listed (filed once the index can be written): %s", error)
-            self._unfiled.add(game_id)
+            self._later(game_id, error)
+
+    async def unlist(self, game_id: str) -> None:
+        """Takes a game that is gone out of the listing and the review schedule, or has
+        the reconciler do it once the index can be written."""
+        try:
+            await self.sync(game_id, None)
+        except StoreUnavailable as error:
+            self._later(game_id, error)
+
+    def _later(self, game_id: str, error: StoreUnavailable) -> None:
+        if not self._unfiled:
+            log.warning("games are written but not yet filed (filed once the index can be written): %s", error)
+        self._unfiled.add(game_id)
 
     async def sync(self, game_id: str, labels: Labels | None) -> None:
         """Files the game by `labels` (None: it no longer exists: it leaves the listing)."""
         keys = self._keys
         filed = (
-            ("1", labels.kind, labels.status, labels.version, "1" if labels.listed else "0")
+            ("1", labels.kind, labels.status, labels.version, "1" if labels.listed else "0", labels.review_at_ms)
             if labels
-            else ("0", "", "", 0, "0")
+            else ("0", "", "", 0, "0", 0)
         )
         await self._redis.run(SYNC, [keys.filed, keys.sequence], [keys.index_prefix, game_id, *filed], durable=True)
 
     async def settle(self, game_id: str) -> None:
         """Files a game as it now stands, and takes it out of its filing set."""
         filing = self.filing_key(game_id)
-        score, kind, status, version, listed = await self._redis.run(
+        score, kind, status, version, listed, review_at = await self._redis.run(
             FILING, [self._keys.meta(game_id), filing], [game_id]
         )
-        labels = Labels(kind.decode(), status.decode(), int(version), listed == b"1") if kind else None
+        labels = Labels(kind.decode(), status.decode(), int(version), listed == b"1", int(review_at)) if kind else None
         await self.sync(game_id, labels)
         if score is not None:
             await self._redis.run(UNFILE, [filing], [game_id, score])
@@ -151,15 +170,33 @@ class GameIndex:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), self.interval)
 
+    async def schedule(self, game_id: str, review_at_ms: int) -> None:
+        """Reviews the game at `review_at_ms` (0: never)."""
+        await self._redis.run(SCHEDULE, [self._keys.due], [game_id, review_at_ms])
+
+    async def due(self, now_ms: int, limit: int) -> list[str]:
+        """The games whose review time has come, the earliest first."""
+        found = await self._redis.run(DUE_GAMES, [self._keys.due], [now_ms, limit])
+        return [member.decode() for member in found]
+
     async def page(
         self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
     ) -> tuple[list[str], str]:
         """Game ids, newest first, and the cursor of the next page ("" if none)."""
+        if cursor and not (cursor.isascii() and cursor.isdigit()):
+            raise InvalidCursor(cursor)
         upper = f"({int(cursor)}" if cursor else "+inf"
         index_set = self._keys.index_set(kind, status, listed_only=listed_only)
-        found = await self._redis.call(
-            "ZREVRANGEBYSCORE", index_set, upper, "-inf", "WITHSCORES", "LIMIT", 0, limit + 1
+        # The filing counter, read in the same round trip: a cursor is a position below
+        # it, anything else is not one this store gave.
+        newest, found = await self._redis.read_many(
+            [
+                ("GET", self._keys.sequence),
+                ("ZREVRANGEBYSCORE", index_set, upper, "-inf", "WITHSCORES", "LIMIT", 0, limit + 1),
+            ]
         )
+        if cursor and int(cursor) > int(newest or 0):
+            raise InvalidCursor(cursor)
         pairs = [(member.decode(), int(float(score))) for member, score in _pairs(found)]
         next_cursor = str(pairs[limit - 1][1]) if len(pairs) > limit else ""
         return [game_id for game_id, _ in pairs[:limit]], next_cursor

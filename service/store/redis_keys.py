@@ -5,12 +5,17 @@ slot and one Lua script can change all of it at once:
     <prefix>:{<game_id>}:events    stream, entry ID "<version>-0", field d = the event
     <prefix>:{<game_id>}:meta      hash: kind, status, version, created_at, updated_at,
                                    record, summary, listed, bumps (the counters'
-                                   revision), counter:<name>; confirmed (the last
-                                   version its replicas confirmed, when writes wait
-                                   for them)
+                                   revision), counter:<name>, review_at (retention),
+                                   claim ("<owner> <until ms>": who expires it);
+                                   confirmed (the last version its replicas
+                                   confirmed, when writes wait for them)
     <prefix>:{<game_id>}:commands  hash: command id -> "<first> <last> <fingerprint hex>"
     <prefix>:{<game_id>}:confirmed stream of one entry, ID "<confirmed version>-0": what
                                    live readers block on when writes wait for replicas
+    <prefix>:{<game_id>}:snapshots sorted set: "<version>:<snapshot>" scored by version
+Every key of a game expires at the time its last write (or review) set, a backstop
+should no server delete it (service/app/retention.py). A deleted game's events stream
+stays a minute with one last entry that holds no event: live readers end its followers.
 Games whose listing may lag behind them, one sorted set per cluster slot, in that slot
 (the tag is any string that hashes to it), so a game's own script records it:
     <prefix>:filing:{<slot tag>}   game ids scored by the time (ms) of their last change
@@ -21,6 +26,7 @@ The listing index is global, under its own tag `{index}` (one other slot):
                                    the same, of the games created `listed` only
     <prefix>:index:{index}:games   hash: game id -> "<version> <status> <kind>" as filed
     <prefix>:index:{index}:seq     counter: the filing order
+    <prefix>:index:{index}:due     sorted set: game ids scored by their next review (ms)
 Readiness writes a probe to one key per master: <prefix>:probe:{<slot tag>}.
 The bounded sets of `admit` (quotas, rate limits), one key each (any slot):
     <prefix>:limit:<key>           sorted set: member -> expiry (ms; +inf: none)
@@ -51,6 +57,19 @@ class Keys:
 
     def confirmations(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:confirmed"
+
+    def snapshots(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:snapshots"
+
+    def of_game(self, game_id: str) -> list[str]:
+        """Every key of a game (all in its slot), as the retention scripts take them."""
+        return [
+            self.meta(game_id),
+            self.events(game_id),
+            self.commands(game_id),
+            self.snapshots(game_id),
+            self.confirmations(game_id),
+        ]
 
     def game_of(self, key: str) -> str:
         """The game id of one of its keys (as XREAD names it)."""
@@ -89,6 +108,10 @@ class Keys:
     @property
     def sequence(self) -> str:
         return f"{self.index_prefix}seq"
+
+    @property
+    def due(self) -> str:
+        return f"{self.index_prefix}due"
 
 
 def slot_tag(slot: int) -> str:

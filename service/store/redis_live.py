@@ -13,7 +13,9 @@ instead (its one entry names the last version the replicas confirmed) and then r
 the events up to that version: a subscriber never gets an event before its WAIT
 confirmed it.
 
-A subscriber whose queue is full when an event arrives is dropped and ends with
+A deleted game's stream (and, when writes wait for replicas, its confirmations stream)
+ends with an entry that holds no event: its subscribers end with GameNotFound. A
+subscriber whose queue is full when an event arrives is dropped and ends with
 SubscriberTooSlow: a slow client never makes the process hold an unbounded backlog.
 While Redis is unreachable the reader retries with a growing pause and then resumes
 from where each game stood, so subscribers see neither a gap nor a repeat. Coming back,
@@ -32,7 +34,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.store.base import StoredEvent, StoreUnavailable, SubscriberTooSlow, VersionsLost
+from service.store.base import GameNotFound, StoredEvent, StoreUnavailable, SubscriberTooSlow, VersionsLost
 from service.store.redis_client import BLOCKING_READ, RedisConnection
 from service.store.redis_keys import Keys
 
@@ -125,6 +127,13 @@ class LiveReader:
         if not followed.subscribers:
             # No restart needed: the next read simply leaves the game out.
             del self._followed[subscriber.game_id]
+
+    def end_game(self, game_id: str, error: Exception) -> None:
+        """Ends every subscriber of one game with `error` (the game was deleted)."""
+        followed = self._followed.pop(game_id, None)
+        if followed is not None:
+            for subscriber in followed.subscribers:
+                subscriber.end(error)
 
     def end_all(self, refusal: StoreUnavailable) -> None:
         """Ends every subscriber, and every later one, with `refusal`."""
@@ -227,21 +236,25 @@ class LiveReader:
         if not self._redis.wait_replicas:
             return reply, {}
         # Confirmations: read the events up to each game's confirmed version.
-        reads = []
+        reads, deleted = [], []
         for key, entries in reply:
             game_id = self._keys.game_of(key.decode())
-            confirmed = int(entries[-1][0].split(b"-", 1)[0])
-            reads.append((game_id, streams[key.decode()], confirmed))
+            last_id, fields = entries[-1]
+            if b"v" not in fields:  # the entry a deletion leaves: no event to read (redis_lua.DELETE)
+                deleted.append((self._keys.events(game_id).encode(), [entries[-1]]))
+                continue
+            reads.append((game_id, streams[key.decode()], int(last_id.split(b"-", 1)[0])))
         found = await self._redis.read_many(
             [
                 ("XRANGE", self._keys.events(game_id), f"{after + 1}-0", f"{confirmed}-0", "COUNT", COUNT)
                 for game_id, after, confirmed in reads
             ]
         )
-        return [
+        confirmed_events = [
             (self._keys.events(game_id).encode(), entries)
             for (game_id, _, _), entries in zip(reads, found, strict=True)
-        ], {}
+        ]
+        return confirmed_events + deleted, {}
 
     async def _behind(self, streams: dict[str, int]) -> dict[str, int]:
         """The games whose store shows fewer versions than they were followed at."""
@@ -281,6 +294,9 @@ class LiveReader:
             if followed is None:
                 continue  # nobody follows it any more
             for entry_id, fields in entries:
+                if b"d" not in fields:  # the entry a deletion leaves (redis_lua.DELETE)
+                    self.end_game(game_id, GameNotFound(game_id))
+                    break
                 version = int(entry_id.split(b"-", 1)[0])
                 if version <= followed.version:
                     continue

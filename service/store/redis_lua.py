@@ -2,8 +2,8 @@
 
 Game scripts touch only one game's keys (`{<game_id>}` hash tag: one cluster slot) and
 the filing set of that slot. Index scripts touch only the listing index's keys
-(`{index}` hash tag: another slot), so no script ever spans two slots. The `#!lua` line makes Redis 7 refuse a writing
-script up front when it is out of memory, instead of failing half way through: with
+(`{index}` hash tag: another slot), so no script ever spans two slots. The `#!lua` line
+makes Redis 7 refuse a writing script up front when it is out of memory, instead of failing half way through: with
 every check done before the first write, a script writes all or nothing.
 
 Replies are arrays whose first item names the outcome, so Python never has to parse
@@ -31,7 +31,8 @@ class Script:
 # ('' for any). The events in that range, and whether the game exists, in the same round
 # trip: a cached game's refresh finds no new event most of the time, and asking apart
 # doubled its cost; the revision check costs a refresh nothing either. With
-# visible_only, also the last visible version and the last stored one.
+# visible_only, also the last visible version and the last stored one. (The game's meta
+# is what says it exists: a deleted game's stream lives on a little, DELETE.)
 READ = Script(
     "read",
     """#!lua flags=no-writes
@@ -47,38 +48,54 @@ if ARGV[3] == '1' then
   if tonumber(first) <= stop then entries = redis.call('XRANGE', events, first .. '-0', stop .. '-0') end
   return {'ok', entries, visible, tonumber(current[2])}
 end
+local current = redis.call('HMGET', meta, 'kind', 'bumps')
+if not current[1] then return {'missing'} end
+if revision ~= '' and (current[2] or '0') ~= revision then return {'bumped'} end
 if last ~= '+' then last = last .. '-0' end
-local entries = redis.call('XRANGE', events, first .. '-0', last)
-if #entries == 0 and redis.call('HEXISTS', meta, 'kind') == 0 then return {'missing'} end
-if revision ~= '' and (redis.call('HGET', meta, 'bumps') or '0') ~= revision then return {'bumped'} end
-return {'ok', entries}
+return {'ok', redis.call('XRANGE', events, first .. '-0', last)}
 """,
 )
 
 # The time of Redis's clock in milliseconds, for a script.
 _NOW_MS = "local now = redis.call('TIME')\nlocal now_ms = now[1] * 1000 + math.floor(now[2] / 1000)\n"
 
+# Sets when each of a game's keys expires (`expire`: a time in ms, or 0 for never);
+# keys that do not exist are left alone (a key made later takes its meta's time).
+_EXPIRE_GAME = """
+local function expire_game(keys, expire)
+  for _, key in ipairs(keys) do
+    if expire > 0 then redis.call('PEXPIREAT', key, expire) else redis.call('PERSIST', key) end
+  end
+end
+"""
+
 # KEYS: meta, events, filing. ARGV: kind, status, record, summary, now_ms, pending ('1':
 # writes wait for replicas, the game is shown once they confirm it), game_id, listed
-# ('1' or '0'), event...
+# ('1' or '0'), review_at, expire_at (ms; 0: never), event...
 # The same creation sent again (its record is unique) answers as the first did.
 CREATE = Script(
     "create",
     """#!lua
+"""
+    + _EXPIRE_GAME
+    + """
 local meta, events, filing = KEYS[1], KEYS[2], KEYS[3]
 local current = redis.call('HMGET', meta, 'kind', 'record', 'version')
 if current[1] then
   if current[2] == ARGV[3] then return {'ok', tonumber(current[3]), redis.call('ZSCORE', filing, ARGV[7])} end
   return {'exists'}
 end
+-- What a deleted game of this id left (its last entry for live readers) goes first.
+redis.call('DEL', events)
 local version = 0
-for i = 9, #ARGV do
+for i = 11, #ARGV do
   version = version + 1
   redis.call('XADD', events, version .. '-0', 'd', ARGV[i])
 end
 redis.call('HSET', meta, 'kind', ARGV[1], 'status', ARGV[2], 'record', ARGV[3], 'summary', ARGV[4],
-  'version', version, 'created_at', ARGV[5], 'updated_at', ARGV[5], 'listed', ARGV[8])
+  'version', version, 'created_at', ARGV[5], 'updated_at', ARGV[5], 'listed', ARGV[8], 'review_at', ARGV[9])
 if ARGV[6] == '1' then redis.call('HSET', meta, 'confirmed', 0) end
+expire_game({meta, events}, tonumber(ARGV[10]))
 """
     + _NOW_MS
     + """redis.call('ZADD', filing, now_ms, ARGV[7])
@@ -86,17 +103,20 @@ return {'ok', version, now_ms}
 """,
 )
 
-# KEYS: meta, events, commands, filing.
+# KEYS: meta, events, commands, filing, snapshots, confirmations.
 # ARGV: expected_version, command_id, command record tail (fingerprint), status, summary,
 #       now_ms, pending ('1' or '0', as for CREATE), game_id, after (the SHA-1 hex of the
 #       event the caller has at expected_version, or ''), counters revision ('' for
-#       any), event...
+#       any), review_at, expire_at (as for CREATE), event...
 # The command record is "<first> <last> <fingerprint hex>". A conflict (another version,
 # or another event at that version) answers the game's version and its last visible one.
 # Counters that moved on (EventStore.bump) refuse the append before anything else.
 APPEND = Script(
     "append",
     """#!lua
+"""
+    + _EXPIRE_GAME
+    + """
 local meta, events, commands, filing = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local current = redis.call('HMGET', meta, 'version', 'status', 'confirmed', 'bumps')
 if not current[1] then return {'missing'} end
@@ -111,12 +131,14 @@ if ARGV[9] ~= '' and version > 0 then
   if #head == 0 or redis.sha1hex(head[1][2][2]) ~= ARGV[9] then return conflict end
 end
 local first = version + 1
-for i = 11, #ARGV do
+for i = 13, #ARGV do
   version = version + 1
   redis.call('XADD', events, version .. '-0', 'd', ARGV[i])
 end
 redis.call('HSET', commands, ARGV[2], first .. ' ' .. version .. ' ' .. ARGV[3])
-redis.call('HSET', meta, 'version', version, 'status', ARGV[4], 'summary', ARGV[5], 'updated_at', ARGV[6])
+redis.call('HSET', meta, 'version', version, 'status', ARGV[4], 'summary', ARGV[5], 'updated_at', ARGV[6],
+  'review_at', ARGV[11])
+expire_game({meta, events, commands, KEYS[5], KEYS[6]}, tonumber(ARGV[12]))
 if ARGV[7] == '1' then
   -- a game stored before writes waited for replicas: all it had is shown
   if not current[3] then redis.call('HSET', meta, 'confirmed', ARGV[1]) end
@@ -168,17 +190,20 @@ if #top > 0 and tonumber(string.match(top[1][1], '^(%d+)')) >= version then
   redis.call('DEL', stream)  -- the history went back (a failover lost versions): start over
 end
 redis.call('XADD', stream, 'MAXLEN', '1', version .. '-0', 'v', version)
+local ttl = redis.call('PTTL', meta)
+if ttl > 0 then redis.call('PEXPIRE', stream, ttl) end  -- it expires with the game
 return 1
 """,
 )
 
 # KEYS: meta, filing. ARGV: game_id. A game waiting to be filed in the listing: its
-# filing score (false: none pending) and its labels as they now stand.
+# filing score (false: none pending) and its labels as they now stand (with its next
+# review).
 FILING = Script(
     "filing",
     """#!lua flags=no-writes
-local labels = redis.call('HMGET', KEYS[1], 'kind', 'status', 'version', 'listed')
-return {redis.call('ZSCORE', KEYS[2], ARGV[1]), labels[1], labels[2], labels[3], labels[4] or '0'}
+local labels = redis.call('HMGET', KEYS[1], 'kind', 'status', 'version', 'listed', 'review_at')
+return {redis.call('ZSCORE', KEYS[2], ARGV[1]), labels[1], labels[2], labels[3], labels[4] or '0', labels[5] or '0'}
 """,
 )
 
@@ -195,10 +220,11 @@ return 1
 
 # KEYS: games (hash game_id -> "<version> <status> <kind>"), seq.
 # ARGV: set key prefix, game_id, exists ('1' or '0'), kind, status, version, listed ('1'
-#       or '0').
+#       or '0'), review_at (ms; 0: none).
 # Files the game under its kind and status as of `version` (unless the index already
-# holds a newer version), in filing order (given at its first filing); a listed game
-# also in the `listed:` sets; a game that no longer exists leaves the listing. The set
+# holds a newer version), in filing order (given at its first filing), and schedules its
+# next review (the `due` set, for retention); a listed game also in the `listed:` sets;
+# a game that no longer exists leaves the listing and the schedule. The set
 # keys are built here from the prefix: they share the index's hash tag, so they live in
 # this same slot. A game is listed or not from its creation on, so leaving a set is done
 # in both families (a ZREM of a member that is not there costs nothing).
@@ -235,8 +261,14 @@ if ARGV[3] == '1' then
     redis.call('ZADD', family .. 'kind:' .. kind .. ':status:' .. status, order, game_id)
   end
   redis.call('HSET', games, game_id, version .. ' ' .. status .. ' ' .. kind)
+  if tonumber(ARGV[8]) > 0 then
+    redis.call('ZADD', prefix .. 'due', ARGV[8], game_id)
+  else
+    redis.call('ZREM', prefix .. 'due', game_id)
+  end
   return 1
 end
+redis.call('ZREM', prefix .. 'due', game_id)
 if filed then
   local kind = filed_kind
   if kind == '' then kind = ARGV[4] end
@@ -289,4 +321,130 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')
 """,
 )
 
-ALL = (CREATE, APPEND, READ, FIND_COMMAND, TOUCH, CONFIRM, FILING, UNFILE, SYNC, BUMP, ADMIT, MEMBERS)
+# KEYS: meta, snapshots. ARGV: version, snapshot, version, snapshot... Keeps each
+# snapshot, replacing one of the same version; nothing for a game that is gone. The
+# snapshots expire with the game (its meta's time to live).
+PUT_SNAPSHOTS = Script(
+    "put_snapshots",
+    """#!lua
+local meta, snapshots = KEYS[1], KEYS[2]
+if redis.call('HEXISTS', meta, 'kind') == 0 then return 0 end
+for i = 1, #ARGV, 2 do
+  redis.call('ZREMRANGEBYSCORE', snapshots, ARGV[i], ARGV[i])
+  redis.call('ZADD', snapshots, ARGV[i], ARGV[i] .. ':' .. ARGV[i + 1])
+end
+local ttl = redis.call('PTTL', meta)
+if ttl > 0 then redis.call('PEXPIRE', snapshots, ttl) end
+return 1
+""",
+)
+
+# KEYS: meta, snapshots. ARGV: the highest version wanted ('+inf': any). The snapshot
+# of the highest version up to it (false: none), and whether the game exists.
+SNAPSHOT = Script(
+    "snapshot",
+    """#!lua flags=no-writes
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return {'missing'} end
+local found = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'LIMIT', 0, 1)
+return {'ok', found[1] or false}
+""",
+)
+
+# KEYS: every key of the game (Keys.of_game: meta first). ARGV: review_at, expire_at.
+# How long a game is kept, after a review (the index's schedule is set apart: SCHEDULE).
+KEEP = Script(
+    "keep",
+    """#!lua
+"""
+    + _EXPIRE_GAME
+    + """
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'review_at', ARGV[1])
+expire_game(KEYS, tonumber(ARGV[2]))
+return 1
+""",
+)
+
+# KEYS: due. ARGV: game_id, review_at (0: none).
+SCHEDULE = Script(
+    "schedule",
+    """#!lua
+if tonumber(ARGV[2]) > 0 then return redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) end
+return redis.call('ZREM', KEYS[1], ARGV[1])
+""",
+)
+
+# KEYS: meta. ARGV: owner, until_ms, now_ms. Claims the game for `owner` (who is to
+# expire it) unless another owner's claim lasts past now.
+CLAIM = Script(
+    "claim",
+    """#!lua
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return -1 end
+local claim = redis.call('HGET', KEYS[1], 'claim')
+if claim then
+  local holder, until_ms = string.match(claim, '^(%S+) (%d+)$')
+  if holder ~= ARGV[1] and tonumber(until_ms) > tonumber(ARGV[3]) then return 0 end
+end
+redis.call('HSET', KEYS[1], 'claim', ARGV[1] .. ' ' .. ARGV[2])
+return 1
+""",
+)
+
+# KEYS: every key of the game (Keys.of_game: meta, events, commands, snapshots,
+# confirmations). ARGV: the version the game must still be at ('': any), how long (ms)
+# its streams stay for live followers. Deletes the game; a game at another version
+# answers that version and its last confirmed one. Its events stream goes last, with an
+# entry past its last version that has no event (field 'x'): the live readers of every
+# process end the game's followers when they read it. When writes wait for replicas,
+# readers block on the confirmations stream instead: it gets such an entry too.
+DELETE = Script(
+    "delete",
+    """#!lua
+local meta, events, confirmations = KEYS[1], KEYS[2], KEYS[5]
+local current = redis.call('HMGET', meta, 'kind', 'version', 'confirmed')
+if not current[1] then return {'missing'} end
+local version = tonumber(current[2])
+if ARGV[1] ~= '' and version ~= tonumber(ARGV[1]) then return {'moved', version, tonumber(current[3] or version)} end
+redis.call('DEL', meta, KEYS[3], KEYS[4])
+local last = (version + 1) .. '-0'
+redis.call('XADD', events, last, 'x', '1')
+redis.call('PEXPIRE', events, ARGV[2])
+if current[3] then
+  redis.call('XADD', confirmations, 'MAXLEN', '1', last, 'x', '1')
+  redis.call('PEXPIRE', confirmations, ARGV[2])
+else
+  redis.call('DEL', confirmations)
+end
+return {'ok'}
+""",
+)
+
+# KEYS: due. ARGV: now_ms, limit. The games whose review time has come, the earliest first.
+DUE_GAMES = Script(
+    "due_games",
+    """#!lua flags=no-writes
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+""",
+)
+
+ALL = (
+    CREATE,
+    APPEND,
+    READ,
+    FIND_COMMAND,
+    TOUCH,
+    CONFIRM,
+    FILING,
+    UNFILE,
+    SYNC,
+    BUMP,
+    ADMIT,
+    MEMBERS,
+    PUT_SNAPSHOTS,
+    SNAPSHOT,
+    KEEP,
+    SCHEDULE,
+    CLAIM,
+    DELETE,
+    DUE_GAMES,
+)

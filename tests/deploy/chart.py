@@ -136,6 +136,21 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
             "tls": [{"secretName": "ludotheque-tls", "hosts": ["ludotheque.example.com"]}],
         },
     },
+    "limits-and-retention": {
+        "config": {
+            "maxGameEvents": "pirates=20000, picnic=5000",
+            "snapshotInterval": 50,
+            "finishedGameTtl": 86400,
+            "abandonedGameTtl": 0,
+            "expiredGamesDir": "/var/lib/ludotheque/expired",
+            "retentionInterval": 30.5,
+            "httpHeaderTimeout": 5,
+            "httpIdleTimeout": 30,
+            "maxStreamsPerConnection": 20,
+            "maxFollowersPerGame": 200,
+        },
+        "expiredGamesVolume": {"persistentVolumeClaim": {"claimName": "expired-games"}},
+    },
 }
 
 

@@ -264,6 +264,7 @@ def test_with_wait_1_and_two_replicas_a_failover_under_load_loses_no_acknowledge
             doomed.stop(signal.SIGKILL)
             players.join(120)
             assert not players.is_alive()
+            assert load.failure is None, load.failure  # a player's own failure first: it would stop its moves
             assert refused, "the kill stopped no move: it came too late to test anything"
             load.check(server.target)
             for game_id in load.tokens:

@@ -40,9 +40,14 @@ class Game:
     tokens: list[str]
 
 
-def new_app(store: RedisStore) -> GameApp:
+def new_app(store: RedisStore, snapshot_interval: int = 100) -> GameApp:
     ids = itertools.count(1)
-    return GameApp(store, TokenAuthority(SECRET, ADMIN), new_game_id=lambda: f"g{next(ids)}{uuid.uuid4().hex[:6]}")
+    return GameApp(
+        store,
+        TokenAuthority(SECRET, ADMIN),
+        new_game_id=lambda: f"g{next(ids)}{uuid.uuid4().hex[:6]}",
+        snapshot_interval=snapshot_interval,
+    )
 
 
 @asynccontextmanager
@@ -78,9 +83,8 @@ async def play(app: GameApp, game: Game, moves: int) -> int:
 
 
 def snapshot(server: RedisServer, store: RedisStore, game_id: str) -> dict[str, bytes | None]:
-    keys = store.keys
-    names = [keys.meta(game_id), keys.events(game_id), keys.commands(game_id)]
-    return {name: server.command("DUMP", name) for name in names}  # type: ignore[misc]
+    """Every key of the game as it is now (its events, meta, command ids, snapshots...)."""
+    return {name: server.command("DUMP", name) for name in store.keys.of_game(game_id)}  # type: ignore[misc]
 
 
 def restore(server: RedisServer, saved: dict[str, bytes | None]) -> None:
@@ -168,6 +172,30 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
         assert seen_there.version == (await get(app, game)).version and losses(seen_there) == losses(now)
         assert metric(other, "ludotheque_history_losses_total", kind="mooki", reused="false") == 0
         assert len([e for e in await events(app, game) if e.version > e.history_loss.last > 0]) == 1
+
+
+@async_test
+async def test_a_fold_from_a_snapshot_passes_over_the_lost_versions(redis_server: RedisServer) -> None:
+    """Snapshots every 2 events: a game that lost versions (placeholders and a notice in
+    its history) and went on is read from a snapshot taken before the loss, by a cold
+    server and at every version, the same as by one that folds every event."""
+    async with stores(redis_server, 3) as (store, cold_store, reference_store):
+        app = new_app(store, snapshot_interval=2)
+        game = await new_game(app)
+        kept = await play(app, game, 3)
+        await app.drain()  # its snapshots are written
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play(app, game, 3)
+        restore(redis_server, saved)
+        assert losses(await get(app, game)) == [(kept + 1, known, False)]
+        last = await play(app, game, 2)
+        await app.drain()
+
+        cold, reference = new_app(cold_store, snapshot_interval=2), new_app(reference_store, snapshot_interval=0)
+        assert (await get(cold, game, ADMIN)).view == (await get(reference, game, ADMIN)).view
+        for at in range(1, last + 1):
+            request = api.ReplayGameRequest(game_id=game.game_id, at_version=at)
+            assert (await cold.replay(request, ADMIN)).view == (await reference.replay(request, ADMIN)).view, at
 
 
 @pytest.mark.parametrize("moves_meanwhile", [1, 3, 6])

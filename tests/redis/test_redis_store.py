@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import random
 import signal
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,6 +22,9 @@ from service.app.metrics import InstrumentedStore, Metrics
 from service.store import open_store
 from service.store.base import (
     AppendResult,
+    GameNotFound,
+    Keep,
+    StoredSnapshot,
     StoreUnavailable,
     SubscriberTooSlow,
     VersionConflict,
@@ -193,17 +197,15 @@ async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(
         await redis.run(
             CREATE,
             [keys.meta("orphan"), keys.events("orphan"), filing],
-            ["mooki", "active", b"r", b"s", 1, "0", "orphan", "0", b"e"],
+            ["mooki", "active", b"r", b"s", 1, "0", "orphan", "0", 0, 0, b"e"],
         )
         assert (await store.list_games("", "", 10, "")).games == []
         # A status change written, its writer dead before it moved the game in the index:
         await new_game(store, "ending")
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, "0", "ending", "", "", b"last"]
-        await redis.run(
-            APPEND,
-            [keys.meta("ending"), keys.events("ending"), keys.commands("ending"), store.index.filing_key("ending")],
-            args,
-        )
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, "0", "ending", "", "", 0, 0, b"last"]
+        game_keys = [keys.meta("ending"), keys.events("ending"), keys.commands("ending")]
+        filing_and_more = [store.index.filing_key("ending"), keys.snapshots("ending"), keys.confirmations("ending")]
+        await redis.run(APPEND, [*game_keys, *filing_and_more], args)
         active = await store.list_games("", "active", 10, "")
         assert active.games == []  # the index still says active: the game's own status wins
         # The reconciler files both, from the filing sets the writes left behind.
@@ -361,3 +363,90 @@ async def test_a_shard_that_cannot_take_writes_is_not_ready(own_redis: RedisServ
         assert not shard.writable and "NOREPLICAS" in shard.problem
         own_redis.command("CONFIG", "SET", "min-replicas-to-write", 0)
         assert [shard.writable for shard in (await store.health()).shards] == [True]
+
+
+# --- retention -------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def replicated(primary: RedisServer) -> AsyncIterator[RedisServer]:
+    """A replica of `primary`, in sync."""
+    primary.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # sync a replica at once
+    with running_redis(["--replicaof", "127.0.0.1", str(primary.port)]) as replica:
+
+        def replicating() -> bool:
+            info = replica.command("INFO", "replication")
+            return isinstance(info, dict) and info.get("master_link_status") == "up"
+
+        await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync")
+        yield replica
+
+
+@async_test
+async def test_every_key_of_a_game_expires_when_its_keep_says(own_redis: RedisServer) -> None:
+    # Writes that wait for a replica: the game has a confirmations stream too.
+    async with replicated(own_redis), redis_store(own_redis.url, wait_replicas=1, wait_timeout=30) as store:
+        now = int(time.time() * 1000)
+        every_key = store.keys.of_game("g1")  # meta, events, commands, snapshots, confirmations
+        await store.create("g1", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 1000, now + 50_000))
+        await store.put_snapshots("g1", [StoredSnapshot(1, b"snap")])
+        await store.append("g1", 1, [b"e2"], "c", b"f", "active", b"s", now, Keep(now + 2000, now + 60_000))
+        assert [own_redis.command("EXISTS", key) for key in every_key] == [1] * 5
+        expiries = [await store.redis.call("PEXPIRETIME", key) for key in every_key]
+        assert expiries == [now + 60_000] * 5
+        await store.append("g1", 2, [b"e3"], "d", b"f", "finished", b"s", now, Keep(0, 0))
+        assert [await store.redis.call("PTTL", key) for key in every_key] == [-1] * 5  # kept forever
+
+
+@async_test
+async def test_a_deleted_game_of_a_store_that_waits_for_replicas_ends_its_followers(own_redis: RedisServer) -> None:
+    # Its followers block on the game's confirmations stream, not on its events.
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    async with (
+        replicated(own_redis),
+        redis_store(own_redis.url, prefix, wait_replicas=1, wait_timeout=30) as deleting,
+        redis_store(own_redis.url, prefix, wait_replicas=1, wait_timeout=30) as following,
+    ):
+        await new_game(deleting, "g1", events=2)
+        follower = following.subscribe("g1", 1)
+        assert [(await anext(follower)).version for _ in range(2)] == [1, 2]
+        waiting = asyncio.ensure_future(anext(follower))
+        await deleting.delete("g1")
+        with pytest.raises(GameNotFound):
+            await asyncio.wait_for(waiting, 10)
+        await new_game(deleting, "g1")  # the id may be used again at once
+        assert [e.version for e in await deleting.read("g1", 1)] == [1]
+
+
+@async_test
+async def test_a_game_redis_dropped_by_itself_is_still_due_and_then_unlisted(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url) as store:
+        now = int(time.time() * 1000)
+        await store.create("gone", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 10, now + 200))
+        await store.create("kept", "mooki", "active", b"r", b"s", [b"e1"], now)
+        meta = store.keys.meta("gone")
+
+        def dropped() -> bool:
+            return redis_server.command("EXISTS", meta) == 0
+
+        await asyncio.to_thread(wait_until, dropped, 10, "Redis to expire the game")
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["kept"]
+        assert await store.due_games(int(time.time() * 1000), 10) == ["gone"]
+        await store.forget("gone")
+        assert await store.due_games(int(time.time() * 1000), 10) == []
+        for listed_only in (False, True):  # out of both families of sets (redis_index.py)
+            listed = await store.redis.call("ZRANGE", store.keys.index_set("", "", listed_only=listed_only), 0, -1)
+            assert listed == [b"kept"]
+
+
+@async_test
+async def test_a_game_deleted_by_one_process_ends_its_followers_on_another(redis_server: RedisServer) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    async with redis_store(redis_server.url, prefix) as deleting, redis_store(redis_server.url, prefix) as following:
+        await new_game(deleting, "g1", events=2)
+        follower = following.subscribe("g1", 1)
+        assert [(await anext(follower)).version for _ in range(2)] == [1, 2]
+        waiting = asyncio.ensure_future(anext(follower))
+        await deleting.delete("g1")
+        with pytest.raises(GameNotFound):
+            await asyncio.wait_for(waiting, 10)

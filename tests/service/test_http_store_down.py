@@ -12,12 +12,15 @@ from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.metrics import InstrumentedStore, Metrics
 from service.store.base import (
+    KEEP_FOREVER,
     Admission,
     AppendResult,
     GameInfo,
     GamePage,
+    Keep,
     ShardHealth,
     StoredEvent,
+    StoredSnapshot,
     StoreHealth,
     StoreUnavailable,
 )
@@ -39,6 +42,7 @@ class DownStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         listed: bool = True,
     ) -> None:
@@ -54,6 +58,7 @@ class DownStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         after: bytes = b"",
         counters_revision: int | None = None,
@@ -86,6 +91,27 @@ class DownStore:
         raise self._down()
 
     async def members(self, key: str, now_ms: int) -> list[str]:
+        raise self._down()
+
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        raise self._down()
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        raise self._down()
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        raise self._down()
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        raise self._down()
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        raise self._down()
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        raise self._down()
+
+    async def forget(self, game_id: str) -> None:
         raise self._down()
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:

@@ -216,6 +216,11 @@ class Client:
         response = self.stub.RotateSeatToken(request, metadata=self._metadata, timeout=self.timeout)
         return str(response.seat_token)
 
+    def delete_game(self, game_id: str) -> None:
+        """Admin: deletes a game and everything kept about it; its followers' streams end."""
+        request = game_service_pb2.DeleteGameRequest(game_id=game_id)
+        self.stub.DeleteGame(request, metadata=self._metadata, timeout=self.timeout)
+
     def play(self, game_id: str, from_version: int = 1, *, views: bool = False) -> PlaySession:
         """A Play session for this client's seat on one stream: iterate over it for
         events, turns and results; send() commands."""

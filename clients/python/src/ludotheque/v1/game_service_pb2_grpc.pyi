@@ -93,6 +93,11 @@ class GameServiceStub:
     seat's previous tokens stop working at once, on every server; hand the new
     one to the player.
     """
+    DeleteGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.DeleteGameRequest, _game_service_pb2.DeleteGameResponse]
+    """Admin: delete a game and everything kept about it (its events, snapshots
+    and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+    and abandoned games also expire by themselves: README, "Limits".)
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -154,6 +159,11 @@ class GameServiceAsyncStub(GameServiceStub):
     """Admin: give a seat a new token (a leaked link, a player replaced). The
     seat's previous tokens stop working at once, on every server; hand the new
     one to the player.
+    """
+    DeleteGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.DeleteGameRequest, _game_service_pb2.DeleteGameResponse]  # type: ignore[assignment]
+    """Admin: delete a game and everything kept about it (its events, snapshots
+    and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+    and abandoned games also expire by themselves: README, "Limits".)
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -285,6 +295,17 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Admin: give a seat a new token (a leaked link, a player replaced). The
         seat's previous tokens stop working at once, on every server; hand the new
         one to the player.
+        """
+
+    @_abc_1.abstractmethod
+    def DeleteGame(
+        self,
+        request: _game_service_pb2.DeleteGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.DeleteGameResponse, _abc.Awaitable[_game_service_pb2.DeleteGameResponse]]:
+        """Admin: delete a game and everything kept about it (its events, snapshots
+        and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+        and abandoned games also expire by themselves: README, "Limits".)
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
