@@ -63,14 +63,14 @@ from service.store.redis_lua import (
     SNAPSHOT,
     TOUCH,
 )
-from service.store.redis_retention import Retention
-from service.store.redis_sets import BoundedSets
+from service.store.redis_retention import RedisRetention
+from service.store.redis_sets import RedisSets
 
 COUNTER = b"counter:"  # the meta fields of the game's counters (EventStore.bump)
 READ_PAGE = 1000  # events per XRANGE while a subscriber catches up
 
 
-class RedisStore(Retention, BoundedSets):
+class RedisStore(RedisRetention, RedisSets):
     def __init__(
         self,
         redis: RedisConnection,

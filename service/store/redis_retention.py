@@ -25,7 +25,7 @@ from service.store.redis_lua import CLAIM, DELETE, KEEP
 TOMBSTONE_MS = 60_000
 
 
-class Retention:
+class RedisRetention:
     """RedisStore's retention methods (EventStore: due_games, keep, claim, delete, forget)."""
 
     redis: RedisConnection

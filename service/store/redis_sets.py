@@ -13,7 +13,7 @@ from service.store.redis_keys import Keys
 from service.store.redis_lua import ADMIT, MEMBERS
 
 
-class BoundedSets:
+class RedisSets:
     """RedisStore's bounded sets (EventStore: admit, release, members)."""
 
     redis: RedisConnection
