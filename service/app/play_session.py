@@ -11,6 +11,7 @@ and every other seat one message."""
 from __future__ import annotations
 
 import asyncio
+import enum
 from collections.abc import AsyncIterator
 
 from ludotheque.v1 import game_service_pb2 as api
@@ -21,6 +22,13 @@ from service.app.errors import ServiceError, invalid_argument, status_of
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256
+
+
+class _Nothing(enum.Enum):
+    NOTHING = enum.auto()
+
+
+NOTHING = _Nothing.NOTHING
 
 
 async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: str) -> AsyncIterator[api.PlayResponse]:
@@ -48,11 +56,13 @@ class _Session:
     async def run(self, requests: AsyncIterator[api.PlayRequest]) -> AsyncIterator[api.PlayResponse]:
         events = asyncio.create_task(self._forward_events())
         commands = asyncio.create_task(self._answer_commands(requests))
-        held: api.PlayResponse | BaseException | None = None  # taken from the queue, not yet sent
+        # An item taken from the queue while merging but not sent yet. Its own marker,
+        # not None: None is the end of the session, and must not be lost here.
+        held: api.PlayResponse | BaseException | None | _Nothing = NOTHING
         try:
             while True:
-                item = held if held is not None else await self.out.get()
-                held = None
+                item = await self.out.get() if held is NOTHING else held
+                held = NOTHING
                 if item is None:
                     return
                 if isinstance(item, BaseException):
