@@ -196,6 +196,9 @@ class InstrumentedStore:
     def end_subscriptions(self) -> None:
         self.inner.end_subscriptions()
 
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        return await self._timed("mark_once", self.inner.mark_once(key, ttl_ms))
+
     async def ping(self) -> None:
         await self._timed("ping", self.inner.ping())
 

@@ -12,6 +12,8 @@ The listing index is global, under its own tag `{index}` (one other slot):
     <prefix>:index:{index}:games   hash: game id -> "<version> <status>" as filed
     <prefix>:index:{index}:pending sorted set of intents "<token>:<game_id>" by time
     <prefix>:index:{index}:seq     counter: creation order and intent tokens
+Marks (EventStore.mark_once) are plain keys with an expiry, each in its own slot:
+    <prefix>:mark:<key>            "1", set with SET NX PX
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ class Keys:
     def game_of_events(self, key: str) -> str:
         """The game id of an events key (as XREAD names it)."""
         return key[key.index("{") + 1 : key.rindex("}")]
+
+    def mark(self, key: str) -> str:
+        return f"{self.prefix}:mark:{key}"
 
     @property
     def index_prefix(self) -> str:
