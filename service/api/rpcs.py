@@ -52,6 +52,7 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "ExportGame": app.export_game,
         "ImportGame": app.import_game,
         "Play": play_session,
+        "IssueStreamTicket": app.issue_stream_ticket,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:

@@ -31,6 +31,11 @@ class TokenAuthority:
     def seat_token(self, game_id: str, seat: int) -> str:
         return f"{seat}.{self._mac(game_id, seat)}"
 
+    def derived_key(self, purpose: str) -> bytes:
+        """A signing key of its own for `purpose` (e.g. stream tickets), from the same
+        secret: every process of a deployment derives the same one."""
+        return hmac.new(self._secret, f"ludotheque key: {purpose}".encode(), hashlib.sha256).digest()
+
     def is_admin(self, token: str) -> bool:
         return bool(self._admin_token) and hmac.compare_digest(token.encode(), self._admin_token.encode())
 

@@ -23,6 +23,7 @@ from service.app.logs import Logs
 from service.app.metrics import Metrics
 from service.app.moves import Moves
 from service.app.stored import store_errors
+from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, view
 from service.store.base import EventStore
@@ -40,6 +41,8 @@ class GameApp:
         new_game_id: Callable[[], str] = random_game_id,
         new_seed: Callable[[], int] = lambda: secrets.randbits(63),
         metrics: Metrics | None = None,
+        stream_ticket_ttl: float = 60.0,
+        play_join_timeout: float = 10.0,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
@@ -49,7 +52,10 @@ class GameApp:
         self.viewers = Viewers(tokens)
         creating = Games(self.games, self.viewers, tokens, self.metrics, self.now_ms, new_game_id, new_seed)
         moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries)
-        history = History(self.games, self.viewers, self.metrics)
+        tickets = StreamTickets(self.games, self.viewers, tokens, self.now_ms, stream_ticket_ttl)
+        history = History(self.games, self.viewers, self.metrics, tickets)
+        # How long a Play session may take to send its join (every transport).
+        self.play_join_timeout = play_join_timeout
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game
@@ -60,6 +66,7 @@ class GameApp:
         self.list_events = history.list_events
         self.stream_events = history.stream_events
         self.follow = history.follow
+        self.issue_stream_ticket = tickets.issue_stream_ticket
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game

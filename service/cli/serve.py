@@ -21,6 +21,7 @@ from service.api import diagnostics, grpc_server
 from service.api.grpc_metrics import MetricsInterceptor
 from service.api.http_server import build_http_app, serve_http
 from service.api.rpcs import SERVICE
+from service.api.websocket import WebSocketSettings
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.errors import ServiceError
@@ -80,7 +81,14 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         metrics,
     )
     tokens = TokenAuthority(token_secret(config), config.admin_token)
-    app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
+    app = GameApp(
+        store,
+        tokens,
+        cache_size=config.cache_size,
+        metrics=metrics,
+        stream_ticket_ttl=config.stream_ticket_ttl,
+        play_join_timeout=config.play_join_timeout,
+    )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
         options=[
@@ -109,7 +117,14 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
     await server.start()
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
-    web_app = build_http_app(app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins)
+    websockets = WebSocketSettings(
+        heartbeat=config.websocket_heartbeat,
+        send_timeout=config.websocket_send_timeout,
+        max_message_bytes=config.max_message_bytes,
+    )
+    web_app = build_http_app(
+        app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins, websockets=websockets
+    )
     runner, http_port = await serve_http(
         web_app, config.host, config.http_port, config.shutdown_grace, reuse_port=reuse_port
     )

@@ -23,11 +23,12 @@ _sym_db = _symbol_database.Default()
 
 
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 from google.rpc import status_pb2 as google_dot_rpc_dot_status__pb2
 from ludotheque.v1 import game_pb2 as ludotheque_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n ludotheque/v1/game_service.proto\x12\rludotheque.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x17google/rpc/status.proto\x1a\x18ludotheque/v1/game.proto\"v\n\x11\x43reateGameRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12&\n\x05seats\x18\x03 \x03(\x0b\x32\x17.ludotheque.v1.SeatSpec\"]\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\x12!\n\x04game\x18\x03 \x01(\x0b\x32\x13.ludotheque.v1.Game\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"r\n\x10ListGamesRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12)\n\x06status\x18\x02 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"P\n\x11ListGamesResponse\x12\"\n\x05games\x18\x01 \x03(\x0b\x32\x13.ludotheque.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xb4\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\'\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x16.ludotheque.v1.Command\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x04H\x00\x88\x01\x01\x12\x11\n\x04seat\x18\x05 \x01(\rH\x01\x88\x01\x01\x42\x13\n\x11_expected_versionB\x07\n\x05_seat\"\x9b\x02\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.ludotheque.v1.Event\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12.\n\x0elegal_commands\x18\x04 \x03(\x0b\x32\x16.ludotheque.v1.Command\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x0e\n\x06to_act\x18\x06 \x03(\r\x12\'\n\x07outcome\x18\x07 \x01(\x0b\x32\x16.ludotheque.v1.Outcome\x12\x10\n\x08replayed\x18\x08 \x01(\x08\"<\n\x13StreamEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x04\";\n\x14StreamEventsResponse\x12#\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.ludotheque.v1.Event\"a\n\x11ListEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x04\x12\x12\n\nto_version\x18\x03 \x01(\x04\x12\x11\n\tpage_size\x18\x04 \x01(\r\"f\n\x12ListEventsResponse\x12$\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x14.ludotheque.v1.Event\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x19\n\x11next_from_version\x18\x03 \x01(\x04\"L\n\x11ReplayGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x17\n\nat_version\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\r\n\x0b_at_version\"\xf4\x01\n\x12ReplayGameResponse\x12\x12\n\nat_version\x18\x01 \x01(\x04\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x0e\n\x06to_act\x18\x04 \x03(\r\x12\'\n\x07outcome\x18\x05 \x01(\x0b\x32\x16.ludotheque.v1.Outcome\x12%\n\x04view\x18\x06 \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12.\n\x0elegal_commands\x18\x07 \x03(\x0b\x32\x16.ludotheque.v1.Command\"\\\n\x11\x45xportGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x07\x61s_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0c\x61s_spectator\x18\x03 \x01(\x08\x42\n\n\x08_as_seat\"9\n\x12\x45xportGameResponse\x12#\n\x03log\x18\x01 \x01(\x0b\x32\x16.ludotheque.v1.GameLog\"b\n\x11ImportGameRequest\x12#\n\x03log\x18\x01 \x01(\x0b\x32\x16.ludotheque.v1.GameLog\x12\x18\n\x0btruncate_at\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\x0e\n\x0c_truncate_at\"]\n\x12ImportGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\x12!\n\x04game\x18\x03 \x01(\x0b\x32\x13.ludotheque.v1.Game\"p\n\x0bPlayRequest\x12\'\n\x04join\x18\x01 \x01(\x0b\x32\x17.ludotheque.v1.PlayJoinH\x00\x12-\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x1a.ludotheque.v1.PlayCommandH\x00\x42\t\n\x07message\"@\n\x08PlayJoin\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x04\x12\r\n\x05views\x18\x03 \x01(\x08\"~\n\x0bPlayCommand\x12\'\n\x07\x63ommand\x18\x01 \x01(\x0b\x32\x16.ludotheque.v1.Command\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x04H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"\x9f\x01\n\x0cPlayResponse\x12$\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x14.ludotheque.v1.Event\x12)\n\x06result\x18\x05 \x01(\x0b\x32\x19.ludotheque.v1.PlayResult\x12%\n\x04turn\x18\x06 \x01(\x0b\x32\x17.ludotheque.v1.PlayTurnJ\x04\x08\x01\x10\x02J\x04\x08\x02\x10\x03J\x04\x08\x03\x10\x04R\x05\x65vent\"r\n\x08PlayTurn\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12.\n\x0elegal_commands\x18\x02 \x03(\x0b\x32\x16.ludotheque.v1.Command\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.ludotheque.v1.GameView\"f\n\nPlayResult\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x10\n\x08replayed\x18\x03 \x01(\x08\x12!\n\x05\x65rror\x18\x04 \x01(\x0b\x32\x12.google.rpc.Status2\xdc\x08\n\x0bGameService\x12g\n\nCreateGame\x12 .ludotheque.v1.CreateGameRequest\x1a!.ludotheque.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12Z\n\x07GetGame\x12\x1d.ludotheque.v1.GetGameRequest\x1a\x13.ludotheque.v1.Game\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/games/{game_id}\x12\x61\n\tListGames\x12\x1f.ludotheque.v1.ListGamesRequest\x1a .ludotheque.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/games\x12\x83\x01\n\rSubmitCommand\x12#.ludotheque.v1.SubmitCommandRequest\x1a$.ludotheque.v1.SubmitCommandResponse\"\'\x82\xd3\xe4\x93\x02!\"\x1c/v1/games/{game_id}/commands:\x01*\x12\x84\x01\n\x0cStreamEvents\x12\".ludotheque.v1.StreamEventsRequest\x1a#.ludotheque.v1.StreamEventsResponse\")\x82\xd3\xe4\x93\x02#\x12!/v1/games/{game_id}/events:stream0\x01\x12u\n\nListEvents\x12 .ludotheque.v1.ListEventsRequest\x1a!.ludotheque.v1.ListEventsResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}/events\x12u\n\nReplayGame\x12 .ludotheque.v1.ReplayGameRequest\x1a!.ludotheque.v1.ReplayGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}/replay\x12u\n\nExportGame\x12 .ludotheque.v1.ExportGameRequest\x1a!.ludotheque.v1.ExportGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}:export\x12\x43\n\x04Play\x12\x1a.ludotheque.v1.PlayRequest\x1a\x1b.ludotheque.v1.PlayResponse(\x01\x30\x01\x12n\n\nImportGame\x12 .ludotheque.v1.ImportGameRequest\x1a!.ludotheque.v1.ImportGameResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\"\x10/v1/games:import:\x01*b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n ludotheque/v1/game_service.proto\x12\rludotheque.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17google/rpc/status.proto\x1a\x18ludotheque/v1/game.proto\"v\n\x11\x43reateGameRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12+\n\x07options\x18\x02 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12&\n\x05seats\x18\x03 \x03(\x0b\x32\x17.ludotheque.v1.SeatSpec\"]\n\x12\x43reateGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\x12!\n\x04game\x18\x03 \x01(\x0b\x32\x13.ludotheque.v1.Game\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"r\n\x10ListGamesRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12)\n\x06status\x18\x02 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x11\n\tpage_size\x18\x03 \x01(\r\x12\x12\n\npage_token\x18\x04 \x01(\t\"P\n\x11ListGamesResponse\x12\"\n\x05games\x18\x01 \x03(\x0b\x32\x13.ludotheque.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\xb4\x01\n\x14SubmitCommandRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\'\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x16.ludotheque.v1.Command\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x04 \x01(\x04H\x00\x88\x01\x01\x12\x11\n\x04seat\x18\x05 \x01(\rH\x01\x88\x01\x01\x42\x13\n\x11_expected_versionB\x07\n\x05_seat\"\x9b\x02\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.ludotheque.v1.Event\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12.\n\x0elegal_commands\x18\x04 \x03(\x0b\x32\x16.ludotheque.v1.Command\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x0e\n\x06to_act\x18\x06 \x03(\r\x12\'\n\x07outcome\x18\x07 \x01(\x0b\x32\x16.ludotheque.v1.Outcome\x12\x10\n\x08replayed\x18\x08 \x01(\x08\"L\n\x13StreamEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x04\x12\x0e\n\x06ticket\x18\x03 \x01(\t\"+\n\x18IssueStreamTicketRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"[\n\x19IssueStreamTicketResponse\x12\x0e\n\x06ticket\x18\x01 \x01(\t\x12.\n\nexpires_at\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\";\n\x14StreamEventsResponse\x12#\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.ludotheque.v1.Event\"a\n\x11ListEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x04\x12\x12\n\nto_version\x18\x03 \x01(\x04\x12\x11\n\tpage_size\x18\x04 \x01(\r\"f\n\x12ListEventsResponse\x12$\n\x06\x65vents\x18\x01 \x03(\x0b\x32\x14.ludotheque.v1.Event\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x19\n\x11next_from_version\x18\x03 \x01(\x04\"L\n\x11ReplayGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x17\n\nat_version\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\r\n\x0b_at_version\"\xf4\x01\n\x12ReplayGameResponse\x12\x12\n\nat_version\x18\x01 \x01(\x04\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x0e\n\x06to_act\x18\x04 \x03(\r\x12\'\n\x07outcome\x18\x05 \x01(\x0b\x32\x16.ludotheque.v1.Outcome\x12%\n\x04view\x18\x06 \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12.\n\x0elegal_commands\x18\x07 \x03(\x0b\x32\x16.ludotheque.v1.Command\"\\\n\x11\x45xportGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x07\x61s_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x14\n\x0c\x61s_spectator\x18\x03 \x01(\x08\x42\n\n\x08_as_seat\"9\n\x12\x45xportGameResponse\x12#\n\x03log\x18\x01 \x01(\x0b\x32\x16.ludotheque.v1.GameLog\"b\n\x11ImportGameRequest\x12#\n\x03log\x18\x01 \x01(\x0b\x32\x16.ludotheque.v1.GameLog\x12\x18\n\x0btruncate_at\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\x0e\n\x0c_truncate_at\"]\n\x12ImportGameResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x02 \x03(\t\x12!\n\x04game\x18\x03 \x01(\x0b\x32\x13.ludotheque.v1.Game\"p\n\x0bPlayRequest\x12\'\n\x04join\x18\x01 \x01(\x0b\x32\x17.ludotheque.v1.PlayJoinH\x00\x12-\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x1a.ludotheque.v1.PlayCommandH\x00\x42\t\n\x07message\"e\n\x08PlayJoin\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x66rom_version\x18\x02 \x01(\x04\x12\r\n\x05views\x18\x03 \x01(\x08\x12\r\n\x05token\x18\x04 \x01(\t\x12\x14\n\x0cview_updates\x18\x05 \x01(\x08\"~\n\x0bPlayCommand\x12\'\n\x07\x63ommand\x18\x01 \x01(\x0b\x32\x16.ludotheque.v1.Command\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x1d\n\x10\x65xpected_version\x18\x03 \x01(\x04H\x00\x88\x01\x01\x42\x13\n\x11_expected_version\"\xe9\x01\n\x0cPlayResponse\x12$\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x14.ludotheque.v1.Event\x12)\n\x06result\x18\x05 \x01(\x0b\x32\x19.ludotheque.v1.PlayResult\x12%\n\x04turn\x18\x06 \x01(\x0b\x32\x17.ludotheque.v1.PlayTurn\x12%\n\x04view\x18\x07 \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12!\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x12.google.rpc.StatusJ\x04\x08\x01\x10\x02J\x04\x08\x02\x10\x03J\x04\x08\x03\x10\x04R\x05\x65vent\"r\n\x08PlayTurn\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12.\n\x0elegal_commands\x18\x02 \x03(\x0b\x32\x16.ludotheque.v1.Command\x12%\n\x04view\x18\x03 \x01(\x0b\x32\x17.ludotheque.v1.GameView\"f\n\nPlayResult\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x10\n\x08replayed\x18\x03 \x01(\x08\x12!\n\x05\x65rror\x18\x04 \x01(\x0b\x32\x12.google.rpc.Status2\xec\t\n\x0bGameService\x12g\n\nCreateGame\x12 .ludotheque.v1.CreateGameRequest\x1a!.ludotheque.v1.CreateGameResponse\"\x14\x82\xd3\xe4\x93\x02\x0e\"\t/v1/games:\x01*\x12Z\n\x07GetGame\x12\x1d.ludotheque.v1.GetGameRequest\x1a\x13.ludotheque.v1.Game\"\x1b\x82\xd3\xe4\x93\x02\x15\x12\x13/v1/games/{game_id}\x12\x61\n\tListGames\x12\x1f.ludotheque.v1.ListGamesRequest\x1a .ludotheque.v1.ListGamesResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/games\x12\x83\x01\n\rSubmitCommand\x12#.ludotheque.v1.SubmitCommandRequest\x1a$.ludotheque.v1.SubmitCommandResponse\"\'\x82\xd3\xe4\x93\x02!\"\x1c/v1/games/{game_id}/commands:\x01*\x12\x84\x01\n\x0cStreamEvents\x12\".ludotheque.v1.StreamEventsRequest\x1a#.ludotheque.v1.StreamEventsResponse\")\x82\xd3\xe4\x93\x02#\x12!/v1/games/{game_id}/events:stream0\x01\x12u\n\nListEvents\x12 .ludotheque.v1.ListEventsRequest\x1a!.ludotheque.v1.ListEventsResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}/events\x12u\n\nReplayGame\x12 .ludotheque.v1.ReplayGameRequest\x1a!.ludotheque.v1.ReplayGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}/replay\x12u\n\nExportGame\x12 .ludotheque.v1.ExportGameRequest\x1a!.ludotheque.v1.ExportGameResponse\"\"\x82\xd3\xe4\x93\x02\x1c\x12\x1a/v1/games/{game_id}:export\x12\x43\n\x04Play\x12\x1a.ludotheque.v1.PlayRequest\x1a\x1b.ludotheque.v1.PlayResponse(\x01\x30\x01\x12\x8d\x01\n\x11IssueStreamTicket\x12\'.ludotheque.v1.IssueStreamTicketRequest\x1a(.ludotheque.v1.IssueStreamTicketResponse\"%\x82\xd3\xe4\x93\x02\x1f\"\x1a/v1/games/{game_id}:ticket:\x01*\x12n\n\nImportGame\x12 .ludotheque.v1.ImportGameRequest\x1a!.ludotheque.v1.ImportGameResponse\"\x1b\x82\xd3\xe4\x93\x02\x15\"\x10/v1/games:import:\x01*b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -50,54 +51,60 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMESERVICE'].methods_by_name['ReplayGame']._serialized_options = b'\202\323\344\223\002\034\022\032/v1/games/{game_id}/replay'
   _globals['_GAMESERVICE'].methods_by_name['ExportGame']._loaded_options = None
   _globals['_GAMESERVICE'].methods_by_name['ExportGame']._serialized_options = b'\202\323\344\223\002\034\022\032/v1/games/{game_id}:export'
+  _globals['_GAMESERVICE'].methods_by_name['IssueStreamTicket']._loaded_options = None
+  _globals['_GAMESERVICE'].methods_by_name['IssueStreamTicket']._serialized_options = b'\202\323\344\223\002\037\"\032/v1/games/{game_id}:ticket:\001*'
   _globals['_GAMESERVICE'].methods_by_name['ImportGame']._loaded_options = None
   _globals['_GAMESERVICE'].methods_by_name['ImportGame']._serialized_options = b'\202\323\344\223\002\025\"\020/v1/games:import:\001*'
-  _globals['_CREATEGAMEREQUEST']._serialized_start=132
-  _globals['_CREATEGAMEREQUEST']._serialized_end=250
-  _globals['_CREATEGAMERESPONSE']._serialized_start=252
-  _globals['_CREATEGAMERESPONSE']._serialized_end=345
-  _globals['_GETGAMEREQUEST']._serialized_start=347
-  _globals['_GETGAMEREQUEST']._serialized_end=380
-  _globals['_LISTGAMESREQUEST']._serialized_start=382
-  _globals['_LISTGAMESREQUEST']._serialized_end=496
-  _globals['_LISTGAMESRESPONSE']._serialized_start=498
-  _globals['_LISTGAMESRESPONSE']._serialized_end=578
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=581
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=761
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=764
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=1047
-  _globals['_STREAMEVENTSREQUEST']._serialized_start=1049
-  _globals['_STREAMEVENTSREQUEST']._serialized_end=1109
-  _globals['_STREAMEVENTSRESPONSE']._serialized_start=1111
-  _globals['_STREAMEVENTSRESPONSE']._serialized_end=1170
-  _globals['_LISTEVENTSREQUEST']._serialized_start=1172
-  _globals['_LISTEVENTSREQUEST']._serialized_end=1269
-  _globals['_LISTEVENTSRESPONSE']._serialized_start=1271
-  _globals['_LISTEVENTSRESPONSE']._serialized_end=1373
-  _globals['_REPLAYGAMEREQUEST']._serialized_start=1375
-  _globals['_REPLAYGAMEREQUEST']._serialized_end=1451
-  _globals['_REPLAYGAMERESPONSE']._serialized_start=1454
-  _globals['_REPLAYGAMERESPONSE']._serialized_end=1698
-  _globals['_EXPORTGAMEREQUEST']._serialized_start=1700
-  _globals['_EXPORTGAMEREQUEST']._serialized_end=1792
-  _globals['_EXPORTGAMERESPONSE']._serialized_start=1794
-  _globals['_EXPORTGAMERESPONSE']._serialized_end=1851
-  _globals['_IMPORTGAMEREQUEST']._serialized_start=1853
-  _globals['_IMPORTGAMEREQUEST']._serialized_end=1951
-  _globals['_IMPORTGAMERESPONSE']._serialized_start=1953
-  _globals['_IMPORTGAMERESPONSE']._serialized_end=2046
-  _globals['_PLAYREQUEST']._serialized_start=2048
-  _globals['_PLAYREQUEST']._serialized_end=2160
-  _globals['_PLAYJOIN']._serialized_start=2162
-  _globals['_PLAYJOIN']._serialized_end=2226
-  _globals['_PLAYCOMMAND']._serialized_start=2228
-  _globals['_PLAYCOMMAND']._serialized_end=2354
-  _globals['_PLAYRESPONSE']._serialized_start=2357
-  _globals['_PLAYRESPONSE']._serialized_end=2516
-  _globals['_PLAYTURN']._serialized_start=2518
-  _globals['_PLAYTURN']._serialized_end=2632
-  _globals['_PLAYRESULT']._serialized_start=2634
-  _globals['_PLAYRESULT']._serialized_end=2736
-  _globals['_GAMESERVICE']._serialized_start=2739
-  _globals['_GAMESERVICE']._serialized_end=3855
+  _globals['_CREATEGAMEREQUEST']._serialized_start=165
+  _globals['_CREATEGAMEREQUEST']._serialized_end=283
+  _globals['_CREATEGAMERESPONSE']._serialized_start=285
+  _globals['_CREATEGAMERESPONSE']._serialized_end=378
+  _globals['_GETGAMEREQUEST']._serialized_start=380
+  _globals['_GETGAMEREQUEST']._serialized_end=413
+  _globals['_LISTGAMESREQUEST']._serialized_start=415
+  _globals['_LISTGAMESREQUEST']._serialized_end=529
+  _globals['_LISTGAMESRESPONSE']._serialized_start=531
+  _globals['_LISTGAMESRESPONSE']._serialized_end=611
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=614
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=794
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=797
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=1080
+  _globals['_STREAMEVENTSREQUEST']._serialized_start=1082
+  _globals['_STREAMEVENTSREQUEST']._serialized_end=1158
+  _globals['_ISSUESTREAMTICKETREQUEST']._serialized_start=1160
+  _globals['_ISSUESTREAMTICKETREQUEST']._serialized_end=1203
+  _globals['_ISSUESTREAMTICKETRESPONSE']._serialized_start=1205
+  _globals['_ISSUESTREAMTICKETRESPONSE']._serialized_end=1296
+  _globals['_STREAMEVENTSRESPONSE']._serialized_start=1298
+  _globals['_STREAMEVENTSRESPONSE']._serialized_end=1357
+  _globals['_LISTEVENTSREQUEST']._serialized_start=1359
+  _globals['_LISTEVENTSREQUEST']._serialized_end=1456
+  _globals['_LISTEVENTSRESPONSE']._serialized_start=1458
+  _globals['_LISTEVENTSRESPONSE']._serialized_end=1560
+  _globals['_REPLAYGAMEREQUEST']._serialized_start=1562
+  _globals['_REPLAYGAMEREQUEST']._serialized_end=1638
+  _globals['_REPLAYGAMERESPONSE']._serialized_start=1641
+  _globals['_REPLAYGAMERESPONSE']._serialized_end=1885
+  _globals['_EXPORTGAMEREQUEST']._serialized_start=1887
+  _globals['_EXPORTGAMEREQUEST']._serialized_end=1979
+  _globals['_EXPORTGAMERESPONSE']._serialized_start=1981
+  _globals['_EXPORTGAMERESPONSE']._serialized_end=2038
+  _globals['_IMPORTGAMEREQUEST']._serialized_start=2040
+  _globals['_IMPORTGAMEREQUEST']._serialized_end=2138
+  _globals['_IMPORTGAMERESPONSE']._serialized_start=2140
+  _globals['_IMPORTGAMERESPONSE']._serialized_end=2233
+  _globals['_PLAYREQUEST']._serialized_start=2235
+  _globals['_PLAYREQUEST']._serialized_end=2347
+  _globals['_PLAYJOIN']._serialized_start=2349
+  _globals['_PLAYJOIN']._serialized_end=2450
+  _globals['_PLAYCOMMAND']._serialized_start=2452
+  _globals['_PLAYCOMMAND']._serialized_end=2578
+  _globals['_PLAYRESPONSE']._serialized_start=2581
+  _globals['_PLAYRESPONSE']._serialized_end=2814
+  _globals['_PLAYTURN']._serialized_start=2816
+  _globals['_PLAYTURN']._serialized_end=2930
+  _globals['_PLAYRESULT']._serialized_start=2932
+  _globals['_PLAYRESULT']._serialized_end=3034
+  _globals['_GAMESERVICE']._serialized_start=3037
+  _globals['_GAMESERVICE']._serialized_end=4297
 # @@protoc_insertion_point(module_scope)

@@ -9,6 +9,8 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
 import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec } from "./game_pb.js";
@@ -19,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSJ2ChFDcmVhdGVHYW1lUmVxdWVzdBIMCgRraW5kGAEgASgJEisKB29wdGlvbnMYAiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiYKBXNlYXRzGAMgAygLMhcubHVkb3RoZXF1ZS52MS5TZWF0U3BlYyJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIjwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQiOwoUU3RyZWFtRXZlbnRzUmVzcG9uc2USIwoFZXZlbnQYASABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50ImEKEUxpc3RFdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhIKCnRvX3ZlcnNpb24YAyABKAQSEQoJcGFnZV9zaXplGAQgASgNImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiTAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQFCDQoLX2F0X3ZlcnNpb24i9AEKElJlcGxheUdhbWVSZXNwb25zZRISCgphdF92ZXJzaW9uGAEgASgEEg8KB3ZlcnNpb24YAiABKAQSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgEIAMoDRInCgdvdXRjb21lGAUgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBiABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAcgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIlwKEUV4cG9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoHYXNfc2VhdBgCIAEoDUgAiAEBEhQKDGFzX3NwZWN0YXRvchgDIAEoCEIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nImIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlIkAKCFBsYXlKb2luEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg0KBXZpZXdzGAMgASgIIn4KC1BsYXlDb21tYW5kEicKB2NvbW1hbmQYASABKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSEgoKY29tbWFuZF9pZBgCIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAMgASgESACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24inwEKDFBsYXlSZXNwb25zZRIkCgZldmVudHMYBCADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50EikKBnJlc3VsdBgFIAEoCzIZLmx1ZG90aGVxdWUudjEuUGxheVJlc3VsdBIlCgR0dXJuGAYgASgLMhcubHVkb3RoZXF1ZS52MS5QbGF5VHVybkoECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzMtwICgtHYW1lU2VydmljZRJnCgpDcmVhdGVHYW1lEiAubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJaCgdHZXRHYW1lEh0ubHVkb3RoZXF1ZS52MS5HZXRHYW1lUmVxdWVzdBoTLmx1ZG90aGVxdWUudjEuR2FtZSIbgtPkkwIVEhMvdjEvZ2FtZXMve2dhbWVfaWR9EmEKCUxpc3RHYW1lcxIfLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzEoMBCg1TdWJtaXRDb21tYW5kEiMubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH0vY29tbWFuZHM6ASoShAEKDFN0cmVhbUV2ZW50cxIiLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiKYLT5JMCIxIhL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHM6c3RyZWFtMAESdQoKTGlzdEV2ZW50cxIgLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1JlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50cxJ1CgpSZXBsYXlHYW1lEiAubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vcmVwbGF5EnUKCkV4cG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfTpleHBvcnQSQwoEUGxheRIaLmx1ZG90aGVxdWUudjEuUGxheVJlcXVlc3QaGy5sdWRvdGhlcXVlLnYxLlBsYXlSZXNwb25zZSgBMAESbgoKSW1wb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXNwb25zZSIbgtPkkwIVIhAvdjEvZ2FtZXM6aW1wb3J0OgEqYgZwcm90bzM", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSJ2ChFDcmVhdGVHYW1lUmVxdWVzdBIMCgRraW5kGAEgASgJEisKB29wdGlvbnMYAiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiYKBXNlYXRzGAMgAygLMhcubHVkb3RoZXF1ZS52MS5TZWF0U3BlYyJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIkwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDgoGdGlja2V0GAMgASgJIisKGElzc3VlU3RyZWFtVGlja2V0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIlsKGUlzc3VlU3RyZWFtVGlja2V0UmVzcG9uc2USDgoGdGlja2V0GAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjsKFFN0cmVhbUV2ZW50c1Jlc3BvbnNlEiMKBWV2ZW50GAEgASgLMhQubHVkb3RoZXF1ZS52MS5FdmVudCJhChFMaXN0RXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBISCgp0b192ZXJzaW9uGAMgASgEEhEKCXBhZ2Vfc2l6ZRgEIAEoDSJmChJMaXN0RXZlbnRzUmVzcG9uc2USJAoGZXZlbnRzGAEgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIPCgd2ZXJzaW9uGAIgASgEEhkKEW5leHRfZnJvbV92ZXJzaW9uGAMgASgEIkwKEVJlcGxheUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFwoKYXRfdmVyc2lvbhgCIAEoBEgAiAEBQg0KC19hdF92ZXJzaW9uIvQBChJSZXBsYXlHYW1lUmVzcG9uc2USEgoKYXRfdmVyc2lvbhgBIAEoBBIPCgd2ZXJzaW9uGAIgASgEEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBCADKA0SJwoHb3V0Y29tZRgFIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAYgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgHIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZCJcChFFeHBvcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKB2FzX3NlYXQYAiABKA1IAIgBARIUCgxhc19zcGVjdGF0b3IYAyABKAhCCgoIX2FzX3NlYXQiOQoSRXhwb3J0R2FtZVJlc3BvbnNlEiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZyJiChFJbXBvcnRHYW1lUmVxdWVzdBIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cSGAoLdHJ1bmNhdGVfYXQYAiABKARIAIgBAUIOCgxfdHJ1bmNhdGVfYXQiXQoSSW1wb3J0R2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEwoLc2VhdF90b2tlbnMYAiADKAkSIQoEZ2FtZRgDIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSJwCgtQbGF5UmVxdWVzdBInCgRqb2luGAEgASgLMhcubHVkb3RoZXF1ZS52MS5QbGF5Sm9pbkgAEi0KB2NvbW1hbmQYAiABKAsyGi5sdWRvdGhlcXVlLnYxLlBsYXlDb21tYW5kSABCCQoHbWVzc2FnZSJlCghQbGF5Sm9pbhIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBINCgV2aWV3cxgDIAEoCBINCgV0b2tlbhgEIAEoCRIUCgx2aWV3X3VwZGF0ZXMYBSABKAgifgoLUGxheUNvbW1hbmQSJwoHY29tbWFuZBgBIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKARIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiLpAQoMUGxheVJlc3BvbnNlEiQKBmV2ZW50cxgEIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSKQoGcmVzdWx0GAUgASgLMhkubHVkb3RoZXF1ZS52MS5QbGF5UmVzdWx0EiUKBHR1cm4YBiABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlUdXJuEiUKBHZpZXcYByABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3EiEKBWVycm9yGAggASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXNKBAgBEAJKBAgCEANKBAgDEARSBWV2ZW50InIKCFBsYXlUdXJuEg8KB3ZlcnNpb24YASABKAQSLgoObGVnYWxfY29tbWFuZHMYAiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXciZgoKUGxheVJlc3VsdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAQSEAoIcmVwbGF5ZWQYAyABKAgSIQoFZXJyb3IYBCABKAsyEi5nb29nbGUucnBjLlN0YXR1czLsCQoLR2FtZVNlcnZpY2USZwoKQ3JlYXRlR2FtZRIgLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOIgkvdjEvZ2FtZXM6ASoSWgoHR2V0R2FtZRIdLmx1ZG90aGVxdWUudjEuR2V0R2FtZVJlcXVlc3QaEy5sdWRvdGhlcXVlLnYxLkdhbWUiG4LT5JMCFRITL3YxL2dhbWVzL3tnYW1lX2lkfRJhCglMaXN0R2FtZXMSHy5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lc1JlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9nYW1lcxKDAQoNU3VibWl0Q29tbWFuZBIjLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlcXVlc3QaJC5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZSIngtPkkwIhIhwvdjEvZ2FtZXMve2dhbWVfaWR9L2NvbW1hbmRzOgEqEoQBCgxTdHJlYW1FdmVudHMSIi5sdWRvdGhlcXVlLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaIy5sdWRvdGhlcXVlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlIimC0+STAiMSIS92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzOnN0cmVhbTABEnUKCkxpc3RFdmVudHMSIC5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHMSdQoKUmVwbGF5R2FtZRIgLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L3JlcGxheRJ1CgpFeHBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH06ZXhwb3J0EkMKBFBsYXkSGi5sdWRvdGhlcXVlLnYxLlBsYXlSZXF1ZXN0GhsubHVkb3RoZXF1ZS52MS5QbGF5UmVzcG9uc2UoATABEo0BChFJc3N1ZVN0cmVhbVRpY2tldBInLmx1ZG90aGVxdWUudjEuSXNzdWVTdHJlYW1UaWNrZXRSZXF1ZXN0GigubHVkb3RoZXF1ZS52MS5Jc3N1ZVN0cmVhbVRpY2tldFJlc3BvbnNlIiWC0+STAh8iGi92MS9nYW1lcy97Z2FtZV9pZH06dGlja2V0OgEqEm4KCkltcG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVzcG9uc2UiG4LT5JMCFSIQL3YxL2dhbWVzOmltcG9ydDoBKmIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game]);
 
 /**
  * CreateGame's request.
@@ -326,6 +328,16 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
    * @generated from field: uint64 from_version = 2;
    */
   fromVersion: bigint;
+
+  /**
+   * A ticket from IssueStreamTicket, instead of the authorization header (which
+   * a browser's EventSource cannot send): the stream is then the ticket's seat's.
+   * A ticket is good once, for its game, until it expires; otherwise
+   * UNAUTHENTICATED (401). Do not send a token too.
+   *
+   * @generated from field: string ticket = 3;
+   */
+  ticket: string;
 };
 
 /**
@@ -334,6 +346,57 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
  */
 export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game_service, 7);
+
+/**
+ * IssueStreamTicket's request.
+ *
+ * @generated from message ludotheque.v1.IssueStreamTicketRequest
+ */
+export type IssueStreamTicketRequest = Message<"ludotheque.v1.IssueStreamTicketRequest"> & {
+  /**
+   * The game the ticket is for.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.IssueStreamTicketRequest.
+ * Use `create(IssueStreamTicketRequestSchema)` to create a new message.
+ */
+export const IssueStreamTicketRequestSchema: GenMessage<IssueStreamTicketRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 8);
+
+/**
+ * IssueStreamTicket's response.
+ *
+ * @generated from message ludotheque.v1.IssueStreamTicketResponse
+ */
+export type IssueStreamTicketResponse = Message<"ludotheque.v1.IssueStreamTicketResponse"> & {
+  /**
+   * The ticket: pass it as events:stream?ticket=<ticket>, once, before it
+   * expires. It stands for the seat of the token that asked for it (it is as
+   * secret as that token, but dies soon and after one use).
+   *
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+
+  /**
+   * When the ticket stops being accepted (it is also spent by its first use).
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.IssueStreamTicketResponse.
+ * Use `create(IssueStreamTicketResponseSchema)` to create a new message.
+ */
+export const IssueStreamTicketResponseSchema: GenMessage<IssueStreamTicketResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 9);
 
 /**
  * One message of StreamEvents.
@@ -354,7 +417,7 @@ export type StreamEventsResponse = Message<"ludotheque.v1.StreamEventsResponse">
  * Use `create(StreamEventsResponseSchema)` to create a new message.
  */
 export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 8);
+  messageDesc(file_ludotheque_v1_game_service, 10);
 
 /**
  * ListEvents's request.
@@ -396,7 +459,7 @@ export type ListEventsRequest = Message<"ludotheque.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 9);
+  messageDesc(file_ludotheque_v1_game_service, 11);
 
 /**
  * ListEvents's response.
@@ -432,7 +495,7 @@ export type ListEventsResponse = Message<"ludotheque.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 10);
+  messageDesc(file_ludotheque_v1_game_service, 12);
 
 /**
  * ReplayGame's request.
@@ -460,7 +523,7 @@ export type ReplayGameRequest = Message<"ludotheque.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 11);
+  messageDesc(file_ludotheque_v1_game_service, 13);
 
 /**
  * ReplayGame's response.
@@ -523,7 +586,7 @@ export type ReplayGameResponse = Message<"ludotheque.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 12);
+  messageDesc(file_ludotheque_v1_game_service, 14);
 
 /**
  * ExportGame's request.
@@ -558,7 +621,7 @@ export type ExportGameRequest = Message<"ludotheque.v1.ExportGameRequest"> & {
  * Use `create(ExportGameRequestSchema)` to create a new message.
  */
 export const ExportGameRequestSchema: GenMessage<ExportGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 13);
+  messageDesc(file_ludotheque_v1_game_service, 15);
 
 /**
  * ExportGame's response.
@@ -579,7 +642,7 @@ export type ExportGameResponse = Message<"ludotheque.v1.ExportGameResponse"> & {
  * Use `create(ExportGameResponseSchema)` to create a new message.
  */
 export const ExportGameResponseSchema: GenMessage<ExportGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 14);
+  messageDesc(file_ludotheque_v1_game_service, 16);
 
 /**
  * ImportGame's request.
@@ -607,7 +670,7 @@ export type ImportGameRequest = Message<"ludotheque.v1.ImportGameRequest"> & {
  * Use `create(ImportGameRequestSchema)` to create a new message.
  */
 export const ImportGameRequestSchema: GenMessage<ImportGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 15);
+  messageDesc(file_ludotheque_v1_game_service, 17);
 
 /**
  * ImportGame's response.
@@ -642,7 +705,7 @@ export type ImportGameResponse = Message<"ludotheque.v1.ImportGameResponse"> & {
  * Use `create(ImportGameResponseSchema)` to create a new message.
  */
 export const ImportGameResponseSchema: GenMessage<ImportGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 16);
+  messageDesc(file_ludotheque_v1_game_service, 18);
 
 /**
  * A message from the client in a Play session.
@@ -679,7 +742,7 @@ export type PlayRequest = Message<"ludotheque.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 17);
+  messageDesc(file_ludotheque_v1_game_service, 19);
 
 /**
  * Joins a game's session; the seat is the token's.
@@ -708,6 +771,24 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
    * @generated from field: bool views = 3;
    */
   views: boolean;
+
+  /**
+   * The seat token (from CreateGame). Over WebSocket the token goes here, never
+   * in the URL; over gRPC the "authorization: Bearer" metadata may carry it
+   * instead (when both are sent they must be equal). None at all: a spectator.
+   *
+   * @generated from field: string token = 4;
+   */
+  token: string;
+
+  /**
+   * Send the caller's view each time the game comes to rest
+   * (PlayResponse.view), whoever's turn it is, to spectators too: a client then
+   * always holds the current view without asking for it.
+   *
+   * @generated from field: bool view_updates = 5;
+   */
+  viewUpdates: boolean;
 };
 
 /**
@@ -715,7 +796,7 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
  * Use `create(PlayJoinSchema)` to create a new message.
  */
 export const PlayJoinSchema: GenMessage<PlayJoin> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 18);
+  messageDesc(file_ludotheque_v1_game_service, 20);
 
 /**
  * A move sent in a Play session.
@@ -750,7 +831,7 @@ export type PlayCommand = Message<"ludotheque.v1.PlayCommand"> & {
  * Use `create(PlayCommandSchema)` to create a new message.
  */
 export const PlayCommandSchema: GenMessage<PlayCommand> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 19);
+  messageDesc(file_ludotheque_v1_game_service, 21);
 
 /**
  * A message from the server in a Play session: what happened since the last one,
@@ -781,6 +862,22 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
    * @generated from field: ludotheque.v1.PlayTurn turn = 6;
    */
   turn?: PlayTurn | undefined;
+
+  /**
+   * What the caller sees now that the game is at rest, at the version of the
+   * last event sent (sessions that joined with view_updates).
+   *
+   * @generated from field: ludotheque.v1.GameView view = 7;
+   */
+  view?: GameView | undefined;
+
+  /**
+   * WebSocket only: why the session ends, on the last message before the
+   * server closes the connection (gRPC ends the call with this status instead).
+   *
+   * @generated from field: google.rpc.Status error = 8;
+   */
+  error?: Status | undefined;
 };
 
 /**
@@ -788,7 +885,7 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 20);
+  messageDesc(file_ludotheque_v1_game_service, 22);
 
 /**
  * The game waits for the seat: what it may do.
@@ -823,7 +920,7 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
  * Use `create(PlayTurnSchema)` to create a new message.
  */
 export const PlayTurnSchema: GenMessage<PlayTurn> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 21);
+  messageDesc(file_ludotheque_v1_game_service, 23);
 
 /**
  * What became of a command sent in a Play session (after the events it caused).
@@ -866,7 +963,7 @@ export type PlayResult = Message<"ludotheque.v1.PlayResult"> & {
  * Use `create(PlayResultSchema)` to create a new message.
  */
 export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 22);
+  messageDesc(file_ludotheque_v1_game_service, 24);
 
 /**
  * Create games, play moves, follow games live and replay them.
@@ -961,12 +1058,13 @@ export const GameService: GenService<{
     output: typeof ExportGameResponseSchema;
   },
   /**
-   * A seat's session on one connection (a bidirectional stream, gRPC only):
-   * send `join` first, then commands; receive every event of the game from the
-   * version asked (redacted for the seat), a `turn` whenever the game waits for
-   * the seat (with its legal commands), and the `result` of each command after
-   * the events it caused; what is ready at once comes in one message. The cheap
-   * path for clients that keep a connection open.
+   * A seat's session on one connection (a bidirectional stream over gRPC; the
+   * same messages over a WebSocket at GET /v1/play, see the README): send `join`
+   * first, then commands; receive every event of the game from the version asked
+   * (redacted for the seat), a `turn` whenever the game waits for the seat (with
+   * its legal commands), and the `result` of each command after the events it
+   * caused; what is ready at once comes in one message. The cheap path for
+   * clients that keep a connection open.
    *
    * @generated from rpc ludotheque.v1.GameService.Play
    */
@@ -974,6 +1072,19 @@ export const GameService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof PlayRequestSchema;
     output: typeof PlayResponseSchema;
+  },
+  /**
+   * A short-lived, single-use ticket standing for the caller's seat in one game,
+   * for clients that cannot send an authorization header: pass it once as the
+   * `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+   * seat token (or the admin token).
+   *
+   * @generated from rpc ludotheque.v1.GameService.IssueStreamTicket
+   */
+  issueStreamTicket: {
+    methodKind: "unary";
+    input: typeof IssueStreamTicketRequestSchema;
+    output: typeof IssueStreamTicketResponseSchema;
   },
   /**
    * Admin: load a complete log as a new game, after replaying it event by
