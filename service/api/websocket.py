@@ -92,6 +92,7 @@ def mount(
         sockets.add(socket)
         _cap_send_buffer(http)
         codec = _JSON_CODEC if socket.ws_protocol == JSON else _PROTO_CODEC
+
         def closing(code: int) -> None:
             metrics.labelled(metrics.websocket_closes, str(code)).inc()
 

@@ -143,6 +143,6 @@ def test_a_session_ends_once_the_client_has_finished_sending(server: ServerProce
             session.send(first.turn.legal_commands[0], command_id="last")
             session.finish()  # a half-close: the stream must end after the command's result
             received = Received()
-            reader.submit(lambda: [received.take(message) for message in session]).result(timeout=10)
+            reader.submit(lambda: list(map(received.take, session))).result(timeout=10)
         assert [result.command_id for result in received.results] == ["last"]
         assert received.events[-1].version >= received.results[0].version

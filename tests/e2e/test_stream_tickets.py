@@ -54,7 +54,13 @@ def test_tickets_for_another_game_forged_or_without_a_seat_are_refused(server: S
     other_id, other_tokens = drawn_game(server)
     ticket = ticket_for(server, other_id, other_tokens[0])
     rest = Rest(server.http)
-    for bad in (ticket, ticket[:-2] + ("AA" if not ticket.endswith("AA") else "BB"), "not-a-ticket", "%C3%A9" * 300, "a.b.c.d.e"):
+    for bad in (
+        ticket,
+        ticket[:-2] + ("AA" if not ticket.endswith("AA") else "BB"),
+        "not-a-ticket",
+        "%C3%A9" * 300,
+        "a.b.c.d.e",
+    ):
         reply = rest.get(f"/v1/games/{game_id}/events:stream?ticket={bad}")
         assert reply.status == 401, (bad, reply.body)
     # The ticket for the other game was not spent by those attempts.

@@ -298,4 +298,4 @@ async def test_a_mark_holds_across_processes_sharing_redis(redis_server: RedisSe
         outcomes = await asyncio.gather(*(store.mark_once("ticket", 60_000) for store in (first, second) * 10))
         assert outcomes.count(True) == 1
         assert not await second.mark_once("ticket", 60_000)
-        assert await asyncio.to_thread(redis_server.command, "PTTL", f"{first.keys.prefix}:mark:ticket") > 0
+        assert int(await asyncio.to_thread(redis_server.command, "PTTL", f"{first.keys.prefix}:mark:ticket")) > 0  # type: ignore[call-overload]
