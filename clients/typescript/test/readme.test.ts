@@ -29,6 +29,22 @@ describe("the README", () => {
     assert.ok(readme.includes("```ts\n" + tour + "```\n"), "the README's first example must be examples/tour.ts");
   });
 
+  test("shows examples/session.ts as it is, and it plays a whole game over a WebSocket", async () => {
+    const readme = readFileSync(join(PACKAGE, "README.md"), "utf8");
+    const example = readFileSync(join(PACKAGE, "examples", "session.ts"), "utf8");
+    assert.ok(readme.includes("```ts\n" + example + "```\n"), "the README must show examples/session.ts");
+    const compiled = readFileSync(join(PACKAGE, "dist", "examples", "session.js"), "utf8");
+    assert.ok(compiled.includes(EXAMPLE));
+    const script = join(PACKAGE, "dist", "examples", "session-against-test-server.js");
+    writeFileSync(script, compiled.replace(EXAMPLE, server.baseUrl));
+    try {
+      const run = promisify(execFile)(process.execPath, ["--experimental-websocket", script], { timeout: 60_000 });
+      assert.match((await run).stdout, /^game over after \d+ events$/m);
+    } finally {
+      rmSync(script, { force: true });
+    }
+  });
+
   test("its example plays a whole game", async () => {
     // Next to the compiled example, so that it imports the package by its own name.
     const compiled = readFileSync(join(PACKAGE, "dist", "examples", "tour.js"), "utf8");
