@@ -9,6 +9,8 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
+import { GameStatus } from "../src/gen/ludotheque/v1/game_pb.js";
+import { Ludotheque } from "../src/ludotheque.js";
 import { startServer, type Server } from "./support/server.js";
 
 const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -43,6 +45,26 @@ describe("the README", () => {
     } finally {
       rmSync(script, { force: true });
     }
+  });
+
+  test("the repository README's WebSocket example plays a whole game against a bot", async () => {
+    const readme = readFileSync(join(PACKAGE, "..", "..", "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Play over WebSocket"));
+    const block = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(block !== undefined && block.includes("ws://localhost:8080"), "no WebSocket example in the README");
+    const lobby = new Ludotheque({ baseUrl: server.baseUrl });
+    const { gameId, seatTokens } = await lobby.createGame("mooki", [{ name: "Cléo" }, { name: "Robin", bot: "greedy" }]);
+    const code = block.replace("ws://localhost:8080", server.baseUrl.replace("http:", "ws:")) + "\nreturn socket;";
+    const socket = new Function("gameId", "seatToken", code)(gameId, seatTokens[0]) as WebSocket;
+    await new Promise<void>((resolve) =>
+      socket.addEventListener("message", ({ data }) => {
+        const { events = [] } = JSON.parse(String(data)) as { events?: { gameOver?: boolean }[] };
+        if (events.some((event) => event.gameOver)) resolve();
+      }),
+    );
+    socket.close(1000);
+    const finished = await lobby.getGame(gameId);
+    assert.equal(finished.status, GameStatus.FINISHED);
   });
 
   test("its example plays a whole game", async () => {
