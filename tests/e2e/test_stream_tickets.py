@@ -91,3 +91,13 @@ def test_an_expired_ticket_is_refused() -> None:
         ticket = ticket_for(brief, game_id, tokens[0])
         reply = Rest(brief.http).get(f"/v1/games/{game_id}/events:stream?ticket={ticket}")
         assert reply.status == 401 and "expired" in reply.json["message"]
+
+
+def test_a_ticket_over_connect_too(server: ServerProcess) -> None:
+    game_id, tokens = drawn_game(server)
+    reply = Rest(server.http, tokens[0]).post(
+        "/ludotheque.v1.GameService/IssueStreamTicket", {"gameId": game_id}, headers={"Connect-Protocol-Version": "1"}
+    )
+    assert reply.status == 200, reply.body
+    as_cleo = first_events(server, f"/v1/games/{game_id}/events:stream?ticket={reply.json['ticket']}", 2)
+    assert "hidden" in as_cleo[1]["mooki"]["cardDrawn"]
