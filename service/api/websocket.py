@@ -84,7 +84,7 @@ def mount(
         if not socket.can_prepare(http).ok:
             return _upgrade_required(http)
         try:
-            _check_handshake(http, origin_allowed, no_query=True)
+            _check_handshake(http, origin_allowed, play=True)
             token = bearer_token(http)  # programs may send the header; browsers put it in the join
         except ServiceError as error:
             return error_response(error)
@@ -104,7 +104,7 @@ def mount(
         if not socket.can_prepare(http).ok:
             return _upgrade_required(http)
         try:
-            _check_handshake(http, origin_allowed, no_query=False)
+            _check_handshake(http, origin_allowed, play=False)
         except ServiceError as error:
             return error_response(error)
         await socket.prepare(http)
@@ -132,17 +132,17 @@ def _check_handshake(
     http: web.Request,
     origin_allowed: Callable[[web.Request], bool],
     *,
-    no_query: bool,
+    play: bool,
 ) -> None:
-    """Refuses, before the upgrade, what must not become a session."""
-    if no_query and http.query_string:
+    """Refuses, before the upgrade, what must not become a session (`play`: of /v1/play)."""
+    if play and http.query_string:
         raise invalid_argument(
             "query", "GET /v1/play takes no query parameter: the token goes in the join message, never in the URL."
         )
     if not origin_allowed(http):
         raise permission_denied("This origin may not open a WebSocket here (see --cors-origins).")
     offered = {p.strip() for p in http.headers.get("Sec-WebSocket-Protocol", "").split(",") if p.strip()}
-    if no_query and offered and not offered & {PROTO, JSON}:
+    if play and offered and not offered & {PROTO, JSON}:
         raise invalid_argument(
             "Sec-WebSocket-Protocol",
             f"Unknown subprotocol {', '.join(sorted(offered))}: use {PROTO} (binary) or {JSON}.",
