@@ -6,7 +6,12 @@ to rest waiting for the seat (its legal commands, and its view if asked), and th
 `result` of each command once the events it caused have been sent. What is ready at
 once goes in one message (events, then a result, then a turn): a stream message costs
 the server a good part of a unary call, so a move costs its mover one message each way
-and every other seat one message."""
+and every other seat one message.
+
+The same session serves every transport (gRPC's stream, the WebSocket): it starts with
+a join that must come within the app's join deadline, may carry the token itself, and
+may ask for the caller's view whenever the game comes to rest (`view_updates`); it
+ends when the client stops sending, once the results of its commands are out."""
 
 from __future__ import annotations
 
@@ -25,6 +30,8 @@ QUEUE_SIZE = 256
 
 
 class _Nothing(enum.Enum):
+    """No message held back (a marker of its own: None is the end of the session)."""
+
     NOTHING = enum.auto()
 
 
