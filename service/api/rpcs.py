@@ -54,6 +54,7 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "ReplayLog": app.replay_log,
         "RotateSeatToken": app.rotate_seat_token,
         "Play": play_session,
+        "IssueStreamTicket": app.issue_stream_ticket,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:

@@ -19,6 +19,7 @@ class Code(enum.Enum):
     """A gRPC status code and its standard HTTP status."""
 
     INVALID_ARGUMENT = (3, 400)
+    DEADLINE_EXCEEDED = (4, 504)
     NOT_FOUND = (5, 404)
     ALREADY_EXISTS = (6, 409)
     PERMISSION_DENIED = (7, 403)

@@ -29,6 +29,7 @@ from service.app.moves import Moves
 from service.app.origins import ClientAddresses
 from service.app.seats import Seats
 from service.app.stored import store_errors
+from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, view
 from service.store.base import EventStore
@@ -48,6 +49,8 @@ class GameApp:
         metrics: Metrics | None = None,
         creation: CreationPolicy | None = None,
         limits: CreationLimits | None = None,
+        stream_ticket_ttl: float = 60.0,
+        play_join_timeout: float = 10.0,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
@@ -68,7 +71,10 @@ class GameApp:
             quotas,
         )
         moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, quotas)
-        history = History(self.games, self.viewers, self.metrics)
+        tickets = StreamTickets(self.games, self.viewers, tokens, self.now_ms, stream_ticket_ttl)
+        history = History(self.games, self.viewers, self.metrics, tickets)
+        # How long a Play session may take to send its join (every transport).
+        self.play_join_timeout = play_join_timeout
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
         seats = Seats(self.games, tokens)
         # The use cases, one per RPC (service/api/rpcs.py maps them).
@@ -80,6 +86,7 @@ class GameApp:
         self.list_events = history.list_events
         self.stream_events = history.stream_events
         self.follow = history.follow
+        self.issue_stream_ticket = tickets.issue_stream_ticket
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game

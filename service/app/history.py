@@ -13,6 +13,7 @@ from service.app.errors import invalid_argument, unauthenticated
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
+from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, outcome, redact, status_code, view
 
@@ -29,10 +30,11 @@ class EventStream:
 
 
 class History:
-    def __init__(self, games: LiveGames, viewers: Viewers, metrics: Metrics) -> None:
+    def __init__(self, games: LiveGames, viewers: Viewers, metrics: Metrics, tickets: StreamTickets) -> None:
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
+        self._tickets = tickets
 
     async def list_events(
         self, request: game_service_pb2.ListEventsRequest, token: str
@@ -59,7 +61,12 @@ class History:
         """Checks the request now (so transports can answer an error before they
         start streaming), then returns the events as they come."""
         live = await self._games.load(request.game_id)
-        viewer = self._viewers.in_game(live, token)
+        if request.ticket:
+            if token:
+                raise invalid_argument("ticket", "Send a stream ticket or a token, not both.")
+            viewer = await self._tickets.redeem(live, request.ticket)
+        else:
+            viewer = self._viewers.in_game(live, token)
         from_version = max(request.from_version, 1)
         ended = live.status.finished and from_version > live.version
         return EventStream(_visible(self.follow(live, viewer, from_version)), ended)

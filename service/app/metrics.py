@@ -111,6 +111,13 @@ class Metrics:
             "Event streams open right now (gRPC StreamEvents and server-sent events).",
             registry=r,
         )
+        self.websocket_closes = Counter(
+            "ludotheque_websocket_closes_total",
+            "Play sessions over WebSocket ended by the server, by the close code it sent "
+            "(1000: normal; 4000 + a gRPC status code: an error, e.g. 4008 a client reading too slowly).",
+            ["code"],
+            registry=r,
+        )
         self.cached_games = Gauge(
             "ludotheque_cached_games",
             "Games whose state this process keeps in memory.",
@@ -236,6 +243,9 @@ class InstrumentedStore:
 
     def end_subscriptions(self) -> None:
         self.inner.end_subscriptions()
+
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        return await self._timed("mark_once", self.inner.mark_once(key, ttl_ms))
 
     async def ping(self) -> None:
         await self._timed("ping", self.inner.ping())

@@ -1,8 +1,8 @@
 """`ludotheque bench`: the benchmark, from start to report.
 
 For each store (memory, then Redis) it starts a real server, measures the echo
-baseline, the memory a game takes, then moves over unary gRPC, Play, REST, and the
-events StreamEvents delivers; then the same unary load against 1 and 2 workers
+baselines (gRPC, WebSocket), the memory a game takes, then moves over unary gRPC,
+Play, Play over WebSocket, REST, and the events StreamEvents delivers; then the same unary load against 1 and 2 workers
 sharing Redis; then the engine micro-benchmarks. Every figure comes from one run on
 one machine, so the ratios compare things measured side by side."""
 
@@ -26,8 +26,8 @@ from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
 # Each store's paths, in order: games of two human seats (a pool made beforehand, shared
 # among them), then games of one human seat against a bot (a pool of their own).
-GAME_PATHS = ("unary", "play", "rest", "stream")
-BOT_PATHS = ("unary-bot", "play-bot")
+GAME_PATHS = ("unary", "play", "ws-play", "rest", "stream")
+BOT_PATHS = ("unary-bot", "play-bot", "ws-play-bot")
 SCALE_CONNECTIONS = 8  # per load process, for 1 and 2 workers alike
 
 
@@ -50,7 +50,7 @@ class Settings:
 class Measured:
     """One path measured over one window."""
 
-    path: str  # echo, unary, play, rest, stream, scale
+    path: str  # echo, ws-echo, unary, play, ws-play, rest, stream, scale (and the -bot ones)
     store: str
     workers: int
     concurrency: int
@@ -234,7 +234,8 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
     url = redis.url if redis is not None else "memory"
     server = Server.start(url)
     try:
-        results.measured.append(_measure(pool, settings, server, "echo", store, 1, settings.games, [], redis))
+        for echo in ("echo", "ws-echo"):  # the baselines: a gRPC call, a WebSocket round trip
+            results.measured.append(_measure(pool, settings, server, echo, store, 1, settings.games, [], redis))
         rss_before = rss_bytes(server.pids)
         redis_before = redis.used_memory() if redis is not None else 0
         progress(f"creating {settings.memory_games} games on the {store} store (memory per game)")

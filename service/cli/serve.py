@@ -21,6 +21,7 @@ from service.api import diagnostics, grpc_server
 from service.api.grpc_metrics import MetricsInterceptor
 from service.api.http_server import build_http_app, serve_http
 from service.api.rpcs import SERVICE
+from service.api.websocket import WebSocketSettings
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.creators import CreationPolicy, creation_policy
@@ -102,7 +103,14 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     tokens = TokenAuthority(token_secret(config), config.admin_token, previous_secrets=previous)
     limits = CreationLimits(config.create_rate, config.live_games, config.bot_game_rate)
     app = GameApp(
-        store, tokens, cache_size=config.cache_size, metrics=metrics, creation=who_may_create(config), limits=limits
+        store,
+        tokens,
+        cache_size=config.cache_size,
+        metrics=metrics,
+        creation=who_may_create(config),
+        limits=limits,
+        stream_ticket_ttl=config.stream_ticket_ttl,
+        play_join_timeout=config.play_join_timeout,
     )
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
@@ -132,8 +140,18 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
     await server.start()
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
+    websockets = WebSocketSettings(
+        heartbeat=config.websocket_heartbeat,
+        send_timeout=config.websocket_send_timeout,
+        max_message_bytes=config.max_message_bytes,
+    )
     web_app = build_http_app(
-        app, metrics, max_body_bytes=config.max_message_bytes, cors_origins=origins, serve_web=config.web
+        app,
+        metrics,
+        max_body_bytes=config.max_message_bytes,
+        cors_origins=origins,
+        serve_web=config.web,
+        websockets=websockets,
     )
     runner, http_port = await serve_http(
         web_app, config.host, config.http_port, config.shutdown_grace, reuse_port=reuse_port

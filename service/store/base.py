@@ -209,6 +209,13 @@ class EventStore(Protocol):
         (the server is stopping: its followers resume elsewhere); reads and writes go on."""
         ...
 
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        """Marks `key` for `ttl_ms` milliseconds unless it is marked already: True when
+        this call marked it, False when it was marked (by any process sharing the
+        store) and has not expired. A set-if-absent with an expiry, for things that
+        may happen once (a stream ticket spent); the key is opaque to the store."""
+        ...
+
     async def ping(self) -> None:
         """Raises StoreUnavailable when the store cannot be reached."""
         ...

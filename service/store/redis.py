@@ -283,6 +283,13 @@ class RedisStore:
     def end_subscriptions(self) -> None:
         self._live.end_all(StoreUnavailable(SHUTTING_DOWN))
 
+    # --- marks -----------------------------------------------------------------------
+
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        self._check_open()
+        # One atomic command, so two processes racing for a key cannot both mark it.
+        return await self.redis.call("SET", self.keys.mark(key), b"1", "NX", "PX", max(ttl_ms, 1)) is not None
+
     # --- the connection --------------------------------------------------------------
 
     async def ping(self) -> None:

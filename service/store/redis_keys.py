@@ -17,6 +17,8 @@ The listing index is global, under its own tag `{index}` (one other slot):
     <prefix>:index:{index}:seq     counter: creation order and intent tokens
 The bounded sets of `admit` (quotas, rate limits), one key each (any slot):
     <prefix>:limit:<key>           sorted set: member -> expiry (ms; +inf: none)
+Marks (EventStore.mark_once) are plain keys with an expiry, each in its own slot:
+    <prefix>:mark:<key>            "1", set with SET NX PX
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ class Keys:
     def game_of_events(self, key: str) -> str:
         """The game id of an events key (as XREAD names it)."""
         return key[key.index("{") + 1 : key.rindex("}")]
+
+    def mark(self, key: str) -> str:
+        return f"{self.prefix}:mark:{key}"
 
     @property
     def index_prefix(self) -> str:

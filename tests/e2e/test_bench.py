@@ -35,7 +35,7 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     moves = _rows(report, "Moves, per path and store")
     assert {(row[0], row[1]) for row in moves} == {
         (PATH_NAMES[path], store)
-        for path in ("echo", "unary", "unary-bot", "play", "play-bot", "rest")
+        for path in ("echo", "ws-echo", "unary", "unary-bot", "play", "play-bot", "ws-play", "ws-play-bot", "rest")
         for store in ("memory", "redis")
     }
     stream = _rows(report, "Live events: StreamEvents fan-out")

@@ -288,3 +288,14 @@ async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServ
             await asyncio.to_thread(replica.start)
             await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync again")
             assert await append(store, "g1", 2, b"three") == AppendResult(3, 3, replayed=True)
+
+
+@async_test
+async def test_a_mark_holds_across_processes_sharing_redis(redis_server: RedisServer) -> None:
+    # Two stores on one Redis with one prefix stand for two server processes: one
+    # ticket, spent on both at once, is spent exactly once.
+    async with redis_store(redis_server.url) as first, redis_store(redis_server.url, first.keys.prefix) as second:
+        outcomes = await asyncio.gather(*(store.mark_once("ticket", 60_000) for store in (first, second) * 10))
+        assert outcomes.count(True) == 1
+        assert not await second.mark_once("ticket", 60_000)
+        assert int(await asyncio.to_thread(redis_server.command, "PTTL", f"{first.keys.prefix}:mark:ticket")) > 0  # type: ignore[call-overload]

@@ -82,6 +82,9 @@ class DownStore:
         raise self._down()
         yield  # pragma: no cover - makes this an async generator
 
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        raise self._down()
+
     def end_subscriptions(self) -> None:
         return None
 

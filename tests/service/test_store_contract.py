@@ -345,3 +345,19 @@ async def test_ping_answers_while_open(store_factory: StoreFactory) -> None:
         await store.close()
         with pytest.raises(StoreUnavailable):
             await store.ping()
+
+
+@async_test
+async def test_a_key_is_marked_once_until_its_mark_expires(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        assert await store.mark_once("ticket-1", 60_000)
+        assert not await store.mark_once("ticket-1", 60_000)  # spent
+        assert await store.mark_once("ticket-2", 60_000)  # another key is another mark
+        racing = await asyncio.gather(*(store.mark_once("ticket-3", 60_000) for _ in range(20)))
+        assert racing.count(True) == 1
+        assert await store.mark_once("brief", 50)
+        deadline = asyncio.get_running_loop().time() + 10
+        while not await store.mark_once("brief", 50):  # refused until the mark expires, then marked again
+            assert asyncio.get_running_loop().time() < deadline, "the mark never expired"
+            await asyncio.sleep(0.01)
+        assert not await store.mark_once("ticket-1", 60_000)

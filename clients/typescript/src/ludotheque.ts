@@ -9,6 +9,7 @@ import type { Client, Interceptor, Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { PreconditionFailureSchema } from "./gen/google/rpc/error_details_pb.js";
+import { newCommandId } from "./ids.js";
 import type {
   CommandSchema,
   Event,
@@ -246,11 +247,6 @@ function bearer(token: string): Interceptor {
   };
 }
 
-/** 128 random bits in hex. (Not crypto.randomUUID: browsers offer it only to https pages.) */
-function newCommandId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 function backoff(firstMs: number, attempt: number): number {
   return Math.min(firstMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);

@@ -216,10 +216,20 @@ class Client:
         response = self.stub.RotateSeatToken(request, metadata=self._metadata, timeout=self.timeout)
         return str(response.seat_token)
 
-    def play(self, game_id: str, from_version: int = 1, *, views: bool = False) -> PlaySession:
+    def issue_stream_ticket(self, game_id: str) -> game_service_pb2.IssueStreamTicketResponse:
+        """A short-lived, single-use ticket standing for this client's seat in the game:
+        `GET /v1/games/{game_id}/events:stream?ticket=...` then streams the seat's events
+        without an authorization header (what a browser's EventSource needs)."""
+        request = game_service_pb2.IssueStreamTicketRequest(game_id=game_id)
+        return self.stub.IssueStreamTicket(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def play(
+        self, game_id: str, from_version: int = 1, *, views: bool = False, view_updates: bool = False
+    ) -> PlaySession:
         """A Play session for this client's seat on one stream: iterate over it for
-        events, turns and results; send() commands."""
-        return PlaySession(self, game_id, from_version, views)
+        events, turns and results; send() commands. `views`: the seat's view with each
+        turn; `view_updates`: the view in every message where the game comes to rest."""
+        return PlaySession(self, game_id, from_version, views, view_updates)
 
 
 class PlaySession:
@@ -228,9 +238,11 @@ class PlaySession:
     commands (any may be absent); `send(command)` plays a move. Close it (or use
     `with`) to end the session."""
 
-    def __init__(self, client: Client, game_id: str, from_version: int, views: bool) -> None:
+    def __init__(self, client: Client, game_id: str, from_version: int, views: bool, view_updates: bool) -> None:
         self._requests: queue.SimpleQueue[game_service_pb2.PlayRequest | None] = queue.SimpleQueue()
-        join = game_service_pb2.PlayJoin(game_id=game_id, from_version=from_version, views=views)
+        join = game_service_pb2.PlayJoin(
+            game_id=game_id, from_version=from_version, views=views, view_updates=view_updates
+        )
         self._requests.put(game_service_pb2.PlayRequest(join=join))
         self._call = client.stub.Play(self._outgoing(), metadata=client._metadata)
 
@@ -252,6 +264,11 @@ class PlaySession:
 
     def __next__(self) -> game_service_pb2.PlayResponse:
         return next(self._call)  # type: ignore[no-any-return]
+
+    def finish(self) -> None:
+        """Sends nothing more (a half-close): the session then ends by itself once the
+        results of the commands sent have come, and iterating over it stops."""
+        self._requests.put(None)
 
     def close(self) -> None:
         self._requests.put(None)

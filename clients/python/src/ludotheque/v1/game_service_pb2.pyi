@@ -9,6 +9,7 @@ public view; the admin token sees everything.
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.rpc import status_pb2 as _status_pb2
 from ludotheque.v1 import game_pb2 as _game_pb2
@@ -303,25 +304,86 @@ class StreamEventsRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
+    TICKET_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
     """The first version to send (default 1: from the start). To resume, pass
     the last version received plus one.
     """
+    ticket: _builtins.str
+    """A ticket from IssueStreamTicket, instead of the authorization header (which
+    a browser's EventSource cannot send): the stream is then the ticket's seat's.
+    A ticket is good once, for its game, until it expires; otherwise
+    UNAUTHENTICATED (401). Do not send a token too.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
+        ticket: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "ticket", b"ticket"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StreamEventsRequest: _TypeAlias = StreamEventsRequest  # noqa: Y015
+
+@_typing.final
+class IssueStreamTicketRequest(_message.Message):
+    """IssueStreamTicket's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game the ticket is for."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IssueStreamTicketRequest: _TypeAlias = IssueStreamTicketRequest  # noqa: Y015
+
+@_typing.final
+class IssueStreamTicketResponse(_message.Message):
+    """IssueStreamTicket's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TICKET_FIELD_NUMBER: _builtins.int
+    EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    ticket: _builtins.str
+    """The ticket: pass it as events:stream?ticket=<ticket>, once, before it
+    expires. It stands for the seat of the token that asked for it (it is as
+    secret as that token, but dies soon and after one use).
+    """
+    @_builtins.property
+    def expires_at(self) -> _timestamp_pb2.Timestamp:
+        """When the ticket stops being accepted (it is also spent by its first use)."""
+
+    def __init__(
+        self,
+        *,
+        ticket: _builtins.str = ...,
+        expires_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expires_at", b"expires_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expires_at", b"expires_at", "ticket", b"ticket"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IssueStreamTicketResponse: _TypeAlias = IssueStreamTicketResponse  # noqa: Y015
 
 @_typing.final
 class StreamEventsResponse(_message.Message):
@@ -706,6 +768,8 @@ class PlayJoin(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     VIEWS_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    VIEW_UPDATES_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
@@ -714,16 +778,28 @@ class PlayJoin(_message.Message):
     """
     views: _builtins.bool
     """Send the seat's view with each turn (costs the server a little more)."""
+    token: _builtins.str
+    """The seat token (from CreateGame). Over WebSocket the token goes here, never
+    in the URL; over gRPC the "authorization: Bearer" metadata may carry it
+    instead (when both are sent they must be equal). None at all: a spectator.
+    """
+    view_updates: _builtins.bool
+    """Send the caller's view each time the game comes to rest
+    (PlayResponse.view), whoever's turn it is, to spectators too: a client then
+    always holds the current view without asking for it.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
         views: _builtins.bool = ...,
+        token: _builtins.str = ...,
+        view_updates: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "token", b"token", "view_updates", b"view_updates", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -776,6 +852,8 @@ class PlayResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
         """The game's next events, redacted for the seat, in order."""
@@ -788,16 +866,30 @@ class PlayResponse(_message.Message):
     def turn(self) -> Global___PlayTurn:
         """The game waits for the seat, at the version of the last event sent."""
 
+    @_builtins.property
+    def view(self) -> _game_pb2.GameView:
+        """What the caller sees now that the game is at rest, at the version of the
+        last event sent (sessions that joined with view_updates).
+        """
+
+    @_builtins.property
+    def error(self) -> _status_pb2.Status:
+        """WebSocket only: why the session ends, on the last message before the
+        server closes the connection (gRPC ends the call with this status instead).
+        """
+
     def __init__(
         self,
         *,
         events: _abc.Iterable[_game_pb2.Event] | None = ...,
         result: Global___PlayResult | None = ...,
         turn: Global___PlayTurn | None = ...,
+        view: _game_pb2.GameView | None = ...,
+        error: _status_pb2.Status | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "turn", b"turn"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "result", b"result", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "events", b"events", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -81,6 +81,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
                 _registered_method=True)
+        self.IssueStreamTicket = channel.unary_unary(
+                '/ludotheque.v1.GameService/IssueStreamTicket',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketResponse.FromString,
+                _registered_method=True)
         self.ImportGame = channel.unary_unary(
                 '/ludotheque.v1.GameService/ImportGame',
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
@@ -170,12 +175,23 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Play(self, request_iterator, context):
-        """A seat's session on one connection (a bidirectional stream, gRPC only):
-        send `join` first, then commands; receive every event of the game from the
-        version asked (redacted for the seat), a `turn` whenever the game waits for
-        the seat (with its legal commands), and the `result` of each command after
-        the events it caused; what is ready at once comes in one message. The cheap
-        path for clients that keep a connection open.
+        """A seat's session on one connection (a bidirectional stream over gRPC; the
+        same messages over a WebSocket at GET /v1/play, see the README): send `join`
+        first, then commands; receive every event of the game from the version asked
+        (redacted for the seat), a `turn` whenever the game waits for the seat (with
+        its legal commands), and the `result` of each command after the events it
+        caused; what is ready at once comes in one message. The cheap path for
+        clients that keep a connection open.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def IssueStreamTicket(self, request, context):
+        """A short-lived, single-use ticket standing for the caller's seat in one game,
+        for clients that cannot send an authorization header: pass it once as the
+        `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+        seat token (or the admin token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -255,6 +271,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.Play,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.PlayRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.PlayResponse.SerializeToString,
+            ),
+            'IssueStreamTicket': grpc.unary_unary_rpc_method_handler(
+                    servicer.IssueStreamTicket,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketResponse.SerializeToString,
             ),
             'ImportGame': grpc.unary_unary_rpc_method_handler(
                     servicer.ImportGame,
@@ -516,6 +537,33 @@ class GameService:
             '/ludotheque.v1.GameService/Play',
             ludotheque_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def IssueStreamTicket(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/IssueStreamTicket',
+            ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -71,12 +71,19 @@ class GameServiceStub:
     spectator saw it for them. The admin may ask for any viewer's log.
     """
     Play: _grpc.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]
-    """A seat's session on one connection (a bidirectional stream, gRPC only):
-    send `join` first, then commands; receive every event of the game from the
-    version asked (redacted for the seat), a `turn` whenever the game waits for
-    the seat (with its legal commands), and the `result` of each command after
-    the events it caused; what is ready at once comes in one message. The cheap
-    path for clients that keep a connection open.
+    """A seat's session on one connection (a bidirectional stream over gRPC; the
+    same messages over a WebSocket at GET /v1/play, see the README): send `join`
+    first, then commands; receive every event of the game from the version asked
+    (redacted for the seat), a `turn` whenever the game waits for the seat (with
+    its legal commands), and the `result` of each command after the events it
+    caused; what is ready at once comes in one message. The cheap path for
+    clients that keep a connection open.
+    """
+    IssueStreamTicket: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.IssueStreamTicketRequest, _game_service_pb2.IssueStreamTicketResponse]
+    """A short-lived, single-use ticket standing for the caller's seat in one game,
+    for clients that cannot send an authorization header: pass it once as the
+    `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+    seat token (or the admin token).
     """
     ImportGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]
     """Admin: load a complete log as a new game, after replaying it event by
@@ -133,12 +140,19 @@ class GameServiceAsyncStub(GameServiceStub):
     spectator saw it for them. The admin may ask for any viewer's log.
     """
     Play: _aio.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]  # type: ignore[assignment]
-    """A seat's session on one connection (a bidirectional stream, gRPC only):
-    send `join` first, then commands; receive every event of the game from the
-    version asked (redacted for the seat), a `turn` whenever the game waits for
-    the seat (with its legal commands), and the `result` of each command after
-    the events it caused; what is ready at once comes in one message. The cheap
-    path for clients that keep a connection open.
+    """A seat's session on one connection (a bidirectional stream over gRPC; the
+    same messages over a WebSocket at GET /v1/play, see the README): send `join`
+    first, then commands; receive every event of the game from the version asked
+    (redacted for the seat), a `turn` whenever the game waits for the seat (with
+    its legal commands), and the `result` of each command after the events it
+    caused; what is ready at once comes in one message. The cheap path for
+    clients that keep a connection open.
+    """
+    IssueStreamTicket: _aio.UnaryUnaryMultiCallable[_game_service_pb2.IssueStreamTicketRequest, _game_service_pb2.IssueStreamTicketResponse]  # type: ignore[assignment]
+    """A short-lived, single-use ticket standing for the caller's seat in one game,
+    for clients that cannot send an authorization header: pass it once as the
+    `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+    seat token (or the admin token).
     """
     ImportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]  # type: ignore[assignment]
     """Admin: load a complete log as a new game, after replaying it event by
@@ -246,12 +260,25 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request_iterator: _MaybeAsyncIterator[_game_service_pb2.PlayRequest],
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_game_service_pb2.PlayResponse], _abc.AsyncIterator[_game_service_pb2.PlayResponse]]:
-        """A seat's session on one connection (a bidirectional stream, gRPC only):
-        send `join` first, then commands; receive every event of the game from the
-        version asked (redacted for the seat), a `turn` whenever the game waits for
-        the seat (with its legal commands), and the `result` of each command after
-        the events it caused; what is ready at once comes in one message. The cheap
-        path for clients that keep a connection open.
+        """A seat's session on one connection (a bidirectional stream over gRPC; the
+        same messages over a WebSocket at GET /v1/play, see the README): send `join`
+        first, then commands; receive every event of the game from the version asked
+        (redacted for the seat), a `turn` whenever the game waits for the seat (with
+        its legal commands), and the `result` of each command after the events it
+        caused; what is ready at once comes in one message. The cheap path for
+        clients that keep a connection open.
+        """
+
+    @_abc_1.abstractmethod
+    def IssueStreamTicket(
+        self,
+        request: _game_service_pb2.IssueStreamTicketRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.IssueStreamTicketResponse, _abc.Awaitable[_game_service_pb2.IssueStreamTicketResponse]]:
+        """A short-lived, single-use ticket standing for the caller's seat in one game,
+        for clients that cannot send an authorization header: pass it once as the
+        `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+        seat token (or the admin token).
         """
 
     @_abc_1.abstractmethod

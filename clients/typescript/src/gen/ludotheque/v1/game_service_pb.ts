@@ -9,6 +9,8 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
 import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec, Visibility } from "./game_pb.js";
@@ -19,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSKlAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eSJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIjwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQiOwoUU3RyZWFtRXZlbnRzUmVzcG9uc2USIwoFZXZlbnQYASABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50ImEKEUxpc3RFdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhIKCnRvX3ZlcnNpb24YAyABKAQSEQoJcGFnZV9zaXplGAQgASgNImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiTAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQFCDQoLX2F0X3ZlcnNpb24i9AEKElJlcGxheUdhbWVSZXNwb25zZRISCgphdF92ZXJzaW9uGAEgASgEEg8KB3ZlcnNpb24YAiABKAQSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgEIAMoDRInCgdvdXRjb21lGAUgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBiABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAcgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIlwKEUV4cG9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoHYXNfc2VhdBgCIAEoDUgAiAEBEhQKDGFzX3NwZWN0YXRvchgDIAEoCEIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nImIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjcKFlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNIi0KF1JvdGF0ZVNlYXRUb2tlblJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkicAoLUGxheVJlcXVlc3QSJwoEam9pbhgBIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheUpvaW5IABItCgdjb21tYW5kGAIgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5Q29tbWFuZEgAQgkKB21lc3NhZ2UiQAoIUGxheUpvaW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDQoFdmlld3MYAyABKAgifgoLUGxheUNvbW1hbmQSJwoHY29tbWFuZBgBIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKARIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiKfAQoMUGxheVJlc3BvbnNlEiQKBmV2ZW50cxgEIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSKQoGcmVzdWx0GAUgASgLMhkubHVkb3RoZXF1ZS52MS5QbGF5UmVzdWx0EiUKBHR1cm4YBiABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlUdXJuSgQIARACSgQIAhADSgQIAxAEUgVldmVudCJyCghQbGF5VHVybhIPCgd2ZXJzaW9uGAEgASgEEi4KDmxlZ2FsX2NvbW1hbmRzGAIgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEiUKBHZpZXcYAyABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3ImYKClBsYXlSZXN1bHQSEgoKY29tbWFuZF9pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgEEhAKCHJlcGxheWVkGAMgASgIEiEKBWVycm9yGAQgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMiwAEKEFJlcGxheUxvZ1JlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhQKDGZyb21fdmVyc2lvbhgCIAEoBBIXCgp0b192ZXJzaW9uGAMgASgESACIAQESEQoJcGFnZV9zaXplGAQgASgNEhQKB2FzX3NlYXQYBSABKA1IAYgBARIUCgxhc19zcGVjdGF0b3IYBiABKAhCDQoLX3RvX3ZlcnNpb25CCgoIX2FzX3NlYXQiqAEKEVJlcGxheUxvZ1Jlc3BvbnNlEg0KBXZhbGlkGAEgASgIEioKB3Byb2JsZW0YAiABKAsyGS5sdWRvdGhlcXVlLnYxLkxvZ1Byb2JsZW0SEAoIcmVwbGF5ZWQYAyABKAQSKwoFc3RlcHMYBCADKAsyHC5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1N0ZXASGQoRbmV4dF9mcm9tX3ZlcnNpb24YBSABKAQiUgoKTG9nUHJvYmxlbRINCgVldmVudBgBIAEoDRIOCgZyZWFzb24YAiABKAkSDQoFd2hlcmUYAyABKAkSFgoOcnVsZXNfbWlzbWF0Y2gYBCABKAgi3gEKDVJlcGxheUxvZ1N0ZXASEgoKYXRfdmVyc2lvbhgBIAEoBBIpCgZzdGF0dXMYAiABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAMgAygNEicKB291dGNvbWUYBCABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgFIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQy5AoKC0dhbWVTZXJ2aWNlEmcKCkNyZWF0ZUdhbWUSIC5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDiIJL3YxL2dhbWVzOgEqEloKB0dldEdhbWUSHS5sdWRvdGhlcXVlLnYxLkdldEdhbWVSZXF1ZXN0GhMubHVkb3RoZXF1ZS52MS5HYW1lIhuC0+STAhUSEy92MS9nYW1lcy97Z2FtZV9pZH0SYQoJTGlzdEdhbWVzEh8ubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXNwb25zZSIRgtPkkwILEgkvdjEvZ2FtZXMSgwEKDVN1Ym1pdENvbW1hbmQSIy5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiQubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfS9jb21tYW5kczoBKhKEAQoMU3RyZWFtRXZlbnRzEiIubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiMubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZSIpgtPkkwIjEiEvdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50czpzdHJlYW0wARJ1CgpMaXN0RXZlbnRzEiAubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1Jlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzEnUKClJlcGxheUdhbWUSIC5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9yZXBsYXkSdQoKRXhwb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9OmV4cG9ydBJDCgRQbGF5EhoubHVkb3RoZXF1ZS52MS5QbGF5UmVxdWVzdBobLmx1ZG90aGVxdWUudjEuUGxheVJlc3BvbnNlKAEwARJuCgpJbXBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlc3BvbnNlIhuC0+STAhUiEC92MS9nYW1lczppbXBvcnQ6ASoSagoJUmVwbGF5TG9nEh8ubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dSZXNwb25zZSIagtPkkwIUIg8vdjEvbG9nczpyZXBsYXk6ASoSmQEKD1JvdGF0ZVNlYXRUb2tlbhIlLmx1ZG90aGVxdWUudjEuUm90YXRlU2VhdFRva2VuUmVxdWVzdBomLmx1ZG90aGVxdWUudjEuUm90YXRlU2VhdFRva2VuUmVzcG9uc2UiN4LT5JMCMSIsL3YxL2dhbWVzL3tnYW1lX2lkfS9zZWF0cy97c2VhdH06cm90YXRlVG9rZW46ASpiBnByb3RvMw", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSKlAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eSJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIkwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDgoGdGlja2V0GAMgASgJIisKGElzc3VlU3RyZWFtVGlja2V0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIlsKGUlzc3VlU3RyZWFtVGlja2V0UmVzcG9uc2USDgoGdGlja2V0GAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjsKFFN0cmVhbUV2ZW50c1Jlc3BvbnNlEiMKBWV2ZW50GAEgASgLMhQubHVkb3RoZXF1ZS52MS5FdmVudCJhChFMaXN0RXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBISCgp0b192ZXJzaW9uGAMgASgEEhEKCXBhZ2Vfc2l6ZRgEIAEoDSJmChJMaXN0RXZlbnRzUmVzcG9uc2USJAoGZXZlbnRzGAEgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIPCgd2ZXJzaW9uGAIgASgEEhkKEW5leHRfZnJvbV92ZXJzaW9uGAMgASgEIkwKEVJlcGxheUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFwoKYXRfdmVyc2lvbhgCIAEoBEgAiAEBQg0KC19hdF92ZXJzaW9uIvQBChJSZXBsYXlHYW1lUmVzcG9uc2USEgoKYXRfdmVyc2lvbhgBIAEoBBIPCgd2ZXJzaW9uGAIgASgEEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBCADKA0SJwoHb3V0Y29tZRgFIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAYgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgHIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZCJcChFFeHBvcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKB2FzX3NlYXQYAiABKA1IAIgBARIUCgxhc19zcGVjdGF0b3IYAyABKAhCCgoIX2FzX3NlYXQiOQoSRXhwb3J0R2FtZVJlc3BvbnNlEiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZyJiChFJbXBvcnRHYW1lUmVxdWVzdBIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cSGAoLdHJ1bmNhdGVfYXQYAiABKARIAIgBAUIOCgxfdHJ1bmNhdGVfYXQiXQoSSW1wb3J0R2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEwoLc2VhdF90b2tlbnMYAiADKAkSIQoEZ2FtZRgDIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSI3ChZSb3RhdGVTZWF0VG9rZW5SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDSItChdSb3RhdGVTZWF0VG9rZW5SZXNwb25zZRISCgpzZWF0X3Rva2VuGAEgASgJInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlImUKCFBsYXlKb2luEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg0KBXZpZXdzGAMgASgIEg0KBXRva2VuGAQgASgJEhQKDHZpZXdfdXBkYXRlcxgFIAEoCCJ+CgtQbGF5Q29tbWFuZBInCgdjb21tYW5kGAEgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAiABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoBEgAiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uIukBCgxQbGF5UmVzcG9uc2USJAoGZXZlbnRzGAQgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIpCgZyZXN1bHQYBSABKAsyGS5sdWRvdGhlcXVlLnYxLlBsYXlSZXN1bHQSJQoEdHVybhgGIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheVR1cm4SJQoEdmlldxgHIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSIQoFZXJyb3IYCCABKAsyEi5nb29nbGUucnBjLlN0YXR1c0oECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzIsABChBSZXBsYXlMb2dSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIUCgxmcm9tX3ZlcnNpb24YAiABKAQSFwoKdG9fdmVyc2lvbhgDIAEoBEgAiAEBEhEKCXBhZ2Vfc2l6ZRgEIAEoDRIUCgdhc19zZWF0GAUgASgNSAGIAQESFAoMYXNfc3BlY3RhdG9yGAYgASgIQg0KC190b192ZXJzaW9uQgoKCF9hc19zZWF0IqgBChFSZXBsYXlMb2dSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIqCgdwcm9ibGVtGAIgASgLMhkubHVkb3RoZXF1ZS52MS5Mb2dQcm9ibGVtEhAKCHJlcGxheWVkGAMgASgEEisKBXN0ZXBzGAQgAygLMhwubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dTdGVwEhkKEW5leHRfZnJvbV92ZXJzaW9uGAUgASgEIlIKCkxvZ1Byb2JsZW0SDQoFZXZlbnQYASABKA0SDgoGcmVhc29uGAIgASgJEg0KBXdoZXJlGAMgASgJEhYKDnJ1bGVzX21pc21hdGNoGAQgASgIIt4BCg1SZXBsYXlMb2dTdGVwEhIKCmF0X3ZlcnNpb24YASABKAQSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgDIAMoDRInCgdvdXRjb21lGAQgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAYgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kMvQLCgtHYW1lU2VydmljZRJnCgpDcmVhdGVHYW1lEiAubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJaCgdHZXRHYW1lEh0ubHVkb3RoZXF1ZS52MS5HZXRHYW1lUmVxdWVzdBoTLmx1ZG90aGVxdWUudjEuR2FtZSIbgtPkkwIVEhMvdjEvZ2FtZXMve2dhbWVfaWR9EmEKCUxpc3RHYW1lcxIfLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzEoMBCg1TdWJtaXRDb21tYW5kEiMubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH0vY29tbWFuZHM6ASoShAEKDFN0cmVhbUV2ZW50cxIiLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiKYLT5JMCIxIhL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHM6c3RyZWFtMAESdQoKTGlzdEV2ZW50cxIgLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1JlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50cxJ1CgpSZXBsYXlHYW1lEiAubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vcmVwbGF5EnUKCkV4cG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfTpleHBvcnQSQwoEUGxheRIaLmx1ZG90aGVxdWUudjEuUGxheVJlcXVlc3QaGy5sdWRvdGhlcXVlLnYxLlBsYXlSZXNwb25zZSgBMAESjQEKEUlzc3VlU3RyZWFtVGlja2V0EicubHVkb3RoZXF1ZS52MS5Jc3N1ZVN0cmVhbVRpY2tldFJlcXVlc3QaKC5sdWRvdGhlcXVlLnYxLklzc3VlU3RyZWFtVGlja2V0UmVzcG9uc2UiJYLT5JMCHyIaL3YxL2dhbWVzL3tnYW1lX2lkfTp0aWNrZXQ6ASoSbgoKSW1wb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXNwb25zZSIbgtPkkwIVIhAvdjEvZ2FtZXM6aW1wb3J0OgEqEmoKCVJlcGxheUxvZxIfLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVzcG9uc2UiGoLT5JMCFCIPL3YxL2xvZ3M6cmVwbGF5OgEqEpkBCg9Sb3RhdGVTZWF0VG9rZW4SJS5sdWRvdGhlcXVlLnYxLlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QaJi5sdWRvdGhlcXVlLnYxLlJvdGF0ZVNlYXRUb2tlblJlc3BvbnNlIjeC0+STAjEiLC92MS9nYW1lcy97Z2FtZV9pZH0vc2VhdHMve3NlYXR9OnJvdGF0ZVRva2VuOgEqYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game]);
 
 /**
  * CreateGame's request.
@@ -333,6 +335,16 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
    * @generated from field: uint64 from_version = 2;
    */
   fromVersion: bigint;
+
+  /**
+   * A ticket from IssueStreamTicket, instead of the authorization header (which
+   * a browser's EventSource cannot send): the stream is then the ticket's seat's.
+   * A ticket is good once, for its game, until it expires; otherwise
+   * UNAUTHENTICATED (401). Do not send a token too.
+   *
+   * @generated from field: string ticket = 3;
+   */
+  ticket: string;
 };
 
 /**
@@ -341,6 +353,57 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
  */
 export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game_service, 7);
+
+/**
+ * IssueStreamTicket's request.
+ *
+ * @generated from message ludotheque.v1.IssueStreamTicketRequest
+ */
+export type IssueStreamTicketRequest = Message<"ludotheque.v1.IssueStreamTicketRequest"> & {
+  /**
+   * The game the ticket is for.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.IssueStreamTicketRequest.
+ * Use `create(IssueStreamTicketRequestSchema)` to create a new message.
+ */
+export const IssueStreamTicketRequestSchema: GenMessage<IssueStreamTicketRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 8);
+
+/**
+ * IssueStreamTicket's response.
+ *
+ * @generated from message ludotheque.v1.IssueStreamTicketResponse
+ */
+export type IssueStreamTicketResponse = Message<"ludotheque.v1.IssueStreamTicketResponse"> & {
+  /**
+   * The ticket: pass it as events:stream?ticket=<ticket>, once, before it
+   * expires. It stands for the seat of the token that asked for it (it is as
+   * secret as that token, but dies soon and after one use).
+   *
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+
+  /**
+   * When the ticket stops being accepted (it is also spent by its first use).
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.IssueStreamTicketResponse.
+ * Use `create(IssueStreamTicketResponseSchema)` to create a new message.
+ */
+export const IssueStreamTicketResponseSchema: GenMessage<IssueStreamTicketResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 9);
 
 /**
  * One message of StreamEvents.
@@ -361,7 +424,7 @@ export type StreamEventsResponse = Message<"ludotheque.v1.StreamEventsResponse">
  * Use `create(StreamEventsResponseSchema)` to create a new message.
  */
 export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 8);
+  messageDesc(file_ludotheque_v1_game_service, 10);
 
 /**
  * ListEvents's request.
@@ -403,7 +466,7 @@ export type ListEventsRequest = Message<"ludotheque.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 9);
+  messageDesc(file_ludotheque_v1_game_service, 11);
 
 /**
  * ListEvents's response.
@@ -439,7 +502,7 @@ export type ListEventsResponse = Message<"ludotheque.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 10);
+  messageDesc(file_ludotheque_v1_game_service, 12);
 
 /**
  * ReplayGame's request.
@@ -467,7 +530,7 @@ export type ReplayGameRequest = Message<"ludotheque.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 11);
+  messageDesc(file_ludotheque_v1_game_service, 13);
 
 /**
  * ReplayGame's response.
@@ -530,7 +593,7 @@ export type ReplayGameResponse = Message<"ludotheque.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 12);
+  messageDesc(file_ludotheque_v1_game_service, 14);
 
 /**
  * ExportGame's request.
@@ -565,7 +628,7 @@ export type ExportGameRequest = Message<"ludotheque.v1.ExportGameRequest"> & {
  * Use `create(ExportGameRequestSchema)` to create a new message.
  */
 export const ExportGameRequestSchema: GenMessage<ExportGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 13);
+  messageDesc(file_ludotheque_v1_game_service, 15);
 
 /**
  * ExportGame's response.
@@ -586,7 +649,7 @@ export type ExportGameResponse = Message<"ludotheque.v1.ExportGameResponse"> & {
  * Use `create(ExportGameResponseSchema)` to create a new message.
  */
 export const ExportGameResponseSchema: GenMessage<ExportGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 14);
+  messageDesc(file_ludotheque_v1_game_service, 16);
 
 /**
  * ImportGame's request.
@@ -614,7 +677,7 @@ export type ImportGameRequest = Message<"ludotheque.v1.ImportGameRequest"> & {
  * Use `create(ImportGameRequestSchema)` to create a new message.
  */
 export const ImportGameRequestSchema: GenMessage<ImportGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 15);
+  messageDesc(file_ludotheque_v1_game_service, 17);
 
 /**
  * ImportGame's response.
@@ -649,7 +712,7 @@ export type ImportGameResponse = Message<"ludotheque.v1.ImportGameResponse"> & {
  * Use `create(ImportGameResponseSchema)` to create a new message.
  */
 export const ImportGameResponseSchema: GenMessage<ImportGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 16);
+  messageDesc(file_ludotheque_v1_game_service, 18);
 
 /**
  * RotateSeatToken's request.
@@ -677,7 +740,7 @@ export type RotateSeatTokenRequest = Message<"ludotheque.v1.RotateSeatTokenReque
  * Use `create(RotateSeatTokenRequestSchema)` to create a new message.
  */
 export const RotateSeatTokenRequestSchema: GenMessage<RotateSeatTokenRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 17);
+  messageDesc(file_ludotheque_v1_game_service, 19);
 
 /**
  * RotateSeatToken's response.
@@ -698,7 +761,7 @@ export type RotateSeatTokenResponse = Message<"ludotheque.v1.RotateSeatTokenResp
  * Use `create(RotateSeatTokenResponseSchema)` to create a new message.
  */
 export const RotateSeatTokenResponseSchema: GenMessage<RotateSeatTokenResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 18);
+  messageDesc(file_ludotheque_v1_game_service, 20);
 
 /**
  * A message from the client in a Play session.
@@ -735,7 +798,7 @@ export type PlayRequest = Message<"ludotheque.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 19);
+  messageDesc(file_ludotheque_v1_game_service, 21);
 
 /**
  * Joins a game's session; the seat is the token's.
@@ -764,6 +827,24 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
    * @generated from field: bool views = 3;
    */
   views: boolean;
+
+  /**
+   * The seat token (from CreateGame). Over WebSocket the token goes here, never
+   * in the URL; over gRPC the "authorization: Bearer" metadata may carry it
+   * instead (when both are sent they must be equal). None at all: a spectator.
+   *
+   * @generated from field: string token = 4;
+   */
+  token: string;
+
+  /**
+   * Send the caller's view each time the game comes to rest
+   * (PlayResponse.view), whoever's turn it is, to spectators too: a client then
+   * always holds the current view without asking for it.
+   *
+   * @generated from field: bool view_updates = 5;
+   */
+  viewUpdates: boolean;
 };
 
 /**
@@ -771,7 +852,7 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
  * Use `create(PlayJoinSchema)` to create a new message.
  */
 export const PlayJoinSchema: GenMessage<PlayJoin> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 20);
+  messageDesc(file_ludotheque_v1_game_service, 22);
 
 /**
  * A move sent in a Play session.
@@ -806,7 +887,7 @@ export type PlayCommand = Message<"ludotheque.v1.PlayCommand"> & {
  * Use `create(PlayCommandSchema)` to create a new message.
  */
 export const PlayCommandSchema: GenMessage<PlayCommand> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 21);
+  messageDesc(file_ludotheque_v1_game_service, 23);
 
 /**
  * A message from the server in a Play session: what happened since the last one,
@@ -837,6 +918,22 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
    * @generated from field: ludotheque.v1.PlayTurn turn = 6;
    */
   turn?: PlayTurn | undefined;
+
+  /**
+   * What the caller sees now that the game is at rest, at the version of the
+   * last event sent (sessions that joined with view_updates).
+   *
+   * @generated from field: ludotheque.v1.GameView view = 7;
+   */
+  view?: GameView | undefined;
+
+  /**
+   * WebSocket only: why the session ends, on the last message before the
+   * server closes the connection (gRPC ends the call with this status instead).
+   *
+   * @generated from field: google.rpc.Status error = 8;
+   */
+  error?: Status | undefined;
 };
 
 /**
@@ -844,7 +941,7 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 22);
+  messageDesc(file_ludotheque_v1_game_service, 24);
 
 /**
  * The game waits for the seat: what it may do.
@@ -879,7 +976,7 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
  * Use `create(PlayTurnSchema)` to create a new message.
  */
 export const PlayTurnSchema: GenMessage<PlayTurn> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 23);
+  messageDesc(file_ludotheque_v1_game_service, 25);
 
 /**
  * What became of a command sent in a Play session (after the events it caused).
@@ -922,7 +1019,7 @@ export type PlayResult = Message<"ludotheque.v1.PlayResult"> & {
  * Use `create(PlayResultSchema)` to create a new message.
  */
 export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 24);
+  messageDesc(file_ludotheque_v1_game_service, 26);
 
 /**
  * ReplayLog's request.
@@ -978,7 +1075,7 @@ export type ReplayLogRequest = Message<"ludotheque.v1.ReplayLogRequest"> & {
  * Use `create(ReplayLogRequestSchema)` to create a new message.
  */
 export const ReplayLogRequestSchema: GenMessage<ReplayLogRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 25);
+  messageDesc(file_ludotheque_v1_game_service, 27);
 
 /**
  * ReplayLog's response.
@@ -1027,7 +1124,7 @@ export type ReplayLogResponse = Message<"ludotheque.v1.ReplayLogResponse"> & {
  * Use `create(ReplayLogResponseSchema)` to create a new message.
  */
 export const ReplayLogResponseSchema: GenMessage<ReplayLogResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 26);
+  messageDesc(file_ludotheque_v1_game_service, 28);
 
 /**
  * Where a log stops following the rules.
@@ -1071,7 +1168,7 @@ export type LogProblem = Message<"ludotheque.v1.LogProblem"> & {
  * Use `create(LogProblemSchema)` to create a new message.
  */
 export const LogProblemSchema: GenMessage<LogProblem> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 27);
+  messageDesc(file_ludotheque_v1_game_service, 29);
 
 /**
  * The game at one version of a replayed log, as the chosen viewer saw it.
@@ -1128,7 +1225,7 @@ export type ReplayLogStep = Message<"ludotheque.v1.ReplayLogStep"> & {
  * Use `create(ReplayLogStepSchema)` to create a new message.
  */
 export const ReplayLogStepSchema: GenMessage<ReplayLogStep> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 28);
+  messageDesc(file_ludotheque_v1_game_service, 30);
 
 /**
  * Create games, play moves, follow games live and replay them.
@@ -1228,12 +1325,13 @@ export const GameService: GenService<{
     output: typeof ExportGameResponseSchema;
   },
   /**
-   * A seat's session on one connection (a bidirectional stream, gRPC only):
-   * send `join` first, then commands; receive every event of the game from the
-   * version asked (redacted for the seat), a `turn` whenever the game waits for
-   * the seat (with its legal commands), and the `result` of each command after
-   * the events it caused; what is ready at once comes in one message. The cheap
-   * path for clients that keep a connection open.
+   * A seat's session on one connection (a bidirectional stream over gRPC; the
+   * same messages over a WebSocket at GET /v1/play, see the README): send `join`
+   * first, then commands; receive every event of the game from the version asked
+   * (redacted for the seat), a `turn` whenever the game waits for the seat (with
+   * its legal commands), and the `result` of each command after the events it
+   * caused; what is ready at once comes in one message. The cheap path for
+   * clients that keep a connection open.
    *
    * @generated from rpc ludotheque.v1.GameService.Play
    */
@@ -1241,6 +1339,19 @@ export const GameService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof PlayRequestSchema;
     output: typeof PlayResponseSchema;
+  },
+  /**
+   * A short-lived, single-use ticket standing for the caller's seat in one game,
+   * for clients that cannot send an authorization header: pass it once as the
+   * `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+   * seat token (or the admin token).
+   *
+   * @generated from rpc ludotheque.v1.GameService.IssueStreamTicket
+   */
+  issueStreamTicket: {
+    methodKind: "unary";
+    input: typeof IssueStreamTicketRequestSchema;
+    output: typeof IssueStreamTicketResponseSchema;
   },
   /**
    * Admin: load a complete log as a new game, after replaying it event by
