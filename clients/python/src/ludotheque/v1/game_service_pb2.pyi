@@ -11,6 +11,7 @@ from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
 from google.rpc import status_pb2 as _status_pb2
+from ludotheque.v1 import game_kind_pb2 as _game_kind_pb2
 from ludotheque.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
@@ -32,8 +33,14 @@ class CreateGameRequest(_message.Message):
     KIND_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
     """The game's kind: "mooki", "pirates" or "picnic"."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """The game's options; unset means the defaults. Must match the kind."""
@@ -48,10 +55,11 @@ class CreateGameRequest(_message.Message):
         kind: _builtins.str = ...,
         options: _game_pb2.GameOptions | None = ...,
         seats: _abc.Iterable[_game_pb2.SeatSpec] | None = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "options", b"options", "seats", b"seats"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "locale", b"locale", "options", b"options", "seats", b"seats"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -100,16 +108,23 @@ class GetGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -188,6 +203,7 @@ class SubmitCommandRequest(_message.Message):
     COMMAND_ID_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     command_id: _builtins.str
@@ -201,6 +217,11 @@ class SubmitCommandRequest(_message.Message):
     """The seat to act for: must be the caller's own seat (admins: any seat).
     Unset: the caller's seat.
     """
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     @_builtins.property
     def command(self) -> _game_pb2.Command:
         """The move."""
@@ -213,10 +234,11 @@ class SubmitCommandRequest(_message.Message):
         command_id: _builtins.str = ...,
         expected_version: _builtins.int | None = ...,
         seat: _builtins.int | None = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "expected_version", b"expected_version", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "locale", b"locale", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -299,21 +321,28 @@ class StreamEventsRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
     """The first version to send (default 1: from the start). To resume, pass
     the last version received plus one.
     """
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -353,6 +382,7 @@ class ListEventsRequest(_message.Message):
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     TO_VERSION_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
@@ -361,6 +391,11 @@ class ListEventsRequest(_message.Message):
     """The last version to return (default: the latest)."""
     page_size: _builtins.int
     """At most this many events (default and maximum 1000)."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
@@ -368,10 +403,11 @@ class ListEventsRequest(_message.Message):
         from_version: _builtins.int = ...,
         to_version: _builtins.int = ...,
         page_size: _builtins.int = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -419,19 +455,26 @@ class ReplayGameRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     AT_VERSION_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     at_version: _builtins.int
     """The version to look at (default: the latest)."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         at_version: _builtins.int | None = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__at_version: _TypeAlias = _typing.Literal["at_version"]  # noqa: Y015
     _WhichOneofArgType__at_version: _TypeAlias = _typing.Literal["_at_version", b"_at_version"]  # noqa: Y015
@@ -502,22 +545,29 @@ class ExportGameRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     AS_SEAT_FIELD_NUMBER: _builtins.int
     AS_SPECTATOR_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     as_seat: _builtins.int
     """Admin only: the log as this seat saw it."""
     as_spectator: _builtins.bool
     """Admin only: the log as a spectator saw it."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         as_seat: _builtins.int | None = ...,
         as_spectator: _builtins.bool = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "as_spectator", b"as_spectator", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "as_spectator", b"as_spectator", "game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
     _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
@@ -557,8 +607,14 @@ class ImportGameRequest(_message.Message):
 
     LOG_FIELD_NUMBER: _builtins.int
     TRUNCATE_AT_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     truncate_at: _builtins.int
     """Keep the events up to this version only (a fork); default: all of them."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     @_builtins.property
     def log(self) -> _game_pb2.GameLog:
         """A complete log (exported by the admin)."""
@@ -568,10 +624,11 @@ class ImportGameRequest(_message.Message):
         *,
         log: _game_pb2.GameLog | None = ...,
         truncate_at: _builtins.int | None = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at", "log", b"log", "truncate_at", b"truncate_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at", "log", b"log", "truncate_at", b"truncate_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at", "locale", b"locale", "log", b"log", "truncate_at", b"truncate_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__truncate_at: _TypeAlias = _typing.Literal["truncate_at"]  # noqa: Y015
     _WhichOneofArgType__truncate_at: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at"]  # noqa: Y015
@@ -654,6 +711,7 @@ class PlayJoin(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     VIEWS_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
@@ -662,16 +720,22 @@ class PlayJoin(_message.Message):
     """
     views: _builtins.bool
     """Send the seat's view with each turn (costs the server a little more)."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
         views: _builtins.bool = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -822,3 +886,75 @@ class PlayResult(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayResult: _TypeAlias = PlayResult  # noqa: Y015
+
+@_typing.final
+class GetGameKindRequest(_message.Message):
+    """GetGameKind's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """The game's kind: "mooki", "pirates" or "picnic"."""
+    locale: _builtins.str
+    """The language of the names and descriptions, as in GetGameRequest.locale."""
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "locale", b"locale"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGameKindRequest: _TypeAlias = GetGameKindRequest  # noqa: Y015
+
+@_typing.final
+class ListGameKindsRequest(_message.Message):
+    """ListGameKinds's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOCALE_FIELD_NUMBER: _builtins.int
+    locale: _builtins.str
+    """The language of the names and descriptions, as in GetGameRequest.locale."""
+    def __init__(
+        self,
+        *,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["locale", b"locale"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGameKindsRequest: _TypeAlias = ListGameKindsRequest  # noqa: Y015
+
+@_typing.final
+class ListGameKindsResponse(_message.Message):
+    """ListGameKinds's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KINDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def kinds(self) -> _containers.RepeatedCompositeFieldContainer[_game_kind_pb2.GameKind]:
+        """Every kind this server plays, by kind name."""
+
+    def __init__(
+        self,
+        *,
+        kinds: _abc.Iterable[_game_kind_pb2.GameKind] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kinds", b"kinds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGameKindsResponse: _TypeAlias = ListGameKindsResponse  # noqa: Y015

@@ -13,13 +13,15 @@ import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
 import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec } from "./game_pb.js";
 import { file_ludotheque_v1_game } from "./game_pb.js";
+import type { GameKind, GameKindSchema } from "./game_kind_pb.js";
+import { file_ludotheque_v1_game_kind } from "./game_kind_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSJ2ChFDcmVhdGVHYW1lUmVxdWVzdBIMCgRraW5kGAEgASgJEisKB29wdGlvbnMYAiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiYKBXNlYXRzGAMgAygLMhcubHVkb3RoZXF1ZS52MS5TZWF0U3BlYyJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIjwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQiOwoUU3RyZWFtRXZlbnRzUmVzcG9uc2USIwoFZXZlbnQYASABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50ImEKEUxpc3RFdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhIKCnRvX3ZlcnNpb24YAyABKAQSEQoJcGFnZV9zaXplGAQgASgNImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiTAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQFCDQoLX2F0X3ZlcnNpb24i9AEKElJlcGxheUdhbWVSZXNwb25zZRISCgphdF92ZXJzaW9uGAEgASgEEg8KB3ZlcnNpb24YAiABKAQSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgEIAMoDRInCgdvdXRjb21lGAUgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBiABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAcgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIlwKEUV4cG9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoHYXNfc2VhdBgCIAEoDUgAiAEBEhQKDGFzX3NwZWN0YXRvchgDIAEoCEIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nImIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlIkAKCFBsYXlKb2luEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg0KBXZpZXdzGAMgASgIIn4KC1BsYXlDb21tYW5kEicKB2NvbW1hbmQYASABKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSEgoKY29tbWFuZF9pZBgCIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAMgASgESACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24inwEKDFBsYXlSZXNwb25zZRIkCgZldmVudHMYBCADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50EikKBnJlc3VsdBgFIAEoCzIZLmx1ZG90aGVxdWUudjEuUGxheVJlc3VsdBIlCgR0dXJuGAYgASgLMhcubHVkb3RoZXF1ZS52MS5QbGF5VHVybkoECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzMtwICgtHYW1lU2VydmljZRJnCgpDcmVhdGVHYW1lEiAubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJaCgdHZXRHYW1lEh0ubHVkb3RoZXF1ZS52MS5HZXRHYW1lUmVxdWVzdBoTLmx1ZG90aGVxdWUudjEuR2FtZSIbgtPkkwIVEhMvdjEvZ2FtZXMve2dhbWVfaWR9EmEKCUxpc3RHYW1lcxIfLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzEoMBCg1TdWJtaXRDb21tYW5kEiMubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH0vY29tbWFuZHM6ASoShAEKDFN0cmVhbUV2ZW50cxIiLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiKYLT5JMCIxIhL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHM6c3RyZWFtMAESdQoKTGlzdEV2ZW50cxIgLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1JlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50cxJ1CgpSZXBsYXlHYW1lEiAubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vcmVwbGF5EnUKCkV4cG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfTpleHBvcnQSQwoEUGxheRIaLmx1ZG90aGVxdWUudjEuUGxheVJlcXVlc3QaGy5sdWRvdGhlcXVlLnYxLlBsYXlSZXNwb25zZSgBMAESbgoKSW1wb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXNwb25zZSIbgtPkkwIVIhAvdjEvZ2FtZXM6aW1wb3J0OgEqYgZwcm90bzM", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSKGAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSDgoGbG9jYWxlGA8gASgJIl0KEkNyZWF0ZUdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEhMKC3NlYXRfdG9rZW5zGAIgAygJEiEKBGdhbWUYAyABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWUiMQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIOCgZsb2NhbGUYDyABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQESDgoGbG9jYWxlGA8gASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uQgcKBV9zZWF0IpsCChVTdWJtaXRDb21tYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIkCgZldmVudHMYAiADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50EiUKBHZpZXcYAyABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAQgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEikKBnN0YXR1cxgFIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBiADKA0SJwoHb3V0Y29tZRgHIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIQCghyZXBsYXllZBgIIAEoCCJMChNTdHJlYW1FdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg4KBmxvY2FsZRgPIAEoCSI7ChRTdHJlYW1FdmVudHNSZXNwb25zZRIjCgVldmVudBgBIAEoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQicQoRTGlzdEV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSEgoKdG9fdmVyc2lvbhgDIAEoBBIRCglwYWdlX3NpemUYBCABKA0SDgoGbG9jYWxlGA8gASgJImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiXAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg0KC19hdF92ZXJzaW9uIvQBChJSZXBsYXlHYW1lUmVzcG9uc2USEgoKYXRfdmVyc2lvbhgBIAEoBBIPCgd2ZXJzaW9uGAIgASgEEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBCADKA0SJwoHb3V0Y29tZRgFIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAYgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgHIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZCJsChFFeHBvcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKB2FzX3NlYXQYAiABKA1IAIgBARIUCgxhc19zcGVjdGF0b3IYAyABKAgSDgoGbG9jYWxlGA8gASgJQgoKCF9hc19zZWF0IjkKEkV4cG9ydEdhbWVSZXNwb25zZRIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cicgoRSW1wb3J0R2FtZVJlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhgKC3RydW5jYXRlX2F0GAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlIlAKCFBsYXlKb2luEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg0KBXZpZXdzGAMgASgIEg4KBmxvY2FsZRgPIAEoCSJ+CgtQbGF5Q29tbWFuZBInCgdjb21tYW5kGAEgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAiABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoBEgAiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uIp8BCgxQbGF5UmVzcG9uc2USJAoGZXZlbnRzGAQgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIpCgZyZXN1bHQYBSABKAsyGS5sdWRvdGhlcXVlLnYxLlBsYXlSZXN1bHQSJQoEdHVybhgGIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheVR1cm5KBAgBEAJKBAgCEANKBAgDEARSBWV2ZW50InIKCFBsYXlUdXJuEg8KB3ZlcnNpb24YASABKAQSLgoObGVnYWxfY29tbWFuZHMYAiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXciZgoKUGxheVJlc3VsdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAQSEAoIcmVwbGF5ZWQYAyABKAgSIQoFZXJyb3IYBCABKAsyEi5nb29nbGUucnBjLlN0YXR1cyIyChJHZXRHYW1lS2luZFJlcXVlc3QSDAoEa2luZBgBIAEoCRIOCgZsb2NhbGUYDyABKAkiJgoUTGlzdEdhbWVLaW5kc1JlcXVlc3QSDgoGbG9jYWxlGA8gASgJIj8KFUxpc3RHYW1lS2luZHNSZXNwb25zZRImCgVraW5kcxgBIAMoCzIXLmx1ZG90aGVxdWUudjEuR2FtZUtpbmQysAoKC0dhbWVTZXJ2aWNlEmcKCkNyZWF0ZUdhbWUSIC5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDiIJL3YxL2dhbWVzOgEqEloKB0dldEdhbWUSHS5sdWRvdGhlcXVlLnYxLkdldEdhbWVSZXF1ZXN0GhMubHVkb3RoZXF1ZS52MS5HYW1lIhuC0+STAhUSEy92MS9nYW1lcy97Z2FtZV9pZH0SYQoJTGlzdEdhbWVzEh8ubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXNwb25zZSIRgtPkkwILEgkvdjEvZ2FtZXMSgwEKDVN1Ym1pdENvbW1hbmQSIy5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiQubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfS9jb21tYW5kczoBKhKEAQoMU3RyZWFtRXZlbnRzEiIubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiMubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZSIpgtPkkwIjEiEvdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50czpzdHJlYW0wARJ1CgpMaXN0RXZlbnRzEiAubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1Jlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzEnUKClJlcGxheUdhbWUSIC5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9yZXBsYXkSdQoKRXhwb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9OmV4cG9ydBJDCgRQbGF5EhoubHVkb3RoZXF1ZS52MS5QbGF5UmVxdWVzdBobLmx1ZG90aGVxdWUudjEuUGxheVJlc3BvbnNlKAEwARJuCgpJbXBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlc3BvbnNlIhuC0+STAhUiEC92MS9nYW1lczppbXBvcnQ6ASoSYwoLR2V0R2FtZUtpbmQSIS5sdWRvdGhlcXVlLnYxLkdldEdhbWVLaW5kUmVxdWVzdBoXLmx1ZG90aGVxdWUudjEuR2FtZUtpbmQiGILT5JMCEhIQL3YxL2tpbmRzL3traW5kfRJtCg1MaXN0R2FtZUtpbmRzEiMubHVkb3RoZXF1ZS52MS5MaXN0R2FtZUtpbmRzUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVLaW5kc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9raW5kc2IGcHJvdG8z", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game, file_ludotheque_v1_game_kind]);
 
 /**
  * CreateGame's request.
@@ -47,6 +49,15 @@ export type CreateGameRequest = Message<"ludotheque.v1.CreateGameRequest"> & {
    * @generated from field: repeated ludotheque.v1.SeatSpec seats = 3;
    */
   seats: SeatSpec[];
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -104,6 +115,15 @@ export type GetGameRequest = Message<"ludotheque.v1.GetGameRequest"> & {
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -226,6 +246,15 @@ export type SubmitCommandRequest = Message<"ludotheque.v1.SubmitCommandRequest">
    * @generated from field: optional uint32 seat = 5;
    */
   seat?: number | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -326,6 +355,15 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
    * @generated from field: uint64 from_version = 2;
    */
   fromVersion: bigint;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -389,6 +427,15 @@ export type ListEventsRequest = Message<"ludotheque.v1.ListEventsRequest"> & {
    * @generated from field: uint32 page_size = 4;
    */
   pageSize: number;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -453,6 +500,15 @@ export type ReplayGameRequest = Message<"ludotheque.v1.ReplayGameRequest"> & {
    * @generated from field: optional uint64 at_version = 2;
    */
   atVersion?: bigint | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -551,6 +607,15 @@ export type ExportGameRequest = Message<"ludotheque.v1.ExportGameRequest"> & {
    * @generated from field: bool as_spectator = 3;
    */
   asSpectator: boolean;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -600,6 +665,15 @@ export type ImportGameRequest = Message<"ludotheque.v1.ImportGameRequest"> & {
    * @generated from field: optional uint64 truncate_at = 2;
    */
   truncateAt?: bigint | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -708,6 +782,15 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
    * @generated from field: bool views = 3;
    */
   views: boolean;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -869,6 +952,76 @@ export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game_service, 22);
 
 /**
+ * GetGameKind's request.
+ *
+ * @generated from message ludotheque.v1.GetGameKindRequest
+ */
+export type GetGameKindRequest = Message<"ludotheque.v1.GetGameKindRequest"> & {
+  /**
+   * The game's kind: "mooki", "pirates" or "picnic".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The language of the names and descriptions, as in GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.GetGameKindRequest.
+ * Use `create(GetGameKindRequestSchema)` to create a new message.
+ */
+export const GetGameKindRequestSchema: GenMessage<GetGameKindRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 23);
+
+/**
+ * ListGameKinds's request.
+ *
+ * @generated from message ludotheque.v1.ListGameKindsRequest
+ */
+export type ListGameKindsRequest = Message<"ludotheque.v1.ListGameKindsRequest"> & {
+  /**
+   * The language of the names and descriptions, as in GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.ListGameKindsRequest.
+ * Use `create(ListGameKindsRequestSchema)` to create a new message.
+ */
+export const ListGameKindsRequestSchema: GenMessage<ListGameKindsRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 24);
+
+/**
+ * ListGameKinds's response.
+ *
+ * @generated from message ludotheque.v1.ListGameKindsResponse
+ */
+export type ListGameKindsResponse = Message<"ludotheque.v1.ListGameKindsResponse"> & {
+  /**
+   * Every kind this server plays, by kind name.
+   *
+   * @generated from field: repeated ludotheque.v1.GameKind kinds = 1;
+   */
+  kinds: GameKind[];
+};
+
+/**
+ * Describes the message ludotheque.v1.ListGameKindsResponse.
+ * Use `create(ListGameKindsResponseSchema)` to create a new message.
+ */
+export const ListGameKindsResponseSchema: GenMessage<ListGameKindsResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 25);
+
+/**
  * Create games, play moves, follow games live and replay them.
  *
  * @generated from service ludotheque.v1.GameService
@@ -985,6 +1138,30 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ImportGameRequestSchema;
     output: typeof ImportGameResponseSchema;
+  },
+  /**
+   * What a renderer needs to know about a kind of game: its names, seats, bots,
+   * options with their defaults and presets, rule codes with their meanings,
+   * and its material (cards, colours, boards as coordinates, tiles), from the
+   * game's data in seeds/<kind>/, in the caller's language.
+   * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+   *
+   * @generated from rpc ludotheque.v1.GameService.GetGameKind
+   */
+  getGameKind: {
+    methodKind: "unary";
+    input: typeof GetGameKindRequestSchema;
+    output: typeof GameKindSchema;
+  },
+  /**
+   * Every kind of game this server plays, each as GetGameKind answers it.
+   *
+   * @generated from rpc ludotheque.v1.GameService.ListGameKinds
+   */
+  listGameKinds: {
+    methodKind: "unary";
+    input: typeof ListGameKindsRequestSchema;
+    output: typeof ListGameKindsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ludotheque_v1_game_service, 0);
