@@ -52,6 +52,8 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "ExportGame": app.export_game,
         "ImportGame": app.import_game,
         "Play": play_session,
+        "GetGameKind": app.get_game_kind,
+        "ListGameKinds": app.list_game_kinds,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:

@@ -16,15 +16,17 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from service.app.auth import TokenAuthority
+from service.app.descriptions import Audience
 from service.app.games import Games, random_game_id
 from service.app.history import History
+from service.app.kinds import Kinds
 from service.app.live import LiveGame, LiveGames
 from service.app.logs import Logs
 from service.app.metrics import Metrics
 from service.app.moves import Moves
 from service.app.stored import store_errors
 from service.app.viewers import Viewers
-from service.app.views import legal_commands, view
+from service.app.views import legal_commands, shown
 from service.store.base import EventStore
 
 
@@ -51,6 +53,7 @@ class GameApp:
         moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries)
         history = History(self.games, self.viewers, self.metrics)
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
+        kinds = Kinds()
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game
         self.get_game = creating.get_game
@@ -63,6 +66,8 @@ class GameApp:
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game
+        self.get_game_kind = kinds.get_game_kind
+        self.list_game_kinds = kinds.list_game_kinds
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
@@ -74,12 +79,18 @@ class GameApp:
     async def catch_up(self, live: LiveGame) -> None:
         await self.games.refresh(live)
 
-    def turn_of(self, live: LiveGame, viewer: Viewer) -> list[game_pb2.Command]:
-        """The viewer's legal commands in the live game's current state."""
-        return legal_commands(live.engine, live.state, viewer)
-
-    def view_of(self, live: LiveGame, viewer: Viewer) -> game_pb2.GameView:
-        return view(live, live.state, viewer)
+    def turn_of(
+        self, live: LiveGame, viewer: Viewer, audience: Audience, *, with_view: bool = False
+    ) -> tuple[list[game_pb2.Command], game_pb2.GameView | None]:
+        """The viewer's legal commands in the live game's current state, described for
+        `audience` (none: no view is made), and its view if asked."""
+        state = live.state
+        if viewer.seat not in live.engine.status(state).to_act:
+            return [], None  # not its turn: no view to make
+        if not with_view:
+            return legal_commands(live.engine, state, viewer, audience), None
+        seen, legal = shown(live, state, viewer, audience)
+        return legal, seen
 
     # --- the process --------------------------------------------------------------
 

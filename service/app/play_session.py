@@ -17,6 +17,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
 from service.app import GameApp, LiveGame
+from service.app.descriptions import Audience
 from service.app.errors import ServiceError, invalid_argument, status_of
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
@@ -28,14 +29,17 @@ async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: st
     if first is None or first.WhichOneof("message") != "join":
         raise invalid_argument("join", "The first message of a Play session must be a join.")
     live, viewer = await app.open_game(first.join.game_id, token)
-    session = _Session(app, live, viewer, token, first.join)
+    session = _Session(app, live, viewer, token, first.join, Audience.of(live.record.seats, first.join.locale))
     async for response in session.run(requests):
         yield response
 
 
 class _Session:
-    def __init__(self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin) -> None:
+    def __init__(
+        self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin, audience: Audience
+    ) -> None:
         self.app = app
+        self.audience = audience  # the words of the session's events, turns and errors
         self.live = live
         self.viewer = viewer
         self.token = token
@@ -75,7 +79,8 @@ class _Session:
 
     async def _forward_events(self) -> None:
         try:
-            async for event, redacted in self.app.follow(self.live, self.viewer, max(self.join.from_version, 1)):
+            start = max(self.join.from_version, 1)
+            async for event, redacted in self.app.follow(self.live, self.viewer, start, self.audience):
                 if redacted is not None:
                     await self.out.put(api.PlayResponse(events=[redacted]))
                 await self._sent(event.version)
@@ -100,11 +105,11 @@ class _Session:
             await self.app.catch_up(self.live)  # another process appended it
         if self.live.version != version:
             return  # more events are on their way: the game is not at rest yet
-        legal = self.app.turn_of(self.live, self.viewer)
+        legal, seen = self.app.turn_of(self.live, self.viewer, self.audience, with_view=self.join.views)
         if legal:
             turn = api.PlayTurn(version=version, legal_commands=legal)
-            if self.join.views:
-                turn.view.CopyFrom(self.app.view_of(self.live, self.viewer))
+            if seen is not None:
+                turn.view.CopyFrom(seen)
             await self.out.put(api.PlayResponse(turn=turn))
 
     async def _answer_commands(self, requests: AsyncIterator[api.PlayRequest]) -> None:
