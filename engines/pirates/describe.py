@@ -102,7 +102,11 @@ def _game_started(event: pb.Event) -> Phrase:
 
 def _round_dealt(event: pb.Event) -> Phrase:
     dealt = event.round_dealt
-    args: dict[str, Arg] = {"round": NumberArg(dealt.round), "card": card(dealt.discard), "seat": SeatArg(dealt.first_seat)}
+    args: dict[str, Arg] = {
+        "round": NumberArg(dealt.round),
+        "card": card(dealt.discard),
+        "seat": SeatArg(dealt.first_seat),
+    }
     if dealt.turned_under:
         return phrase("pirates.event.round_dealt_turned", cards=cards(dealt.turned_under), **args)
     return phrase("pirates.event.round_dealt", **args)

@@ -119,8 +119,9 @@ class Logs:
             copy.game_over = False
             # Descriptions are words for one reader, never stored (an exported log has them).
             copy.ClearField("description")
-            copy.command.ClearField("description")
-            del copy.command.choices[:]
+            if copy.HasField("command"):
+                copy.command.ClearField("description")
+                del copy.command.choices[:]
         stored += stamp(live, len(events), bot_steps, "import", now, finished)
         stored[-1].game_over = finished
         live.state, live.version = state, len(stored)

@@ -185,7 +185,7 @@ def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Messag
     try:
         payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
     except RuleViolation as violation:
-        raise rule_violation(violation.code, violation.message) from violation
+        raise rule_violation(engine.kind, violation.code, violation.message) from violation
     state = live.state
     for item in payloads:
         state = engine.evolve(state, item)

@@ -86,6 +86,7 @@ class _Session:
                 await self._sent(event.version)
                 await self._maybe_turn(event.version)
         except ServiceError as error:
+            error.locale = self.join.locale  # the session's end, told in its language
             await self.out.put(error)
         finally:
             async with self.progress:
@@ -124,6 +125,7 @@ class _Session:
     async def _play(self, request: api.PlayRequest) -> api.PlayResult:
         if request.WhichOneof("message") != "command":
             error = invalid_argument("command", "After the join, send commands only.")
+            error.locale = self.join.locale
             return api.PlayResult(error=status_of(error))
         command = request.command
         submit = api.SubmitCommandRequest(
@@ -134,6 +136,7 @@ class _Session:
         try:
             done = await self.app.apply_command(submit, self.token)
         except ServiceError as error:
+            error.locale = self.join.locale
             return api.PlayResult(command_id=command.command_id, error=status_of(error))
         async with self.progress:  # the result comes after the events it caused
             await self.progress.wait_for(lambda: self.sent_version >= done.last_version or not self.following)
