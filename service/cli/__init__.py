@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from engines.registry import ENGINES
 from service.cli import config as configuration
-from service.cli import logs
+from service.cli import language, logs
 from service.cli.play import play
 
 
@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
+    language.add_argument(play_parser)
     logs.add_arguments(commands)
     bench_parser = commands.add_parser(
         "bench",
@@ -79,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return bench.main(args)
     if args.command == "play":
-        return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout)
+        return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout, language.chosen(args.locale))
     return logs.run(args)
 
 
