@@ -56,10 +56,12 @@ def render() -> str:
         "| status | meaning | message key |",
         "|---|---|---|",
     ]
-    for code in Code:
-        key = f"error.{code.name.lower()}"
-        lines.append(f"| `{code.name}` | {english.template(key)} | `{key}` |")
-    lines.append(f"| `ABORTED` (stale `expectedVersion`) | {english.template('error.stale_version')} | `error.stale_version` |")
+    for status in Code:
+        key = f"error.{status.name.lower()}"
+        lines.append(f"| `{status.name}` | {english.template(key)} | `{key}` |")
+    lines.append(
+        f"| `ABORTED` (stale `expectedVersion`) | {english.template('error.stale_version')} | `error.stale_version` |"
+    )
     return "\n".join(lines) + "\n"
 
 

@@ -31,7 +31,7 @@ from service.app.kinds import game_kind
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = sorted(ENGINES)
 # Options that make each game's moves many and varied (routes, calls, colours).
-VARIED = {
+VARIED: dict[str, list[Message]] = {
     "mooki": [mooki_pb2.Options()],
     "pirates": [pirates_pb2.Options(ohe_variant=True), pirates_pb2.Options(open_hands=True, must_play=True)],
     "picnic": [
@@ -64,7 +64,9 @@ def raised_rule_codes(kind: str) -> set[str]:
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_rule_code_the_rules_raise_is_listed(kind: str) -> None:
-    assert set(DESCRIBERS[kind].rule_codes) == raised_rule_codes(kind), f"update RULE_CODES in engines/{kind}/describe.py"
+    assert set(DESCRIBERS[kind].rule_codes) == raised_rule_codes(kind), (
+        f"update RULE_CODES in engines/{kind}/describe.py"
+    )
 
 
 def phrase_keys(phrase: Phrase) -> Iterator[str]:
