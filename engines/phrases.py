@@ -8,8 +8,9 @@ phrases in the caller's language from the message catalogs of seeds/locales/
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +49,40 @@ class ListArg:
 @dataclass(frozen=True, slots=True)
 class Phrase:
     """A message key and its arguments. Used as an argument of another phrase (a
-    card, a colour), `value` is what programs read (DescriptionArg.value)."""
+    card, a colour), `value` is what programs read (DescriptionArg.value).
+    `personal`: it names a seat (its text depends on the players' names); one that
+    does not reads the same in every game, so the service renders it once."""
 
     key: str
     args: tuple[tuple[str, Arg], ...] = ()
     value: str = ""
+    personal: bool = field(init=False, compare=False)
+    _hash: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        personal = False
+        for _, arg in self.args:
+            if _personal(arg):
+                personal = True
+                break
+        object.__setattr__(self, "personal", personal)
+        object.__setattr__(self, "_hash", 0)
+
+    def __hash__(self) -> int:
+        # Phrases are looked up in caches on every answer: the hash is computed once.
+        if not self._hash:
+            object.__setattr__(self, "_hash", hash((self.key, self.args, self.value)) or 1)
+        return self._hash
+
+
+def _personal(arg: Arg) -> bool:
+    if isinstance(arg, SeatArg):
+        return True
+    if isinstance(arg, Phrase):
+        return arg.personal
+    if isinstance(arg, ListArg):
+        return any(item.personal for item in arg.items)
+    return False
 
 
 Arg = SeatArg | NumberArg | TextArg | ListArg | Phrase
@@ -84,29 +114,57 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class Described:
-    """A legal command for people: what it does, and the steps that pick it."""
+    """A legal command for people: what it does, and the steps that pick it.
+    `personal`: its words name a seat (see Phrase)."""
 
     phrase: Phrase
     steps: tuple[Step, ...]
+    personal: bool = field(init=False, compare=False)
+    _hash: int = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        personal = self.phrase.personal or any(step.label.personal for step in self.steps)
+        object.__setattr__(self, "personal", personal)
+        object.__setattr__(self, "_hash", 0)
+
+    def __hash__(self) -> int:
+        if not self._hash:
+            object.__setattr__(self, "_hash", hash((self.phrase, self.steps)) or 1)
+        return self._hash
+
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+class Memo(Generic[K, V]):
+    """Immutable words (phrases, described moves) by the facts they are made of: a game
+    asks for the same ones answer after answer, and the service renders each once
+    (service/app/catalogs.py). Bounded: emptied when full."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self._items: dict[K, V] = {}
+        self._size = size
+
+    def get(self, key: K, make: Callable[[], V]) -> V:
+        found = self._items.get(key)
+        if found is None:
+            if len(self._items) >= self._size:
+                self._items.clear()
+            found = self._items[key] = make()
+        return found
+
+
+def ties(keys: Sequence[Hashable]) -> list[bool]:
+    """For each key, whether another has the same (two moves whose steps would be the
+    same: one more step must tell them apart)."""
+    counts: dict[Hashable, int] = {}
+    for key in keys:
+        counts[key] = counts.get(key, 0) + 1
+    return [counts[key] > 1 for key in keys]
 
 
 def action_step(name: str, label: Phrase) -> Step:
     """The step of a move that acts on nothing more: `name` is the command's field
     in the proto3 JSON mapping (e.g. "endTurn")."""
     return Step(StepRole.ACTION, "action", name, label)
-
-
-def disambiguate(described: list[Described], extra: Sequence[Step | None]) -> list[Described]:
-    """Appends `extra[i]` to the steps of each command whose steps are the same as
-    another's, so that every command's steps tell it apart (e.g. two routes that end
-    on the same space). `extra[i]` must be set wherever a tie can happen."""
-    counts: dict[tuple[tuple[str, str], ...], int] = {}
-    keys = [tuple((step.subject, step.value) for step in item.steps) for item in described]
-    for key in keys:
-        counts[key] = counts.get(key, 0) + 1
-    result = []
-    for item, key, step in zip(described, keys, extra, strict=True):
-        if counts[key] > 1 and step is not None:
-            item = Described(item.phrase, (*item.steps, step))
-        result.append(item)
-    return result

@@ -5,7 +5,7 @@ the view of the seat that may play them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 from google.protobuf.json_format import ParseDict
 from ludotheque.mooki.v1 import mooki_pb2 as pb
@@ -14,7 +14,7 @@ from engines.data import load_json
 from engines.describing import Describer
 from engines.mooki import material
 from engines.mooki.cards import FAMILIES, FAMILY_NAMES, FaceKindId, FamilyId
-from engines.phrases import Arg, Described, NumberArg, Phrase, SeatArg, Step, StepRole, action_step, phrase
+from engines.phrases import Arg, Described, Memo, NumberArg, Phrase, SeatArg, Step, StepRole, action_step, phrase
 
 # Every code rules.py may refuse a command with (tests/engines/test_descriptions.py
 # checks the rules' source against it; each has a key "mooki.rule.<code>").
@@ -137,23 +137,29 @@ def describe_event(event: pb.Event) -> Phrase:
 # --- commands ---------------------------------------------------------------------------
 
 
+_MOVES = Memo[Hashable, Described]()
+
+
 def _draw(command: pb.Command, view: pb.View) -> Described:
     index = command.draw.pile
-    top = view.piles[index].top if index < len(view.piles) else pb.Face()
-    label = phrase("mooki.command.draw", pile=pile(index), shown=face(top))
-    return Described(label, (Step(StepRole.PIECE, "pile", str(index), label),))
+    top = face(view.piles[index].top if index < len(view.piles) else pb.Face())
+
+    def make() -> Described:
+        label = phrase("mooki.command.draw", pile=pile(index), shown=top)
+        return Described(label, (Step(StepRole.PIECE, "pile", str(index), label),))
+
+    return _MOVES.get(("draw", index, top), make)
 
 
 def _place(command: pb.Command, view: pb.View) -> Described:
     side = command.place.side
     drawn = view.drawn
-    kept = drawn.shown if side == pb.SIDE_SHOWN else drawn.hidden
-    if kept.kind == pb.FACE_KIND_SPIDER:
+    kept = face(drawn.shown if side == pb.SIDE_SHOWN else drawn.hidden)
+    step = Step(StepRole.PIECE, "side", pb.Side.Name(side), kept)
+    if kept.key == "mooki.face.spider":
         opponent = next((c.seat for c in view.collections if c.seat != drawn.seat), drawn.seat)
-        label = phrase("mooki.command.place_spider", owner=SeatArg(opponent))
-    else:
-        label = phrase("mooki.command.place", face=face(kept))
-    return Described(label, (Step(StepRole.PIECE, "side", pb.Side.Name(side), face(kept)),))
+        return Described(phrase("mooki.command.place_spider", owner=SeatArg(opponent)), (step,))
+    return _MOVES.get(("place", step), lambda: Described(phrase("mooki.command.place", face=kept), (step,)))
 
 
 def _discard_trophy(command: pb.Command, view: pb.View) -> Described:
@@ -161,8 +167,9 @@ def _discard_trophy(command: pb.Command, view: pb.View) -> Described:
     if discard.auto:
         label = phrase("mooki.command.discard_trophy_auto")
         return Described(label, (action_step("discardTrophy", label),))
-    label = phrase("mooki.command.discard_trophy", family=family(discard.family))
-    return Described(label, (Step(StepRole.PIECE, "trophy", pb.Family.Name(discard.family), family(discard.family)),))
+    trophy = family(discard.family)
+    label = phrase("mooki.command.discard_trophy", family=trophy)
+    return Described(label, (Step(StepRole.PIECE, "trophy", pb.Family.Name(discard.family), trophy),))
 
 
 _COMMANDS: dict[str, Callable[[pb.Command, pb.View], Described]] = {

@@ -6,7 +6,8 @@ from the view of the seat that may play them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 
 from google.protobuf.json_format import ParseDict
 from ludotheque.picnic.v1 import picnic_pb2 as pb
@@ -16,6 +17,7 @@ from engines.describing import Describer
 from engines.phrases import (
     Described,
     ListArg,
+    Memo,
     NumberArg,
     Phrase,
     SeatArg,
@@ -23,11 +25,11 @@ from engines.phrases import (
     StepRole,
     TextArg,
     action_step,
-    disambiguate,
     phrase,
+    ties,
 )
 from engines.picnic import material
-from engines.picnic.board import BOARD_NAMES, FRIEND_NAMES, WIDTH, cell_name
+from engines.picnic.board import BOARD_NAMES, BOARDS, FRIEND_NAMES, WIDTH, Board, cell_name
 from engines.picnic.material import slug
 from engines.picnic.tiles import TileKindId
 
@@ -224,96 +226,141 @@ def describe_event(event: pb.Event) -> Phrase:
 
 # --- commands ---------------------------------------------------------------------------
 
-Extra = Step | None
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """What one answer's commands are described from, read from the view once."""
+
+    board: Board
+    facteur: int
+    friends: dict[int, int]  # friend -> space, for those still in the forest
+    passing: bool  # invite_in_passing
+    drawn: Phrase
+    kept: Phrase
+
+    @staticmethod
+    def of(view: pb.View) -> _Table:
+        kept = next((k.tile for k in view.kept if view.HasField("active_seat") and k.seat == view.active_seat), None)
+        return _Table(
+            board=BOARDS.get(view.board.board) or BOARDS[pb.BOARD_EASY],
+            facteur=view.facteur,
+            friends={f.friend: f.cell for f in view.friends if f.HasField("cell")},
+            passing=view.options.invite_in_passing,
+            drawn=_source(pb.TILE_SOURCE_DRAWN, view.drawn.tile),
+            kept=_source(pb.TILE_SOURCE_KEPT, kept or pb.Tile()),
+        )
+
+    def source(self, source: int) -> Phrase:
+        return self.kept if source == pb.TILE_SOURCE_KEPT else self.drawn
 
 
-def _source(view: pb.View, source: int) -> Phrase:
+def _source(source: int, used: pb.Tile) -> Phrase:
     """The tile a move uses: the one just drawn, or the one the active seat kept."""
     if source == pb.TILE_SOURCE_KEPT:
-        kept = next((k.tile for k in view.kept if view.HasField("active_seat") and k.seat == view.active_seat), None)
-        return phrase("picnic.source.kept", "TILE_SOURCE_KEPT", tile=tile(kept or pb.Tile()))
-    return phrase("picnic.source.drawn", "TILE_SOURCE_DRAWN", tile=tile(view.drawn.tile))
+        return phrase("picnic.source.kept", "TILE_SOURCE_KEPT", tile=tile(used))
+    return phrase("picnic.source.drawn", "TILE_SOURCE_DRAWN", tile=tile(used))
 
 
-def _invitable(view: pb.View, space: int) -> bool:
-    return space < len(view.board.cells) and view.board.cells[space].terrain == pb.TERRAIN_MEADOW
+_CELL_CHOICES = Memo[int, Phrase]()
+_ROUTE_CHOICES = Memo[tuple[int | None, tuple[int, ...]], Phrase]()
+_MOVES = Memo[Hashable, Described](16384)
 
 
-def _draw(command: pb.Command, view: pb.View) -> tuple[Described, Extra]:
+def _cell_choice(space: int) -> Phrase:
+    return _CELL_CHOICES.get(space, lambda: phrase("picnic.choice.cell", cell=cell(space)))
+
+
+def _by(start: int | None, steps: tuple[int, ...]) -> Step:
+    """The extra step of a walk that ends where another does: its way."""
+    walk = route(start, steps)
+    label = _ROUTE_CHOICES.get((start, steps), lambda: phrase("picnic.choice.route", route=walk))
+    return Step(StepRole.DESTINATION, "route", walk.value, label)
+
+
+def _draw(command: pb.Command, view: pb.View, table: _Table, tied: bool) -> Described:
     place = command.draw.place
     back = view.lid[place].back if place < len(view.lid) else pb.TILE_BACK_UNSPECIFIED
-    key = "picnic.command.draw_envelope" if back == pb.TILE_BACK_ENVELOPE else "picnic.command.draw"
-    label = phrase(key, place=NumberArg(place))
-    return Described(label, (Step(StepRole.PIECE, "place", str(place), label),)), None
+
+    def make() -> Described:
+        key = "picnic.command.draw_envelope" if back == pb.TILE_BACK_ENVELOPE else "picnic.command.draw"
+        label = phrase(key, place=NumberArg(place))
+        return Described(label, (Step(StepRole.PIECE, "place", str(place), label),))
+
+    return _MOVES.get(("draw", place, back), make)
 
 
-def _move_facteur(command: pb.Command, view: pb.View) -> tuple[Described, Extra]:
+def _move_facteur(command: pb.Command, view: pb.View, table: _Table, tied: bool) -> Described:
     move = command.move_facteur
-    used = _source(view, move.source)
-    walk = route(view.facteur, move.route)
-    end = move.route[-1] if move.route else view.facteur
-    spaces = set(move.route) if view.options.invite_in_passing else {end}
-    met = tuple(
-        friend(f.friend) for f in view.friends if f.HasField("cell") and f.cell in spaces and _invitable(view, f.cell)
-    )
-    if end == view.board.picnic:
-        label = phrase("picnic.command.move_facteur_picnic", route=walk, tile=used)
-    elif met:
-        label = phrase("picnic.command.move_facteur_invites", route=walk, tile=used, friends=ListArg(met))
-    else:
-        label = phrase("picnic.command.move_facteur", route=walk, tile=used)
-    steps = (
-        Step(StepRole.PIECE, "tile", used.value, used),
-        Step(StepRole.DESTINATION, "cell", str(end), phrase("picnic.choice.cell", cell=cell(end))),
-    )
-    by = Step(StepRole.DESTINATION, "route", walk.value, phrase("picnic.choice.route", route=walk))
-    return Described(label, steps), by
+    steps = tuple(move.route)
+    used = table.source(move.source)
+    start = table.facteur
+    end = steps[-1] if steps else start
+    reached = set(steps) if table.passing else {end}
+    met = tuple(f for f, space in sorted(table.friends.items()) if space in reached and table.board.invitable(space))
+
+    def make() -> Described:
+        walk = route(start, steps)
+        if end == table.board.picnic:
+            label = phrase("picnic.command.move_facteur_picnic", route=walk, tile=used)
+        elif met:
+            friends = ListArg(tuple(friend(f) for f in met))
+            label = phrase("picnic.command.move_facteur_invites", route=walk, tile=used, friends=friends)
+        else:
+            label = phrase("picnic.command.move_facteur", route=walk, tile=used)
+        picks = (
+            Step(StepRole.PIECE, "tile", used.value, used),
+            Step(StepRole.DESTINATION, "cell", str(end), _cell_choice(end)),
+        )
+        return Described(label, (*picks, _by(start, steps)) if tied else picks)
+
+    return _MOVES.get(("facteur", used, start, steps, met, tied), make)
 
 
-def _keep_tile(command: pb.Command, view: pb.View) -> tuple[Described, Extra]:
-    used = _source(view, pb.TILE_SOURCE_DRAWN)
+def _keep_tile(command: pb.Command, view: pb.View, table: _Table, tied: bool) -> Described:
+    used = table.drawn
     label = phrase("picnic.command.keep_tile", tile=used)
-    return Described(label, (Step(StepRole.PIECE, "tile", used.value, used), action_step("keepTile", label))), None
+    return Described(label, (Step(StepRole.PIECE, "tile", used.value, used), action_step("keepTile", label)))
 
 
-def _discard_tile(command: pb.Command, view: pb.View) -> tuple[Described, Extra]:
-    used = _source(view, command.discard_tile.source)
+def _discard_tile(command: pb.Command, view: pb.View, table: _Table, tied: bool) -> Described:
+    used = table.source(command.discard_tile.source)
     label = phrase("picnic.command.discard_tile", tile=used)
-    return Described(label, (Step(StepRole.PIECE, "tile", used.value, used), action_step("discardTile", label))), None
+    return Described(label, (Step(StepRole.PIECE, "tile", used.value, used), action_step("discardTile", label)))
 
 
-def _move_friend(command: pb.Command, view: pb.View) -> tuple[Described, Extra]:
+def _move_friend(command: pb.Command, view: pb.View, table: _Table, tied: bool) -> Described:
     walk_of = command.move_friend
-    who = friend(walk_of.friend)
-    seen = next((f for f in view.friends if f.friend == walk_of.friend), None)
-    start = seen.cell if seen is not None and seen.HasField("cell") else None
-    walk = route(start, walk_of.route)
-    end = walk_of.route[-1] if walk_of.route else (start or 0)
-    if end == view.facteur and _invitable(view, end):
-        label = phrase("picnic.command.move_friend_invited", friend=who, route=walk)
-    else:
-        label = phrase("picnic.command.move_friend", friend=who, route=walk)
-    steps = (
-        Step(StepRole.PIECE, "friend", who.value, who),
-        Step(StepRole.DESTINATION, "cell", str(end), phrase("picnic.choice.cell", cell=cell(end))),
-    )
-    by = Step(StepRole.DESTINATION, "route", walk.value, phrase("picnic.choice.route", route=walk))
-    return Described(label, steps), by
+    who, steps = walk_of.friend, tuple(walk_of.route)
+    start = table.friends.get(who)
+    end = steps[-1] if steps else (start or 0)
+    invited = end == table.facteur and table.board.invitable(end)
+
+    def make() -> Described:
+        walk = route(start, steps)
+        key = "picnic.command.move_friend_invited" if invited else "picnic.command.move_friend"
+        label = phrase(key, friend=friend(who), route=walk)
+        picks = (
+            Step(StepRole.PIECE, "friend", str(who), friend(who)),
+            Step(StepRole.DESTINATION, "cell", str(end), _cell_choice(end)),
+        )
+        return Described(label, (*picks, _by(start, steps)) if tied else picks)
+
+    return _MOVES.get(("friend", who, start, steps, invited, tied), make)
 
 
-def _place_tent(command: pb.Command, view: pb.View) -> tuple[Described, Extra]:
+def _place_tent(command: pb.Command, view: pb.View, table: _Table, tied: bool) -> Described:
     where = command.place_tent.cell
     label = phrase("picnic.command.place_tent", cell=cell(where))
-    return Described(label, (Step(StepRole.DESTINATION, "cell", str(where), label),)), None
+    return Described(label, (Step(StepRole.DESTINATION, "cell", str(where), label),))
 
 
-def _move_dragon(command: pb.Command, view: pb.View) -> tuple[Described, Extra]:
+def _move_dragon(command: pb.Command, view: pb.View, table: _Table, tied: bool) -> Described:
     where = command.move_dragon.cell
     label = phrase("picnic.command.move_dragon", cell=cell(where))
-    return Described(label, (Step(StepRole.DESTINATION, "cell", str(where), label),)), None
+    return Described(label, (Step(StepRole.DESTINATION, "cell", str(where), label),))
 
 
-_COMMANDS: dict[str, Callable[[pb.Command, pb.View], tuple[Described, Extra]]] = {
+_COMMANDS: dict[str, Callable[[pb.Command, pb.View, _Table, bool], Described]] = {
     "draw": _draw,
     "move_facteur": _move_facteur,
     "keep_tile": _keep_tile,
@@ -324,9 +371,27 @@ _COMMANDS: dict[str, Callable[[pb.Command, pb.View], tuple[Described, Extra]]] =
 }
 
 
+def _piece_and_end(command: pb.Command, action: str) -> Hashable:
+    """What a walk's steps pick (its piece and where it ends): two walks alike need
+    their way too."""
+    if action == "move_friend" and command.move_friend.route:
+        return (action, command.move_friend.friend, command.move_friend.route[-1])
+    if action == "move_facteur" and command.move_facteur.route:
+        return (action, command.move_facteur.source, command.move_facteur.route[-1])
+    return None
+
+
 def describe_commands(commands: Sequence[pb.Command], view: pb.View) -> list[Described]:
-    pairs = [_COMMANDS[command.WhichOneof("action") or ""](command, view) for command in commands]
-    return disambiguate([described for described, _ in pairs], [extra for _, extra in pairs])
+    if not commands:
+        return []
+    table = _Table.of(view)
+    actions = [command.WhichOneof("action") or "" for command in commands]
+    keys = [_piece_and_end(command, action) for command, action in zip(commands, actions, strict=True)]
+    tied = [tie and key is not None for tie, key in zip(ties(keys), keys, strict=True)]
+    return [
+        _COMMANDS[action](command, view, table, tie)
+        for command, action, tie in zip(commands, actions, tied, strict=True)
+    ]
 
 
 def presets() -> list[tuple[str, pb.Options]]:

@@ -6,7 +6,7 @@ not there), commands from the view of the seat that may play them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 
 from google.protobuf.json_format import ParseDict
 from ludotheque.pirates.v1 import pirates_pb2 as pb
@@ -17,14 +17,15 @@ from engines.phrases import (
     Arg,
     Described,
     ListArg,
+    Memo,
     NumberArg,
     Phrase,
     SeatArg,
     Step,
     StepRole,
     action_step,
-    disambiguate,
     phrase,
+    ties,
 )
 from engines.pirates import material
 from engines.pirates.cards import COLOUR_NAMES, KIND_NAMES, ColourId, KindId
@@ -187,41 +188,50 @@ def describe_event(event: pb.Event) -> Phrase:
 
 # --- commands ---------------------------------------------------------------------------
 
+_MOVES = Memo[Hashable, Described]()
 
-def _play(command: pb.Command, view: pb.View) -> tuple[Described, Step | None]:
+
+def _play(command: pb.Command, view: pb.View, tied: bool) -> Described:
     play = command.play
-    laid = card(play.card)
-    steps = [Step(StepRole.PIECE, "card", laid.value, laid)]
     parrot = play.card.kind == pb.CARD_KIND_PARROT
-    if parrot:
-        steps.append(Step(StepRole.OPTION, "colour", pb.Colour.Name(play.announce), colour(play.announce)))
-    args: dict[str, Arg] = {"colour": colour(play.announce)} if parrot else {"card": laid}
-    if play.call_ohe:
-        last = view.HasField("active_seat") and view.active_seat < len(view.hands)
-        call = _CALL_OHE_OHE if last and view.hands[view.active_seat].size == 1 else _CALL_OHE
-        key = "pirates.command.play_parrot_ohe" if parrot else "pirates.command.play_ohe"
-        label = phrase(key, call=call, **args)
-    else:
-        call = _NO_CALL
-        label = phrase("pirates.command.play_parrot" if parrot else "pirates.command.play", **args)
-    # The call is a step only where the "ohé!" variant offers both (disambiguate).
-    return Described(label, tuple(steps)), Step(StepRole.OPTION, "call", call.value, call)
+    last = (
+        view.HasField("active_seat") and view.active_seat < len(view.hands) and view.hands[view.active_seat].size == 1
+    )
+    laid = card(play.card)
+
+    def make() -> Described:
+        steps = [Step(StepRole.PIECE, "card", laid.value, laid)]
+        if parrot:
+            steps.append(Step(StepRole.OPTION, "colour", pb.Colour.Name(play.announce), colour(play.announce)))
+        args: dict[str, Arg] = {"colour": colour(play.announce)} if parrot else {"card": laid}
+        if play.call_ohe:
+            call = _CALL_OHE_OHE if last else _CALL_OHE
+            key = "pirates.command.play_parrot_ohe" if parrot else "pirates.command.play_ohe"
+            label = phrase(key, call=call, **args)
+        else:
+            call = _NO_CALL
+            label = phrase("pirates.command.play_parrot" if parrot else "pirates.command.play", **args)
+        if tied:  # the "ohé!" variant offers the move with and without the call
+            steps.append(Step(StepRole.OPTION, "call", call.value, call))
+        return Described(label, tuple(steps))
+
+    return _MOVES.get((laid, play.announce, play.call_ohe, last, tied), make)
 
 
-def _draw(command: pb.Command, view: pb.View) -> tuple[Described, Step | None]:
+def _draw(command: pb.Command, view: pb.View, tied: bool) -> Described:
     if view.phase == pb.PHASE_BOTTLE:
         label = phrase("pirates.command.draw_penalty", count=NumberArg(view.draw_penalty))
     else:
         label = phrase("pirates.command.draw")
-    return Described(label, (action_step("draw", label),)), None
+    return Described(label, (action_step("draw", label),))
 
 
-def _end_turn(command: pb.Command, view: pb.View) -> tuple[Described, Step | None]:
+def _end_turn(command: pb.Command, view: pb.View, tied: bool) -> Described:
     label = phrase("pirates.command.end_turn")
-    return Described(label, (action_step("endTurn", label),)), None
+    return Described(label, (action_step("endTurn", label),))
 
 
-_COMMANDS: dict[str, Callable[[pb.Command, pb.View], tuple[Described, Step | None]]] = {
+_COMMANDS: dict[str, Callable[[pb.Command, pb.View, bool], Described]] = {
     "play": _play,
     "draw": _draw,
     "end_turn": _end_turn,
@@ -229,8 +239,14 @@ _COMMANDS: dict[str, Callable[[pb.Command, pb.View], tuple[Described, Step | Non
 
 
 def describe_commands(commands: Sequence[pb.Command], view: pb.View) -> list[Described]:
-    pairs = [_COMMANDS[command.WhichOneof("action") or ""](command, view) for command in commands]
-    return disambiguate([described for described, _ in pairs], [extra for _, extra in pairs])
+    actions = [command.WhichOneof("action") or "" for command in commands]
+    # Two plays of one card with one colour differ only by the call: then it is a step.
+    keys = [
+        (c.play.card.kind, c.play.card.colour, c.play.card.value, c.play.announce) if a == "play" else a
+        for c, a in zip(commands, actions, strict=True)
+    ]
+    tied = ties(keys)
+    return [_COMMANDS[a](c, view, t) for c, a, t in zip(commands, actions, tied, strict=True)]
 
 
 def presets() -> list[tuple[str, pb.Options]]:

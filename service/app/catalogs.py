@@ -12,10 +12,11 @@ from __future__ import annotations
 import functools
 import gettext
 import string
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from babel import Locale
 from babel.lists import format_list
 from babel.messages.pofile import read_po
 from google.protobuf.message import Message
@@ -73,7 +74,8 @@ class Catalogs:
             self.by_locale[_normal(locale)] = Catalog.read(path, locale)
         if _normal(DEFAULT_LOCALE) not in self.by_locale:
             raise FileNotFoundError(f"no {DEFAULT_LOCALE} catalog in {directory}: it is the source of every key")
-        self._words: dict[str, Words] = {}
+        self._words: dict[str, Words] = {}  # by language
+        self._asked: dict[str, Words] = {}  # by what callers asked (a tag, an Accept-Language list)
 
     @property
     def locales(self) -> list[str]:
@@ -87,11 +89,16 @@ class Catalogs:
 
     def words(self, requested: str = "") -> Words:
         """Phrases rendered in the language that best fits `requested`."""
-        locale = self.negotiate(requested)
-        words = self._words.get(locale)
+        words = self._asked.get(requested)  # every answer asks: one lookup
         if words is None:
-            english = self.by_locale[_normal(DEFAULT_LOCALE)]
-            words = self._words[locale] = Words(self.by_locale[locale], english)
+            locale = self.negotiate(requested)
+            words = self._words.get(locale)
+            if words is None:
+                english = self.by_locale[_normal(DEFAULT_LOCALE)]
+                words = self._words[locale] = Words(self.by_locale[locale], english)
+            if len(self._asked) >= MAX_CACHED:
+                self._asked.clear()
+            self._asked[requested] = words
         return words
 
 
@@ -134,7 +141,9 @@ class Words:
 
     catalog: Catalog
     english: Catalog
-    _cache: dict[Phrase, str] = field(default_factory=dict)
+    _lists: Locale | None = None  # the language's list patterns ("A, B and C"), parsed once
+    _cache: dict[Phrase, str] = field(default_factory=dict)  # argument phrases' texts
+    _described: dict[Phrase, Description] = field(default_factory=dict)  # whole descriptions
 
     @property
     def locale(self) -> str:
@@ -155,8 +164,20 @@ class Words:
 
     def describe(self, phrase: Phrase, names: Sequence[str] = (), *, into: Description | None = None) -> Description:
         """The phrase as a Description (written `into` the one given): its key, each
-        argument's value and text, the text."""
+        argument's value and text, the text. One that names no seat is the same in
+        every game: it is rendered once and copied after."""
         description = Description() if into is None else into
+        if phrase.personal:
+            return self._build(phrase, names, description)
+        made = self._described.get(phrase)
+        if made is None:
+            if len(self._described) >= MAX_CACHED:
+                self._described.clear()
+            made = self._described[phrase] = self._build(phrase, names, Description())
+        description.CopyFrom(made)
+        return description
+
+    def _build(self, phrase: Phrase, names: Sequence[str], description: Description) -> Description:
         description.key = phrase.key
         texts: dict[str, str] = {}
         for name, arg in phrase.args:
@@ -194,7 +215,9 @@ class Words:
         if isinstance(arg, TextArg):
             return arg.value, arg.text
         if isinstance(arg, ListArg):
-            return arg.value, format_list([self._cached(item, names) for item in arg.items], locale=self.locale)
+            if self._lists is None:
+                self._lists = Locale.parse(self.locale)
+            return arg.value, format_list([self._cached(item, names) for item in arg.items], locale=self._lists)
         return arg.value, self._cached(arg, names)
 
     def _cached(self, phrase: Phrase, names: Sequence[str]) -> str:
@@ -203,7 +226,7 @@ class Words:
         text = self._cache.get(phrase)
         if text is None:
             text = self.text(phrase, names)
-            if not _has_seat(phrase.args):
+            if not phrase.personal:
                 if len(self._cache) >= MAX_CACHED:
                     self._cache.clear()
                 self._cache[phrase] = text
@@ -232,17 +255,6 @@ def _count_of(phrase: Phrase) -> int:
 def _count(texts: dict[str, str]) -> int:
     count = texts.get("count", "1")
     return int(count) if count.isdigit() else 1
-
-
-def _has_seat(args: Iterable[tuple[str, Arg]]) -> bool:
-    for _, arg in args:
-        if isinstance(arg, SeatArg):
-            return True
-        if isinstance(arg, Phrase) and _has_seat(arg.args):
-            return True
-        if isinstance(arg, ListArg) and any(_has_seat(item.args) for item in arg.items):
-            return True
-    return False
 
 
 class _Missing(dict[str, str]):

@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import choice_pb2, game_pb2
 
 from engines.describers import DESCRIBERS
-from engines.phrases import StepRole
+from engines.phrases import Described, StepRole
 from service.app import envelopes
 from service.app.catalogs import Words, catalogs
 
@@ -56,10 +56,34 @@ def described_commands(
     words, names = audience.words, audience.names
     commands = []
     for payload, described in zip(payloads, DESCRIBERS[kind].describe_commands(payloads, view), strict=True):
-        command = envelopes.command(kind, payload)
-        words.describe(described.phrase, names, into=command.description)
-        for step in described.steps:
-            choice = command.choices.add(role=ROLES[step.role], subject=step.subject, value=step.value)
-            words.describe(step.label, names, into=choice.description)
+        if described.personal:
+            commands.append(_decorate(envelopes.command(kind, payload), described, words, names))
+            continue
+        # Words that name no seat are the same in every game: the move with its words
+        # is made once per language and copied after.
+        key = (words.locale, kind, payload.SerializeToString(), described)
+        made = _MADE.get(key)
+        if made is None:
+            if len(_MADE) >= MAX_MADE:
+                _MADE.clear()
+            made = _MADE[key] = _decorate(envelopes.command(kind, payload), described, words, names)
+        command = game_pb2.Command()
+        command.CopyFrom(made)
         commands.append(command)
     return commands
+
+
+# (language, kind, move, its described words) -> the move with its description and choices.
+_MADE: dict[tuple[str, str, bytes, Described], game_pb2.Command] = {}
+MAX_MADE = 16384
+
+
+def _decorate(command: game_pb2.Command, described: Described, words: Words, names: Sequence[str]) -> game_pb2.Command:
+    words.describe(described.phrase, names, into=command.description)
+    for step in described.steps:
+        choice = command.choices.add(role=ROLES[step.role], subject=step.subject, value=step.value)
+        if step.label is described.phrase:  # a one-step move: its label is the move's words
+            choice.description.CopyFrom(command.description)
+        else:
+            words.describe(step.label, names, into=choice.description)
+    return command
