@@ -62,7 +62,7 @@ class Choice(_message.Message):
     apart from every other legal command of the same answer: a page offers the
     distinct first steps, then the second steps of the commands that share the
     first one picked, and so on (a step whose only option is left may be taken
-    at once). What each game's steps are: README ("Choices") and seeds/<kind>/RULES.md.
+    at once). What each game's steps are: docs/DESCRIPTIONS.md ("Choices").
     """
 
     DESCRIPTOR: _descriptor.Descriptor

@@ -255,7 +255,9 @@ Global___Preset: _TypeAlias = Preset  # noqa: Y015
 
 @_typing.final
 class RuleCode(_message.Message):
-    """A rule an illegal move breaks: FAILED_PRECONDITION errors name it."""
+    """A rule an illegal move breaks: FAILED_PRECONDITION errors name it. Every
+    game's codes are also listed in docs/RULE_CODES.md.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 

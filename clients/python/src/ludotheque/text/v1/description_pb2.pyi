@@ -56,7 +56,7 @@ class Description(_message.Message):
     TEXT_FIELD_NUMBER: _builtins.int
     key: _builtins.str
     """The message key: stable, language-free, e.g. "mooki.event.card_drawn".
-    Every key is in each catalog of seeds/locales/ (README: "Descriptions").
+    Every key is in each catalog of seeds/locales/ (docs/DESCRIPTIONS.md).
     """
     text: _builtins.str
     """The text in the caller's language (the request's `locale`, else its
@@ -94,7 +94,7 @@ class DescriptionArg(_message.Message):
     value: _builtins.str
     """The value for programs, stable across languages: a number ("3"), a seat's
     index ("0"), an enum value's name ("COLOUR_STAR"), a space's id ("23"), or
-    a card, tile or route as documented in README ("Descriptions").
+    a card, tile or route as docs/DESCRIPTIONS.md says.
     """
     text: _builtins.str
     """The value as the text shows it, in the caller's language ("Cléo",

@@ -22,7 +22,7 @@ export const file_ludotheque_v1_choice: GenFile = /*@__PURE__*/
  * apart from every other legal command of the same answer: a page offers the
  * distinct first steps, then the second steps of the commands that share the
  * first one picked, and so on (a step whose only option is left may be taken
- * at once). What each game's steps are: README ("Choices") and seeds/<kind>/RULES.md.
+ * at once). What each game's steps are: docs/DESCRIPTIONS.md ("Choices").
  *
  * @generated from message ludotheque.v1.Choice
  */

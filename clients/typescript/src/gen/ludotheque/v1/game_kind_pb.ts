@@ -283,7 +283,8 @@ export const PresetSchema: GenMessage<Preset> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game_kind, 4);
 
 /**
- * A rule an illegal move breaks: FAILED_PRECONDITION errors name it.
+ * A rule an illegal move breaks: FAILED_PRECONDITION errors name it. Every
+ * game's codes are also listed in docs/RULE_CODES.md.
  *
  * @generated from message ludotheque.v1.RuleCode
  */

@@ -26,7 +26,7 @@ export const file_ludotheque_text_v1_description: GenFile = /*@__PURE__*/
 export type Description = Message<"ludotheque.text.v1.Description"> & {
   /**
    * The message key: stable, language-free, e.g. "mooki.event.card_drawn".
-   * Every key is in each catalog of seeds/locales/ (README: "Descriptions").
+   * Every key is in each catalog of seeds/locales/ (docs/DESCRIPTIONS.md).
    *
    * @generated from field: string key = 1;
    */
@@ -65,7 +65,7 @@ export type DescriptionArg = Message<"ludotheque.text.v1.DescriptionArg"> & {
   /**
    * The value for programs, stable across languages: a number ("3"), a seat's
    * index ("0"), an enum value's name ("COLOUR_STAR"), a space's id ("23"), or
-   * a card, tile or route as documented in README ("Descriptions").
+   * a card, tile or route as docs/DESCRIPTIONS.md says.
    *
    * @generated from field: string value = 1;
    */
