@@ -17,6 +17,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
+from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, UseCase, use_cases
 from service.app import GameApp
 from service.app.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
@@ -114,7 +115,9 @@ def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Cont
     async def handle(data: bytes, context: Context) -> Message:
         with calling_from(origin(context)):
             async with _Aborting(method, context):
-                return await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
+                metadata = context.invocation_metadata()
+                request = fill_locale(_parse(method, data), accept_language(metadata))
+                return await use_case(request, bearer_token(metadata))
         raise AssertionError("abort() always raises")
 
     return handle
@@ -123,7 +126,9 @@ def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Cont
 def _streaming(method: MethodDescriptor, use_case: StreamUseCase) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> AsyncIterator[Message]:
         async with _Aborting(method, context):
-            responses: Responses = await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
+            metadata = context.invocation_metadata()
+            request = fill_locale(_parse(method, data), accept_language(metadata))
+            responses: Responses = await use_case(request, bearer_token(metadata))
             async for response in responses.stream:
                 yield response
 
@@ -132,9 +137,11 @@ def _streaming(method: MethodDescriptor, use_case: StreamUseCase) -> Callable[[b
 
 def _bidi(method: MethodDescriptor, use_case: BidiUseCase) -> Callable[[AsyncIterator[bytes], Context], Any]:
     async def handle(data: AsyncIterator[bytes], context: Context) -> AsyncIterator[Message]:
+        accept = accept_language(context.invocation_metadata())
+
         async def requests() -> AsyncIterator[Message]:
             async for item in data:
-                yield _parse(method, item)
+                yield fill_locale(_parse(method, item), accept)
 
         async with _Aborting(method, context):
             async for response in use_case(requests(), bearer_token(context.invocation_metadata())):

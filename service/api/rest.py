@@ -14,6 +14,7 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 
 from service.api.http_rules import HttpBinding
+from service.api.locales import fill_locale
 from service.api.rpcs import UseCase
 from service.app.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
 
@@ -116,7 +117,8 @@ def _query_value(field: FieldDescriptor, value: str) -> Any:
 def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
     async def handle(http: web.Request) -> web.StreamResponse:
         try:
-            response = await use_case(await transcoder.request(http), bearer_token(http))
+            request = fill_locale(await transcoder.request(http), http.headers.get("Accept-Language", ""))
+            response = await use_case(request, bearer_token(http))
         except ServiceError as error:
             return error_response(error)
         return web.Response(text=to_json(response), content_type="application/json")

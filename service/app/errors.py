@@ -12,7 +12,10 @@ from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
+from service.app.catalogs import catalogs
+
 DOMAIN = "ludotheque"
+MESSAGE_KEY = "message_key"  # the ErrorInfo metadata entry naming the error's message in seeds/locales/
 
 
 class Code(enum.Enum):
@@ -40,17 +43,37 @@ class Code(enum.Enum):
 
 
 class ServiceError(Exception):
-    def __init__(self, code: Code, message: str, details: list[Message] | None = None) -> None:
+    """An answer that is not a success. `message` is for developers (English, with
+    the particulars); `key` names the catalogs' message for people (seeds/locales/),
+    which every error carries in its details in the caller's `locale`."""
+
+    def __init__(self, code: Code, message: str, details: list[Message] | None = None, *, key: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details or []
+        self.key = key or f"error.{code.name.lower()}"
+        self.locale = ""  # the caller's, once known (service/api/rpcs.py sets it)
+
+
+def details_of(error: ServiceError) -> list[Message]:
+    """The error's google.rpc details, with its message key (ErrorInfo metadata
+    "message_key"; an ErrorInfo whose reason is the status code's name when the error
+    has none of its own) and the message in the caller's language (LocalizedMessage)."""
+    details = list(error.details)
+    if not any(isinstance(detail, error_details_pb2.ErrorInfo) for detail in details):
+        details.append(
+            error_details_pb2.ErrorInfo(reason=error.code.name, domain=DOMAIN, metadata={MESSAGE_KEY: error.key})
+        )
+    words = catalogs().words(error.locale)
+    details.append(error_details_pb2.LocalizedMessage(locale=words.locale, message=words.template(error.key)))
+    return details
 
 
 def status_of(error: ServiceError) -> status_pb2.Status:
     """The error as a google.rpc.Status, details packed: what every transport sends."""
     status = status_pb2.Status(code=error.code.grpc_value, message=error.message)
-    for detail in error.details:
+    for detail in details_of(error):
         packed = any_pb2.Any()
         packed.Pack(detail)
         status.details.append(packed)
@@ -64,17 +87,19 @@ def invalid_argument(field: str, description: str) -> ServiceError:
     )
 
 
-def rule_violation(rule: str, description: str) -> ServiceError:
+def rule_violation(kind: str, rule: str, description: str) -> ServiceError:
     """An illegal move: the rule's stable code is the violation's subject and the
-    ErrorInfo reason."""
+    ErrorInfo reason; its message key is "<kind>.rule.<code>" (docs/RULE_CODES.md)."""
     violation = error_details_pb2.PreconditionFailure.Violation(type="RULE", subject=rule, description=description)
+    key = f"{kind}.rule.{rule}"
     return ServiceError(
         Code.FAILED_PRECONDITION,
         description,
         [
             error_details_pb2.PreconditionFailure(violations=[violation]),
-            error_details_pb2.ErrorInfo(reason=rule.upper(), domain=DOMAIN),
+            error_details_pb2.ErrorInfo(reason=rule.upper(), domain=DOMAIN, metadata={MESSAGE_KEY: key}),
         ],
+        key=key,
     )
 
 
@@ -89,9 +114,12 @@ def stale_version(expected: int, current: int) -> ServiceError:
         [
             error_details_pb2.PreconditionFailure(violations=[violation]),
             error_details_pb2.ErrorInfo(
-                reason="STALE_VERSION", domain=DOMAIN, metadata={"current_version": str(current)}
+                reason="STALE_VERSION",
+                domain=DOMAIN,
+                metadata={"current_version": str(current), MESSAGE_KEY: "error.stale_version"},
             ),
         ],
+        key="error.stale_version",
     )
 
 

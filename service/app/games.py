@@ -128,12 +128,12 @@ class Games:
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
             seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in seats],
-            game=game_message(live, viewer),
+            game=game_message(live, viewer, request.locale),
         )
 
     async def get_game(self, request: game_service_pb2.GetGameRequest, token: str) -> game_pb2.Game:
         live = await self._games.load(request.game_id)
-        return game_message(live, self._viewers.in_game(live, token))
+        return game_message(live, self._viewers.in_game(live, token), request.locale)
 
     async def list_games(
         self, request: game_service_pb2.ListGamesRequest, token: str

@@ -9,13 +9,14 @@ from dataclasses import dataclass
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
+from service.app.descriptions import Audience
 from service.app.errors import invalid_argument, unauthenticated
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
 from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
-from service.app.views import legal_commands, outcome, redact, status_code, view
+from service.app.views import outcome, redact, shown, status_code
 
 MAX_EVENTS_PAGE = 1000
 
@@ -49,8 +50,9 @@ class History:
         with store_errors():
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
+        audience = Audience.of(live.record.seats, request.locale)
         for item in stored:
-            redacted = redact(live.engine, parse_event(item), viewer)
+            redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
                 response.events.append(redacted)
         if stop < last:
@@ -69,14 +71,16 @@ class History:
             viewer = self._viewers.in_game(live, token)
         from_version = max(request.from_version, 1)
         ended = live.status.finished and from_version > live.version
-        return EventStream(_visible(self.follow(live, viewer, from_version)), ended)
+        audience = Audience.of(live.record.seats, request.locale)
+        return EventStream(_visible(self.follow(live, viewer, from_version, audience)), ended)
 
     async def follow(
-        self, live: LiveGame, viewer: Viewer, from_version: int
+        self, live: LiveGame, viewer: Viewer, from_version: int, audience: Audience | None = None
     ) -> AsyncIterator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
-        each as stored and as `viewer` may see it (None: not at all). A seat's stream
-        ends when its token is rotated, at the next event once this process knows."""
+        each as stored and as `viewer` may see it (None: not at all), described for
+        `audience`. A seat's stream ends when its token is rotated, at the next event
+        once this process knows."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
@@ -88,7 +92,7 @@ class History:
                     if seat is not None and live.seat_generation(seat) != generation:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
                     event = parse_event(stored)
-                    yield event, redact(live.engine, event, viewer)
+                    yield event, redact(live.engine, event, viewer, audience)
                     if event.game_over:
                         return
         finally:
@@ -104,14 +108,15 @@ class History:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
         state = live.state if at == live.version else await self._games.state_at(live, at)
         status = live.engine.status(state)
+        seen, legal = shown(live, state, viewer, Audience.of(live.record.seats, request.locale))
         return game_service_pb2.ReplayGameResponse(
             at_version=at,
             version=live.version,
             status=status_code(status),
             to_act=status.to_act,
             outcome=outcome(live, status),
-            view=view(live, state, viewer),
-            legal_commands=legal_commands(live.engine, state, viewer),
+            view=seen,
+            legal_commands=legal,
         )
 
 

@@ -12,6 +12,7 @@ from engines.registry import ENGINES, get_engine
 from service.app import gamelog
 from service.app.auth import TokenAuthority
 from service.app.creators import ADMIN_IDENTITY
+from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
 from service.app.games import Games, resolve_options, validate_seats
 from service.app.live import LiveGame, LiveGames
@@ -70,8 +71,9 @@ class Logs:
         if viewer.is_admin:
             header.seed = record.seed  # what a verification or a continued import needs
         log = game_pb2.GameLog(header=header)
+        audience = Audience.of(record.seats, request.locale)
         for item in stored:
-            redacted = redact(live.engine, parse_event(item), viewer)
+            redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
                 log.events.append(redacted)
         return game_service_pb2.ExportGameResponse(log=log)
@@ -120,6 +122,11 @@ class Logs:
         for copy, event in zip(stored, events, strict=True):
             copy.CopyFrom(event)
             copy.game_over = False
+            # Descriptions are words for one reader, never stored (an exported log has them).
+            copy.ClearField("description")
+            if copy.HasField("command"):
+                copy.command.ClearField("description")
+                del copy.command.choices[:]
         stored += stamp(live, len(events), bot_steps, "import", now, finished)
         stored[-1].game_over = finished
         live.state, live.version = state, len(stored)
@@ -127,7 +134,7 @@ class Logs:
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in record.seats],
-            game=game_message(live, Viewer.admin()),
+            game=game_message(live, Viewer.admin(), request.locale),
         )
 
 

@@ -16,6 +16,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import RuleViolation, Viewer
 from service.app import envelopes
+from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version
 from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
@@ -24,7 +25,7 @@ from service.app.seeding import DECIDE
 from service.app.steps import Step, play_bots, rng, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers, acting_seat
-from service.app.views import STATUS_NAMES, legal_commands, outcome, redact, status_code, summary_bytes, view
+from service.app.views import STATUS_NAMES, outcome, redact, shown, status_code, summary_bytes
 from service.store.base import CountersChanged, VersionConflict
 
 COMMAND_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
@@ -77,8 +78,8 @@ class Moves:
     ) -> game_service_pb2.SubmitCommandResponse:
         done = await self.apply_command(request, token)
         if done.replayed:
-            return await self._replayed(done.live, token, done.first_version, done.last_version)
-        return submit_response(done.live, done.viewer, done.events)
+            return await self._replayed(done.live, token, done.first_version, done.last_version, request.locale)
+        return submit_response(done.live, done.viewer, done.events, request.locale)
 
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
         """Plays a command (SubmitCommand without building its response: Play uses it)."""
@@ -177,7 +178,7 @@ class Moves:
             raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
 
     async def _replayed(
-        self, live: LiveGame, token: str, first: int, last: int
+        self, live: LiveGame, token: str, first: int, last: int, locale: str
     ) -> game_service_pb2.SubmitCommandResponse:
         """The response the first submission of a command id got."""
         games = self._games
@@ -187,7 +188,7 @@ class Moves:
             stored = await games.store.read(live.game_id, first, last)
         state = live.state if last == live.version else await games.state_at(live, last)
         events = [parse_event(item) for item in stored]
-        return submit_response(live, viewer, events, state=state, version=last, replayed=True)
+        return submit_response(live, viewer, events, locale, state=state, version=last, replayed=True)
 
 
 def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Message) -> tuple[Any, list[Step]]:
@@ -196,7 +197,7 @@ def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Messag
     try:
         payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
     except RuleViolation as violation:
-        raise rule_violation(violation.code, violation.message) from violation
+        raise rule_violation(engine.kind, violation.code, violation.message) from violation
     state = live.state
     for item in payloads:
         state = engine.evolve(state, item)
@@ -208,24 +209,29 @@ def submit_response(
     live: LiveGame,
     viewer: Viewer,
     events: Sequence[game_pb2.Event],
+    locale: str,
     *,
     state: Any = None,
     version: int | None = None,
     replayed: bool = False,
 ) -> game_service_pb2.SubmitCommandResponse:
+    """The answer to a command, in `locale`: the events redacted for the caller, their
+    view and legal commands."""
     state = live.state if state is None else state
     status = live.engine.status(state)
+    audience = Audience.of(live.record.seats, locale)
+    seen, legal = shown(live, state, viewer, audience)
     response = game_service_pb2.SubmitCommandResponse(
         version=live.version if version is None else version,
-        view=view(live, state, viewer),
-        legal_commands=legal_commands(live.engine, state, viewer),
+        view=seen,
+        legal_commands=legal,
         status=status_code(status),
         to_act=status.to_act,
         outcome=outcome(live, status),
         replayed=replayed,
     )
     for event in events:
-        redacted = redact(live.engine, event, viewer)
+        redacted = redact(live.engine, event, viewer, audience)
         if redacted is not None:
             response.events.append(redacted)
     return response

@@ -19,10 +19,12 @@ import asyncio
 import enum
 from collections.abc import AsyncIterator
 
+from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
 from service.app import GameApp, LiveGame
+from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, invalid_argument, status_of
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
@@ -47,7 +49,7 @@ async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: st
             raise invalid_argument("join.token", "The join's token and the authorization header differ: send one.")
         token = join.token
     live, viewer = await app.open_game(join.game_id, token)
-    session = _Session(app, live, viewer, token, join)
+    session = _Session(app, live, viewer, token, join, Audience.of(live.record.seats, join.locale))
     async for response in session.run(requests):
         yield response
 
@@ -68,8 +70,11 @@ async def _join(app: GameApp, requests: AsyncIterator[api.PlayRequest]) -> api.P
 
 
 class _Session:
-    def __init__(self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin) -> None:
+    def __init__(
+        self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin, audience: Audience
+    ) -> None:
         self.app = app
+        self.audience = audience  # the words of the session's events, turns and errors
         self.live = live
         self.viewer = viewer
         self.token = token
@@ -115,12 +120,14 @@ class _Session:
 
     async def _forward_events(self) -> None:
         try:
-            async for event, redacted in self.app.follow(self.live, self.viewer, max(self.join.from_version, 1)):
+            start = max(self.join.from_version, 1)
+            async for event, redacted in self.app.follow(self.live, self.viewer, start, self.audience):
                 if redacted is not None:
                     await self.out.put(api.PlayResponse(events=[redacted]))
                 await self._sent(event.version)
                 await self._at_rest(event.version)
         except ServiceError as error:
+            error.locale = self.join.locale  # the session's end, told in its language
             await self.out.put(error)
         finally:
             async with self.progress:
@@ -143,17 +150,20 @@ class _Session:
         if self.live.version != version:
             return  # more events are on their way: the game is not at rest yet
         response = api.PlayResponse()
+        legal: list[game_pb2.Command] = []
+        seen: game_pb2.GameView | None = None
+        if seat:
+            legal, seen = self.app.turn_of(
+                self.live, self.viewer, self.audience, with_view=self.join.views or self.join.view_updates
+            )
         if self.join.view_updates:
-            response.view.CopyFrom(self.app.view_of(self.live, self.viewer))
-        legal = self.app.turn_of(self.live, self.viewer) if seat else []
+            response.view.CopyFrom(seen if seen is not None else self.app.view_of(self.live, self.viewer))
         if legal:
             turn = response.turn
             turn.version = version
             turn.legal_commands.extend(legal)
-            if self.join.views:
-                turn.view.CopyFrom(
-                    response.view if self.join.view_updates else self.app.view_of(self.live, self.viewer)
-                )
+            if self.join.views and seen is not None:
+                turn.view.CopyFrom(seen)
         if legal or self.join.view_updates:
             await self.out.put(response)
 
@@ -169,6 +179,7 @@ class _Session:
     async def _play(self, request: api.PlayRequest) -> api.PlayResult:
         if request.WhichOneof("message") != "command":
             error = invalid_argument("command", "After the join, send commands only.")
+            error.locale = self.join.locale
             return api.PlayResult(error=status_of(error))
         command = request.command
         submit = api.SubmitCommandRequest(
@@ -179,6 +190,7 @@ class _Session:
         try:
             done = await self.app.apply_command(submit, self.token)
         except ServiceError as error:
+            error.locale = self.join.locale
             return api.PlayResult(command_id=command.command_id, error=status_of(error))
         async with self.progress:  # the result comes after the events it caused
             await self.progress.wait_for(lambda: self.sent_version >= done.last_version or not self.following)

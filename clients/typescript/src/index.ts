@@ -7,6 +7,9 @@ export * from "./logs.js";
 export * from "./session.js";
 export * from "./gen/ludotheque/v1/game_pb.js";
 export * from "./gen/ludotheque/v1/game_service_pb.js";
+export * from "./gen/ludotheque/v1/choice_pb.js";
+export * from "./gen/ludotheque/v1/game_kind_pb.js";
+export * from "./gen/ludotheque/text/v1/description_pb.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 // protobuf-es's helpers for the messages above, so that a frontend bundles one copy.
 export { ScalarType, clone, create, equals, fromJson, fromJsonString, toJson, toJsonString } from "@bufbuild/protobuf";

@@ -26,7 +26,7 @@ import grpc
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
-from ludotheque.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from ludotheque.v1 import game_kind_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
 
 SeatLike = game_pb2.SeatSpec | Mapping[str, Any] | str
 
@@ -42,9 +42,13 @@ class Client:
         channel: grpc.Channel | None = None,
         timeout: float = 10.0,
         retries: int = 3,
+        locale: str | None = None,
     ) -> None:
         self.target = target
         self.token = token
+        # The language of descriptions and error messages ("fr", "fr-CA", or an
+        # Accept-Language list), sent as `accept-language` metadata; None: English.
+        self.locale = locale
         self.timeout = timeout
         self.retries = retries
         self._owns_channel = channel is None
@@ -54,7 +58,9 @@ class Client:
     def with_token(self, token: str | None) -> Client:
         """A client acting with `token` (a seat token, the admin token, or None for a
         spectator) over the same connection."""
-        return Client(self.target, token, channel=self.channel, timeout=self.timeout, retries=self.retries)
+        return Client(
+            self.target, token, channel=self.channel, timeout=self.timeout, retries=self.retries, locale=self.locale
+        )
 
     def close(self) -> None:
         if self._owns_channel:
@@ -68,7 +74,8 @@ class Client:
 
     @property
     def _metadata(self) -> tuple[tuple[str, str], ...]:
-        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+        metadata = (("authorization", f"Bearer {self.token}"),) if self.token else ()
+        return (*metadata, ("accept-language", self.locale)) if self.locale else metadata
 
     # --- calls -------------------------------------------------------------------
 
@@ -223,6 +230,18 @@ class Client:
         request = game_service_pb2.IssueStreamTicketRequest(game_id=game_id)
         return self.stub.IssueStreamTicket(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
 
+    def get_game_kind(self, kind: str) -> game_kind_pb2.GameKind:
+        """What a renderer needs to know about a kind of game (names, options and
+        presets, rule codes, material), in this client's language."""
+        request = game_service_pb2.GetGameKindRequest(kind=kind)
+        return self.stub.GetGameKind(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def list_game_kinds(self) -> list[game_kind_pb2.GameKind]:
+        """Every kind of game the server plays."""
+        request = game_service_pb2.ListGameKindsRequest()
+        response = self.stub.ListGameKinds(request, metadata=self._metadata, timeout=self.timeout)
+        return list(response.kinds)
+
     def play(
         self, game_id: str, from_version: int = 1, *, views: bool = False, view_updates: bool = False
     ) -> PlaySession:
@@ -310,6 +329,18 @@ def rule_code(error: grpc.RpcError) -> str | None:
             for violation in failure.violations:
                 if violation.type == "RULE":
                     return str(violation.subject)
+    return None
+
+
+def localized_message(error: grpc.RpcError) -> str | None:
+    """The error's message for people, in the client's language (its LocalizedMessage
+    detail); None when it carries none."""
+    status = error_status(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.LocalizedMessage.DESCRIPTOR):
+            localized = error_details_pb2.LocalizedMessage()
+            detail.Unpack(localized)
+            return str(localized.message)
     return None
 
 

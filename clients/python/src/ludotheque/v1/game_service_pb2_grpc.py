@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from ludotheque.v1 import game_kind_pb2 as ludotheque_dot_v1_dot_game__kind__pb2
 from ludotheque.v1 import game_pb2 as ludotheque_dot_v1_dot_game__pb2
 from ludotheque.v1 import game_service_pb2 as ludotheque_dot_v1_dot_game__service__pb2
 
@@ -100,6 +101,16 @@ class GameServiceStub:
                 '/ludotheque.v1.GameService/RotateSeatToken',
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.FromString,
+                _registered_method=True)
+        self.GetGameKind = channel.unary_unary(
+                '/ludotheque.v1.GameService/GetGameKind',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__kind__pb2.GameKind.FromString,
+                _registered_method=True)
+        self.ListGameKinds = channel.unary_unary(
+                '/ludotheque.v1.GameService/ListGameKinds',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.FromString,
                 _registered_method=True)
 
 
@@ -224,6 +235,24 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetGameKind(self, request, context):
+        """What a renderer needs to know about a kind of game: its names, seats, bots,
+        options with their defaults and presets, rule codes with their meanings,
+        and its material (cards, colours, boards as coordinates, tiles), from the
+        game's data in seeds/<kind>/, in the caller's language.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGameKinds(self, request, context):
+        """Every kind of game this server plays, each as GetGameKind answers it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -291,6 +320,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.RotateSeatToken,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.SerializeToString,
+            ),
+            'GetGameKind': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGameKind,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.GetGameKindRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__kind__pb2.GameKind.SerializeToString,
+            ),
+            'ListGameKinds': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGameKinds,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -645,6 +684,60 @@ class GameService:
             '/ludotheque.v1.GameService/RotateSeatToken',
             ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGameKind(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/GetGameKind',
+            ludotheque_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__kind__pb2.GameKind.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGameKinds(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/ListGameKinds',
+            ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -8,6 +8,7 @@ public view; the admin token sees everything.
 
 from collections import abc as _abc
 from grpc import aio as _aio
+from ludotheque.v1 import game_kind_pb2 as _game_kind_pb2
 from ludotheque.v1 import game_pb2 as _game_pb2
 from ludotheque.v1 import game_service_pb2 as _game_service_pb2
 import abc as _abc_1
@@ -100,6 +101,15 @@ class GameServiceStub:
     seat's previous tokens stop working at once, on every server; hand the new
     one to the player.
     """
+    GetGameKind: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameKindRequest, _game_kind_pb2.GameKind]
+    """What a renderer needs to know about a kind of game: its names, seats, bots,
+    options with their defaults and presets, rule codes with their meanings,
+    and its material (cards, colours, boards as coordinates, tiles), from the
+    game's data in seeds/<kind>/, in the caller's language.
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+    """
+    ListGameKinds: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGameKindsRequest, _game_service_pb2.ListGameKindsResponse]
+    """Every kind of game this server plays, each as GetGameKind answers it."""
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -169,6 +179,15 @@ class GameServiceAsyncStub(GameServiceStub):
     seat's previous tokens stop working at once, on every server; hand the new
     one to the player.
     """
+    GetGameKind: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameKindRequest, _game_kind_pb2.GameKind]  # type: ignore[assignment]
+    """What a renderer needs to know about a kind of game: its names, seats, bots,
+    options with their defaults and presets, rule codes with their meanings,
+    and its material (cards, colours, boards as coordinates, tiles), from the
+    game's data in seeds/<kind>/, in the caller's language.
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+    """
+    ListGameKinds: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGameKindsRequest, _game_service_pb2.ListGameKindsResponse]  # type: ignore[assignment]
+    """Every kind of game this server plays, each as GetGameKind answers it."""
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Create games, play moves, follow games live and replay them."""
@@ -313,5 +332,26 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         seat's previous tokens stop working at once, on every server; hand the new
         one to the player.
         """
+
+    @_abc_1.abstractmethod
+    def GetGameKind(
+        self,
+        request: _game_service_pb2.GetGameKindRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_kind_pb2.GameKind, _abc.Awaitable[_game_kind_pb2.GameKind]]:
+        """What a renderer needs to know about a kind of game: its names, seats, bots,
+        options with their defaults and presets, rule codes with their meanings,
+        and its material (cards, colours, boards as coordinates, tiles), from the
+        game's data in seeds/<kind>/, in the caller's language.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        """
+
+    @_abc_1.abstractmethod
+    def ListGameKinds(
+        self,
+        request: _game_service_pb2.ListGameKindsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ListGameKindsResponse, _abc.Awaitable[_game_service_pb2.ListGameKindsResponse]]:
+        """Every kind of game this server plays, each as GetGameKind answers it."""
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

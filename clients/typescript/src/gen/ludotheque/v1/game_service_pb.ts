@@ -15,13 +15,15 @@ import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
 import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec, Visibility } from "./game_pb.js";
 import { file_ludotheque_v1_game } from "./game_pb.js";
+import type { GameKind, GameKindSchema } from "./game_kind_pb.js";
+import { file_ludotheque_v1_game_kind } from "./game_kind_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSKlAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eSJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIkwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDgoGdGlja2V0GAMgASgJIisKGElzc3VlU3RyZWFtVGlja2V0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIlsKGUlzc3VlU3RyZWFtVGlja2V0UmVzcG9uc2USDgoGdGlja2V0GAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjsKFFN0cmVhbUV2ZW50c1Jlc3BvbnNlEiMKBWV2ZW50GAEgASgLMhQubHVkb3RoZXF1ZS52MS5FdmVudCJhChFMaXN0RXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBISCgp0b192ZXJzaW9uGAMgASgEEhEKCXBhZ2Vfc2l6ZRgEIAEoDSJmChJMaXN0RXZlbnRzUmVzcG9uc2USJAoGZXZlbnRzGAEgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIPCgd2ZXJzaW9uGAIgASgEEhkKEW5leHRfZnJvbV92ZXJzaW9uGAMgASgEIkwKEVJlcGxheUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFwoKYXRfdmVyc2lvbhgCIAEoBEgAiAEBQg0KC19hdF92ZXJzaW9uIvQBChJSZXBsYXlHYW1lUmVzcG9uc2USEgoKYXRfdmVyc2lvbhgBIAEoBBIPCgd2ZXJzaW9uGAIgASgEEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBCADKA0SJwoHb3V0Y29tZRgFIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAYgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgHIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZCJcChFFeHBvcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKB2FzX3NlYXQYAiABKA1IAIgBARIUCgxhc19zcGVjdGF0b3IYAyABKAhCCgoIX2FzX3NlYXQiOQoSRXhwb3J0R2FtZVJlc3BvbnNlEiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZyJiChFJbXBvcnRHYW1lUmVxdWVzdBIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cSGAoLdHJ1bmNhdGVfYXQYAiABKARIAIgBAUIOCgxfdHJ1bmNhdGVfYXQiXQoSSW1wb3J0R2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEwoLc2VhdF90b2tlbnMYAiADKAkSIQoEZ2FtZRgDIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSI3ChZSb3RhdGVTZWF0VG9rZW5SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDSItChdSb3RhdGVTZWF0VG9rZW5SZXNwb25zZRISCgpzZWF0X3Rva2VuGAEgASgJInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlImUKCFBsYXlKb2luEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg0KBXZpZXdzGAMgASgIEg0KBXRva2VuGAQgASgJEhQKDHZpZXdfdXBkYXRlcxgFIAEoCCJ+CgtQbGF5Q29tbWFuZBInCgdjb21tYW5kGAEgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAiABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoBEgAiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uIukBCgxQbGF5UmVzcG9uc2USJAoGZXZlbnRzGAQgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIpCgZyZXN1bHQYBSABKAsyGS5sdWRvdGhlcXVlLnYxLlBsYXlSZXN1bHQSJQoEdHVybhgGIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheVR1cm4SJQoEdmlldxgHIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSIQoFZXJyb3IYCCABKAsyEi5nb29nbGUucnBjLlN0YXR1c0oECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzIsABChBSZXBsYXlMb2dSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIUCgxmcm9tX3ZlcnNpb24YAiABKAQSFwoKdG9fdmVyc2lvbhgDIAEoBEgAiAEBEhEKCXBhZ2Vfc2l6ZRgEIAEoDRIUCgdhc19zZWF0GAUgASgNSAGIAQESFAoMYXNfc3BlY3RhdG9yGAYgASgIQg0KC190b192ZXJzaW9uQgoKCF9hc19zZWF0IqgBChFSZXBsYXlMb2dSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIqCgdwcm9ibGVtGAIgASgLMhkubHVkb3RoZXF1ZS52MS5Mb2dQcm9ibGVtEhAKCHJlcGxheWVkGAMgASgEEisKBXN0ZXBzGAQgAygLMhwubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dTdGVwEhkKEW5leHRfZnJvbV92ZXJzaW9uGAUgASgEIlIKCkxvZ1Byb2JsZW0SDQoFZXZlbnQYASABKA0SDgoGcmVhc29uGAIgASgJEg0KBXdoZXJlGAMgASgJEhYKDnJ1bGVzX21pc21hdGNoGAQgASgIIt4BCg1SZXBsYXlMb2dTdGVwEhIKCmF0X3ZlcnNpb24YASABKAQSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgDIAMoDRInCgdvdXRjb21lGAQgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAYgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kMvQLCgtHYW1lU2VydmljZRJnCgpDcmVhdGVHYW1lEiAubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJaCgdHZXRHYW1lEh0ubHVkb3RoZXF1ZS52MS5HZXRHYW1lUmVxdWVzdBoTLmx1ZG90aGVxdWUudjEuR2FtZSIbgtPkkwIVEhMvdjEvZ2FtZXMve2dhbWVfaWR9EmEKCUxpc3RHYW1lcxIfLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzEoMBCg1TdWJtaXRDb21tYW5kEiMubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH0vY29tbWFuZHM6ASoShAEKDFN0cmVhbUV2ZW50cxIiLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiKYLT5JMCIxIhL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHM6c3RyZWFtMAESdQoKTGlzdEV2ZW50cxIgLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1JlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50cxJ1CgpSZXBsYXlHYW1lEiAubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vcmVwbGF5EnUKCkV4cG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfTpleHBvcnQSQwoEUGxheRIaLmx1ZG90aGVxdWUudjEuUGxheVJlcXVlc3QaGy5sdWRvdGhlcXVlLnYxLlBsYXlSZXNwb25zZSgBMAESjQEKEUlzc3VlU3RyZWFtVGlja2V0EicubHVkb3RoZXF1ZS52MS5Jc3N1ZVN0cmVhbVRpY2tldFJlcXVlc3QaKC5sdWRvdGhlcXVlLnYxLklzc3VlU3RyZWFtVGlja2V0UmVzcG9uc2UiJYLT5JMCHyIaL3YxL2dhbWVzL3tnYW1lX2lkfTp0aWNrZXQ6ASoSbgoKSW1wb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXNwb25zZSIbgtPkkwIVIhAvdjEvZ2FtZXM6aW1wb3J0OgEqEmoKCVJlcGxheUxvZxIfLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVzcG9uc2UiGoLT5JMCFCIPL3YxL2xvZ3M6cmVwbGF5OgEqEpkBCg9Sb3RhdGVTZWF0VG9rZW4SJS5sdWRvdGhlcXVlLnYxLlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QaJi5sdWRvdGhlcXVlLnYxLlJvdGF0ZVNlYXRUb2tlblJlc3BvbnNlIjeC0+STAjEiLC92MS9nYW1lcy97Z2FtZV9pZH0vc2VhdHMve3NlYXR9OnJvdGF0ZVRva2VuOgEqYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSK1AQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRIOCgZsb2NhbGUYDyABKAkiXQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEwoLc2VhdF90b2tlbnMYAiADKAkSIQoEZ2FtZRgDIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSIxCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBmxvY2FsZRgPIAEoCSJyChBMaXN0R2FtZXNSZXF1ZXN0EgwKBGtpbmQYASABKAkSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJIlAKEUxpc3RHYW1lc1Jlc3BvbnNlEiIKBWdhbWVzGAEgAygLMhMubHVkb3RoZXF1ZS52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLEAQoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRInCgdjb21tYW5kGAIgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBEhEKBHNlYXQYBSABKA1IAYgBARIOCgZsb2NhbGUYDyABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIlwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDgoGdGlja2V0GAMgASgJEg4KBmxvY2FsZRgPIAEoCSIrChhJc3N1ZVN0cmVhbVRpY2tldFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJbChlJc3N1ZVN0cmVhbVRpY2tldFJlc3BvbnNlEg4KBnRpY2tldBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChRTdHJlYW1FdmVudHNSZXNwb25zZRIjCgVldmVudBgBIAEoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQicQoRTGlzdEV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSEgoKdG9fdmVyc2lvbhgDIAEoBBIRCglwYWdlX3NpemUYBCABKA0SDgoGbG9jYWxlGA8gASgJImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiXAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg0KC19hdF92ZXJzaW9uIvQBChJSZXBsYXlHYW1lUmVzcG9uc2USEgoKYXRfdmVyc2lvbhgBIAEoBBIPCgd2ZXJzaW9uGAIgASgEEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBCADKA0SJwoHb3V0Y29tZRgFIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAYgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgHIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZCJsChFFeHBvcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKB2FzX3NlYXQYAiABKA1IAIgBARIUCgxhc19zcGVjdGF0b3IYAyABKAgSDgoGbG9jYWxlGA8gASgJQgoKCF9hc19zZWF0IjkKEkV4cG9ydEdhbWVSZXNwb25zZRIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cicgoRSW1wb3J0R2FtZVJlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhgKC3RydW5jYXRlX2F0GAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjcKFlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNIi0KF1JvdGF0ZVNlYXRUb2tlblJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkicAoLUGxheVJlcXVlc3QSJwoEam9pbhgBIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheUpvaW5IABItCgdjb21tYW5kGAIgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5Q29tbWFuZEgAQgkKB21lc3NhZ2UidQoIUGxheUpvaW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDQoFdmlld3MYAyABKAgSDQoFdG9rZW4YBCABKAkSFAoMdmlld191cGRhdGVzGAUgASgIEg4KBmxvY2FsZRgPIAEoCSJ+CgtQbGF5Q29tbWFuZBInCgdjb21tYW5kGAEgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAiABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoBEgAiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uIukBCgxQbGF5UmVzcG9uc2USJAoGZXZlbnRzGAQgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIpCgZyZXN1bHQYBSABKAsyGS5sdWRvdGhlcXVlLnYxLlBsYXlSZXN1bHQSJQoEdHVybhgGIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheVR1cm4SJQoEdmlldxgHIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSIQoFZXJyb3IYCCABKAsyEi5nb29nbGUucnBjLlN0YXR1c0oECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzIsABChBSZXBsYXlMb2dSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIUCgxmcm9tX3ZlcnNpb24YAiABKAQSFwoKdG9fdmVyc2lvbhgDIAEoBEgAiAEBEhEKCXBhZ2Vfc2l6ZRgEIAEoDRIUCgdhc19zZWF0GAUgASgNSAGIAQESFAoMYXNfc3BlY3RhdG9yGAYgASgIQg0KC190b192ZXJzaW9uQgoKCF9hc19zZWF0IqgBChFSZXBsYXlMb2dSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIqCgdwcm9ibGVtGAIgASgLMhkubHVkb3RoZXF1ZS52MS5Mb2dQcm9ibGVtEhAKCHJlcGxheWVkGAMgASgEEisKBXN0ZXBzGAQgAygLMhwubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dTdGVwEhkKEW5leHRfZnJvbV92ZXJzaW9uGAUgASgEIlIKCkxvZ1Byb2JsZW0SDQoFZXZlbnQYASABKA0SDgoGcmVhc29uGAIgASgJEg0KBXdoZXJlGAMgASgJEhYKDnJ1bGVzX21pc21hdGNoGAQgASgIIt4BCg1SZXBsYXlMb2dTdGVwEhIKCmF0X3ZlcnNpb24YASABKAQSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgDIAMoDRInCgdvdXRjb21lGAQgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAYgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIjIKEkdldEdhbWVLaW5kUmVxdWVzdBIMCgRraW5kGAEgASgJEg4KBmxvY2FsZRgPIAEoCSImChRMaXN0R2FtZUtpbmRzUmVxdWVzdBIOCgZsb2NhbGUYDyABKAkiPwoVTGlzdEdhbWVLaW5kc1Jlc3BvbnNlEiYKBWtpbmRzGAEgAygLMhcubHVkb3RoZXF1ZS52MS5HYW1lS2luZDLIDQoLR2FtZVNlcnZpY2USZwoKQ3JlYXRlR2FtZRIgLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOIgkvdjEvZ2FtZXM6ASoSWgoHR2V0R2FtZRIdLmx1ZG90aGVxdWUudjEuR2V0R2FtZVJlcXVlc3QaEy5sdWRvdGhlcXVlLnYxLkdhbWUiG4LT5JMCFRITL3YxL2dhbWVzL3tnYW1lX2lkfRJhCglMaXN0R2FtZXMSHy5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lc1JlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9nYW1lcxKDAQoNU3VibWl0Q29tbWFuZBIjLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlcXVlc3QaJC5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZSIngtPkkwIhIhwvdjEvZ2FtZXMve2dhbWVfaWR9L2NvbW1hbmRzOgEqEoQBCgxTdHJlYW1FdmVudHMSIi5sdWRvdGhlcXVlLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaIy5sdWRvdGhlcXVlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlIimC0+STAiMSIS92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzOnN0cmVhbTABEnUKCkxpc3RFdmVudHMSIC5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHMSdQoKUmVwbGF5R2FtZRIgLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L3JlcGxheRJ1CgpFeHBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH06ZXhwb3J0EkMKBFBsYXkSGi5sdWRvdGhlcXVlLnYxLlBsYXlSZXF1ZXN0GhsubHVkb3RoZXF1ZS52MS5QbGF5UmVzcG9uc2UoATABEo0BChFJc3N1ZVN0cmVhbVRpY2tldBInLmx1ZG90aGVxdWUudjEuSXNzdWVTdHJlYW1UaWNrZXRSZXF1ZXN0GigubHVkb3RoZXF1ZS52MS5Jc3N1ZVN0cmVhbVRpY2tldFJlc3BvbnNlIiWC0+STAh8iGi92MS9nYW1lcy97Z2FtZV9pZH06dGlja2V0OgEqEm4KCkltcG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVzcG9uc2UiG4LT5JMCFSIQL3YxL2dhbWVzOmltcG9ydDoBKhJqCglSZXBsYXlMb2cSHy5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1JlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1Jlc3BvbnNlIhqC0+STAhQiDy92MS9sb2dzOnJlcGxheToBKhKZAQoPUm90YXRlU2VhdFRva2VuEiUubHVkb3RoZXF1ZS52MS5Sb3RhdGVTZWF0VG9rZW5SZXF1ZXN0GiYubHVkb3RoZXF1ZS52MS5Sb3RhdGVTZWF0VG9rZW5SZXNwb25zZSI3gtPkkwIxIiwvdjEvZ2FtZXMve2dhbWVfaWR9L3NlYXRzL3tzZWF0fTpyb3RhdGVUb2tlbjoBKhJjCgtHZXRHYW1lS2luZBIhLmx1ZG90aGVxdWUudjEuR2V0R2FtZUtpbmRSZXF1ZXN0GhcubHVkb3RoZXF1ZS52MS5HYW1lS2luZCIYgtPkkwISEhAvdjEva2luZHMve2tpbmR9Em0KDUxpc3RHYW1lS2luZHMSIy5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lS2luZHNSZXF1ZXN0GiQubHVkb3RoZXF1ZS52MS5MaXN0R2FtZUtpbmRzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2tpbmRzYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game, file_ludotheque_v1_game_kind]);
 
 /**
  * CreateGame's request.
@@ -56,6 +58,15 @@ export type CreateGameRequest = Message<"ludotheque.v1.CreateGameRequest"> & {
    * @generated from field: ludotheque.v1.Visibility visibility = 10;
    */
   visibility: Visibility;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -113,6 +124,15 @@ export type GetGameRequest = Message<"ludotheque.v1.GetGameRequest"> & {
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -235,6 +255,15 @@ export type SubmitCommandRequest = Message<"ludotheque.v1.SubmitCommandRequest">
    * @generated from field: optional uint32 seat = 5;
    */
   seat?: number | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -345,6 +374,15 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
    * @generated from field: string ticket = 3;
    */
   ticket: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -459,6 +497,15 @@ export type ListEventsRequest = Message<"ludotheque.v1.ListEventsRequest"> & {
    * @generated from field: uint32 page_size = 4;
    */
   pageSize: number;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -523,6 +570,15 @@ export type ReplayGameRequest = Message<"ludotheque.v1.ReplayGameRequest"> & {
    * @generated from field: optional uint64 at_version = 2;
    */
   atVersion?: bigint | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -621,6 +677,15 @@ export type ExportGameRequest = Message<"ludotheque.v1.ExportGameRequest"> & {
    * @generated from field: bool as_spectator = 3;
    */
   asSpectator: boolean;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -670,6 +735,15 @@ export type ImportGameRequest = Message<"ludotheque.v1.ImportGameRequest"> & {
    * @generated from field: optional uint64 truncate_at = 2;
    */
   truncateAt?: bigint | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -845,6 +919,15 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
    * @generated from field: bool view_updates = 5;
    */
   viewUpdates: boolean;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -1228,6 +1311,76 @@ export const ReplayLogStepSchema: GenMessage<ReplayLogStep> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game_service, 30);
 
 /**
+ * GetGameKind's request.
+ *
+ * @generated from message ludotheque.v1.GetGameKindRequest
+ */
+export type GetGameKindRequest = Message<"ludotheque.v1.GetGameKindRequest"> & {
+  /**
+   * The game's kind: "mooki", "pirates" or "picnic".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The language of the names and descriptions, as in GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.GetGameKindRequest.
+ * Use `create(GetGameKindRequestSchema)` to create a new message.
+ */
+export const GetGameKindRequestSchema: GenMessage<GetGameKindRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 31);
+
+/**
+ * ListGameKinds's request.
+ *
+ * @generated from message ludotheque.v1.ListGameKindsRequest
+ */
+export type ListGameKindsRequest = Message<"ludotheque.v1.ListGameKindsRequest"> & {
+  /**
+   * The language of the names and descriptions, as in GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.ListGameKindsRequest.
+ * Use `create(ListGameKindsRequestSchema)` to create a new message.
+ */
+export const ListGameKindsRequestSchema: GenMessage<ListGameKindsRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 32);
+
+/**
+ * ListGameKinds's response.
+ *
+ * @generated from message ludotheque.v1.ListGameKindsResponse
+ */
+export type ListGameKindsResponse = Message<"ludotheque.v1.ListGameKindsResponse"> & {
+  /**
+   * Every kind this server plays, by kind name.
+   *
+   * @generated from field: repeated ludotheque.v1.GameKind kinds = 1;
+   */
+  kinds: GameKind[];
+};
+
+/**
+ * Describes the message ludotheque.v1.ListGameKindsResponse.
+ * Use `create(ListGameKindsResponseSchema)` to create a new message.
+ */
+export const ListGameKindsResponseSchema: GenMessage<ListGameKindsResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 33);
+
+/**
  * Create games, play moves, follow games live and replay them.
  *
  * @generated from service ludotheque.v1.GameService
@@ -1388,6 +1541,30 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof RotateSeatTokenRequestSchema;
     output: typeof RotateSeatTokenResponseSchema;
+  },
+  /**
+   * What a renderer needs to know about a kind of game: its names, seats, bots,
+   * options with their defaults and presets, rule codes with their meanings,
+   * and its material (cards, colours, boards as coordinates, tiles), from the
+   * game's data in seeds/<kind>/, in the caller's language.
+   * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+   *
+   * @generated from rpc ludotheque.v1.GameService.GetGameKind
+   */
+  getGameKind: {
+    methodKind: "unary";
+    input: typeof GetGameKindRequestSchema;
+    output: typeof GameKindSchema;
+  },
+  /**
+   * Every kind of game this server plays, each as GetGameKind answers it.
+   *
+   * @generated from rpc ludotheque.v1.GameService.ListGameKinds
+   */
+  listGameKinds: {
+    methodKind: "unary";
+    input: typeof ListGameKindsRequestSchema;
+    output: typeof ListGameKindsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ludotheque_v1_game_service, 0);
