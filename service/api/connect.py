@@ -37,7 +37,7 @@ from google.protobuf.message import DecodeError, Message
 
 from service.api.grpc_server import bearer_token
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
-from service.app.errors import ServiceError, invalid_argument
+from service.app.errors import ServiceError, details_of, invalid_argument
 
 log = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ class ConnectFailure(Exception):
 
     @classmethod
     def of(cls, error: ServiceError) -> ConnectFailure:
-        return cls(error.code.name.lower(), error.message, error.details)
+        return cls(error.code.name.lower(), error.message, details_of(error))
 
     def as_json(self) -> dict[str, Any]:
         """The protocol's Error: each detail as its type, its bytes in unpadded

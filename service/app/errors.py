@@ -10,6 +10,8 @@ from google.protobuf import any_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
+from service.app import request_context
+
 DOMAIN = "ludotheque"
 
 
@@ -36,6 +38,11 @@ class Code(enum.Enum):
         return self.value[1]
 
 
+def code_name(value: int) -> str:
+    """The name of a gRPC status code the service answers (OK for 0)."""
+    return next((code.name for code in Code if code.grpc_value == value), "OK" if value == 0 else str(value))
+
+
 class ServiceError(Exception):
     def __init__(self, code: Code, message: str, details: list[Message] | None = None) -> None:
         super().__init__(message)
@@ -44,10 +51,21 @@ class ServiceError(Exception):
         self.details = details or []
 
 
+def details_of(error: ServiceError) -> list[Message]:
+    """The error's details and, inside a request, a google.rpc.RequestInfo naming it:
+    its request id, and `trace_id=<32 hex digits>` as serving_data when it is traced,
+    so that a frontend's bug report carries what finds its logs and its trace."""
+    record = request_context.current()
+    if record is None or not record.request_id:
+        return list(error.details)
+    serving_data = f"trace_id={record.trace_id}" if record.trace_id else ""
+    return [*error.details, error_details_pb2.RequestInfo(request_id=record.request_id, serving_data=serving_data)]
+
+
 def status_of(error: ServiceError) -> status_pb2.Status:
     """The error as a google.rpc.Status, details packed: what every transport sends."""
     status = status_pb2.Status(code=error.code.grpc_value, message=error.message)
-    for detail in error.details:
+    for detail in details_of(error):
         packed = any_pb2.Any()
         packed.Pack(detail)
         status.details.append(packed)

@@ -10,7 +10,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import InvalidSetup, SeatInfo, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
-from service.app import envelopes
+from service.app import envelopes, request_context
 from service.app.auth import TokenAuthority
 from service.app.errors import invalid_argument
 from service.app.live import LiveGame, LiveGames
@@ -82,6 +82,7 @@ class Games:
             created_at=timestamp(now),
             rules_version=engine.rules_version,
         )
+        request_context.note(game_id=record.game_id, kind=engine.kind)
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
         state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
         steps = [Step(None, None, list(payloads)), *bot_steps]

@@ -3,12 +3,14 @@ at any version (time travel), each as the caller may see them."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
+from service.app import tracing
 from service.app.errors import invalid_argument
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
@@ -72,11 +74,14 @@ class History:
         if live.status.finished and from_version > live.version:
             return
         self._metrics.subscriptions.inc()
+        since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
             with store_errors():
                 async for stored in self._games.store.subscribe(live.game_id, from_version):
-                    event = parse_event(stored)
-                    yield event, redact(live.engine, event, viewer)
+                    with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
+                        event = parse_event(stored)
+                        self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
+                        yield event, redact(live.engine, event, viewer)
                     if event.game_over:
                         return
         finally:

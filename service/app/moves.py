@@ -13,9 +13,10 @@ from typing import Any
 
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
+from opentelemetry.trace import Span
 
 from engines.contract import RuleViolation, Viewer
-from service.app import envelopes
+from service.app import envelopes, request_context, tracing
 from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
@@ -82,18 +83,24 @@ class Moves:
         labels = {"kind": "unknown", "command": "unknown"}
         metrics = self._metrics
         start = time.perf_counter()
-        try:
-            done = await self._apply(request, token, labels)
-        except ServiceError as error:
-            outcome = OUTCOMES.get(error.code, "error")
-            metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
-            raise
-        if done.replayed:
-            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
-            metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
-        else:
-            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
-            metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
+        with tracing.span("move", game_id=request.game_id, command_id=request.command_id or None) as span:
+            try:
+                done = await self._apply(request, token, labels)
+            except ServiceError as error:
+                outcome = OUTCOMES.get(error.code, "error")
+                metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
+                _noted(span, labels, outcome)
+                tracing.failed(span, error.message)
+                raise
+            if done.replayed:
+                metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
+                metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
+                _noted(span, labels, "replayed")
+            else:
+                metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
+                metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
+                _noted(span, labels, "accepted", versions=f"{done.first_version}-{done.last_version}")
+                done.live.traced_move = tracing.remember_move(span, done.first_version, done.last_version)
         return done
 
     async def _apply(
@@ -102,6 +109,7 @@ class Moves:
         command_id = request.command_id
         if command_id and not COMMAND_ID_PATTERN.match(command_id):
             raise invalid_argument("command_id", "command_id must be 1 to 128 printable ASCII characters, no spaces.")
+        request_context.note(command_id=command_id)
         if not request.HasField("command"):
             raise invalid_argument("command", "command is missing.")
         games = self._games
@@ -114,6 +122,7 @@ class Moves:
             labels["kind"] = engine.kind
             viewer = self._viewers.in_game(live, token)
             seat = acting_seat(live, viewer, request)
+            request_context.note(seat=seat)
             payload = envelopes.unwrap(request.command, engine.kind, "command")
             labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
             command = envelopes.command(engine.kind, payload)
@@ -124,7 +133,8 @@ class Moves:
                 try:
                     if expected is not None and expected != live.version:
                         raise stale_version(expected, live.version)
-                    state, steps = decide(live, seat, command, payload)
+                    with tracing.span("decide", seat=seat, version=live.version):
+                        state, steps = decide(live, seat, command, payload)
                 except ServiceError:
                     # A command id already played answers its first result whatever the
                     # game is now (the append would tell too, but a refused move never
@@ -141,7 +151,7 @@ class Moves:
                 status = engine.status(state)
                 events = stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
                 try:
-                    with store_errors():
+                    with store_errors(), tracing.span("append", expected_version=live.version):
                         result = await games.store.append(
                             live.game_id,
                             live.version,
@@ -176,6 +186,12 @@ class Moves:
         state = live.state if last == live.version else await games.state_at(live, last)
         events = [parse_event(item) for item in stored]
         return submit_response(live, viewer, events, state=state, version=last, replayed=True)
+
+
+def _noted(span: Span, labels: dict[str, str], outcome: str, **attributes: str) -> None:
+    """The command's outcome on the request's log lines and on its span."""
+    request_context.note(outcome=outcome)
+    tracing.annotate(span, kind=labels["kind"], command=labels["command"], outcome=outcome, **attributes)
 
 
 def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Message) -> tuple[Any, list[Step]]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ludotheque.v1 import game_service_pb2
 
 from engines.contract import Role, Viewer
+from service.app import request_context
 from service.app.auth import BadToken, TokenAuthority
 from service.app.errors import invalid_argument, permission_denied, unauthenticated
 from service.app.live import LiveGame
@@ -31,6 +32,7 @@ class Viewers:
             if len(self._known) >= VIEWER_CACHE_SIZE:
                 self._known.clear()
             self._known[key] = viewer
+        request_context.note(kind=live.engine.kind, seat=viewer.seat)
         return viewer
 
     def outside_game(self, token: str) -> Viewer:

@@ -8,7 +8,6 @@ import json
 import logging
 import secrets
 import signal
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,12 +18,14 @@ from grpc_reflection.v1alpha import reflection
 
 from service.api import diagnostics, grpc_server
 from service.api.grpc_metrics import MetricsInterceptor
+from service.api.grpc_observe import ObservingInterceptor
 from service.api.http_server import build_http_app, serve_http
 from service.api.rpcs import SERVICE
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.errors import ServiceError
 from service.app.metrics import InstrumentedStore, Metrics
+from service.cli import log_setup, telemetry
 from service.cli.config import Config
 from service.store import open_store
 
@@ -82,7 +83,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     tokens = TokenAuthority(token_secret(config), config.admin_token)
     app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
     server = grpc.aio.server(
-        interceptors=[MetricsInterceptor(metrics)],
+        interceptors=[*telemetry.grpc_interceptors(), ObservingInterceptor(), MetricsInterceptor(metrics)],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_connection_age_ms", int(config.max_connection_age * 1000)),
@@ -152,6 +153,7 @@ async def _watch_readiness(
 
 async def serve(config: Config, announce: Callable[[str], None] | None = None, *, reuse_port: bool = False) -> None:
     """Runs until SIGTERM or SIGINT, then drains calls in flight and stops."""
+    telemetry.configure()
     running = await start(config, reuse_port=reuse_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -169,6 +171,7 @@ async def serve(config: Config, announce: Callable[[str], None] | None = None, *
     await stop.wait()
     log.info("shutting down: finishing calls in flight (at most %.0fs)", config.shutdown_grace)
     await running.stop()
+    telemetry.shutdown()
     log.info("stopped")
 
 
@@ -178,9 +181,11 @@ def _print_ready(line: str) -> None:
     print(line, flush=True)
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=getattr(logging, level.upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+def configure_logging(config: Config) -> None:
+    """Logs as configured, never showing the secrets this process knows."""
+    log_setup.configure_logging(
+        config.log_level,
+        config.log_format,
+        access_sample=config.access_log_sample,
+        secrets=(config.secret, config.admin_token, log_setup.store_password(config.store)),
     )

@@ -143,10 +143,14 @@ def test_json_bodies_answer_what_binary_ones_do(server: ServerProcess) -> None:
 def test_errors_have_connect_codes_http_statuses_and_readable_details(server: ServerProcess) -> None:
     connect = Connect(server.http)
     reply = connect.post("GetGame", b'{"gameId": "nope"}', "application/json")
-    assert reply.status == 404 and reply.json == {"code": "not_found", "message": "There is no game 'nope'."}
+    assert reply.status == 404 and reply.json["code"] == "not_found"
+    assert reply.json["message"] == "There is no game 'nope'."
+    [info] = reply.json["details"]  # which request this was, for a bug report
+    assert info["type"] == "google.rpc.RequestInfo"
+    assert info["debug"]["requestId"] == reply.headers["x-request-id"]
     reply = connect.post("CreateGame", b'{"kind": "chess"}', "application/json")
     assert reply.status == 400 and reply.json["code"] == "invalid_argument"
-    [detail] = reply.json["details"]
+    [detail, _] = reply.json["details"]
     assert detail["type"] == "google.rpc.BadRequest" and not detail["value"].endswith("=")
     assert detail["debug"]["fieldViolations"][0]["field"] == "kind"
     reply = connect.post("GetGame", b'{"gameId": 12', "application/json")

@@ -35,6 +35,9 @@ class FakeContext:
     def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
         return ()
 
+    def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
+        return ()
+
     async def abort(self, code: Any, details: str, trailing_metadata: Any = ()) -> None:
         raise Aborted(code, details)
 

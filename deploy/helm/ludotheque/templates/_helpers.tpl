@@ -117,3 +117,9 @@ app.kubernetes.io/component: redis
 {{- fail "store.waitReplicas needs Redis replicas: only an external Redis (store.mode=external) has them" }}
 {{- end }}
 {{- end }}
+
+{{/* The PromQL label matchers of this release's series (prometheusRule.selector, or the
+     namespace and job the ServiceMonitor gives them). */}}
+{{- define "ludotheque.metricSelector" -}}
+{{- default (printf "namespace=%q, job=%q" .Release.Namespace (include "ludotheque.fullname" .)) .Values.prometheusRule.selector }}
+{{- end }}
