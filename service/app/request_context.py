@@ -39,7 +39,10 @@ class RequestFields:
     outcome: str = ""  # a command's: accepted, replayed, illegal... (ludotheque_commands_total's)
 
     def as_log_fields(self) -> dict[str, Any]:
-        return {f.name: value for f in fields(self) if (value := getattr(self, f.name)) not in ("", None)}
+        return {name: value for name in _FIELD_NAMES if (value := getattr(self, name)) not in ("", None)}
+
+
+_FIELD_NAMES = tuple(f.name for f in fields(RequestFields))
 
 
 _current: ContextVar[RequestFields | None] = ContextVar("ludotheque_request", default=None)

@@ -38,8 +38,9 @@ def enabled() -> bool:
 @contextmanager
 def span(name: str, **attributes: Any) -> Iterator[Span]:
     """A child span of the current one, current in the body; a span that records
-    nothing when tracing is off."""
-    if not _enabled:
+    nothing when tracing is off or the request is not sampled (every standard sampler
+    decides a child as its parent: by the parent, or by the same trace id)."""
+    if not _enabled or not trace.get_current_span().is_recording():
         yield trace.INVALID_SPAN
         return
     with _tracer.start_as_current_span(f"ludotheque.{name}", attributes=_attributes(attributes)) as made:

@@ -24,7 +24,10 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from opentelemetry import trace
+
 MODES = ("off", "sampled 0", "sampled 1", "access log")
+_TRACER = trace.get_tracer("ludotheque.bench")  # a proxy: the provider configured later
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,8 +104,7 @@ def _rpc(method: str) -> Iterator[None]:
 
     with ExitStack() as stack:
         if tracing.enabled():
-            tracer = trace.get_tracer("bench")
-            stack.enter_context(tracer.start_as_current_span(method, kind=trace.SpanKind.SERVER))
+            stack.enter_context(_TRACER.start_as_current_span(method, kind=trace.SpanKind.SERVER))
         call = stack.enter_context(observed("grpc", method, lambda name: None))
         yield
         call.ended("OK", error=False)

@@ -85,6 +85,9 @@ def test_a_move_is_traced_from_the_callers_traceparent_to_redis_and_to_its_follo
                 headers={"traceparent": traceparent(rest_trace)},
             )
             assert reply.status == 200, reply.body
+            with lobby.with_token(created.seat_tokens[1]).play(game_id, from_version=4) as robin:
+                robin.send(DRAW, command_id="robin-1")  # Robin's turn, over a Play session
+                assert next(m for m in robin if m.HasField("result")).result.version == 4
             follower.close()
             assert server.stop() == 0
     spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
@@ -114,6 +117,10 @@ def test_a_move_is_traced_from_the_callers_traceparent_to_redis_and_to_its_follo
     http = one(spans, trace_id=rest_trace, kind="SERVER")
     assert http["name"] == "POST /v1/games/{game_id}/commands" and http["parent_id"] == CLIENT_SPAN
     assert [span["name"] for span in children(spans, http)] == ["ludotheque.move"]
+
+    play = one(spans, name="/ludotheque.v1.GameService/Play")
+    (played,) = [span for span in spans if span["parent_id"] == play["span_id"] and span["name"] == "ludotheque.move"]
+    assert played["attributes"]["ludotheque.command_id"] == "robin-1"
 
     # Background work makes no traces of its own: every trace starts at a request.
     roots = [span for span in spans if span["parent_id"] is None]
