@@ -8,8 +8,8 @@ grpc_observe.py, the HTTP port in a middleware (http_observe.py), and a new tran
 (a WebSocket) the same way:
 
     with observed("websocket", "Play", request.headers.get) as call:
-        ...  # call.request_id goes back to the client; call.status = "OK" / "404"...
-        call.status, call.error = "OK", False
+        ...  # send call.request_id back to the client, serve the session
+        call.ended("OK", error=False)  # or the status it ended with, error=True
 
 The span of the request itself is the OpenTelemetry instrumentation's (gRPC, aiohttp:
 service/cli/telemetry.py installs them when tracing is on), already current here."""

@@ -1,7 +1,8 @@
-"""A grpc.aio server interceptor that puts every RPC through the request edge (edge.py):
-a request id (from `x-request-id` metadata, or new) returned in the `x-request-id`
-trailing metadata, the request context for its log lines, and its access log line
-(method, status code, duration, bytes)."""
+"""grpc.aio server interceptors that observe every RPC: `ObservingInterceptor` puts it
+through the request edge (edge.py): a request id (from `x-request-id` metadata, or new)
+returned in the `x-request-id` trailing metadata, the request context for its log lines,
+and its access log line (method, status code, duration, bytes). `ClosingStreams`, the
+outermost, makes sure a streaming RPC's layers end in the RPC's own task."""
 
 from __future__ import annotations
 
@@ -50,6 +51,49 @@ class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         wrapped = _wrap(handler, details.method.lstrip("/"))
         self._wrapped[details.method] = (handler, wrapped)
         return wrapped
+
+
+class ClosingStreams(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """Streams responses with `context.write` from a coroutine instead of handing grpc
+    the generator: grpc abandons a generator whose write failed (a client gone mid-send)
+    and the event loop closes it later in a task of its own, where the layers holding
+    context variables across their yields (the request context, a span) cannot undo
+    them. Closed here, in the RPC's task, they can."""
+
+    def __init__(self) -> None:
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        streaming = handler is not None and (handler.unary_stream or handler.stream_stream)
+        if not streaming or not inspect.isasyncgenfunction(streaming):
+            return handler
+        known = self._wrapped.get(details.method)
+        if known is not None and known[0] is handler:
+            return known[1]
+        serializers = (handler.request_deserializer, handler.response_serializer)
+        if handler.unary_stream:
+            wrapped = grpc.unary_stream_rpc_method_handler(_writing(handler.unary_stream), *serializers)
+        else:
+            wrapped = grpc.stream_stream_rpc_method_handler(_writing(handler.stream_stream), *serializers)
+        self._wrapped[details.method] = (handler, wrapped)
+        return wrapped
+
+
+def _writing(behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., Awaitable[None]]:
+    async def write_all(request: Any, context: Context) -> None:
+        responses = behavior(request, context)
+        try:
+            async for response in responses:
+                await context.write(response)
+        finally:
+            await responses.aclose()  # type: ignore[attr-defined]
+
+    return write_all
 
 
 def _wrap(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:

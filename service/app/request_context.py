@@ -10,6 +10,7 @@ of its own that starts as a copy of the request's."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 from collections.abc import Iterator
@@ -70,7 +71,10 @@ def begin(fields: RequestFields) -> Iterator[RequestFields]:
     try:
         yield fields
     finally:
-        _current.reset(token)
+        # A streaming RPC's generator abandoned by its server is closed later by the
+        # event loop, in a context of its own: there is nothing of ours to undo there.
+        with contextlib.suppress(ValueError):
+            _current.reset(token)
 
 
 @contextmanager

@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection
 
 from service.api import diagnostics, grpc_server
 from service.api.grpc_metrics import MetricsInterceptor
-from service.api.grpc_observe import ObservingInterceptor
+from service.api.grpc_observe import ClosingStreams, ObservingInterceptor
 from service.api.http_server import build_http_app, serve_http
 from service.api.rpcs import SERVICE
 from service.app import GameApp
@@ -83,7 +83,12 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     tokens = TokenAuthority(token_secret(config), config.admin_token)
     app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
     server = grpc.aio.server(
-        interceptors=[*telemetry.grpc_interceptors(), ObservingInterceptor(), MetricsInterceptor(metrics)],
+        interceptors=[
+            ClosingStreams(),
+            *telemetry.grpc_interceptors(),
+            ObservingInterceptor(),
+            MetricsInterceptor(metrics),
+        ],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_connection_age_ms", int(config.max_connection_age * 1000)),

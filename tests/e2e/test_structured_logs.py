@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 from google.rpc import error_details_pb2, status_pb2
-from ludotheque import Client
+from ludotheque import Client, request_info
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2, game_service_pb2_grpc
 from ludotheque.v1 import game_service_pb2 as api
@@ -145,9 +145,11 @@ def test_the_request_id_comes_back_and_names_the_request_in_its_error_and_logs()
             raise AssertionError("placing before drawing is illegal")
         except grpc.RpcError as error:
             trailing = dict(error.trailing_metadata())
+            read_by_the_client = request_info(error)
         status = status_pb2.Status.FromString(trailing["grpc-status-details-bin"])
         info = error_details_pb2.RequestInfo()
         assert [d for d in status.details if d.Unpack(info)], "a RequestInfo detail"
+        assert read_by_the_client == info
         assert info.request_id == trailing["x-request-id"] and info.serving_data == f"trace_id={TRACE_ID}"
 
         rest = Rest(server.http).get("/v1/games/nope", headers={"X-Request-Id": "bad id with spaces"})

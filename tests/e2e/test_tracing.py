@@ -129,6 +129,27 @@ def test_a_move_is_traced_from_the_callers_traceparent_to_redis_and_to_its_follo
     assert all(span["resource"]["service.name"] == "ludotheque" for span in spans)
 
 
+def test_streams_their_clients_cancel_end_without_an_error_in_the_logs() -> None:
+    """A client leaving a stream while the server writes to it: grpc gives up on the
+    handler's generator, and the layers holding the request context and the RPC's span
+    across their yields must still end cleanly (service/api/grpc_observe.py)."""
+    spans_file = Path(tempfile.mkstemp(prefix="ludotheque-spans-", suffix=".jsonl")[1])
+    env = {SPANS_ENV: str(spans_file), "LUDOTHEQUE_LOG_FORMAT": "json"}
+    with running_server(env=env, module="tests.support.traced_server") as server:
+        lobby = Client(server.target)
+        with grpc.insecure_channel(server.target) as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            for _ in range(10):
+                game_id = lobby.create_game("mooki", ["Cléo", {"name": "Robin", "bot": "greedy"}]).game_id
+                call = stub.StreamEvents(api.StreamEventsRequest(game_id=game_id))
+                next(call)
+                call.cancel()
+        assert server.stop() == 0
+        errors = [line for line in server.log().splitlines() if json.loads(line)["level"] == "error"]
+    spans_file.unlink()
+    assert errors == []
+
+
 class Collector(trace_service_pb2_grpc.TraceServiceServicer):
     """An OpenTelemetry collector's OTLP/gRPC trace endpoint, keeping what it is sent."""
 
