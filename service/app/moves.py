@@ -100,7 +100,6 @@ class Moves:
                 metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
                 metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
                 _noted(span, labels, "accepted", versions=f"{done.first_version}-{done.last_version}")
-                done.live.traced_move = tracing.remember_move(span, done.first_version, done.last_version)
         return done
 
     async def _apply(
@@ -150,6 +149,8 @@ class Moves:
                 now = self._now_ms()
                 status = engine.status(state)
                 events = stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                # Before the append: a follower may be handed these events before it returns.
+                live.traced_move = tracing.this_move(live.version + 1, live.version + len(events))
                 try:
                     with store_errors(), tracing.span("append", expected_version=live.version):
                         result = await games.store.append(
@@ -163,10 +164,12 @@ class Moves:
                             now,
                         )
                 except VersionConflict:
+                    live.traced_move = None
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
                     await games.refresh(live)  # another process moved first: catch up, decide again
                     continue
                 if result.replayed:  # the command id was played already (here, or on another process)
+                    live.traced_move = None
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
                 if live.version < result.last_version:
                     live.state, live.version, live.updated_at_ms = state, result.last_version, now

@@ -4,7 +4,7 @@ steps, and the fan-out of its events to the followers in this process.
 Tracing is off unless the server configured the SDK (service/cli/telemetry.py calls
 `enable()`); until then every helper here returns at once, so a move pays nothing for it.
 A follower's delivery of an event runs in the follower's own task, long after the move
-returned: the move leaves its span's context on the live game (`remember_move`), and
+returned: the move leaves its span's context on the live game (`this_move`), and
 the delivery span names it as its parent, so the mover's trace shows who got the move."""
 
 from __future__ import annotations
@@ -63,11 +63,13 @@ def current_trace_id() -> str:
     return format_trace_id(context.trace_id) if context.is_valid else ""
 
 
-def remember_move(target: Span, first_version: int, last_version: int) -> TracedMove | None:
-    """What a follower needs to make its delivery of these versions a child of `target`."""
-    if not target.is_recording():
+def this_move(first_version: int, last_version: int) -> TracedMove | None:
+    """What a follower needs to make its delivery of these versions a child of the
+    current span (the move's), when it is traced."""
+    current = trace.get_current_span()
+    if not current.is_recording():
         return None
-    return first_version, last_version, target.get_span_context()
+    return first_version, last_version, current.get_span_context()
 
 
 @contextmanager
