@@ -13,7 +13,6 @@ from typing import Any
 
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
-from opentelemetry.trace import Span
 
 from engines.contract import RuleViolation, Viewer
 from service.app import envelopes, request_context, tracing
@@ -78,28 +77,27 @@ class Moves:
             return await self._replayed(done.live, done.viewer, done.first_version, done.last_version)
         return submit_response(done.live, done.viewer, done.events)
 
+    @tracing.move_span
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
         """Plays a command (SubmitCommand without building its response: Play uses it)."""
         labels = {"kind": "unknown", "command": "unknown"}
         metrics = self._metrics
         start = time.perf_counter()
-        with tracing.span("move", game_id=request.game_id, command_id=request.command_id or None) as span:
-            try:
-                done = await self._apply(request, token, labels)
-            except ServiceError as error:
-                outcome = OUTCOMES.get(error.code, "error")
-                metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
-                _noted(span, labels, outcome)
-                tracing.failed(span, error.message)
-                raise
-            if done.replayed:
-                metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
-                metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
-                _noted(span, labels, "replayed")
-            else:
-                metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
-                metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
-                _noted(span, labels, "accepted", versions=f"{done.first_version}-{done.last_version}")
+        try:
+            done = await self._apply(request, token, labels)
+        except ServiceError as error:
+            outcome = OUTCOMES.get(error.code, "error")
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
+            request_context.note(outcome=outcome)
+            raise
+        if done.replayed:
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
+            metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
+            request_context.note(outcome="replayed")
+        else:
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
+            metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
+            request_context.note(outcome="accepted")
         return done
 
     async def _apply(
@@ -189,12 +187,6 @@ class Moves:
         state = live.state if last == live.version else await games.state_at(live, last)
         events = [parse_event(item) for item in stored]
         return submit_response(live, viewer, events, state=state, version=last, replayed=True)
-
-
-def _noted(span: Span, labels: dict[str, str], outcome: str, **attributes: str) -> None:
-    """The command's outcome on the request's log lines and on its span."""
-    request_context.note(outcome=outcome)
-    tracing.annotate(span, kind=labels["kind"], command=labels["command"], outcome=outcome, **attributes)
 
 
 def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Message) -> tuple[Any, list[Step]]:

@@ -9,15 +9,17 @@ the delivery span names it as its parent, so the mover's trace shows who got the
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.trace import Span, SpanContext, SpanKind, Status, StatusCode, format_trace_id
 
 from service.app import request_context
 
+T = TypeVar("T")
 _tracer = trace.get_tracer("ludotheque")
 _enabled = False
 
@@ -47,14 +49,29 @@ def span(name: str, **attributes: Any) -> Iterator[Span]:
         yield made
 
 
-def annotate(target: Span, **attributes: Any) -> None:
-    if target.is_recording():
-        target.set_attributes(_attributes(attributes))
+def move_span(apply: Callable[[Any, Any, str], Awaitable[T]]) -> Callable[[Any, Any, str], Awaitable[T]]:
+    """Makes `apply(self, request, token)`, which plays a command, the span of a move:
+    the decide and append steps inside it are its children, and it ends with what the
+    request context learnt (kind, seat, outcome) and an error status when refused."""
 
+    @functools.wraps(apply)
+    async def traced(moves: Any, request: Any, token: str) -> T:
+        if not _enabled or not trace.get_current_span().is_recording():
+            return await apply(moves, request, token)
+        attributes = _attributes({"game_id": request.game_id, "command_id": request.command_id or None})
+        with _tracer.start_as_current_span("ludotheque.move", attributes=attributes) as made:
+            try:
+                return await apply(moves, request, token)
+            except Exception as error:
+                made.set_status(Status(StatusCode.ERROR, str(error)))
+                raise
+            finally:
+                record = request_context.current()
+                if record is not None:
+                    learnt = {"kind": record.kind or None, "seat": record.seat, "outcome": record.outcome or None}
+                    made.set_attributes(_attributes(learnt))
 
-def failed(target: Span, description: str) -> None:
-    if target.is_recording():
-        target.set_status(Status(StatusCode.ERROR, description))
+    return traced
 
 
 def current_trace_id() -> str:

@@ -156,6 +156,9 @@ def test_the_request_id_comes_back_and_names_the_request_in_its_error_and_logs()
         assert rest.status == 404 and rest.headers["x-request-id"] != "bad id with spaces"
         [rest_info] = rest.json["details"]
         assert rest_info["requestId"] == rest.headers["x-request-id"] and not rest_info.get("servingData")
+        # A gRPC error reaches its client before the call's access line is written: a
+        # stop waits for every call to end.
+        assert server.stop() == 0
         lines = {line["request_id"]: line for line in access_lines(server)}
     assert lines["frontend-42"]["method"] == "ludotheque.v1.GameService/CreateGame"
     assert lines["frontend-42"]["game_id"] == created.game_id
@@ -174,5 +177,6 @@ def test_a_sampled_access_log_keeps_every_error() -> None:
         for _ in range(5):
             assert rest.get("/v1/games").status == 200
         assert rest.get("/v1/games/nope").status == 404
+        assert server.stop() == 0
         lines = access_lines(server)
     assert [line["status"] for line in lines] == ["404"]
