@@ -47,7 +47,11 @@ async def abort(context: Context, error: ServiceError) -> None:
     await context.abort(
         grpc.StatusCode[error.code.name],
         error.message,
-        trailing_metadata=((STATUS_DETAILS_KEY, status_of(error).SerializeToString()),),
+        # What the call set already (its x-request-id) stays: abort's metadata replaces it.
+        trailing_metadata=(
+            *(context.trailing_metadata() or ()),
+            (STATUS_DETAILS_KEY, status_of(error).SerializeToString()),
+        ),
     )
 
 

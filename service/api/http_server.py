@@ -21,6 +21,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api import connect, websocket
 from service.api import web as web_app_pages
+from service.api.http_observe import add_request_id, observe_requests
 from service.api.http_rules import http_bindings
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
 from service.api.rpcs import SERVICE, BidiUseCase, use_cases
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 OPENAPI_PATH = Path(__file__).resolve().parent / "openapi.json"
 CORS_HEADERS = (
     "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent, "
-    "connect-content-encoding, connect-accept-encoding"
+    "connect-content-encoding, connect-accept-encoding, x-request-id, traceparent, tracestate"
 )
 
 
@@ -54,10 +55,11 @@ def build_http_app(
     origins = tuple(cors_origins)
     preflight, add_cors_headers = _cors(origins)
     web_app = web.Application(
-        middlewares=[_metrics_middleware(metrics), _error_middleware, _origin_middleware, preflight],
+        middlewares=[observe_requests, _metrics_middleware(metrics), _error_middleware, _origin_middleware, preflight],
         client_max_size=max_body_bytes,
     )
     web_app.on_response_prepare.append(add_cors_headers)
+    web_app.on_response_prepare.append(add_request_id)
     for binding in http_bindings(SERVICE):
         transcoder = Transcoder(binding, max_body_bytes)
         use_case = table[binding.method.name]
@@ -193,7 +195,9 @@ def _cors(origins: tuple[str, ...]) -> tuple[Middleware, Callable[[web.Request, 
         origin = request.headers.get("Origin", "")
         if allowed(origin):
             response.headers["Access-Control-Allow-Origin"] = origin
-            response.headers["Access-Control-Expose-Headers"] = "grpc-status, grpc-message, connect-protocol-version"
+            response.headers["Access-Control-Expose-Headers"] = (
+                "grpc-status, grpc-message, connect-protocol-version, x-request-id"
+            )
             response.headers["Vary"] = "Origin"
 
     return preflight, add_headers

@@ -12,6 +12,7 @@ from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
+from service.app import request_context
 from service.app.catalogs import catalogs
 
 DOMAIN = "ludotheque"
@@ -42,6 +43,11 @@ class Code(enum.Enum):
         return self.value[1]
 
 
+def code_name(value: int) -> str:
+    """The name of a gRPC status code the service answers (OK for 0)."""
+    return next((code.name for code in Code if code.grpc_value == value), "OK" if value == 0 else str(value))
+
+
 class ServiceError(Exception):
     """An answer that is not a success. `message` is for developers (English, with
     the particulars); `key` names the catalogs' message for people (seeds/locales/),
@@ -59,7 +65,10 @@ class ServiceError(Exception):
 def details_of(error: ServiceError) -> list[Message]:
     """The error's google.rpc details, with its message key (ErrorInfo metadata
     "message_key"; an ErrorInfo whose reason is the status code's name when the error
-    has none of its own) and the message in the caller's language (LocalizedMessage)."""
+    has none of its own), the message in the caller's language (LocalizedMessage) and,
+    inside a request, a RequestInfo naming it: its request id, and `trace_id=<32 hex
+    digits>` as serving_data when it is traced, so that a frontend's bug report carries
+    what finds its logs and its trace."""
     details = list(error.details)
     if not any(isinstance(detail, error_details_pb2.ErrorInfo) for detail in details):
         details.append(
@@ -67,6 +76,10 @@ def details_of(error: ServiceError) -> list[Message]:
         )
     words = catalogs().words(error.locale)
     details.append(error_details_pb2.LocalizedMessage(locale=words.locale, message=words.template(error.key)))
+    record = request_context.current()
+    if record is not None and record.request_id:
+        serving_data = f"trace_id={record.trace_id}" if record.trace_id else ""
+        details.append(error_details_pb2.RequestInfo(request_id=record.request_id, serving_data=serving_data))
     return details
 
 

@@ -11,7 +11,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import InvalidSetup, SeatInfo, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
-from service.app import envelopes
+from service.app import envelopes, request_context
 from service.app.auth import TokenAuthority
 from service.app.creators import ADMIN_CREATOR, CreationPolicy, Creator
 from service.app.errors import invalid_argument
@@ -110,6 +110,7 @@ class Games:
             visibility=request.visibility or game_pb2.VISIBILITY_UNLISTED,
             created_by=creator.identity,
         )
+        request_context.note(game_id=record.game_id, kind=engine.kind)
         # Counted before the bots play: a game of bots only plays itself out here.
         await self.quotas.admit(creator, record.game_id, bots_only=all(seat.bot for seat in seats))
         try:

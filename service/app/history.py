@@ -3,12 +3,14 @@ at any version (time travel), each as the caller may see them."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
+from service.app import tracing
 from service.app.descriptions import Audience
 from service.app.errors import invalid_argument, unauthenticated
 from service.app.live import LiveGame, LiveGames
@@ -86,13 +88,16 @@ class History:
         seat = viewer.seat if viewer.role is Role.SEAT else None
         generation = live.seat_generation(seat) if seat is not None else 0
         self._metrics.subscriptions.inc()
+        since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
             with store_errors():
                 async for stored in self._games.store.subscribe(live.game_id, from_version):
                     if seat is not None and live.seat_generation(seat) != generation:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
-                    event = parse_event(stored)
-                    yield event, redact(live.engine, event, viewer, audience)
+                    with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
+                        event = parse_event(stored)
+                        self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
+                        yield event, redact(live.engine, event, viewer, audience)
                     if event.game_over:
                         return
         finally:

@@ -15,10 +15,11 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
-from service.app import envelopes
+from service.app import envelopes, request_context
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
+from service.app.tracing import TracedMove
 from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -43,6 +44,7 @@ class LiveGame:
     # The game's counters in the store (seat token generations), at `counters_revision`.
     counters: Mapping[str, int] = field(default_factory=dict)
     counters_revision: int = 0
+    traced_move: TracedMove | None = None  # the last move traced here, for its followers' spans
 
     @property
     def game_id(self) -> str:
@@ -75,6 +77,7 @@ class LiveGames:
         """The game, cached; `refresh`: with the events other processes appended."""
         if not GAME_ID_PATTERN.match(game_id):
             raise invalid_argument("game_id", "game_id must be 1 to 64 letters, digits, '-' or '_'.")
+        request_context.note(game_id=game_id)
         live = self._cache.get(game_id)
         if live is not None:
             self._cache.move_to_end(game_id)

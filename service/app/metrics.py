@@ -118,6 +118,13 @@ class Metrics:
             ["code"],
             registry=r,
         )
+        self.stream_lag = Histogram(
+            "ludotheque_stream_delivery_lag_seconds",
+            "Time from a move's events being recorded to their delivery to a follower (live events only; "
+            "the recording pod's clock against the delivering pod's).",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
         self.cached_games = Gauge(
             "ludotheque_cached_games",
             "Games whose state this process keeps in memory.",
@@ -144,6 +151,12 @@ class Metrics:
         if child is None:
             child = self._children[key] = metric.labels(*values)
         return child
+
+    def observe_delivery(self, recorded_at_ms: int, since_ms: float) -> None:
+        """A live event handed to a follower: the time since it was recorded (events
+        recorded before the follower subscribed are history, not lag)."""
+        if recorded_at_ms >= since_ms:
+            self.stream_lag.observe(max(time.time() * 1000 - recorded_at_ms, 0.0) / 1000)
 
     def game_finished(self, kind: str, won: bool) -> None:
         self.labelled(self.games_finished, kind, "won" if won else "lost").inc()

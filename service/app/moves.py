@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import RuleViolation, Viewer
-from service.app import envelopes
+from service.app import envelopes, request_context, tracing
 from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version
 from service.app.limits import Quotas
@@ -81,6 +81,7 @@ class Moves:
             return await self._replayed(done.live, token, done.first_version, done.last_version, request.locale)
         return submit_response(done.live, done.viewer, done.events, request.locale)
 
+    @tracing.move_span
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
         """Plays a command (SubmitCommand without building its response: Play uses it)."""
         labels = {"kind": "unknown", "command": "unknown"}
@@ -91,13 +92,16 @@ class Moves:
         except ServiceError as error:
             outcome = OUTCOMES.get(error.code, "error")
             metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
+            request_context.note(outcome=outcome)
             raise
         if done.replayed:
             metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
             metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
+            request_context.note(outcome="replayed")
         else:
             metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
             metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
+            request_context.note(outcome="accepted")
         return done
 
     async def _apply(
@@ -106,6 +110,7 @@ class Moves:
         command_id = request.command_id
         if command_id and not COMMAND_ID_PATTERN.match(command_id):
             raise invalid_argument("command_id", "command_id must be 1 to 128 printable ASCII characters, no spaces.")
+        request_context.note(command_id=command_id)
         if not request.HasField("command"):
             raise invalid_argument("command", "command is missing.")
         games = self._games
@@ -118,6 +123,7 @@ class Moves:
             labels["kind"] = engine.kind
             viewer = self._viewers.in_game(live, token)
             seat = acting_seat(live, viewer, request)
+            request_context.note(seat=seat)
             payload = envelopes.unwrap(request.command, engine.kind, "command")
             labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
             command = envelopes.command(engine.kind, payload)
@@ -128,7 +134,8 @@ class Moves:
                 try:
                     if expected is not None and expected != live.version:
                         raise stale_version(expected, live.version)
-                    state, steps = decide(live, seat, command, payload)
+                    with tracing.span("decide", seat=seat, version=live.version):
+                        state, steps = decide(live, seat, command, payload)
                 except ServiceError:
                     # A command id already played answers its first result whatever the
                     # game is now (the append would tell too, but a refused move never
@@ -146,8 +153,10 @@ class Moves:
                 now = self._now_ms()
                 status = engine.status(state)
                 events = stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                # Before the append: a follower may be handed these events before it returns.
+                live.traced_move = tracing.this_move(live.version + 1, live.version + len(events))
                 try:
-                    with store_errors():
+                    with store_errors(), tracing.span("append", expected_version=live.version):
                         result = await games.store.append(
                             live.game_id,
                             live.version,
@@ -160,6 +169,7 @@ class Moves:
                             counters_revision=live.counters_revision,
                         )
                 except VersionConflict:
+                    live.traced_move = None
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
                     await games.refresh(live)  # another process moved first: catch up, decide again
                     continue
@@ -168,6 +178,7 @@ class Moves:
                     self._viewers.in_game(live, token)
                     continue
                 if result.replayed:  # the command id was played already (here, or on another process)
+                    live.traced_move = None
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
                 if live.version < result.last_version:
                     live.state, live.version, live.updated_at_ms = state, result.last_version, now

@@ -17,15 +17,16 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import time
 from collections.abc import AsyncIterator
 
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
-from service.app import GameApp, LiveGame
+from service.app import GameApp, LiveGame, access_log, request_context
 from service.app.descriptions import Audience
-from service.app.errors import Code, ServiceError, invalid_argument, status_of
+from service.app.errors import Code, ServiceError, code_name, invalid_argument, status_of
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256
@@ -182,6 +183,18 @@ class _Session:
             error.locale = self.join.locale
             return api.PlayResult(error=status_of(error))
         command = request.command
+        # Each command of the session is a request of its own in the logs (the session's
+        # request id, the command's id and outcome), written when its result is ready.
+        with request_context.scope(command_id=command.command_id, outcome="") as record:
+            record.method = f"{record.method or 'Play'} command"
+            started = time.perf_counter()
+            result = await self._apply(command)
+            failed = result.HasField("error")
+            status = code_name(result.error.code) if failed else "OK"
+            access_log.write(status, error=failed, seconds=time.perf_counter() - started)
+            return result
+
+    async def _apply(self, command: api.PlayCommand) -> api.PlayResult:
         submit = api.SubmitCommandRequest(
             game_id=self.live.game_id, command=command.command, command_id=command.command_id
         )

@@ -22,6 +22,7 @@ from engines.registry import ENGINES
 from service.bench import report
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
 from service.bench.micro import AppFigures, EngineFigures, app_figures, engine_figures
+from service.bench.observation import ObservationFigures, observation_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
 # Each store's paths, in order: games of two human seats (a pool made beforehand, shared
@@ -99,6 +100,7 @@ class Results:
     memory: list[MemoryFigure] = field(default_factory=list)
     engines: list[EngineFigures] = field(default_factory=list)
     app: AppFigures | None = None
+    observation: ObservationFigures | None = None
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
         return next((m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None)
@@ -291,6 +293,8 @@ def run(settings: Settings) -> Results:
     progress("engine and replay micro-benchmarks")
     results.engines = engine_figures(settings.micro_budget)
     results.app = app_figures(settings.kind, settings.micro_budget)
+    progress("what tracing and the access log cost per move")
+    results.observation = observation_figures(settings.kind, settings.micro_budget)
     return results
 
 

@@ -76,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from service.cli.serve import configure_logging, serve
 
         config = configuration.from_arguments(args)
-        configure_logging(config.log_level)
+        configure_logging(config)
         if config.workers != 1:
             from service.cli.workers import supervise
 

@@ -120,6 +120,19 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("stream_ticket_ttl", float, 60.0, "seconds a stream ticket (IssueStreamTicket) may be used in"),
     Setting("log_level", str, "info", "debug, info, warning or error"),
+    Setting(
+        "log_format",
+        str,
+        "auto",
+        "json (one JSON object per line, for log collectors), text (for people), or auto: text when stderr is "
+        "a terminal, else json",
+    ),
+    Setting(
+        "access_log_sample",
+        float,
+        1.0,
+        "share of successful requests written to the access log, from 0 to 1 (errors are always written)",
+    ),
     Setting("web", bool, True, "serve the web app (lobby, play, debug panel) at / on the HTTP port"),
     Setting(
         "workers",
@@ -161,6 +174,8 @@ class Config:
     websocket_send_timeout: float
     stream_ticket_ttl: float
     log_level: str
+    log_format: str
+    access_log_sample: float
     web: bool
     workers: int
 

@@ -8,7 +8,6 @@ import json
 import logging
 import secrets
 import signal
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,6 +18,7 @@ from grpc_reflection.v1alpha import reflection
 
 from service.api import diagnostics, grpc_server
 from service.api.grpc_metrics import MetricsInterceptor
+from service.api.grpc_observe import ClosingStreams, ObservingInterceptor
 from service.api.http_server import build_http_app, serve_http
 from service.api.rpcs import SERVICE
 from service.api.websocket import WebSocketSettings
@@ -29,6 +29,7 @@ from service.app.errors import ServiceError
 from service.app.limits import CreationLimits
 from service.app.metrics import InstrumentedStore, Metrics
 from service.app.origins import ClientAddresses, parse_networks
+from service.cli import log_setup, telemetry
 from service.cli.config import Config
 from service.store import open_store
 
@@ -113,7 +114,12 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         play_join_timeout=config.play_join_timeout,
     )
     server = grpc.aio.server(
-        interceptors=[MetricsInterceptor(metrics)],
+        interceptors=[
+            ClosingStreams(),
+            *telemetry.grpc_interceptors(),
+            ObservingInterceptor(),
+            MetricsInterceptor(metrics),
+        ],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_connection_age_ms", int(config.max_connection_age * 1000)),
@@ -193,6 +199,7 @@ async def _watch_readiness(
 
 async def serve(config: Config, announce: Callable[[str], None] | None = None, *, reuse_port: bool = False) -> None:
     """Runs until SIGTERM or SIGINT, then drains calls in flight and stops."""
+    telemetry.configure()
     running = await start(config, reuse_port=reuse_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -210,6 +217,7 @@ async def serve(config: Config, announce: Callable[[str], None] | None = None, *
     await stop.wait()
     log.info("shutting down: finishing calls in flight (at most %.0fs)", config.shutdown_grace)
     await running.stop()
+    telemetry.shutdown()
     log.info("stopped")
 
 
@@ -219,9 +227,11 @@ def _print_ready(line: str) -> None:
     print(line, flush=True)
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=getattr(logging, level.upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+def configure_logging(config: Config) -> None:
+    """Logs as configured, never showing the secrets this process knows."""
+    log_setup.configure_logging(
+        config.log_level,
+        config.log_format,
+        access_sample=config.access_log_sample,
+        secrets=(config.secret, config.admin_token, log_setup.store_password(config.store)),
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -74,8 +75,9 @@ class RedisStore:
         if self._closing.is_set():
             raise StoreUnavailable("the Redis store is closed")
         if self._reconciler is None and self.index.interval > 0:
+            # In no request's context: it works for every request, not for the one that started it.
             self._reconciler = asyncio.create_task(
-                self.index.reconcile_until(self._closing), name="redis-index-reconciler"
+                self.index.reconcile_until(self._closing), name="redis-index-reconciler", context=contextvars.Context()
             )
 
     # --- writing ---------------------------------------------------------------------

@@ -71,6 +71,8 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
     },
     "monitoring-and-network-policy": {
         "serviceMonitor": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
+        "prometheusRule": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
+        "tracing": {"enabled": True, "endpoint": "http://otel-collector.monitoring:4317", "resourceAttributes": "a=b"},
         "networkPolicy": {
             "enabled": True,
             "ingressFrom": [
@@ -197,6 +199,9 @@ def container_environment(rendered: Rendered, container: Object) -> dict[str, st
             environment[variable["name"]] = variable["value"]
             continue
         reference = variable["valueFrom"]
+        if "fieldRef" in reference:  # the downward API: the pod's own name...
+            environment[variable["name"]] = f"<{reference['fieldRef']['fieldPath']}>"
+            continue
         if "secretKeyRef" in reference:
             ref = reference["secretKeyRef"]
             data = secret_data(rendered, ref["name"])

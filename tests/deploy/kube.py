@@ -110,6 +110,57 @@ SERVICE_MONITOR_SCHEMA: dict[str, Any] = {
     },
 }
 
+_STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+# A PrometheusRule (monitoring.coreos.com/v1): the fields of its CRD a chart may set.
+PROMETHEUS_RULE_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["apiVersion", "kind", "metadata", "spec"],
+    "properties": {
+        "apiVersion": {"const": "monitoring.coreos.com/v1"},
+        "kind": {"const": "PrometheusRule"},
+        "metadata": SERVICE_MONITOR_SCHEMA["properties"]["metadata"],
+        "spec": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["groups"],
+            "properties": {
+                "groups": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["name", "rules"],
+                        "properties": {
+                            "name": {"type": "string", "minLength": 1},
+                            "interval": _DURATION,
+                            "rules": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "additionalProperties": False,
+                                    "required": ["expr"],
+                                    "oneOf": [{"required": ["alert"]}, {"required": ["record"]}],
+                                    "properties": {
+                                        "alert": {"type": "string"},
+                                        "record": {"type": "string"},
+                                        "expr": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                                        "for": _DURATION,
+                                        "keep_firing_for": _DURATION,
+                                        "labels": _STRING_MAP,
+                                        "annotations": _STRING_MAP,
+                                    },
+                                },
+                            },
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 # Kinds whose names become DNS labels (a Service's name is its DNS name, at most 63).
@@ -132,6 +183,8 @@ def _definitions(kubernetes_version: str) -> Registry[Any]:
 def _validator(kubernetes_version: str, kind: str, api_version: str) -> jsonschema.Draft202012Validator | None:
     if kind == "ServiceMonitor":
         return jsonschema.Draft202012Validator(SERVICE_MONITOR_SCHEMA)
+    if kind == "PrometheusRule":
+        return jsonschema.Draft202012Validator(PROMETHEUS_RULE_SCHEMA)
     group_version = re.sub(r"^([^./]*)(?:\.[^/]*)?/", r"\1-", api_version)  # networking.k8s.io/v1 -> networking-v1
     path = _directory(kubernetes_version) / f"{kind.lower()}-{group_version}.json"
     if not path.is_file():

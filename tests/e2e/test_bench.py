@@ -51,6 +51,10 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     for row in memory:
         assert "–" not in row[:3], row
 
+    observation = _rows(report, "Observability: what tracing and the access log cost")
+    assert len(observation) == 4 and all(row[1].endswith("µs") for row in observation)
+    assert [row[2].endswith("µs") for row in observation] == [False, True, True, True]  # added to the first
+
     targets = _rows(report, "Targets")
     assert len(targets) >= 8 and all(row[2] in ("met", "**missed**") for row in targets)
     assert re.search(r"\| CPU model \| .+ \|", report) and "| Python |" in report

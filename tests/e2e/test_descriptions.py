@@ -105,7 +105,8 @@ def test_errors_carry_their_message_key_and_words_over_rest(server: ServerProces
         "message": "Ce n’est pas votre tour.",
     }
     missing = rest.get("/v1/games/nope?locale=fr").json
-    assert missing["details"][-1]["message"] == "Cette partie n’existe pas."
+    [localized] = [d for d in missing["details"] if d["@type"].endswith("google.rpc.LocalizedMessage")]
+    assert localized["message"] == "Cette partie n’existe pas."
 
 
 def test_game_kinds_give_a_renderer_what_it_needs(server: ServerProcess) -> None:

@@ -8,7 +8,7 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import type { Client, Interceptor, Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 
-import { PreconditionFailureSchema } from "./gen/google/rpc/error_details_pb.js";
+import { PreconditionFailureSchema, RequestInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 import { newCommandId } from "./ids.js";
 import type {
   CommandSchema,
@@ -227,6 +227,17 @@ export function ruleCode(reason: unknown): string | undefined {
     if (rule !== undefined) return rule.subject;
   }
   return undefined;
+}
+
+/**
+ * Which request failed, for a bug report: the server's request id, and the trace id when
+ * the call was traced (from the error's `google.rpc.RequestInfo`); undefined without one.
+ */
+export function requestInfo(reason: unknown): { requestId: string; traceId?: string } | undefined {
+  const [info] = ConnectError.from(reason).findDetails(RequestInfoSchema);
+  if (info === undefined) return undefined;
+  const traceId = /^trace_id=([0-9a-f]{32})$/.exec(info.servingData)?.[1];
+  return traceId === undefined ? { requestId: info.requestId } : { requestId: info.requestId, traceId };
 }
 
 /** A Connect transport to `options.baseUrl` that sends `options.token`, if any. */

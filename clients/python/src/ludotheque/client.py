@@ -344,6 +344,18 @@ def localized_message(error: grpc.RpcError) -> str | None:
     return None
 
 
+def request_info(error: grpc.RpcError) -> error_details_pb2.RequestInfo | None:
+    """Which request failed: its `request_id`, and `serving_data` `trace_id=<hex>` when it
+    was traced. Quote both in a bug report: they lead to the server's logs and trace."""
+    status = error_status(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.RequestInfo.DESCRIPTOR):
+            info = error_details_pb2.RequestInfo()
+            detail.Unpack(info)
+            return info
+    return None
+
+
 def _seat(seat: SeatLike) -> game_pb2.SeatSpec:
     if isinstance(seat, game_pb2.SeatSpec):
         return seat
