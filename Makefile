@@ -1,6 +1,6 @@
 # The README's two commands: `make run` (the service) and `make test` (everything CI checks).
 # `make bench` measures the server and rewrites docs/PERFORMANCE.md (a few minutes).
-.PHONY: run test proto bootstrap bench
+.PHONY: run test proto proto-baseline bootstrap bench
 
 run: bootstrap
 	.venv/bin/ludotheque serve
@@ -13,6 +13,10 @@ bench: bootstrap
 
 proto: bootstrap
 	.venv/bin/python scripts/genproto.py
+
+# Accept the current proto/ as the API's new baseline (buf breaking checks against it).
+proto-baseline: bootstrap
+	.venv/bin/python scripts/lint_proto.py --update-baseline
 
 bootstrap:
 	scripts/bootstrap.sh

@@ -14,6 +14,7 @@ import dataclasses
 from typing import Any, NoReturn, TypeVar
 
 from engines.contract import RuleViolation, Status
+from engines.phrases import NumberArg, Phrase, phrase
 
 T = TypeVar("T")
 
@@ -60,6 +61,12 @@ def summary(event_limit: int) -> str:
 def status(stopped: Stopped, scores: tuple[int, ...] = ()) -> Status:
     """A stopped game is over, without winners; `scores`: as they stood."""
     return Status(finished=True, scores=scores, summary=summary(stopped.event_limit))
+
+
+def stopped_phrase(kind: str, event_limit: int) -> Phrase:
+    """The words of a game's GameStopped event (engines/<kind>/describe.py): the same
+    in every game, under each kind's key."""
+    return phrase(f"{kind}.event.game_stopped", count=NumberArg(event_limit))
 
 
 def refuse(stopped: Stopped) -> NoReturn:

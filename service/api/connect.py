@@ -36,8 +36,9 @@ from google.protobuf.message import DecodeError, Message
 
 from service.api.grpc_server import bearer_token
 from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
+from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
-from service.app.errors import ServiceError, invalid_argument, retry_after_seconds
+from service.app.errors import ServiceError, details_of, invalid_argument, retry_after_seconds
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ class ConnectFailure(Exception):
 
     @classmethod
     def of(cls, error: ServiceError) -> ConnectFailure:
-        return cls(error.code.name.lower(), error.message, error.details)
+        return cls(error.code.name.lower(), error.message, details_of(error))
 
     def as_json(self) -> dict[str, Any]:
         """The protocol's Error: each detail as its type, its bytes in unpadded
@@ -191,6 +192,7 @@ class Endpoint:
             timeout = _timeout_seconds(http)
             _check_http_encoding(http)
             request = codec.decode(await _body(http, self.max_body_bytes), self.request_type)
+            fill_locale(request, accept_language(http.headers.items()))
             token = bearer_token(http.headers.items())
             async with _deadline(timeout):
                 response: Message = await self.use_case(request, token)  # type: ignore[assignment]
@@ -216,6 +218,7 @@ class Endpoint:
             body = await _body(http, self.max_body_bytes + ENVELOPE.size)
             data = _single_envelope(body, http.headers.get("Connect-Content-Encoding"), self.max_body_bytes)
             request = codec.decode(data, self.request_type)
+            fill_locale(request, accept_language(http.headers.items()))
             token = bearer_token(http.headers.items())
             async with _deadline(timeout):
                 responses: Responses = await self.use_case(request, token)  # type: ignore[assignment]

@@ -20,6 +20,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
+from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, UseCase, use_cases
 from service.app import GameApp
 from service.app.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
@@ -49,7 +50,11 @@ async def abort(context: Context, error: ServiceError) -> None:
     await context.abort(
         grpc.StatusCode[error.code.name],
         error.message,
-        trailing_metadata=((STATUS_DETAILS_KEY, status_of(error).SerializeToString()),),
+        # What the call set already (its x-request-id) stays: abort's metadata replaces it.
+        trailing_metadata=(
+            *(context.trailing_metadata() or ()),
+            (STATUS_DETAILS_KEY, status_of(error).SerializeToString()),
+        ),
     )
 
 
@@ -147,7 +152,9 @@ def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Cont
     async def handle(data: bytes, context: Context) -> Message:
         with calling_from(origin(context)):
             async with _Aborting(method, context):
-                return await use_case(_parse(method, data), bearer_token(context.invocation_metadata()))
+                metadata = context.invocation_metadata()
+                request = fill_locale(_parse(method, data), accept_language(metadata))
+                return await use_case(request, bearer_token(metadata))
         raise AssertionError("abort() always raises")
 
     return handle
@@ -159,8 +166,9 @@ def _streaming(
     async def handle(data: bytes, context: Context) -> AsyncIterator[Message]:
         async with _Aborting(method, context):
             with _slot(streams, context):
-                token = bearer_token(context.invocation_metadata())
-                responses: Responses = await use_case(_parse(method, data), token)
+                metadata = context.invocation_metadata()
+                request = fill_locale(_parse(method, data), accept_language(metadata))
+                responses: Responses = await use_case(request, bearer_token(metadata))
                 async for response in responses.stream:
                     yield response
 
@@ -171,9 +179,11 @@ def _bidi(
     method: MethodDescriptor, use_case: BidiUseCase, streams: ConnectionStreams | None = None
 ) -> Callable[[AsyncIterator[bytes], Context], Any]:
     async def handle(data: AsyncIterator[bytes], context: Context) -> AsyncIterator[Message]:
+        accept = accept_language(context.invocation_metadata())
+
         async def requests() -> AsyncIterator[Message]:
             async for item in data:
-                yield _parse(method, item)
+                yield fill_locale(_parse(method, item), accept)
 
         async with _Aborting(method, context):
             with _slot(streams, context):

@@ -1,6 +1,7 @@
 """The HTTP port: one aiohttp application serving REST (rest.py) and server-sent events
-(sse.py) for every annotated RPC, Connect (connect.py), /metrics, /healthz, /readyz,
-/openapi.json and the web app at / (web.py), with CORS, metrics and error middlewares.
+(sse.py) for every annotated RPC, Connect (connect.py), Play over WebSocket
+(websocket.py), /metrics, /healthz, /readyz, /openapi.json and the web app at /
+(web.py), with CORS, metrics and error middlewares.
 
 No route is written by hand: the routes come from the proto's google.api.http
 annotations and the use cases from service/api/rpcs.py."""
@@ -11,19 +12,23 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
+from typing import cast
+from urllib.parse import urlsplit
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from service.api import connect
+from service.api import connect, websocket
 from service.api import web as web_app_pages
 from service.api.http_body import BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT
 from service.api.http_guard import GuardedAppRunner
+from service.api.http_observe import add_request_id, observe_requests
 from service.api.http_rules import http_bindings
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
-from service.api.rpcs import SERVICE, use_cases
+from service.api.rpcs import SERVICE, BidiUseCase, use_cases
 from service.api.sse import sse_handler
+from service.api.websocket import WebSocketSettings
 from service.app import GameApp
 from service.app.errors import Code, ServiceError, invalid_argument, status_of
 from service.app.metrics import Metrics
@@ -34,7 +39,7 @@ log = logging.getLogger(__name__)
 OPENAPI_PATH = Path(__file__).resolve().parent / "openapi.json"
 CORS_HEADERS = (
     "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent, "
-    "connect-content-encoding, connect-accept-encoding"
+    "connect-content-encoding, connect-accept-encoding, x-request-id, traceparent, tracestate"
 )
 
 
@@ -46,16 +51,19 @@ def build_http_app(
     cors_origins: Sequence[str] = (),
     serve_web: bool = False,
     body_idle_timeout: float = DEFAULT_BODY_IDLE_TIMEOUT,
+    websockets: WebSocketSettings | None = None,
 ) -> web.Application:
     """The aiohttp application for one server (`body_idle_timeout`: http_body.py)."""
     table = use_cases(app)
-    preflight, add_cors_headers = _cors(tuple(cors_origins))
+    origins = tuple(cors_origins)
+    preflight, add_cors_headers = _cors(origins)
     web_app = web.Application(
-        middlewares=[_metrics_middleware(metrics), _error_middleware, _origin_middleware, preflight],
+        middlewares=[observe_requests, _metrics_middleware(metrics), _error_middleware, _origin_middleware, preflight],
         client_max_size=max_body_bytes,
     )
     web_app.on_response_prepare.append(add_cors_headers)
     web_app[BODY_IDLE_TIMEOUT] = body_idle_timeout
+    web_app.on_response_prepare.append(add_request_id)
     for binding in http_bindings(SERVICE):
         transcoder = Transcoder(binding, max_body_bytes)
         use_case = table[binding.method.name]
@@ -66,6 +74,13 @@ def build_http_app(
         )
         web_app.router.add_route(binding.verb, binding.route, handler)
     connect.mount(web_app, table, max_body_bytes=max_body_bytes)
+    websocket.mount(
+        web_app,
+        cast(BidiUseCase, table["Play"]),
+        websockets or WebSocketSettings(max_message_bytes=max_body_bytes),
+        lambda request: origin_allowed(request, origins),
+        metrics,
+    )
 
     async def openapi(_: web.Request) -> web.Response:
         return web.Response(body=OPENAPI_PATH.read_bytes(), content_type="application/json")
@@ -144,6 +159,19 @@ def _metrics_middleware(metrics: Metrics) -> Middleware:
     return observe
 
 
+def origin_allowed(request: web.Request, origins: tuple[str, ...]) -> bool:
+    """Whether a WebSocket may be opened from the request's Origin: one listed in
+    --cors-origins ("*": any), the server's own (the Origin's host is the Host the request
+    was sent to, e.g. a page served by the same proxy), or none at all (not a browser:
+    browsers always send it, so a page elsewhere cannot open a socket in its user's name)."""
+    origin = request.headers.get("Origin")
+    if origin is None:
+        return True
+    if "*" in origins or origin in origins:
+        return True
+    return urlsplit(origin).netloc.lower() == request.host.lower()
+
+
 def _cors(origins: tuple[str, ...]) -> tuple[Middleware, Callable[[web.Request, web.StreamResponse], Awaitable[None]]]:
     """Lets browsers on the configured origins call the API ("*": any origin): a
     middleware answering preflight requests, and a hook adding the CORS headers to
@@ -171,7 +199,9 @@ def _cors(origins: tuple[str, ...]) -> tuple[Middleware, Callable[[web.Request, 
         origin = request.headers.get("Origin", "")
         if allowed(origin):
             response.headers["Access-Control-Allow-Origin"] = origin
-            response.headers["Access-Control-Expose-Headers"] = "grpc-status, grpc-message, connect-protocol-version"
+            response.headers["Access-Control-Expose-Headers"] = (
+                "grpc-status, grpc-message, connect-protocol-version, x-request-id"
+            )
             response.headers["Vary"] = "Origin"
 
     return preflight, add_headers

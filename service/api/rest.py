@@ -16,6 +16,7 @@ from google.rpc import status_pb2
 
 from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
 from service.api.http_rules import HttpBinding
+from service.api.locales import fill_locale
 from service.api.rpcs import UseCase
 from service.app.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
 
@@ -124,7 +125,8 @@ def request_timeout(error: BodyStalled) -> web.Response:
 def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
     async def handle(http: web.Request) -> web.StreamResponse:
         try:
-            response = await use_case(await transcoder.request(http), bearer_token(http))
+            request = fill_locale(await transcoder.request(http), http.headers.get("Accept-Language", ""))
+            response = await use_case(request, bearer_token(http))
         except ServiceError as error:
             return error_response(error)
         except BodyStalled as error:

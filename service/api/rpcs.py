@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from service.app import GameApp
+from service.app.errors import ServiceError
 from service.app.play_session import play
 
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
@@ -36,7 +37,7 @@ AnyUseCase = UseCase | StreamUseCase | BidiUseCase  # which one: the method's st
 def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
     async def stream_events(request: game_service_pb2.StreamEventsRequest, token: str) -> Responses:
         events = await app.stream_events(request, token)
-        return Responses(_as_responses(events.events), events.ended)
+        return Responses(_in_language(_as_responses(events.events), request.locale), events.ended)
 
     def play_session(requests: AsyncIterator[Any], token: str) -> AsyncIterator[Message]:
         return play(app, requests, token)
@@ -55,11 +56,40 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "RotateSeatToken": app.rotate_seat_token,
         "DeleteGame": app.delete_game,
         "Play": play_session,
+        "IssueStreamTicket": app.issue_stream_ticket,
+        "GetGameKind": app.get_game_kind,
+        "ListGameKinds": app.list_game_kinds,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:
         raise RuntimeError(f"no use case for {sorted(missing)}")
-    return table
+    return {
+        name: use_case if SERVICE.methods_by_name[name].client_streaming else _speaking(use_case)
+        for name, use_case in table.items()
+    }
+
+
+def _speaking(use_case: Any) -> Any:
+    """The use case, its errors told in the request's language (ServiceError.locale)."""
+
+    async def call(request: Message, token: str) -> Any:
+        try:
+            return await use_case(request, token)
+        except ServiceError as error:
+            error.locale = getattr(request, "locale", "")
+            raise
+
+    return call
+
+
+async def _in_language(responses: AsyncIterator[Message], locale: str) -> AsyncIterator[Message]:
+    """A stream whose error, if one ends it, is told in `locale`."""
+    try:
+        async for response in responses:
+            yield response
+    except ServiceError as error:
+        error.locale = locale
+        raise
 
 
 async def _as_responses(events: AsyncIterator[game_pb2.Event]) -> AsyncIterator[Message]:

@@ -11,6 +11,7 @@ from typing import Any
 from aiohttp import web
 from google.protobuf.message import Message
 
+from service.api.locales import fill_locale
 from service.api.rest import Handler, Transcoder, bearer_token, error_response, to_json
 from service.api.rpcs import StreamUseCase
 from service.app.errors import ServiceError, invalid_argument, status_of
@@ -30,7 +31,7 @@ def sse_handler(transcoder: Transcoder, use_case: StreamUseCase) -> Handler:
 
     async def handle(http: web.Request) -> web.StreamResponse:
         try:
-            message = await transcoder.request(http)
+            message = fill_locale(await transcoder.request(http), http.headers.get("Accept-Language", ""))
             last_id = http.headers.get("Last-Event-ID", "").strip()
             if last_id and resume is not None:
                 setattr(message, resume[0], _after(last_id))

@@ -56,6 +56,11 @@ class TokenAuthority:
         mac = self._mac(self._secret, game_id, seat, generation)
         return f"{seat}.{mac}" if generation == 0 else f"{seat}.{generation}.{mac}"
 
+    def derived_key(self, purpose: str) -> bytes:
+        """A signing key of its own for `purpose` (e.g. stream tickets), from the same
+        secret: every process of a deployment derives the same one."""
+        return hmac.new(self._secret, f"ludotheque key: {purpose}".encode(), hashlib.sha256).digest()
+
     def is_admin(self, token: str) -> bool:
         return bool(self._admin_token) and hmac.compare_digest(token.encode(), self._admin_token.encode())
 

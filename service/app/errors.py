@@ -12,13 +12,18 @@ from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
+from service.app import request_context
+from service.app.catalogs import catalogs
+
 DOMAIN = "ludotheque"
+MESSAGE_KEY = "message_key"  # the ErrorInfo metadata entry naming the error's message in seeds/locales/
 
 
 class Code(enum.Enum):
     """A gRPC status code and its standard HTTP status."""
 
     INVALID_ARGUMENT = (3, 400)
+    DEADLINE_EXCEEDED = (4, 504)
     NOT_FOUND = (5, 404)
     ALREADY_EXISTS = (6, 409)
     PERMISSION_DENIED = (7, 403)
@@ -38,18 +43,60 @@ class Code(enum.Enum):
         return self.value[1]
 
 
+def code_name(value: int) -> str:
+    """The name of a gRPC status code the service answers (OK for 0)."""
+    return next((code.name for code in Code if code.grpc_value == value), "OK" if value == 0 else str(value))
+
+
 class ServiceError(Exception):
-    def __init__(self, code: Code, message: str, details: list[Message] | None = None) -> None:
+    """An answer that is not a success. `message` is for developers (English, with
+    the particulars); `key` names the catalogs' message for people (seeds/locales/),
+    which every error carries in its details in the caller's `locale`."""
+
+    def __init__(self, code: Code, message: str, details: list[Message] | None = None, *, key: str = "") -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = details or []
+        self.key = key or f"error.{code.name.lower()}"
+        self.locale = ""  # the caller's, once known (service/api/rpcs.py sets it)
+
+
+def details_of(error: ServiceError) -> list[Message]:
+    """The error's google.rpc details, with its message key (ErrorInfo metadata
+    "message_key", added to the error's own ErrorInfo, or in an ErrorInfo whose reason
+    is the status code's name when the error has none), the message in the caller's language (LocalizedMessage) and,
+    inside a request, a RequestInfo naming it: its request id, and `trace_id=<32 hex
+    digits>` as serving_data when it is traced, so that a frontend's bug report carries
+    what finds its logs and its trace."""
+    details: list[Message] = []
+    informed = False
+    for detail in error.details:
+        if isinstance(detail, error_details_pb2.ErrorInfo):
+            informed = True
+            if MESSAGE_KEY not in detail.metadata:  # a reason of its own, and the key besides
+                keyed = error_details_pb2.ErrorInfo()
+                keyed.CopyFrom(detail)
+                keyed.metadata[MESSAGE_KEY] = error.key
+                detail = keyed
+        details.append(detail)
+    if not informed:
+        details.append(
+            error_details_pb2.ErrorInfo(reason=error.code.name, domain=DOMAIN, metadata={MESSAGE_KEY: error.key})
+        )
+    words = catalogs().words(error.locale)
+    details.append(error_details_pb2.LocalizedMessage(locale=words.locale, message=words.template(error.key)))
+    record = request_context.current()
+    if record is not None and record.request_id:
+        serving_data = f"trace_id={record.trace_id}" if record.trace_id else ""
+        details.append(error_details_pb2.RequestInfo(request_id=record.request_id, serving_data=serving_data))
+    return details
 
 
 def status_of(error: ServiceError) -> status_pb2.Status:
     """The error as a google.rpc.Status, details packed: what every transport sends."""
     status = status_pb2.Status(code=error.code.grpc_value, message=error.message)
-    for detail in error.details:
+    for detail in details_of(error):
         packed = any_pb2.Any()
         packed.Pack(detail)
         status.details.append(packed)
@@ -63,17 +110,19 @@ def invalid_argument(field: str, description: str) -> ServiceError:
     )
 
 
-def rule_violation(rule: str, description: str) -> ServiceError:
+def rule_violation(kind: str, rule: str, description: str) -> ServiceError:
     """An illegal move: the rule's stable code is the violation's subject and the
-    ErrorInfo reason."""
+    ErrorInfo reason; its message key is "<kind>.rule.<code>" (docs/RULE_CODES.md)."""
     violation = error_details_pb2.PreconditionFailure.Violation(type="RULE", subject=rule, description=description)
+    key = f"{kind}.rule.{rule}"
     return ServiceError(
         Code.FAILED_PRECONDITION,
         description,
         [
             error_details_pb2.PreconditionFailure(violations=[violation]),
-            error_details_pb2.ErrorInfo(reason=rule.upper(), domain=DOMAIN),
+            error_details_pb2.ErrorInfo(reason=rule.upper(), domain=DOMAIN, metadata={MESSAGE_KEY: key}),
         ],
+        key=key,
     )
 
 
@@ -88,9 +137,12 @@ def stale_version(expected: int, current: int) -> ServiceError:
         [
             error_details_pb2.PreconditionFailure(violations=[violation]),
             error_details_pb2.ErrorInfo(
-                reason="STALE_VERSION", domain=DOMAIN, metadata={"current_version": str(current)}
+                reason="STALE_VERSION",
+                domain=DOMAIN,
+                metadata={"current_version": str(current), MESSAGE_KEY: "error.stale_version"},
             ),
         ],
+        key="error.stale_version",
     )
 
 
@@ -111,9 +163,15 @@ def versions_lost(first: int, last: int, current: int, field: str = "expected_ve
             error_details_pb2.ErrorInfo(
                 reason="VERSIONS_LOST",
                 domain=DOMAIN,
-                metadata={"first_lost": str(first), "last_lost": str(last), "current_version": str(current)},
+                metadata={
+                    "first_lost": str(first),
+                    "last_lost": str(last),
+                    "current_version": str(current),
+                    MESSAGE_KEY: "error.versions_lost",
+                },
             ),
         ],
+        key="error.versions_lost",
     )
 
 

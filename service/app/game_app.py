@@ -19,9 +19,11 @@ from engines.contract import Viewer
 from engines.registry import ENGINES
 from service.app.auth import TokenAuthority
 from service.app.creators import CreationPolicy, OpenCreation
+from service.app.descriptions import Audience
 from service.app.errors import unavailable
 from service.app.games import Games, random_game_id
 from service.app.history import DEFAULT_MAX_FOLLOWERS, History
+from service.app.kinds import Kinds
 from service.app.limits import CreationLimits, Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.log_replay import replay_log
@@ -33,8 +35,9 @@ from service.app.origins import ClientAddresses
 from service.app.retention import Retention, RetentionPolicy
 from service.app.seats import Seats
 from service.app.snapshots import DEFAULT_EVERY, Snapshots
+from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
-from service.app.views import legal_commands, view
+from service.app.views import legal_commands, shown, view
 from service.store.base import EventStore
 
 
@@ -57,6 +60,8 @@ class GameApp:
         snapshot_interval: int = DEFAULT_EVERY,
         retention: RetentionPolicy | None = None,
         max_followers: int = DEFAULT_MAX_FOLLOWERS,
+        stream_ticket_ttl: float = 60.0,
+        play_join_timeout: float = 10.0,
     ) -> None:
         self.store = store
         self.metrics = metrics or Metrics()
@@ -96,9 +101,13 @@ class GameApp:
             self.event_limits,
             policy,
         )
-        history = History(self.games, self.viewers, self.metrics, max_followers)
+        tickets = StreamTickets(self.games, self.viewers, tokens, self.now_ms, stream_ticket_ttl)
+        history = History(self.games, self.viewers, self.metrics, tickets, max_followers)
+        # How long a Play session may take to send its join (every transport).
+        self.play_join_timeout = play_join_timeout
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id, self.event_limits)
         seats = Seats(self.games, tokens)
+        kinds = Kinds()
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game
         self.get_game = creating.get_game
@@ -108,12 +117,15 @@ class GameApp:
         self.list_events = history.list_events
         self.stream_events = history.stream_events
         self.follow = history.follow
+        self.issue_stream_ticket = tickets.issue_stream_ticket
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game
         self.replay_log = replay_log
         self.rotate_seat_token = seats.rotate_seat_token
         self.delete_game = self.retention.delete_game
+        self.get_game_kind = kinds.get_game_kind
+        self.list_game_kinds = kinds.list_game_kinds
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
@@ -125,11 +137,21 @@ class GameApp:
     async def catch_up(self, live: LiveGame) -> None:
         await self.games.refresh(live)
 
-    def turn_of(self, live: LiveGame, viewer: Viewer) -> list[game_pb2.Command]:
-        """The viewer's legal commands in the live game's current state."""
-        return legal_commands(live.engine, live.state, viewer)
+    def turn_of(
+        self, live: LiveGame, viewer: Viewer, audience: Audience, *, with_view: bool = False
+    ) -> tuple[list[game_pb2.Command], game_pb2.GameView | None]:
+        """The viewer's legal commands in the live game's current state, described for
+        `audience` (none: no view is made), and its view if asked."""
+        state = live.state
+        if viewer.seat not in live.engine.status(state).to_act:
+            return [], None  # not its turn: no view to make
+        if not with_view:
+            return legal_commands(live.engine, state, viewer, audience), None
+        seen, legal = shown(live, state, viewer, audience)
+        return legal, seen
 
     def view_of(self, live: LiveGame, viewer: Viewer) -> game_pb2.GameView:
+        """The viewer's view of the live game's current state."""
         return view(live, live.state, viewer)
 
     # --- the process --------------------------------------------------------------

@@ -15,6 +15,9 @@ from google.protobuf.message import DecodeError, Message
 from ludotheque.v1 import game_pb2
 
 FORMAT = "ludotheque-log/1"
+# Events redacted between two hand-backs of the event loop while a log is exported
+# (about 2 ms: a game may have thousands).
+EXPORT_SLICE = 256
 
 
 class LogFormatError(Exception):

@@ -11,7 +11,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import InvalidSetup, SeatInfo, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
-from service.app import envelopes
+from service.app import envelopes, request_context
 from service.app.auth import TokenAuthority
 from service.app.creators import ADMIN_CREATOR, CreationPolicy, Creator
 from service.app.errors import invalid_argument
@@ -117,6 +117,7 @@ class Games:
             visibility=request.visibility or game_pb2.VISIBILITY_UNLISTED,
             created_by=creator.identity,
         )
+        request_context.note(game_id=record.game_id, kind=engine.kind)
         # Counted before the bots play: a game of bots only plays itself out here.
         await self.quotas.admit(creator, record.game_id, bots_only=all(seat.bot for seat in seats))
         try:
@@ -139,12 +140,12 @@ class Games:
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
             seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in seats],
-            game=game_message(live, viewer),
+            game=game_message(live, viewer, request.locale),
         )
 
     async def get_game(self, request: game_service_pb2.GetGameRequest, token: str) -> game_pb2.Game:
         live = await self._games.load(request.game_id)
-        return game_message(live, self._viewers.in_game(live, token))
+        return game_message(live, self._viewers.in_game(live, token), request.locale)
 
     async def list_games(
         self, request: game_service_pb2.ListGamesRequest, token: str

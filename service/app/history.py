@@ -4,6 +4,7 @@ many spectators following it live in one process."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
@@ -11,12 +12,15 @@ from dataclasses import dataclass
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
+from service.app import tracing
+from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, invalid_argument, unauthenticated, versions_lost
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
+from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
-from service.app.views import legal_commands, outcome, redact, status_code, view
+from service.app.views import outcome, redact, shown, status_code
 from service.store.base import VersionsLost
 
 MAX_EVENTS_PAGE = 1000
@@ -34,11 +38,17 @@ class EventStream:
 
 class History:
     def __init__(
-        self, games: LiveGames, viewers: Viewers, metrics: Metrics, max_followers: int = DEFAULT_MAX_FOLLOWERS
+        self,
+        games: LiveGames,
+        viewers: Viewers,
+        metrics: Metrics,
+        tickets: StreamTickets,
+        max_followers: int = DEFAULT_MAX_FOLLOWERS,
     ) -> None:
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
+        self._tickets = tickets
         self._max_followers = max_followers
         self._spectators: Counter[str] = Counter()  # game id -> its spectators following it in this process
 
@@ -67,8 +77,9 @@ class History:
         with store_errors():
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
+        audience = Audience.of(live.record.seats, request.locale)
         for item in stored:
-            redacted = redact(live.engine, parse_event(item), viewer)
+            redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
                 response.events.append(redacted)
         if stop < last:
@@ -79,19 +90,26 @@ class History:
         """Checks the request now (so transports can answer an error before they
         start streaming), then returns the events as they come."""
         live = await self._games.load(request.game_id)
-        viewer = self._viewers.in_game(live, token)
+        if request.ticket:
+            if token:
+                raise invalid_argument("ticket", "Send a stream ticket or a token, not both.")
+            viewer = await self._tickets.redeem(live, request.ticket)
+        else:
+            viewer = self._viewers.in_game(live, token)
         from_version = max(request.from_version, 1)
         ended = live.status.finished and from_version > live.version
         if not ended:
             self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
-        return EventStream(_visible(self.follow(live, viewer, from_version)), ended)
+        audience = Audience.of(live.record.seats, request.locale)
+        return EventStream(_visible(self.follow(live, viewer, from_version, audience)), ended)
 
     async def follow(
-        self, live: LiveGame, viewer: Viewer, from_version: int
+        self, live: LiveGame, viewer: Viewer, from_version: int, audience: Audience | None = None
     ) -> AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
-        each as stored and as `viewer` may see it (None: not at all). A seat's stream
-        ends when its token is rotated, at the next event once this process knows."""
+        each as stored and as `viewer` may see it (None: not at all), described for
+        `audience`. A seat's stream ends when its token is rotated, at the next event
+        once this process knows."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
@@ -103,13 +121,16 @@ class History:
         counted = viewer.role is Role.SPECTATOR
         self._spectators[game_id] += counted
         self._metrics.subscriptions.inc()
+        since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
             with store_errors():
                 async for stored in self._games.store.subscribe(game_id, from_version):
                     if seat is not None and live.seat_generation(seat) != generation:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
-                    event = parse_event(stored)
-                    yield event, redact(live.engine, event, viewer)
+                    with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
+                        event = parse_event(stored)
+                        self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
+                        yield event, redact(live.engine, event, viewer, audience)
                     if event.game_over:
                         return
         except VersionsLost as lost:
@@ -139,14 +160,15 @@ class History:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
         state = live.state if at == live.version else await self._games.state_at(live, at)
         status = live.engine.status(state)
+        seen, legal = shown(live, state, viewer, Audience.of(live.record.seats, request.locale))
         return game_service_pb2.ReplayGameResponse(
             at_version=at,
             version=live.version,
             status=status_code(status),
             to_act=status.to_act,
             outcome=outcome(live, status),
-            view=view(live, state, viewer),
-            legal_commands=legal_commands(live.engine, state, viewer),
+            view=seen,
+            legal_commands=legal,
         )
 
 

@@ -23,12 +23,13 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
-from service.app import envelopes
+from service.app import envelopes, request_context
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.marks import Marks
 from service.app.metrics import Metrics
 from service.app.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.stored import parse_event, store_errors
+from service.app.tracing import TracedMove
 from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent, head
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,7 @@ class LiveGame:
     marks: Marks = field(default_factory=Marks)  # fingerprints of the last versions applied
     head: bytes = b""  # what identifies the event at `version` in the store (base.head): appends build on it
     losses: list[game_pb2.HistoryLoss] = field(default_factory=list)  # versions the store lost
+    traced_move: TracedMove | None = None  # the last move traced here, for its followers' spans
 
     @property
     def game_id(self) -> str:
@@ -100,6 +102,7 @@ class LiveGames:
         """The game, cached; `refresh`: with the events other processes appended."""
         if not GAME_ID_PATTERN.match(game_id):
             raise invalid_argument("game_id", "game_id must be 1 to 64 letters, digits, '-' or '_'.")
+        request_context.note(game_id=game_id)
         live = self._cache.get(game_id)
         if live is not None:
             self._cache.move_to_end(game_id)

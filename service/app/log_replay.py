@@ -2,10 +2,13 @@
 and show a range of its versions as one viewer saw them, storing nothing.
 
 Anyone may call it: the log is the caller's own. Its size is bounded (events, and the
-request's bytes by the transport), and so is the work of one call (a page of views)."""
+request's bytes by the transport), and so is the work of one call (a page of views). A
+long log takes a second or two of CPU to replay: that runs in a worker thread, so the
+event loop keeps serving every other call meanwhile, and only a few run at once."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ludotheque.v1 import game_service_pb2
@@ -13,13 +16,17 @@ from ludotheque.v1 import game_service_pb2
 from engines.contract import Viewer
 from engines.registry import AnyEngine
 from service.app import envelopes
-from service.app.errors import invalid_argument
+from service.app.errors import invalid_argument, resource_exhausted
 from service.app.verify import Problem, verify
 from service.app.views import legal_commands, outcome_of, status_code
 
 MAX_LOG_EVENTS = 10_000
 DEFAULT_PAGE = 100
 MAX_PAGE = 1000
+# Replays running at once in this process; more are refused (RESOURCE_EXHAUSTED) rather
+# than queued, so a flood of logs costs at most this many threads of CPU.
+MAX_AT_ONCE = 2
+_running = 0
 
 
 async def replay_log(request: game_service_pb2.ReplayLogRequest, token: str) -> game_service_pb2.ReplayLogResponse:
@@ -33,6 +40,21 @@ async def replay_log(request: game_service_pb2.ReplayLogRequest, token: str) -> 
     if request.page_size > MAX_PAGE:
         raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE}.")
     viewer = _viewer(request)
+    global _running
+    if _running >= MAX_AT_ONCE:
+        raise resource_exhausted(
+            "REPLAYS_AT_ONCE", "ReplayLog", "Other logs are being replayed right now: try again in a moment.", 1000
+        )
+    _running += 1
+    try:
+        return await asyncio.to_thread(_replay, request, viewer)
+    finally:
+        _running -= 1
+
+
+def _replay(request: game_service_pb2.ReplayLogRequest, viewer: Viewer) -> game_service_pb2.ReplayLogResponse:
+    """Verifies and replays the log (in a worker thread: engines are pure, nothing shared)."""
+    log = request.log
     checked = verify(log)
     response = game_service_pb2.ReplayLogResponse()
     if isinstance(checked, Problem):

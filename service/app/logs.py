@@ -13,6 +13,7 @@ from engines.registry import ENGINES, get_engine
 from service.app import gamelog
 from service.app.auth import TokenAuthority
 from service.app.creators import ADMIN_IDENTITY
+from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
 from service.app.games import Games, resolve_options, validate_seats
 from service.app.live import LiveGame, LiveGames
@@ -22,10 +23,6 @@ from service.app.stored import parse_event, store_errors
 from service.app.verify import Problem, payload_of, verify
 from service.app.viewers import Viewers
 from service.app.views import game_message, redact, timestamp, viewer_message
-
-# Events redacted between two hand-backs of the event loop while a log is exported
-# (about 2 ms: a game may have thousands).
-EXPORT_SLICE = 256
 
 
 class Logs:
@@ -65,11 +62,12 @@ class Logs:
         with store_errors():
             stored = await self._games.store.read(live.game_id, 1, live.version)
         log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
+        audience = Audience.of(live.record.seats, request.locale)
         for index, item in enumerate(stored, start=1):
-            redacted = redact(live.engine, parse_event(item), viewer)
+            redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
                 log.events.append(redacted)
-            if index % EXPORT_SLICE == 0:
+            if index % gamelog.EXPORT_SLICE == 0:
                 await asyncio.sleep(0)  # a long game's log: let other requests in
         return game_service_pb2.ExportGameResponse(log=log)
 
@@ -120,6 +118,11 @@ class Logs:
         for copy, event in zip(stored, events, strict=True):
             copy.CopyFrom(event)
             copy.game_over = False
+            # Descriptions are words for one reader, never stored (an exported log has them).
+            copy.ClearField("description")
+            if copy.HasField("command"):
+                copy.command.ClearField("description")
+                del copy.command.choices[:]
         stored += await stamp(live, len(events), bot_steps, "import", now, finished)
         stored[-1].game_over = finished
         live.state, live.version = state, len(stored)
@@ -132,7 +135,7 @@ class Logs:
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in record.seats],
-            game=game_message(live, Viewer.admin()),
+            game=game_message(live, Viewer.admin(), request.locale),
         )
 
 

@@ -155,6 +155,20 @@ class Metrics:
             "Event streams open right now (gRPC StreamEvents and server-sent events).",
             registry=r,
         )
+        self.websocket_closes = Counter(
+            "ludotheque_websocket_closes_total",
+            "Play sessions over WebSocket ended by the server, by the close code it sent "
+            "(1000: normal; 4000 + a gRPC status code: an error, e.g. 4008 a client reading too slowly).",
+            ["code"],
+            registry=r,
+        )
+        self.stream_lag = Histogram(
+            "ludotheque_stream_delivery_lag_seconds",
+            "Time from a move's events being recorded to their delivery to a follower (live events only; "
+            "the recording pod's clock against the delivering pod's).",
+            buckets=LATENCY_BUCKETS,
+            registry=r,
+        )
         self.cached_games = Gauge(
             "ludotheque_cached_games",
             "Games whose state this process keeps in memory.",
@@ -207,6 +221,12 @@ class Metrics:
         if child is None:
             child = self._children[key] = metric.labels(*values)
         return child
+
+    def observe_delivery(self, recorded_at_ms: int, since_ms: float) -> None:
+        """A live event handed to a follower: the time since it was recorded (events
+        recorded before the follower subscribed are history, not lag)."""
+        if recorded_at_ms >= since_ms:
+            self.stream_lag.observe(max(time.time() * 1000 - recorded_at_ms, 0.0) / 1000)
 
     def game_finished(self, kind: str, won: bool) -> None:
         self.labelled(self.games_finished, kind, "won" if won else "lost").inc()
@@ -335,13 +355,22 @@ class InstrumentedStore:
     def end_subscriptions(self) -> None:
         self.inner.end_subscriptions()
 
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        return await self._timed("mark_once", self.inner.mark_once(key, ttl_ms))
+
     async def ping(self) -> None:
         await self._timed("ping", self.inner.ping())
 
     async def health(self) -> StoreHealth:
-        """The store's health, also exported as gauges (shards gone since are dropped)."""
+        """The store's health, also exported as gauges (shards gone since are dropped); a
+        shard that could not be written counts as a failed operation, `health`, as any
+        other (readiness checks every second: the errors show without traffic too)."""
         health = await self.inner.health()
         metrics = self._metrics
+        for shard in health.shards:
+            if not shard.writable:
+                metrics.labelled(metrics.store_errors, "health").inc()
+                metrics.labelled(metrics.redis_errors, shard.reason).inc()
         names = {shard.name for shard in health.shards}
         for gone in self._shards - names:
             metrics.shard_writable.remove(gone)

@@ -16,7 +16,8 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import RuleViolation, Viewer
-from service.app import envelopes
+from service.app import envelopes, request_context, tracing
+from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version, versions_lost
 from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
@@ -27,7 +28,7 @@ from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, rng, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers, acting_seat
-from service.app.views import STATUS_NAMES, legal_commands, outcome, redact, status_code, summary_bytes, view
+from service.app.views import STATUS_NAMES, outcome, redact, shown, status_code, summary_bytes
 from service.store.base import CountersChanged, VersionConflict
 
 log = logging.getLogger(__name__)
@@ -86,9 +87,10 @@ class Moves:
     ) -> game_service_pb2.SubmitCommandResponse:
         done = await self.apply_command(request, token)
         if done.replayed:
-            return await self._replayed(done.live, token, done.first_version, done.last_version)
-        return submit_response(done.live, done.viewer, done.events)
+            return await self._replayed(done.live, token, done.first_version, done.last_version, request.locale)
+        return submit_response(done.live, done.viewer, done.events, request.locale)
 
+    @tracing.move_span
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
         """Plays a command (SubmitCommand without building its response: Play uses it)."""
         labels = {"kind": "unknown", "command": "unknown"}
@@ -99,13 +101,16 @@ class Moves:
         except ServiceError as error:
             outcome = OUTCOMES.get(error.code, "error")
             metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
+            request_context.note(outcome=outcome)
             raise
         if done.replayed:
             metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
             metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
+            request_context.note(outcome="replayed")
         else:
             metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
             metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
+            request_context.note(outcome="accepted")
         return done
 
     async def _apply(
@@ -114,6 +119,7 @@ class Moves:
         command_id = request.command_id
         if command_id and not COMMAND_ID_PATTERN.match(command_id):
             raise invalid_argument("command_id", "command_id must be 1 to 128 printable ASCII characters, no spaces.")
+        request_context.note(command_id=command_id)
         if not request.HasField("command"):
             raise invalid_argument("command", "command is missing.")
         games = self._games
@@ -126,6 +132,7 @@ class Moves:
             labels["kind"] = engine.kind
             viewer = self._viewers.in_game(live, token)
             seat = acting_seat(live, viewer, request)
+            request_context.note(seat=seat)
             payload = envelopes.unwrap(request.command, engine.kind, "command")
             labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
             command = envelopes.command(engine.kind, payload)
@@ -141,7 +148,8 @@ class Moves:
                     if expected is not None and expected != base:
                         raise version_error(live, expected)
                     limit = self._event_limits[engine.kind]
-                    state, steps = await decide(live, seat, command, payload, limit, games.snapshots.every)
+                    with tracing.span("decide", seat=seat, version=base):
+                        state, steps = await decide(live, seat, command, payload, limit, games.snapshots.every)
                 except ServiceError:
                     # A command id already played answers its first result whatever the
                     # game is now (the append would tell too, but a refused move never
@@ -161,8 +169,10 @@ class Moves:
                 label = STATUS_NAMES[status_code(status)]
                 events = await stamp(live, base, steps, key.split("/", 1)[1], now, status.finished)
                 stored = [e.SerializeToString() for e in events]
+                # Before the append: a follower may be handed these events before it returns.
+                live.traced_move = tracing.this_move(base + 1, base + len(events))
                 try:
-                    with store_errors():
+                    with store_errors(), tracing.span("append", expected_version=base):
                         result = await games.store.append(
                             live.game_id,
                             base,
@@ -177,6 +187,7 @@ class Moves:
                             counters_revision=live.counters_revision,
                         )
                 except VersionConflict as conflict:
+                    live.traced_move = None
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
                     if conflict.current < live.version:
                         await games.store_behind(live)  # the store lost versions: it is the truth
@@ -188,6 +199,7 @@ class Moves:
                     self._viewers.in_game(live, token)
                     continue
                 if result.replayed:  # the command id was played already (here, or on another process)
+                    live.traced_move = None
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
                 games.snapshots.save(live.game_id, engine, checkpoints(steps, result.first_version, stored))
                 if live.version < result.last_version:
@@ -205,7 +217,7 @@ class Moves:
             raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
 
     async def _replayed(
-        self, live: LiveGame, token: str, first: int, last: int
+        self, live: LiveGame, token: str, first: int, last: int, locale: str
     ) -> game_service_pb2.SubmitCommandResponse:
         """The response the first submission of a command id got."""
         games = self._games
@@ -215,7 +227,7 @@ class Moves:
             stored = await games.store.read(live.game_id, first, last)
         state = live.state if last == live.version else await games.state_at(live, last)
         events = [parse_event(item) for item in stored]
-        return submit_response(live, viewer, events, state=state, version=last, replayed=True)
+        return submit_response(live, viewer, events, locale, state=state, version=last, replayed=True)
 
 
 def version_error(live: LiveGame, expected: int) -> ServiceError:
@@ -239,7 +251,7 @@ async def decide(
     try:
         payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
     except RuleViolation as violation:
-        raise rule_violation(violation.code, violation.message) from violation
+        raise rule_violation(engine.kind, violation.code, violation.message) from violation
     state = live.state
     for item in payloads:
         state = engine.evolve(state, item)
@@ -253,24 +265,29 @@ def submit_response(
     live: LiveGame,
     viewer: Viewer,
     events: Sequence[game_pb2.Event],
+    locale: str,
     *,
     state: Any = None,
     version: int | None = None,
     replayed: bool = False,
 ) -> game_service_pb2.SubmitCommandResponse:
+    """The answer to a command, in `locale`: the events redacted for the caller, their
+    view and legal commands."""
     state = live.state if state is None else state
     status = live.engine.status(state)
+    audience = Audience.of(live.record.seats, locale)
+    seen, legal = shown(live, state, viewer, audience)
     response = game_service_pb2.SubmitCommandResponse(
         version=live.version if version is None else version,
-        view=view(live, state, viewer),
-        legal_commands=legal_commands(live.engine, state, viewer),
+        view=seen,
+        legal_commands=legal,
         status=status_code(status),
         to_act=status.to_act,
         outcome=outcome(live, status),
         replayed=replayed,
     )
     for event in events:
-        redacted = redact(live.engine, event, viewer)
+        redacted = redact(live.engine, event, viewer, audience)
         if redacted is not None:
             response.events.append(redacted)
     return response

@@ -6,36 +6,76 @@ to rest waiting for the seat (its legal commands, and its view if asked), and th
 `result` of each command once the events it caused have been sent. What is ready at
 once goes in one message (events, then a result, then a turn): a stream message costs
 the server a good part of a unary call, so a move costs its mover one message each way
-and every other seat one message."""
+and every other seat one message.
+
+The same session serves every transport (gRPC's stream, the WebSocket): it starts with
+a join that must come within the app's join deadline, may carry the token itself, and
+may ask for the caller's view whenever the game comes to rest (`view_updates`); it
+ends when the client stops sending, once the results of its commands are out."""
 
 from __future__ import annotations
 
 import asyncio
+import enum
+import time
 from collections.abc import AsyncIterator
 
+from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
-from service.app import GameApp, LiveGame
-from service.app.errors import ServiceError, invalid_argument, status_of
+from service.app import GameApp, LiveGame, access_log, request_context
+from service.app.descriptions import Audience
+from service.app.errors import Code, ServiceError, code_name, invalid_argument, status_of
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256
 
 
+class _Nothing(enum.Enum):
+    """No message held back (a marker of its own: None is the end of the session)."""
+
+    NOTHING = enum.auto()
+
+
+NOTHING = _Nothing.NOTHING
+
+
 async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: str) -> AsyncIterator[api.PlayResponse]:
-    first = await anext(requests, None)
-    if first is None or first.WhichOneof("message") != "join":
-        raise invalid_argument("join", "The first message of a Play session must be a join.")
-    live, viewer = await app.open_game(first.join.game_id, token)
-    session = _Session(app, live, viewer, token, first.join)
+    """A session: `requests` from the client, `token` from the transport's headers
+    (the join's own `token` may carry it instead)."""
+    join = await _join(app, requests)
+    if join.token:
+        if token and token != join.token:
+            raise invalid_argument("join.token", "The join's token and the authorization header differ: send one.")
+        token = join.token
+    live, viewer = await app.open_game(join.game_id, token)
+    session = _Session(app, live, viewer, token, join, Audience.of(live.record.seats, join.locale))
     async for response in session.run(requests):
         yield response
 
 
+async def _join(app: GameApp, requests: AsyncIterator[api.PlayRequest]) -> api.PlayJoin:
+    """The session's first message, which must be a join and come in time."""
+    try:
+        async with asyncio.timeout(app.play_join_timeout):
+            first = await anext(requests, None)
+    except TimeoutError:
+        raise ServiceError(
+            Code.DEADLINE_EXCEEDED,
+            f"No join came within {app.play_join_timeout:g} s: a Play session starts with a join.",
+        ) from None
+    if first is None or first.WhichOneof("message") != "join":
+        raise invalid_argument("join", "The first message of a Play session must be a join.")
+    return first.join
+
+
 class _Session:
-    def __init__(self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin) -> None:
+    def __init__(
+        self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin, audience: Audience
+    ) -> None:
         self.app = app
+        self.audience = audience  # the words of the session's events, turns and errors
         self.live = live
         self.viewer = viewer
         self.token = token
@@ -46,13 +86,19 @@ class _Session:
         self.progress = asyncio.Condition()
 
     async def run(self, requests: AsyncIterator[api.PlayRequest]) -> AsyncIterator[api.PlayResponse]:
+        if self.sent_version == self.live.version:
+            # The client has every event already (a resumed session): the game is at
+            # rest, so its turn (and view) now, not after the next event.
+            await self._at_rest(self.live.version)
         events = asyncio.create_task(self._forward_events())
         commands = asyncio.create_task(self._answer_commands(requests))
-        held: api.PlayResponse | BaseException | None = None  # taken from the queue, not yet sent
+        # An item taken from the queue while merging but not sent yet. Its own marker,
+        # not None: None is the end of the session, and must not be lost here.
+        held: api.PlayResponse | BaseException | _Nothing | None = NOTHING
         try:
             while True:
-                item = held if held is not None else await self.out.get()
-                held = None
+                item = await self.out.get() if held is NOTHING else held
+                held = NOTHING
                 if item is None:
                     return
                 if isinstance(item, BaseException):
@@ -75,12 +121,14 @@ class _Session:
 
     async def _forward_events(self) -> None:
         try:
-            async for event, redacted in self.app.follow(self.live, self.viewer, max(self.join.from_version, 1)):
+            start = max(self.join.from_version, 1)
+            async for event, redacted in self.app.follow(self.live, self.viewer, start, self.audience):
                 if redacted is not None:
                     await self.out.put(api.PlayResponse(events=[redacted]))
                 await self._sent(event.version)
-                await self._maybe_turn(event.version)
+                await self._at_rest(event.version)
         except ServiceError as error:
+            error.locale = self.join.locale  # the session's end, told in its language
             await self.out.put(error)
         finally:
             async with self.progress:
@@ -92,20 +140,33 @@ class _Session:
             self.sent_version = version
             self.progress.notify_all()
 
-    async def _maybe_turn(self, version: int) -> None:
-        """A turn when the game rests at `version` waiting for this seat."""
-        if self.viewer.role is not Role.SEAT:
+    async def _at_rest(self, version: int) -> None:
+        """When the game rests at `version`: a turn if it waits for this seat, and the
+        caller's view if the session asked for view updates."""
+        seat = self.viewer.role is Role.SEAT
+        if not (seat or self.join.view_updates):
             return
         if self.live.version < version:
             await self.app.catch_up(self.live)  # another process appended it
         if self.live.version != version:
             return  # more events are on their way: the game is not at rest yet
-        legal = self.app.turn_of(self.live, self.viewer)
+        response = api.PlayResponse()
+        legal: list[game_pb2.Command] = []
+        seen: game_pb2.GameView | None = None
+        if seat:
+            legal, seen = self.app.turn_of(
+                self.live, self.viewer, self.audience, with_view=self.join.views or self.join.view_updates
+            )
+        if self.join.view_updates:
+            response.view.CopyFrom(seen if seen is not None else self.app.view_of(self.live, self.viewer))
         if legal:
-            turn = api.PlayTurn(version=version, legal_commands=legal)
-            if self.join.views:
-                turn.view.CopyFrom(self.app.view_of(self.live, self.viewer))
-            await self.out.put(api.PlayResponse(turn=turn))
+            turn = response.turn
+            turn.version = version
+            turn.legal_commands.extend(legal)
+            if self.join.views and seen is not None:
+                turn.view.CopyFrom(seen)
+        if legal or self.join.view_updates:
+            await self.out.put(response)
 
     async def _answer_commands(self, requests: AsyncIterator[api.PlayRequest]) -> None:
         try:
@@ -119,8 +180,21 @@ class _Session:
     async def _play(self, request: api.PlayRequest) -> api.PlayResult:
         if request.WhichOneof("message") != "command":
             error = invalid_argument("command", "After the join, send commands only.")
+            error.locale = self.join.locale
             return api.PlayResult(error=status_of(error))
         command = request.command
+        # Each command of the session is a request of its own in the logs (the session's
+        # request id, the command's id and outcome), written when its result is ready.
+        with request_context.scope(command_id=command.command_id, outcome="") as record:
+            record.method = f"{record.method or 'Play'} command"
+            started = time.perf_counter()
+            result = await self._apply(command)
+            failed = result.HasField("error")
+            status = code_name(result.error.code) if failed else "OK"
+            access_log.write(status, error=failed, seconds=time.perf_counter() - started)
+            return result
+
+    async def _apply(self, command: api.PlayCommand) -> api.PlayResult:
         submit = api.SubmitCommandRequest(
             game_id=self.live.game_id, command=command.command, command_id=command.command_id
         )
@@ -129,6 +203,7 @@ class _Session:
         try:
             done = await self.app.apply_command(submit, self.token)
         except ServiceError as error:
+            error.locale = self.join.locale
             return api.PlayResult(command_id=command.command_id, error=status_of(error))
         async with self.progress:  # the result comes after the events it caused
             await self.progress.wait_for(lambda: self.sent_version >= done.last_version or not self.following)
@@ -138,10 +213,13 @@ class _Session:
 
 def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:
     """Whether `following` can join `message`, to be read as events, then a result, then
-    a turn. Events after a result or a turn start a new message; a result queued after
-    the turn may go before it (the result changes nothing, and its events came first)."""
-    if following.events and (message.HasField("result") or message.HasField("turn")):
+    a turn and the view. Events after a result, a turn or a view start a new message; a
+    result queued after the turn may go before it (the result changes nothing, and its
+    events came first)."""
+    if following.events and (message.HasField("result") or message.HasField("turn") or message.HasField("view")):
         return False
     if following.HasField("result") and message.HasField("result"):
+        return False
+    if following.HasField("view") and message.HasField("view"):
         return False
     return not (following.HasField("turn") and message.HasField("turn"))

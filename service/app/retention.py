@@ -27,14 +27,17 @@ from pathlib import Path
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
+from engines.contract import Viewer
+from engines.registry import ENGINES
 from service.app import gamelog
+from service.app.descriptions import Audience
 from service.app.errors import invalid_argument, permission_denied, unauthenticated
 from service.app.limits import Quotas
 from service.app.live import GAME_ID_PATTERN, LiveGames
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers
-from service.app.views import STATUS_NAMES
+from service.app.views import STATUS_NAMES, redact
 from service.store.base import EventStore, GameInfo, GameNotFound, Keep, StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -173,7 +176,8 @@ class Retention:
         try:
             stored = await self._store.read(info.game_id, 1, info.version)
             record = game_pb2.GameRecord.FromString(info.record)
-            log_message = gamelog.complete_log(record, [parse_event(item) for item in stored])
+            events = await _described(record, [parse_event(item) for item in stored])
+            log_message = gamelog.complete_log(record, events)
             path = Path(self.policy.export_dir) / f"{info.game_id}.jsonl"
             await asyncio.to_thread(_write_whole, path, gamelog.to_jsonl(log_message).encode())
         except (OSError, StoreError) as error:
@@ -181,6 +185,21 @@ class Retention:
             log.error("game %s could not be exported before it expires: %s", info.game_id, error)
             return False
         return True
+
+
+async def _described(record: game_pb2.GameRecord, events: list[game_pb2.Event]) -> list[game_pb2.Event]:
+    """The events described in English, as ExportGame gives them to the admin (and
+    `ludotheque export` writes them); as stored when this server plays other rules."""
+    engine = ENGINES.get(record.kind)
+    if engine is None or engine.rules_version != record.rules_version:
+        return events
+    audience = Audience.of(record.seats, "")
+    described = []
+    for index, event in enumerate(events, start=1):
+        described.append(redact(engine, event, Viewer.admin(), audience) or event)
+        if index % gamelog.EXPORT_SLICE == 0:
+            await asyncio.sleep(0)  # a long game's log: let other requests in
+    return described
 
 
 def _write_whole(path: Path, data: bytes) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ludotheque.v1 import game_service_pb2
 
 from engines.contract import ADMIN, SPECTATOR, Role, Viewer
+from service.app import request_context
 from service.app.auth import BadToken, SeatClaim, TokenAuthority
 from service.app.errors import invalid_argument, permission_denied, unauthenticated
 from service.app.live import LiveGame
@@ -24,6 +25,7 @@ class Viewers:
         """Who `token` stands for in this game; a bad token, or the token of a seat
         whose tokens the admin rotated since, is UNAUTHENTICATED. `live`'s seat
         generations are as fresh as its last read from the store (LiveGames.refresh)."""
+        request_context.note(kind=live.engine.kind)
         if not token:
             return SPECTATOR
         if self.tokens.is_admin(token):
@@ -42,6 +44,7 @@ class Viewers:
             self._known[key] = claim
         if claim.generation != live.seat_generation(claim.seat):
             raise unauthenticated("This seat's token was replaced: ask the game's organiser for the new one.")
+        request_context.note(seat=claim.seat)
         return Viewer.player(claim.seat)
 
     def outside_game(self, token: str) -> Viewer:

@@ -7,37 +7,54 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from ludotheque.v1 import game_pb2
 
 from engines.contract import Role, Status, Viewer
 from engines.registry import AnyEngine
 from service.app import envelopes
+from service.app.descriptions import Audience, describe_event, describe_loss, described_commands
 from service.app.live import LiveGame
 
 STATUS_NAMES = {game_pb2.GAME_STATUS_ACTIVE: "active", game_pb2.GAME_STATUS_FINISHED: "finished"}
 
 
-def redact(engine: AnyEngine, event: game_pb2.Event, viewer: Viewer) -> game_pb2.Event | None:
-    """The event as `viewer` may see it (None: not at all); only the admin sees the command."""
-    if event.HasField("history_loss"):
-        return event  # a placeholder or notice of lost versions: no move, nothing secret
+def redact(
+    engine: AnyEngine, event: game_pb2.Event, viewer: Viewer, audience: Audience | None = None
+) -> game_pb2.Event | None:
+    """The event as `viewer` may see it (None: not at all); only the admin sees the
+    command. With an `audience`, described for it from what the viewer may see."""
+    if event.HasField("history_loss"):  # a placeholder or notice of lost versions: no move, nothing secret
+        if audience is None:
+            return event
+        out = game_pb2.Event()
+        out.CopyFrom(event)
+        describe_loss(out, audience)
+        return out
     payload = envelopes.event_payload(event)
     redacted = engine.redact(payload, viewer)
     if redacted is None:
         return None
-    if viewer.is_admin:
+    if viewer.is_admin and audience is None:
         return event
     out = game_pb2.Event()
     out.CopyFrom(event)
-    out.ClearField("command")
+    if not viewer.is_admin:
+        out.ClearField("command")
     if redacted is not payload:
         getattr(out, engine.kind).CopyFrom(redacted)
+    if audience is not None:
+        describe_event(engine.kind, out, redacted, audience)
     return out
 
 
-def legal_commands(engine: AnyEngine, state: Any, viewer: Viewer) -> list[game_pb2.Command]:
-    """A seat's legal commands; the admin's are those of every seat to act."""
+def legal_commands(
+    engine: AnyEngine, state: Any, viewer: Viewer, audience: Audience | None = None, seen: Message | None = None
+) -> list[game_pb2.Command]:
+    """A seat's legal commands; the admin's are those of every seat to act. With an
+    `audience`, each described and with its choice steps, from `seen`: the viewer's
+    view of `state` (made here when not given)."""
     if viewer.role is Role.SEAT:
         assert viewer.seat is not None
         seats: Sequence[int] = (viewer.seat,)
@@ -45,11 +62,23 @@ def legal_commands(engine: AnyEngine, state: Any, viewer: Viewer) -> list[game_p
         seats = engine.status(state).to_act
     else:
         return []
-    return [envelopes.command(engine.kind, c) for seat in seats for c in engine.legal_commands(state, seat)]
+    payloads = [c for seat in seats for c in engine.legal_commands(state, seat)]
+    if audience is None or not payloads:
+        return [envelopes.command(engine.kind, c) for c in payloads]
+    return described_commands(engine.kind, payloads, seen or engine.view(state, viewer), audience)
 
 
-def view(live: LiveGame, state: Any, viewer: Viewer) -> game_pb2.GameView:
-    return envelopes.view(live.engine.kind, live.engine.view(state, viewer))
+def view(live: LiveGame, state: Any, viewer: Viewer, seen: Message | None = None) -> game_pb2.GameView:
+    """The viewer's view in its envelope (`seen`: the engine's view, when made already)."""
+    return envelopes.view(live.engine.kind, seen or live.engine.view(state, viewer))
+
+
+def shown(
+    live: LiveGame, state: Any, viewer: Viewer, audience: Audience
+) -> tuple[game_pb2.GameView, list[game_pb2.Command]]:
+    """The viewer's view and legal commands (described), the view made once for both."""
+    seen = live.engine.view(state, viewer)
+    return view(live, state, viewer, seen), legal_commands(live.engine, state, viewer, audience, seen)
 
 
 def outcome(live: LiveGame, status: Status) -> game_pb2.Outcome:
@@ -112,11 +141,12 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
     return live.summary_head + tail.SerializeToString()
 
 
-def game_message(live: LiveGame, viewer: Viewer) -> game_pb2.Game:
-    """The game now, as `viewer` sees it (GetGame)."""
+def game_message(live: LiveGame, viewer: Viewer, locale: str) -> game_pb2.Game:
+    """The game now, as `viewer` sees it (GetGame), its moves described in `locale`."""
     game = summary(live)
-    game.view.CopyFrom(view(live, live.state, viewer))
-    game.legal_commands.extend(legal_commands(live.engine, live.state, viewer))
+    seen, legal = shown(live, live.state, viewer, Audience.of(live.record.seats, locale))
+    game.view.CopyFrom(seen)
+    game.legal_commands.extend(legal)
     game.viewer.CopyFrom(viewer_message(viewer))
     if viewer.is_admin:
         game.created_by = live.record.created_by

@@ -1,6 +1,7 @@
 """The load: processes of their own that drive games against a running server.
 
-Each load process runs one asyncio loop with grpc.aio (or aiohttp for REST) and
+Each load process runs one asyncio loop with grpc.aio (or aiohttp for REST and
+WebSocket) and
 plays many games at once, so the load's CPU is not the server's and the server's
 CPU time can be read from /proc alone. The parent sends a process one Job at a time
 over a pipe; the process answers "ready" once connected, receives the measured
@@ -14,7 +15,10 @@ frontends would be):
   GetGame of the seat whose turn it is (so RPCs per move are reported);
 - Play: one session per seat; a `turn` carries the legal commands, the command goes
   up the same stream and its `result` ends the move (the result and the next turn
-  usually come in the message that carries the move's events)."""
+  usually come in the message that carries the move's events);
+- Play over WebSocket: the same, one WebSocket per seat (GET /v1/play, binary
+  protobuf frames, the token in the join); its baseline is a WebSocket echo round trip
+  (GET /v1/diagnostics/echo) of the same 16 bytes as the gRPC echo."""
 
 from __future__ import annotations
 
@@ -49,8 +53,9 @@ class NewGame:
 @dataclass(slots=True)
 class Job:
     """What one load process does next. mode: "create" (make `count` games, outside
-    any window), "echo", "unary", "unary-bot", "play", "play-bot", "rest", "stream"
-    (the -bot modes play games of one human seat against the server's bots)."""
+    any window), "echo", "unary", "unary-bot", "play", "play-bot", "rest", "stream",
+    "ws-echo", "ws-play", "ws-play-bot" (the -bot modes play games of one human seat
+    against the server's bots)."""
 
     mode: str
     target: str
@@ -178,36 +183,53 @@ async def _play_seat(stub: Any, game: NewGame, seat: int, window: Window, outcom
     call = stub.Play(metadata=_auth(game.tokens[seat]))
     join = game_service_pb2.PlayJoin(game_id=game.game_id)
     await call.write(game_service_pb2.PlayRequest(join=join))
-    sent: dict[str, float] = {}
-    over = False  # the game's last event came; the last move's result may follow it
+
+    async def read() -> game_service_pb2.PlayResponse | None:
+        message = await call.read()
+        return None if message is grpc.aio.EOF else message
+
     try:
-        while not (over and not sent):
-            message = await call.read()
-            if message is grpc.aio.EOF:
-                return
-            outcome.rpcs += window.open(time.time())  # Play: the stream's messages, both ways
-            if message.events:
-                over = message.events[-1].game_over
-            if message.HasField("result"):
-                result = message.result
-                started = sent.pop(result.command_id, None)
-                if result.HasField("error"):
-                    outcome.errors += 1
-                elif started is not None and window.open(time.time()):
-                    outcome.count += 1
-                    outcome.latencies.append(time.perf_counter() - started)
-            if window.over():
-                return
-            if message.HasField("turn"):
-                command_id = uuid.uuid4().hex
-                command = game_service_pb2.PlayCommand(
-                    command=rng.choice(message.turn.legal_commands), command_id=command_id
-                )
-                sent[command_id] = time.perf_counter()
-                await call.write(game_service_pb2.PlayRequest(command=command))
-                outcome.rpcs += window.open(time.time())
+        await _drive_session(read, call.write, window, outcome, rng)
     finally:
         call.cancel()
+
+
+async def _drive_session(
+    read: Callable[[], Awaitable[game_service_pb2.PlayResponse | None]],
+    write: Callable[[game_service_pb2.PlayRequest], Awaitable[None]],
+    window: Window,
+    outcome: Outcome,
+    rng: random.Random,
+) -> None:
+    """One seat's Play session (gRPC or WebSocket) after its join: a random legal
+    command at each turn, a move counted at its result, until the game ends."""
+    sent: dict[str, float] = {}
+    over = False  # the game's last event came; the last move's result may follow it
+    while not (over and not sent):
+        message = await read()
+        if message is None:
+            return
+        outcome.rpcs += window.open(time.time())  # Play: the stream's messages, both ways
+        if message.events:
+            over = message.events[-1].game_over
+        if message.HasField("result"):
+            result = message.result
+            started = sent.pop(result.command_id, None)
+            if result.HasField("error"):
+                outcome.errors += 1
+            elif started is not None and window.open(time.time()):
+                outcome.count += 1
+                outcome.latencies.append(time.perf_counter() - started)
+        if window.over():
+            return
+        if message.HasField("turn"):
+            command_id = uuid.uuid4().hex
+            command = game_service_pb2.PlayCommand(
+                command=rng.choice(message.turn.legal_commands), command_id=command_id
+            )
+            sent[command_id] = time.perf_counter()
+            await write(game_service_pb2.PlayRequest(command=command))
+            outcome.rpcs += window.open(time.time())
 
 
 async def _echo(stub: Any, window: Window, outcome: Outcome) -> None:
@@ -385,6 +407,85 @@ async def _run_rest(job: Job, window: Window, ready: Callable[[], Awaitable[None
     return outcome
 
 
+# --- WebSocket ---------------------------------------------------------------------
+
+
+async def _create_rest(session: aiohttp.ClientSession, http: str, kind: str, bots: bool) -> NewGame:
+    seats = seats_for(kind, bots)
+    body = json.dumps(
+        {"kind": kind, "seats": [{"name": s.name, "age": s.age, **({"bot": s.bot} if s.bot else {})} for s in seats]}
+    )
+    async with session.post(f"{http}/v1/games", data=body) as response:
+        response.raise_for_status()
+        created = await response.json()
+    humans = tuple(seat for seat, spec in enumerate(seats) if not spec.bot)
+    return NewGame(created["gameId"], tuple(created["seatTokens"]), int(created["game"]["toAct"][0]), humans)
+
+
+async def _ws_echo(session: aiohttp.ClientSession, http: str, window: Window, outcome: Outcome) -> None:
+    async with session.ws_connect(f"{http}/v1/diagnostics/echo") as ws:
+        while not window.over():
+            sent = time.perf_counter()
+            await ws.send_bytes(ECHO_PAYLOAD)
+            await ws.receive_bytes()
+            latency = time.perf_counter() - sent
+            if window.open(time.time()):
+                outcome.count += 1
+                outcome.rpcs += 1
+                outcome.latencies.append(latency)
+
+
+async def _ws_play_games(
+    session: aiohttp.ClientSession, http: str, games: _Games, window: Window, outcome: Outcome, rng: random.Random
+) -> None:
+    while not window.over():
+        game = await games.next()
+        await asyncio.gather(*(_ws_play_seat(session, http, game, seat, window, outcome, rng) for seat in game.humans))
+
+
+async def _ws_play_seat(
+    session: aiohttp.ClientSession,
+    http: str,
+    game: NewGame,
+    seat: int,
+    window: Window,
+    outcome: Outcome,
+    rng: random.Random,
+) -> None:
+    async with session.ws_connect(f"{http}/v1/play", protocols=("ludotheque.v1.proto",)) as ws:
+        join = game_service_pb2.PlayJoin(game_id=game.game_id, token=game.tokens[seat])
+        await ws.send_bytes(game_service_pb2.PlayRequest(join=join).SerializeToString())
+
+        async def read() -> game_service_pb2.PlayResponse | None:
+            frame = await ws.receive()
+            if frame.type is not aiohttp.WSMsgType.BINARY:
+                return None
+            return game_service_pb2.PlayResponse.FromString(frame.data)
+
+        async def write(request: game_service_pb2.PlayRequest) -> None:
+            await ws.send_bytes(request.SerializeToString())
+
+        await _drive_session(read, write, window, outcome, rng)
+
+
+async def _run_ws(job: Job, window: Window, ready: Callable[[], Awaitable[None]]) -> Outcome:
+    outcome = Outcome()
+    rng = random.Random(job.seed)
+    bots = job.mode.endswith("-bot")
+    connector = aiohttp.TCPConnector(limit=0)  # one connection per socket: no pooling limit
+    async with aiohttp.ClientSession(connector=connector) as session:
+        await ready()
+        games = _Games(job, lambda: _create_rest(session, job.http, job.kind, bots), window, outcome)
+        tasks: list[Awaitable[None]] = []
+        for _ in range(job.concurrency):
+            if job.mode == "ws-echo":
+                tasks.append(_ws_echo(session, job.http, window, outcome))
+            else:
+                tasks.append(_ws_play_games(session, job.http, games, window, outcome, rng))
+        await _until_window_ends(tasks, window, outcome)
+    return outcome
+
+
 # --- the process -------------------------------------------------------------------
 
 
@@ -417,4 +518,6 @@ async def _run_job(job: Job, connection: Connection) -> Outcome:
 
     if job.mode == "rest":
         return await _run_rest(job, window, ready)
+    if job.mode.startswith("ws-"):
+        return await _run_ws(job, window, ready)
     return await _run_grpc(job, window, ready)

@@ -23,6 +23,9 @@ PATH_NAMES = {
     "unary-bot": "gRPC `SubmitCommand`, 1 seat vs a bot",
     "play": "gRPC `Play` stream",
     "play-bot": "gRPC `Play` stream, 1 seat vs a bot",
+    "ws-echo": "WebSocket echo (baseline)",
+    "ws-play": "WebSocket `Play`",
+    "ws-play-bot": "WebSocket `Play`, 1 seat vs a bot",
     "rest": "REST `POST …/commands`",
     "stream": "`StreamEvents` fan-out",
     "scale": "gRPC `SubmitCommand`",
@@ -84,6 +87,11 @@ def echo_of(results: Results, store: str) -> Measured | None:
     return results.find("echo", store)
 
 
+def echo_cpu(results: Results, store: str) -> str:
+    echo = echo_of(results, store)
+    return f"{echo.cpu_us:,.0f} µs" if echo is not None and echo.count else "–"
+
+
 def moves_table(results: Results) -> list[str]:
     lines = [
         "| path | store | concurrency | per second | p50 ms | p90 ms | p99 ms | p99/p50 "
@@ -96,7 +104,7 @@ def moves_table(results: Results) -> list[str]:
             continue
         echo = echo_of(results, m.store)
         ratio = m.cpu_us / echo.cpu_us if echo is not None and echo.count else float("nan")
-        unit = "calls" if m.path == "echo" else "moves"
+        unit = "calls" if m.path.endswith("echo") else "moves"
         lines.append(
             f"| {PATH_NAMES[m.path]} | {m.store} | {m.concurrency} | {_num(m.per_second)} {unit} "
             f"| {_ms(m.percentile(0.5))} | {_ms(m.percentile(0.9))} | {_ms(m.percentile(0.99))} "
@@ -213,6 +221,35 @@ def targets(results: Results) -> list[tuple[str, str, bool | None]]:
             cpu_ratio(two_seats, store, limit)
             cpu_ratio(one_seat, store, limit)
     for store in results.settings.stores:
+        for path in ("ws-play", "ws-play-bot"):
+            ws, ws_echo, grpc_play = (
+                results.find(path, store),
+                results.find("ws-echo", store),
+                results.find(path.removeprefix("ws-"), store),
+            )
+            if ws is None or not ws.count:
+                continue
+            if ws_echo is not None and ws_echo.count:
+                ratio = ws.cpu_us / ws_echo.cpu_us
+                rows.append(
+                    (
+                        f"server CPU per {results.settings.kind} move, {PATH_NAMES[path]}, {store} store "
+                        "≤ 4× a WebSocket echo round trip",
+                        f"{ratio:.2f}×",
+                        ratio <= 4,
+                    )
+                )
+            if grpc_play is not None and grpc_play.count:
+                ratio = ws.cpu_us / grpc_play.cpu_us
+                rows.append(
+                    (
+                        f"server CPU per {results.settings.kind} move, {PATH_NAMES[path]}, {store} store "
+                        f"≤ 0.5× {PATH_NAMES[grpc_play.path]}",
+                        f"{ratio:.2f}×",
+                        ratio <= 0.5,
+                    )
+                )
+    for store in results.settings.stores:
         m = results.find("unary", store)
         if m is not None and m.latencies:
             spread = m.percentile(0.99) / m.percentile(0.5)
@@ -280,6 +317,18 @@ def analysis(results: Results) -> list[str]:
             f"stream costs a good fraction of a whole echo call ({echo.cpu_us:,.0f} µs), so `Play` saves the "
             "call's setup but not the messages."
         )
+    for store in results.settings.stores:
+        ws, ws_echo, play = results.find("ws-play", store), results.find("ws-echo", store), results.find("play", store)
+        if ws is None or ws_echo is None or play is None or not (ws.count and ws_echo.count and play.count):
+            continue
+        lines.append(
+            f"- **Play over WebSocket, {store} store**: a WebSocket echo round trip costs the server "
+            f"{ws_echo.cpu_us:,.0f} µs (a gRPC echo: {echo_cpu(results, store)}); a move, "
+            f"{ws.rpcs_per_item:.1f} frames each way counted together, costs {ws.cpu_us:,.0f} µs "
+            f"({ws.cpu_us / ws_echo.cpu_us:.2f}× the WebSocket echo), against {play.cpu_us:,.0f} µs over the "
+            f"gRPC `Play` stream ({ws.cpu_us / play.cpu_us:.2f}×): the same session and the same move, so the "
+            "difference is what a message costs on each transport."
+        )
     memory, redis = results.find("unary", "memory"), results.find("unary", "redis")
     if memory is not None and redis is not None and memory.count and redis.count:
         lines.append(
@@ -307,6 +356,34 @@ def analysis(results: Results) -> list[str]:
             "immutable state in Python."
         )
     return lines
+
+
+def observation_section(results: Results) -> list[str]:
+    """What tracing and the access log add to a move (service/bench/observation.py)."""
+    figures = results.observation
+    if figures is None:
+        return []
+    names = {
+        "off": "tracing off, no access log line (the servers above)",
+        "sampled 0": "tracing on, sampling 0",
+        "sampled 1": "tracing on, sampling 1 (spans batched and encoded as OTLP)",
+        "access log": "tracing off, the access log's JSON line written",
+    }
+    out = [
+        "## Observability: what tracing and the access log cost",
+        "",
+        f"GameApp's {figures.kind} moves as in the line above, each call (a GetGame and a SubmitCommand per move) "
+        "inside the request edge of every transport and, with tracing on, the gRPC instrumentation's server span; "
+        "each mode in a fresh process (`service/bench/observation.py`).",
+        "",
+        "| mode | CPU per move | added |",
+        "|---|---|---|",
+    ]
+    for mode, name in names.items():
+        added = "" if mode == "off" else f"{figures.extra_us(mode):+,.0f} µs"
+        out.append(f"| {name} | {figures.us_per_move[mode]:,.0f} µs | {added} |")
+    out += ["", f"With sampling 1 a move records {figures.spans_per_move:.1f} spans.", ""]
+    return out
 
 
 def summary(results: Results) -> str:
@@ -375,6 +452,7 @@ def markdown(results: Results, command: str) -> str:
             "",
         ]
     out += ["## Long games: snapshots", "", *long_games_table(results), ""]
+    out += observation_section(results)
     out += ["## Profile and what was removed", "", *PROFILE.splitlines(), ""]
     return "\n".join(out)
 
@@ -398,6 +476,10 @@ METHOD = """\
   `random` bot instead: the bot's replies are decided inside the human's call (their CPU is
   in the human's move, but they are not counted as moves), so a unary move is one RPC and
   a `Play` game has one session. Both ways are reported, and the targets are judged on both.
+- **Play over WebSocket** drives the same sessions over `GET /v1/play` (aiohttp's client,
+  binary protobuf frames, one WebSocket per seat, the token in the join). Its baseline is
+  a **WebSocket echo**: 16 bytes sent and received back on `GET /v1/diagnostics/echo`, as
+  many connections at once as games, measured right after the gRPC echo.
 - **Concurrency**: {games} {kind} games at once (echo: {games} concurrent callers).
   Games come from a pool made beforehand (the memory measure below), so `CreateGame` stays out
   of the window unless the pool runs dry (then counted in "games created in window").

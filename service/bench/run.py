@@ -1,8 +1,8 @@
 """`ludotheque bench`: the benchmark, from start to report.
 
 For each store (memory, then Redis) it starts a real server, measures the echo
-baseline, the memory a game takes, then moves over unary gRPC, Play, REST, and the
-events StreamEvents delivers; then the same unary load against 1 and 2 workers
+baselines (gRPC, WebSocket), the memory a game takes, then moves over unary gRPC,
+Play, Play over WebSocket, REST, and the events StreamEvents delivers; then the same unary load against 1 and 2 workers
 sharing Redis; then the engine micro-benchmarks. Every figure comes from one run on
 one machine, so the ratios compare things measured side by side."""
 
@@ -23,12 +23,13 @@ from service.bench import report
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
 from service.bench.long_games import LongGameFigures, long_game_figures
 from service.bench.micro import AppFigures, EngineFigures, app_figures, engine_figures
+from service.bench.observation import ObservationFigures, observation_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
 # Each store's paths, in order: games of two human seats (a pool made beforehand, shared
 # among them), then games of one human seat against a bot (a pool of their own).
-GAME_PATHS = ("unary", "play", "rest", "stream")
-BOT_PATHS = ("unary-bot", "play-bot")
+GAME_PATHS = ("unary", "play", "ws-play", "rest", "stream")
+BOT_PATHS = ("unary-bot", "play-bot", "ws-play-bot")
 SCALE_CONNECTIONS = 8  # per load process, for 1 and 2 workers alike
 
 
@@ -51,7 +52,7 @@ class Settings:
 class Measured:
     """One path measured over one window."""
 
-    path: str  # echo, unary, play, rest, stream, scale
+    path: str  # echo, ws-echo, unary, play, ws-play, rest, stream, scale (and the -bot ones)
     store: str
     workers: int
     concurrency: int
@@ -101,6 +102,7 @@ class Results:
     engines: list[EngineFigures] = field(default_factory=list)
     app: AppFigures | None = None
     long_games: LongGameFigures | None = None
+    observation: ObservationFigures | None = None
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
         return next((m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None)
@@ -236,7 +238,8 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
     url = redis.url if redis is not None else "memory"
     server = Server.start(url)
     try:
-        results.measured.append(_measure(pool, settings, server, "echo", store, 1, settings.games, [], redis))
+        for echo in ("echo", "ws-echo"):  # the baselines: a gRPC call, a WebSocket round trip
+            results.measured.append(_measure(pool, settings, server, echo, store, 1, settings.games, [], redis))
         rss_before = rss_bytes(server.pids)
         redis_before = redis.used_memory() if redis is not None else 0
         progress(f"creating {settings.memory_games} games on the {store} store (memory per game)")
@@ -294,6 +297,8 @@ def run(settings: Settings) -> Results:
     results.app = app_figures(settings.kind, settings.micro_budget)
     progress("long games, with and without snapshots")
     results.long_games = long_game_figures(max(settings.micro_budget, 0.2))
+    progress("what tracing and the access log cost per move")
+    results.observation = observation_figures(settings.kind, settings.micro_budget)
     return results
 
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from engines.registry import ENGINES
 from service.cli import config as configuration
-from service.cli import logs
+from service.cli import language, logs
 from service.cli.play import play
 
 
@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
+    language.add_argument(play_parser)
     logs.add_arguments(commands)
     api_key = commands.add_parser(
         "api-key",
@@ -75,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from service.cli.serve import configure_logging, serve
 
         config = configuration.from_arguments(args)
-        configure_logging(config.log_level)
+        configure_logging(config)
         if config.workers != 1:
             from service.cli.workers import supervise
 
@@ -100,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line)
         return 0
     if args.command == "play":
-        return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout)
+        return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout, language.chosen(args.locale))
     return logs.run(args)
 
 

@@ -115,7 +115,39 @@ SETTINGS: tuple[Setting, ...] = (
         "shutdown_grace", float, 10.0, "seconds to finish calls in flight on SIGTERM (live event streams end at once)"
     ),
     Setting("max_connection_age", float, 600.0, "seconds before a client is asked to reconnect (load balancing)"),
+    Setting(
+        "play_join_timeout",
+        float,
+        10.0,
+        "seconds a Play session (gRPC or WebSocket) has to send its join; then it ends with DEADLINE_EXCEEDED",
+    ),
+    Setting(
+        "websocket_heartbeat",
+        float,
+        20.0,
+        "seconds between the pings of a WebSocket; a client that does not answer within half of it is disconnected",
+    ),
+    Setting(
+        "websocket_send_timeout",
+        float,
+        10.0,
+        "seconds a WebSocket message may wait for a client that does not read; then it is cut (close code 4008)",
+    ),
+    Setting("stream_ticket_ttl", float, 60.0, "seconds a stream ticket (IssueStreamTicket) may be used in"),
     Setting("log_level", str, "info", "debug, info, warning or error"),
+    Setting(
+        "log_format",
+        str,
+        "auto",
+        "json (one JSON object per line, for log collectors), text (for people), or auto: text when stderr is "
+        "a terminal, else json",
+    ),
+    Setting(
+        "access_log_sample",
+        float,
+        1.0,
+        "share of successful requests written to the access log, from 0 to 1 (errors are always written)",
+    ),
     Setting("web", bool, True, "serve the web app (lobby, play, debug panel) at / on the HTTP port"),
     Setting(
         "workers",
@@ -219,7 +251,13 @@ class Config:
     max_message_bytes: int
     shutdown_grace: float
     max_connection_age: float
+    play_join_timeout: float
+    websocket_heartbeat: float
+    websocket_send_timeout: float
+    stream_ticket_ttl: float
     log_level: str
+    log_format: str
+    access_log_sample: float
     web: bool
     workers: int
     max_game_events: str

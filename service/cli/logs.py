@@ -24,7 +24,10 @@ from ludotheque.v1 import game_pb2
 from engines.contract import Viewer
 from engines.registry import AnyEngine
 from service.app import gamelog
+from service.app.descriptions import Audience
 from service.app.verify import Problem, payload_of, verify
+from service.app.views import redact
+from service.cli import language
 from service.cli.render import RENDERERS
 
 DEFAULT_SERVER = "localhost:50051"
@@ -81,6 +84,7 @@ def add_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         action="store_true",
         help="a log file replayed by --server (ReplayLog: nothing is stored) instead of in this process",
     )
+    language.add_argument(replay)
     server_options(replay)
     viewer_options(replay)
 
@@ -106,7 +110,7 @@ def run(args: argparse.Namespace, stdin: TextIO = sys.stdin, stdout: TextIO = sy
 
 def _client(args: argparse.Namespace) -> Client:
     token = args.token if args.token is not None else os.environ.get("LUDOTHEQUE_ADMIN_TOKEN", "")
-    return Client(args.server, token or None, timeout=60)
+    return Client(args.server, token or None, timeout=60, locale=language.chosen(getattr(args, "locale", None)) or None)
 
 
 def _viewer(args: argparse.Namespace) -> Viewer:
@@ -257,14 +261,18 @@ def _render(timeline: Timeline, version: int, viewer: Viewer) -> str:
     return text
 
 
-def _describe(timeline: Timeline, events: Sequence[game_pb2.Event]) -> list[str]:
-    renderer = RENDERERS[timeline.kind]
+def _describe(timeline: Timeline, events: Sequence[game_pb2.Event], viewer: Viewer, locale: str) -> list[str]:
+    """The events as `viewer` saw them, in the words every client gets: a complete log
+    is redacted and described here as the server does; a log from the server (a seat's
+    or a spectator's) comes described already."""
     lines = []
+    audience = Audience.of(timeline.log.header.seats, locale)
     for event in events:
-        payload = payload_of(event, timeline.kind)
-        text = renderer.describe_event(payload, timeline.log.header.seats) if payload is not None else None
-        if text:
-            lines.append(f"  v{event.version}: {text}")
+        told: game_pb2.Event | None = event
+        if timeline.engine is not None:
+            told = redact(timeline.engine, event, viewer, audience)
+        if told is not None and told.description.text:
+            lines.append(f"  v{event.version}: {told.description.text}")
     return lines
 
 
@@ -274,12 +282,13 @@ def _json(message: Message) -> Any:
 
 def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     timeline = _timeline(args)
+    locale = language.chosen(args.locale)
     viewer = _viewer(args)
     if timeline.engine is None and not timeline.on_server:  # the server shows the caller's own views
         header_viewer = timeline.log.header.viewer
         viewer = Viewer.player(header_viewer.seat) if header_viewer.HasField("seat") else Viewer.spectator()
     if args.interactive:
-        return _interactive(timeline, viewer, args.at if args.at is not None else 0, stdin, stdout)
+        return _interactive(timeline, viewer, args.at if args.at is not None else 0, stdin, stdout, locale)
     if args.diff:
         first, _, second = args.diff.partition("..")
         if not (first.isdigit() and second.isdigit()):
@@ -301,7 +310,7 @@ def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
             stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
             return 0
         stdout.write(f"From version {a} to {b}:\n")
-        stdout.write("\n".join(_describe(timeline, events)) + "\n\n")
+        stdout.write("\n".join(_describe(timeline, events, viewer, locale)) + "\n\n")
         before, after = _render(timeline, a, viewer), _render(timeline, b, viewer)
         diff = difflib.unified_diff(
             before.splitlines(), after.splitlines(), f"version {a}", f"version {b}", lineterm=""
@@ -319,11 +328,11 @@ def replay(args: argparse.Namespace, stdin: TextIO, stdout: TextIO) -> int:
     return 0
 
 
-def _interactive(timeline: Timeline, viewer: Viewer, version: int, stdin: TextIO, stdout: TextIO) -> int:
+def _interactive(timeline: Timeline, viewer: Viewer, version: int, stdin: TextIO, stdout: TextIO, locale: str) -> int:
     version = max(0, min(version, timeline.last))
     while True:
         stdout.write(f"\n=== version {version} of {timeline.last} ===\n")
-        stdout.write("\n".join(_describe(timeline, timeline.events(version - 1, version))) + "\n")
+        stdout.write("\n".join(_describe(timeline, timeline.events(version - 1, version), viewer, locale)) + "\n")
         stdout.write(_render(timeline, version, viewer) + "\n")
         stdout.write("[n]ext, [p]revious, [g]o N, [q]uit: ")
         stdout.flush()

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 import grpc
-from ludotheque import Client
+from ludotheque import Client, localized_message
 from ludotheque.v1 import game_pb2
 
 from service.cli.config import SETTINGS, Config
@@ -68,21 +68,25 @@ def local_server() -> Iterator[str]:
         thread.join()
 
 
-def play(kind: str, seat_specs: Sequence[str] | None, server: str | None, stdin: TextIO, stdout: TextIO) -> int:
+def play(
+    kind: str, seat_specs: Sequence[str] | None, server: str | None, stdin: TextIO, stdout: TextIO, locale: str = ""
+) -> int:
+    """Plays a game at this terminal; moves and events are told in `locale` (the
+    descriptions every client gets), the board drawn by service/cli/render/."""
     renderer = RENDERERS.get(kind)
     if renderer is None:
         stdout.write(f"Unknown game {kind!r}: choose one of {', '.join(sorted(RENDERERS))}.\n")
         return 2
     seats = parse_seats(seat_specs or DEFAULT_SEATS.get(kind, ["You", "bot:random"]))
     if server is not None:
-        return _play(kind, seats, server, stdin, stdout)
+        return _play(kind, seats, server, stdin, stdout, locale)
     with local_server() as target:
-        return _play(kind, seats, target, stdin, stdout)
+        return _play(kind, seats, target, stdin, stdout, locale)
 
 
-def _play(kind: str, seats: list[dict[str, Any]], target: str, stdin: TextIO, stdout: TextIO) -> int:
+def _play(kind: str, seats: list[dict[str, Any]], target: str, stdin: TextIO, stdout: TextIO, locale: str) -> int:
     renderer = RENDERERS[kind]
-    with Client(target) as lobby:
+    with Client(target, locale=locale or None) as lobby:
         try:
             created = lobby.create_game(kind, seats)
         except grpc.RpcError as error:
@@ -98,7 +102,7 @@ def _play(kind: str, seats: list[dict[str, Any]], target: str, stdin: TextIO, st
         narrator = lobby if shared_terminal or not humans else next(iter(humans.values()))
         while True:
             public = lobby.get_game(game_id)
-            shown = _print_events(narrator, renderer, public, shown, stdout)
+            shown = _print_events(narrator, public, shown, stdout)
             if public.status == game_pb2.GAME_STATUS_FINISHED:
                 stdout.write("\n" + renderer.render_view(_payload(public.view), public.seats, None) + "\n")
                 stdout.write(f"\nGame over. {public.outcome.summary}\n")
@@ -117,14 +121,14 @@ def _play(kind: str, seats: list[dict[str, Any]], target: str, stdin: TextIO, st
                 return 0
 
 
-def _print_events(narrator: Client, renderer: Any, game: game_pb2.Game, shown: int, stdout: TextIO) -> int:
-    """Prints the events after version `shown`, as the narrator's token sees them."""
+def _print_events(narrator: Client, game: game_pb2.Game, shown: int, stdout: TextIO) -> int:
+    """Prints the events after version `shown`, as the narrator's token sees them
+    (their descriptions, which say no more than the narrator may know)."""
     if game.version <= shown:
         return shown
     for event in narrator.history(game.game_id, from_version=shown + 1):
-        text = renderer.describe_event(_payload(event), game.seats)
-        if text:
-            stdout.write(f"  {text}\n")
+        if event.description.text:
+            stdout.write(f"  {event.description.text}\n")
     return game.version
 
 
@@ -135,7 +139,7 @@ def _take_turn(player: Client, renderer: Any, game_id: str, seat: int, stdin: Te
     stdout.write("\n" + renderer.render_view(view, game.seats, seat) + "\n\n")
     choices = list(game.legal_commands)
     for number, command in enumerate(choices, start=1):
-        stdout.write(f"  {number}. {renderer.describe_command(_payload(command), view)}\n")
+        stdout.write(f"  {number}. {command.description.text}\n")
     while True:
         stdout.write(f"Your move, {game.seats[seat].name} (1-{len(choices)}, q to quit): ")
         stdout.flush()
@@ -148,7 +152,7 @@ def _take_turn(player: Client, renderer: Any, game_id: str, seat: int, stdin: Te
     try:
         player.submit(game_id, choices[int(answer) - 1], expected_version=game.version)
     except grpc.RpcError as error:
-        stdout.write(f"That move was refused: {error.details()}\n")
+        stdout.write(f"That move was refused: {localized_message(error) or error.details()}\n")
     return True
 
 

@@ -8,7 +8,6 @@ import json
 import logging
 import secrets
 import signal
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,8 +18,10 @@ from grpc_reflection.v1alpha import reflection
 
 from service.api import diagnostics, grpc_server
 from service.api.grpc_metrics import MetricsInterceptor
+from service.api.grpc_observe import ClosingStreams, ObservingInterceptor
 from service.api.http_server import build_http_app, serve_http
 from service.api.rpcs import SERVICE
+from service.api.websocket import WebSocketSettings
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.creators import CreationPolicy, creation_policy
@@ -29,6 +30,7 @@ from service.app.limits import CreationLimits
 from service.app.metrics import InstrumentedStore, Metrics
 from service.app.origins import ClientAddresses, parse_networks
 from service.app.retention import RetentionPolicy
+from service.cli import log_setup, telemetry
 from service.cli.config import Config, event_limits
 from service.store import open_store
 
@@ -136,9 +138,16 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         snapshot_interval=config.snapshot_interval,
         retention=retention,
         max_followers=config.max_followers_per_game,
+        stream_ticket_ttl=config.stream_ticket_ttl,
+        play_join_timeout=config.play_join_timeout,
     )
     server = grpc.aio.server(
-        interceptors=[MetricsInterceptor(metrics)],
+        interceptors=[
+            ClosingStreams(),
+            *telemetry.grpc_interceptors(),
+            ObservingInterceptor(),
+            MetricsInterceptor(metrics),
+        ],
         options=[
             ("grpc.max_receive_message_length", config.max_message_bytes),
             ("grpc.max_connection_age_ms", int(config.max_connection_age * 1000)),
@@ -165,6 +174,11 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
     await server.start()
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
+    websockets = WebSocketSettings(
+        heartbeat=config.websocket_heartbeat,
+        send_timeout=config.websocket_send_timeout,
+        max_message_bytes=config.max_message_bytes,
+    )
     web_app = build_http_app(
         app,
         metrics,
@@ -172,6 +186,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         cors_origins=origins,
         serve_web=config.web,
         body_idle_timeout=config.http_idle_timeout,
+        websockets=websockets,
     )
     runner, http_port = await serve_http(
         web_app,
@@ -225,6 +240,7 @@ async def _watch_readiness(
 
 async def serve(config: Config, announce: Callable[[str], None] | None = None, *, reuse_port: bool = False) -> None:
     """Runs until SIGTERM or SIGINT, then drains calls in flight and stops."""
+    telemetry.configure()
     running = await start(config, reuse_port=reuse_port)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -242,6 +258,7 @@ async def serve(config: Config, announce: Callable[[str], None] | None = None, *
     await stop.wait()
     log.info("shutting down: finishing calls in flight (at most %.0fs)", config.shutdown_grace)
     await running.stop()
+    telemetry.shutdown()
     log.info("stopped")
 
 
@@ -251,9 +268,11 @@ def _print_ready(line: str) -> None:
     print(line, flush=True)
 
 
-def configure_logging(level: str) -> None:
-    logging.basicConfig(
-        level=getattr(logging, level.upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
+def configure_logging(config: Config) -> None:
+    """Logs as configured, never showing the secrets this process knows."""
+    log_setup.configure_logging(
+        config.log_level,
+        config.log_format,
+        access_sample=config.access_log_sample,
+        secrets=(config.secret, config.previous_secret, config.admin_token, log_setup.store_password(config.store)),
     )

@@ -216,7 +216,7 @@ def worker_main() -> int:
     if parent is not None:
         _die_with_parent(int(parent))
     config = configuration.from_arguments(argparse.Namespace())
-    configure_logging(config.log_level)
+    configure_logging(config)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(serve(config, reuse_port=True))
     return 0

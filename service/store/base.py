@@ -143,6 +143,7 @@ class ShardHealth:
     writable: bool
     problem: str = ""  # why not, when not
     memory_used: float = 0.0  # fraction of its memory limit in use (0: no limit known)
+    reason: str = "unavailable"  # when not writable: the kind of failure, as StoreUnavailable.reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +336,13 @@ class EventStore(Protocol):
     def end_subscriptions(self) -> None:
         """Ends every subscription, and every later one, with StoreUnavailable(SHUTTING_DOWN)
         (the server is stopping: its followers resume elsewhere); reads and writes go on."""
+        ...
+
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        """Marks `key` for `ttl_ms` milliseconds unless it is marked already: True when
+        this call marked it, False when it was marked (by any process sharing the
+        store) and has not expired. A set-if-absent with an expiry, for things that
+        may happen once (a stream ticket spent); the key is opaque to the store."""
         ...
 
     async def ping(self) -> None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import bisect
+import heapq
 import math
+import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -55,6 +57,8 @@ class MemoryStore:
         self._sets: dict[str, dict[str, float]] = {}  # admit's sets: member -> expiry (ms; inf: none)
         self._closed = False
         self._ending_subscriptions = False
+        self._marks: dict[str, float] = {}  # key -> when its mark expires (monotonic clock)
+        self._mark_expiries: list[tuple[float, str]] = []  # a heap, to forget expired marks
 
     def _game(self, game_id: str) -> _Game:
         self._check_open()
@@ -262,6 +266,21 @@ class MemoryStore:
                 next_version += 1
             await game.appended.wait()
             self._check_open()
+
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        self._check_open()
+        now = time.monotonic()
+        expiries = self._mark_expiries
+        while expiries and expiries[0][0] <= now:  # expired marks are forgotten: memory stays bounded
+            expiry, expired = heapq.heappop(expiries)
+            if self._marks.get(expired) == expiry:
+                del self._marks[expired]
+        if self._marks.get(key, now) > now:
+            return False
+        expiry = now + max(ttl_ms, 1) / 1000
+        self._marks[key] = expiry
+        heapq.heappush(expiries, (expiry, key))
+        return True
 
     def end_subscriptions(self) -> None:
         self._ending_subscriptions = True

@@ -9,8 +9,8 @@ ListGames reads a separate index, filed best effort and repaired, so that it con
 even when a writer dies half way or the index's shard is down (redis_index.py). Live
 subscriptions share one reader task per process (redis_live.py). Snapshots of a game's
 state are a sorted set beside its events. Retention (how long each game is kept, and
-deleting it) is in redis_retention.py, the bounded sets of quotas and rate limits in
-redis_sets.py.
+deleting it) is in redis_retention.py, the bounded sets of quotas and rate limits and
+the marks (mark_once) in redis_sets.py.
 
 When writes wait for replicas (WAIT), only what the replicas confirmed is shown: each
 game records the last version its replicas confirmed (`confirmed`, set after each
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -113,8 +114,9 @@ class RedisStore(RedisRetention, RedisSets):
         if self._closing.is_set():
             raise StoreUnavailable("the Redis store is closed")
         if self._reconciler is None and self.index.interval > 0:
+            # In no request's context: it works for every request, not for the one that started it.
             self._reconciler = asyncio.create_task(
-                self.index.reconcile_until(self._closing), name="redis-index-reconciler"
+                self.index.reconcile_until(self._closing), name="redis-index-reconciler", context=contextvars.Context()
             )
 
     # --- writing ---------------------------------------------------------------------

@@ -123,6 +123,12 @@ class RedisConnection:
         with unavailable_on_redis_errors():
             return await self.client.execute_command(*command)
 
+    async def write(self, *command: Any) -> Any:
+        """A write of one key (named by the command's first argument) that must reach the
+        configured number of replicas before it counts, as `run(durable=True)`."""
+        with unavailable_on_redis_errors():
+            return await self._write(command)
+
     async def call_blocking(self, *command: Any) -> Any:
         """A command that may block for up to BLOCKING_READ seconds (XREAD BLOCK)."""
         with unavailable_on_redis_errors():

@@ -26,7 +26,7 @@ async def probe(redis: RedisConnection, keys: Keys) -> StoreHealth:
         with unavailable_on_redis_errors():
             primaries = await redis.primaries()
     except StoreUnavailable as error:
-        return StoreHealth([ShardHealth("redis", writable=False, problem=str(error))])
+        return StoreHealth([ShardHealth("redis", writable=False, problem=str(error), reason=error.reason)])
     shards = list(await asyncio.gather(*(_probe(redis, keys, *primary) for primary in primaries)))
     if not all(shard.writable for shard in shards):
         with contextlib.suppress(StoreUnavailable), unavailable_on_redis_errors():
@@ -47,7 +47,7 @@ async def _probe(redis: RedisConnection, keys: Keys, name: str, node: ClusterNod
                 await connection.send_command("INFO", "memory")
                 memory = _memory(await connection.read_response())
     except StoreUnavailable as error:
-        return ShardHealth(name, writable=False, problem=str(error))
+        return ShardHealth(name, writable=False, problem=str(error), reason=error.reason)
     return ShardHealth(name, writable=True, memory_used=memory)
 
 

@@ -30,6 +30,8 @@ The listing index is global, under its own tag `{index}` (one other slot):
 Readiness writes a probe to one key per master: <prefix>:probe:{<slot tag>}.
 The bounded sets of `admit` (quotas, rate limits), one key each (any slot):
     <prefix>:limit:<key>           sorted set: member -> expiry (ms; +inf: none)
+Marks (EventStore.mark_once) are plain keys with an expiry, each in its own slot:
+    <prefix>:mark:<key>            "1", set with SET NX PX
 """
 
 from __future__ import annotations
@@ -80,6 +82,9 @@ class Keys:
 
     def probe(self, slot: int) -> str:
         return f"{self.prefix}:probe:{{{slot_tag(slot)}}}"
+
+    def mark(self, key: str) -> str:
+        return f"{self.prefix}:mark:{key}"
 
     @property
     def index_prefix(self) -> str:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import logging
 from collections import deque
 from dataclasses import dataclass, field
@@ -116,7 +117,9 @@ class LiveReader:
         if self._refusal is not None:
             subscriber.end(self._refusal)
         elif self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run(), name="redis-live-reader")
+            # A context of its own: the reader serves every subscriber, not the request
+            # that happened to start it (whose request id and trace it would carry forever).
+            self._task = asyncio.create_task(self._run(), name="redis-live-reader", context=contextvars.Context())
         return subscriber, through
 
     def remove(self, subscriber: Subscriber) -> None:

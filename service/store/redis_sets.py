@@ -1,7 +1,9 @@
-"""The Redis store's bounded sets, shared by every server process (EventStore.admit,
-release, members: creation quotas and rate limits, service/app/limits.py). Each set is
-one sorted set of its own, `<prefix>:limit:<key>`, its members scored by when they
-expire (+inf: never); the ADMIT script counts and adds in one step."""
+"""The Redis store's bounded sets and marks, shared by every server process. The sets
+(EventStore.admit, release, members: creation quotas and rate limits,
+service/app/limits.py) are one sorted set each, `<prefix>:limit:<key>`, their members
+scored by when they expire (+inf: never); the ADMIT script counts and adds in one step.
+A mark (EventStore.mark_once: a stream ticket spent) is a key with an expiry,
+`<prefix>:mark:<key>`, set with SET NX PX."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from service.store.redis_lua import ADMIT, MEMBERS
 
 
 class RedisSets:
-    """RedisStore's bounded sets (EventStore: admit, release, members)."""
+    """RedisStore's bounded sets and marks (EventStore: admit, release, members, mark_once)."""
 
     redis: RedisConnection
     keys: Keys
@@ -40,3 +42,10 @@ class RedisSets:
         self._check_open()
         found = await self.redis.run(MEMBERS, [self.keys.limit(key)], [now_ms])
         return sorted(member.decode() for member in found)
+
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        self._check_open()
+        # One atomic command, so two processes racing for a key cannot both mark it; a
+        # durable write (it waits for the replicas when writes do), so that a failover
+        # does not forget a spent mark.
+        return await self.redis.write("SET", self.keys.mark(key), b"1", "NX", "PX", max(ttl_ms, 1)) is not None

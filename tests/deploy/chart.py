@@ -77,6 +77,7 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
             "additionalAlertLabels": {"team": "games"},
             "alerts": {"conflictStorm": {"enabled": False, "threshold": 0.1, "for": "5m", "severity": "warning"}},
         },
+        "tracing": {"enabled": True, "endpoint": "http://otel-collector.monitoring:4317", "resourceAttributes": "a=b"},
         "networkPolicy": {
             "enabled": True,
             "ingressFrom": [
@@ -218,6 +219,9 @@ def container_environment(rendered: Rendered, container: Object) -> dict[str, st
             environment[variable["name"]] = variable["value"]
             continue
         reference = variable["valueFrom"]
+        if "fieldRef" in reference:  # the downward API: the pod's own name...
+            environment[variable["name"]] = f"<{reference['fieldRef']['fieldPath']}>"
+            continue
         if "secretKeyRef" in reference:
             ref = reference["secretKeyRef"]
             data = secret_data(rendered, ref["name"])

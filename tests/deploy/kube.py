@@ -111,7 +111,8 @@ SERVICE_MONITOR_SCHEMA: dict[str, Any] = {
     },
 }
 
-# A PrometheusRule (monitoring.coreos.com/v1), cut to the fields a chart may set.
+_STRING_MAP = {"type": "object", "additionalProperties": {"type": "string"}}
+# A PrometheusRule (monitoring.coreos.com/v1): the fields of its CRD a chart may set.
 PROMETHEUS_RULE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "type": "object",
@@ -145,17 +146,17 @@ PROMETHEUS_RULE_SCHEMA: dict[str, Any] = {
                                     "properties": {
                                         "alert": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                                         "record": {"type": "string"},
-                                        "expr": {"type": "string", "minLength": 1},
+                                        "expr": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]},
                                         "for": _DURATION,
                                         "keep_firing_for": _DURATION,
-                                        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
-                                        "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
+                                        "labels": _STRING_MAP,
+                                        "annotations": _STRING_MAP,
                                     },
                                 },
                             },
                         },
                     },
-                }
+                },
             },
         },
     },

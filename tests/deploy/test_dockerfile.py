@@ -78,6 +78,7 @@ def test_the_image_is_configured_by_the_servers_own_environment_variables() -> N
     config = from_arguments(build_parser().parse_args(["serve"]), env)
     exposed = {int(port) for c in stages()[1].all("EXPOSE") for port in c.arguments}
     assert exposed == {config.grpc_port, config.http_port}
+    assert config.log_format == "json"  # what log collectors read, with or without a terminal
     assert config.host == "0.0.0.0"  # reachable from outside the container
 
 

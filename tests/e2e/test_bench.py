@@ -35,7 +35,7 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     moves = _rows(report, "Moves, per path and store")
     assert {(row[0], row[1]) for row in moves} == {
         (PATH_NAMES[path], store)
-        for path in ("echo", "unary", "unary-bot", "play", "play-bot", "rest")
+        for path in ("echo", "ws-echo", "unary", "unary-bot", "play", "play-bot", "ws-play", "ws-play-bot", "rest")
         for store in ("memory", "redis")
     }
     stream = _rows(report, "Live events: StreamEvents fan-out")
@@ -52,6 +52,10 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
         assert "–" not in row, row  # every figure measured (– stands for none)
     for row in memory:
         assert "–" not in row[:3], row
+
+    observation = _rows(report, "Observability: what tracing and the access log cost")
+    assert len(observation) == 4 and all(row[1].endswith("µs") for row in observation)
+    assert [row[2].endswith("µs") for row in observation] == [False, True, True, True]  # added to the first
 
     targets = _rows(report, "Targets")
     assert len(targets) >= 8 and all(row[2] in ("met", "**missed**") for row in targets)

@@ -142,11 +142,22 @@ def test_json_bodies_answer_what_binary_ones_do(server: ServerProcess) -> None:
 
 def test_errors_have_connect_codes_http_statuses_and_readable_details(server: ServerProcess) -> None:
     connect = Connect(server.http)
-    reply = connect.post("GetGame", b'{"gameId": "nope"}', "application/json")
-    assert reply.status == 404 and reply.json == {"code": "not_found", "message": "There is no game 'nope'."}
+    reply = connect.post("GetGame", b'{"gameId": "nope"}', "application/json", {"Accept-Language": "fr"})
+    assert reply.status == 404 and reply.json["code"] == "not_found"
+    assert reply.json["message"] == "There is no game 'nope'."
+    # Every error names its message for people, says it in the caller's language, and
+    # says which request it was (for a bug report).
+    details = {d["type"]: d for d in reply.json["details"]}
+    assert set(details) == {"google.rpc.ErrorInfo", "google.rpc.LocalizedMessage", "google.rpc.RequestInfo"}
+    assert details["google.rpc.ErrorInfo"]["debug"]["metadata"] == {"message_key": "error.not_found"}
+    assert details["google.rpc.LocalizedMessage"]["debug"] == {"locale": "fr", "message": "Cette partie n’existe pas."}
+    assert details["google.rpc.RequestInfo"]["debug"]["requestId"] == reply.headers["x-request-id"]
     reply = connect.post("CreateGame", b'{"kind": "chess"}', "application/json")
     assert reply.status == 400 and reply.json["code"] == "invalid_argument"
-    [detail] = reply.json["details"]
+    details = {d["type"]: d for d in reply.json["details"]}
+    assert details["google.rpc.ErrorInfo"]["debug"]["metadata"]["message_key"] == "error.invalid_argument"
+    assert details["google.rpc.LocalizedMessage"]["debug"]["locale"] == "en"
+    detail = details["google.rpc.BadRequest"]
     assert detail["type"] == "google.rpc.BadRequest" and not detail["value"].endswith("=")
     assert detail["debug"]["fieldViolations"][0]["field"] == "kind"
     reply = connect.post("GetGame", b'{"gameId": 12', "application/json")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import grpc
@@ -131,3 +132,17 @@ def test_a_session_must_start_with_a_join_and_a_valid_token(server: ServerProces
         with pytest.raises(grpc.RpcError) as refused, lobby.play("no-such-game") as session:
             next(session)
         assert refused.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+def test_a_session_ends_once_the_client_has_finished_sending(server: ServerProcess) -> None:
+    with Client(server.target) as lobby:
+        created = lobby.create_game("mooki", ["Cléo", {"name": "Robin", "bot": "greedy"}])
+        cleo = lobby.with_token(created.seat_tokens[0])
+        with cleo.play(created.game_id) as session, ThreadPoolExecutor(1) as reader:
+            first = next(session)
+            session.send(first.turn.legal_commands[0], command_id="last")
+            session.finish()  # a half-close: the stream must end after the command's result
+            received = Received()
+            reader.submit(lambda: list(map(received.take, session))).result(timeout=10)
+        assert [result.command_id for result in received.results] == ["last"]
+        assert received.events[-1].version >= received.results[0].version

@@ -4,6 +4,7 @@ viewer saw them, or its first bad event named with the versions before it."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 from engines.contract import Viewer
 from service.app import envelopes, gamelog
 from service.app.errors import Code, ServiceError
-from service.app.log_replay import MAX_LOG_EVENTS, replay_log
+from service.app.log_replay import MAX_AT_ONCE, MAX_LOG_EVENTS, replay_log
 from service.app.verify import Replayed, verify
 from tests.support.aio import async_test
 from tests.support.server import ROOT
@@ -112,6 +113,26 @@ async def test_a_log_too_long_to_replay_is_refused_before_any_work() -> None:
     with pytest.raises(ServiceError) as refused:
         await replay(log)
     assert refused.value.code is Code.INVALID_ARGUMENT and str(MAX_LOG_EVENTS) in refused.value.message
+
+
+@async_test
+async def test_a_replay_leaves_the_event_loop_free_for_other_calls() -> None:
+    """A long log replays in a worker thread: other tasks run before it is done."""
+    replaying = asyncio.ensure_future(replay(golden("pirates")))
+    await asyncio.sleep(0)  # the replay starts, and waits on its thread
+    await asyncio.sleep(0)
+    assert not replaying.done()
+    assert (await replaying).valid
+
+
+@async_test
+async def test_only_a_few_logs_replay_at_once_and_more_are_told_to_retry() -> None:
+    log = golden("pirates")
+    answers = await asyncio.gather(*(replay(log) for _ in range(MAX_AT_ONCE + 1)), return_exceptions=True)
+    refused = [a for a in answers if isinstance(a, ServiceError)]
+    assert len(refused) == 1 and refused[0].code is Code.RESOURCE_EXHAUSTED
+    assert all(a.valid for a in answers if not isinstance(a, BaseException))
+    assert (await replay(log)).valid  # once they are done, the next one runs
 
 
 def test_the_golden_logs_fit_in_one_request() -> None:

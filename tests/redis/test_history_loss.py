@@ -26,6 +26,7 @@ from engines.contract import Viewer
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.errors import Code, ServiceError
+from service.app.views import legal_commands
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.redis import RedisServer
@@ -137,6 +138,12 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
         for event in history[kept:]:  # placeholders, then the notice: no move, the same loss
             assert event.HasField("history_loss") and not event.WhichOneof("game") and not event.HasField("command")
             assert (event.history_loss.first, event.history_loss.last) == (kept + 1, known)
+        # Described as any event, in the caller's language: each placeholder, then the notice.
+        told = (await app.list_events(api.ListEventsRequest(game_id=game.game_id, locale="fr"), "")).events
+        assert {event.description.key for event in told[kept:known]} == {"history.lost_version"}
+        notice = told[known].description
+        assert notice.key == "history.loss" and notice.args["first"].value == str(kept + 1)
+        assert f"{known - kept} coups ({kept + 1} à {known}) ont été perdus" in notice.text
         replayed = await app.replay(api.ReplayGameRequest(game_id=game.game_id, at_version=known), "")
         assert replayed.view == view_then  # a lost version shows the state before the loss
 
@@ -149,7 +156,7 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
             await app.submit(stale, game.tokens[now.to_act[0]])
         assert refused.value.code is Code.FAILED_PRECONDITION
         info = reason(refused.value)
-        assert info.reason == "VERSIONS_LOST"
+        assert info.reason == "VERSIONS_LOST" and info.metadata["message_key"] == "error.versions_lost"
         assert (info.metadata["first_lost"], info.metadata["last_lost"]) == (str(kept + 1), str(known))
         stale.expected_version = known + 1
         assert (await app.submit(stale, game.tokens[now.to_act[0]])).version > known + 1
@@ -220,7 +227,9 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
         cached = await app.games.load(game.game_id, refresh=False)
         seat = cached.engine.status(cached.state).to_act[0]
         stale = api.SubmitCommandRequest(
-            game_id=game.game_id, command=app.turn_of(cached, Viewer.player(seat))[0], command_id="stale"
+            game_id=game.game_id,
+            command=legal_commands(cached.engine, cached.state, Viewer.player(seat))[0],
+            command_id="stale",
         )
         with contextlib.suppress(ServiceError):  # decided again on the store's history: legal or not
             await app.submit(stale, game.tokens[seat])
@@ -232,6 +241,7 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
         assert [e.version for e in history] == list(range(1, len(history) + 1))
         (notice,) = [e for e in history if e.HasField("history_loss") and e.version > e.history_loss.last]
         assert notice.history_loss.reused and notice.version == max(known, again) + 1
+        assert notice.description.key == "history.loss_reused"
         assert all(e.command_id != "stale" for e in history[: notice.version])
         assert metric(app, "ludotheque_history_losses_total", kind="mooki", reused="true") == 1
         assert losses(await get(unaware, game)) == losses(now)  # every server says so

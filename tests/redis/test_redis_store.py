@@ -450,3 +450,25 @@ async def test_a_game_deleted_by_one_process_ends_its_followers_on_another(redis
         await deleting.delete("g1")
         with pytest.raises(GameNotFound):
             await asyncio.wait_for(waiting, 10)
+
+
+@async_test
+async def test_a_mark_holds_across_processes_sharing_redis(redis_server: RedisServer) -> None:
+    # Two stores on one Redis with one prefix stand for two server processes: one
+    # ticket, spent on both at once, is spent exactly once.
+    async with redis_store(redis_server.url) as first, redis_store(redis_server.url, first.keys.prefix) as second:
+        outcomes = await asyncio.gather(*(store.mark_once("ticket", 60_000) for store in (first, second) * 10))
+        assert outcomes.count(True) == 1
+        assert not await second.mark_once("ticket", 60_000)
+        assert int(await asyncio.to_thread(redis_server.command, "PTTL", f"{first.keys.prefix}:mark:ticket")) > 0  # type: ignore[call-overload]
+
+
+@async_test
+async def test_a_mark_waits_for_the_replicas_when_writes_do(own_redis: RedisServer) -> None:
+    # A spent stream ticket must not come back with a failover: its mark is a write that waits.
+    async with replicated(own_redis) as replica, redis_store(own_redis.url, wait_replicas=1, wait_timeout=0.3) as store:
+        assert await store.mark_once("ticket", 60_000)
+        assert replica.command("EXISTS", store.keys.mark("ticket")) == 1  # WAIT returned: the replica has it
+        await asyncio.to_thread(replica.stop, signal.SIGKILL)
+        with pytest.raises(StoreUnavailable, match="replicas"):
+            await store.mark_once("another", 60_000)

@@ -11,6 +11,7 @@ import grpc
 import pytest
 from ludotheque import Client
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
+from ludotheque.v1 import game_service_pb2
 
 from tests.support.games import assert_replays_cleanly, history, next_move, played_command_ids, seats, submit
 from tests.support.redis import RedisServer
@@ -94,3 +95,16 @@ def test_a_move_retried_on_the_same_or_the_other_server_is_played_once(
     assert len(history(first.target, game_id)) == version
     first.close()
     second.close()
+
+
+def test_a_stream_ticket_is_spent_on_every_server_at_once(two_servers: tuple[ServerProcess, ServerProcess]) -> None:
+    first, second = two_servers
+    with Client(first.target) as lobby:
+        created = lobby.create_game("mooki", seats("mooki", humans=2))
+        ticket = lobby.with_token(created.seat_tokens[0]).issue_stream_ticket(created.game_id).ticket
+    request = game_service_pb2.StreamEventsRequest(game_id=created.game_id, ticket=ticket)
+    with Client(second.target) as on_second, Client(first.target) as on_first:
+        assert next(iter(on_second.stub.StreamEvents(request))).event.version == 1  # issued on one, used on the other
+        with pytest.raises(grpc.RpcError) as refused:
+            next(iter(on_first.stub.StreamEvents(request)))
+        assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED

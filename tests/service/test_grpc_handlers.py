@@ -38,6 +38,9 @@ class FakeContext:
     def peer(self) -> str:
         return "ipv4:127.0.0.1:50000"
 
+    def trailing_metadata(self) -> tuple[tuple[str, str], ...]:
+        return ()
+
     async def abort(self, code: Any, details: str, trailing_metadata: Any = ()) -> None:
         raise Aborted(code, details)
 

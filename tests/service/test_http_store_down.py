@@ -118,6 +118,9 @@ class DownStore:
         raise self._down()
         yield  # pragma: no cover - makes this an async generator
 
+    async def mark_once(self, key: str, ttl_ms: int) -> bool:
+        raise self._down()
+
     def end_subscriptions(self) -> None:
         return None
 
@@ -152,3 +155,6 @@ async def test_an_unreachable_store_is_a_503_with_a_google_rpc_status() -> None:
         assert (await client.get("/healthz")).status == 200  # alive all the same
         metrics_text = await (await client.get("/metrics")).text()
         assert 'ludotheque_store_errors_total{operation="info"} 2.0' in metrics_text
+        # The readiness check's shard it could not write counts too: an alert sees it without traffic.
+        assert 'ludotheque_store_errors_total{operation="health"} 1.0' in metrics_text
+        assert 'ludotheque_redis_errors_total{reason="unavailable"}' in metrics_text

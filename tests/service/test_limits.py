@@ -65,6 +65,13 @@ async def test_the_move_that_reaches_the_limit_stops_the_game_and_no_move_follow
     assert reached.status == game_pb2.GAME_STATUS_FINISHED and reached.version == 5
     assert reached.events[-1].mooki.game_stopped.event_limit == 4
     assert reached.outcome.summary.startswith("The game was stopped after 4 events")
+    said = reached.events[-1].description  # described as every event, in the caller's language
+    assert said.key == "mooki.event.game_stopped" and said.args["count"].value == "4"
+    assert said.text == "The game was stopped after 4 events, the most a game may have here: nobody wins."
+    request = submit(game_id, DRAW_LEFT, "3")  # the same move again: its first answer, in French
+    request.locale = "fr"
+    (replayed,) = [e for e in (await app.submit(request, robin)).events if e.HasField("mooki") and e.version == 5]
+    assert replayed.description.text.startswith("La partie a été arrêtée après 4 événements")
     refused = await expect_error(Code.FAILED_PRECONDITION, app.submit(submit(game_id, PLACE_SHOWN, "4"), robin))
     assert "over" in refused.message
     seen = await app.get_game(api.GetGameRequest(game_id=game_id), cleo)

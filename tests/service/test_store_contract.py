@@ -453,3 +453,19 @@ async def test_a_deleted_game_is_gone_everywhere_and_its_followers_are_told(stor
         assert await store.due_games(1000, 10) == []
         await store.forget("g1")  # unlisting again changes nothing
         assert (await store.info("g2")).version == 2
+
+
+@async_test
+async def test_a_key_is_marked_once_until_its_mark_expires(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        assert await store.mark_once("ticket-1", 60_000)
+        assert not await store.mark_once("ticket-1", 60_000)  # spent
+        assert await store.mark_once("ticket-2", 60_000)  # another key is another mark
+        racing = await asyncio.gather(*(store.mark_once("ticket-3", 60_000) for _ in range(20)))
+        assert racing.count(True) == 1
+        assert await store.mark_once("brief", 50)
+        deadline = asyncio.get_running_loop().time() + 10
+        while not await store.mark_once("brief", 50):  # refused until the mark expires, then marked again
+            assert asyncio.get_running_loop().time() < deadline, "the mark never expired"
+            await asyncio.sleep(0.01)
+        assert not await store.mark_once("ticket-1", 60_000)

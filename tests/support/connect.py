@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 from google.protobuf import any_pb2, message_factory
 from google.protobuf.message import Message
-from google.rpc import status_pb2
+from google.rpc import error_details_pb2, status_pb2
 
 from service.api.rpcs import SERVICE
 from tests.support.rest import Reply, Rest
@@ -28,7 +28,26 @@ class Failure:
 
     code: str  # Connect's name: "not_found"...
     message: str
-    details: tuple[bytes, ...] = field(default=())  # each detail's Any, serialized
+    details: tuple[bytes, ...] = field(default=())  # each detail's Any, serialized (but the RequestInfo)
+    # The google.rpc.RequestInfo detail's request id: each call's own, so not compared.
+    request_id: str = field(default="", compare=False)
+
+
+REQUEST_INFO_URL = "type.googleapis.com/google.rpc.RequestInfo"
+
+
+def failure(code: str, message: str, details: list[any_pb2.Any]) -> Failure:
+    """A Failure of these packed details, the RequestInfo set apart."""
+    request_id = ""
+    kept = []
+    for detail in details:
+        if detail.type_url == REQUEST_INFO_URL:
+            info = error_details_pb2.RequestInfo()
+            detail.Unpack(info)
+            request_id = info.request_id
+        else:
+            kept.append(detail.SerializeToString())
+    return Failure(code, message, tuple(kept), request_id)
 
 
 def envelope(data: bytes, flags: int = 0) -> bytes:
@@ -56,8 +75,8 @@ def failure_of_json(error: dict[str, Any]) -> Failure:
             type_url=f"type.googleapis.com/{detail['type']}",
             value=base64.b64decode(value + "=" * (-len(value) % 4)),
         )
-        details.append(packed.SerializeToString())
-    return Failure(error["code"], error.get("message", ""), tuple(details))
+        details.append(packed)
+    return failure(error["code"], error.get("message", ""), details)
 
 
 def _types(method: str) -> tuple[type[Message], type[Message]]:
@@ -128,8 +147,8 @@ class Grpc:
 
 
 def _failure_of_rpc_error(error: grpc.RpcError) -> Failure:
-    details: tuple[bytes, ...] = ()
+    details: list[any_pb2.Any] = []
     for key, value in error.trailing_metadata() or ():
         if key == "grpc-status-details-bin":
-            details = tuple(d.SerializeToString() for d in status_pb2.Status.FromString(value).details)
-    return Failure(error.code().name.lower(), error.details(), details)
+            details = list(status_pb2.Status.FromString(value).details)
+    return failure(error.code().name.lower(), error.details(), details)

@@ -21,9 +21,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf.message import Message
+from ludotheque.v1 import game_pb2
 
 from engines.contract import RuleViolation, SeatInfo, Viewer, fold
 from engines.registry import AnyEngine
+from service.app import envelopes, views
+from service.app.descriptions import Audience
+
+SEATS = [game_pb2.Seat(index=i, name=name) for i, name in enumerate(("Cléo", "Robin", "Lou", "Sam"))]
+AUDIENCES = [Audience.of(SEATS, locale) for locale in ("en", "fr")]
 
 
 @dataclass
@@ -177,17 +183,27 @@ def replay_in_two_worlds(
 ) -> tuple[Any, Any, bool]:
     """Plays the same moves (seat, command, seed of its random draws) from two states
     `viewer` cannot tell apart: its view before each move and each redacted event must be
-    the same in both, and so must the status at the end. `world_b` may replace an event
-    of world B (e.g. a later deal, dealt otherwise there). Returns the two final states
-    and whether any event differed (what the admin would see)."""
+    the same in both, and so must the status at the end; so must what the service tells
+    the viewer in words (each event's description, its legal commands' descriptions and
+    choices, in every language). `world_b` may replace an event of world B (e.g. a later
+    deal, dealt otherwise there). Returns the two final states and whether any event
+    differed (what the admin would see)."""
     events_differ = False
     for seat, command, decide_seed in moves:
         assert engine.view(state_a, viewer) == engine.view(state_b, viewer)
+        for audience in AUDIENCES:
+            told_a = views.legal_commands(engine, state_a, viewer, audience)
+            assert told_a == views.legal_commands(engine, state_b, viewer, audience), f"{viewer}'s moves tell"
         events_a = engine.decide(state_a, seat, command, random.Random(decide_seed))
         events_b = [world_b(e) for e in engine.decide(state_b, seat, command, random.Random(decide_seed))]
         assert len(events_a) == len(events_b)
         for event_a, event_b in zip(events_a, events_b, strict=True):
             assert engine.redact(event_a, viewer) == engine.redact(event_b, viewer), f"{viewer} can tell: {event_a}"
+            for audience in AUDIENCES:
+                envelope_a, envelope_b = (envelopes.wrap(game_pb2.Event, engine.kind, e) for e in (event_a, event_b))
+                described_a = views.redact(engine, envelope_a, viewer, audience)
+                described_b = views.redact(engine, envelope_b, viewer, audience)
+                assert described_a == described_b, f"{viewer} can tell from the words: {event_a}"
             events_differ |= event_a != event_b
             state_a, state_b = engine.evolve(state_a, event_a), engine.evolve(state_b, event_b)
     assert engine.status(state_b) == engine.status(state_a)

@@ -45,7 +45,10 @@ class ServerProcess:
         return self.process.wait(timeout)
 
 
-def start_server(args: list[str] | None = None, env: Mapping[str, str] | None = None) -> ServerProcess:
+def start_server(
+    args: list[str] | None = None, env: Mapping[str, str] | None = None, module: str = "service"
+) -> ServerProcess:
+    """`python -m <module> serve <args>`: the server (or tests.support.traced_server)."""
     log = Path(tempfile.mkstemp(prefix="ludotheque-server-", suffix=".log")[1])
     environment = {
         **os.environ,
@@ -64,7 +67,7 @@ def start_server(args: list[str] | None = None, env: Mapping[str, str] | None = 
     }
     with log.open("w") as log_file:
         process = subprocess.Popen(
-            [sys.executable, "-m", "service", "serve", *(args or [])],
+            [sys.executable, "-m", module, "serve", *(args or [])],
             cwd=ROOT,
             env=environment,
             stdout=subprocess.PIPE,
@@ -81,8 +84,10 @@ def start_server(args: list[str] | None = None, env: Mapping[str, str] | None = 
 
 
 @contextmanager
-def running_server(args: list[str] | None = None, env: Mapping[str, str] | None = None) -> Iterator[ServerProcess]:
-    server = start_server(args, env)
+def running_server(
+    args: list[str] | None = None, env: Mapping[str, str] | None = None, module: str = "service"
+) -> Iterator[ServerProcess]:
+    server = start_server(args, env, module)
     try:
         yield server
     finally:

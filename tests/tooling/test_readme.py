@@ -45,3 +45,16 @@ def test_the_curl_tour_plays_a_whole_game(tmp_path: Path) -> None:
         )
     assert done.returncode == 0, done.stderr
     assert '"summary":' in done.stdout and "stars to" in done.stdout
+
+
+def test_the_descriptions_tour_says_it_in_french(tmp_path: Path) -> None:
+    block = re.search(r"## Descriptions, languages and choices.*?```sh\n(.*?)```", README, re.S)
+    assert block is not None
+    with running_server() as server:
+        script = block.group(1).replace("http://localhost:8080", server.http)
+        done = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+    assert done.returncode == 0, done.stderr
+    assert '"Le pique-nique de Facteur Souris"' in done.stdout and '"first_game"' in done.stdout
+    assert '"say":"Piocher une carte"' in done.stdout and "Manche 1 : cinq cartes chacun" in done.stdout

@@ -8,7 +8,8 @@ import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import type { Client, Interceptor, Transport } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 
-import { PreconditionFailureSchema } from "./gen/google/rpc/error_details_pb.js";
+import { PreconditionFailureSchema, RequestInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import { newCommandId } from "./ids.js";
 import type {
   CommandSchema,
   Event,
@@ -228,6 +229,17 @@ export function ruleCode(reason: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Which request failed, for a bug report: the server's request id, and the trace id when
+ * the call was traced (from the error's `google.rpc.RequestInfo`); undefined without one.
+ */
+export function requestInfo(reason: unknown): { requestId: string; traceId?: string } | undefined {
+  const [info] = ConnectError.from(reason).findDetails(RequestInfoSchema);
+  if (info === undefined) return undefined;
+  const traceId = /^trace_id=([0-9a-f]{32})$/.exec(info.servingData)?.[1];
+  return traceId === undefined ? { requestId: info.requestId } : { requestId: info.requestId, traceId };
+}
+
 /** A Connect transport to `options.baseUrl` that sends `options.token`, if any. */
 export function transportFor(options: LudothequeOptions): Transport {
   const interceptors = [...(options.token ? [bearer(options.token)] : []), ...(options.interceptors ?? [])];
@@ -246,11 +258,6 @@ function bearer(token: string): Interceptor {
   };
 }
 
-/** 128 random bits in hex. (Not crypto.randomUUID: browsers offer it only to https pages.) */
-function newCommandId(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-}
 
 function backoff(firstMs: number, attempt: number): number {
   return Math.min(firstMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);

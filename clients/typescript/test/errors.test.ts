@@ -7,7 +7,7 @@ import { after, before, describe, test } from "node:test";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 
-import { Ludotheque, ruleCode } from "../src/ludotheque.js";
+import { Ludotheque, requestInfo, ruleCode } from "../src/ludotheque.js";
 import { BadRequestSchema, ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import { GameService } from "../src/gen/ludotheque/v1/game_service_pb.js";
 import { startServer, type Server } from "./support/server.js";
@@ -56,6 +56,7 @@ describe("errors over Connect", () => {
       const notYourTurn = await failure(() => robin.act(gameId, DRAW));
       assert.equal(notYourTurn.code, Code.FailedPrecondition);
       assert.equal(ruleCode(notYourTurn), "not_your_turn");
+      assert.match(requestInfo(notYourTurn)?.requestId ?? "", /^[0-9a-f]{16}$/);
       assert.equal(notYourTurn.findDetails(ErrorInfoSchema)[0]?.reason, "NOT_YOUR_TURN");
 
       assert.equal((await failure(() => lobby.getGame("no-such-game"))).code, Code.NotFound);

@@ -9,6 +9,8 @@ import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
+import { GameStatus } from "../src/gen/ludotheque/v1/game_pb.js";
+import { Ludotheque } from "../src/ludotheque.js";
 import { startServer, type Server } from "./support/server.js";
 
 const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
@@ -27,6 +29,42 @@ describe("the README", () => {
     const readme = readFileSync(join(PACKAGE, "README.md"), "utf8");
     const tour = readFileSync(join(PACKAGE, "examples", "tour.ts"), "utf8");
     assert.ok(readme.includes("```ts\n" + tour + "```\n"), "the README's first example must be examples/tour.ts");
+  });
+
+  test("shows examples/session.ts as it is, and it plays a whole game over a WebSocket", async () => {
+    const readme = readFileSync(join(PACKAGE, "README.md"), "utf8");
+    const example = readFileSync(join(PACKAGE, "examples", "session.ts"), "utf8");
+    assert.ok(readme.includes("```ts\n" + example + "```\n"), "the README must show examples/session.ts");
+    const compiled = readFileSync(join(PACKAGE, "dist", "examples", "session.js"), "utf8");
+    assert.ok(compiled.includes(EXAMPLE));
+    const script = join(PACKAGE, "dist", "examples", "session-against-test-server.js");
+    writeFileSync(script, compiled.replace(EXAMPLE, server.baseUrl));
+    try {
+      const run = promisify(execFile)(process.execPath, ["--experimental-websocket", script], { timeout: 60_000 });
+      assert.match((await run).stdout, /^game over after \d+ events$/m);
+    } finally {
+      rmSync(script, { force: true });
+    }
+  });
+
+  test("the repository README's WebSocket example plays a whole game against a bot", async () => {
+    const readme = readFileSync(join(PACKAGE, "..", "..", "README.md"), "utf8");
+    const section = readme.slice(readme.indexOf("## Play over WebSocket"));
+    const block = /```js\n([\s\S]*?)```/.exec(section)?.[1];
+    assert.ok(block !== undefined && block.includes("ws://localhost:8080"), "no WebSocket example in the README");
+    const lobby = new Ludotheque({ baseUrl: server.baseUrl });
+    const { gameId, seatTokens } = await lobby.createGame("mooki", [{ name: "Cléo" }, { name: "Robin", bot: "greedy" }]);
+    const code = block.replace("ws://localhost:8080", server.baseUrl.replace("http:", "ws:")) + "\nreturn socket;";
+    const socket = new Function("gameId", "seatToken", code)(gameId, seatTokens[0]) as WebSocket;
+    await new Promise<void>((resolve) =>
+      socket.addEventListener("message", ({ data }) => {
+        const { events = [] } = JSON.parse(String(data)) as { events?: { gameOver?: boolean }[] };
+        if (events.some((event) => event.gameOver)) resolve();
+      }),
+    );
+    socket.close(1000);
+    const finished = await lobby.getGame(gameId);
+    assert.equal(finished.status, GameStatus.FINISHED);
   });
 
   test("its example plays a whole game", async () => {

@@ -1,5 +1,6 @@
-"""Plain-text rendering of each game's views, moves and events (`ludotheque play`,
-and later `ludotheque replay`). One module per game, the same three functions."""
+"""Plain-text drawing of each game's views (`ludotheque play`, `ludotheque replay`).
+One module per game, the same function. Moves and events are told in the words every
+client gets (their descriptions: service/app/descriptions.py), not here."""
 
 from __future__ import annotations
 
@@ -14,10 +15,6 @@ from service.cli.render import mooki, picnic, pirates
 
 class Renderer(Protocol):
     def render_view(self, view: Message, seats: Sequence[game_pb2.Seat], me: int | None) -> str: ...
-
-    def describe_command(self, command: Message, view: Message) -> str: ...
-
-    def describe_event(self, event: Message, seats: Sequence[game_pb2.Seat]) -> str | None: ...
 
 
 RENDERERS: dict[str, Renderer] = {"mooki": mooki, "pirates": pirates, "picnic": picnic}  # type: ignore[dict-item]

@@ -26,7 +26,7 @@ import grpc
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
-from ludotheque.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
+from ludotheque.v1 import game_kind_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
 
 SeatLike = game_pb2.SeatSpec | Mapping[str, Any] | str
 
@@ -42,9 +42,13 @@ class Client:
         channel: grpc.Channel | None = None,
         timeout: float = 10.0,
         retries: int = 3,
+        locale: str | None = None,
     ) -> None:
         self.target = target
         self.token = token
+        # The language of descriptions and error messages ("fr", "fr-CA", or an
+        # Accept-Language list), sent as `accept-language` metadata; None: English.
+        self.locale = locale
         self.timeout = timeout
         self.retries = retries
         self._owns_channel = channel is None
@@ -54,7 +58,9 @@ class Client:
     def with_token(self, token: str | None) -> Client:
         """A client acting with `token` (a seat token, the admin token, or None for a
         spectator) over the same connection."""
-        return Client(self.target, token, channel=self.channel, timeout=self.timeout, retries=self.retries)
+        return Client(
+            self.target, token, channel=self.channel, timeout=self.timeout, retries=self.retries, locale=self.locale
+        )
 
     def close(self) -> None:
         if self._owns_channel:
@@ -68,7 +74,8 @@ class Client:
 
     @property
     def _metadata(self) -> tuple[tuple[str, str], ...]:
-        return (("authorization", f"Bearer {self.token}"),) if self.token else ()
+        metadata = (("authorization", f"Bearer {self.token}"),) if self.token else ()
+        return (*metadata, ("accept-language", self.locale)) if self.locale else metadata
 
     # --- calls -------------------------------------------------------------------
 
@@ -221,10 +228,32 @@ class Client:
         request = game_service_pb2.DeleteGameRequest(game_id=game_id)
         self.stub.DeleteGame(request, metadata=self._metadata, timeout=self.timeout)
 
-    def play(self, game_id: str, from_version: int = 1, *, views: bool = False) -> PlaySession:
+    def issue_stream_ticket(self, game_id: str) -> game_service_pb2.IssueStreamTicketResponse:
+        """A short-lived, single-use ticket standing for this client's seat in the game:
+        `GET /v1/games/{game_id}/events:stream?ticket=...` then streams the seat's events
+        without an authorization header (what a browser's EventSource needs)."""
+        request = game_service_pb2.IssueStreamTicketRequest(game_id=game_id)
+        return self.stub.IssueStreamTicket(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def get_game_kind(self, kind: str) -> game_kind_pb2.GameKind:
+        """What a renderer needs to know about a kind of game (names, options and
+        presets, rule codes, material), in this client's language."""
+        request = game_service_pb2.GetGameKindRequest(kind=kind)
+        return self.stub.GetGameKind(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def list_game_kinds(self) -> list[game_kind_pb2.GameKind]:
+        """Every kind of game the server plays."""
+        request = game_service_pb2.ListGameKindsRequest()
+        response = self.stub.ListGameKinds(request, metadata=self._metadata, timeout=self.timeout)
+        return list(response.kinds)
+
+    def play(
+        self, game_id: str, from_version: int = 1, *, views: bool = False, view_updates: bool = False
+    ) -> PlaySession:
         """A Play session for this client's seat on one stream: iterate over it for
-        events, turns and results; send() commands."""
-        return PlaySession(self, game_id, from_version, views)
+        events, turns and results; send() commands. `views`: the seat's view with each
+        turn; `view_updates`: the view in every message where the game comes to rest."""
+        return PlaySession(self, game_id, from_version, views, view_updates)
 
 
 class PlaySession:
@@ -233,9 +262,11 @@ class PlaySession:
     commands (any may be absent); `send(command)` plays a move. Close it (or use
     `with`) to end the session."""
 
-    def __init__(self, client: Client, game_id: str, from_version: int, views: bool) -> None:
+    def __init__(self, client: Client, game_id: str, from_version: int, views: bool, view_updates: bool) -> None:
         self._requests: queue.SimpleQueue[game_service_pb2.PlayRequest | None] = queue.SimpleQueue()
-        join = game_service_pb2.PlayJoin(game_id=game_id, from_version=from_version, views=views)
+        join = game_service_pb2.PlayJoin(
+            game_id=game_id, from_version=from_version, views=views, view_updates=view_updates
+        )
         self._requests.put(game_service_pb2.PlayRequest(join=join))
         self._call = client.stub.Play(self._outgoing(), metadata=client._metadata)
 
@@ -257,6 +288,11 @@ class PlaySession:
 
     def __next__(self) -> game_service_pb2.PlayResponse:
         return next(self._call)  # type: ignore[no-any-return]
+
+    def finish(self) -> None:
+        """Sends nothing more (a half-close): the session then ends by itself once the
+        results of the commands sent have come, and iterating over it stops."""
+        self._requests.put(None)
 
     def close(self) -> None:
         self._requests.put(None)
@@ -298,6 +334,30 @@ def rule_code(error: grpc.RpcError) -> str | None:
             for violation in failure.violations:
                 if violation.type == "RULE":
                     return str(violation.subject)
+    return None
+
+
+def localized_message(error: grpc.RpcError) -> str | None:
+    """The error's message for people, in the client's language (its LocalizedMessage
+    detail); None when it carries none."""
+    status = error_status(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.LocalizedMessage.DESCRIPTOR):
+            localized = error_details_pb2.LocalizedMessage()
+            detail.Unpack(localized)
+            return str(localized.message)
+    return None
+
+
+def request_info(error: grpc.RpcError) -> error_details_pb2.RequestInfo | None:
+    """Which request failed: its `request_id`, and `serving_data` `trace_id=<hex>` when it
+    was traced. Quote both in a bug report: they lead to the server's logs and trace."""
+    status = error_status(error)
+    for detail in status.details if status is not None else ():
+        if detail.Is(error_details_pb2.RequestInfo.DESCRIPTOR):
+            info = error_details_pb2.RequestInfo()
+            detail.Unpack(info)
+            return info
     return None
 
 

@@ -145,3 +145,18 @@ app.kubernetes.io/component: redis
 {{- define "ludotheque.apiKeysKey" -}}
 {{- ternary .Values.access.apiKeys.key "api-keys" (ne .Values.access.apiKeys.existingSecret "") }}
 {{- end }}
+
+{{/* The PromQL label matchers of this release's series (prometheusRule.selector, or the
+     namespace and job the ServiceMonitor gives them). */}}
+{{- define "ludotheque.metricSelector" -}}
+{{- default (printf "namespace=%q, job=%q" .Release.Namespace (include "ludotheque.fullname" .)) .Values.prometheusRule.selector }}
+{{- end }}
+
+{{/* An alert's labels: its severity and prometheusRule.additionalAlertLabels (which may
+     not replace the severity). Takes a dict: severity, extra. */}}
+{{- define "ludotheque.alertLabels" -}}
+severity: {{ .severity }}
+{{- with .extra }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}

@@ -26,45 +26,47 @@ from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__
 from ludotheque.mooki.v1 import mooki_pb2 as ludotheque_dot_mooki_dot_v1_dot_mooki__pb2
 from ludotheque.pirates.v1 import pirates_pb2 as ludotheque_dot_pirates_dot_v1_dot_pirates__pb2
 from ludotheque.picnic.v1 import picnic_pb2 as ludotheque_dot_picnic_dot_v1_dot_picnic__pb2
+from ludotheque.text.v1 import description_pb2 as ludotheque_dot_text_dot_v1_dot_description__pb2
+from ludotheque.v1 import choice_pb2 as ludotheque_dot_v1_dot_choice__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18ludotheque/v1/game.proto\x12\rludotheque.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fludotheque/mooki/v1/mooki.proto\x1a#ludotheque/pirates/v1/pirates.proto\x1a!ludotheque/picnic/v1/picnic.proto\"?\n\x08SeatSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x03\x61ge\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x03 \x01(\tB\x06\n\x04_age\"J\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x03\x61ge\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x04 \x01(\tB\x06\n\x04_age\"\xa8\x01\n\x0bGameOptions\x12-\n\x05mooki\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.OptionsH\x00\x12\x31\n\x07pirates\x18\x02 \x01(\x0b\x32\x1e.ludotheque.pirates.v1.OptionsH\x00\x12/\n\x06picnic\x18\x03 \x01(\x0b\x32\x1d.ludotheque.picnic.v1.OptionsH\x00\x42\x06\n\x04game\"\xa4\x01\n\x07\x43ommand\x12-\n\x05mooki\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.CommandH\x00\x12\x31\n\x07pirates\x18\x02 \x01(\x0b\x32\x1e.ludotheque.pirates.v1.CommandH\x00\x12/\n\x06picnic\x18\x03 \x01(\x0b\x32\x1d.ludotheque.picnic.v1.CommandH\x00\x42\x06\n\x04game\"\x9c\x01\n\x08GameView\x12*\n\x05mooki\x18\x01 \x01(\x0b\x32\x19.ludotheque.mooki.v1.ViewH\x00\x12.\n\x07pirates\x18\x02 \x01(\x0b\x32\x1b.ludotheque.pirates.v1.ViewH\x00\x12,\n\x06picnic\x18\x03 \x01(\x0b\x32\x1a.ludotheque.picnic.v1.ViewH\x00\x42\x06\n\x04game\"\x93\x03\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\rH\x01\x88\x01\x01\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12/\n\x0brecorded_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrules_version\x18\x05 \x01(\t\x12\'\n\x07\x63ommand\x18\x06 \x01(\x0b\x32\x16.ludotheque.v1.Command\x12\x11\n\tgame_over\x18\x07 \x01(\x08\x12\x30\n\x0chistory_loss\x18\x08 \x01(\x0b\x32\x1a.ludotheque.v1.HistoryLoss\x12+\n\x05mooki\x18\n \x01(\x0b\x32\x1a.ludotheque.mooki.v1.EventH\x00\x12/\n\x07pirates\x18\x0b \x01(\x0b\x32\x1c.ludotheque.pirates.v1.EventH\x00\x12-\n\x06picnic\x18\x0c \x01(\x0b\x32\x1b.ludotheque.picnic.v1.EventH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\":\n\x0bHistoryLoss\x12\r\n\x05\x66irst\x18\x01 \x01(\x04\x12\x0c\n\x04last\x18\x02 \x01(\x04\x12\x0e\n\x06reused\x18\x03 \x01(\x08\";\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\r\x12\x0e\n\x06scores\x18\x02 \x03(\x03\x12\x0f\n\x07summary\x18\x03 \x01(\t\"M\n\x06Viewer\x12\'\n\x04role\x18\x01 \x01(\x0e\x32\x19.ludotheque.v1.ViewerRole\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"\xd7\x04\n\x04Game\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\"\n\x05seats\x18\x05 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12+\n\x07options\x18\x06 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\x0e\n\x06to_act\x18\x07 \x03(\r\x12\'\n\x07outcome\x18\x08 \x01(\x0b\x32\x16.ludotheque.v1.Outcome\x12%\n\x04view\x18\t \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12.\n\x0elegal_commands\x18\n \x03(\x0b\x32\x16.ludotheque.v1.Command\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x06viewer\x18\r \x01(\x0b\x32\x15.ludotheque.v1.Viewer\x12\x15\n\rrules_version\x18\x0e \x01(\t\x12\x32\n\x0ehistory_losses\x18\x0f \x03(\x0b\x32\x1a.ludotheque.v1.HistoryLoss\x12-\n\nvisibility\x18\x14 \x01(\x0e\x32\x19.ludotheque.v1.Visibility\x12\x12\n\ncreated_by\x18\x15 \x01(\t\"\x94\x02\n\nGameRecord\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\"\n\x05seats\x18\x03 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrules_version\x18\x07 \x01(\t\x12-\n\nvisibility\x18\x14 \x01(\x0e\x32\x19.ludotheque.v1.Visibility\x12\x12\n\ncreated_by\x18\x15 \x01(\t\"\x99\x02\n\rGameLogHeader\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x15\n\rrules_version\x18\x04 \x01(\t\x12+\n\x07options\x18\x05 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\"\n\x05seats\x18\x06 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x06viewer\x18\x08 \x01(\x0b\x32\x15.ludotheque.v1.Viewer\x12\x11\n\x04seed\x18\t \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"]\n\x07GameLog\x12,\n\x06header\x18\x01 \x01(\x0b\x32\x1c.ludotheque.v1.GameLogHeader\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.ludotheque.v1.Event*[\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02*o\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x17\n\x13VISIBILITY_UNLISTED\x10\x01\x12\x15\n\x11VISIBILITY_LISTED\x10\x02\x12\x15\n\x11VISIBILITY_PUBLIC\x10\x03*q\n\nViewerRole\x12\x1b\n\x17VIEWER_ROLE_UNSPECIFIED\x10\x00\x12\x14\n\x10VIEWER_ROLE_SEAT\x10\x01\x12\x19\n\x15VIEWER_ROLE_SPECTATOR\x10\x02\x12\x15\n\x11VIEWER_ROLE_ADMIN\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18ludotheque/v1/game.proto\x12\rludotheque.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fludotheque/mooki/v1/mooki.proto\x1a#ludotheque/pirates/v1/pirates.proto\x1a!ludotheque/picnic/v1/picnic.proto\x1a$ludotheque/text/v1/description.proto\x1a\x1aludotheque/v1/choice.proto\"?\n\x08SeatSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x03\x61ge\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x03 \x01(\tB\x06\n\x04_age\"J\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x03\x61ge\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x04 \x01(\tB\x06\n\x04_age\"\xa8\x01\n\x0bGameOptions\x12-\n\x05mooki\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.OptionsH\x00\x12\x31\n\x07pirates\x18\x02 \x01(\x0b\x32\x1e.ludotheque.pirates.v1.OptionsH\x00\x12/\n\x06picnic\x18\x03 \x01(\x0b\x32\x1d.ludotheque.picnic.v1.OptionsH\x00\x42\x06\n\x04game\"\x82\x02\n\x07\x43ommand\x12-\n\x05mooki\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.CommandH\x00\x12\x31\n\x07pirates\x18\x02 \x01(\x0b\x32\x1e.ludotheque.pirates.v1.CommandH\x00\x12/\n\x06picnic\x18\x03 \x01(\x0b\x32\x1d.ludotheque.picnic.v1.CommandH\x00\x12\x34\n\x0b\x64\x65scription\x18\x14 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12&\n\x07\x63hoices\x18\x15 \x03(\x0b\x32\x15.ludotheque.v1.ChoiceB\x06\n\x04game\"\x9c\x01\n\x08GameView\x12*\n\x05mooki\x18\x01 \x01(\x0b\x32\x19.ludotheque.mooki.v1.ViewH\x00\x12.\n\x07pirates\x18\x02 \x01(\x0b\x32\x1b.ludotheque.pirates.v1.ViewH\x00\x12,\n\x06picnic\x18\x03 \x01(\x0b\x32\x1a.ludotheque.picnic.v1.ViewH\x00\x42\x06\n\x04game\"\xc9\x03\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\rH\x01\x88\x01\x01\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12/\n\x0brecorded_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrules_version\x18\x05 \x01(\t\x12\'\n\x07\x63ommand\x18\x06 \x01(\x0b\x32\x16.ludotheque.v1.Command\x12\x11\n\tgame_over\x18\x07 \x01(\x08\x12\x30\n\x0chistory_loss\x18\x08 \x01(\x0b\x32\x1a.ludotheque.v1.HistoryLoss\x12\x34\n\x0b\x64\x65scription\x18\x14 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12+\n\x05mooki\x18\n \x01(\x0b\x32\x1a.ludotheque.mooki.v1.EventH\x00\x12/\n\x07pirates\x18\x0b \x01(\x0b\x32\x1c.ludotheque.pirates.v1.EventH\x00\x12-\n\x06picnic\x18\x0c \x01(\x0b\x32\x1b.ludotheque.picnic.v1.EventH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\":\n\x0bHistoryLoss\x12\r\n\x05\x66irst\x18\x01 \x01(\x04\x12\x0c\n\x04last\x18\x02 \x01(\x04\x12\x0e\n\x06reused\x18\x03 \x01(\x08\";\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\r\x12\x0e\n\x06scores\x18\x02 \x03(\x03\x12\x0f\n\x07summary\x18\x03 \x01(\t\"M\n\x06Viewer\x12\'\n\x04role\x18\x01 \x01(\x0e\x32\x19.ludotheque.v1.ViewerRole\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"\xd7\x04\n\x04Game\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\"\n\x05seats\x18\x05 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12+\n\x07options\x18\x06 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\x0e\n\x06to_act\x18\x07 \x03(\r\x12\'\n\x07outcome\x18\x08 \x01(\x0b\x32\x16.ludotheque.v1.Outcome\x12%\n\x04view\x18\t \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12.\n\x0elegal_commands\x18\n \x03(\x0b\x32\x16.ludotheque.v1.Command\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x06viewer\x18\r \x01(\x0b\x32\x15.ludotheque.v1.Viewer\x12\x15\n\rrules_version\x18\x0e \x01(\t\x12\x32\n\x0ehistory_losses\x18\x0f \x03(\x0b\x32\x1a.ludotheque.v1.HistoryLoss\x12-\n\nvisibility\x18\x14 \x01(\x0e\x32\x19.ludotheque.v1.Visibility\x12\x12\n\ncreated_by\x18\x15 \x01(\t\"\x94\x02\n\nGameRecord\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\"\n\x05seats\x18\x03 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrules_version\x18\x07 \x01(\t\x12-\n\nvisibility\x18\x14 \x01(\x0e\x32\x19.ludotheque.v1.Visibility\x12\x12\n\ncreated_by\x18\x15 \x01(\t\"\x99\x02\n\rGameLogHeader\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x15\n\rrules_version\x18\x04 \x01(\t\x12+\n\x07options\x18\x05 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\"\n\x05seats\x18\x06 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x06viewer\x18\x08 \x01(\x0b\x32\x15.ludotheque.v1.Viewer\x12\x11\n\x04seed\x18\t \x01(\x04H\x00\x88\x01\x01\x42\x07\n\x05_seed\"]\n\x07GameLog\x12,\n\x06header\x18\x01 \x01(\x0b\x32\x1c.ludotheque.v1.GameLogHeader\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.ludotheque.v1.Event*[\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02*o\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x17\n\x13VISIBILITY_UNLISTED\x10\x01\x12\x15\n\x11VISIBILITY_LISTED\x10\x02\x12\x15\n\x11VISIBILITY_PUBLIC\x10\x03*q\n\nViewerRole\x12\x1b\n\x17VIEWER_ROLE_UNSPECIFIED\x10\x00\x12\x14\n\x10VIEWER_ROLE_SEAT\x10\x01\x12\x19\n\x15VIEWER_ROLE_SPECTATOR\x10\x02\x12\x15\n\x11VIEWER_ROLE_ADMIN\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ludotheque.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAMESTATUS']._serialized_start=2685
-  _globals['_GAMESTATUS']._serialized_end=2776
-  _globals['_VISIBILITY']._serialized_start=2778
-  _globals['_VISIBILITY']._serialized_end=2889
-  _globals['_VIEWERROLE']._serialized_start=2891
-  _globals['_VIEWERROLE']._serialized_end=3004
-  _globals['_SEATSPEC']._serialized_start=181
-  _globals['_SEATSPEC']._serialized_end=244
-  _globals['_SEAT']._serialized_start=246
-  _globals['_SEAT']._serialized_end=320
-  _globals['_GAMEOPTIONS']._serialized_start=323
-  _globals['_GAMEOPTIONS']._serialized_end=491
-  _globals['_COMMAND']._serialized_start=494
-  _globals['_COMMAND']._serialized_end=658
-  _globals['_GAMEVIEW']._serialized_start=661
-  _globals['_GAMEVIEW']._serialized_end=817
-  _globals['_EVENT']._serialized_start=820
-  _globals['_EVENT']._serialized_end=1223
-  _globals['_HISTORYLOSS']._serialized_start=1225
-  _globals['_HISTORYLOSS']._serialized_end=1283
-  _globals['_OUTCOME']._serialized_start=1285
-  _globals['_OUTCOME']._serialized_end=1344
-  _globals['_VIEWER']._serialized_start=1346
-  _globals['_VIEWER']._serialized_end=1423
-  _globals['_GAME']._serialized_start=1426
-  _globals['_GAME']._serialized_end=2025
-  _globals['_GAMERECORD']._serialized_start=2028
-  _globals['_GAMERECORD']._serialized_end=2304
-  _globals['_GAMELOGHEADER']._serialized_start=2307
-  _globals['_GAMELOGHEADER']._serialized_end=2588
-  _globals['_GAMELOG']._serialized_start=2590
-  _globals['_GAMELOG']._serialized_end=2683
+  _globals['_GAMESTATUS']._serialized_start=2899
+  _globals['_GAMESTATUS']._serialized_end=2990
+  _globals['_VISIBILITY']._serialized_start=2992
+  _globals['_VISIBILITY']._serialized_end=3103
+  _globals['_VIEWERROLE']._serialized_start=3105
+  _globals['_VIEWERROLE']._serialized_end=3218
+  _globals['_SEATSPEC']._serialized_start=247
+  _globals['_SEATSPEC']._serialized_end=310
+  _globals['_SEAT']._serialized_start=312
+  _globals['_SEAT']._serialized_end=386
+  _globals['_GAMEOPTIONS']._serialized_start=389
+  _globals['_GAMEOPTIONS']._serialized_end=557
+  _globals['_COMMAND']._serialized_start=560
+  _globals['_COMMAND']._serialized_end=818
+  _globals['_GAMEVIEW']._serialized_start=821
+  _globals['_GAMEVIEW']._serialized_end=977
+  _globals['_EVENT']._serialized_start=980
+  _globals['_EVENT']._serialized_end=1437
+  _globals['_HISTORYLOSS']._serialized_start=1439
+  _globals['_HISTORYLOSS']._serialized_end=1497
+  _globals['_OUTCOME']._serialized_start=1499
+  _globals['_OUTCOME']._serialized_end=1558
+  _globals['_VIEWER']._serialized_start=1560
+  _globals['_VIEWER']._serialized_end=1637
+  _globals['_GAME']._serialized_start=1640
+  _globals['_GAME']._serialized_end=2239
+  _globals['_GAMERECORD']._serialized_start=2242
+  _globals['_GAMERECORD']._serialized_end=2518
+  _globals['_GAMELOGHEADER']._serialized_start=2521
+  _globals['_GAMELOGHEADER']._serialized_end=2802
+  _globals['_GAMELOG']._serialized_start=2804
+  _globals['_GAMELOG']._serialized_end=2897
 # @@protoc_insertion_point(module_scope)

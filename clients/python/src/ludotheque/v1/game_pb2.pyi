@@ -14,6 +14,8 @@ from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from ludotheque.mooki.v1 import mooki_pb2 as _mooki_pb2
 from ludotheque.picnic.v1 import picnic_pb2 as _picnic_pb2
 from ludotheque.pirates.v1 import pirates_pb2 as _pirates_pb2
+from ludotheque.text.v1 import description_pb2 as _description_pb2
+from ludotheque.v1 import choice_pb2 as _choice_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -228,6 +230,8 @@ class Command(_message.Message):
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    CHOICES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.Command:
         """A Mooki Island move."""
@@ -240,16 +244,32 @@ class Command(_message.Message):
     def picnic(self) -> _picnic_pb2.Command:
         """A Facteur Souris's picnic move."""
 
+    @_builtins.property
+    def description(self) -> _description_pb2.Description:
+        """Output only, on legal commands: the move for people ("Draw from the left
+        pile (Sun Mooki showing)"), in the caller's language. Ignored in a command
+        sent to the service, so a legal command may be sent back as it came.
+        """
+
+    @_builtins.property
+    def choices(self) -> _containers.RepeatedCompositeFieldContainer[_choice_pb2.Choice]:
+        """Output only, on legal commands: the steps that pick this move among the
+        legal ones (what it acts on, where it goes, what it asks for). Ignored in a
+        command sent to the service.
+        """
+
     def __init__(
         self,
         *,
         mooki: _mooki_pb2.Command | None = ...,
         pirates: _pirates_pb2.Command | None = ...,
         picnic: _picnic_pb2.Command | None = ...,
+        description: _description_pb2.Description | None = ...,
+        choices: _abc.Iterable[_choice_pb2.Choice] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["choices", b"choices", "description", b"description", "game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
@@ -309,6 +329,7 @@ class Event(_message.Message):
     COMMAND_FIELD_NUMBER: _builtins.int
     GAME_OVER_FIELD_NUMBER: _builtins.int
     HISTORY_LOSS_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
@@ -343,6 +364,13 @@ class Event(_message.Message):
         """
 
     @_builtins.property
+    def description(self) -> _description_pb2.Description:
+        """What happened, for people, as this caller may know it (computed from the
+        event as redacted for them), in the caller's language. Output only: never
+        stored, ignored in an imported log.
+        """
+
+    @_builtins.property
     def mooki(self) -> _mooki_pb2.Event:
         """A Mooki Island event."""
 
@@ -365,13 +393,14 @@ class Event(_message.Message):
         command: Global___Command | None = ...,
         game_over: _builtins.bool = ...,
         history_loss: Global___HistoryLoss | None = ...,
+        description: _description_pb2.Description | None = ...,
         mooki: _mooki_pb2.Event | None = ...,
         pirates: _pirates_pb2.Event | None = ...,
         picnic: _picnic_pb2.Event | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "game", b"game", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "game", b"game", "game_over", b"game_over", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

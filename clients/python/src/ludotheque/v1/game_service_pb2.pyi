@@ -9,8 +9,10 @@ public view; the admin token sees everything.
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.rpc import status_pb2 as _status_pb2
+from ludotheque.v1 import game_kind_pb2 as _game_kind_pb2
 from ludotheque.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
@@ -33,10 +35,16 @@ class CreateGameRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     VISIBILITY_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
     """The game's kind: "mooki", "pirates" or "picnic"."""
     visibility: _game_pb2.Visibility.ValueType
     """Who finds the game in ListGames; unspecified: unlisted."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     @_builtins.property
     def options(self) -> _game_pb2.GameOptions:
         """The game's options; unset means the defaults. Must match the kind."""
@@ -52,10 +60,11 @@ class CreateGameRequest(_message.Message):
         options: _game_pb2.GameOptions | None = ...,
         seats: _abc.Iterable[_game_pb2.SeatSpec] | None = ...,
         visibility: _game_pb2.Visibility.ValueType = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "options", b"options", "seats", b"seats", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "locale", b"locale", "options", b"options", "seats", b"seats", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -104,16 +113,23 @@ class GetGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -192,6 +208,7 @@ class SubmitCommandRequest(_message.Message):
     COMMAND_ID_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     command_id: _builtins.str
@@ -205,6 +222,11 @@ class SubmitCommandRequest(_message.Message):
     """The seat to act for: must be the caller's own seat (admins: any seat).
     Unset: the caller's seat.
     """
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     @_builtins.property
     def command(self) -> _game_pb2.Command:
         """The move."""
@@ -217,10 +239,11 @@ class SubmitCommandRequest(_message.Message):
         command_id: _builtins.str = ...,
         expected_version: _builtins.int | None = ...,
         seat: _builtins.int | None = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "expected_version", b"expected_version", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "locale", b"locale", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -303,25 +326,93 @@ class StreamEventsRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
+    TICKET_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
     """The first version to send (default 1: from the start). To resume, pass
     the last version received plus one.
     """
+    ticket: _builtins.str
+    """A ticket from IssueStreamTicket, instead of the authorization header (which
+    a browser's EventSource cannot send): the stream is then the ticket's seat's.
+    A ticket is good once, for its game, until it expires; otherwise
+    UNAUTHENTICATED (401). Do not send a token too.
+    """
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
+        ticket: _builtins.str = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "ticket", b"ticket"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___StreamEventsRequest: _TypeAlias = StreamEventsRequest  # noqa: Y015
+
+@_typing.final
+class IssueStreamTicketRequest(_message.Message):
+    """IssueStreamTicket's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game the ticket is for."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IssueStreamTicketRequest: _TypeAlias = IssueStreamTicketRequest  # noqa: Y015
+
+@_typing.final
+class IssueStreamTicketResponse(_message.Message):
+    """IssueStreamTicket's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TICKET_FIELD_NUMBER: _builtins.int
+    EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    ticket: _builtins.str
+    """The ticket: pass it as events:stream?ticket=<ticket>, once, before it
+    expires. It stands for the seat of the token that asked for it (it is as
+    secret as that token, but dies soon and after one use).
+    """
+    @_builtins.property
+    def expires_at(self) -> _timestamp_pb2.Timestamp:
+        """When the ticket stops being accepted (it is also spent by its first use)."""
+
+    def __init__(
+        self,
+        *,
+        ticket: _builtins.str = ...,
+        expires_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["expires_at", b"expires_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["expires_at", b"expires_at", "ticket", b"ticket"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IssueStreamTicketResponse: _TypeAlias = IssueStreamTicketResponse  # noqa: Y015
 
 @_typing.final
 class StreamEventsResponse(_message.Message):
@@ -357,6 +448,7 @@ class ListEventsRequest(_message.Message):
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     TO_VERSION_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
@@ -365,6 +457,11 @@ class ListEventsRequest(_message.Message):
     """The last version to return (default: the latest)."""
     page_size: _builtins.int
     """At most this many events (default and maximum 1000)."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
@@ -372,10 +469,11 @@ class ListEventsRequest(_message.Message):
         from_version: _builtins.int = ...,
         to_version: _builtins.int = ...,
         page_size: _builtins.int = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -423,19 +521,26 @@ class ReplayGameRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     AT_VERSION_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     at_version: _builtins.int
     """The version to look at (default: the latest)."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         at_version: _builtins.int | None = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__at_version: _TypeAlias = _typing.Literal["at_version"]  # noqa: Y015
     _WhichOneofArgType__at_version: _TypeAlias = _typing.Literal["_at_version", b"_at_version"]  # noqa: Y015
@@ -506,22 +611,29 @@ class ExportGameRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     AS_SEAT_FIELD_NUMBER: _builtins.int
     AS_SPECTATOR_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     as_seat: _builtins.int
     """Admin only: the log as this seat saw it."""
     as_spectator: _builtins.bool
     """Admin only: the log as a spectator saw it."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         as_seat: _builtins.int | None = ...,
         as_spectator: _builtins.bool = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "as_spectator", b"as_spectator", "game_id", b"game_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "as_seat", b"as_seat", "as_spectator", b"as_spectator", "game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
     _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
@@ -561,8 +673,14 @@ class ImportGameRequest(_message.Message):
 
     LOG_FIELD_NUMBER: _builtins.int
     TRUNCATE_AT_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     truncate_at: _builtins.int
     """Keep the events up to this version only (a fork); default: all of them."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     @_builtins.property
     def log(self) -> _game_pb2.GameLog:
         """A complete log (exported by the admin)."""
@@ -572,10 +690,11 @@ class ImportGameRequest(_message.Message):
         *,
         log: _game_pb2.GameLog | None = ...,
         truncate_at: _builtins.int | None = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at", "log", b"log", "truncate_at", b"truncate_at"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at", "log", b"log", "truncate_at", b"truncate_at"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at", "locale", b"locale", "log", b"log", "truncate_at", b"truncate_at"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__truncate_at: _TypeAlias = _typing.Literal["truncate_at"]  # noqa: Y015
     _WhichOneofArgType__truncate_at: _TypeAlias = _typing.Literal["_truncate_at", b"_truncate_at"]  # noqa: Y015
@@ -706,6 +825,9 @@ class PlayJoin(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     VIEWS_FIELD_NUMBER: _builtins.int
+    TOKEN_FIELD_NUMBER: _builtins.int
+    VIEW_UPDATES_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
@@ -714,16 +836,34 @@ class PlayJoin(_message.Message):
     """
     views: _builtins.bool
     """Send the seat's view with each turn (costs the server a little more)."""
+    token: _builtins.str
+    """The seat token (from CreateGame). Over WebSocket the token goes here, never
+    in the URL; over gRPC the "authorization: Bearer" metadata may carry it
+    instead (when both are sent they must be equal). None at all: a spectator.
+    """
+    view_updates: _builtins.bool
+    """Send the caller's view each time the game comes to rest
+    (PlayResponse.view), whoever's turn it is, to spectators too: a client then
+    always holds the current view without asking for it.
+    """
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
         views: _builtins.bool = ...,
+        token: _builtins.str = ...,
+        view_updates: _builtins.bool = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "token", b"token", "view_updates", b"view_updates", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -776,6 +916,8 @@ class PlayResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
     TURN_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
         """The game's next events, redacted for the seat, in order."""
@@ -788,16 +930,30 @@ class PlayResponse(_message.Message):
     def turn(self) -> Global___PlayTurn:
         """The game waits for the seat, at the version of the last event sent."""
 
+    @_builtins.property
+    def view(self) -> _game_pb2.GameView:
+        """What the caller sees now that the game is at rest, at the version of the
+        last event sent (sessions that joined with view_updates).
+        """
+
+    @_builtins.property
+    def error(self) -> _status_pb2.Status:
+        """WebSocket only: why the session ends, on the last message before the
+        server closes the connection (gRPC ends the call with this status instead).
+        """
+
     def __init__(
         self,
         *,
         events: _abc.Iterable[_game_pb2.Event] | None = ...,
         result: Global___PlayResult | None = ...,
         turn: Global___PlayTurn | None = ...,
+        view: _game_pb2.GameView | None = ...,
+        error: _status_pb2.Status | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["result", b"result", "turn", b"turn"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "result", b"result", "turn", b"turn"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "events", b"events", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1096,3 +1252,75 @@ class DeleteGameResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___DeleteGameResponse: _TypeAlias = DeleteGameResponse  # noqa: Y015
+
+@_typing.final
+class GetGameKindRequest(_message.Message):
+    """GetGameKind's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """The game's kind: "mooki", "pirates" or "picnic"."""
+    locale: _builtins.str
+    """The language of the names and descriptions, as in GetGameRequest.locale."""
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "locale", b"locale"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetGameKindRequest: _TypeAlias = GetGameKindRequest  # noqa: Y015
+
+@_typing.final
+class ListGameKindsRequest(_message.Message):
+    """ListGameKinds's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LOCALE_FIELD_NUMBER: _builtins.int
+    locale: _builtins.str
+    """The language of the names and descriptions, as in GetGameRequest.locale."""
+    def __init__(
+        self,
+        *,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["locale", b"locale"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGameKindsRequest: _TypeAlias = ListGameKindsRequest  # noqa: Y015
+
+@_typing.final
+class ListGameKindsResponse(_message.Message):
+    """ListGameKinds's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KINDS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def kinds(self) -> _containers.RepeatedCompositeFieldContainer[_game_kind_pb2.GameKind]:
+        """Every kind this server plays, by kind name."""
+
+    def __init__(
+        self,
+        *,
+        kinds: _abc.Iterable[_game_kind_pb2.GameKind] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kinds", b"kinds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListGameKindsResponse: _TypeAlias = ListGameKindsResponse  # noqa: Y015

@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from ludotheque.v1 import game_kind_pb2 as ludotheque_dot_v1_dot_game__kind__pb2
 from ludotheque.v1 import game_pb2 as ludotheque_dot_v1_dot_game__pb2
 from ludotheque.v1 import game_service_pb2 as ludotheque_dot_v1_dot_game__service__pb2
 
@@ -81,6 +82,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.PlayRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.PlayResponse.FromString,
                 _registered_method=True)
+        self.IssueStreamTicket = channel.unary_unary(
+                '/ludotheque.v1.GameService/IssueStreamTicket',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketResponse.FromString,
+                _registered_method=True)
         self.ImportGame = channel.unary_unary(
                 '/ludotheque.v1.GameService/ImportGame',
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.SerializeToString,
@@ -100,6 +106,16 @@ class GameServiceStub:
                 '/ludotheque.v1.GameService/DeleteGame',
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.DeleteGameRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.DeleteGameResponse.FromString,
+                _registered_method=True)
+        self.GetGameKind = channel.unary_unary(
+                '/ludotheque.v1.GameService/GetGameKind',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__kind__pb2.GameKind.FromString,
+                _registered_method=True)
+        self.ListGameKinds = channel.unary_unary(
+                '/ludotheque.v1.GameService/ListGameKinds',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.FromString,
                 _registered_method=True)
 
 
@@ -175,12 +191,23 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Play(self, request_iterator, context):
-        """A seat's session on one connection (a bidirectional stream, gRPC only):
-        send `join` first, then commands; receive every event of the game from the
-        version asked (redacted for the seat), a `turn` whenever the game waits for
-        the seat (with its legal commands), and the `result` of each command after
-        the events it caused; what is ready at once comes in one message. The cheap
-        path for clients that keep a connection open.
+        """A seat's session on one connection (a bidirectional stream over gRPC; the
+        same messages over a WebSocket at GET /v1/play, see the README): send `join`
+        first, then commands; receive every event of the game from the version asked
+        (redacted for the seat), a `turn` whenever the game waits for the seat (with
+        its legal commands), and the `result` of each command after the events it
+        caused; what is ready at once comes in one message. The cheap path for
+        clients that keep a connection open.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def IssueStreamTicket(self, request, context):
+        """A short-lived, single-use ticket standing for the caller's seat in one game,
+        for clients that cannot send an authorization header: pass it once as the
+        `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+        seat token (or the admin token).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -217,6 +244,24 @@ class GameServiceServicer:
         """Admin: delete a game and everything kept about it (its events, snapshots
         and listing) at once. Its live event streams end with NOT_FOUND. (Finished
         and abandoned games also expire by themselves: README, "Limits".)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGameKind(self, request, context):
+        """What a renderer needs to know about a kind of game: its names, seats, bots,
+        options with their defaults and presets, rule codes with their meanings,
+        and its material (cards, colours, boards as coordinates, tiles), from the
+        game's data in seeds/<kind>/, in the caller's language.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGameKinds(self, request, context):
+        """Every kind of game this server plays, each as GetGameKind answers it.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -270,6 +315,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.PlayRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.PlayResponse.SerializeToString,
             ),
+            'IssueStreamTicket': grpc.unary_unary_rpc_method_handler(
+                    servicer.IssueStreamTicket,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketResponse.SerializeToString,
+            ),
             'ImportGame': grpc.unary_unary_rpc_method_handler(
                     servicer.ImportGame,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ImportGameRequest.FromString,
@@ -289,6 +339,16 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.DeleteGame,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.DeleteGameRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.DeleteGameResponse.SerializeToString,
+            ),
+            'GetGameKind': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGameKind,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.GetGameKindRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__kind__pb2.GameKind.SerializeToString,
+            ),
+            'ListGameKinds': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGameKinds,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -546,6 +606,33 @@ class GameService:
             _registered_method=True)
 
     @staticmethod
+    def IssueStreamTicket(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/IssueStreamTicket',
+            ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.IssueStreamTicketResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
     def ImportGame(request,
             target,
             options=(),
@@ -643,6 +730,60 @@ class GameService:
             '/ludotheque.v1.GameService/DeleteGame',
             ludotheque_dot_v1_dot_game__service__pb2.DeleteGameRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.DeleteGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGameKind(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/GetGameKind',
+            ludotheque_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__kind__pb2.GameKind.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGameKinds(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/ListGameKinds',
+            ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -8,6 +8,7 @@ public view; the admin token sees everything.
 
 from collections import abc as _abc
 from grpc import aio as _aio
+from ludotheque.v1 import game_kind_pb2 as _game_kind_pb2
 from ludotheque.v1 import game_pb2 as _game_pb2
 from ludotheque.v1 import game_service_pb2 as _game_service_pb2
 import abc as _abc_1
@@ -71,12 +72,19 @@ class GameServiceStub:
     spectator saw it for them. The admin may ask for any viewer's log.
     """
     Play: _grpc.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]
-    """A seat's session on one connection (a bidirectional stream, gRPC only):
-    send `join` first, then commands; receive every event of the game from the
-    version asked (redacted for the seat), a `turn` whenever the game waits for
-    the seat (with its legal commands), and the `result` of each command after
-    the events it caused; what is ready at once comes in one message. The cheap
-    path for clients that keep a connection open.
+    """A seat's session on one connection (a bidirectional stream over gRPC; the
+    same messages over a WebSocket at GET /v1/play, see the README): send `join`
+    first, then commands; receive every event of the game from the version asked
+    (redacted for the seat), a `turn` whenever the game waits for the seat (with
+    its legal commands), and the `result` of each command after the events it
+    caused; what is ready at once comes in one message. The cheap path for
+    clients that keep a connection open.
+    """
+    IssueStreamTicket: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.IssueStreamTicketRequest, _game_service_pb2.IssueStreamTicketResponse]
+    """A short-lived, single-use ticket standing for the caller's seat in one game,
+    for clients that cannot send an authorization header: pass it once as the
+    `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+    seat token (or the admin token).
     """
     ImportGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]
     """Admin: load a complete log as a new game, after replaying it event by
@@ -98,6 +106,15 @@ class GameServiceStub:
     and listing) at once. Its live event streams end with NOT_FOUND. (Finished
     and abandoned games also expire by themselves: README, "Limits".)
     """
+    GetGameKind: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameKindRequest, _game_kind_pb2.GameKind]
+    """What a renderer needs to know about a kind of game: its names, seats, bots,
+    options with their defaults and presets, rule codes with their meanings,
+    and its material (cards, colours, boards as coordinates, tiles), from the
+    game's data in seeds/<kind>/, in the caller's language.
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+    """
+    ListGameKinds: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGameKindsRequest, _game_service_pb2.ListGameKindsResponse]
+    """Every kind of game this server plays, each as GetGameKind answers it."""
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -138,12 +155,19 @@ class GameServiceAsyncStub(GameServiceStub):
     spectator saw it for them. The admin may ask for any viewer's log.
     """
     Play: _aio.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]  # type: ignore[assignment]
-    """A seat's session on one connection (a bidirectional stream, gRPC only):
-    send `join` first, then commands; receive every event of the game from the
-    version asked (redacted for the seat), a `turn` whenever the game waits for
-    the seat (with its legal commands), and the `result` of each command after
-    the events it caused; what is ready at once comes in one message. The cheap
-    path for clients that keep a connection open.
+    """A seat's session on one connection (a bidirectional stream over gRPC; the
+    same messages over a WebSocket at GET /v1/play, see the README): send `join`
+    first, then commands; receive every event of the game from the version asked
+    (redacted for the seat), a `turn` whenever the game waits for the seat (with
+    its legal commands), and the `result` of each command after the events it
+    caused; what is ready at once comes in one message. The cheap path for
+    clients that keep a connection open.
+    """
+    IssueStreamTicket: _aio.UnaryUnaryMultiCallable[_game_service_pb2.IssueStreamTicketRequest, _game_service_pb2.IssueStreamTicketResponse]  # type: ignore[assignment]
+    """A short-lived, single-use ticket standing for the caller's seat in one game,
+    for clients that cannot send an authorization header: pass it once as the
+    `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+    seat token (or the admin token).
     """
     ImportGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ImportGameRequest, _game_service_pb2.ImportGameResponse]  # type: ignore[assignment]
     """Admin: load a complete log as a new game, after replaying it event by
@@ -165,6 +189,15 @@ class GameServiceAsyncStub(GameServiceStub):
     and listing) at once. Its live event streams end with NOT_FOUND. (Finished
     and abandoned games also expire by themselves: README, "Limits".)
     """
+    GetGameKind: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameKindRequest, _game_kind_pb2.GameKind]  # type: ignore[assignment]
+    """What a renderer needs to know about a kind of game: its names, seats, bots,
+    options with their defaults and presets, rule codes with their meanings,
+    and its material (cards, colours, boards as coordinates, tiles), from the
+    game's data in seeds/<kind>/, in the caller's language.
+    buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+    """
+    ListGameKinds: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGameKindsRequest, _game_service_pb2.ListGameKindsResponse]  # type: ignore[assignment]
+    """Every kind of game this server plays, each as GetGameKind answers it."""
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Create games, play moves, follow games live and replay them."""
@@ -256,12 +289,25 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         request_iterator: _MaybeAsyncIterator[_game_service_pb2.PlayRequest],
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_game_service_pb2.PlayResponse], _abc.AsyncIterator[_game_service_pb2.PlayResponse]]:
-        """A seat's session on one connection (a bidirectional stream, gRPC only):
-        send `join` first, then commands; receive every event of the game from the
-        version asked (redacted for the seat), a `turn` whenever the game waits for
-        the seat (with its legal commands), and the `result` of each command after
-        the events it caused; what is ready at once comes in one message. The cheap
-        path for clients that keep a connection open.
+        """A seat's session on one connection (a bidirectional stream over gRPC; the
+        same messages over a WebSocket at GET /v1/play, see the README): send `join`
+        first, then commands; receive every event of the game from the version asked
+        (redacted for the seat), a `turn` whenever the game waits for the seat (with
+        its legal commands), and the `result` of each command after the events it
+        caused; what is ready at once comes in one message. The cheap path for
+        clients that keep a connection open.
+        """
+
+    @_abc_1.abstractmethod
+    def IssueStreamTicket(
+        self,
+        request: _game_service_pb2.IssueStreamTicketRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.IssueStreamTicketResponse, _abc.Awaitable[_game_service_pb2.IssueStreamTicketResponse]]:
+        """A short-lived, single-use ticket standing for the caller's seat in one game,
+        for clients that cannot send an authorization header: pass it once as the
+        `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+        seat token (or the admin token).
         """
 
     @_abc_1.abstractmethod
@@ -307,5 +353,26 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         and listing) at once. Its live event streams end with NOT_FOUND. (Finished
         and abandoned games also expire by themselves: README, "Limits".)
         """
+
+    @_abc_1.abstractmethod
+    def GetGameKind(
+        self,
+        request: _game_service_pb2.GetGameKindRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_kind_pb2.GameKind, _abc.Awaitable[_game_kind_pb2.GameKind]]:
+        """What a renderer needs to know about a kind of game: its names, seats, bots,
+        options with their defaults and presets, rule codes with their meanings,
+        and its material (cards, colours, boards as coordinates, tiles), from the
+        game's data in seeds/<kind>/, in the caller's language.
+        buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+        """
+
+    @_abc_1.abstractmethod
+    def ListGameKinds(
+        self,
+        request: _game_service_pb2.ListGameKindsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.ListGameKindsResponse, _abc.Awaitable[_game_service_pb2.ListGameKindsResponse]]:
+        """Every kind of game this server plays, each as GetGameKind answers it."""
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -9,17 +9,21 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
 import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec, Visibility } from "./game_pb.js";
 import { file_ludotheque_v1_game } from "./game_pb.js";
+import type { GameKind, GameKindSchema } from "./game_kind_pb.js";
+import { file_ludotheque_v1_game_kind } from "./game_kind_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSKlAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eSJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIjwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQiOwoUU3RyZWFtRXZlbnRzUmVzcG9uc2USIwoFZXZlbnQYASABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50ImEKEUxpc3RFdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhIKCnRvX3ZlcnNpb24YAyABKAQSEQoJcGFnZV9zaXplGAQgASgNImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiTAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQFCDQoLX2F0X3ZlcnNpb24i9AEKElJlcGxheUdhbWVSZXNwb25zZRISCgphdF92ZXJzaW9uGAEgASgEEg8KB3ZlcnNpb24YAiABKAQSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgEIAMoDRInCgdvdXRjb21lGAUgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBiABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAcgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIlwKEUV4cG9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoHYXNfc2VhdBgCIAEoDUgAiAEBEhQKDGFzX3NwZWN0YXRvchgDIAEoCEIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nImIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjcKFlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNIi0KF1JvdGF0ZVNlYXRUb2tlblJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkicAoLUGxheVJlcXVlc3QSJwoEam9pbhgBIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheUpvaW5IABItCgdjb21tYW5kGAIgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5Q29tbWFuZEgAQgkKB21lc3NhZ2UiQAoIUGxheUpvaW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDQoFdmlld3MYAyABKAgifgoLUGxheUNvbW1hbmQSJwoHY29tbWFuZBgBIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKARIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiKfAQoMUGxheVJlc3BvbnNlEiQKBmV2ZW50cxgEIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSKQoGcmVzdWx0GAUgASgLMhkubHVkb3RoZXF1ZS52MS5QbGF5UmVzdWx0EiUKBHR1cm4YBiABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlUdXJuSgQIARACSgQIAhADSgQIAxAEUgVldmVudCJyCghQbGF5VHVybhIPCgd2ZXJzaW9uGAEgASgEEi4KDmxlZ2FsX2NvbW1hbmRzGAIgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEiUKBHZpZXcYAyABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3ImYKClBsYXlSZXN1bHQSEgoKY29tbWFuZF9pZBgBIAEoCRIPCgd2ZXJzaW9uGAIgASgEEhAKCHJlcGxheWVkGAMgASgIEiEKBWVycm9yGAQgASgLMhIuZ29vZ2xlLnJwYy5TdGF0dXMiwAEKEFJlcGxheUxvZ1JlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhQKDGZyb21fdmVyc2lvbhgCIAEoBBIXCgp0b192ZXJzaW9uGAMgASgESACIAQESEQoJcGFnZV9zaXplGAQgASgNEhQKB2FzX3NlYXQYBSABKA1IAYgBARIUCgxhc19zcGVjdGF0b3IYBiABKAhCDQoLX3RvX3ZlcnNpb25CCgoIX2FzX3NlYXQiqAEKEVJlcGxheUxvZ1Jlc3BvbnNlEg0KBXZhbGlkGAEgASgIEioKB3Byb2JsZW0YAiABKAsyGS5sdWRvdGhlcXVlLnYxLkxvZ1Byb2JsZW0SEAoIcmVwbGF5ZWQYAyABKAQSKwoFc3RlcHMYBCADKAsyHC5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1N0ZXASGQoRbmV4dF9mcm9tX3ZlcnNpb24YBSABKAQiUgoKTG9nUHJvYmxlbRINCgVldmVudBgBIAEoDRIOCgZyZWFzb24YAiABKAkSDQoFd2hlcmUYAyABKAkSFgoOcnVsZXNfbWlzbWF0Y2gYBCABKAgi3gEKDVJlcGxheUxvZ1N0ZXASEgoKYXRfdmVyc2lvbhgBIAEoBBIpCgZzdGF0dXMYAiABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAMgAygNEicKB291dGNvbWUYBCABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgFIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQiJAoRRGVsZXRlR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIUChJEZWxldGVHYW1lUmVzcG9uc2Uy1AsKC0dhbWVTZXJ2aWNlEmcKCkNyZWF0ZUdhbWUSIC5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDiIJL3YxL2dhbWVzOgEqEloKB0dldEdhbWUSHS5sdWRvdGhlcXVlLnYxLkdldEdhbWVSZXF1ZXN0GhMubHVkb3RoZXF1ZS52MS5HYW1lIhuC0+STAhUSEy92MS9nYW1lcy97Z2FtZV9pZH0SYQoJTGlzdEdhbWVzEh8ubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXNwb25zZSIRgtPkkwILEgkvdjEvZ2FtZXMSgwEKDVN1Ym1pdENvbW1hbmQSIy5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiQubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfS9jb21tYW5kczoBKhKEAQoMU3RyZWFtRXZlbnRzEiIubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiMubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZSIpgtPkkwIjEiEvdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50czpzdHJlYW0wARJ1CgpMaXN0RXZlbnRzEiAubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1Jlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzEnUKClJlcGxheUdhbWUSIC5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9yZXBsYXkSdQoKRXhwb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9OmV4cG9ydBJDCgRQbGF5EhoubHVkb3RoZXF1ZS52MS5QbGF5UmVxdWVzdBobLmx1ZG90aGVxdWUudjEuUGxheVJlc3BvbnNlKAEwARJuCgpJbXBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlc3BvbnNlIhuC0+STAhUiEC92MS9nYW1lczppbXBvcnQ6ASoSagoJUmVwbGF5TG9nEh8ubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dSZXNwb25zZSIagtPkkwIUIg8vdjEvbG9nczpyZXBsYXk6ASoSmQEKD1JvdGF0ZVNlYXRUb2tlbhIlLmx1ZG90aGVxdWUudjEuUm90YXRlU2VhdFRva2VuUmVxdWVzdBomLmx1ZG90aGVxdWUudjEuUm90YXRlU2VhdFRva2VuUmVzcG9uc2UiN4LT5JMCMSIsL3YxL2dhbWVzL3tnYW1lX2lkfS9zZWF0cy97c2VhdH06cm90YXRlVG9rZW46ASoSbgoKRGVsZXRlR2FtZRIgLmx1ZG90aGVxdWUudjEuRGVsZXRlR2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkRlbGV0ZUdhbWVSZXNwb25zZSIbgtPkkwIVKhMvdjEvZ2FtZXMve2dhbWVfaWR9YgZwcm90bzM", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSK1AQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRIOCgZsb2NhbGUYDyABKAkiXQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEwoLc2VhdF90b2tlbnMYAiADKAkSIQoEZ2FtZRgDIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSIxCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBmxvY2FsZRgPIAEoCSJyChBMaXN0R2FtZXNSZXF1ZXN0EgwKBGtpbmQYASABKAkSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJIlAKEUxpc3RHYW1lc1Jlc3BvbnNlEiIKBWdhbWVzGAEgAygLMhMubHVkb3RoZXF1ZS52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLEAQoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRInCgdjb21tYW5kGAIgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBEhEKBHNlYXQYBSABKA1IAYgBARIOCgZsb2NhbGUYDyABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIlwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDgoGdGlja2V0GAMgASgJEg4KBmxvY2FsZRgPIAEoCSIrChhJc3N1ZVN0cmVhbVRpY2tldFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJbChlJc3N1ZVN0cmVhbVRpY2tldFJlc3BvbnNlEg4KBnRpY2tldBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChRTdHJlYW1FdmVudHNSZXNwb25zZRIjCgVldmVudBgBIAEoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQicQoRTGlzdEV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSEgoKdG9fdmVyc2lvbhgDIAEoBBIRCglwYWdlX3NpemUYBCABKA0SDgoGbG9jYWxlGA8gASgJImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiXAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg0KC19hdF92ZXJzaW9uIvQBChJSZXBsYXlHYW1lUmVzcG9uc2USEgoKYXRfdmVyc2lvbhgBIAEoBBIPCgd2ZXJzaW9uGAIgASgEEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBCADKA0SJwoHb3V0Y29tZRgFIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAYgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgHIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZCJsChFFeHBvcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKB2FzX3NlYXQYAiABKA1IAIgBARIUCgxhc19zcGVjdGF0b3IYAyABKAgSDgoGbG9jYWxlGA8gASgJQgoKCF9hc19zZWF0IjkKEkV4cG9ydEdhbWVSZXNwb25zZRIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cicgoRSW1wb3J0R2FtZVJlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhgKC3RydW5jYXRlX2F0GAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjcKFlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNIi0KF1JvdGF0ZVNlYXRUb2tlblJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkicAoLUGxheVJlcXVlc3QSJwoEam9pbhgBIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheUpvaW5IABItCgdjb21tYW5kGAIgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5Q29tbWFuZEgAQgkKB21lc3NhZ2UidQoIUGxheUpvaW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDQoFdmlld3MYAyABKAgSDQoFdG9rZW4YBCABKAkSFAoMdmlld191cGRhdGVzGAUgASgIEg4KBmxvY2FsZRgPIAEoCSJ+CgtQbGF5Q29tbWFuZBInCgdjb21tYW5kGAEgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAiABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoBEgAiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uIukBCgxQbGF5UmVzcG9uc2USJAoGZXZlbnRzGAQgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIpCgZyZXN1bHQYBSABKAsyGS5sdWRvdGhlcXVlLnYxLlBsYXlSZXN1bHQSJQoEdHVybhgGIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheVR1cm4SJQoEdmlldxgHIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSIQoFZXJyb3IYCCABKAsyEi5nb29nbGUucnBjLlN0YXR1c0oECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzIsABChBSZXBsYXlMb2dSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIUCgxmcm9tX3ZlcnNpb24YAiABKAQSFwoKdG9fdmVyc2lvbhgDIAEoBEgAiAEBEhEKCXBhZ2Vfc2l6ZRgEIAEoDRIUCgdhc19zZWF0GAUgASgNSAGIAQESFAoMYXNfc3BlY3RhdG9yGAYgASgIQg0KC190b192ZXJzaW9uQgoKCF9hc19zZWF0IqgBChFSZXBsYXlMb2dSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIqCgdwcm9ibGVtGAIgASgLMhkubHVkb3RoZXF1ZS52MS5Mb2dQcm9ibGVtEhAKCHJlcGxheWVkGAMgASgEEisKBXN0ZXBzGAQgAygLMhwubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dTdGVwEhkKEW5leHRfZnJvbV92ZXJzaW9uGAUgASgEIlIKCkxvZ1Byb2JsZW0SDQoFZXZlbnQYASABKA0SDgoGcmVhc29uGAIgASgJEg0KBXdoZXJlGAMgASgJEhYKDnJ1bGVzX21pc21hdGNoGAQgASgIIt4BCg1SZXBsYXlMb2dTdGVwEhIKCmF0X3ZlcnNpb24YASABKAQSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgDIAMoDRInCgdvdXRjb21lGAQgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAYgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIiQKEURlbGV0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiFAoSRGVsZXRlR2FtZVJlc3BvbnNlIjIKEkdldEdhbWVLaW5kUmVxdWVzdBIMCgRraW5kGAEgASgJEg4KBmxvY2FsZRgPIAEoCSImChRMaXN0R2FtZUtpbmRzUmVxdWVzdBIOCgZsb2NhbGUYDyABKAkiPwoVTGlzdEdhbWVLaW5kc1Jlc3BvbnNlEiYKBWtpbmRzGAEgAygLMhcubHVkb3RoZXF1ZS52MS5HYW1lS2luZDK4DgoLR2FtZVNlcnZpY2USZwoKQ3JlYXRlR2FtZRIgLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOIgkvdjEvZ2FtZXM6ASoSWgoHR2V0R2FtZRIdLmx1ZG90aGVxdWUudjEuR2V0R2FtZVJlcXVlc3QaEy5sdWRvdGhlcXVlLnYxLkdhbWUiG4LT5JMCFRITL3YxL2dhbWVzL3tnYW1lX2lkfRJhCglMaXN0R2FtZXMSHy5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lc1JlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9nYW1lcxKDAQoNU3VibWl0Q29tbWFuZBIjLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlcXVlc3QaJC5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZSIngtPkkwIhIhwvdjEvZ2FtZXMve2dhbWVfaWR9L2NvbW1hbmRzOgEqEoQBCgxTdHJlYW1FdmVudHMSIi5sdWRvdGhlcXVlLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaIy5sdWRvdGhlcXVlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlIimC0+STAiMSIS92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzOnN0cmVhbTABEnUKCkxpc3RFdmVudHMSIC5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHMSdQoKUmVwbGF5R2FtZRIgLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L3JlcGxheRJ1CgpFeHBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH06ZXhwb3J0EkMKBFBsYXkSGi5sdWRvdGhlcXVlLnYxLlBsYXlSZXF1ZXN0GhsubHVkb3RoZXF1ZS52MS5QbGF5UmVzcG9uc2UoATABEo0BChFJc3N1ZVN0cmVhbVRpY2tldBInLmx1ZG90aGVxdWUudjEuSXNzdWVTdHJlYW1UaWNrZXRSZXF1ZXN0GigubHVkb3RoZXF1ZS52MS5Jc3N1ZVN0cmVhbVRpY2tldFJlc3BvbnNlIiWC0+STAh8iGi92MS9nYW1lcy97Z2FtZV9pZH06dGlja2V0OgEqEm4KCkltcG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVzcG9uc2UiG4LT5JMCFSIQL3YxL2dhbWVzOmltcG9ydDoBKhJqCglSZXBsYXlMb2cSHy5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1JlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1Jlc3BvbnNlIhqC0+STAhQiDy92MS9sb2dzOnJlcGxheToBKhKZAQoPUm90YXRlU2VhdFRva2VuEiUubHVkb3RoZXF1ZS52MS5Sb3RhdGVTZWF0VG9rZW5SZXF1ZXN0GiYubHVkb3RoZXF1ZS52MS5Sb3RhdGVTZWF0VG9rZW5SZXNwb25zZSI3gtPkkwIxIiwvdjEvZ2FtZXMve2dhbWVfaWR9L3NlYXRzL3tzZWF0fTpyb3RhdGVUb2tlbjoBKhJuCgpEZWxldGVHYW1lEiAubHVkb3RoZXF1ZS52MS5EZWxldGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuRGVsZXRlR2FtZVJlc3BvbnNlIhuC0+STAhUqEy92MS9nYW1lcy97Z2FtZV9pZH0SYwoLR2V0R2FtZUtpbmQSIS5sdWRvdGhlcXVlLnYxLkdldEdhbWVLaW5kUmVxdWVzdBoXLmx1ZG90aGVxdWUudjEuR2FtZUtpbmQiGILT5JMCEhIQL3YxL2tpbmRzL3traW5kfRJtCg1MaXN0R2FtZUtpbmRzEiMubHVkb3RoZXF1ZS52MS5MaXN0R2FtZUtpbmRzUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVLaW5kc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9raW5kc2IGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game, file_ludotheque_v1_game_kind]);
 
 /**
  * CreateGame's request.
@@ -54,6 +58,15 @@ export type CreateGameRequest = Message<"ludotheque.v1.CreateGameRequest"> & {
    * @generated from field: ludotheque.v1.Visibility visibility = 10;
    */
   visibility: Visibility;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -111,6 +124,15 @@ export type GetGameRequest = Message<"ludotheque.v1.GetGameRequest"> & {
    * @generated from field: string game_id = 1;
    */
   gameId: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -233,6 +255,15 @@ export type SubmitCommandRequest = Message<"ludotheque.v1.SubmitCommandRequest">
    * @generated from field: optional uint32 seat = 5;
    */
   seat?: number | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -333,6 +364,25 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
    * @generated from field: uint64 from_version = 2;
    */
   fromVersion: bigint;
+
+  /**
+   * A ticket from IssueStreamTicket, instead of the authorization header (which
+   * a browser's EventSource cannot send): the stream is then the ticket's seat's.
+   * A ticket is good once, for its game, until it expires; otherwise
+   * UNAUTHENTICATED (401). Do not send a token too.
+   *
+   * @generated from field: string ticket = 3;
+   */
+  ticket: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -341,6 +391,57 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
  */
 export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game_service, 7);
+
+/**
+ * IssueStreamTicket's request.
+ *
+ * @generated from message ludotheque.v1.IssueStreamTicketRequest
+ */
+export type IssueStreamTicketRequest = Message<"ludotheque.v1.IssueStreamTicketRequest"> & {
+  /**
+   * The game the ticket is for.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.IssueStreamTicketRequest.
+ * Use `create(IssueStreamTicketRequestSchema)` to create a new message.
+ */
+export const IssueStreamTicketRequestSchema: GenMessage<IssueStreamTicketRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 8);
+
+/**
+ * IssueStreamTicket's response.
+ *
+ * @generated from message ludotheque.v1.IssueStreamTicketResponse
+ */
+export type IssueStreamTicketResponse = Message<"ludotheque.v1.IssueStreamTicketResponse"> & {
+  /**
+   * The ticket: pass it as events:stream?ticket=<ticket>, once, before it
+   * expires. It stands for the seat of the token that asked for it (it is as
+   * secret as that token, but dies soon and after one use).
+   *
+   * @generated from field: string ticket = 1;
+   */
+  ticket: string;
+
+  /**
+   * When the ticket stops being accepted (it is also spent by its first use).
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 2;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.IssueStreamTicketResponse.
+ * Use `create(IssueStreamTicketResponseSchema)` to create a new message.
+ */
+export const IssueStreamTicketResponseSchema: GenMessage<IssueStreamTicketResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 9);
 
 /**
  * One message of StreamEvents.
@@ -361,7 +462,7 @@ export type StreamEventsResponse = Message<"ludotheque.v1.StreamEventsResponse">
  * Use `create(StreamEventsResponseSchema)` to create a new message.
  */
 export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 8);
+  messageDesc(file_ludotheque_v1_game_service, 10);
 
 /**
  * ListEvents's request.
@@ -396,6 +497,15 @@ export type ListEventsRequest = Message<"ludotheque.v1.ListEventsRequest"> & {
    * @generated from field: uint32 page_size = 4;
    */
   pageSize: number;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -403,7 +513,7 @@ export type ListEventsRequest = Message<"ludotheque.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 9);
+  messageDesc(file_ludotheque_v1_game_service, 11);
 
 /**
  * ListEvents's response.
@@ -439,7 +549,7 @@ export type ListEventsResponse = Message<"ludotheque.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 10);
+  messageDesc(file_ludotheque_v1_game_service, 12);
 
 /**
  * ReplayGame's request.
@@ -460,6 +570,15 @@ export type ReplayGameRequest = Message<"ludotheque.v1.ReplayGameRequest"> & {
    * @generated from field: optional uint64 at_version = 2;
    */
   atVersion?: bigint | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -467,7 +586,7 @@ export type ReplayGameRequest = Message<"ludotheque.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 11);
+  messageDesc(file_ludotheque_v1_game_service, 13);
 
 /**
  * ReplayGame's response.
@@ -530,7 +649,7 @@ export type ReplayGameResponse = Message<"ludotheque.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 12);
+  messageDesc(file_ludotheque_v1_game_service, 14);
 
 /**
  * ExportGame's request.
@@ -558,6 +677,15 @@ export type ExportGameRequest = Message<"ludotheque.v1.ExportGameRequest"> & {
    * @generated from field: bool as_spectator = 3;
    */
   asSpectator: boolean;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -565,7 +693,7 @@ export type ExportGameRequest = Message<"ludotheque.v1.ExportGameRequest"> & {
  * Use `create(ExportGameRequestSchema)` to create a new message.
  */
 export const ExportGameRequestSchema: GenMessage<ExportGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 13);
+  messageDesc(file_ludotheque_v1_game_service, 15);
 
 /**
  * ExportGame's response.
@@ -586,7 +714,7 @@ export type ExportGameResponse = Message<"ludotheque.v1.ExportGameResponse"> & {
  * Use `create(ExportGameResponseSchema)` to create a new message.
  */
 export const ExportGameResponseSchema: GenMessage<ExportGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 14);
+  messageDesc(file_ludotheque_v1_game_service, 16);
 
 /**
  * ImportGame's request.
@@ -607,6 +735,15 @@ export type ImportGameRequest = Message<"ludotheque.v1.ImportGameRequest"> & {
    * @generated from field: optional uint64 truncate_at = 2;
    */
   truncateAt?: bigint | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -614,7 +751,7 @@ export type ImportGameRequest = Message<"ludotheque.v1.ImportGameRequest"> & {
  * Use `create(ImportGameRequestSchema)` to create a new message.
  */
 export const ImportGameRequestSchema: GenMessage<ImportGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 15);
+  messageDesc(file_ludotheque_v1_game_service, 17);
 
 /**
  * ImportGame's response.
@@ -649,7 +786,7 @@ export type ImportGameResponse = Message<"ludotheque.v1.ImportGameResponse"> & {
  * Use `create(ImportGameResponseSchema)` to create a new message.
  */
 export const ImportGameResponseSchema: GenMessage<ImportGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 16);
+  messageDesc(file_ludotheque_v1_game_service, 18);
 
 /**
  * RotateSeatToken's request.
@@ -677,7 +814,7 @@ export type RotateSeatTokenRequest = Message<"ludotheque.v1.RotateSeatTokenReque
  * Use `create(RotateSeatTokenRequestSchema)` to create a new message.
  */
 export const RotateSeatTokenRequestSchema: GenMessage<RotateSeatTokenRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 17);
+  messageDesc(file_ludotheque_v1_game_service, 19);
 
 /**
  * RotateSeatToken's response.
@@ -698,7 +835,7 @@ export type RotateSeatTokenResponse = Message<"ludotheque.v1.RotateSeatTokenResp
  * Use `create(RotateSeatTokenResponseSchema)` to create a new message.
  */
 export const RotateSeatTokenResponseSchema: GenMessage<RotateSeatTokenResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 18);
+  messageDesc(file_ludotheque_v1_game_service, 20);
 
 /**
  * A message from the client in a Play session.
@@ -735,7 +872,7 @@ export type PlayRequest = Message<"ludotheque.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 19);
+  messageDesc(file_ludotheque_v1_game_service, 21);
 
 /**
  * Joins a game's session; the seat is the token's.
@@ -764,6 +901,33 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
    * @generated from field: bool views = 3;
    */
   views: boolean;
+
+  /**
+   * The seat token (from CreateGame). Over WebSocket the token goes here, never
+   * in the URL; over gRPC the "authorization: Bearer" metadata may carry it
+   * instead (when both are sent they must be equal). None at all: a spectator.
+   *
+   * @generated from field: string token = 4;
+   */
+  token: string;
+
+  /**
+   * Send the caller's view each time the game comes to rest
+   * (PlayResponse.view), whoever's turn it is, to spectators too: a client then
+   * always holds the current view without asking for it.
+   *
+   * @generated from field: bool view_updates = 5;
+   */
+  viewUpdates: boolean;
+
+  /**
+   * The language of the descriptions and error messages in the answer: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
 };
 
 /**
@@ -771,7 +935,7 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
  * Use `create(PlayJoinSchema)` to create a new message.
  */
 export const PlayJoinSchema: GenMessage<PlayJoin> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 20);
+  messageDesc(file_ludotheque_v1_game_service, 22);
 
 /**
  * A move sent in a Play session.
@@ -806,7 +970,7 @@ export type PlayCommand = Message<"ludotheque.v1.PlayCommand"> & {
  * Use `create(PlayCommandSchema)` to create a new message.
  */
 export const PlayCommandSchema: GenMessage<PlayCommand> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 21);
+  messageDesc(file_ludotheque_v1_game_service, 23);
 
 /**
  * A message from the server in a Play session: what happened since the last one,
@@ -837,6 +1001,22 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
    * @generated from field: ludotheque.v1.PlayTurn turn = 6;
    */
   turn?: PlayTurn | undefined;
+
+  /**
+   * What the caller sees now that the game is at rest, at the version of the
+   * last event sent (sessions that joined with view_updates).
+   *
+   * @generated from field: ludotheque.v1.GameView view = 7;
+   */
+  view?: GameView | undefined;
+
+  /**
+   * WebSocket only: why the session ends, on the last message before the
+   * server closes the connection (gRPC ends the call with this status instead).
+   *
+   * @generated from field: google.rpc.Status error = 8;
+   */
+  error?: Status | undefined;
 };
 
 /**
@@ -844,7 +1024,7 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 22);
+  messageDesc(file_ludotheque_v1_game_service, 24);
 
 /**
  * The game waits for the seat: what it may do.
@@ -879,7 +1059,7 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
  * Use `create(PlayTurnSchema)` to create a new message.
  */
 export const PlayTurnSchema: GenMessage<PlayTurn> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 23);
+  messageDesc(file_ludotheque_v1_game_service, 25);
 
 /**
  * What became of a command sent in a Play session (after the events it caused).
@@ -922,7 +1102,7 @@ export type PlayResult = Message<"ludotheque.v1.PlayResult"> & {
  * Use `create(PlayResultSchema)` to create a new message.
  */
 export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 24);
+  messageDesc(file_ludotheque_v1_game_service, 26);
 
 /**
  * ReplayLog's request.
@@ -978,7 +1158,7 @@ export type ReplayLogRequest = Message<"ludotheque.v1.ReplayLogRequest"> & {
  * Use `create(ReplayLogRequestSchema)` to create a new message.
  */
 export const ReplayLogRequestSchema: GenMessage<ReplayLogRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 25);
+  messageDesc(file_ludotheque_v1_game_service, 27);
 
 /**
  * ReplayLog's response.
@@ -1027,7 +1207,7 @@ export type ReplayLogResponse = Message<"ludotheque.v1.ReplayLogResponse"> & {
  * Use `create(ReplayLogResponseSchema)` to create a new message.
  */
 export const ReplayLogResponseSchema: GenMessage<ReplayLogResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 26);
+  messageDesc(file_ludotheque_v1_game_service, 28);
 
 /**
  * Where a log stops following the rules.
@@ -1071,7 +1251,7 @@ export type LogProblem = Message<"ludotheque.v1.LogProblem"> & {
  * Use `create(LogProblemSchema)` to create a new message.
  */
 export const LogProblemSchema: GenMessage<LogProblem> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 27);
+  messageDesc(file_ludotheque_v1_game_service, 29);
 
 /**
  * The game at one version of a replayed log, as the chosen viewer saw it.
@@ -1128,7 +1308,7 @@ export type ReplayLogStep = Message<"ludotheque.v1.ReplayLogStep"> & {
  * Use `create(ReplayLogStepSchema)` to create a new message.
  */
 export const ReplayLogStepSchema: GenMessage<ReplayLogStep> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 28);
+  messageDesc(file_ludotheque_v1_game_service, 30);
 
 /**
  * DeleteGame's request.
@@ -1149,7 +1329,7 @@ export type DeleteGameRequest = Message<"ludotheque.v1.DeleteGameRequest"> & {
  * Use `create(DeleteGameRequestSchema)` to create a new message.
  */
 export const DeleteGameRequestSchema: GenMessage<DeleteGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 29);
+  messageDesc(file_ludotheque_v1_game_service, 31);
 
 /**
  * DeleteGame's response: the game is gone.
@@ -1164,7 +1344,77 @@ export type DeleteGameResponse = Message<"ludotheque.v1.DeleteGameResponse"> & {
  * Use `create(DeleteGameResponseSchema)` to create a new message.
  */
 export const DeleteGameResponseSchema: GenMessage<DeleteGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 30);
+  messageDesc(file_ludotheque_v1_game_service, 32);
+
+/**
+ * GetGameKind's request.
+ *
+ * @generated from message ludotheque.v1.GetGameKindRequest
+ */
+export type GetGameKindRequest = Message<"ludotheque.v1.GetGameKindRequest"> & {
+  /**
+   * The game's kind: "mooki", "pirates" or "picnic".
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * The language of the names and descriptions, as in GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.GetGameKindRequest.
+ * Use `create(GetGameKindRequestSchema)` to create a new message.
+ */
+export const GetGameKindRequestSchema: GenMessage<GetGameKindRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 33);
+
+/**
+ * ListGameKinds's request.
+ *
+ * @generated from message ludotheque.v1.ListGameKindsRequest
+ */
+export type ListGameKindsRequest = Message<"ludotheque.v1.ListGameKindsRequest"> & {
+  /**
+   * The language of the names and descriptions, as in GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.ListGameKindsRequest.
+ * Use `create(ListGameKindsRequestSchema)` to create a new message.
+ */
+export const ListGameKindsRequestSchema: GenMessage<ListGameKindsRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 34);
+
+/**
+ * ListGameKinds's response.
+ *
+ * @generated from message ludotheque.v1.ListGameKindsResponse
+ */
+export type ListGameKindsResponse = Message<"ludotheque.v1.ListGameKindsResponse"> & {
+  /**
+   * Every kind this server plays, by kind name.
+   *
+   * @generated from field: repeated ludotheque.v1.GameKind kinds = 1;
+   */
+  kinds: GameKind[];
+};
+
+/**
+ * Describes the message ludotheque.v1.ListGameKindsResponse.
+ * Use `create(ListGameKindsResponseSchema)` to create a new message.
+ */
+export const ListGameKindsResponseSchema: GenMessage<ListGameKindsResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 35);
 
 /**
  * Create games, play moves, follow games live and replay them.
@@ -1264,12 +1514,13 @@ export const GameService: GenService<{
     output: typeof ExportGameResponseSchema;
   },
   /**
-   * A seat's session on one connection (a bidirectional stream, gRPC only):
-   * send `join` first, then commands; receive every event of the game from the
-   * version asked (redacted for the seat), a `turn` whenever the game waits for
-   * the seat (with its legal commands), and the `result` of each command after
-   * the events it caused; what is ready at once comes in one message. The cheap
-   * path for clients that keep a connection open.
+   * A seat's session on one connection (a bidirectional stream over gRPC; the
+   * same messages over a WebSocket at GET /v1/play, see the README): send `join`
+   * first, then commands; receive every event of the game from the version asked
+   * (redacted for the seat), a `turn` whenever the game waits for the seat (with
+   * its legal commands), and the `result` of each command after the events it
+   * caused; what is ready at once comes in one message. The cheap path for
+   * clients that keep a connection open.
    *
    * @generated from rpc ludotheque.v1.GameService.Play
    */
@@ -1277,6 +1528,19 @@ export const GameService: GenService<{
     methodKind: "bidi_streaming";
     input: typeof PlayRequestSchema;
     output: typeof PlayResponseSchema;
+  },
+  /**
+   * A short-lived, single-use ticket standing for the caller's seat in one game,
+   * for clients that cannot send an authorization header: pass it once as the
+   * `ticket` query parameter of events:stream (a browser's EventSource). Needs a
+   * seat token (or the admin token).
+   *
+   * @generated from rpc ludotheque.v1.GameService.IssueStreamTicket
+   */
+  issueStreamTicket: {
+    methodKind: "unary";
+    input: typeof IssueStreamTicketRequestSchema;
+    output: typeof IssueStreamTicketResponseSchema;
   },
   /**
    * Admin: load a complete log as a new game, after replaying it event by
@@ -1325,6 +1589,30 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof DeleteGameRequestSchema;
     output: typeof DeleteGameResponseSchema;
+  },
+  /**
+   * What a renderer needs to know about a kind of game: its names, seats, bots,
+   * options with their defaults and presets, rule codes with their meanings,
+   * and its material (cards, colours, boards as coordinates, tiles), from the
+   * game's data in seeds/<kind>/, in the caller's language.
+   * buf:lint:ignore RPC_RESPONSE_STANDARD_NAME
+   *
+   * @generated from rpc ludotheque.v1.GameService.GetGameKind
+   */
+  getGameKind: {
+    methodKind: "unary";
+    input: typeof GetGameKindRequestSchema;
+    output: typeof GameKindSchema;
+  },
+  /**
+   * Every kind of game this server plays, each as GetGameKind answers it.
+   *
+   * @generated from rpc ludotheque.v1.GameService.ListGameKinds
+   */
+  listGameKinds: {
+    methodKind: "unary";
+    input: typeof ListGameKindsRequestSchema;
+    output: typeof ListGameKindsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ludotheque_v1_game_service, 0);

@@ -1,0 +1,33 @@
+"""What each game says for people, beside its rules: its moves and events as phrases
+(engines/<kind>/describe.py), its rule codes, its presets and its material (what the
+pieces look like, engines/<kind>/material.py). Language-free, like the engines."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+
+from engines.phrases import Described, Phrase
+
+
+@dataclass(frozen=True, slots=True)
+class Describer:
+    kind: str
+    # One phrase per event, computed from the event as the viewer may see it (redacted):
+    # nothing else, so a description never tells more than the event.
+    describe_event: Callable[[Any], Phrase]
+    # The legal commands of one answer, as the seat's (or the admin's) view explains them.
+    describe_commands: Callable[[Sequence[Any], Any], list[Described]]
+    # The oneof fields of the game's Event and Command that the two functions above
+    # describe (a test checks that they cover the proto).
+    event_kinds: frozenset[str]
+    command_kinds: frozenset[str]
+    # Every code a RuleViolation of the game may carry (a test checks the rules' source).
+    rule_codes: tuple[str, ...]
+    # The game's material (its <kind>.v1.Material message; descriptions carry keys only).
+    material: Callable[[], Message]
+    # Named sets of options: (name, the game's Options).
+    presets: Callable[[], Sequence[tuple[str, Message]]]

@@ -1,0 +1,271 @@
+"""Play over WebSocket: GET /v1/play on the HTTP port, upgraded.
+
+The same PlayRequest / PlayResponse messages as the gRPC Play stream, one per frame,
+served by the same use case (service/app/play_session.py): binary protobuf frames
+(subprotocol `ludotheque.v1.proto`, or none) or proto3 JSON text frames
+(`ludotheque.v1.json`). The first message is the join, which carries the seat token:
+never the URL. This module translates frames, keeps the connection alive (pings), cuts
+a client that stops reading, and turns the session's end into a close code (1000, or
+4000 + the gRPC status code of the error, after a last message carrying the whole
+google.rpc.Status); it decides nothing.
+
+Also GET /v1/diagnostics/echo: a WebSocket that sends every frame back, the baseline
+`ludotheque bench` compares a move over WebSocket with."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket as stdlib_socket
+import weakref
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+
+from aiohttp import WSMsgType, web
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError, Message
+from ludotheque.v1 import game_service_pb2 as api
+
+from service.api.rest import bearer_token, error_response, to_json
+from service.api.rpcs import BidiUseCase
+from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, status_of
+from service.app.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+PLAY_PATH = "/v1/play"
+ECHO_PATH = "/v1/diagnostics/echo"
+PROTO = "ludotheque.v1.proto"  # binary frames, each a serialized message (the default)
+JSON = "ludotheque.v1.json"  # text frames, each a message in the proto3 JSON mapping
+
+# Close codes (README.md, "Play over WebSocket").
+CLOSE_NORMAL = 1000  # the client closed: the session is over
+CLOSE_GOING_AWAY = 1001  # the server is stopping: resume elsewhere
+ERROR_CLOSE_BASE = 4000  # + the gRPC status code: the session ended on that error
+FRAME_HEADER_BYTES = 14  # at most, for a frame the server sends (unmasked)
+# The kernel's send buffer of a session's socket (Linux doubles it). Left to itself it
+# grows to megabytes for a client that stops reading; capped, such a client is noticed
+# (and cut) after a few hundred KiB, while game messages still flow at megabytes a second.
+SEND_BUFFER_BYTES = 128 * 1024
+MAX_REASON_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
+ECHO_MAX_BYTES = 1024  # the echo returns small frames only: a baseline, not a relay
+SLOW_READER = ServiceError(
+    Code.RESOURCE_EXHAUSTED,
+    "You read too slowly: the server stopped waiting. Join again from the last version received plus one.",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WebSocketSettings:
+    heartbeat: float = 20.0  # seconds between pings; no pong within half of it closes the connection
+    send_timeout: float = 10.0  # seconds a message may wait for a client that does not read
+    max_message_bytes: int = 1 << 20  # the largest frame accepted from a client
+
+
+def mount(
+    web_app: web.Application,
+    play: BidiUseCase,
+    settings: WebSocketSettings,
+    origin_allowed: Callable[[web.Request], bool],
+    metrics: Metrics,
+) -> None:
+    """Adds GET /v1/play and GET /v1/diagnostics/echo to `web_app`."""
+    sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+
+    async def play_handler(http: web.Request) -> web.StreamResponse:
+        socket = web.WebSocketResponse(
+            protocols=(PROTO, JSON),
+            heartbeat=settings.heartbeat,
+            max_msg_size=settings.max_message_bytes,
+            compress=False,  # messages are small: deflating each costs more CPU than it saves
+            timeout=settings.send_timeout,  # for the close handshake
+        )
+        if not socket.can_prepare(http).ok:
+            return _upgrade_required(http)
+        try:
+            _check_handshake(http, origin_allowed, play=True)
+            token = bearer_token(http)  # programs may send the header; browsers put it in the join
+        except ServiceError as error:
+            return error_response(error)
+        await socket.prepare(http)
+        sockets.add(socket)
+        _cap_send_buffer(http)
+        codec = _JSON_CODEC if socket.ws_protocol == JSON else _PROTO_CODEC
+
+        def closing(code: int) -> None:
+            metrics.labelled(metrics.websocket_closes, str(code)).inc()
+
+        await _serve_session(http, socket, play(_requests(socket, codec), token), codec, settings, closing)
+        return socket
+
+    async def echo_handler(http: web.Request) -> web.StreamResponse:
+        socket = web.WebSocketResponse(heartbeat=settings.heartbeat, max_msg_size=ECHO_MAX_BYTES, compress=False)
+        if not socket.can_prepare(http).ok:
+            return _upgrade_required(http)
+        try:
+            _check_handshake(http, origin_allowed, play=False)
+        except ServiceError as error:
+            return error_response(error)
+        await socket.prepare(http)
+        sockets.add(socket)
+        async for message in socket:
+            if message.type is WSMsgType.BINARY:
+                await socket.send_bytes(message.data)
+            elif message.type is WSMsgType.TEXT:
+                await socket.send_str(message.data)
+        return socket
+
+    async def close_all(_: web.Application) -> None:
+        """On shutdown: every socket still open is told the server goes away (1001)."""
+        await asyncio.gather(
+            *(socket.close(code=CLOSE_GOING_AWAY, message=b"the server is stopping") for socket in list(sockets)),
+            return_exceptions=True,
+        )
+
+    web_app.router.add_get(PLAY_PATH, play_handler)
+    web_app.router.add_get(ECHO_PATH, echo_handler)
+    web_app.on_shutdown.append(close_all)
+
+
+def _check_handshake(
+    http: web.Request,
+    origin_allowed: Callable[[web.Request], bool],
+    *,
+    play: bool,
+) -> None:
+    """Refuses, before the upgrade, what must not become a session (`play`: of /v1/play)."""
+    if play and http.query_string:
+        raise invalid_argument(
+            "query", "GET /v1/play takes no query parameter: the token goes in the join message, never in the URL."
+        )
+    if not origin_allowed(http):
+        raise permission_denied("This origin may not open a WebSocket here (see --cors-origins).")
+    offered = {p.strip() for p in http.headers.get("Sec-WebSocket-Protocol", "").split(",") if p.strip()}
+    if play and offered and not offered & {PROTO, JSON}:
+        raise invalid_argument(
+            "Sec-WebSocket-Protocol",
+            f"Unknown subprotocol {', '.join(sorted(offered))}: use {PROTO} (binary) or {JSON}.",
+        )
+
+
+def _cap_send_buffer(http: web.Request) -> None:
+    raw = http.transport.get_extra_info("socket") if http.transport is not None else None
+    if raw is not None:
+        with contextlib.suppress(OSError):
+            raw.setsockopt(stdlib_socket.SOL_SOCKET, stdlib_socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+
+
+def _upgrade_required(http: web.Request) -> web.Response:
+    """A plain GET: 426 Upgrade Required."""
+    error = invalid_argument("upgrade", f"GET {http.path} is a WebSocket: send a WebSocket upgrade request.")
+    response = error_response(error)
+    response.set_status(426)
+    response.headers["Upgrade"] = "websocket"
+    return response
+
+
+class _Codec:
+    """How messages travel in frames: protobuf in binary frames, or JSON in text frames."""
+
+    def __init__(self, frame: WSMsgType, name: str) -> None:
+        self.frame = frame
+        self.name = name
+
+    def decode(self, frame: WSMsgType, data: str | bytes) -> api.PlayRequest:
+        if frame is not self.frame:
+            other = "text" if frame is WSMsgType.TEXT else "binary"
+            raise invalid_argument("frame", f"This session speaks {self.name}: a {other} frame cannot be read.")
+        try:
+            if isinstance(data, bytes):
+                return api.PlayRequest.FromString(data)
+            return json_format.Parse(data, api.PlayRequest())
+        except (DecodeError, json_format.ParseError) as error:
+            raise invalid_argument("frame", f"The frame is not a valid PlayRequest: {error}") from None
+
+    def encode(self, message: Message) -> bytes:
+        if self.frame is WSMsgType.BINARY:
+            return message.SerializeToString()
+        return to_json(message).encode()
+
+
+_PROTO_CODEC = _Codec(WSMsgType.BINARY, f"binary protobuf ({PROTO})")
+_JSON_CODEC = _Codec(WSMsgType.TEXT, f"proto3 JSON text ({JSON})")
+
+
+async def _requests(socket: web.WebSocketResponse, codec: _Codec) -> AsyncIterator[api.PlayRequest]:
+    """The client's messages, until it closes (pings and pongs are aiohttp's)."""
+    while True:
+        frame = await socket.receive()
+        if frame.type not in (WSMsgType.BINARY, WSMsgType.TEXT):
+            return  # closing, closed, or an error aiohttp has closed the connection for
+        yield codec.decode(frame.type, frame.data)
+
+
+async def _serve_session(
+    http: web.Request,
+    socket: web.WebSocketResponse,
+    responses: AsyncIterator[Message],
+    codec: _Codec,
+    settings: WebSocketSettings,
+    closing: Callable[[int], None],
+) -> None:
+    """Sends the session's messages, then closes, telling `closing` the close code first
+    (the handler may be cancelled while the close waits for the client)."""
+    error: ServiceError | None = None
+    try:
+        async for response in responses:
+            await _send(http, socket, codec, response, settings.send_timeout)
+    except ServiceError as ended:
+        error = ended
+    except ConnectionError:
+        return  # the connection is gone: no close to send
+    except Exception:
+        log.exception("unexpected error in a WebSocket Play session")
+        error = ServiceError(Code.INTERNAL, "Internal error: the operators have been told.")
+    finally:
+        await responses.aclose()  # type: ignore[attr-defined]
+    if error is None:
+        closing(CLOSE_NORMAL)
+        await socket.close(code=CLOSE_NORMAL)
+        return
+    code = ERROR_CLOSE_BASE + error.code.grpc_value
+    closing(code)
+    with contextlib.suppress(ServiceError, ConnectionError):
+        if error is not SLOW_READER:  # a client that does not read gets no more messages
+            await _send(http, socket, codec, api.PlayResponse(error=status_of(error)), settings.send_timeout)
+    try:
+        async with asyncio.timeout(settings.send_timeout):
+            await socket.close(code=code, message=_reason(error.message))
+    except TimeoutError:
+        pass
+    finally:
+        if error is SLOW_READER and http.transport is not None:
+            http.transport.abort()  # drop what it never read: a stalled client holds no buffer
+
+
+async def _send(
+    http: web.Request, socket: web.WebSocketResponse, codec: _Codec, message: Message, timeout: float
+) -> None:
+    """Sends one message. When the transport's buffer is full the send waits for the
+    client to read, but no longer than `timeout`: then the client is cut (SLOW_READER)."""
+    data = codec.encode(message)
+    transport = http.transport
+    if transport is not None:
+        high_water = transport.get_write_buffer_limits()[1]
+        if transport.get_write_buffer_size() + len(data) + FRAME_HEADER_BYTES <= high_water:
+            await socket.send_frame(data, codec.frame)  # the usual case: it cannot wait, no timer needed
+            return
+    try:
+        async with asyncio.timeout(timeout):
+            await socket.send_frame(data, codec.frame)
+    except TimeoutError:
+        raise SLOW_READER from None
+
+
+def _reason(message: str) -> bytes:
+    """The message cut to what a close frame can carry, on a character boundary."""
+    data = message.encode()
+    if len(data) <= MAX_REASON_BYTES:
+        return data
+    return data[: MAX_REASON_BYTES - 3].decode(errors="ignore").encode() + b"..."

@@ -1,0 +1,350 @@
+"""Play over WebSocket (GET /v1/play) end to end, with aiohttp's WebSocket client: the
+same session as gRPC Play in binary protobuf or JSON frames, resumed after a drop,
+kept alive by pings, and every way it is refused or ends, each with its close code."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import signal
+import socket
+import threading
+import urllib.request
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from typing import Any
+
+import aiohttp
+import grpc
+import pytest
+from ludotheque import Client
+from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
+
+from tests.support.aio import async_test
+from tests.support.raw_websocket import TEXT, RawWebSocket
+from tests.support.redis import wait_until
+from tests.support.server import ServerProcess, running_server
+
+ALLOWED_ORIGIN = "https://games.example"
+SETTINGS = {
+    "LUDOTHEQUE_PLAY_JOIN_TIMEOUT": "1",
+    "LUDOTHEQUE_WEBSOCKET_HEARTBEAT": "1",
+    "LUDOTHEQUE_WEBSOCKET_SEND_TIMEOUT": "1",
+    "LUDOTHEQUE_CORS_ORIGINS": ALLOWED_ORIGIN,
+}
+DEADLINE = 20.0  # seconds any of these exchanges may take at most
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    with running_server(env=SETTINGS) as process:
+        yield process
+        assert process.process.poll() is None, f"the server died:\n{process.log()}"
+
+
+@asynccontextmanager
+async def connected(
+    server: ServerProcess, *, protocol: str | None = None, **options: Any
+) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
+    protocols = (protocol,) if protocol else ()
+    async with (
+        aiohttp.ClientSession(**options.pop("session", {})) as session,
+        session.ws_connect(f"{server.http}/v1/play", protocols=protocols, **options) as ws,
+    ):
+        yield ws
+
+
+async def send(ws: aiohttp.ClientWebSocketResponse, request: api.PlayRequest) -> None:
+    await ws.send_bytes(request.SerializeToString())
+
+
+async def receive(ws: aiohttp.ClientWebSocketResponse) -> api.PlayResponse | None:
+    """The next message, or None once the server has closed."""
+    async with asyncio.timeout(DEADLINE):
+        frame = await ws.receive()
+    if frame.type is aiohttp.WSMsgType.BINARY:
+        return api.PlayResponse.FromString(frame.data)
+    assert frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING), frame
+    return None
+
+
+async def until_closed(ws: aiohttp.ClientWebSocketResponse) -> list[api.PlayResponse]:
+    messages = []
+    while (message := await receive(ws)) is not None:
+        messages.append(message)
+    return messages
+
+
+def join(game_id: str, token: str = "", from_version: int = 1) -> api.PlayRequest:
+    return api.PlayRequest(join=api.PlayJoin(game_id=game_id, token=token, from_version=from_version))
+
+
+def play(command: game_pb2.Command, command_id: str) -> api.PlayRequest:
+    return api.PlayRequest(command=api.PlayCommand(command=command, command_id=command_id))
+
+
+class Seat:
+    """A seat's log over one or more connections: events in order, the last turn, results."""
+
+    def __init__(self) -> None:
+        self.events: list[game_pb2.Event] = []
+        self.turn: api.PlayTurn | None = None
+        self.results: list[api.PlayResult] = []
+
+    @property
+    def next_version(self) -> int:
+        return self.events[-1].version + 1 if self.events else 1
+
+    @property
+    def over(self) -> bool:
+        return bool(self.events) and self.events[-1].game_over
+
+    def rejoin(self, game_id: str, token: str) -> api.PlayRequest:
+        """The join of a new connection: from the last version seen, no turn known yet."""
+        self.turn = None
+        return join(game_id, token, self.next_version)
+
+    def take(self, message: api.PlayResponse) -> None:
+        self.events.extend(message.events)
+        if message.HasField("result"):
+            self.results.append(message.result)
+        self.turn = message.turn if message.HasField("turn") else None
+
+
+def new_game(server: ServerProcess, *seats: str | dict[str, str]) -> api.CreateGameResponse:
+    with Client(server.target) as lobby:
+        return lobby.create_game("mooki", list(seats or ("Cléo", {"name": "Robin", "bot": "greedy"})))
+
+
+def history(server: ServerProcess, game_id: str, token: str) -> list[game_pb2.Event]:
+    with Client(server.target, token=token) as seat:
+        return seat.history(game_id)
+
+
+# --- playing ---------------------------------------------------------------------------
+
+
+@async_test
+async def test_a_whole_game_against_a_bot_in_binary_frames(server: ServerProcess) -> None:
+    created = new_game(server)
+    token = created.seat_tokens[0]
+    seat = Seat()
+    async with connected(server) as ws:  # no subprotocol: binary protobuf
+        assert ws.protocol is None
+        await send(ws, join(created.game_id, token))  # the token in the join, not in the URL
+        moves = 0
+        while not seat.over:
+            message = await receive(ws)
+            assert message is not None
+            seat.take(message)
+            if seat.turn is not None and not seat.over:
+                moves += 1
+                await send(ws, play(seat.turn.legal_commands[0], f"move-{moves}"))
+    assert seat.events == history(server, created.game_id, token)  # all of it, in order, once
+    assert all(not result.HasField("error") for result in seat.results) and len(seat.results) >= moves - 1
+
+
+@async_test
+async def test_json_text_frames_with_their_subprotocol(server: ServerProcess) -> None:
+    created = new_game(server, "Cléo", "Robin")
+    async with connected(server, protocol="ludotheque.v1.json") as ws:
+        assert ws.protocol == "ludotheque.v1.json"
+        await ws.send_str(json.dumps({"join": {"gameId": created.game_id, "token": created.seat_tokens[1]}}))
+        first = await ws.receive_json(timeout=DEADLINE)
+        assert [event["version"] for event in first["events"]] == ["1"]  # 64-bit integers as strings
+        assert "turn" not in first  # it is Cléo's turn
+        draw = {"mooki": {"draw": {"pile": 0}}}
+        await ws.send_str(json.dumps({"command": {"command": draw, "commandId": "too-early"}}))
+        refused = await ws.receive_json(timeout=DEADLINE)
+        assert refused["result"]["commandId"] == "too-early"
+        assert refused["result"]["error"]["code"] == grpc.StatusCode.FAILED_PRECONDITION.value[0]  # goes on
+
+
+async def read_until(ws: aiohttp.ClientWebSocketResponse, seat: Seat, done: Callable[[], bool]) -> None:
+    while not done():
+        message = await receive(ws)
+        assert message is not None, "the server closed the session"
+        seat.take(message)
+
+
+def play_while_away(server: ServerProcess, game_id: str, tokens: Sequence[str]) -> None:
+    """Cléo finishes her turn and Robin plays his, over unary calls: the game moves on
+    while Cléo's WebSocket is down."""
+    for seat, token in enumerate(tokens):
+        with Client(server.target, token=token) as player:
+            while (game := player.get_game(game_id)).status == game_pb2.GAME_STATUS_ACTIVE and game.to_act[0] == seat:
+                player.submit(game_id, game.legal_commands[0])
+
+
+@async_test
+async def test_resuming_after_a_dropped_connection_loses_and_repeats_nothing(server: ServerProcess) -> None:
+    created = new_game(server, "Cléo", "Robin")
+    cleo_token = created.seat_tokens[0]
+    cleo = Seat()
+    for round_ in range(3):
+        async with connected(server) as ws:
+            await send(ws, cleo.rejoin(created.game_id, cleo_token))  # from the last version seen
+            await read_until(ws, cleo, lambda: cleo.turn is not None)
+            assert cleo.turn is not None and cleo.turn.version == cleo.events[-1].version
+            command_id = f"move-{round_}"
+            await send(ws, play(cleo.turn.legal_commands[0], command_id))
+            await read_until(ws, cleo, lambda: any(r.command_id == command_id for r in cleo.results))  # noqa: B023
+            ws.get_extra_info("socket").shutdown(socket.SHUT_RDWR)  # the network drops
+        play_while_away(server, created.game_id, created.seat_tokens)
+    async with connected(server) as ws:  # once more, to read what happened since
+        await send(ws, cleo.rejoin(created.game_id, cleo_token))
+        await read_until(ws, cleo, lambda: cleo.turn is not None)
+    assert [event.version for event in cleo.events] == list(range(1, len(cleo.events) + 1))
+    assert cleo.events == history(server, created.game_id, cleo_token)
+
+
+@async_test
+async def test_pings_keep_a_session_alive_and_a_client_that_never_answers_is_disconnected(
+    server: ServerProcess,
+) -> None:
+    created = new_game(server, "Cléo", "Robin")
+    async with connected(server, autoping=False) as ws:
+        await send(ws, join(created.game_id))
+        frame = await ws.receive(timeout=DEADLINE)
+        assert frame.type is aiohttp.WSMsgType.BINARY  # the deal
+        frame = await ws.receive(timeout=DEADLINE)
+        assert frame.type is aiohttp.WSMsgType.PING  # within the heartbeat (1 s here)
+        await ws.pong(frame.data)
+        frame = await ws.receive(timeout=DEADLINE)
+        assert frame.type is aiohttp.WSMsgType.PING  # answered: still open, pinged again
+        frame = await ws.receive(timeout=DEADLINE)  # not answered: cut within half a heartbeat
+        assert frame.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING)
+
+
+# --- refusals and endings --------------------------------------------------------------
+
+
+async def closing(server: ServerProcess, *requests: api.PlayRequest | str) -> tuple[int | None, api.PlayResponse]:
+    """Sends `requests` (a str: a text frame), and returns the close code and the
+    last message, which carries the error."""
+    async with connected(server) as ws:
+        for request in requests:
+            if isinstance(request, str):
+                await ws.send_str(request)
+            else:
+                await send(ws, request)
+        messages = await until_closed(ws)
+        return ws.close_code, messages[-1]
+
+
+@async_test
+async def test_errors_end_the_session_with_4000_plus_their_code_after_a_last_message(server: ServerProcess) -> None:
+    created = new_game(server)
+    cases: dict[str, tuple[tuple[api.PlayRequest | str, ...], grpc.StatusCode]] = {
+        "no join in time": ((), grpc.StatusCode.DEADLINE_EXCEEDED),
+        "not a join first": ((play(game_pb2.Command(), "x"),), grpc.StatusCode.INVALID_ARGUMENT),
+        "a forged token": ((join(created.game_id, "0.forged"),), grpc.StatusCode.UNAUTHENTICATED),
+        "no such game": ((join("no-such-game"),), grpc.StatusCode.NOT_FOUND),
+        "unreadable bytes": ((api.PlayRequest(),), grpc.StatusCode.INVALID_ARGUMENT),
+        "a text frame in a binary session": (('{"join": {}}',), grpc.StatusCode.INVALID_ARGUMENT),
+    }
+    for case, (requests, status) in cases.items():
+        if case == "unreadable bytes":
+            async with connected(server) as ws:
+                await ws.send_bytes(b"\xff\xff\xff")
+                messages = await until_closed(ws)
+                code, last = ws.close_code, messages[-1]
+        else:
+            code, last = await closing(server, *requests)
+        assert code == 4000 + status.value[0], case
+        assert last.error.code == status.value[0] and last.error.message, case
+
+
+@async_test
+async def test_what_is_refused_before_the_upgrade(server: ServerProcess) -> None:
+    async with aiohttp.ClientSession() as session:
+        created = new_game(server)
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(f"{server.http}/v1/play?token={created.seat_tokens[0]}")
+        assert refused.value.status == 400  # a token never goes in the URL
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(f"{server.http}/v1/play", protocols=("chat",))
+        assert refused.value.status == 400
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(f"{server.http}/v1/play", origin="https://elsewhere.example")
+        assert refused.value.status == 403
+        async with session.get(f"{server.http}/v1/play") as response:  # not an upgrade
+            assert response.status == 426 and (await response.json())["code"] == 3
+        for origin in (ALLOWED_ORIGIN, server.http, None):  # listed, the server's own, or none (not a browser)
+            ws = await session.ws_connect(f"{server.http}/v1/play", origin=origin)
+            await send(ws, join(created.game_id))
+            assert (await receive(ws)) is not None
+            await ws.close()
+
+
+def test_a_client_that_stops_reading_is_cut_and_resumes_where_it_was(server: ServerProcess) -> None:
+    # A long finished game of bots, followed in JSON by a client with a small receive
+    # buffer that reads nothing: the buffers fill, the server's send waits, and after
+    # the send timeout (1 s here) it cuts the client rather than hold its messages.
+    with Client(server.target) as lobby:
+        created = lobby.create_game("pirates", [{"name": f"Bot {i}", "bot": "random"} for i in range(4)])
+        everything = lobby.history(created.game_id)
+    stalled = RawWebSocket(
+        "127.0.0.1", server.http_port, "/v1/play", protocol="ludotheque.v1.json", receive_buffer=4096
+    )
+    try:
+        stalled.send_text(json.dumps({"join": {"gameId": created.game_id}}))
+        wait_until(lambda: metric(server, 'ludotheque_websocket_closes_total{code="4008"}') >= 1, DEADLINE, "the cut")
+        received: list[int] = []
+        while (frame := stalled.receive()) is not None and frame.opcode == TEXT:  # what was on its way
+            received.extend(int(event["version"]) for event in json.loads(frame.payload).get("events", []))
+    finally:
+        stalled.close()
+    assert received == list(range(1, len(received) + 1)) and len(received) < len(everything)
+    wait_until(lambda: metric(server, "ludotheque_active_subscriptions") == 0, DEADLINE, "the session's end")
+    resumed = Seat()
+    resumed.events = [game_pb2.Event(version=len(received))]
+    with ThreadPoolExecutor(1) as thread:  # the resumed session, over aiohttp, from the last version received
+
+        async def resume() -> None:
+            async with connected(server) as ws:
+                await send(ws, join(created.game_id, from_version=resumed.next_version))
+                await read_until(ws, resumed, lambda: resumed.over)
+
+        thread.submit(asyncio.run, resume()).result(DEADLINE)
+    assert resumed.events[1:] == everything[len(received) :]
+
+
+def metric(server: ServerProcess, sample: str) -> float:
+    with urllib.request.urlopen(f"{server.http}/metrics", timeout=DEADLINE) as response:
+        found = re.search(rf"^{re.escape(sample)} (\S+)$", response.read().decode(), re.M)
+    return float(found.group(1)) if found else 0.0
+
+
+def test_the_grpc_play_stream_has_the_same_join_deadline(server: ServerProcess) -> None:
+    stop = threading.Event()
+
+    def silence() -> Iterator[api.PlayRequest]:  # a stream that stays open and sends nothing
+        stop.wait(DEADLINE)
+        yield from ()
+
+    try:
+        with Client(server.target) as lobby, pytest.raises(grpc.RpcError) as ended:
+            next(lobby.stub.Play(silence()))
+    finally:
+        stop.set()
+    assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED and "join" in (ended.value.details() or "")
+
+
+@async_test
+async def test_sessions_are_told_when_the_server_stops() -> None:
+    with running_server() as stopping:
+        created = new_game(stopping, "Cléo", "Robin")
+        async with connected(stopping) as ws:
+            await send(ws, join(created.game_id))
+            assert (await receive(ws)) is not None  # the deal; now waiting for moves
+            stopping.process.send_signal(signal.SIGTERM)
+            messages = await until_closed(ws)
+            # Going away (1001), or, for a session whose stream was ended first, the
+            # UNAVAILABLE error saying so (4014): either way, resume on another server.
+            assert ws.close_code in (1001, 4000 + grpc.StatusCode.UNAVAILABLE.value[0])
+            if ws.close_code != 1001:
+                assert "shutting down" in messages[-1].error.message

@@ -1,0 +1,263 @@
+"""Every game describes itself completely: each event and command kind of its proto has
+a description, each rule code its rules raise is listed, each message key any
+description, option, preset, rule or piece uses is in every catalog of seeds/locales/
+with the same placeholders, and the choice steps of the legal commands tell each one
+apart, in random games of every kind."""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from google.protobuf.message import Message
+from ludotheque.mooki.v1 import mooki_pb2
+from ludotheque.picnic.v1 import picnic_pb2
+from ludotheque.pirates.v1 import pirates_pb2
+from ludotheque.text.v1.description_pb2 import Description
+
+from engines.contract import SeatInfo, Viewer, fold
+from engines.describers import DESCRIBERS
+from engines.phrases import Arg, ListArg, NumberArg, Phrase, StepRole, phrase
+from engines.registry import ENGINES, AnyEngine
+from service.app.catalogs import DEFAULT_LOCALE, Catalogs, catalogs, placeholders
+from service.app.descriptions import LOSS_KEYS
+from service.app.errors import Code
+from service.app.kinds import game_kind
+
+ROOT = Path(__file__).resolve().parents[2]
+KINDS = sorted(ENGINES)
+# Options that make each game's moves many and varied (routes, calls, colours).
+VARIED: dict[str, list[Message]] = {
+    "mooki": [mooki_pb2.Options()],
+    "pirates": [pirates_pb2.Options(ohe_variant=True), pirates_pb2.Options(open_hands=True, must_play=True)],
+    "picnic": [
+        picnic_pb2.Options(cold_dragon=True, trap_rain=True, short_moves=True),
+        picnic_pb2.Options(board=picnic_pb2.BOARD_HARD, tent_site=picnic_pb2.TENT_SITE_CHOSEN, invite_in_passing=True),
+    ],
+}
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_event_and_command_of_the_proto_has_a_description(kind: str) -> None:
+    engine, describer = ENGINES[kind], DESCRIBERS[kind]
+    events = {field.name for field in engine.event_type.DESCRIPTOR.oneofs_by_name["kind"].fields}
+    commands = {field.name for field in engine.command_type.DESCRIPTOR.oneofs_by_name["action"].fields}
+    assert events - describer.event_kinds == set(), f"events without a description in engines/{kind}/describe.py"
+    assert commands - describer.command_kinds == set(), f"commands without a description in engines/{kind}/describe.py"
+
+
+def raised_rule_codes(kind: str) -> set[str]:
+    """The codes of every RuleViolation(...) in the game's engine sources."""
+    codes = set()
+    for path in (ROOT / "engines" / kind).glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "RuleViolation" and node.args:
+                first = node.args[0]
+                assert isinstance(first, ast.Constant), f"{path}: a rule code must be a literal"
+                codes.add(str(first.value))
+    return codes
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_rule_code_the_rules_raise_is_listed(kind: str) -> None:
+    assert set(DESCRIBERS[kind].rule_codes) == raised_rule_codes(kind), (
+        f"update RULE_CODES in engines/{kind}/describe.py"
+    )
+
+
+def phrase_keys(phrase: Phrase) -> Iterator[str]:
+    yield phrase.key
+    for _, arg in phrase.args:
+        yield from arg_keys(arg)
+
+
+def arg_keys(arg: Arg) -> Iterator[str]:
+    if isinstance(arg, Phrase):
+        yield from phrase_keys(arg)
+    elif isinstance(arg, ListArg):
+        for item in arg.items:
+            yield from phrase_keys(item)
+
+
+def message_keys(message: Message) -> Iterator[str]:
+    """Every Description key in a message."""
+    for descriptor, value in message.ListFields():
+        if descriptor.message_type is None or descriptor.message_type.GetOptions().map_entry:
+            continue
+        for item in value if descriptor.is_repeated else (value,):
+            if descriptor.message_type is Description.DESCRIPTOR:
+                yield item.key
+            else:
+                yield from message_keys(item)
+
+
+def random_games(kind: str, games: int, steps: int = 250) -> Iterator[tuple[AnyEngine, Any, list[Message]]]:
+    """(engine, state, events so far) at every step of random games of `kind` (the
+    first `steps` moves of each: random Pirates games run to thousands)."""
+    engine = ENGINES[kind]
+    for options in VARIED[kind]:
+        for seed in range(games):
+            rng = random.Random(seed)
+            seats = [SeatInfo(age=30 + i) for i in range(max(engine.min_seats, min(3, engine.max_seats)))]
+            events = list(engine.setup(engine.resolve_options(options, seats), seats, rng))
+            state = fold(engine, events)
+            for _ in range(steps):
+                if engine.status(state).finished:
+                    break
+                yield engine, state, events
+                seat = engine.status(state).to_act[0]
+                new = engine.decide(state, seat, rng.choice(engine.legal_commands(state, seat)), rng)
+                events = events + new
+                state = fold(engine, new, state)
+            yield engine, state, events
+
+
+def viewers(count: int) -> list[Viewer]:
+    return [Viewer.admin(), Viewer.spectator(), *(Viewer.player(s) for s in range(count))]
+
+
+@pytest.fixture(scope="module")
+def used_keys() -> set[str]:
+    """Every key a description, a choice, a GameKind or an error uses."""
+    keys = {f"error.{code.name.lower()}" for code in Code} | {
+        "error.stale_version",
+        "error.versions_lost",
+        "seat.unnamed",
+    }
+    keys.update(LOSS_KEYS)  # the events that record versions the store lost (service/app/losses.py)
+    for kind in KINDS:
+        keys.update(message_keys(game_kind(ENGINES[kind])))
+        describer = DESCRIBERS[kind]
+        engine = ENGINES[kind]
+        for event in engine.stop(fold(engine, next(random_games(kind, 1))[2]), 1000):  # its event limit reached
+            keys.update(phrase_keys(describer.describe_event(event)))
+        told = 0  # the events of the game described so far
+        for engine, state, events in random_games(kind, 3):
+            for seat in engine.status(state).to_act:
+                view = engine.view(state, Viewer.player(seat))
+                for described in describer.describe_commands(engine.legal_commands(state, seat), view):
+                    keys.update(phrase_keys(described.phrase))
+                    for step in described.steps:
+                        keys.update(phrase_keys(step.label))
+            told = 0 if len(events) < told else told  # a new game
+            for event in events[told:]:
+                for viewer in viewers(4):
+                    redacted = engine.redact(event, viewer)
+                    if redacted is not None:
+                        keys.update(phrase_keys(describer.describe_event(redacted)))
+            told = len(events)
+    return keys
+
+
+def test_every_key_in_use_is_in_every_catalog(used_keys: set[str]) -> None:
+    for catalog in catalogs().by_locale.values():
+        missing = sorted(used_keys - set(catalog.messages))
+        assert not missing, f"seeds/locales/{catalog.locale}: missing {missing}"
+
+
+def test_every_catalog_has_the_english_keys_and_placeholders() -> None:
+    english = catalogs().by_locale[DEFAULT_LOCALE]
+    assert len(catalogs().by_locale) >= 2
+    for catalog in catalogs().by_locale.values():
+        assert set(catalog.messages) == set(english.messages), f"{catalog.locale}: not the same keys as English"
+        for key, text in catalog.messages.items():
+            source = english.messages[key]
+            assert isinstance(text, tuple) == isinstance(source, tuple), f"{catalog.locale} {key}: plural or not"
+            wanted = set().union(*map(placeholders, source)) if isinstance(source, tuple) else placeholders(source)
+            forms = text if isinstance(text, tuple) else (text,)
+            for form in forms:
+                assert placeholders(form) <= wanted | {"count"}, f"{catalog.locale} {key}: unknown placeholder"
+            assert set().union(*map(placeholders, forms)) == wanted, f"{catalog.locale} {key}: placeholders differ"
+
+
+def test_translators_english_notes_match_the_english_catalog() -> None:
+    """Other catalogs carry each message's English as a note (#. English: ...) for the
+    translator; when the English changes, the note must follow."""
+    english = catalogs().by_locale[DEFAULT_LOCALE].messages
+    for path in sorted((ROOT / "seeds" / "locales").glob("*/LC_MESSAGES/*.po")):
+        notes = re.findall(r'^#\. English: (.*)\n(?:#.*\n)*msgid "(.*)"$', path.read_text(), re.MULTILINE)
+        for note, key in notes:
+            source = english[key]
+            assert note == (source if isinstance(source, str) else source[-1]), f"{path}: {key}"
+
+
+def test_an_unknown_language_falls_back_to_english_and_a_missing_key_too(tmp_path: Path) -> None:
+    for locale, text in (("en", "seat {number}"), ("de", "Platz {number}")):
+        folder = tmp_path / locale / "LC_MESSAGES"
+        folder.mkdir(parents=True)
+        entries = f'msgid "seat.unnamed"\nmsgstr "{text}"\n'
+        if locale == "en":
+            entries += 'msgid "bot.random"\nmsgstr "At random."\n'
+        (folder / "ludotheque.po").write_text(f'msgid ""\nmsgstr ""\n"Language: {locale}\\n"\n\n{entries}')
+    own = Catalogs(tmp_path)
+    assert own.locales == ["de", "en"]  # a language is a folder: nothing else to declare
+    assert own.negotiate("de-AT, fr;q=0.5") == "de" and own.negotiate("fr") == "en"
+    german = own.words("de")
+    assert german.text(phrase("seat.unnamed", number=NumberArg(3))) == "Platz 3"
+    assert german.template("bot.random") == "At random."  # not translated yet: English
+
+
+@pytest.mark.parametrize(
+    ("asked", "chosen"),
+    [
+        ("", "en"),
+        ("fr", "fr"),
+        ("fr-CA", "fr"),
+        ("fr_FR", "fr"),
+        ("de-CH, fr;q=0.9, en;q=0.8", "fr"),
+        ("en-GB, fr;q=0.5", "en"),
+        ("fr;q=0, en", "en"),
+        ("*", "en"),
+        ("klingon", "en"),
+        ("FR", "fr"),
+    ],
+)
+def test_the_language_is_the_best_the_catalogs_have(asked: str, chosen: str) -> None:
+    assert catalogs().negotiate(asked) == chosen
+
+
+def step_keys(engine: AnyEngine, state: Any, seat: int) -> list[tuple[tuple[str, str], ...]]:
+    view = engine.view(state, Viewer.player(seat))
+    described = DESCRIBERS[engine.kind].describe_commands(engine.legal_commands(state, seat), view)
+    for item in described:
+        assert item.steps, "every legal command has at least one step"
+        for step in item.steps:
+            assert isinstance(step.role, StepRole) and step.subject and step.value and step.label.key
+    return [tuple((step.subject, step.value) for step in item.steps) for item in described]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_choice_steps_tell_every_legal_command_apart(kind: str) -> None:
+    """Unique, and no command's steps begin another's: a page that offers the steps one
+    at a time always knows when a move is chosen."""
+    checked = 0
+    for engine, state, _ in random_games(kind, 4):
+        for seat in engine.status(state).to_act:
+            keys = step_keys(engine, state, seat)
+            assert len(set(keys)) == len(keys), f"two commands share their steps: {keys}"
+            for key in keys:
+                assert not any(other != key and other[: len(key)] == key for other in keys), key
+            checked += len(keys)
+    assert checked > 100
+
+
+def test_picnic_moves_are_picked_piece_first_then_the_space() -> None:
+    """The picnic's 80-odd Friend moves become a choice of friend, then of space (and
+    of way, only where two routes end on the same space)."""
+    most = 0
+    for engine, state, _ in random_games("picnic", 4):
+        if not engine.status(state).to_act:
+            continue
+        seat = engine.status(state).to_act[0]
+        keys = step_keys(engine, state, seat)
+        if keys and keys[0][0][0] == "friend":
+            assert all(key[1][0] == "cell" for key in keys)
+            routes = [key for key in keys if len(key) == 3]
+            assert all(key[2][0] == "route" for key in routes)
+            most = max(most, len(keys))
+    assert most > 10

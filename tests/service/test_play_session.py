@@ -1,0 +1,124 @@
+"""Play sessions in process (GameApp on the memory store): how a session ends."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+
+import pytest
+from ludotheque.mooki.v1 import mooki_pb2 as mooki
+from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
+
+from service.app import GameApp
+from service.app.auth import TokenAuthority
+from service.app.errors import Code, ServiceError
+from service.app.play_session import play
+from service.store.memory import MemoryStore
+from tests.support.aio import async_test
+
+SECRET = b"0123456789abcdef-play-session-secret"
+DEADLINE = 5.0  # seconds: far more than any of these sessions needs
+
+
+async def new_game(app: GameApp) -> api.CreateGameResponse:
+    seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
+    return await app.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
+
+
+async def requests(*messages: api.PlayRequest) -> AsyncIterator[api.PlayRequest]:
+    """A client that sends `messages` and then half-closes its side."""
+    for message in messages:
+        yield message
+
+
+async def whole_session(app: GameApp, sent: Sequence[api.PlayRequest], token: str) -> list[api.PlayResponse]:
+    """Every response of a session, which must end by itself once the client is done."""
+    async with asyncio.timeout(DEADLINE):
+        return [response async for response in play(app, requests(*sent), token)]
+
+
+def join(game_id: str, **fields: object) -> api.PlayRequest:
+    return api.PlayRequest(join=api.PlayJoin(game_id=game_id, **fields))  # type: ignore[arg-type]
+
+
+def command(action: mooki.Command, command_id: str) -> api.PlayRequest:
+    return api.PlayRequest(command=api.PlayCommand(command=game_pb2.Command(mooki=action), command_id=command_id))
+
+
+DRAW = mooki.Command(draw=mooki.Draw(pile=0))
+
+
+@async_test
+async def test_a_session_ends_when_the_client_half_closes_right_after_joining() -> None:
+    # The end marker is queued while the deal is still waiting to be sent: it must not
+    # be lost when the messages ready at once are merged.
+    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
+    created = await new_game(app)
+    responses = await whole_session(app, [join(created.game_id)], created.seat_tokens[1])
+    assert [event.version for response in responses for event in response.events] == [1]
+
+
+@async_test
+async def test_a_session_ends_after_the_result_of_the_last_command_sent() -> None:
+    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
+    created = await new_game(app)
+    responses = await whole_session(app, [join(created.game_id), command(DRAW, "d")], created.seat_tokens[0])
+    results = [response.result for response in responses if response.HasField("result")]
+    assert [(result.command_id, result.version) for result in results] == [("d", 2)]
+    assert [event.version for response in responses for event in response.events] == [1, 2]
+
+
+@async_test
+async def test_a_session_that_never_joins_ends_after_the_join_deadline() -> None:
+    app = GameApp(MemoryStore(), TokenAuthority(SECRET), play_join_timeout=0.05)
+
+    async def silent() -> AsyncIterator[api.PlayRequest]:
+        await asyncio.Event().wait()  # a client that connects and says nothing
+        yield api.PlayRequest()
+
+    with pytest.raises(ServiceError) as ended:
+        async with asyncio.timeout(DEADLINE):
+            await anext(play(app, silent(), ""))
+    assert ended.value.code is Code.DEADLINE_EXCEEDED and "join" in ended.value.message
+
+
+@async_test
+async def test_the_join_may_carry_the_token_but_not_another_one_than_the_header() -> None:
+    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
+    created = await new_game(app)
+    cleo, robin = created.seat_tokens
+    responses = await whole_session(app, [join(created.game_id, token=cleo)], "")
+    assert responses[-1].turn.version == 1  # Cléo's turn: the token made her the seat
+    responses = await whole_session(app, [join(created.game_id, token=cleo)], cleo)  # the same twice: fine
+    assert responses[-1].HasField("turn")
+    with pytest.raises(ServiceError) as refused:
+        await whole_session(app, [join(created.game_id, token=cleo)], robin)
+    assert refused.value.code is Code.INVALID_ARGUMENT
+    with pytest.raises(ServiceError) as refused:
+        await whole_session(app, [join(created.game_id, token="0.forged")], "")
+    assert refused.value.code is Code.UNAUTHENTICATED
+
+
+@async_test
+async def test_view_updates_bring_the_view_whenever_the_game_rests_to_spectators_too() -> None:
+    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
+    created = await new_game(app)
+    cleo = created.seat_tokens[0]
+    await whole_session(app, [join(created.game_id), command(DRAW, "d")], cleo)
+    spectator = await whole_session(app, [join(created.game_id, view_updates=True)], "")
+    assert [response.HasField("view") for response in spectator] == [True]  # once, after both events
+    assert spectator[0].view.mooki.drawn.HasField("shown") and not spectator[0].view.mooki.drawn.HasField("hidden")
+    seat = await whole_session(app, [join(created.game_id, view_updates=True, views=True)], cleo)
+    assert seat[-1].view.mooki.drawn.HasField("hidden")  # her own card, both faces
+    assert seat[-1].turn.view == seat[-1].view
+
+
+@async_test
+async def test_a_session_resumed_at_the_end_gets_its_turn_at_once() -> None:
+    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
+    created = await new_game(app)
+    cleo, robin = created.seat_tokens
+    resumed = await whole_session(app, [join(created.game_id, from_version=2)], cleo)
+    assert [(len(r.events), r.turn.version) for r in resumed] == [(0, 1)]  # nothing new, and her turn
+    assert await whole_session(app, [join(created.game_id, from_version=2)], robin) == []  # not his turn
