@@ -64,6 +64,27 @@ export async function logTimeline(client: Ludotheque, log: GameLog, admin?: Ludo
     for (const step of steps) cache.set(key(Number(step.atVersion), viewer), step);
   };
   keep("admin", first.steps);
+  // The server replays a few logs at once per process and refuses more (429): this page
+  // asks for one page at a time, and for each page once however many steps wait for it.
+  let queue: Promise<unknown> = Promise.resolve();
+  const pages = new Map<string, Promise<void>>();
+  const fetchPage = (start: number, viewer: ViewerId): Promise<void> => {
+    const id = key(start, viewer);
+    let pending = pages.get(id);
+    if (pending === undefined) {
+      pending = queue.then(async () => {
+        const page = await client.replayLog(log, {
+          fromVersion: BigInt(start),
+          pageSize: PAGE,
+          ...viewerOptions(viewer),
+        });
+        keep(viewer, page.steps);
+      });
+      pages.set(id, pending);
+      queue = pending.catch(() => pages.delete(id)); // a page that failed may be asked again
+    }
+    return pending;
+  };
   return {
     kind: log.header?.kind ?? "",
     seats,
@@ -74,13 +95,7 @@ export async function logTimeline(client: Ludotheque, log: GameLog, admin?: Ludo
     async step(version, viewer) {
       const found = cache.get(key(version, viewer));
       if (found) return found;
-      const start = Math.floor(version / PAGE) * PAGE;
-      const page = await client.replayLog(log, {
-        fromVersion: BigInt(start),
-        pageSize: PAGE,
-        ...viewerOptions(viewer),
-      });
-      keep(viewer, page.steps);
+      await fetchPage(Math.floor(version / PAGE) * PAGE, viewer);
       const step = cache.get(key(version, viewer));
       if (!step) throw new Error(`version ${version} cannot be shown`);
       return step;
