@@ -14,7 +14,15 @@ from typing import Any, TypeVar
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
 
-from service.store.base import AppendResult, EventStore, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.base import (
+    AppendResult,
+    Coordination,
+    EventStore,
+    GameInfo,
+    GamePage,
+    StoredEvent,
+    StoreUnavailable,
+)
 
 T = TypeVar("T")
 
@@ -134,23 +142,27 @@ class Metrics:
         self.labelled(self.games_finished, kind, "won" if won else "lost").inc()
 
 
+async def _timed(metrics: Metrics, operation: str, call: Awaitable[T]) -> T:
+    start = time.perf_counter()
+    try:
+        return await call
+    except StoreUnavailable:
+        metrics.labelled(metrics.store_errors, operation).inc()
+        raise
+    finally:
+        metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - start)
+
+
 class InstrumentedStore:
     """An EventStore that times every operation of the store it wraps."""
 
     def __init__(self, store: EventStore, metrics: Metrics) -> None:
         self.inner = store
         self._metrics = metrics
+        self.coordination = InstrumentedCoordination(store.coordination, metrics)
 
     async def _timed(self, operation: str, call: Awaitable[T]) -> T:
-        metrics = self._metrics
-        start = time.perf_counter()
-        try:
-            return await call
-        except StoreUnavailable:
-            metrics.labelled(metrics.store_errors, operation).inc()
-            raise
-        finally:
-            metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - start)
+        return await _timed(self._metrics, operation, call)
 
     async def create(
         self,
@@ -201,3 +213,41 @@ class InstrumentedStore:
 
     async def close(self) -> None:
         await self.inner.close()
+
+
+class InstrumentedCoordination:
+    """The coordination of an InstrumentedStore, each operation timed."""
+
+    def __init__(self, inner: Coordination, metrics: Metrics) -> None:
+        self.inner = inner
+        self._metrics = metrics
+
+    async def claim(self, key: str, value: str, ttl_ms: int) -> str:
+        return await _timed(self._metrics, "claim", self.inner.claim(key, value, ttl_ms))
+
+    async def lookup(self, key: str) -> str | None:
+        return await _timed(self._metrics, "lookup", self.inner.lookup(key))
+
+    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> None:
+        await _timed(self._metrics, "put_lease", self.inner.put_lease(scope, holder, now_ms, ttl_ms))
+
+    async def drop_lease(self, scope: str, holder: str) -> None:
+        await _timed(self._metrics, "drop_lease", self.inner.drop_lease(scope, holder))
+
+    async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
+        return await _timed(self._metrics, "leases", self.inner.leases(scope, now_ms))
+
+    async def notify(self, topic: str) -> None:
+        await _timed(self._metrics, "notify", self.inner.notify(topic))
+
+    def notices(self) -> AsyncIterator[str]:
+        return self.inner.notices()
+
+    async def schedule(self, key: str, due_ms: int) -> None:
+        await _timed(self._metrics, "schedule", self.inner.schedule(key, due_ms))
+
+    async def reschedule(self, key: str, seen_due_ms: int, due_ms: int | None) -> bool:
+        return await _timed(self._metrics, "reschedule", self.inner.reschedule(key, seen_due_ms, due_ms))
+
+    async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        return await _timed(self._metrics, "due", self.inner.due(now_ms, limit))

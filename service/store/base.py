@@ -91,7 +91,64 @@ class GamePage:
     next_cursor: str  # empty on the last page
 
 
+class Coordination(Protocol):
+    """What the processes sharing a store coordinate through, besides the games' events:
+    claimed keys, leases, notices and a schedule. Keys, scopes, holders and topics are
+    opaque strings to the store. Times are the callers' milliseconds (now_ms), except
+    a claim's lifetime, which the store measures itself."""
+
+    async def claim(self, key: str, value: str, ttl_ms: int) -> str:
+        """Gives `key` the value `value` for `ttl_ms` milliseconds unless it holds one
+        already (set by any process, not expired). Returns the value it holds now:
+        `value` when this call claimed it. Atomic: of racing claims, one wins."""
+        ...
+
+    async def lookup(self, key: str) -> str | None:
+        """The value `key` holds, or None."""
+        ...
+
+    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> None:
+        """Holds, or renews, `holder`'s lease in `scope` until now_ms + ttl_ms."""
+        ...
+
+    async def drop_lease(self, scope: str, holder: str) -> None:
+        """Ends `holder`'s lease in `scope` now (nothing if it has none)."""
+        ...
+
+    async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
+        """The leases of `scope` alive at now_ms: holder -> when its lease ends."""
+        ...
+
+    async def notify(self, topic: str) -> None:
+        """Tells every process reading notices() about `topic`."""
+        ...
+
+    def notices(self) -> AsyncIterator[str]:
+        """The topics notified, by any process, from now on, in order. Best effort: a
+        reader that cannot reach the store misses what was notified meanwhile. Ends
+        with StoreUnavailable when the store closes."""
+        ...
+
+    async def schedule(self, key: str, due_ms: int) -> None:
+        """Makes `key` due at due_ms, unless it is due sooner already."""
+        ...
+
+    async def reschedule(self, key: str, seen_due_ms: int, due_ms: int | None) -> bool:
+        """If `key` is still due at seen_due_ms (nobody moved it since it was read):
+        makes it due at due_ms instead, or not at all (None). Whether it did."""
+        ...
+
+    async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """At most `limit` keys due at or before now_ms, soonest first, with when."""
+        ...
+
+
 class EventStore(Protocol):
+    @property
+    def coordination(self) -> Coordination:
+        """Claims, leases, notices and the schedule (open seats, presence, turn clocks)."""
+        ...
+
     async def create(
         self,
         game_id: str,

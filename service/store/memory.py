@@ -19,6 +19,7 @@ from service.store.base import (
     StoreUnavailable,
     VersionConflict,
 )
+from service.store.memory_coordination import MemoryCoordination
 
 
 @dataclass(slots=True)
@@ -36,6 +37,7 @@ class MemoryStore:
         self._order: list[str] = []
         self._closed = False
         self._ending_subscriptions = False
+        self.coordination = MemoryCoordination(self._check_open)
 
     def _game(self, game_id: str) -> _Game:
         self._check_open()
@@ -138,6 +140,7 @@ class MemoryStore:
 
     async def close(self) -> None:
         self._closed = True
+        self.coordination.close()
         for game in self._games.values():
             game.appended.set()
 

@@ -12,6 +12,7 @@ The listing index is global, under its own tag `{index}` (one other slot):
     <prefix>:index:{index}:games   hash: game id -> "<version> <status>" as filed
     <prefix>:index:{index}:pending sorted set of intents "<token>:<game_id>" by time
     <prefix>:index:{index}:seq     counter: creation order and intent tokens
+Claims, leases, notices and the schedule: see redis_coordination.py.
 """
 
 from __future__ import annotations
