@@ -52,6 +52,12 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "ExportGame": app.export_game,
         "ImportGame": app.import_game,
         "Play": play_session,
+        "JoinGame": app.join_game,
+        "LeaveGame": app.leave_game,
+        "StartGame": app.start_game,
+        "PlayAgain": app.play_again,
+        "TakeOverSeat": app.take_over_seat,
+        "HandBackSeat": app.hand_back_seat,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:

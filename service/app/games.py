@@ -12,9 +12,11 @@ from engines.contract import InvalidSetup, SeatInfo, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
 from service.app import envelopes
 from service.app.auth import TokenAuthority
+from service.app.clocks import validate_clock
 from service.app.errors import invalid_argument
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
+from service.app.online import Online
 from service.app.seeding import SETUP, game_rng
 from service.app.steps import Step, play_bots, stamp
 from service.app.stored import store_errors
@@ -45,6 +47,7 @@ class Games:
         now_ms: Callable[[], int],
         new_game_id: Callable[[], str],
         new_seed: Callable[[], int],
+        online: Online | None = None,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -53,15 +56,24 @@ class Games:
         self._now_ms = now_ms
         self._new_game_id = new_game_id
         self._new_seed = new_seed
+        self._online = online
 
     async def create_game(
         self, request: game_service_pb2.CreateGameRequest, token: str
     ) -> game_service_pb2.CreateGameResponse:
+        return await self.create(request, token, self._new_game_id())
+
+    async def create(
+        self, request: game_service_pb2.CreateGameRequest, token: str, game_id: str
+    ) -> game_service_pb2.CreateGameResponse:
+        """CreateGame, under `game_id` (a rematch's is claimed first). Raises GameExists."""
         engine = get_engine(request.kind)
         if engine is None:
             known = ", ".join(sorted(ENGINES))
             raise invalid_argument("kind", f"Unknown game kind {request.kind!r}: choose one of {known}.")
         seats = validate_seats(request.seats, engine)
+        clock = validate_clock(request.clock) if request.HasField("clock") else None
+        waits = any(seat.open for seat in seats)  # for players to join: dealt once they have
         infos = [SeatInfo(age=s.age if s.HasField("age") else None) for s in seats]
         options = engine.options_type()
         if request.HasField("options"):
@@ -69,35 +81,48 @@ class Games:
         try:
             resolved = engine.resolve_options(options, infos)
             seed = self._new_seed()
-            payloads = engine.setup(resolved, infos, game_rng(seed, SETUP, 0))
+            payloads = [] if waits else engine.setup(resolved, infos, game_rng(seed, SETUP, 0))
         except InvalidSetup as error:
             raise invalid_argument("options", str(error)) from error
         now = self._now_ms()
         record = game_pb2.GameRecord(
-            game_id=self._new_game_id(),
+            game_id=game_id,
             kind=engine.kind,
             seats=seats,
-            options=envelopes.options(engine.kind, resolved),
+            # Waiting for its players, a game keeps its options as asked: the defaults
+            # that depend on the players (who is youngest) are filled in at the deal.
+            options=envelopes.options(engine.kind, options if waits else resolved),
             seed=seed,
             created_at=timestamp(now),
             rules_version=engine.rules_version,
+            clock=clock,
         )
+        if waits and self._online is not None:
+            record.join_code = await self._online.join_codes.claim(game_id)
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
-        state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
-        steps = [Step(None, None, list(payloads)), *bot_steps]
+        state, steps = live.state, []
+        if not waits:
+            state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
+            steps = [Step(None, None, list(payloads)), *bot_steps]
         events = stamp(live, 0, steps, "", now, engine.status(state).finished)
-        live.state, live.version = state, len(events)
+        live.moved(events, state, len(events), now)
         await self.store_new_game(live, events, now)
+        if self._online is not None:
+            await self._online.moved(live, 0)
         viewer = self._viewers.outside_game(token)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
-            seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in seats],
-            game=game_message(live, viewer),
+            seat_tokens=["" if s.open else self._tokens.seat_token(record.game_id, s.index) for s in seats],
+            game=game_message(live, viewer, now),
+            host_token=self._tokens.host_token(record.game_id) if waits else "",
         )
 
     async def get_game(self, request: game_service_pb2.GetGameRequest, token: str) -> game_pb2.Game:
         live = await self._games.load(request.game_id)
-        return game_message(live, self._viewers.in_game(live, token))
+        game = game_message(live, self._viewers.in_game(live, token), self._now_ms())
+        if self._online is not None:
+            await self._online.show(live, game)
+        return game
 
     async def list_games(
         self, request: game_service_pb2.ListGamesRequest, token: str
@@ -134,7 +159,7 @@ class Games:
             await self._games.store.create(
                 record.game_id,
                 record.kind,
-                STATUS_NAMES[status_code(live.status)],
+                STATUS_NAMES[status_code(live.status, live.table.started)],
                 record.SerializeToString(),
                 summary(live).SerializeToString(),
                 [e.SerializeToString() for e in events],
@@ -157,18 +182,36 @@ def validate_seats(specs: Sequence[game_pb2.SeatSpec], engine: AnyEngine) -> lis
         raise invalid_argument("seats", f"A {engine.kind!r} game needs {span} seats, not {len(specs)}.")
     seats = []
     for index, spec in enumerate(specs):
-        name = spec.name.strip()
-        if not 1 <= len(name) <= MAX_NAME_LENGTH or not name.isprintable():
-            raise invalid_argument(
-                f"seats[{index}].name", f"A seat's name is 1 to {MAX_NAME_LENGTH} printable characters."
-            )
-        if spec.HasField("age") and spec.age > MAX_AGE:
-            raise invalid_argument(f"seats[{index}].age", f"An age is at most {MAX_AGE}.")
-        if spec.bot and spec.bot not in engine.bots:
-            known = ", ".join(sorted(engine.bots))
-            raise invalid_argument(f"seats[{index}].bot", f"Unknown bot {spec.bot!r}: choose one of {known}, or none.")
-        seat = game_pb2.Seat(index=index, name=name, bot=spec.bot)
+        name = validate_name(spec.name, f"seats[{index}].name", optional=spec.open)
+        if spec.HasField("age"):
+            validate_age(spec.age, f"seats[{index}].age")
+        validate_bot(spec.bot, f"seats[{index}].bot", engine)
+        if spec.open and spec.bot:
+            raise invalid_argument(f"seats[{index}].bot", "An open seat is for a player to join: not for a bot.")
+        if spec.open and spec.HasField("age"):
+            raise invalid_argument(f"seats[{index}].age", "An open seat's age is its player's, given when they join.")
+        validate_bot(spec.stand_in, f"seats[{index}].stand_in", engine)
+        seat = game_pb2.Seat(index=index, name=name, bot=spec.bot, open=spec.open, stand_in=spec.stand_in)
         if spec.HasField("age"):
             seat.age = spec.age
         seats.append(seat)
     return seats
+
+
+def validate_name(name: str, field: str, *, optional: bool = False) -> str:
+    """A player's name, stripped; `optional`: may be empty (an open seat's placeholder)."""
+    name = name.strip()
+    if (name or not optional) and (not 1 <= len(name) <= MAX_NAME_LENGTH or not name.isprintable()):
+        raise invalid_argument(field, f"A seat's name is 1 to {MAX_NAME_LENGTH} printable characters.")
+    return name
+
+
+def validate_age(age: int, field: str) -> None:
+    if age > MAX_AGE:
+        raise invalid_argument(field, f"An age is at most {MAX_AGE}.")
+
+
+def validate_bot(bot: str, field: str, engine: AnyEngine) -> None:
+    if bot and bot not in engine.bots:
+        known = ", ".join(sorted(engine.bots))
+        raise invalid_argument(field, f"Unknown bot {bot!r}: choose one of {known}, or none.")

@@ -8,7 +8,7 @@ import re
 import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ludotheque.v1 import game_pb2
@@ -19,6 +19,7 @@ from service.app import envelopes
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
+from service.app.table import Table
 from service.store.base import EventStore, GameNotFound, StoredEvent
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -33,8 +34,12 @@ class LiveGame:
     state: Any
     version: int
     updated_at_ms: int
-    summary_head: bytes = b""  # the summary's fields that never change, encoded (views.summary_bytes)
-    bots: dict[int, str] | None = None  # seat -> bot, for the seats that are bots (steps.play_bots)
+    summary_head: bytes = b""  # the summary's fields that change only with the seats, encoded (views.summary_bytes)
+    summary_revision: int = 0  # the table's revision summary_head was encoded at
+    table: Table = field(init=False)  # the seats: who sits and plays where, their clocks (table.py)
+
+    def __post_init__(self) -> None:
+        self.table = Table(self.record, self.engine)
 
     @property
     def game_id(self) -> str:
@@ -43,6 +48,23 @@ class LiveGame:
     @property
     def status(self) -> Status:
         return self.engine.status(self.state)
+
+    def apply(self, event: game_pb2.Event) -> None:
+        """Folds the game's next event (version + 1) into its state and its table."""
+        self.state = self.table.fold(self.state, event)
+        self.version = event.version
+        self.updated_at_ms = event.recorded_at.ToMilliseconds()
+
+    def moved(self, events: Sequence[game_pb2.Event], state: Any, version: int, now_ms: int) -> None:
+        """This process appended `events`, which bring the game to `state` at `version`.
+        A game whose table follows them (a turn clock, table events) folds them one by
+        one; the others just take the state."""
+        if self.table.clock is not None or any(event.HasField("table") for event in events):
+            for event in events:
+                if event.version == self.version + 1:
+                    self.apply(event)
+        elif self.version < version:
+            self.state, self.version, self.updated_at_ms = state, version, now_ms
 
 
 class LiveGames:
@@ -103,16 +125,14 @@ class LiveGames:
         for item in stored:
             if item.version != live.version + 1:
                 continue  # already applied by a concurrent request of this process
-            event = parse_event(item)
-            live.state = live.engine.evolve(live.state, envelopes.event_payload(event))
-            live.version = item.version
-            live.updated_at_ms = event.recorded_at.ToMilliseconds()
+            live.apply(parse_event(item))
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
         """The game's state after its first `version` events."""
         with store_errors():
             stored = await self.store.read(live.game_id, 1, version)
-        return fold(live.engine, [envelopes.event_payload(parse_event(item)) for item in stored])
+        events = [parse_event(item) for item in stored]
+        return fold(live.engine, [envelopes.event_payload(event) for event in events if not event.HasField("table")])
 
     def remember(self, live: LiveGame) -> None:
         self._cache[live.game_id] = live

@@ -7,7 +7,7 @@ import hashlib
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,20 +62,26 @@ class Moves:
         metrics: Metrics,
         now_ms: Callable[[], int],
         max_conflict_retries: int,
+        on_moved: Callable[[LiveGame, int], Awaitable[None]] | None = None,
     ) -> None:
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
         self._now_ms = now_ms
         self._max_retries = max_conflict_retries
+        self._on_moved = on_moved  # after each move this process stored (the turn clocks' schedule)
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
     ) -> game_service_pb2.SubmitCommandResponse:
         done = await self.apply_command(request, token)
         if done.replayed:
-            return await self._replayed(done.live, done.viewer, done.first_version, done.last_version)
-        return submit_response(done.live, done.viewer, done.events)
+            response = await self._replayed(done.live, done.viewer, done.first_version, done.last_version)
+        else:
+            response = submit_response(done.live, done.viewer, done.events)
+        if done.live.table.clock is not None:
+            response.seats.extend(done.live.table.seat_messages(self._now_ms()))
+        return response
 
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
         """Plays a command (SubmitCommand without building its response: Play uses it)."""
@@ -114,6 +120,7 @@ class Moves:
             labels["kind"] = engine.kind
             viewer = self._viewers.in_game(live, token)
             seat = acting_seat(live, viewer, request)
+            live.table.check_playable(seat)
             payload = envelopes.unwrap(request.command, engine.kind, "command")
             labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
             command = envelopes.command(engine.kind, payload)
@@ -158,8 +165,10 @@ class Moves:
                     continue
                 if result.replayed:  # the command id was played already (here, or on another process)
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
-                if live.version < result.last_version:
-                    live.state, live.version, live.updated_at_ms = state, result.last_version, now
+                before = live.version
+                live.moved(events, state, result.last_version, now)
+                if self._on_moved is not None:
+                    await self._on_moved(live, before)
                 if status.finished:
                     self._metrics.game_finished(engine.kind, bool(status.winners))
                 return Applied(live, viewer, events, result.first_version, result.last_version)

@@ -6,18 +6,22 @@ to rest waiting for the seat (its legal commands, and its view if asked), and th
 `result` of each command once the events it caused have been sent. What is ready at
 once goes in one message (events, then a result, then a turn): a stream message costs
 the server a good part of a unary call, so a move costs its mover one message each way
-and every other seat one message."""
+and every other seat one message. While the session lasts its seat is online; a session
+that asks for presence is sent who is connected when it starts and whenever that
+changes, and once the game is over, its rematch when someone asks for one."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 
+from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
 from service.app import GameApp, LiveGame
 from service.app.errors import ServiceError, invalid_argument, status_of
+from service.app.presence import Sighting
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256
@@ -28,18 +32,28 @@ async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: st
     if first is None or first.WhichOneof("message") != "join":
         raise invalid_argument("join", "The first message of a Play session must be a join.")
     live, viewer = await app.open_game(first.join.game_id, token)
-    session = _Session(app, live, viewer, token, first.join)
-    async for response in session.run(requests):
-        yield response
+    async with app.attend(live, viewer) as sightings:  # the seat is online while the session lasts
+        session = _Session(app, live, viewer, token, first.join, sightings)
+        async for response in session.run(requests):
+            yield response
 
 
 class _Session:
-    def __init__(self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin) -> None:
+    def __init__(
+        self,
+        app: GameApp,
+        live: LiveGame,
+        viewer: Viewer,
+        token: str,
+        join: api.PlayJoin,
+        sightings: AsyncIterator[Sighting],
+    ) -> None:
         self.app = app
         self.live = live
         self.viewer = viewer
         self.token = token
         self.join = join
+        self.sightings = sightings
         self.out: asyncio.Queue[api.PlayResponse | BaseException | None] = asyncio.Queue(QUEUE_SIZE)
         self.sent_version = max(join.from_version, 1) - 1  # every version up to this one was sent
         self.following = True
@@ -48,6 +62,7 @@ class _Session:
     async def run(self, requests: AsyncIterator[api.PlayRequest]) -> AsyncIterator[api.PlayResponse]:
         events = asyncio.create_task(self._forward_events())
         commands = asyncio.create_task(self._answer_commands(requests))
+        presence = asyncio.create_task(self._forward_presence()) if self.join.presence else None
         held: api.PlayResponse | BaseException | None = None  # taken from the queue, not yet sent
         try:
             while True:
@@ -69,9 +84,10 @@ class _Session:
                     message.MergeFrom(following)
                 yield message
         finally:
-            events.cancel()
-            commands.cancel()
-            await asyncio.gather(events, commands, return_exceptions=True)
+            tasks = [events, commands] if presence is None else [events, commands, presence]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _forward_events(self) -> None:
         try:
@@ -86,6 +102,21 @@ class _Session:
             async with self.progress:
                 self.following = False
                 self.progress.notify_all()
+            if self.live.status.finished:
+                self.app.game_over(self.live)  # the presence watch looks for a rematch from now on
+
+    async def _forward_presence(self) -> None:
+        """Who is connected, at once and at each change; a finished game's rematch,
+        with the seat's token for it, once someone asked for it."""
+        rematch = ""
+        async for sighting in self.sightings:
+            message = api.PlayResponse(presence=game_pb2.Presence(online_seats=sighting.online))
+            if sighting.rematch and sighting.rematch != rematch:
+                rematch = sighting.rematch
+                message.rematch.game_id = rematch
+                if self.viewer.seat is not None:
+                    message.rematch.seat_token = self.app.tokens.seat_token(rematch, self.viewer.seat)
+            await self.out.put(message)
 
     async def _sent(self, version: int) -> None:
         async with self.progress:
@@ -102,7 +133,7 @@ class _Session:
             return  # more events are on their way: the game is not at rest yet
         legal = self.app.turn_of(self.live, self.viewer)
         if legal:
-            turn = api.PlayTurn(version=version, legal_commands=legal)
+            turn = api.PlayTurn(version=version, legal_commands=legal, clock=self.app.clock_of(self.live, self.viewer))
             if self.join.views:
                 turn.view.CopyFrom(self.app.view_of(self.live, self.viewer))
             await self.out.put(api.PlayResponse(turn=turn))
@@ -144,4 +175,7 @@ def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:
         return False
     if following.HasField("result") and message.HasField("result"):
         return False
+    for part in ("presence", "rematch"):  # a newer one replaces, never merges into, the one before
+        if following.HasField(part) and message.HasField(part):
+            return False
     return not (following.HasField("turn") and message.HasField("turn"))

@@ -3,6 +3,8 @@ a command is played for."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ludotheque.v1 import game_service_pb2
 
 from engines.contract import Role, Viewer
@@ -16,21 +18,30 @@ VIEWER_CACHE_SIZE = 100_000
 class Viewers:
     def __init__(self, tokens: TokenAuthority) -> None:
         self.tokens = tokens
-        # Tokens already checked (an HMAC per call otherwise): (game id, token) -> viewer.
-        self._known: dict[tuple[str, str], Viewer] = {}
+        # Tokens already checked (an HMAC per call otherwise): (game id, token) -> the
+        # viewer, and the seat generation the token was made for.
+        self._known: dict[tuple[str, str], tuple[Viewer, int]] = {}
+        # Told of every call a seat makes with its token (presence: a recent call).
+        self.seen: Callable[[str, int], None] | None = None
 
     def in_game(self, live: LiveGame, token: str) -> Viewer:
         """Who `token` stands for in this game; a bad token is UNAUTHENTICATED."""
         key = (live.game_id, token)
-        viewer = self._known.get(key)
-        if viewer is None:
+        known = self._known.get(key)
+        if known is None:
             try:
                 viewer = self.tokens.viewer(live.game_id, token, len(live.record.seats))
             except BadToken:
                 raise unauthenticated("That token is not valid for this game.") from None
             if len(self._known) >= VIEWER_CACHE_SIZE:
                 self._known.clear()
-            self._known[key] = viewer
+            known = self._known[key] = (viewer, self.tokens.generation(token))
+        viewer, generation = known
+        if viewer.seat is not None:
+            if not live.table.holds(viewer.seat, generation):
+                raise unauthenticated("That token is not valid for this game any more: its seat was left.")
+            if self.seen is not None:
+                self.seen(live.game_id, viewer.seat)
         return viewer
 
     def outside_game(self, token: str) -> Viewer:

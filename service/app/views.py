@@ -15,11 +15,17 @@ from engines.registry import AnyEngine
 from service.app import envelopes
 from service.app.live import LiveGame
 
-STATUS_NAMES = {game_pb2.GAME_STATUS_ACTIVE: "active", game_pb2.GAME_STATUS_FINISHED: "finished"}
+STATUS_NAMES = {
+    game_pb2.GAME_STATUS_ACTIVE: "active",
+    game_pb2.GAME_STATUS_FINISHED: "finished",
+    game_pb2.GAME_STATUS_OPEN: "open",
+}
 
 
 def redact(engine: AnyEngine, event: game_pb2.Event, viewer: Viewer) -> game_pb2.Event | None:
     """The event as `viewer` may see it (None: not at all); only the admin sees the command."""
+    if event.HasField("table"):
+        return event  # who sits and plays where is no secret, and a table event has no command
     payload = envelopes.event_payload(event)
     redacted = engine.redact(payload, viewer)
     if redacted is None:
@@ -62,18 +68,21 @@ def summary(live: LiveGame) -> game_pb2.Game:
     """The game without any viewer's view: what ListGames shows."""
     status = live.status
     record = live.record
+    table = live.table
     return game_pb2.Game(
         game_id=record.game_id,
         kind=record.kind,
-        status=status_code(status),
+        status=status_code(status, table.started),
         version=live.version,
-        seats=record.seats,
-        options=record.options,
+        seats=table.seats,
+        options=table.options,
         to_act=status.to_act,
         outcome=outcome(live, status),
         created_at=record.created_at,
         updated_at=timestamp(live.updated_at_ms),
         rules_version=record.rules_version,
+        clock=record.clock if record.HasField("clock") else None,
+        join_code=record.join_code if not table.started else "",
     )
 
 
@@ -81,18 +90,21 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
     """summary(...).SerializeToString() of the game at `version`, from the fields that
     never change (encoded once per cached game) and those that do: encoded messages
     concatenated parse as one (the store keeps them opaque)."""
-    if not live.summary_head:
+    table = live.table
+    if not live.summary_head or live.summary_revision != table.revision:
         record = live.record
         live.summary_head = game_pb2.Game(
             game_id=record.game_id,
             kind=record.kind,
-            seats=record.seats,
-            options=record.options,
+            seats=table.seats,
+            options=table.options,
             created_at=record.created_at,
             rules_version=record.rules_version,
+            clock=record.clock if record.HasField("clock") else None,
         ).SerializeToString()
+        live.summary_revision = table.revision
     tail = game_pb2.Game(
-        status=status_code(status),
+        status=status_code(status, table.started),
         version=version,
         to_act=status.to_act,
         outcome=outcome(live, status),
@@ -101,16 +113,24 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
     return live.summary_head + tail.SerializeToString()
 
 
-def game_message(live: LiveGame, viewer: Viewer) -> game_pb2.Game:
-    """The game now, as `viewer` sees it (GetGame)."""
+def game_message(live: LiveGame, viewer: Viewer, now_ms: int | None = None) -> game_pb2.Game:
+    """The game now, as `viewer` sees it (GetGame); the seats' clocks as of now_ms."""
     game = summary(live)
-    game.view.CopyFrom(view(live, live.state, viewer))
-    game.legal_commands.extend(legal_commands(live.engine, live.state, viewer))
+    table = live.table
+    if table.started:  # nothing to see or play before the deal
+        game.view.CopyFrom(view(live, live.state, viewer))
+        game.legal_commands.extend(legal_commands(live.engine, live.state, viewer))
+    if table.clock is not None and now_ms is not None:
+        del game.seats[:]
+        game.seats.extend(table.seat_messages(now_ms))
     game.viewer.CopyFrom(viewer_message(viewer))
     return game
 
 
-def status_code(status: Status) -> game_pb2.GameStatus.ValueType:
+def status_code(status: Status, started: bool = True) -> game_pb2.GameStatus.ValueType:
+    """The game's status; `started`: dealt (a game with open seats waits for its players first)."""
+    if not started:
+        return game_pb2.GAME_STATUS_OPEN
     return game_pb2.GAME_STATUS_FINISHED if status.finished else game_pb2.GAME_STATUS_ACTIVE
 
 

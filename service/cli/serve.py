@@ -56,6 +56,7 @@ class Running:
         await self.health.enter_graceful_shutdown()
         self.app.store.end_subscriptions()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
+        await self.app.stop()
         await self.app.store.close()
 
 
@@ -80,7 +81,15 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         metrics,
     )
     tokens = TokenAuthority(token_secret(config), config.admin_token)
-    app = GameApp(store, tokens, cache_size=config.cache_size, metrics=metrics)
+    app = GameApp(
+        store,
+        tokens,
+        cache_size=config.cache_size,
+        metrics=metrics,
+        presence_ttl=config.presence_ttl,
+        clock_interval=config.clock_interval,
+    )
+    await app.start()
     server = grpc.aio.server(
         interceptors=[MetricsInterceptor(metrics)],
         options=[

@@ -107,8 +107,9 @@ class Coordination(Protocol):
         """The value `key` holds, or None."""
         ...
 
-    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> None:
-        """Holds, or renews, `holder`'s lease in `scope` until now_ms + ttl_ms."""
+    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
+        """Holds, or renews, `holder`'s lease in `scope` until now_ms + ttl_ms. True when
+        the holder had no lease alive (a new one), False when this renewed it."""
         ...
 
     async def drop_lease(self, scope: str, holder: str) -> None:
@@ -130,12 +131,11 @@ class Coordination(Protocol):
         ...
 
     async def schedule(self, key: str, due_ms: int) -> None:
-        """Makes `key` due at due_ms, unless it is due sooner already."""
+        """Makes `key` due at due_ms (in place of when it was due, if it was)."""
         ...
 
-    async def reschedule(self, key: str, seen_due_ms: int, due_ms: int | None) -> bool:
-        """If `key` is still due at seen_due_ms (nobody moved it since it was read):
-        makes it due at due_ms instead, or not at all (None). Whether it did."""
+    async def unschedule(self, key: str) -> None:
+        """`key` is not due any more (nothing if it was not)."""
         ...
 
     async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:

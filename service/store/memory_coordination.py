@@ -42,12 +42,14 @@ class MemoryCoordination:
 
     # --- leases ---------------------------------------------------------------------
 
-    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> None:
+    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
         self._check_open()
         leases = self._leases.setdefault(scope, {})
         for expired in [name for name, ends in leases.items() if ends <= now_ms]:
             del leases[expired]
+        new = holder not in leases
         leases[holder] = now_ms + ttl_ms
+        return new
 
     async def drop_lease(self, scope: str, holder: str) -> None:
         self._check_open()
@@ -92,17 +94,11 @@ class MemoryCoordination:
 
     async def schedule(self, key: str, due_ms: int) -> None:
         self._check_open()
-        self._schedule[key] = min(due_ms, self._schedule.get(key, due_ms))
+        self._schedule[key] = due_ms
 
-    async def reschedule(self, key: str, seen_due_ms: int, due_ms: int | None) -> bool:
+    async def unschedule(self, key: str) -> None:
         self._check_open()
-        if self._schedule.get(key) != seen_due_ms:
-            return False
-        if due_ms is None:
-            del self._schedule[key]
-        else:
-            self._schedule[key] = due_ms
-        return True
+        self._schedule.pop(key, None)
 
     async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
         self._check_open()

@@ -45,31 +45,17 @@ return ARGV[1]
 """,
 )
 
-# KEYS: the leases. ARGV: holder, now_ms, ends_ms. Drops the leases that ended, holds
-# this one, and keeps the key until the last lease ends (plus some slack).
+# KEYS: the leases. ARGV: holder, now_ms, ends_ms, slack_ms. Drops the leases that
+# ended, holds this one, and keeps the key until the last lease ends (plus the slack).
+# 1 when the holder had no lease alive, 0 when this renewed it.
 PUT_LEASE = Script(
     "put_lease",
     """#!lua
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+local new = redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
 local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIRE', KEYS[1], math.max(tonumber(last[2]) - tonumber(ARGV[2]), 1) + tonumber(ARGV[4]))
-return 1
-""",
-)
-
-# KEYS: the schedule. ARGV: key, seen_due_ms, due_ms ('' for none). 1 when it moved it.
-RESCHEDULE = Script(
-    "reschedule",
-    """#!lua
-local current = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if not current or tonumber(current) ~= tonumber(ARGV[2]) then return 0 end
-if ARGV[3] == '' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
-else
-  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-end
-return 1
+return new
 """,
 )
 
@@ -108,10 +94,10 @@ class RedisCoordination:
 
     # --- leases ---------------------------------------------------------------------
 
-    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> None:
+    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
         self._check_open()
         args = [holder, now_ms, now_ms + ttl_ms, LEASES_KEY_SLACK_MS]
-        await self._redis.run(PUT_LEASE, [self._leases_key(scope)], args)
+        return bool(await self._redis.run(PUT_LEASE, [self._leases_key(scope)], args))
 
     async def drop_lease(self, scope: str, holder: str) -> None:
         self._check_open()
@@ -157,12 +143,11 @@ class RedisCoordination:
 
     async def schedule(self, key: str, due_ms: int) -> None:
         self._check_open()
-        await self._redis.call("ZADD", self._schedule_key, "LT", due_ms, key)
+        await self._redis.call("ZADD", self._schedule_key, due_ms, key)
 
-    async def reschedule(self, key: str, seen_due_ms: int, due_ms: int | None) -> bool:
+    async def unschedule(self, key: str) -> None:
         self._check_open()
-        args = [key, seen_due_ms, "" if due_ms is None else due_ms]
-        return bool(await self._redis.run(RESCHEDULE, [self._schedule_key], args))
+        await self._redis.call("ZREM", self._schedule_key, key)
 
     async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
         self._check_open()

@@ -276,12 +276,13 @@ async def test_a_key_is_claimed_once_and_keeps_its_first_value(store_factory: St
 async def test_leases_end_when_dropped_or_when_their_time_is_up(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         leases = store.coordination
-        await leases.put_lease("g1", "0/a", 1000, 500)
-        await leases.put_lease("g1", "1/b", 1000, 2000)
-        await leases.put_lease("g2", "0/c", 1000, 2000)
+        assert await leases.put_lease("g1", "0/a", 1000, 500)  # a new lease
+        assert await leases.put_lease("g1", "1/b", 1000, 2000)
+        assert await leases.put_lease("g2", "0/c", 1000, 2000)
         assert await leases.leases("g1", 1000) == {"0/a": 1500, "1/b": 3000}
         assert await leases.leases("g1", 1500) == {"1/b": 3000}  # 0/a's time is up
-        await leases.put_lease("g1", "0/a", 2000, 500)  # renewed
+        assert await leases.put_lease("g1", "0/a", 2000, 500)  # new again: it had ended
+        assert not await leases.put_lease("g1", "0/a", 2000, 500)  # renewed
         assert await leases.leases("g1", 2000) == {"0/a": 2500, "1/b": 3000}
         await leases.drop_lease("g1", "1/b")
         await leases.drop_lease("g1", "nobody")
@@ -318,21 +319,16 @@ async def test_notices_reach_every_reader_in_order(store_factory: StoreFactory) 
 
 
 @async_test
-async def test_the_schedule_gives_what_is_due_soonest_first_and_moves_only_as_seen(
-    store_factory: StoreFactory,
-) -> None:
+async def test_the_schedule_gives_what_is_due_soonest_first(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         schedule = store.coordination
-        await schedule.schedule("g1", 5000)
-        await schedule.schedule("g2", 3000)
-        await schedule.schedule("g1", 9000)  # later: g1 stays due at 5000
-        await schedule.schedule("g3", 7000)
-        assert await schedule.due(6000, 10) == [("g2", 3000), ("g1", 5000)]
-        assert await schedule.due(6000, 1) == [("g2", 3000)]
-        await schedule.schedule("g1", 4000)  # sooner: it moves
-        assert await schedule.due(4000, 10) == [("g2", 3000), ("g1", 4000)]
-        assert not await schedule.reschedule("g1", 5000, 8000)  # not as seen: unchanged
-        assert await schedule.reschedule("g1", 4000, 8000)
-        assert await schedule.reschedule("g2", 3000, None)
-        assert not await schedule.reschedule("g2", 3000, 1000)  # gone
-        assert await schedule.due(10_000, 10) == [("g3", 7000), ("g1", 8000)]
+        await schedule.schedule("g1/4", 5000)
+        await schedule.schedule("g2/9", 3000)
+        await schedule.schedule("g3/2", 7000)
+        assert await schedule.due(6000, 10) == [("g2/9", 3000), ("g1/4", 5000)]
+        assert await schedule.due(6000, 1) == [("g2/9", 3000)]
+        await schedule.schedule("g1/4", 8000)  # moved
+        await schedule.unschedule("g2/9")
+        await schedule.unschedule("nothing")
+        assert await schedule.due(6000, 10) == []
+        assert await schedule.due(10_000, 10) == [("g3/2", 7000), ("g1/4", 8000)]

@@ -11,7 +11,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
-import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec } from "./game_pb.js";
+import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, Presence, Seat, SeatClock, SeatSpec, TurnClock } from "./game_pb.js";
 import { file_ludotheque_v1_game } from "./game_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -19,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSJ2ChFDcmVhdGVHYW1lUmVxdWVzdBIMCgRraW5kGAEgASgJEisKB29wdGlvbnMYAiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiYKBXNlYXRzGAMgAygLMhcubHVkb3RoZXF1ZS52MS5TZWF0U3BlYyJdChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIiEKDkdldEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkitAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIjwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQiOwoUU3RyZWFtRXZlbnRzUmVzcG9uc2USIwoFZXZlbnQYASABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50ImEKEUxpc3RFdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhIKCnRvX3ZlcnNpb24YAyABKAQSEQoJcGFnZV9zaXplGAQgASgNImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiTAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQFCDQoLX2F0X3ZlcnNpb24i9AEKElJlcGxheUdhbWVSZXNwb25zZRISCgphdF92ZXJzaW9uGAEgASgEEg8KB3ZlcnNpb24YAiABKAQSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgEIAMoDRInCgdvdXRjb21lGAUgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBiABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAcgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kIlwKEUV4cG9ydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoHYXNfc2VhdBgCIAEoDUgAiAEBEhQKDGFzX3NwZWN0YXRvchgDIAEoCEIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nImIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlIkAKCFBsYXlKb2luEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg0KBXZpZXdzGAMgASgIIn4KC1BsYXlDb21tYW5kEicKB2NvbW1hbmQYASABKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSEgoKY29tbWFuZF9pZBgCIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAMgASgESACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24inwEKDFBsYXlSZXNwb25zZRIkCgZldmVudHMYBCADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50EikKBnJlc3VsdBgFIAEoCzIZLmx1ZG90aGVxdWUudjEuUGxheVJlc3VsdBIlCgR0dXJuGAYgASgLMhcubHVkb3RoZXF1ZS52MS5QbGF5VHVybkoECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzMtwICgtHYW1lU2VydmljZRJnCgpDcmVhdGVHYW1lEiAubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJaCgdHZXRHYW1lEh0ubHVkb3RoZXF1ZS52MS5HZXRHYW1lUmVxdWVzdBoTLmx1ZG90aGVxdWUudjEuR2FtZSIbgtPkkwIVEhMvdjEvZ2FtZXMve2dhbWVfaWR9EmEKCUxpc3RHYW1lcxIfLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzEoMBCg1TdWJtaXRDb21tYW5kEiMubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH0vY29tbWFuZHM6ASoShAEKDFN0cmVhbUV2ZW50cxIiLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiKYLT5JMCIxIhL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHM6c3RyZWFtMAESdQoKTGlzdEV2ZW50cxIgLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1JlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50cxJ1CgpSZXBsYXlHYW1lEiAubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vcmVwbGF5EnUKCkV4cG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfTpleHBvcnQSQwoEUGxheRIaLmx1ZG90aGVxdWUudjEuUGxheVJlcXVlc3QaGy5sdWRvdGhlcXVlLnYxLlBsYXlSZXNwb25zZSgBMAESbgoKSW1wb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXNwb25zZSIbgtPkkwIVIhAvdjEvZ2FtZXM6aW1wb3J0OgEqYgZwcm90bzM", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSKfAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSJwoFY2xvY2sYCiABKAsyGC5sdWRvdGhlcXVlLnYxLlR1cm5DbG9jayJxChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lEhIKCmhvc3RfdG9rZW4YCiABKAkiIQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJyChBMaXN0R2FtZXNSZXF1ZXN0EgwKBGtpbmQYASABKAkSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJIlAKEUxpc3RHYW1lc1Jlc3BvbnNlEiIKBWdhbWVzGAEgAygLMhMubHVkb3RoZXF1ZS52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSK0AQoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRInCgdjb21tYW5kGAIgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBEhEKBHNlYXQYBSABKA1IAYgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VhdCK/AgoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSJAoGZXZlbnRzGAIgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgEIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIpCgZzdGF0dXMYBSABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAYgAygNEicKB291dGNvbWUYByABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSEAoIcmVwbGF5ZWQYCCABKAgSIgoFc2VhdHMYFCADKAsyEy5sdWRvdGhlcXVlLnYxLlNlYXQiPAoTU3RyZWFtRXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBCI7ChRTdHJlYW1FdmVudHNSZXNwb25zZRIjCgVldmVudBgBIAEoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQiYQoRTGlzdEV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSEgoKdG9fdmVyc2lvbhgDIAEoBBIRCglwYWdlX3NpemUYBCABKA0iZgoSTGlzdEV2ZW50c1Jlc3BvbnNlEiQKBmV2ZW50cxgBIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSDwoHdmVyc2lvbhgCIAEoBBIZChFuZXh0X2Zyb21fdmVyc2lvbhgDIAEoBCJMChFSZXBsYXlHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhcKCmF0X3ZlcnNpb24YAiABKARIAIgBAUINCgtfYXRfdmVyc2lvbiL0AQoSUmVwbGF5R2FtZVJlc3BvbnNlEhIKCmF0X3ZlcnNpb24YASABKAQSDwoHdmVyc2lvbhgCIAEoBBIpCgZzdGF0dXMYAyABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAQgAygNEicKB291dGNvbWUYBSABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgGIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYByADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQiXAoRRXhwb3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgdhc19zZWF0GAIgASgNSACIAQESFAoMYXNfc3BlY3RhdG9yGAMgASgIQgoKCF9hc19zZWF0IjkKEkV4cG9ydEdhbWVSZXNwb25zZRIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2ciYgoRSW1wb3J0R2FtZVJlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhgKC3RydW5jYXRlX2F0GAIgASgESACIAQFCDgoMX3RydW5jYXRlX2F0Il0KEkltcG9ydEdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEhMKC3NlYXRfdG9rZW5zGAIgAygJEiEKBGdhbWUYAyABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWUicAoLUGxheVJlcXVlc3QSJwoEam9pbhgBIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheUpvaW5IABItCgdjb21tYW5kGAIgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5Q29tbWFuZEgAQgkKB21lc3NhZ2UiUgoIUGxheUpvaW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDQoFdmlld3MYAyABKAgSEAoIcHJlc2VuY2UYCiABKAgifgoLUGxheUNvbW1hbmQSJwoHY29tbWFuZBgBIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAIgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YAyABKARIAIgBAUITChFfZXhwZWN0ZWRfdmVyc2lvbiL3AQoMUGxheVJlc3BvbnNlEiQKBmV2ZW50cxgEIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSKQoGcmVzdWx0GAUgASgLMhkubHVkb3RoZXF1ZS52MS5QbGF5UmVzdWx0EiUKBHR1cm4YBiABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlUdXJuEikKCHByZXNlbmNlGBQgASgLMhcubHVkb3RoZXF1ZS52MS5QcmVzZW5jZRIrCgdyZW1hdGNoGBUgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5UmVtYXRjaEoECAEQAkoECAIQA0oECAMQBFIFZXZlbnQiMgoLUGxheVJlbWF0Y2gSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIpsBCghQbGF5VHVybhIPCgd2ZXJzaW9uGAEgASgEEi4KDmxlZ2FsX2NvbW1hbmRzGAIgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEiUKBHZpZXcYAyABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3EicKBWNsb2NrGAogASgLMhgubHVkb3RoZXF1ZS52MS5TZWF0Q2xvY2siZgoKUGxheVJlc3VsdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAQSEAoIcmVwbGF5ZWQYAyABKAgSIQoFZXJyb3IYBCABKAsyEi5nb29nbGUucnBjLlN0YXR1cyJ4Cg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKA2FnZRgDIAEoDUgAiAEBEhEKBHNlYXQYBCABKA1IAYgBARIQCghzdGFuZF9pbhgFIAEoCUIGCgRfYWdlQgcKBV9zZWF0ImgKEEpvaW5HYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNEhIKCnNlYXRfdG9rZW4YAyABKAkSIQoEZ2FtZRgEIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSIjChBMZWF2ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiNgoRTGVhdmVHYW1lUmVzcG9uc2USIQoEZ2FtZRgBIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSIwChBTdGFydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSCwoDYm90GAIgASgJIjYKEVN0YXJ0R2FtZVJlc3BvbnNlEiEKBGdhbWUYASABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWUiIwoQUGxheUFnYWluUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIowBChFQbGF5QWdhaW5SZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBARISCgpzZWF0X3Rva2VuGAMgASgJEhMKC3NlYXRfdG9rZW5zGAQgAygJEiEKBGdhbWUYBSABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWVCBwoFX3NlYXQiTwoTVGFrZU92ZXJTZWF0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhEKBHNlYXQYAiABKA1IAIgBARILCgNib3QYAyABKAlCBwoFX3NlYXQiOQoUVGFrZU92ZXJTZWF0UmVzcG9uc2USIQoEZ2FtZRgBIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSJCChNIYW5kQmFja1NlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IjkKFEhhbmRCYWNrU2VhdFJlc3BvbnNlEiEKBGdhbWUYASABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWUyug4KC0dhbWVTZXJ2aWNlEmcKCkNyZWF0ZUdhbWUSIC5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDiIJL3YxL2dhbWVzOgEqEloKB0dldEdhbWUSHS5sdWRvdGhlcXVlLnYxLkdldEdhbWVSZXF1ZXN0GhMubHVkb3RoZXF1ZS52MS5HYW1lIhuC0+STAhUSEy92MS9nYW1lcy97Z2FtZV9pZH0SYQoJTGlzdEdhbWVzEh8ubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXNwb25zZSIRgtPkkwILEgkvdjEvZ2FtZXMSgwEKDVN1Ym1pdENvbW1hbmQSIy5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiQubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfS9jb21tYW5kczoBKhKEAQoMU3RyZWFtRXZlbnRzEiIubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiMubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZSIpgtPkkwIjEiEvdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50czpzdHJlYW0wARJ1CgpMaXN0RXZlbnRzEiAubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1Jlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzEnUKClJlcGxheUdhbWUSIC5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9yZXBsYXkSdQoKRXhwb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9OmV4cG9ydBJDCgRQbGF5EhoubHVkb3RoZXF1ZS52MS5QbGF5UmVxdWVzdBobLmx1ZG90aGVxdWUudjEuUGxheVJlc3BvbnNlKAEwARJuCgpJbXBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlc3BvbnNlIhuC0+STAhUiEC92MS9nYW1lczppbXBvcnQ6ASoScAoISm9pbkdhbWUSHi5sdWRvdGhlcXVlLnYxLkpvaW5HYW1lUmVxdWVzdBofLmx1ZG90aGVxdWUudjEuSm9pbkdhbWVSZXNwb25zZSIjgtPkkwIdIhgvdjEvZ2FtZXMve2dhbWVfaWR9OmpvaW46ASoSdAoJTGVhdmVHYW1lEh8ubHVkb3RoZXF1ZS52MS5MZWF2ZUdhbWVSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MZWF2ZUdhbWVSZXNwb25zZSIkgtPkkwIeIhkvdjEvZ2FtZXMve2dhbWVfaWR9OmxlYXZlOgEqEnQKCVN0YXJ0R2FtZRIfLmx1ZG90aGVxdWUudjEuU3RhcnRHYW1lUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuU3RhcnRHYW1lUmVzcG9uc2UiJILT5JMCHiIZL3YxL2dhbWVzL3tnYW1lX2lkfTpzdGFydDoBKhJ4CglQbGF5QWdhaW4SHy5sdWRvdGhlcXVlLnYxLlBsYXlBZ2FpblJlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLlBsYXlBZ2FpblJlc3BvbnNlIiiC0+STAiIiHS92MS9nYW1lcy97Z2FtZV9pZH06cGxheUFnYWluOgEqEoABCgxUYWtlT3ZlclNlYXQSIi5sdWRvdGhlcXVlLnYxLlRha2VPdmVyU2VhdFJlcXVlc3QaIy5sdWRvdGhlcXVlLnYxLlRha2VPdmVyU2VhdFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH06dGFrZU92ZXI6ASoSgAEKDEhhbmRCYWNrU2VhdBIiLmx1ZG90aGVxdWUudjEuSGFuZEJhY2tTZWF0UmVxdWVzdBojLmx1ZG90aGVxdWUudjEuSGFuZEJhY2tTZWF0UmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfTpoYW5kQmFjazoBKmIGcHJvdG8z", [file_google_api_annotations, file_google_rpc_status, file_ludotheque_v1_game]);
 
 /**
  * CreateGame's request.
@@ -42,11 +42,19 @@ export type CreateGameRequest = Message<"ludotheque.v1.CreateGameRequest"> & {
   options?: GameOptions | undefined;
 
   /**
-   * The players, in turn order (Mooki Island: exactly 2).
+   * The players, in turn order (Mooki Island: exactly 2). Seats may be left
+   * open for players to join (SeatSpec.open).
    *
    * @generated from field: repeated ludotheque.v1.SeatSpec seats = 3;
    */
   seats: SeatSpec[];
+
+  /**
+   * A turn clock for every human seat; unset: players take all the time they like.
+   *
+   * @generated from field: ludotheque.v1.TurnClock clock = 10;
+   */
+  clock?: TurnClock | undefined;
 };
 
 /**
@@ -71,7 +79,8 @@ export type CreateGameResponse = Message<"ludotheque.v1.CreateGameResponse"> & {
 
   /**
    * One secret token per seat, in seat order: send it as
-   * "authorization: Bearer <token>" to act as that seat.
+   * "authorization: Bearer <token>" to act as that seat. Empty for an open
+   * seat: its player gets their token from JoinGame.
    *
    * @generated from field: repeated string seat_tokens = 2;
    */
@@ -83,6 +92,14 @@ export type CreateGameResponse = Message<"ludotheque.v1.CreateGameResponse"> & {
    * @generated from field: ludotheque.v1.Game game = 3;
    */
   game?: Game | undefined;
+
+  /**
+   * For a game with open seats: the host's secret token, which may start the
+   * game with bots in the empty seats (StartGame). It is not a seat's token.
+   *
+   * @generated from field: string host_token = 10;
+   */
+  hostToken: string;
 };
 
 /**
@@ -297,6 +314,13 @@ export type SubmitCommandResponse = Message<"ludotheque.v1.SubmitCommandResponse
    * @generated from field: bool replayed = 8;
    */
   replayed: boolean;
+
+  /**
+   * In a game with a turn clock: the seats now, with their clocks.
+   *
+   * @generated from field: repeated ludotheque.v1.Seat seats = 20;
+   */
+  seats: Seat[];
 };
 
 /**
@@ -708,6 +732,15 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
    * @generated from field: bool views = 3;
    */
   views: boolean;
+
+  /**
+   * Also send who is connected (`presence`) when the session starts and
+   * whenever it changes, and once the game is over, its `rematch` when one is
+   * dealt. Whether or not, the session's seat is online while it lasts.
+   *
+   * @generated from field: bool presence = 10;
+   */
+  presence: boolean;
 };
 
 /**
@@ -781,6 +814,22 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
    * @generated from field: ludotheque.v1.PlayTurn turn = 6;
    */
   turn?: PlayTurn | undefined;
+
+  /**
+   * Who is connected to the game now (sessions that asked for presence): sent
+   * when the session starts and whenever it changes.
+   *
+   * @generated from field: ludotheque.v1.Presence presence = 20;
+   */
+  presence?: Presence | undefined;
+
+  /**
+   * The finished game's rematch once someone asked for it (PlayAgain), with
+   * this seat's token for it (sessions that asked for presence).
+   *
+   * @generated from field: ludotheque.v1.PlayRematch rematch = 21;
+   */
+  rematch?: PlayRematch | undefined;
 };
 
 /**
@@ -789,6 +838,34 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game_service, 20);
+
+/**
+ * A rematch of the game a Play session follows.
+ *
+ * @generated from message ludotheque.v1.PlayRematch
+ */
+export type PlayRematch = Message<"ludotheque.v1.PlayRematch"> & {
+  /**
+   * The rematch's identifier.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The session's seat's token in the rematch (empty for a spectator).
+   *
+   * @generated from field: string seat_token = 2;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.PlayRematch.
+ * Use `create(PlayRematchSchema)` to create a new message.
+ */
+export const PlayRematchSchema: GenMessage<PlayRematch> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 21);
 
 /**
  * The game waits for the seat: what it may do.
@@ -816,6 +893,13 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
    * @generated from field: ludotheque.v1.GameView view = 3;
    */
   view?: GameView | undefined;
+
+  /**
+   * In a game with a turn clock: the seat's clock (when its time runs out).
+   *
+   * @generated from field: ludotheque.v1.SeatClock clock = 10;
+   */
+  clock?: SeatClock | undefined;
 };
 
 /**
@@ -823,7 +907,7 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
  * Use `create(PlayTurnSchema)` to create a new message.
  */
 export const PlayTurnSchema: GenMessage<PlayTurn> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 21);
+  messageDesc(file_ludotheque_v1_game_service, 22);
 
 /**
  * What became of a command sent in a Play session (after the events it caused).
@@ -866,7 +950,366 @@ export type PlayResult = Message<"ludotheque.v1.PlayResult"> & {
  * Use `create(PlayResultSchema)` to create a new message.
  */
 export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 22);
+  messageDesc(file_ludotheque_v1_game_service, 23);
+
+/**
+ * JoinGame's request.
+ *
+ * @generated from message ludotheque.v1.JoinGameRequest
+ */
+export type JoinGameRequest = Message<"ludotheque.v1.JoinGameRequest"> & {
+  /**
+   * The game's identifier, or its join code (letters and digits; case, spaces
+   * and dashes do not matter).
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The player's name, shown to everyone (1 to 64 characters).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The player's age in years (Mooki Island: the youngest starts).
+   *
+   * @generated from field: optional uint32 age = 3;
+   */
+  age?: number | undefined;
+
+  /**
+   * The open seat to take; unset: the first open seat.
+   *
+   * @generated from field: optional uint32 seat = 4;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The bot that plays for the player when their clock runs out or when a bot
+   * takes the seat over: "random" or "greedy"; empty: "greedy".
+   *
+   * @generated from field: string stand_in = 5;
+   */
+  standIn: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.JoinGameRequest.
+ * Use `create(JoinGameRequestSchema)` to create a new message.
+ */
+export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 24);
+
+/**
+ * JoinGame's response.
+ *
+ * @generated from message ludotheque.v1.JoinGameResponse
+ */
+export type JoinGameResponse = Message<"ludotheque.v1.JoinGameResponse"> & {
+  /**
+   * The game's identifier (when it was joined by its code).
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The seat taken.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The seat's secret token: send it as "authorization: Bearer <token>".
+   *
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+
+  /**
+   * The game as the new seat sees it.
+   *
+   * @generated from field: ludotheque.v1.Game game = 4;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.JoinGameResponse.
+ * Use `create(JoinGameResponseSchema)` to create a new message.
+ */
+export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 25);
+
+/**
+ * LeaveGame's request: the seat is the caller's token's.
+ *
+ * @generated from message ludotheque.v1.LeaveGameRequest
+ */
+export type LeaveGameRequest = Message<"ludotheque.v1.LeaveGameRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.LeaveGameRequest.
+ * Use `create(LeaveGameRequestSchema)` to create a new message.
+ */
+export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 26);
+
+/**
+ * LeaveGame's response.
+ *
+ * @generated from message ludotheque.v1.LeaveGameResponse
+ */
+export type LeaveGameResponse = Message<"ludotheque.v1.LeaveGameResponse"> & {
+  /**
+   * The game as a spectator sees it now.
+   *
+   * @generated from field: ludotheque.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.LeaveGameResponse.
+ * Use `create(LeaveGameResponseSchema)` to create a new message.
+ */
+export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 27);
+
+/**
+ * StartGame's request (with the host token, or the admin's).
+ *
+ * @generated from message ludotheque.v1.StartGameRequest
+ */
+export type StartGameRequest = Message<"ludotheque.v1.StartGameRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The bot to seat in every open seat: "random" or "greedy"; empty: "greedy".
+   *
+   * @generated from field: string bot = 2;
+   */
+  bot: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.StartGameRequest.
+ * Use `create(StartGameRequestSchema)` to create a new message.
+ */
+export const StartGameRequestSchema: GenMessage<StartGameRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 28);
+
+/**
+ * StartGame's response.
+ *
+ * @generated from message ludotheque.v1.StartGameResponse
+ */
+export type StartGameResponse = Message<"ludotheque.v1.StartGameResponse"> & {
+  /**
+   * The game, dealt (and played on by its bots up to the first player's turn).
+   *
+   * @generated from field: ludotheque.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.StartGameResponse.
+ * Use `create(StartGameResponseSchema)` to create a new message.
+ */
+export const StartGameResponseSchema: GenMessage<StartGameResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 29);
+
+/**
+ * PlayAgain's request (with a seat's token of the finished game, or the admin's).
+ *
+ * @generated from message ludotheque.v1.PlayAgainRequest
+ */
+export type PlayAgainRequest = Message<"ludotheque.v1.PlayAgainRequest"> & {
+  /**
+   * The finished game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.PlayAgainRequest.
+ * Use `create(PlayAgainRequestSchema)` to create a new message.
+ */
+export const PlayAgainRequestSchema: GenMessage<PlayAgainRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 30);
+
+/**
+ * PlayAgain's response.
+ *
+ * @generated from message ludotheque.v1.PlayAgainResponse
+ */
+export type PlayAgainResponse = Message<"ludotheque.v1.PlayAgainResponse"> & {
+  /**
+   * The rematch's identifier.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The caller's seat in the rematch (the same as in the finished game).
+   *
+   * @generated from field: optional uint32 seat = 2;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The caller's token in the rematch.
+   *
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+
+  /**
+   * Admin only: every seat's token in the rematch, in seat order.
+   *
+   * @generated from field: repeated string seat_tokens = 4;
+   */
+  seatTokens: string[];
+
+  /**
+   * The rematch as the caller sees it.
+   *
+   * @generated from field: ludotheque.v1.Game game = 5;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.PlayAgainResponse.
+ * Use `create(PlayAgainResponseSchema)` to create a new message.
+ */
+export const PlayAgainResponseSchema: GenMessage<PlayAgainResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 31);
+
+/**
+ * TakeOverSeat's request.
+ *
+ * @generated from message ludotheque.v1.TakeOverSeatRequest
+ */
+export type TakeOverSeatRequest = Message<"ludotheque.v1.TakeOverSeatRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The seat: must be the caller's own (admins: any human seat). Unset: the caller's.
+   *
+   * @generated from field: optional uint32 seat = 2;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The bot: "random" or "greedy"; empty: the seat's stand-in.
+   *
+   * @generated from field: string bot = 3;
+   */
+  bot: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.TakeOverSeatRequest.
+ * Use `create(TakeOverSeatRequestSchema)` to create a new message.
+ */
+export const TakeOverSeatRequestSchema: GenMessage<TakeOverSeatRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 32);
+
+/**
+ * TakeOverSeat's response.
+ *
+ * @generated from message ludotheque.v1.TakeOverSeatResponse
+ */
+export type TakeOverSeatResponse = Message<"ludotheque.v1.TakeOverSeatResponse"> & {
+  /**
+   * The game as the caller sees it, after the bot's moves if it was the seat's turn.
+   *
+   * @generated from field: ludotheque.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.TakeOverSeatResponse.
+ * Use `create(TakeOverSeatResponseSchema)` to create a new message.
+ */
+export const TakeOverSeatResponseSchema: GenMessage<TakeOverSeatResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 33);
+
+/**
+ * HandBackSeat's request.
+ *
+ * @generated from message ludotheque.v1.HandBackSeatRequest
+ */
+export type HandBackSeatRequest = Message<"ludotheque.v1.HandBackSeatRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The seat: must be the caller's own (admins: any). Unset: the caller's.
+   *
+   * @generated from field: optional uint32 seat = 2;
+   */
+  seat?: number | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.HandBackSeatRequest.
+ * Use `create(HandBackSeatRequestSchema)` to create a new message.
+ */
+export const HandBackSeatRequestSchema: GenMessage<HandBackSeatRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 34);
+
+/**
+ * HandBackSeat's response.
+ *
+ * @generated from message ludotheque.v1.HandBackSeatResponse
+ */
+export type HandBackSeatResponse = Message<"ludotheque.v1.HandBackSeatResponse"> & {
+  /**
+   * The game as the caller sees it.
+   *
+   * @generated from field: ludotheque.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.HandBackSeatResponse.
+ * Use `create(HandBackSeatResponseSchema)` to create a new message.
+ */
+export const HandBackSeatResponseSchema: GenMessage<HandBackSeatResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 35);
 
 /**
  * Create games, play moves, follow games live and replay them.
@@ -985,6 +1428,73 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ImportGameRequestSchema;
     output: typeof ImportGameResponseSchema;
+  },
+  /**
+   * Take an open seat of a game that waits for players, by the game's id or
+   * its join code (in place of the id). Returns the seat's token. The game is
+   * dealt when the last open seat is taken.
+   *
+   * @generated from rpc ludotheque.v1.GameService.JoinGame
+   */
+  joinGame: {
+    methodKind: "unary";
+    input: typeof JoinGameRequestSchema;
+    output: typeof JoinGameResponseSchema;
+  },
+  /**
+   * Leave the caller's seat before the game starts: the seat is open again
+   * and the caller's token stops working.
+   *
+   * @generated from rpc ludotheque.v1.GameService.LeaveGame
+   */
+  leaveGame: {
+    methodKind: "unary";
+    input: typeof LeaveGameRequestSchema;
+    output: typeof LeaveGameResponseSchema;
+  },
+  /**
+   * The host (CreateGameResponse.host_token) or the admin: deal the game now,
+   * with bots in the seats nobody took.
+   *
+   * @generated from rpc ludotheque.v1.GameService.StartGame
+   */
+  startGame: {
+    methodKind: "unary";
+    input: typeof StartGameRequestSchema;
+    output: typeof StartGameResponseSchema;
+  },
+  /**
+   * A seat of a finished game (or the admin): the rematch, with the same
+   * seats, options and clock. The first call deals it; every call answers the
+   * same rematch, with the caller's new seat token.
+   *
+   * @generated from rpc ludotheque.v1.GameService.PlayAgain
+   */
+  playAgain: {
+    methodKind: "unary";
+    input: typeof PlayAgainRequestSchema;
+    output: typeof PlayAgainResponseSchema;
+  },
+  /**
+   * A seat's player (or the admin): let a bot play the seat from now on.
+   *
+   * @generated from rpc ludotheque.v1.GameService.TakeOverSeat
+   */
+  takeOverSeat: {
+    methodKind: "unary";
+    input: typeof TakeOverSeatRequestSchema;
+    output: typeof TakeOverSeatResponseSchema;
+  },
+  /**
+   * A seat's player (or the admin): play the seat again after a bot took it
+   * over. Opening a Play session does it too, after a take-over by the clock.
+   *
+   * @generated from rpc ludotheque.v1.GameService.HandBackSeat
+   */
+  handBackSeat: {
+    methodKind: "unary";
+    input: typeof HandBackSeatRequestSchema;
+    output: typeof HandBackSeatResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ludotheque_v1_game_service, 0);
