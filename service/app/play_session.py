@@ -110,6 +110,8 @@ class _Session:
         with the seat's token for it, once someone asked for it."""
         rematch = ""
         async for sighting in self.sightings:
+            if self.live.status.finished:
+                self.app.game_over(self.live)  # (the watch exists now) look for a rematch
             message = api.PlayResponse(presence=game_pb2.Presence(online_seats=sighting.online))
             if sighting.rematch and sighting.rematch != rematch:
                 rematch = sighting.rematch

@@ -76,7 +76,7 @@ class Presence:
         self._now_ms = now_ms
         self._metrics = metrics
         self.ttl_ms = ttl_ms
-        self.call_ttl_ms = 2 * ttl_ms  # a call keeps its seat online this long
+        self.call_ttl_ms = ttl_ms  # a call keeps its seat online this long
         self._process = uuid.uuid4().hex[:12]
         self._sessions: dict[tuple[str, int], int] = {}  # (game, seat) -> sessions open here
         self._calls: dict[tuple[str, int], int] = {}  # (game, seat) -> when its call lease was last put

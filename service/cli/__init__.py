@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
             "or one started inside this process. You see exactly what your seat sees."
         ),
     )
-    play_parser.add_argument("kind", help=f"the game: {', '.join(sorted(ENGINES))}")
+    play_parser.add_argument("kind", nargs="?", help=f"the game: {', '.join(sorted(ENGINES))} (not with --join)")
     play_parser.add_argument(
         "--seat",
         action="append",
@@ -39,11 +39,19 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help=(
             "a seat, in turn order: NAME or NAME:AGE for a human at this terminal, "
-            "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random). "
+            "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random), "
+            "open for a seat a player on another terminal joins (--join). "
             "Default: You against the greedy bot (and a random one for pirates)."
         ),
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
+    play_parser.add_argument(
+        "--join", metavar="CODE", help="take an open seat of a game on --server, by its join code (or its id)"
+    )
+    play_parser.add_argument("--name", metavar="NAME[:AGE]", help="your name (and age) when you --join")
+    play_parser.add_argument(
+        "--turn-seconds", type=int, metavar="N", help="a turn clock: past N seconds, a bot plays the turn"
+    )
     logs.add_arguments(commands)
     bench_parser = commands.add_parser(
         "bench",
@@ -79,7 +87,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return bench.main(args)
     if args.command == "play":
-        return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout)
+        return play(
+            args.kind,
+            args.seats,
+            args.server,
+            sys.stdin,
+            sys.stdout,
+            join=args.join,
+            name=args.name,
+            turn_seconds=args.turn_seconds,
+        )
     return logs.run(args)
 
 

@@ -26,6 +26,7 @@ from engines.registry import AnyEngine
 from service.app import gamelog
 from service.app.verify import Problem, payload_of, verify
 from service.cli.render import RENDERERS
+from service.cli.render.table import describe_table
 
 DEFAULT_SERVER = "localhost:50051"
 
@@ -218,6 +219,8 @@ def _describe(timeline: Timeline, events: Sequence[game_pb2.Event]) -> list[str]
     for event in events:
         payload = payload_of(event, timeline.kind)
         text = renderer.describe_event(payload, timeline.log.header.seats) if payload is not None else None
+        if event.HasField("table"):
+            text = describe_table(event.table, timeline.log.header.seats)
         if text:
             lines.append(f"  v{event.version}: {text}")
     return lines
