@@ -56,6 +56,8 @@ class GameApp:
         presence_ttl: float = 15.0,
         clock_interval: float = 1.0,
     ) -> None:
+        if presence_ttl <= 0 or clock_interval <= 0:
+            raise ValueError("the presence ttl and the clock interval must be positive")
         self.store = store
         self.metrics = metrics or Metrics()
         self.tokens = tokens

@@ -107,8 +107,6 @@ class Games:
         events = stamp(live, 0, steps, "", now, engine.status(state).finished)
         live.moved(events, state, len(events), now)
         await self.store_new_game(live, events, now)
-        if self._online is not None:
-            await self._online.moved(live, 0)
         viewer = self._viewers.outside_game(token)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
@@ -166,6 +164,8 @@ class Games:
                 now,
             )
         self._games.remember(live)
+        if self._online is not None:
+            await self._online.moved(live, 0)  # a turn clock's first deadline
         self._metrics.labelled(self._metrics.games_created, record.kind).inc()
         status = live.status
         if status.finished:  # a game of bots plays itself out at once; so may an import

@@ -97,6 +97,8 @@ class Presence:
         other processes once the background task has leased it."""
         key = (game_id, seat)
         now = self._now_ms()
+        if len(self._recent) > 2 * FORGET_PAST:  # (the background task forgets them, when it runs)
+            self._forget_old_calls()
         self._recent.setdefault(game_id, {})[seat] = now
         last = self._calls.get(key)
         if last is None or now - last > self.ttl_ms // 3:
