@@ -30,6 +30,7 @@ log = logging.getLogger(__name__)
 SESSION = "session"
 CALL = "call"
 NOTICE_PAUSE_MAX = 1.0
+STOP_GRACE = 1.0  # seconds a stopping server gives its closed sessions to drop their leases
 LEASE_BATCH = 64  # leases renewed at once (the Redis store's connections are bounded)
 FORGET_PAST = 10_000  # (game, seat) pairs remembered before the old ones are forgotten
 
@@ -85,6 +86,7 @@ class Presence:
         self._watches: dict[str, _Watch] = {}
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
+        self._drops: set[asyncio.Task[None]] = set()  # leases being dropped (sessions that closed)
         self._stopping = asyncio.Event()
 
     def _holder(self, seat: int, what: str) -> str:
@@ -227,12 +229,15 @@ class Presence:
         ]
 
     async def stop(self) -> None:
-        """Stops renewing (the leases end by themselves) and watching."""
+        """Stops renewing (the leases end by themselves) and watching, once the sessions
+        that closed (a server stopping ends them) have had a moment to drop theirs."""
+        if self._drops:
+            await asyncio.wait(set(self._drops), timeout=STOP_GRACE)
         self._stopping.set()
         for watch in list(self._watches.values()):
             if watch.task is not None:
                 watch.task.cancel()
-        tasks = list(self._tasks)
+        tasks = [*self._tasks, *self._drops]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -240,8 +245,8 @@ class Presence:
 
     def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(work)
-        self._tasks.append(task)
-        task.add_done_callback(lambda done: self._tasks.remove(done) if done in self._tasks else None)
+        self._drops.add(task)
+        task.add_done_callback(self._drops.discard)
 
     async def _renew(self) -> None:
         """Renews this process's session leases every third of the ttl, and leases the

@@ -68,7 +68,7 @@ class Seating:
             validate_age(request.age, "age")
         live = await self._game(request.game_id)
         validate_bot(request.stand_in, "stand_in", live.engine)
-        if token and not self._tokens.is_admin(token):
+        if token and not self._tokens.is_admin(token) and not self._tokens.is_host(live.game_id, token):
             seated = self._viewers.in_game(live, token)  # a token of another game: UNAUTHENTICATED
             if seated.seat is not None:
                 raise ServiceError(
