@@ -212,7 +212,9 @@ class Table:
             self.apply_change(event.table)
         else:
             state = self.engine.evolve(state, envelopes.event_payload(event))
-            self.started = True
+            if not self.started:  # the deal: the options in force are resolved for the players now
+                self.started = True
+                self.revision += 1
             if self.clock is not None and event.HasField("command") and event.HasField("seat"):
                 seat = self.seats[event.seat]
                 if not (seat.bot or seat.taken_over_by):

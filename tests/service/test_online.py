@@ -309,8 +309,8 @@ async def test_when_a_seats_time_runs_out_its_stand_in_plays_and_after_missed_tu
     assert game.seats[1].taken_over_by == "greedy"
     assert changes(await events(app, game_id)) == ["timed_out", "timed_out", "timed_out", "taken_over"]
     await replays_exactly(app, game_id)
-    log = (await app.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
-    imported = (await app.import_game(api.ImportGameRequest(log=log), ADMIN)).game
+    exported = (await app.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
+    imported = (await app.import_game(api.ImportGameRequest(log=exported), ADMIN)).game
     assert imported.seats[1].taken_over_by == "greedy" and imported.clock == CLOCK  # the table, folded again
     # Robin comes back (opens a Play session): the seat is theirs again.
     live, viewer = await app.open_game(game_id, created.seat_tokens[1])
