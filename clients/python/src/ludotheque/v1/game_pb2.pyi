@@ -223,9 +223,12 @@ Global___Seat: _TypeAlias = Seat  # noqa: Y015
 @_typing.final
 class TurnClock(_message.Message):
     """A game's turn clock (CreateGameRequest.clock): how long a player may think.
-    Each turn a seat has `turn_seconds`; once they are used up it draws on its
-    bank; when both are spent the server plays for the seat (its stand-in bot's
-    move, recorded after a TurnTimedOut table event). Unset: no clock.
+    A turn lasts as long as the game waits for the seat (a turn of several moves
+    included). Each turn a seat has `turn_seconds`; once they are used up it
+    draws on its bank; when both are spent the server plays the turn for the
+    seat (its stand-in bot's moves, recorded after a TurnTimedOut table event),
+    within a second or so; a move made before that still counts. Without time
+    per turn, a seat whose bank is spent is played for at once. Unset: no clock.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
