@@ -33,6 +33,8 @@ class Online:
         """Fills in who is connected to the game, and a finished game's rematch."""
         with store_errors():
             game.presence.SetInParent()
-            game.presence.online_seats.extend(await self.presence.online(live.game_id))
+            seats = live.table.seats
+            online = await self.presence.online(live.game_id)
+            game.presence.online_seats.extend(seat for seat in online if seat < len(seats) and not seats[seat].open)
             if live.status.finished:
                 game.rematch_game_id = await self.coordination.lookup(rematch_key(live.game_id)) or ""
