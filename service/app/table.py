@@ -241,9 +241,11 @@ class Table:
                 seat.age = joined.age
             seat.stand_in = joined.stand_in or self.record.seats[joined.seat].stand_in
             self.generations[joined.seat] += 1
-        elif which == "left":
-            self.seats[change.left.seat] = _copy(self.record.seats[change.left.seat])
-            self.seats[change.left.seat].open = True
+        elif which == "left":  # open again, as created (a seat that was not open loses its name)
+            created = self.record.seats[change.left.seat]
+            self.seats[change.left.seat] = game_pb2.Seat(
+                index=created.index, name=created.name if created.open else "", open=True, stand_in=created.stand_in
+            )
         elif which == "timed_out" and self.clock is not None:
             self.clock.timed_out(change.timed_out.seat, change.timed_out.missed_turns)
         elif which == "taken_over":
