@@ -135,7 +135,7 @@ class GameApp:
         seat = viewer.seat
         if seat is not None:
             await self.takeovers.returned(live, viewer)
-            await self.online.presence.connect(live.game_id, seat)
+            self.online.presence.connect(live.game_id, seat)
         sightings = self.online.presence.watch(live.game_id)
         try:
             yield sightings

@@ -86,7 +86,8 @@ class Presence:
         self._watches: dict[str, _Watch] = {}
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
-        self._drops: set[asyncio.Task[None]] = set()  # leases being dropped (sessions that closed)
+        self._writes: set[asyncio.Task[None]] = set()  # sessions' leases being put or dropped
+        self._chains: dict[tuple[str, int], asyncio.Task[None]] = {}  # each seat's last write
         self._stopping = asyncio.Event()
 
     def _holder(self, seat: int, what: str) -> str:
@@ -107,13 +108,15 @@ class Presence:
             self._pending.add(key)
             self._wake.set()
 
-    async def connect(self, game_id: str, seat: int) -> None:
-        """A Play session of the seat opened in this process."""
+    def connect(self, game_id: str, seat: int) -> None:
+        """A Play session of the seat opened in this process (its lease is put in the
+        background: a session starts without waiting for the store)."""
         key = (game_id, seat)
         self._sessions[key] = self._sessions.get(key, 0) + 1
         self._metrics.online_sessions.inc()
         if self._sessions[key] == 1:
-            await self._lease(game_id, self._holder(seat, SESSION), self.ttl_ms)
+            holder = self._holder(seat, SESSION)
+            self._spawn(key, lambda: self._lease(game_id, holder, self.ttl_ms))
 
     def disconnect(self, game_id: str, seat: int) -> None:
         """The session closed (the lease goes in the background: this may run while the
@@ -128,7 +131,8 @@ class Presence:
         # The player left: the calls the session made do not keep the seat online either.
         self._calls.pop(key, None)
         self._recent.get(game_id, {}).pop(seat, None)
-        self._spawn(self._drop(game_id, self._holder(seat, SESSION), self._holder(seat, CALL)))
+        holders = (self._holder(seat, SESSION), self._holder(seat, CALL))
+        self._spawn(key, lambda: self._drop(game_id, *holders))
 
     async def _lease(self, game_id: str, holder: str, ttl_ms: int) -> None:
         """Puts or renews a lease; a new one may bring the seat online: watchers look again."""
@@ -231,22 +235,38 @@ class Presence:
     async def stop(self) -> None:
         """Stops renewing (the leases end by themselves) and watching, once the sessions
         that closed (a server stopping ends them) have had a moment to drop theirs."""
-        if self._drops:
-            await asyncio.wait(set(self._drops), timeout=STOP_GRACE)
+        if self._writes:
+            await asyncio.wait(set(self._writes), timeout=STOP_GRACE)
         self._stopping.set()
         for watch in list(self._watches.values()):
             if watch.task is not None:
                 watch.task.cancel()
-        tasks = [*self._tasks, *self._drops]
+        tasks = [*self._tasks, *self._writes]
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         self._tasks.clear()
 
-    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
-        task = asyncio.create_task(work)
-        self._drops.add(task)
-        task.add_done_callback(self._drops.discard)
+    def _spawn(self, key: tuple[str, int], work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Runs a seat's lease write in the background, after the seat's previous one (a
+        session's lease is put, then dropped, in that order)."""
+        previous = self._chains.get(key)
+
+        async def in_turn() -> None:
+            if previous is not None:
+                await asyncio.wait([previous])
+            await work()
+
+        task = asyncio.create_task(in_turn())
+        self._chains[key] = task
+        self._writes.add(task)
+
+        def done(finished: asyncio.Task[None]) -> None:
+            self._writes.discard(finished)
+            if self._chains.get(key) is finished:
+                del self._chains[key]
+
+        task.add_done_callback(done)
 
     async def _renew(self) -> None:
         """Renews this process's session leases every third of the ttl, and leases the
