@@ -6,9 +6,10 @@ request's bytes by the transport), and so is the work of one call (a page of vie
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from ludotheque.v1 import game_service_pb2
+from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
 from engines.registry import AnyEngine
@@ -51,7 +52,7 @@ async def replay_log(request: game_service_pb2.ReplayLogRequest, token: str) -> 
     if engine is None or not states:
         return response  # the header itself does not replay: nothing to show
     response.replayed = len(states) - 1
-    _show(response, request, engine, states, viewer, log.header.seats)
+    _show(response, request, engine, states, viewer, checked.seats or tuple(log.header.seats), checked.dealt_at)
     return response
 
 
@@ -71,7 +72,8 @@ def _show(
     engine: AnyEngine,
     states: list[Any],
     viewer: Viewer,
-    seats: Any,
+    seats: Sequence[game_pb2.Seat],
+    dealt_at: int,
 ) -> None:
     """The steps from `from_version` to `to_version` (clamped to what replayed), a page."""
     last = len(states) - 1
@@ -85,7 +87,7 @@ def _show(
         response.steps.append(
             game_service_pb2.ReplayLogStep(
                 at_version=version,
-                status=status_code(status),
+                status=status_code(status, dealt_at == 0 or version > dealt_at),
                 to_act=status.to_act,
                 outcome=outcome_of(status, seats),
                 view=envelopes.view(engine.kind, engine.view(state, viewer)),
