@@ -62,6 +62,28 @@ def replays_exactly(target: str, game_id: str) -> None:
     assert isinstance(checked, Replayed), checked
 
 
+def test_a_seat_joined_on_one_server_and_rotated_on_the_other_takes_the_new_token_at_once(
+    two_servers: tuple[ServerProcess, ServerProcess],
+) -> None:
+    first, second = (Client(server.target, ADMIN_TOKEN) for server in two_servers)
+    created = first.create_game("mooki", [{"name": "Cléo", "age": 6}, {"open": True}])
+    game_id = created.game_id
+    joined = second.join_game(game_id, "Robin", age=4)
+    robin = first.with_token(joined.seat_token)
+    seen = robin.get_game(game_id)  # cached on the first server, token checked
+    move = seen.legal_commands[0]
+    rotated = second.rotate_seat_token(game_id, 1)
+    assert rotated.startswith("1.2.")  # one join and one rotation
+    with pytest.raises(grpc.RpcError) as refused:
+        robin.submit(game_id, move)
+    assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+    assert second.get_game(game_id).version == seen.version  # nothing played with the old token
+    played = first.with_token(rotated).submit(game_id, move)
+    assert played.version > 0 and second.with_token(rotated).get_game(game_id).viewer.seat == 1
+    first.close()
+    second.close()
+
+
 def test_racing_joiners_on_two_servers_get_one_seat_each(two_servers: tuple[ServerProcess, ServerProcess]) -> None:
     clients = [Client(server.target, retries=0) for server in two_servers]
     games = [clients[0].create_game("pirates", [{"open": True}] * 4) for _ in range(3)]

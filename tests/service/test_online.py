@@ -37,13 +37,14 @@ class Clock:
         return self.now
 
 
-def new_app(clock: Clock | None = None) -> GameApp:
+def new_app(clock: Clock | None = None, *, store: MemoryStore | None = None, prefix: str = "game") -> GameApp:
+    """An app on its own store, or on `store` (two apps on one store: two processes)."""
     ids = itertools.count(1)
     return GameApp(
-        MemoryStore(),
+        store or MemoryStore(),
         TokenAuthority(SECRET, ADMIN),
         clock=clock or Clock(),
-        new_game_id=lambda: f"game{next(ids)}",
+        new_game_id=lambda: f"{prefix}{next(ids)}",
         new_seed=lambda: 7,
     )
 
@@ -211,6 +212,94 @@ async def test_the_host_starts_the_game_with_bots_in_the_empty_seats() -> None:
     ]
     await refused(Code.FAILED_PRECONDITION, app.start_game(request, created.host_token), "GAME_FULL")
     await replays_exactly(app, created.game_id)
+
+
+# --- a seat's token generation: joins and the admin's rotations ------------------------
+
+
+def submit_first_legal(game_id: str, game: game_pb2.Game, command_id: str) -> api.SubmitCommandRequest:
+    return api.SubmitCommandRequest(game_id=game_id, command=game.legal_commands[0], command_id=command_id)
+
+
+@async_test
+async def test_a_joined_seat_rotated_later_takes_the_new_token_on_every_process() -> None:
+    store = MemoryStore()
+    here, there = new_app(store=store), new_app(store=store, prefix="other")
+    created = await create(here, "mooki", seat(name="Cléo", age=6), seat(open=True))
+    game_id = created.game_id
+    robin = await there.join_game(api.JoinGameRequest(game_id=game_id, name="Robin", age=4), "")
+    assert robin.seat_token.startswith("1.1.")  # the seat's first player: generation 1
+    seen = await here.get_game(api.GetGameRequest(game_id=game_id), robin.seat_token)  # cached here, token checked
+    assert seen.viewer.seat == 1 and seen.to_act == [1]
+    rotated = (await there.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=1), ADMIN)).seat_token
+    assert rotated.startswith("1.2.")  # one join and one rotation
+    # `here` decides on its cache without reading the game: the append finds the
+    # rotation out, and the joiner's token is refused; nothing is played.
+    stale = submit_first_legal(game_id, seen, "stale")
+    await refused(Code.UNAUTHENTICATED, here.submit(stale, robin.seat_token))
+    await refused(Code.UNAUTHENTICATED, here.get_game(api.GetGameRequest(game_id=game_id), robin.seat_token))
+    assert (await store.info(game_id)).version == seen.version
+    fresh = submit_first_legal(game_id, seen, "fresh")
+    assert (await here.submit(fresh, rotated)).version > seen.version  # the new token plays, on both
+    assert (await there.get_game(api.GetGameRequest(game_id=game_id), rotated)).viewer.seat == 1
+    cleo = (await here.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)).seat_token
+    assert cleo.startswith("0.1.")  # a seat nobody joined: its rotations only
+    await refused(Code.UNAUTHENTICATED, there.get_game(api.GetGameRequest(game_id=game_id), created.seat_tokens[0]))
+    await replays_exactly(here, game_id)  # a rotation is no event
+
+
+@async_test
+async def test_joins_and_rotations_both_move_a_seats_generation_on() -> None:
+    app = new_app()
+    created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
+    game_id = created.game_id
+
+    async def rotate(seat_index: int) -> str:
+        request = api.RotateSeatTokenRequest(game_id=game_id, seat=seat_index)
+        return (await app.rotate_seat_token(request, ADMIN)).seat_token
+
+    ben = await app.join_game(api.JoinGameRequest(game_id=game_id, name="Ben", seat=1), "")
+    ben_again = await rotate(1)  # a leaked link: Ben gets a new token before the game starts
+    await refused(Code.UNAUTHENTICATED, app.get_game(api.GetGameRequest(game_id=game_id), ben.seat_token))
+    await app.leave_game(api.LeaveGameRequest(game_id=game_id), ben_again)
+    await refused(Code.FAILED_PRECONDITION, rotate(1), "SEAT_OPEN")  # nobody holds a token of it
+    chloe = await app.join_game(api.JoinGameRequest(game_id=game_id, name="Chloé", seat=1), "")
+    assert chloe.seat_token.startswith("1.3.")  # two joins, one rotation: never a past generation again
+    for old in (ben.seat_token, ben_again):
+        await refused(Code.UNAUTHENTICATED, app.get_game(api.GetGameRequest(game_id=game_id), old))
+    assert (await app.get_game(api.GetGameRequest(game_id=game_id), chloe.seat_token)).viewer.seat == 1
+
+
+# --- descriptions of table events ------------------------------------------------------
+
+
+@async_test
+async def test_table_events_are_described_for_everyone_in_their_language() -> None:
+    app = new_app()
+    created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
+    game_id = created.game_id
+    ben = await app.join_game(api.JoinGameRequest(game_id=game_id, name="Ben"), "")
+    await app.leave_game(api.LeaveGameRequest(game_id=game_id), ben.seat_token)
+    await app.start_game(api.StartGameRequest(game_id=game_id, bot="random"), created.host_token)
+    await app.take_over_seat(api.TakeOverSeatRequest(game_id=game_id), created.seat_tokens[0])
+    request = api.ListEventsRequest(game_id=game_id, locale="fr")
+    for token in ("", created.seat_tokens[0], ADMIN):  # a table event is the same for every viewer
+        told = [e for e in (await app.list_events(request, token)).events if e.HasField("table")]
+        assert [e.description.key for e in told[:5]] == [
+            "table.joined",
+            "table.left",
+            "table.bot_joined",
+            "table.bot_joined",
+            "table.taken_over",
+        ]
+        assert told[0].description.text == "Ben rejoint la partie."
+        assert told[1].description.text == "Ben quitte la partie : la place est de nouveau libre."
+        assert told[4].description.text == "Désormais, un robot joue pour Ana."
+        assert told[0].description.args["seat"].value == "1"
+    english = (await app.list_events(api.ListEventsRequest(game_id=game_id), "")).events
+    assert english[1].description.text == "Ben leaves the game: the seat is free again."
+    refusal = await refused(Code.FAILED_PRECONDITION, app.start_game(api.StartGameRequest(game_id=game_id), ADMIN))
+    assert refusal.key == "table.refusal.game_over"  # every seat a bot now: played out at once
 
 
 # --- rematches, take-overs ------------------------------------------------------------
