@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2
 
+from service.app import request_context
 from service.app.errors import Code, ServiceError, invalid_argument
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
@@ -134,13 +135,22 @@ class ClockWorker:
             with store_errors():
                 due = await self._coordination.due(now, BATCH)
             for key, _ in due:
-                try:
-                    fired += await self._settle(key, now)
-                except ServiceError as error:
-                    if error.code is Code.UNAVAILABLE:
-                        raise StoreUnavailable(error.message) from error
-                    log.warning("turn clocks: %s: %s", key, error.message)
-                    await self._coordination.unschedule(key)  # a game that cannot be played
+                # The worker's own "request" per deadline: its log lines (and its trace,
+                # when sampled) name the game.
+                fields = request_context.RequestFields(
+                    request_id=request_context.new_request_id(),
+                    transport="clock",
+                    method="TurnTimeout",
+                    game_id=key.rpartition("/")[0],
+                )
+                with request_context.begin(fields):
+                    try:
+                        fired += await self._settle(key, now)
+                    except ServiceError as error:
+                        if error.code is Code.UNAVAILABLE:
+                            raise StoreUnavailable(error.message) from error
+                        log.warning("turn clocks: %s: %s", key, error.message)
+                        await self._coordination.unschedule(key)  # a game that cannot be played
             if len(due) < BATCH:
                 return fired
 

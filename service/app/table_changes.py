@@ -88,7 +88,7 @@ class TableChanges:
         """Decides and stores a change; the game after it and the events stored (none
         when there was nothing to do, or when the change had been made already)."""
         games = self._games
-        with tracing.operation("table_change", game_id=game_id):
+        with tracing.span("table_change", game_id=game_id):
             async with games.lock(game_id):
                 return await self._make(game_id, decide)
 

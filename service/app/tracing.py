@@ -49,22 +49,6 @@ def span(name: str, **attributes: Any) -> Iterator[Span]:
         yield made
 
 
-@contextmanager
-def operation(name: str, **attributes: Any) -> Iterator[Span]:
-    """The span of a use case: a child of the request's span, or, for work the server
-    does by itself (a turn clock's timeout), a trace of its own, which the sampler
-    decides like a request's."""
-    if not _enabled:
-        yield trace.INVALID_SPAN
-        return
-    current = trace.get_current_span()
-    if current.get_span_context().is_valid and not current.is_recording():
-        yield trace.INVALID_SPAN  # a request the sampler left out
-        return
-    with _tracer.start_as_current_span(f"ludotheque.{name}", attributes=_attributes(attributes)) as made:
-        yield made
-
-
 def annotate(**attributes: Any) -> None:
     """Sets attributes on the current span (nothing when it records nothing)."""
     current = trace.get_current_span()
