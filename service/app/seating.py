@@ -20,7 +20,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 from engines.contract import Role, Viewer
 from service.app import request_context
 from service.app.auth import TokenAuthority
-from service.app.creators import ADMIN_IDENTITY, Creator
+from service.app.creators import ADMIN_CREATOR, ADMIN_IDENTITY, Creator
 from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
 from service.app.games import Games, validate_age, validate_bot, validate_name
 from service.app.join_codes import normalized
@@ -156,6 +156,11 @@ class Seating:
             raise permission_denied("Only the game's host (its host token from CreateGame) or the admin can start it.")
         bot = request.bot or default_bot(live.engine)
         validate_bot(bot, "bot", live.engine)
+        if all(seat.open or seat.bot for seat in live.table.seats) and not live.table.started:
+            # Nobody seated: a game of bots only, which creation limits (limits.py).
+            record = live.record
+            creator = ADMIN_CREATOR if admin else Creator(record.created_by, record.created_by == ADMIN_IDENTITY)
+            await self._creator.quotas.admit_bots_only(creator, live.game_id)
 
         def decide(live: LiveGame) -> Change:
             table = live.table
