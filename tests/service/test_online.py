@@ -268,6 +268,12 @@ async def test_joins_and_rotations_both_move_a_seats_generation_on() -> None:
     for old in (ben.seat_token, ben_again):
         await refused(Code.UNAUTHENTICATED, app.get_game(api.GetGameRequest(game_id=game_id), old))
     assert (await app.get_game(api.GetGameRequest(game_id=game_id), chloe.seat_token)).viewer.seat == 1
+    await app.join_game(api.JoinGameRequest(game_id=game_id, name="Dan"), "")  # the last seat: dealt
+    exported = (await app.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
+    imported = await app.import_game(api.ImportGameRequest(log=exported), ADMIN)
+    assert [token.split(".")[1] for token in imported.seat_tokens[1:]] == ["2", "1"]  # its joins, not the rotation
+    copy = api.GetGameRequest(game_id=imported.game_id)
+    assert (await app.get_game(copy, imported.seat_tokens[1])).viewer.seat == 1
 
 
 # --- descriptions of table events ------------------------------------------------------
