@@ -9,9 +9,10 @@ event loop keeps serving every other call meanwhile, and only a few run at once.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
-from ludotheque.v1 import game_service_pb2
+from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
 from engines.registry import AnyEngine
@@ -73,7 +74,7 @@ def _replay(request: game_service_pb2.ReplayLogRequest, viewer: Viewer) -> game_
     if engine is None or not states:
         return response  # the header itself does not replay: nothing to show
     response.replayed = len(states) - 1
-    _show(response, request, engine, states, viewer, log.header.seats)
+    _show(response, request, engine, states, viewer, checked.seats or tuple(log.header.seats), checked.dealt_at)
     return response
 
 
@@ -93,7 +94,8 @@ def _show(
     engine: AnyEngine,
     states: list[Any],
     viewer: Viewer,
-    seats: Any,
+    seats: Sequence[game_pb2.Seat],
+    dealt_at: int,
 ) -> None:
     """The steps from `from_version` to `to_version` (clamped to what replayed), a page."""
     last = len(states) - 1
@@ -107,7 +109,7 @@ def _show(
         response.steps.append(
             game_service_pb2.ReplayLogStep(
                 at_version=version,
-                status=status_code(status),
+                status=status_code(status, dealt_at == 0 or version > dealt_at),
                 to_act=status.to_act,
                 outcome=outcome_of(status, seats),
                 view=envelopes.view(engine.kind, engine.view(state, viewer)),
