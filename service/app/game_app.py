@@ -32,7 +32,7 @@ from service.app.history import History
 from service.app.kinds import Kinds
 from service.app.limits import CreationLimits, Quotas
 from service.app.live import LiveGame, LiveGames
-from service.app.log_replay import replay_log
+from service.app.log_replay import LogReplays
 from service.app.logs import Logs
 from service.app.metrics import Metrics
 from service.app.moves import Moves
@@ -126,7 +126,7 @@ class GameApp:
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game
-        self.replay_log = replay_log
+        self.replay_log = LogReplays().replay_log
         self.rotate_seat_token = seats.rotate_seat_token
         self.get_game_kind = kinds.get_game_kind
         self.list_game_kinds = kinds.list_game_kinds
