@@ -82,8 +82,8 @@ class Transcoder:
             converted = _query_value(field, value)
             if field.is_repeated:
                 query.setdefault(field.json_name, []).append(converted)
-            elif field.json_name in query:  # one value, or which would it be?
-                raise invalid_argument(field.json_name, f"{field.json_name} may be given once.")
+            elif field.json_name in query:  # ?pageSize=1&pageSize=2: which one was meant?
+                raise invalid_argument(name, f"The query parameter {name!r} is given more than once.")
             else:
                 query[field.json_name] = converted
         for name in self.binding.path_fields:

@@ -1,23 +1,31 @@
 """GameApp: every use case of the service, behind one object, independent of any transport.
 
 Create a game, read it, play a move, list and stream its events, travel back in time,
-export and import logs, replay a log sent in a request. Each family of use cases lives
-in its own module (games, moves, history, logs, log_replay); GameApp wires them to one
-store, one live-game cache and one token authority. Moves on one game are serialised
-inside this process; between processes the store's compare-and-set append decides, and
-a loser catches up and decides again."""
+export and import logs, replay a log sent in a request; play online: join open seats,
+leave them, start and replay games, let bots take seats over and hand them back, see
+who is connected, and play for seats whose turn clock ran out. Each family of use cases
+lives in its own module (games, moves, history, logs, log_replay, seats, seating,
+takeover; online, presence and clocks for what the others hook into); GameApp wires
+them to one store, one live-game cache and one token authority. Moves on one game are
+serialised inside this process; between processes the store's compare-and-set append
+decides, and a loser catches up and decides again. start() and stop() run the
+background work: presence leases and notices, and the worker that fires the turn
+clocks' timeouts."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 
 from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES
 from service.app.auth import TokenAuthority
+from service.app.clocks import ClockWorker
 from service.app.creators import CreationPolicy, OpenCreation
 from service.app.descriptions import Audience
 from service.app.errors import unavailable
@@ -26,15 +34,20 @@ from service.app.history import DEFAULT_MAX_FOLLOWERS, History
 from service.app.kinds import Kinds
 from service.app.limits import CreationLimits, Quotas
 from service.app.live import LiveGame, LiveGames
-from service.app.log_replay import replay_log
+from service.app.log_replay import LogReplays
 from service.app.logs import Logs
 from service.app.losses import Losses
 from service.app.metrics import Metrics
 from service.app.moves import Moves
+from service.app.online import Online
 from service.app.origins import ClientAddresses
+from service.app.presence import Sighting
 from service.app.retention import Retention, RetentionPolicy
+from service.app.seating import Seating
 from service.app.seats import Seats
 from service.app.snapshots import DEFAULT_EVERY, Snapshots
+from service.app.table_changes import TableChanges
+from service.app.takeover import TakeOvers
 from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, shown, view
@@ -62,21 +75,29 @@ class GameApp:
         max_followers: int = DEFAULT_MAX_FOLLOWERS,
         stream_ticket_ttl: float = 60.0,
         play_join_timeout: float = 10.0,
+        presence_ttl: float = 15.0,
+        clock_interval: float = 1.0,
     ) -> None:
+        if presence_ttl <= 0 or clock_interval <= 0:
+            raise ValueError("the presence ttl and the clock interval must be positive")
         self.store = store
         self.metrics = metrics or Metrics()
         self.tokens = tokens
         self._clock = clock
         self.memory_threshold = memory_threshold
         self.unready_reason = ""  # why the last readiness check failed
+        self.clock_interval = clock_interval
         policy = retention or RetentionPolicy()
-        self.games = LiveGames(store, self.metrics, cache_size, Snapshots(store, self.metrics, snapshot_interval))
-        self.games.reconcile = Losses(self.metrics, self.now_ms, policy).reconcile
-        self.viewers = Viewers(tokens)
-        quotas = Quotas(store, limits or CreationLimits(), self.now_ms)  # default: no limit
         # Each kind's event limit: the configured one, else the engine's default.
         self.event_limits = {kind: engine.default_event_limit for kind, engine in ENGINES.items()}
         self.event_limits.update(event_limits or {})
+        snapshots = Snapshots(store, self.metrics, snapshot_interval)
+        self.games = LiveGames(store, self.metrics, cache_size, snapshots, self.event_limits)
+        self.games.reconcile = Losses(self.metrics, self.now_ms, policy).reconcile
+        self.viewers = Viewers(tokens)
+        self.online = Online(store.coordination, self.now_ms, self.metrics, int(presence_ttl * 1000))
+        self.viewers.seen = self.online.presence.seen
+        quotas = Quotas(store, limits or CreationLimits(), self.now_ms)  # default: no limit
         self.retention = Retention(self.games, self.viewers, policy, self.metrics, self.now_ms, quotas)
         creating = Games(
             self.games,
@@ -88,8 +109,8 @@ class GameApp:
             new_seed,
             creation or OpenCreation(ClientAddresses()),
             quotas,
-            self.event_limits,
             policy,
+            self.online,
         )
         moves = Moves(
             self.games,
@@ -98,16 +119,28 @@ class GameApp:
             self.now_ms,
             max_conflict_retries,
             quotas,
-            self.event_limits,
             policy,
+            self.online.moved,
         )
         tickets = StreamTickets(self.games, self.viewers, tokens, self.now_ms, stream_ticket_ttl)
         history = History(self.games, self.viewers, self.metrics, tickets, max_followers)
         # How long a Play session may take to send its join (every transport).
         self.play_join_timeout = play_join_timeout
-        logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id, self.event_limits)
+        logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
         seats = Seats(self.games, tokens)
         kinds = Kinds()
+        changes = TableChanges(
+            self.games, self.metrics, self.now_ms, max_conflict_retries, self.online.moved, quotas, policy
+        )
+        seating = Seating(
+            self.games, self.viewers, tokens, self.metrics, self.now_ms, changes, creating, self.online, new_game_id
+        )
+        self.takeovers = TakeOvers(self.games, self.viewers, self.metrics, self.now_ms, changes, self.online)
+        self.clocks = ClockWorker(
+            self.games, changes, self.online.schedule, store.coordination, self.metrics, self.now_ms
+        )
+        self._background: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game
         self.get_game = creating.get_game
@@ -121,11 +154,17 @@ class GameApp:
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game
-        self.replay_log = replay_log
+        self.replay_log = LogReplays().replay_log
         self.rotate_seat_token = seats.rotate_seat_token
         self.delete_game = self.retention.delete_game
         self.get_game_kind = kinds.get_game_kind
         self.list_game_kinds = kinds.list_game_kinds
+        self.join_game = seating.join_game
+        self.leave_game = seating.leave_game
+        self.start_game = seating.start_game
+        self.play_again = seating.play_again
+        self.take_over_seat = self.takeovers.take_over
+        self.hand_back_seat = self.takeovers.hand_back
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
@@ -154,7 +193,47 @@ class GameApp:
         """The viewer's view of the live game's current state."""
         return view(live, live.state, viewer)
 
+    def clock_of(self, live: LiveGame, viewer: Viewer) -> game_pb2.SeatClock | None:
+        """The viewer's seat's turn clock now, in a game with a clock."""
+        clock = live.table.clock
+        if clock is None or viewer.seat is None:
+            return None
+        return clock.message(viewer.seat, self.now_ms())
+
+    @contextlib.asynccontextmanager
+    async def attend(self, live: LiveGame, viewer: Viewer) -> AsyncIterator[AsyncIterator[Sighting]]:
+        """While a session is open: its seat is online (and if the clock had a bot take
+        the seat over, it is its player's again); yields the game's presence, live."""
+        seat = viewer.seat
+        if seat is not None:
+            await self.takeovers.returned(live, viewer)
+            self.online.presence.connect(live.game_id, seat)
+        sightings = self.online.presence.watch(live.game_id)
+        try:
+            yield sightings
+        finally:
+            await sightings.aclose()  # type: ignore[attr-defined]
+            if seat is not None:
+                self.online.presence.disconnect(live.game_id, seat)
+
+    def game_over(self, live: LiveGame) -> None:
+        """A session saw the game end: its presence watch looks for a rematch."""
+        self.online.presence.game_over(live.game_id)
+
     # --- the process --------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Starts the background work: presence, and the turn clocks' worker."""
+        await self.online.presence.start()
+        self._background.append(asyncio.create_task(self.clocks.run(self.clock_interval, self._stopping)))
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        await self.online.presence.stop()
+        for task in self._background:
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        self._background.clear()
 
     async def ready(self) -> None:
         """Raises ServiceError(UNAVAILABLE) unless every shard of the store takes writes

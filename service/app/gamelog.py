@@ -40,6 +40,7 @@ def header(record: game_pb2.GameRecord, viewer: game_pb2.Viewer) -> game_pb2.Gam
         seats=record.seats,
         created_at=record.created_at,
         viewer=viewer,
+        clock=record.clock if record.HasField("clock") else None,
     )
     if viewer.role == game_pb2.VIEWER_ROLE_ADMIN:
         made.seed = record.seed  # what a verification or a continued import needs

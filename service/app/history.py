@@ -20,7 +20,7 @@ from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
 from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
-from service.app.views import outcome, redact, shown, status_code
+from service.app.views import LiveAudience, outcome, redact, shown, status_code
 from service.store.base import VersionsLost
 
 MAX_EVENTS_PAGE = 1000
@@ -77,7 +77,7 @@ class History:
         with store_errors():
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
-        audience = Audience.of(live.record.seats, request.locale)
+        audience = Audience.of(live.table.seats, request.locale)
         for item in stored:
             redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
@@ -100,16 +100,16 @@ class History:
         ended = live.status.finished and from_version > live.version
         if not ended:
             self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
-        audience = Audience.of(live.record.seats, request.locale)
-        return EventStream(_visible(self.follow(live, viewer, from_version, audience)), ended)
+        return EventStream(_visible(self.follow(live, viewer, from_version, request.locale)), ended)
 
     async def follow(
-        self, live: LiveGame, viewer: Viewer, from_version: int, audience: Audience | None = None
+        self, live: LiveGame, viewer: Viewer, from_version: int, locale: str | None = None
     ) -> AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
-        each as stored and as `viewer` may see it (None: not at all), described for
-        `audience`. A seat's stream ends when its token is rotated, at the next event
-        once this process knows."""
+        each as stored and as `viewer` may see it (None: not at all), described in
+        `locale` (None: not described). A seat's stream ends when its token is no
+        longer the seat's: when the admin rotated it (at the next event once this
+        process knows), or after the event that says its player left the seat."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
@@ -120,6 +120,8 @@ class History:
         game_id = live.game_id
         counted = viewer.role is Role.SPECTATOR
         self._spectators[game_id] += counted
+        held_since = live.version  # the token was the seat's at this version
+        audience = None if locale is None else LiveAudience(live, locale)
         self._metrics.subscriptions.inc()
         since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
@@ -129,10 +131,14 @@ class History:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
                     with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
                         event = parse_event(stored)
+                        if event.HasField("table") and event.version > live.version:
+                            await self._games.refresh(live)  # who sits where: the names the words use
                         self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
-                        yield event, redact(live.engine, event, viewer, audience)
+                        yield event, redact(live.engine, event, viewer, audience.now() if audience else None)
                     if event.game_over:
                         return
+                    if seat is not None and event.version > held_since and _left(event, seat):
+                        raise unauthenticated("This seat was left: its token is not valid any more.")
         except VersionsLost as lost:
             raise await self._lost(live, lost) from lost
         finally:
@@ -160,11 +166,11 @@ class History:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
         state = live.state if at == live.version else await self._games.state_at(live, at)
         status = live.engine.status(state)
-        seen, legal = shown(live, state, viewer, Audience.of(live.record.seats, request.locale))
+        seen, legal = shown(live, state, viewer, Audience.of(live.table.seats, request.locale))
         return game_service_pb2.ReplayGameResponse(
             at_version=at,
             version=live.version,
-            status=status_code(status),
+            status=status_code(status, live.table.started_at(at)),
             to_act=status.to_act,
             outcome=outcome(live, status),
             view=seen,
@@ -181,3 +187,8 @@ async def _visible(
                 yield redacted
     finally:
         await events.aclose()  # at once, not when collected: its follower's place is freed
+
+
+def _left(event: game_pb2.Event, seat: int) -> bool:
+    """Whether `event` says the seat's player left it."""
+    return event.table.WhichOneof("change") == "left" and event.table.left.seat == seat

@@ -23,12 +23,13 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
-from service.app import envelopes, request_context
+from service.app import request_context
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.marks import Marks
 from service.app.metrics import Metrics
 from service.app.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.stored import parse_event, store_errors
+from service.app.table import Table
 from service.app.tracing import TracedMove
 from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent, head
 
@@ -41,7 +42,7 @@ CATCH_UP_INTERVALS = 2
 
 
 def seat_counter(seat: int) -> str:
-    """The name of the store counter that holds a seat's token generation."""
+    """The name of the store counter that holds how often the admin rotated a seat's token."""
     return f"seat:{seat}"
 
 
@@ -54,23 +55,34 @@ class LiveGame:
     state: Any
     version: int
     updated_at_ms: int
-    summary_head: bytes = b""  # the summary's fields that never change, encoded (views.summary_bytes)
-    bots: dict[int, str] | None = None  # seat -> bot, for the seats that are bots (steps.play_bots)
-    # The game's counters in the store (seat token generations), at `counters_revision`.
+    summary_head: bytes = b""  # the summary's fields that change only with the seats, encoded (views.summary_bytes)
+    summary_revision: int = 0  # the table's revision summary_head was encoded at
+    # The game's counters in the store (seat token rotations), at `counters_revision`.
     counters: Mapping[str, int] = field(default_factory=dict)
     counters_revision: int = 0
     marks: Marks = field(default_factory=Marks)  # fingerprints of the last versions applied
     head: bytes = b""  # what identifies the event at `version` in the store (base.head): appends build on it
     losses: list[game_pb2.HistoryLoss] = field(default_factory=list)  # versions the store lost
     traced_move: TracedMove | None = None  # the last move traced here, for its followers' spans
+    event_limit: int = 0  # the most events this server lets the game have (0: its engine's default)
+    table: Table = field(init=False)  # the seats: who sits and plays where, their clocks (table.py)
+
+    def __post_init__(self) -> None:
+        self.table = Table(self.record, self.engine)
 
     @property
     def game_id(self) -> str:
         return self.record.game_id
 
     def seat_generation(self, seat: int) -> int:
-        """The generation of the seat's tokens: how often the admin rotated them."""
-        return self.counters.get(seat_counter(seat), 0)
+        """The generation of the seat's tokens: the players who joined it (the table's
+        events) plus the admin's rotations of its token (the store's counter). Each
+        only goes up, so a seat's generation never comes back to a past value: a token
+        made for a generation is good until the seat's next join or rotation, and never
+        again. Both are known on every process without a round trip of their own: the
+        events come with the game's reads, and a rotation changes the counters'
+        revision, which every read and append checks (LiveGames.refresh, Moves)."""
+        return self.table.joins[seat] + self.counters.get(seat_counter(seat), 0)
 
     def take_counters(self, info: GameInfo) -> None:
         self.counters, self.counters_revision = info.counters, info.counters_revision
@@ -78,6 +90,48 @@ class LiveGame:
     @property
     def status(self) -> Status:
         return self.engine.status(self.state)
+
+    @property
+    def limit(self) -> int:
+        """The game's event limit here (engines/limits.py)."""
+        return self.event_limit or self.engine.default_event_limit
+
+    def apply(self, event: game_pb2.Event) -> None:
+        """Folds the game's next event (version + 1) into its state and its table. An
+        event standing for versions the store lost changes neither; the notice after
+        them records the loss."""
+        if event.HasField("history_loss"):
+            loss = event.history_loss
+            if event.version > loss.last and loss not in self.losses:  # the notice after the lost versions
+                self.losses.append(loss)
+        else:
+            self.state = self.table.fold(self.state, event)
+        self.version = event.version
+        self.updated_at_ms = event.recorded_at.ToMilliseconds()
+
+    def moved(self, events: Sequence[game_pb2.Event], stored: Sequence[bytes], state: Any, now_ms: int) -> None:
+        """This process appended `events` (as `stored`), which bring the game to `state`.
+        A game whose table follows them (a turn clock, table events) folds them one by
+        one; the others just take the state. Nothing to do when a read of this process
+        applied them meanwhile."""
+        last = events[-1].version
+        if self.version >= last:
+            return
+        if self.table.clock is not None or any(event.HasField("table") for event in events):
+            for event in events:
+                if event.version == self.version + 1:
+                    self.apply(event)
+        else:
+            self.state, self.version, self.updated_at_ms = state, last, now_ms
+        self.mark(events[0].version, stored)
+
+    def mark(self, first: int, stored: Sequence[bytes]) -> None:
+        """Remembers the events stored from version `first` on as this cache applied them
+        (marks.py); the last one is the head the next append builds on."""
+        for offset, data in enumerate(stored):
+            self.marks.add(first + offset, data)
+        if stored:
+            self.head = head(stored[-1])
 
 
 # Records what the store lost of a game that someone had been given up to a version
@@ -89,9 +143,17 @@ class LiveGames:
     """The games this process plays, least recently used dropped first; one lock per
     game serialises its moves inside the process."""
 
-    def __init__(self, store: EventStore, metrics: Metrics, cache_size: int, snapshots: Snapshots) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        metrics: Metrics,
+        cache_size: int,
+        snapshots: Snapshots,
+        event_limits: Mapping[str, int] | None = None,
+    ) -> None:
         self.store = store
         self.snapshots = snapshots
+        self.event_limits: Mapping[str, int] = event_limits or {}  # kind -> limit (default: the engine's)
         self._metrics = metrics
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
@@ -125,6 +187,7 @@ class LiveGames:
                 f"this server plays {engine.rules_version!r}.",
             )
         live = LiveGame(record, engine, engine.initial_state(), 0, info.updated_at_ms)
+        live.event_limit = self.event_limits.get(engine.kind, 0)
         live.take_counters(info)
         # The losses as the last write summed them up (whatever part of the history is folded).
         live.losses = list(game_pb2.Game.FromString(info.summary).history_losses)
@@ -141,7 +204,7 @@ class LiveGames:
     def _snapshot_if_far(self, live: LiveGame, restored: Restored) -> None:
         """A game folded over more events than a snapshot's interval (stored before
         snapshots existed, or whose snapshot was lost) gets one now."""
-        if restored.events and self.snapshots.due(restored.version, live.version):
+        if restored.events and live.table.pristine and self.snapshots.due(restored.version, live.version):
             last = restored.events[-1]
             self.snapshots.save(live.game_id, live.engine, [Checkpoint(last.version, live.state, last.data)])
 
@@ -205,6 +268,7 @@ class LiveGames:
         with store_errors():
             stored = await self.store.read(live.game_id, 1)
         live.state, live.version, live.marks, live.losses, live.head = live.engine.initial_state(), 0, Marks(), [], b""
+        live.table = Table(live.record, live.engine)
         live.updated_at_ms = live.record.created_at.ToMilliseconds()
         self.advance(live, stored)
 
@@ -218,36 +282,23 @@ class LiveGames:
         for item in stored:
             if item.version != live.version + 1:
                 continue  # already applied by a concurrent request of this process
-            applied = item
-            event = parse_event(item)
-            if event.HasField("history_loss"):
-                loss = event.history_loss
-                if event.version > loss.last and loss not in live.losses:  # the notice after the lost versions
-                    live.losses.append(loss)
-            else:
-                live.state = live.engine.evolve(live.state, envelopes.event_payload(event))
+            live.apply(parse_event(item))
             live.marks.add(item.version, item.data)
-            live.version = item.version
-            live.updated_at_ms = event.recorded_at.ToMilliseconds()
+            applied = item
         if applied is not None:
             live.head = head(applied.data)
 
     def start_from(self, live: LiveGame, restored: Restored) -> None:
         """`live` from where a fold starts (a snapshot's state, or the initial one), then
-        the events after it."""
+        the events after it. The table starts as created: a snapshot is only taken of a
+        game whose table never changed (Table.pristine)."""
         live.state, live.version, live.marks, live.head = restored.state, restored.version, Marks(), b""
+        live.table = Table(live.record, live.engine)
         if restored.at is not None:
             live.marks.add(restored.version, restored.at.data)
             live.head = head(restored.at.data)
             live.updated_at_ms = parse_event(restored.at).recorded_at.ToMilliseconds()
         self.advance(live, restored.events)
-
-    def moved(self, live: LiveGame, state: Any, first: int, stored: Sequence[bytes], now_ms: int) -> None:
-        """`live` is now `state`, after the events this process just stored from version `first`."""
-        for offset, data in enumerate(stored):
-            live.marks.add(first + offset, data)
-        live.state, live.version, live.updated_at_ms = state, first + len(stored) - 1, now_ms
-        live.head = head(stored[-1])
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
         """The game's state after its first `version` events: from the nearest snapshot."""

@@ -4,7 +4,7 @@ log as a new game."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
@@ -34,7 +34,6 @@ class Logs:
         creator: Games,
         now_ms: Callable[[], int],
         new_game_id: Callable[[], str],
-        event_limits: Mapping[str, int],
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -42,7 +41,6 @@ class Logs:
         self._creator = creator
         self._now_ms = now_ms
         self._new_game_id = new_game_id
-        self._event_limits = event_limits
 
     async def export_game(
         self, request: game_service_pb2.ExportGameRequest, token: str
@@ -62,7 +60,7 @@ class Logs:
         with store_errors():
             stored = await self._games.store.read(live.game_id, 1, live.version)
         log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
-        audience = Audience.of(live.record.seats, request.locale)
+        audience = Audience.of(live.table.seats, request.locale)
         for index, item in enumerate(stored, start=1):
             redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
@@ -90,12 +88,17 @@ class Logs:
         events = list(log.events)
         if request.HasField("truncate_at"):
             cut = request.truncate_at
-            starts = [e.version - 1 for e in events if e.HasField("command")] + [len(events)]
+            # Between two moves: before a command's first event, unless a table event
+            # before it says why it was played (a timeout's stand-in move).
+            starts = [
+                e.version - 1
+                for e in events
+                if e.HasField("command") and not (e.version > 1 and events[e.version - 2].HasField("table"))
+            ] + [len(events)]
             if cut not in starts or cut == 0:
                 nearest = ", ".join(str(v) for v in starts[:3]) + (" ..." if len(starts) > 3 else "")
                 raise invalid_argument("truncate_at", f"Cut between two moves, e.g. at {nearest}; not at {cut}.")
             events = events[:cut]
-        state = checked.states[len(events)]
         now = self._now_ms()
         record = game_pb2.GameRecord(
             game_id=self._new_game_id(),
@@ -107,13 +110,10 @@ class Logs:
             rules_version=engine.rules_version,
             visibility=game_pb2.VISIBILITY_UNLISTED,
             created_by=ADMIN_IDENTITY,
+            clock=log.header.clock if log.header.HasField("clock") else None,
         )
-        live = LiveGame(record, engine, state, len(events), now)
-        live.losses = [e.history_loss for e in events if e.HasField("history_loss") and e.version > e.history_loss.last]
-        # A cut where a bot was to act: it plays; a log past this server's limit stops.
-        every = self._games.snapshots.every
-        state, bot_steps = await play_bots(live, state, len(events), self._event_limits[engine.kind], every)
-        finished = engine.status(state).finished
+        live = LiveGame(record, engine, engine.initial_state(), 0, now)
+        live.event_limit = self._games.event_limits.get(engine.kind, 0)
         stored = [game_pb2.Event() for _ in events]
         for copy, event in zip(stored, events, strict=True):
             copy.CopyFrom(event)
@@ -123,19 +123,34 @@ class Logs:
             if copy.HasField("command"):
                 copy.command.ClearField("description")
                 del copy.command.choices[:]
-        stored += await stamp(live, len(events), bot_steps, "import", now, finished)
+            live.apply(copy)  # the state, and the table: who sits and plays where, the clocks
+        # A cut where a bot was to act: it plays; a log past this server's limit stops.
+        every = self._games.snapshots.every
+        state, bot_steps = await play_bots(live, live.state, len(events), snapshot_every=every)
+        finished = engine.status(state).finished
+        played = await stamp(live, len(events), bot_steps, "import", now, finished)
+        stored += played
         stored[-1].game_over = finished
-        live.state, live.version = state, len(stored)
-        data = await self._creator.store_new_game(live, stored, now)
-        # The verification folded every state: the imported events' snapshots cost nothing.
-        versions = range(every, len(events) + 1, every) if every else range(0)
-        imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
-        played = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
-        self._games.snapshots.save(record.game_id, engine, imported + played)
+        data = [event.SerializeToString() for event in stored]
+        if played:
+            live.moved(played, data[len(events) :], state, now)
+        live.updated_at_ms = now
+        await self._creator.store_new_game(live, data, now)
+        if live.table.pristine:  # (table.py: an open or clocked game is folded from every event)
+            # The verification folded every state: the imported events' snapshots cost nothing.
+            versions = range(every, len(events) + 1, every) if every else range(0)
+            imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
+            later = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
+            self._games.snapshots.save(record.game_id, engine, imported + later)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
-            seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in record.seats],
-            game=game_message(live, Viewer.admin(), request.locale),
+            seat_tokens=[
+                ""
+                if seat.open
+                else self._tokens.seat_token(record.game_id, seat.index, live.seat_generation(seat.index))
+                for seat in live.table.seats
+            ],
+            game=game_message(live, Viewer.admin(), request.locale, now),
         )
 
 

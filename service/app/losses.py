@@ -94,7 +94,7 @@ class Losses:
         blobs = [event.SerializeToString() for event in events]
         live.losses.append(loss)
         status = engine.status(live.state)
-        label = STATUS_NAMES[status_code(status)]
+        label = STATUS_NAMES[status_code(status, live.table.started)]
         key = f"system/history-loss-{stored}-{known}"
         try:
             with store_errors():
@@ -112,7 +112,7 @@ class Losses:
                 )
         except VersionConflict:
             return False
-        games.moved(live, live.state, stored + 1, blobs, now)
+        live.moved(events, blobs, live.state, now)
         self._metrics.labelled(self._metrics.history_losses, engine.kind, str(loss.reused).lower()).inc()
         log.error(
             "game %s: the event store lost versions %d to %d that this server had acknowledged (a Redis failover "

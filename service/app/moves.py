@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,8 +70,8 @@ class Moves:
         now_ms: Callable[[], int],
         max_conflict_retries: int,
         quotas: Quotas,
-        event_limits: Mapping[str, int],
         retention: RetentionPolicy,
+        on_moved: Callable[[LiveGame, int], Awaitable[None]] | None = None,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -79,16 +79,20 @@ class Moves:
         self._now_ms = now_ms
         self._max_retries = max_conflict_retries
         self._quotas = quotas
-        self._event_limits = event_limits
         self._retention = retention
+        self._on_moved = on_moved  # after each move this process stored (the turn clocks' schedule)
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
     ) -> game_service_pb2.SubmitCommandResponse:
         done = await self.apply_command(request, token)
         if done.replayed:
-            return await self._replayed(done.live, token, done.first_version, done.last_version, request.locale)
-        return submit_response(done.live, done.viewer, done.events, request.locale)
+            response = await self._replayed(done.live, token, done.first_version, done.last_version, request.locale)
+        else:
+            response = submit_response(done.live, done.viewer, done.events, request.locale)
+        if done.live.table.clock is not None:
+            response.seats.extend(done.live.table.seat_messages(self._now_ms()))
+        return response
 
     @tracing.move_span
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
@@ -133,6 +137,7 @@ class Moves:
             viewer = self._viewers.in_game(live, token)
             seat = acting_seat(live, viewer, request)
             request_context.note(seat=seat)
+            live.table.check_playable(seat)
             payload = envelopes.unwrap(request.command, engine.kind, "command")
             labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
             command = envelopes.command(engine.kind, payload)
@@ -147,9 +152,8 @@ class Moves:
                 try:
                     if expected is not None and expected != base:
                         raise version_error(live, expected)
-                    limit = self._event_limits[engine.kind]
                     with tracing.span("decide", seat=seat, version=base):
-                        state, steps = await decide(live, seat, command, payload, limit, games.snapshots.every)
+                        state, steps = await decide(live, seat, command, payload, games.snapshots.every)
                 except ServiceError:
                     # A command id already played answers its first result whatever the
                     # game is now (the append would tell too, but a refused move never
@@ -161,6 +165,7 @@ class Moves:
                         return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
                     moved = await games.caught_up(live)
                     self._viewers.in_game(live, token)  # say nothing more to a token rotated meanwhile
+                    live.table.check_playable(seat)  # nor to a seat a bot took over meanwhile
                     if moved:
                         continue
                     raise
@@ -193,6 +198,7 @@ class Moves:
                         await games.store_behind(live)  # the store lost versions: it is the truth
                     else:
                         await games.refresh(live)  # another process moved first: catch up, decide again
+                    live.table.check_playable(seat)  # (a bot may have taken the seat over)
                     continue
                 except CountersChanged:  # a seat token was rotated (on any process): is ours still good?
                     await games.reload_counters(live)
@@ -201,9 +207,11 @@ class Moves:
                 if result.replayed:  # the command id was played already (here, or on another process)
                     live.traced_move = None
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
-                games.snapshots.save(live.game_id, engine, checkpoints(steps, result.first_version, stored))
-                if live.version < result.last_version:
-                    games.moved(live, state, result.first_version, stored, now)
+                live.moved(events, stored, state, now)
+                if live.table.pristine:  # (table.py: an open or clocked game is folded from every event)
+                    games.snapshots.save(live.game_id, engine, checkpoints(steps, result.first_version, stored))
+                if self._on_moved is not None:
+                    await self._on_moved(live, base)
                 if status.finished:
                     self._metrics.game_finished(engine.kind, bool(status.winners))
                     await self._quotas.game_over(live.record.created_by, live.game_id)
@@ -242,10 +250,10 @@ def version_error(live: LiveGame, expected: int) -> ServiceError:
 
 
 async def decide(
-    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, event_limit: int, snapshot_every: int
+    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, snapshot_every: int
 ) -> tuple[Any, list[Step]]:
     """The events of `command` then of the bot moves it lets happen (or the stop of a
-    game that reaches `event_limit`), and the state after them; the steps that pass a
+    game that reaches its event limit), and the state after them; the steps that pass a
     multiple of `snapshot_every` keep their state."""
     engine, version = live.engine, live.version
     try:
@@ -257,7 +265,7 @@ async def decide(
         state = engine.evolve(state, item)
     after = version + len(payloads)
     kept = state if passes(version, after, snapshot_every) else None
-    state, bot_steps = await play_bots(live, state, after, event_limit, snapshot_every)
+    state, bot_steps = await play_bots(live, state, after, snapshot_every=snapshot_every)
     return state, [Step(seat, command, payloads, kept), *bot_steps]
 
 
@@ -275,7 +283,7 @@ def submit_response(
     view and legal commands."""
     state = live.state if state is None else state
     status = live.engine.status(state)
-    audience = Audience.of(live.record.seats, locale)
+    audience = Audience.of(live.table.seats, locale)
     seen, legal = shown(live, state, viewer, audience)
     response = game_service_pb2.SubmitCommandResponse(
         version=live.version if version is None else version,

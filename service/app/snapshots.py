@@ -204,6 +204,10 @@ def checkpoints(steps: Sequence[Any], first_version: int, events: Sequence[bytes
 
 def payloads(items: Sequence[StoredEvent]) -> list[Any]:
     """The engine payloads of stored events, in order, leaving out those of no move
-    (versions the store lost, and the notice after them)."""
+    (versions the store lost and the notice after them; table events)."""
     events = (parse_event(item) for item in items)
-    return [envelopes.event_payload(event) for event in events if not event.HasField("history_loss")]
+    return [
+        envelopes.event_payload(event)
+        for event in events
+        if not (event.HasField("history_loss") or event.HasField("table"))
+    ]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,8 +34,9 @@ BOT_SLICE_SECONDS = 0.002
 
 @dataclass(slots=True)
 class Step:
-    """One command's worth of events: a player's command or a bot's (or, with neither
-    seat nor command, events of the game itself: its deal, or its stop)."""
+    """One command's worth of events: a player's command or a bot's; or, with no seat,
+    events of the game itself (its deal, or its stop) or table events
+    (game_pb2.TableEvent payloads)."""
 
     seat: int | None
     command: game_pb2.Command | None
@@ -50,10 +51,10 @@ def rng(live: LiveGame, purpose: str, version: int) -> random.Random:
     return LazyRandom(lambda: game_rng(seed, purpose, version))
 
 
-def stop_if_too_long(live: LiveGame, state: Any, version: int, event_limit: int) -> tuple[Any, Step | None]:
-    """A game that has `version` >= `event_limit` events and is not over is stopped
+def stop_if_too_long(live: LiveGame, state: Any, version: int) -> tuple[Any, Step | None]:
+    """A game that has `version` >= its event limit events and is not over is stopped
     now (engines/limits.py): the state after, and the step of the stop's events."""
-    engine = live.engine
+    engine, event_limit = live.engine, live.limit
     if version < event_limit or engine.status(state).finished:
         return state, None
     payloads = engine.stop(state, event_limit)
@@ -62,46 +63,75 @@ def stop_if_too_long(live: LiveGame, state: Any, version: int, event_limit: int)
     return state, Step(None, None, payloads)
 
 
-async def play_bots(
-    live: LiveGame, state: Any, version: int, event_limit: int, snapshot_every: int = 0
-) -> tuple[Any, list[Step]]:
-    """Plays bot seats while the game waits for one (deterministic from the seed), and
-    stops the game once it reaches `event_limit` events between two steps. Yields the
-    event loop every BOT_SLICE_SECONDS of a long chain. Keeps the state after each step
-    that passes a multiple of `snapshot_every` (service/app/snapshots.py)."""
+def bot_step(live: LiveGame, state: Any, version: int, bots: Mapping[int, str]) -> tuple[Any, Step] | None:
+    """The next step after `version` events: the stop of a game at its event limit, or
+    the move of a bot the game waits for (deterministic from the seed); None when the
+    game is over or waits for no bot."""
+    state, stop = stop_if_too_long(live, state, version)
+    if stop is not None:
+        return state, stop
     engine = live.engine
-    bots = live.bots
-    if bots is None:  # read once per cached game: a game's seats never change
-        bots = live.bots = {seat.index: seat.bot for seat in live.record.seats if seat.bot}
+    status = engine.status(state)
+    seat = next((s for s in status.to_act if s in bots), None)
+    if status.finished or seat is None:
+        return None
+    payload = engine.bots[bots[seat]](state, seat, rng(live, BOT, version))
+    try:
+        payloads = engine.decide(state, seat, payload, rng(live, DECIDE, version))
+    except RuleViolation as violation:  # a bot must only play legal moves
+        raise ServiceError(
+            Code.INTERNAL, f"bot {bots[seat]!r} played an illegal move: {violation.message}"
+        ) from violation
+    for item in payloads:
+        state = engine.evolve(state, item)
+    return state, Step(seat, envelopes.command(engine.kind, payload), payloads)
+
+
+async def play_bots(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None, snapshot_every: int = 0
+) -> tuple[Any, list[Step]]:
+    """Plays bot seats while the game waits for one, and stops the game once it reaches
+    its event limit between two steps. `bots`: who plays which seat, when the steps
+    before these changed it (default: the table's). Yields the event loop every
+    BOT_SLICE_SECONDS of a long chain. Keeps the state after each step that passes a
+    multiple of `snapshot_every` (service/app/snapshots.py)."""
+    bots = live.table.bots if bots is None else bots
     steps: list[Step] = []
     slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
     for _ in range(MAX_BOT_MOVES):
-        state, stop = stop_if_too_long(live, state, version, event_limit)
-        if stop is not None:
-            if passes(version, version + len(stop.payloads), snapshot_every):
-                stop.state = state
-            steps.append(stop)
+        found = bot_step(live, state, version, bots)
+        if found is None:
             return state, steps
-        status = engine.status(state)
-        seat = next((s for s in status.to_act if s in bots), None)
-        if status.finished or seat is None:
-            return state, steps
-        payload = engine.bots[bots[seat]](state, seat, rng(live, BOT, version))
-        try:
-            payloads = engine.decide(state, seat, payload, rng(live, DECIDE, version))
-        except RuleViolation as violation:  # a bot must only play legal moves
-            raise ServiceError(
-                Code.INTERNAL, f"bot {bots[seat]!r} played an illegal move: {violation.message}"
-            ) from violation
-        for item in payloads:
-            state = engine.evolve(state, item)
-        after = version + len(payloads)
-        kept = state if passes(version, after, snapshot_every) else None
-        steps.append(Step(seat, envelopes.command(engine.kind, payload), payloads, kept))
+        state, step = found
+        after = version + len(step.payloads)
+        if passes(version, after, snapshot_every):
+            step.state = state
+        steps.append(step)
         version = after
+        if step.seat is None:  # the game's stop: nothing follows
+            return state, steps
         if time.perf_counter() > slice_ends:
             await asyncio.sleep(0)  # let other requests in
             slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+    raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
+
+
+def play_bots_now(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None
+) -> tuple[Any, list[Step]]:
+    """play_bots without handing the event loop back, for a table change's decision
+    (table_changes.Decide is synchronous): the event limit bounds its chain."""
+    bots = live.table.bots if bots is None else bots
+    steps: list[Step] = []
+    for _ in range(MAX_BOT_MOVES):
+        found = bot_step(live, state, version, bots)
+        if found is None:
+            return state, steps
+        state, step = found
+        steps.append(step)
+        version += len(step.payloads)
+        if step.seat is None:
+            return state, steps
     raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
 
 
@@ -121,7 +151,10 @@ async def stamp(
             slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
         for index, payload in enumerate(step.payloads):
             version += 1
-            event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
+            if isinstance(payload, game_pb2.TableEvent):  # around the table, not in the game
+                event = game_pb2.Event(table=payload)
+            else:
+                event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
             event.version = version
             event.recorded_at.CopyFrom(recorded_at)
             event.rules_version = engine.rules_version

@@ -68,6 +68,7 @@ class Running:
         self.app.store.end_subscriptions()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
         await self.reviews
+        await self.app.stop()
         await self.app.drain()
         await self.app.store.close()
 
@@ -140,7 +141,10 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         max_followers=config.max_followers_per_game,
         stream_ticket_ttl=config.stream_ticket_ttl,
         play_join_timeout=config.play_join_timeout,
+        presence_ttl=config.presence_ttl,
+        clock_interval=config.clock_interval,
     )
+    await app.start()
     server = grpc.aio.server(
         interceptors=[
             ClosingStreams(),

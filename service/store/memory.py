@@ -34,6 +34,7 @@ from service.store.base import (
     VersionConflict,
     head,
 )
+from service.store.memory_coordination import MemoryCoordination
 
 
 @dataclass(slots=True)
@@ -59,6 +60,7 @@ class MemoryStore:
         self._ending_subscriptions = False
         self._marks: dict[str, float] = {}  # key -> when its mark expires (monotonic clock)
         self._mark_expiries: list[tuple[float, str]] = []  # a heap, to forget expired marks
+        self.coordination = MemoryCoordination(self._check_open)
 
     def _game(self, game_id: str) -> _Game:
         self._check_open()
@@ -297,6 +299,7 @@ class MemoryStore:
 
     async def close(self) -> None:
         self._closed = True
+        self.coordination.close()
         for game in self._games.values():
             game.appended.set()
 

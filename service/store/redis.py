@@ -49,6 +49,7 @@ from service.store.base import (
     VersionConflict,
 )
 from service.store.redis_client import DEFAULT_TIMEOUT, RedisConnection
+from service.store.redis_coordination import RedisCoordination
 from service.store.redis_health import probe
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
@@ -85,6 +86,7 @@ class RedisStore(RedisRetention, RedisSets):
         self.keys = Keys(prefix)
         self.index = GameIndex(redis, self.keys, grace=reconcile_grace, interval=reconcile_interval)
         self._live = LiveReader(redis, self.keys, queue_size=subscriber_queue)
+        self.coordination = RedisCoordination(redis, self.keys, self._check_open)
         self._reconciler: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
         # '1': writes wait for replicas, and a game shows only what they confirmed.

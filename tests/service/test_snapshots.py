@@ -195,3 +195,56 @@ async def test_a_game_stored_without_snapshots_gets_one_when_it_is_read() -> Non
 async def _without_snapshots(store: EventStore) -> tuple[str, int]:
     game = (await app_on(store, every=0, seed=7).create_game(bots(), ADMIN)).game
     return game.game_id, game.version
+
+
+# --- games whose table changes (service/app/table.py) ----------------------------------
+
+
+async def _play_as_admin(app: GameApp, game_id: str, until_version: int, rng: random.Random) -> game_pb2.Game:
+    """The admin plays the seats the game waits for until it has `until_version` events."""
+    while True:
+        game = await app.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+        if game.status == game_pb2.GAME_STATUS_FINISHED or game.version >= until_version:
+            return game
+        command = rng.choice(list(game.legal_commands))
+        await app.submit(api.SubmitCommandRequest(game_id=game_id, command=command, seat=game.to_act[0]), ADMIN)
+
+
+@async_test
+async def test_a_game_taken_over_reads_cold_as_it_is_live() -> None:
+    # A snapshot holds the engine's state alone: one is written while the table is as
+    # created, and a cold read from it still folds the take-over that came after.
+    store = MemoryStore()
+    app = app_on(store)
+    humans = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
+    created = await app.create_game(api.CreateGameRequest(kind="pirates", seats=humans), ADMIN)
+    game_id = created.game_id
+    rng = random.Random(5)
+    before = await _play_as_admin(app, game_id, 2 * EVERY, rng)
+    assert before.status == game_pb2.GAME_STATUS_ACTIVE
+    await app.take_over_seat(api.TakeOverSeatRequest(game_id=game_id, bot="random"), created.seat_tokens[0])
+    live = await _play_as_admin(app, game_id, 4 * EVERY, rng)
+    await app.games.snapshots.idle()
+    snapshot = await store.snapshot(game_id)
+    assert snapshot is not None and snapshot.version <= before.version, "none once the table changed"
+    cold = await app_on(store).get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    assert cold.seats[0].taken_over_by == "random"
+    live.ClearField("presence")  # Cléo was seen by the live process (her take-over), not by the cold one
+    cold.ClearField("presence")
+    assert cold == live
+
+
+@async_test
+async def test_a_game_with_open_seats_is_never_snapshotted_and_reads_cold_as_it_is_live() -> None:
+    store = MemoryStore()
+    app = app_on(store)
+    seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(open=True)]
+    created = await app.create_game(api.CreateGameRequest(kind="pirates", seats=seats), ADMIN)
+    game_id = created.game_id
+    await app.join_game(api.JoinGameRequest(game_id=game_id, name="Robin"), "")
+    live = await _play_as_admin(app, game_id, 3 * EVERY, random.Random(6))
+    assert live.version >= 3 * EVERY or live.status == game_pb2.GAME_STATUS_FINISHED
+    await app.games.snapshots.idle()
+    assert await store.snapshot(game_id) is None
+    cold = await app_on(store).get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    assert cold.seats[1].name == "Robin" and cold == live

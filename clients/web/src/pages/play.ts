@@ -68,7 +68,7 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     title.textContent = kindName(game.kind);
     document.title = `${title.textContent} · Ludothèque`;
     who.textContent = game.seats
-      .map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.name))
+      .map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.open ? t("play.openSeat") : s.name))
       .join(" · ");
     status.textContent = statusText(game, seat);
     status.dataset["status"] = game.status === GameStatus.FINISHED ? "finished" : game.toAct.includes(seat?.seat ?? -1) ? "your-turn" : "waiting";
@@ -199,6 +199,7 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
 
 function statusText(game: Game, seat: HeldSeat | undefined): string {
   if (game.status === GameStatus.FINISHED) return game.outcome?.summary || t("play.over");
+  if (game.status === GameStatus.OPEN) return t("play.waitingForPlayers");
   if (seat && game.toAct.includes(seat.seat)) return t("play.yourTurn", { name: seat.name });
   const names = game.toAct.map((index) => game.seats[index]?.name ?? String(index));
   return t("play.waitingFor", { names: names.join(", ") });

@@ -135,12 +135,16 @@ export function describeCommand(command: Command): string {
 
 /** An event in a few words, e.g. "Card drawn (pile 1, ...)". Phase 2: the server's description first. */
 export function describeEvent(event: Event): string {
+  // Around the table (a player joined, a bot took a seat over): no game payload, the
+  // server's words only.
+  if (event.table) return event.description?.text ?? "";
   const inner = payload(EventSchema, event);
   return inner ? capitalise(oneLine(show(inner.desc, inner.value, false))) : "?";
 }
 
 /** The kind of an event: the name of its case, e.g. "cardDrawn" -> "Card drawn". */
 export function eventKind(event: Event): string {
+  if (event.table) return event.table.change.case ? fieldLabel(event.table.change.case) : "?";
   const inner = payload(EventSchema, event);
   if (!inner) return "?";
   const action = inner.desc.oneofs[0];
