@@ -7,4 +7,4 @@ scripts/bootstrap.sh
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest --durations=15 "$@"
