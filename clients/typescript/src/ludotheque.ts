@@ -18,6 +18,7 @@ import type {
   GameOptionsSchema,
   SeatSpecSchema,
 } from "./gen/ludotheque/v1/game_pb.js";
+import type { GameKind } from "./gen/ludotheque/v1/game_kind_pb.js";
 import { GameService } from "./gen/ludotheque/v1/game_service_pb.js";
 import type {
   CreateGameRequestSchema,
@@ -48,6 +49,10 @@ export interface LudothequeOptions {
   fetch?: typeof globalThis.fetch;
   /** More interceptors, run after the one that adds the token. */
   interceptors?: Interceptor[];
+  /** The language of descriptions and error messages, e.g. `"fr"` (sent as the
+   * `accept-language` header, which fills in every request's `locale`). Default: the
+   * runtime's own header (a browser's languages), else English. */
+  locale?: string;
 }
 
 export interface ActOptions {
@@ -108,6 +113,23 @@ export class Ludotheque {
   /** The same service as another caller (a seat's token, or undefined for a spectator). */
   withToken(token: string | undefined): Ludotheque {
     return new Ludotheque({ ...this.options, token });
+  }
+
+  /** The same service, its descriptions and error messages in `locale` (e.g. `"fr"`). */
+  withLocale(locale: string | undefined): Ludotheque {
+    return new Ludotheque({ ...this.options, locale });
+  }
+
+  /** What a renderer needs to know about a kind of game: names, seats, bots, options
+   * with their defaults and presets, rule codes, and its material (cards, colours,
+   * boards as coordinates, tiles), in this service's language. */
+  getGameKind(kind: string): Promise<GameKind> {
+    return this.client.getGameKind({ kind });
+  }
+
+  /** Every kind of game the server plays, each as `getGameKind` answers it. */
+  async listGameKinds(): Promise<GameKind[]> {
+    return (await this.client.listGameKinds({})).kinds;
   }
 
   /** Creates and deals a game; its `seatTokens` are the players' tokens, in seat order.
@@ -240,9 +262,14 @@ export function requestInfo(reason: unknown): { requestId: string; traceId?: str
   return traceId === undefined ? { requestId: info.requestId } : { requestId: info.requestId, traceId };
 }
 
-/** A Connect transport to `options.baseUrl` that sends `options.token`, if any. */
+/** A Connect transport to `options.baseUrl` that sends `options.token` and
+ * `options.locale`, if any. */
 export function transportFor(options: LudothequeOptions): Transport {
-  const interceptors = [...(options.token ? [bearer(options.token)] : []), ...(options.interceptors ?? [])];
+  const interceptors = [
+    ...(options.token ? [bearer(options.token)] : []),
+    ...(options.locale ? [language(options.locale)] : []),
+    ...(options.interceptors ?? []),
+  ];
   return createConnectTransport({
     baseUrl: options.baseUrl,
     useBinaryFormat: options.useBinaryFormat ?? false,
@@ -258,6 +285,12 @@ function bearer(token: string): Interceptor {
   };
 }
 
+function language(locale: string): Interceptor {
+  return (next) => (request) => {
+    request.header.set("accept-language", locale);
+    return next(request);
+  };
+}
 
 function backoff(firstMs: number, attempt: number): number {
   return Math.min(firstMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);
