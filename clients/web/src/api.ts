@@ -1,11 +1,28 @@
 // The service, through the TypeScript client (clients/typescript), on the page's own
-// origin: no CORS, and the page's CSP allows nothing else. Seat tokens live in this
-// browser's localStorage, one list per game, and never in a URL; the admin token, typed
-// into the debug panel, in sessionStorage only (gone with the tab).
+// origin: no CORS, and the page's CSP allows nothing else. Every call asks for the
+// page's language (descriptions of moves and events, error messages). Seat tokens live
+// in this browser's localStorage, one list per game, and never in a URL; the admin
+// token, typed into the debug panel, in sessionStorage only (gone with the tab).
 
-import { Ludotheque } from "@ludotheque/client";
+import { ConnectError, GameSession, Ludotheque } from "@ludotheque/client";
+import { LocalizedMessageSchema } from "@ludotheque/client/gen/google/rpc/error_details_pb";
 
-export const service = new Ludotheque({ baseUrl: location.origin });
+import { locale } from "./i18n";
+
+const base = new Ludotheque({ baseUrl: location.origin });
+let current: { locale: string; service: Ludotheque } | undefined;
+
+/** The service in the page's language, as a spectator or as the holder of `token`. */
+export function api(token?: string): Ludotheque {
+  if (current?.locale !== locale()) current = { locale: locale(), service: base.withLocale(locale()) };
+  return token ? current.service.withToken(token) : current.service;
+}
+
+/** A live game over the WebSocket Play channel, as `token`'s seat (none: a spectator),
+ * in the page's language. It reconnects and resumes by itself. */
+export function playSession(gameId: string, token?: string): GameSession {
+  return new GameSession({ baseUrl: location.origin, gameId, token, locale: locale() });
+}
 
 /** A seat this browser may play: its token, from CreateGame or ImportGame. */
 export interface HeldSeat {
@@ -43,12 +60,19 @@ export const admin = {
   /** The service as the admin, when a token was given. */
   service(): Ludotheque | undefined {
     const token = this.token();
-    return token ? service.withToken(token) : undefined;
+    return token ? api(token) : undefined;
   },
 };
 
-/** A short sentence for an error of the service (its message, which says what to do). */
+/** A short sentence for an error of the service. In English, the service's own message
+ * (it names the particulars and says what to do); in another language, the message in
+ * that language the error carries (google.rpc.LocalizedMessage). */
 export function errorText(reason: unknown): string {
-  if (reason instanceof Error) return reason.message.replace(/^\[\w+\]\s*/, "");
+  if (reason instanceof ConnectError) {
+    const [localized] = reason.findDetails(LocalizedMessageSchema);
+    if (locale() !== "en" && localized?.message) return localized.message;
+    return reason.rawMessage;
+  }
+  if (reason instanceof Error) return reason.message;
   return String(reason);
 }

@@ -1,7 +1,8 @@
 // The app's words in English and French, from the catalogs in locales/ (JSON files a
 // translator edits: one key, one sentence, `{name}` for what is filled in). The type
 // of the French catalog is checked against the English one, so no key is missing.
-// Phase 2 adds the server's own descriptions of moves and events (in the same locale).
+// The game's own words (moves, events, pieces) are the server's, asked in the same
+// language (api.ts).
 
 import en from "./locales/en.json";
 import fr from "./locales/fr.json";

@@ -1,35 +1,42 @@
 // The play page: a game as this browser's seat sees it (or as a spectator, without one),
-// its board (boards/), the moves offered, what happened in words, and the outcome. It
-// uses what the API offers today: GetGame for the view and legal moves, SubmitCommand
-// (act) to play, StreamEvents (follow) for the events, resumed by the client after a drop.
-// Phase 2 moves it onto the WebSocket GameSession (one connection: view, moves, log,
-// pending move, reconnection) without changing the board boundary.
+// live over the WebSocket Play channel (GameSession: the view, the legal moves, the
+// events, the move pending until its result, reconnection and resumption by itself).
+// The board (boards/) offers the moves as choices on the table; what happened is told
+// in the server's words (each event's description), and the outcome at the end.
+//
+// Several seats held at one screen (friends taking turns): one session per seat, and
+// the seat whose turn it is plays. GetGame is asked once, for the seats and the kind.
 
-import { Code, ConnectError, GameStatus, type Command, type Event, type Game, type Ludotheque } from "@ludotheque/client";
+import { Code, ConnectError, type Command, type Event, type Game, type GameKind, type GameSession, type GameSnapshot } from "@ludotheque/client";
 
-import { errorText, seats as heldSeats, service, type HeldSeat } from "../api";
-import { boardFor } from "../boards/board";
+import { api, errorText, seats as heldSeats, playSession, type HeldSeat } from "../api";
+import { PlayBoard } from "../boards/play-board";
+import { picture, s, starPoints } from "../boards/svg";
 import { announce, fill, h } from "../dom";
 import { t } from "../i18n";
-import { kindName } from "../kinds";
+import { gameKind, kindName } from "../kinds";
 import { paths } from "../router";
 import { describeEvent } from "../views/message";
 
 export function playPage(main: HTMLElement, gameId: string): () => void {
-  const abort = new AbortController();
   const held = heldSeats.held(gameId);
   let seat: HeldSeat | undefined = held[0];
   let game: Game | undefined;
-  let pending = false;
-  let seen = 0n;
+  let facts: GameKind | undefined;
+  let left = false;
+  const sessions = new Map<number | "spectator", GameSession>();
+  let lastLogged = 0n;
 
   const title = h("h1", { attrs: { tabindex: -1 } }, t("play.loading"));
   const who = h("p", { class: "lead" });
   const status = h("p", { class: "status", attrs: { role: "status", "data-status": "" } });
+  const connection = h("p", { class: "connection", attrs: { role: "status", "data-connection": "connecting" } });
   const error = h("p", { class: "error", attrs: { role: "alert" } });
   const seatSwitch = h("div", { class: "seat-switch" });
-  const boardBox = h("div", { class: "board-box" });
+  const outcome = h("div", { class: "outcome", attrs: { hidden: true } });
+  const board = new PlayBoard(play);
   const log = h("ol", { class: "event-log" });
+  const logScroller = h("div", { class: "log-scroll", attrs: { role: "log", "aria-live": "polite", "aria-labelledby": "log-title", "aria-busy": "true", tabindex: 0 } }, log);
   fill(
     main,
     h(
@@ -38,168 +45,190 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
       title,
       who,
       h("div", { class: "play-bar" }, status, seatSwitch),
+      connection,
       error,
       h(
         "div",
         { class: "play-layout" },
-        h("section", { class: "board-area", attrs: { "aria-label": t("play.board") } }, boardBox),
-        h(
-          "section",
-          { class: "panel log-panel", attrs: { "aria-labelledby": "log-title" } },
-          h("h2", { attrs: { id: "log-title" } }, t("play.log")),
-          // A log region: screen readers read each new event as it comes.
-          h("div", { class: "log-scroll", attrs: { role: "log", "aria-labelledby": "log-title", tabindex: 0 } }, log),
-        ),
+        h("section", { class: "board-area", attrs: { "aria-label": t("play.board") } }, outcome, board.element),
+        h("section", { class: "panel log-panel", attrs: { "aria-labelledby": "log-title" } }, h("h2", { attrs: { id: "log-title" } }, t("play.log")), logScroller),
       ),
-      h("p", { class: "links" }, h("a", { attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
+      h("p", { class: "links" }, h("a", { attrs: { href: paths.lobby() } }, t("play.toLobby")), " · ", h("a", { attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
     ),
   );
 
-  const caller = (): Ludotheque => (seat ? service.withToken(seat.token) : service);
+  // --- sessions ---------------------------------------------------------------------
 
-  // What the page shows was drawn for this (version, seat, pending): the same again is
-  // not redrawn, so a button is not replaced under a player's finger or focus.
-  let drawn = "";
+  function open(): void {
+    for (const session of sessions.values()) session.close();
+    sessions.clear();
+    if (held.length === 0) sessions.set("spectator", playSession(gameId));
+    for (const one of held) sessions.set(one.seat, playSession(gameId, one.token));
+    for (const session of sessions.values()) session.subscribe(schedule);
+    schedule();
+  }
+
+  /** The session whose events make the log: the first seat's, or the spectator's. */
+  const primary = (): GameSession | undefined => sessions.get(held[0]?.seat ?? "spectator");
+  const playing = (): GameSession | undefined => (seat ? sessions.get(seat.seat) : primary());
+
+  // Changes that come together (a message of several events) are drawn once. A microtask,
+  // not an animation frame: a page in the background still keeps up with its game.
+  let scheduled = false;
+  function schedule(): void {
+    if (scheduled || left) return;
+    scheduled = true;
+    queueMicrotask(render);
+  }
+
+  // --- drawing ----------------------------------------------------------------------
+
   function render(): void {
-    if (!game) return;
-    const key = `${game.version}:${seat?.seat ?? "-"}:${pending}`;
-    if (key === drawn) return;
-    drawn = key;
+    scheduled = false;
+    if (left) return;
+    const first = primary()?.getSnapshot();
+    if (game === undefined || first === undefined) return;
+    takeTurns();
+    const snapshot = playing()?.getSnapshot() ?? first;
     title.textContent = kindName(game.kind);
     document.title = `${title.textContent} · Ludothèque`;
-    who.textContent = game.seats
-      .map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.name))
-      .join(" · ");
-    status.textContent = statusText(game, seat);
-    status.dataset["status"] = game.status === GameStatus.FINISHED ? "finished" : game.toAct.includes(seat?.seat ?? -1) ? "your-turn" : "waiting";
+    who.textContent = game.seats.map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.name)).join(" · ");
+    renderStatus(snapshot);
+    renderConnection(first);
     renderSeatSwitch();
-    const myTurn = seat !== undefined && game.toAct.includes(seat.seat);
+    board.update({
+      kind: game.kind,
+      facts,
+      view: snapshot.view,
+      seats: game.seats,
+      viewerSeat: seat?.seat,
+      commands: snapshot.legalCommands,
+      pending: snapshot.pending.length > 0,
+    });
+    for (const event of first.events) addEvent(event);
+    if (first.view !== undefined) logScroller.setAttribute("aria-busy", "false");
+  }
+
+  /** Friends at one screen: when the seat shown has nothing to do, the one that has plays. */
+  function takeTurns(): void {
+    if (held.length < 2 || (seat && (sessions.get(seat.seat)?.getSnapshot().legalCommands.length ?? 0) > 0)) return;
+    const next = held.find((one) => (sessions.get(one.seat)?.getSnapshot().legalCommands.length ?? 0) > 0);
+    if (next && next.seat !== seat?.seat) {
+      seat = next;
+      announce(t("play.nowPlaying", { name: next.name }));
+    }
+  }
+
+  function renderStatus(snapshot: GameSnapshot): void {
+    if (game === undefined) return;
+    let text: string;
+    let state: string;
+    if (snapshot.gameOver) {
+      text = t("play.over");
+      state = "finished";
+      showOutcome(snapshot.events.at(-1)?.description?.text || text);
+    } else if (snapshot.legalCommands.length > 0 && seat) {
+      text = t("play.yourTurn", { name: seat.name });
+      state = "your-turn";
+    } else {
+      const active = activeSeat(snapshot);
+      const name = active === undefined ? "" : (game.seats[active]?.name ?? "");
+      text = name ? t("play.waitingFor", { names: name }) : t("play.loading");
+      state = "waiting";
+    }
+    if (status.textContent !== text) status.textContent = text;
+    status.dataset["status"] = state;
+  }
+
+  function showOutcome(text: string): void {
+    if (!outcome.hidden) return;
     fill(
-      boardBox,
-      boardFor(game.kind).render({
-        kind: game.kind,
-        view: game.view,
-        legalCommands: myTurn ? game.legalCommands : [],
-        seats: game.seats,
-        viewerSeat: seat?.seat,
-        onCommand: seat ? play : undefined,
-        pending,
-      }),
+      outcome,
+      h("p", { class: "outcome-text" }, h("span", { class: "outcome-mark" }, picture("0 0 40 40", s("polygon", { points: starPoints(20, 21, 18, 8), fill: "#f4b942", stroke: "#8a6d00", "stroke-width": 2 }))), " ", text),
+      h("p", {}, h("a", { class: "button", attrs: { href: paths.lobby() } }, t("play.newGame"))),
     );
+    outcome.hidden = false;
+  }
+
+  function renderConnection(snapshot: GameSnapshot): void {
+    const state = snapshot.status === "closed" && snapshot.error === undefined ? "done" : snapshot.status;
+    if (connection.dataset["connection"] === state) return;
+    connection.dataset["connection"] = state;
+    if (state === "reconnecting") fill(connection, t("play.reconnecting"));
+    else if (state === "closed") {
+      fill(
+        connection,
+        t("play.connectionLost", { reason: snapshot.error ? errorText(snapshot.error) : "" }),
+        " ",
+        h("button", { class: "secondary", attrs: { type: "button" }, on: { click: open } }, t("play.tryAgain")),
+      );
+    } else fill(connection);
   }
 
   function renderSeatSwitch(): void {
-    if (held.length < 2) {
-      seatSwitch.replaceChildren();
-      return;
-    }
+    if (held.length < 2) return;
     const select = h(
       "select",
-      { attrs: { id: "seat-select" }, on: { change: () => switchSeat(Number(select.value)) } },
+      { attrs: { id: "seat-select" }, on: { change: () => ((seat = held.find((s) => s.seat === Number(select.value)) ?? seat), schedule()) } },
       ...held.map((s) => h("option", { attrs: { value: s.seat, selected: s.seat === seat?.seat } }, s.name)),
     );
-    fill(seatSwitch, h("label", { attrs: { for: "seat-select" } }, t("play.playingAs")), select);
-  }
-
-  function switchSeat(index: number): void {
-    seat = held.find((s) => s.seat === index) ?? seat;
-    void refresh();
-  }
-
-  // One GetGame at a time; events arriving meanwhile ask for one more afterwards.
-  let refreshing: Promise<void> | undefined;
-  let again = false;
-  async function refresh(): Promise<void> {
-    if (refreshing) {
-      again = true;
-      return refreshing;
+    if (seatSwitch.querySelector("select")?.value !== String(seat?.seat)) {
+      fill(seatSwitch, h("label", { attrs: { for: "seat-select" } }, t("play.playingAs")), select);
     }
-    refreshing = (async () => {
-      do {
-        again = false;
-        try {
-          game = await caller().getGame(gameId);
-          // Several seats at one screen: the one whose turn it is plays.
-          if (seat && !game.toAct.includes(seat.seat)) {
-            const next = held.find((s) => game?.toAct.includes(s.seat));
-            if (next) {
-              seat = next;
-              announce(t("play.nowPlaying", { name: next.name }));
-              game = await caller().getGame(gameId);
-            }
-          }
-          error.textContent = "";
-          render();
-        } catch (reason) {
-          if (abort.signal.aborted) return;
-          error.textContent = errorText(reason);
-        }
-      } while (again && !abort.signal.aborted);
-    })();
-    try {
-      await refreshing;
-    } finally {
-      refreshing = undefined;
-    }
-  }
-
-  async function play(command: Command): Promise<void> {
-    if (!game || pending) return;
-    pending = true;
-    render();
-    try {
-      await caller().act(gameId, command, { expectedVersion: game.version });
-    } catch (reason) {
-      const stale = reason instanceof ConnectError && reason.code === Code.Aborted;
-      if (!stale) error.textContent = errorText(reason);
-    } finally {
-      pending = false;
-    }
-    await refresh();
-    (boardBox.querySelector("button.move") as HTMLElement | null)?.focus();
   }
 
   function addEvent(event: Event): void {
-    if (event.version <= seen) return;
-    seen = event.version;
-    const seatName = event.seat !== undefined ? game?.seats[event.seat]?.name : undefined;
-    const text = describeEvent(event);
+    if (event.version <= lastLogged) return;
+    lastLogged = event.version;
     log.append(
       h(
         "li",
         { attrs: { "data-version": String(event.version) } },
-        h("span", { class: "version" }, String(event.version)),
+        h("span", { class: "version", attrs: { "aria-hidden": "true" } }, String(event.version)),
         " ",
-        seatName ? h("strong", {}, `${seatName}: `) : null,
-        text,
+        event.description?.text || describeEvent(event),
       ),
     );
-    const scroller = log.parentElement;
-    if (scroller) scroller.scrollTop = scroller.scrollHeight;
+    logScroller.scrollTop = logScroller.scrollHeight;
   }
 
-  async function follow(): Promise<void> {
+  // --- playing ----------------------------------------------------------------------
+
+  function play(command: Command): void {
+    const session = playing();
+    if (session === undefined) return;
+    error.textContent = "";
+    session.play(command, { expectedVersion: session.getSnapshot().version }).catch((reason: unknown) => {
+      board.forget();
+      // A move made stale by the game moving on is not the player's fault: the new turn shows.
+      if (left || (reason instanceof ConnectError && reason.code === Code.Aborted)) return;
+      error.textContent = errorText(reason);
+    });
+  }
+
+  void (async () => {
     try {
-      for await (const event of caller().follow(gameId, { signal: abort.signal })) {
-        addEvent(event);
-        void refresh();
-      }
-      await refresh();
+      game = await api(seat?.token).getGame(gameId);
+      facts = await gameKind(game.kind).catch(() => undefined);
+      if (left) return;
+      open();
+      title.focus();
     } catch (reason) {
-      if (!abort.signal.aborted) error.textContent = errorText(reason);
+      if (!left) {
+        title.textContent = t("play.notFound");
+        error.textContent = errorText(reason);
+      }
     }
-  }
+  })();
 
-  void refresh().then(() => {
-    title.focus();
-    void follow();
-  });
-  return () => abort.abort();
+  return () => {
+    left = true;
+    for (const session of sessions.values()) session.close();
+  };
 }
 
-function statusText(game: Game, seat: HeldSeat | undefined): string {
-  if (game.status === GameStatus.FINISHED) return game.outcome?.summary || t("play.over");
-  if (seat && game.toAct.includes(seat.seat)) return t("play.yourTurn", { name: seat.name });
-  const names = game.toAct.map((index) => game.seats[index]?.name ?? String(index));
-  return t("play.waitingFor", { names: names.join(", ") });
+/** The seat the game waits for, from the view (every game's view names its active seat). */
+function activeSeat(snapshot: GameSnapshot): number | undefined {
+  const inner = snapshot.view?.game.value as { activeSeat?: number } | undefined;
+  return inner?.activeSeat;
 }
