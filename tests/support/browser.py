@@ -145,9 +145,11 @@ class Page:
         return path
 
     def screenshots(self, name: str) -> list[Path]:
-        """The page at desktop and at phone size (back to desktop after)."""
+        """The page at desktop and at phone size (back to desktop after). The phone is a
+        narrow window, not an emulated device: switching to one reloads the page (a
+        live game would have to load again, a dropped log file would be gone)."""
         taken = [self.screenshot(f"{name}-desktop")]
-        self.viewport(PHONE, mobile=True)
+        self.viewport(PHONE)
         taken.append(self.screenshot(f"{name}-phone"))
         self.viewport(DESKTOP)
         return taken
