@@ -79,6 +79,8 @@ class Transcoder:
             converted = _query_value(field, value)
             if field.is_repeated:
                 query.setdefault(field.json_name, []).append(converted)
+            elif field.json_name in query:  # ?pageSize=1&pageSize=2: which one was meant?
+                raise invalid_argument(name, f"The query parameter {name!r} is given more than once.")
             else:
                 query[field.json_name] = converted
         for name in self.binding.path_fields:

@@ -58,6 +58,12 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "IssueStreamTicket": app.issue_stream_ticket,
         "GetGameKind": app.get_game_kind,
         "ListGameKinds": app.list_game_kinds,
+        "JoinGame": app.join_game,
+        "LeaveGame": app.leave_game,
+        "StartGame": app.start_game,
+        "PlayAgain": app.play_again,
+        "TakeOverSeat": app.take_over_seat,
+        "HandBackSeat": app.hand_back_seat,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:

@@ -1,11 +1,13 @@
-"""Seat tokens and the admin token.
+"""Seat tokens, host tokens and the admin token.
 
 A seat token is `<seat>.<HMAC-SHA256(secret, game_id:seat)>` in base64url: the server
 keeps no token table, any process with the same secret checks it, and a token is
-worthless for another game or another seat. When the admin rotates a seat's token, the
-seat's *generation* (a counter kept with the game in the store) goes up and the new
-token is `<seat>.<generation>.<HMAC(secret, game_id:seat:generation)>`: the old one
-still has a valid HMAC, but of a generation the game has left behind.
+worthless for another game or another seat. A seat's tokens have a *generation*, which
+goes up each time a player joins the seat (an open seat) and each time the admin
+rotates its token (LiveGame.seat_generation); a token of generation g > 0 is
+`<seat>.<g>.<HMAC(secret, game_id:seat:g)>`. A token of a past generation still has a
+valid HMAC, but the game refuses it (Viewers.in_game). A host token (a game's creator,
+who may start it with bots) is `host.<HMAC(secret, game_id:host)>`: never a seat's.
 
 Secrets rotate too: tokens are signed with the current secret and checked against it
 and the previous ones (docs/SECURITY.md, "Rotating the signing secret")."""
@@ -55,6 +57,21 @@ class TokenAuthority:
     def seat_token(self, game_id: str, seat: int, generation: int = 0) -> str:
         mac = self._mac(self._secret, game_id, seat, generation)
         return f"{seat}.{mac}" if generation == 0 else f"{seat}.{generation}.{mac}"
+
+    def host_token(self, game_id: str) -> str:
+        return f"host.{self._host_mac(self._secret, game_id)}"
+
+    def is_host(self, game_id: str, token: str) -> bool:
+        """Whether `token` is the host token of `game_id` (signed with any secret in use)."""
+        if not token.startswith("host."):
+            return False
+        mac = token[len("host.") :].encode()
+        return any(hmac.compare_digest(mac, self._host_mac(key, game_id).encode()) for key in self._verifying)
+
+    @staticmethod
+    def _host_mac(key: bytes, game_id: str) -> str:
+        digest = hmac.new(key, f"{game_id}:host".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
     def derived_key(self, purpose: str) -> bytes:
         """A signing key of its own for `purpose` (e.g. stream tickets), from the same

@@ -16,7 +16,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import choice_pb2, game_pb2
 
 from engines.describers import DESCRIBERS
-from engines.phrases import Described, StepRole
+from engines.phrases import Described, NumberArg, Phrase, SeatArg, StepRole, TextArg, phrase
 from service.app import envelopes
 from service.app.catalogs import Words, catalogs
 
@@ -39,6 +39,38 @@ class Audience:
     def of(seats: Sequence[game_pb2.Seat], locale: str) -> Audience:
         """`locale`: a request's locale field (a tag or an Accept-Language list)."""
         return Audience(catalogs().words(locale), tuple(seat.name for seat in seats))
+
+
+def describe_table_event(event: game_pb2.Event, audience: Audience) -> None:
+    """Writes a table event's description (a table event is the same for every viewer)."""
+    audience.words.describe(table_phrase(event.table), audience.names, into=event.description)
+
+
+# The table events (TableEvent's `change`) table_phrase() describes.
+TABLE_EVENT_KINDS = frozenset({"joined", "left", "timed_out", "taken_over", "handed_back"})
+
+
+def table_phrase(change: game_pb2.TableEvent) -> Phrase:
+    """What happened around the table, for people. A player who joins or leaves is
+    named as the event has it (the seat may have another player now)."""
+    which = change.WhichOneof("change")
+    if which == "joined":
+        joined = change.joined
+        who = TextArg(str(joined.seat), joined.name)
+        return phrase("table.bot_joined" if joined.bot else "table.joined", seat=who)
+    if which == "left":
+        left = change.left
+        return phrase("table.left", seat=TextArg(str(left.seat), left.name) if left.name else SeatArg(left.seat))
+    if which == "timed_out":
+        timed_out = change.timed_out
+        return phrase("table.timed_out", seat=SeatArg(timed_out.seat), count=NumberArg(timed_out.missed_turns))
+    if which == "taken_over":
+        taken = change.taken_over
+        missed = taken.reason == game_pb2.TAKE_OVER_REASON_MISSED_TURNS
+        return phrase("table.taken_over_missed" if missed else "table.taken_over", seat=SeatArg(taken.seat))
+    if which == "handed_back":
+        return phrase("table.handed_back", seat=SeatArg(change.handed_back.seat))
+    return phrase("table.unknown")
 
 
 def describe_event(kind: str, event: game_pb2.Event, payload: Message, audience: Audience) -> None:

@@ -1,22 +1,30 @@
 """GameApp: every use case of the service, behind one object, independent of any transport.
 
 Create a game, read it, play a move, list and stream its events, travel back in time,
-export and import logs, replay a log sent in a request. Each family of use cases lives
-in its own module (games, moves, history, logs, log_replay); GameApp wires them to one
-store, one live-game cache and one token authority. Moves on one game are serialised
-inside this process; between processes the store's compare-and-set append decides, and
-a loser catches up and decides again."""
+export and import logs, replay a log sent in a request; play online: join open seats,
+leave them, start and replay games, let bots take seats over and hand them back, see
+who is connected, and play for seats whose turn clock ran out. Each family of use cases
+lives in its own module (games, moves, history, logs, log_replay, seats, seating,
+takeover; online, presence and clocks for what the others hook into); GameApp wires
+them to one store, one live-game cache and one token authority. Moves on one game are
+serialised inside this process; between processes the store's compare-and-set append
+decides, and a loser catches up and decides again. start() and stop() run the
+background work: presence leases and notices, and the worker that fires the turn
+clocks' timeouts."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from service.app.auth import TokenAuthority
+from service.app.clocks import ClockWorker
 from service.app.creators import CreationPolicy, OpenCreation
 from service.app.descriptions import Audience
 from service.app.games import Games, random_game_id
@@ -24,13 +32,18 @@ from service.app.history import History
 from service.app.kinds import Kinds
 from service.app.limits import CreationLimits, Quotas
 from service.app.live import LiveGame, LiveGames
-from service.app.log_replay import replay_log
+from service.app.log_replay import LogReplays
 from service.app.logs import Logs
 from service.app.metrics import Metrics
 from service.app.moves import Moves
+from service.app.online import Online
 from service.app.origins import ClientAddresses
+from service.app.presence import Sighting
+from service.app.seating import Seating
 from service.app.seats import Seats
 from service.app.stored import store_errors
+from service.app.table_changes import TableChanges
+from service.app.takeover import TakeOvers
 from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
 from service.app.views import legal_commands, shown, view
@@ -53,13 +66,20 @@ class GameApp:
         limits: CreationLimits | None = None,
         stream_ticket_ttl: float = 60.0,
         play_join_timeout: float = 10.0,
+        presence_ttl: float = 15.0,
+        clock_interval: float = 1.0,
     ) -> None:
+        if presence_ttl <= 0 or clock_interval <= 0:
+            raise ValueError("the presence ttl and the clock interval must be positive")
         self.store = store
         self.metrics = metrics or Metrics()
         self.tokens = tokens
         self._clock = clock
+        self.clock_interval = clock_interval
         self.games = LiveGames(store, self.metrics, cache_size)
         self.viewers = Viewers(tokens)
+        self.online = Online(store.coordination, self.now_ms, self.metrics, int(presence_ttl * 1000))
+        self.viewers.seen = self.online.presence.seen
         quotas = Quotas(store, limits or CreationLimits(), self.now_ms)  # default: no limit
         creating = Games(
             self.games,
@@ -71,8 +91,11 @@ class GameApp:
             new_seed,
             creation or OpenCreation(ClientAddresses()),
             quotas,
+            self.online,
         )
-        moves = Moves(self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, quotas)
+        moves = Moves(
+            self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, quotas, self.online.moved
+        )
         tickets = StreamTickets(self.games, self.viewers, tokens, self.now_ms, stream_ticket_ttl)
         history = History(self.games, self.viewers, self.metrics, tickets)
         # How long a Play session may take to send its join (every transport).
@@ -80,6 +103,16 @@ class GameApp:
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
         seats = Seats(self.games, tokens)
         kinds = Kinds()
+        changes = TableChanges(self.games, self.metrics, self.now_ms, max_conflict_retries, self.online.moved, quotas)
+        seating = Seating(
+            self.games, self.viewers, tokens, self.metrics, self.now_ms, changes, creating, self.online, new_game_id
+        )
+        self.takeovers = TakeOvers(self.games, self.viewers, self.metrics, self.now_ms, changes, self.online)
+        self.clocks = ClockWorker(
+            self.games, changes, self.online.schedule, store.coordination, self.metrics, self.now_ms
+        )
+        self._background: list[asyncio.Task[None]] = []
+        self._stopping = asyncio.Event()
         # The use cases, one per RPC (service/api/rpcs.py maps them).
         self.create_game = creating.create_game
         self.get_game = creating.get_game
@@ -93,10 +126,16 @@ class GameApp:
         self.replay = history.replay
         self.export_game = logs.export_game
         self.import_game = logs.import_game
-        self.replay_log = replay_log
+        self.replay_log = LogReplays().replay_log
         self.rotate_seat_token = seats.rotate_seat_token
         self.get_game_kind = kinds.get_game_kind
         self.list_game_kinds = kinds.list_game_kinds
+        self.join_game = seating.join_game
+        self.leave_game = seating.leave_game
+        self.start_game = seating.start_game
+        self.play_again = seating.play_again
+        self.take_over_seat = self.takeovers.take_over
+        self.hand_back_seat = self.takeovers.hand_back
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
@@ -125,7 +164,47 @@ class GameApp:
         """The viewer's view of the live game's current state."""
         return view(live, live.state, viewer)
 
+    def clock_of(self, live: LiveGame, viewer: Viewer) -> game_pb2.SeatClock | None:
+        """The viewer's seat's turn clock now, in a game with a clock."""
+        clock = live.table.clock
+        if clock is None or viewer.seat is None:
+            return None
+        return clock.message(viewer.seat, self.now_ms())
+
+    @contextlib.asynccontextmanager
+    async def attend(self, live: LiveGame, viewer: Viewer) -> AsyncIterator[AsyncIterator[Sighting]]:
+        """While a session is open: its seat is online (and if the clock had a bot take
+        the seat over, it is its player's again); yields the game's presence, live."""
+        seat = viewer.seat
+        if seat is not None:
+            await self.takeovers.returned(live, viewer)
+            self.online.presence.connect(live.game_id, seat)
+        sightings = self.online.presence.watch(live.game_id)
+        try:
+            yield sightings
+        finally:
+            await sightings.aclose()  # type: ignore[attr-defined]
+            if seat is not None:
+                self.online.presence.disconnect(live.game_id, seat)
+
+    def game_over(self, live: LiveGame) -> None:
+        """A session saw the game end: its presence watch looks for a rematch."""
+        self.online.presence.game_over(live.game_id)
+
     # --- the process --------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Starts the background work: presence, and the turn clocks' worker."""
+        await self.online.presence.start()
+        self._background.append(asyncio.create_task(self.clocks.run(self.clock_interval, self._stopping)))
+
+    async def stop(self) -> None:
+        self._stopping.set()
+        await self.online.presence.stop()
+        for task in self._background:
+            task.cancel()
+        await asyncio.gather(*self._background, return_exceptions=True)
+        self._background.clear()
 
     async def ready(self) -> None:
         """Raises ServiceError(UNAVAILABLE) when the store cannot be reached."""

@@ -9,15 +9,17 @@ from typing import Any
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
-from engines.contract import InvalidSetup, SeatInfo, fold
+from engines.contract import InvalidSetup, SeatInfo, Viewer, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
 from service.app import envelopes, request_context
 from service.app.auth import TokenAuthority
+from service.app.clocks import validate_clock
 from service.app.creators import ADMIN_CREATOR, CreationPolicy, Creator
 from service.app.errors import invalid_argument
 from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
+from service.app.online import Online
 from service.app.origins import current_origin
 from service.app.seeding import SETUP, game_rng
 from service.app.steps import Step, play_bots, stamp
@@ -32,6 +34,7 @@ from service.app.views import (
     timestamp,
     viewer_message,
 )
+from service.store.base import GameExists
 
 # New game ids: 16 letters or digits (95 bits). No '-' or '_', so an id never
 # starts like a command-line option and is easy to select with a double click.
@@ -60,6 +63,7 @@ class Games:
         new_seed: Callable[[], int],
         creation: CreationPolicy,
         quotas: Quotas,
+        online: Online | None = None,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -70,6 +74,7 @@ class Games:
         self._new_seed = new_seed
         self._creation = creation
         self.quotas = quotas
+        self._online = online
 
     async def creator(self, token: str) -> Creator:
         """Who creates a game with this token (the admin, or whoever the policy says)."""
@@ -81,6 +86,14 @@ class Games:
         self, request: game_service_pb2.CreateGameRequest, token: str
     ) -> game_service_pb2.CreateGameResponse:
         creator = await self.creator(token)
+        viewer = self._viewers.outside_game(token)
+        return await self.create(request, creator, viewer, self._new_game_id())
+
+    async def create(
+        self, request: game_service_pb2.CreateGameRequest, creator: Creator, viewer: Viewer, game_id: str
+    ) -> game_service_pb2.CreateGameResponse:
+        """CreateGame by `creator`, answered as `viewer` sees the game, under `game_id` (a
+        rematch's is claimed first). Raises GameExists."""
         engine = get_engine(request.kind)
         if engine is None:
             known = ", ".join(sorted(ENGINES))
@@ -88,6 +101,8 @@ class Games:
         seats = validate_seats(request.seats, engine)
         if request.visibility not in game_pb2.Visibility.values():
             raise invalid_argument("visibility", f"Unknown visibility {request.visibility}.")
+        clock = validate_clock(request.clock) if request.HasField("clock") else None
+        waits = any(seat.open for seat in seats)  # for players to join: dealt once they have
         options = engine.options_type()
         if request.HasField("options"):
             options = envelopes.unwrap(request.options, engine.kind, "options", allow_empty=True)
@@ -95,46 +110,58 @@ class Games:
         seed = self._new_seed()
         infos = [SeatInfo(age=s.age if s.HasField("age") else None) for s in seats]
         try:
-            payloads = engine.setup(resolved, infos, game_rng(seed, SETUP, 0))
+            payloads = [] if waits else engine.setup(resolved, infos, game_rng(seed, SETUP, 0))
         except InvalidSetup as error:
             raise invalid_argument("options", str(error)) from error
         now = self._now_ms()
         record = game_pb2.GameRecord(
-            game_id=self._new_game_id(),
+            game_id=game_id,
             kind=engine.kind,
             seats=seats,
-            options=envelopes.options(engine.kind, resolved),
+            # Waiting for its players, a game keeps its options as asked: the defaults
+            # that depend on the players (who is youngest) are filled in at the deal.
+            options=envelopes.options(engine.kind, options if waits else resolved),
             seed=seed,
             created_at=timestamp(now),
             rules_version=engine.rules_version,
             visibility=request.visibility or game_pb2.VISIBILITY_UNLISTED,
             created_by=creator.identity,
+            clock=clock,
         )
         request_context.note(game_id=record.game_id, kind=engine.kind)
         # Counted before the bots play: a game of bots only plays itself out here.
         await self.quotas.admit(creator, record.game_id, bots_only=all(seat.bot for seat in seats))
         try:
+            if waits and self._online is not None:
+                record.join_code = await self._online.join_codes.claim(game_id)
             live = LiveGame(record, engine, engine.initial_state(), 0, now)
-            state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
-            steps = [Step(None, None, list(payloads)), *bot_steps]
+            state, steps = live.state, []
+            if not waits:
+                state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
+                steps = [Step(None, None, list(payloads)), *bot_steps]
             events = stamp(live, 0, steps, "", now, engine.status(state).finished)
-            live.state, live.version = state, len(events)
+            live.moved(events, state, len(events), now)
             await self.store_new_game(live, events, now)
+        except GameExists:
+            raise  # a rematch another process created first: its quota slot is its own
         except BaseException:
             await self.quotas.release(creator, record.game_id)
             raise
         if live.status.finished:
             await self.quotas.release(creator, record.game_id)
-        viewer = self._viewers.outside_game(token)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
-            seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in seats],
-            game=game_message(live, viewer, request.locale),
+            seat_tokens=["" if s.open else self._tokens.seat_token(record.game_id, s.index) for s in seats],
+            game=game_message(live, viewer, request.locale, now),
+            host_token=self._tokens.host_token(record.game_id) if waits else "",
         )
 
     async def get_game(self, request: game_service_pb2.GetGameRequest, token: str) -> game_pb2.Game:
         live = await self._games.load(request.game_id)
-        return game_message(live, self._viewers.in_game(live, token), request.locale)
+        game = game_message(live, self._viewers.in_game(live, token), request.locale, self._now_ms())
+        if self._online is not None:
+            await self._online.show(live, game)
+        return game
 
     async def list_games(
         self, request: game_service_pb2.ListGamesRequest, token: str
@@ -178,7 +205,7 @@ class Games:
             await self._games.store.create(
                 record.game_id,
                 record.kind,
-                STATUS_NAMES[status_code(live.status)],
+                STATUS_NAMES[status_code(live.status, live.table.started)],
                 record.SerializeToString(),
                 summary(live).SerializeToString(),
                 [e.SerializeToString() for e in events],
@@ -186,6 +213,8 @@ class Games:
                 listed=record.visibility in LISTED,
             )
         self._games.remember(live)
+        if self._online is not None:
+            await self._online.moved(live, 0)  # a turn clock's first deadline
         self._metrics.labelled(self._metrics.games_created, record.kind).inc()
         status = live.status
         if status.finished:  # a game of bots plays itself out at once; so may an import
@@ -221,15 +250,16 @@ def validate_seats(
                 f"{where}.index", f"Seat {spec.index} {problem}: seats are numbered 0, 1, 2... in order."
             )
         seen.add(index)
-        name = spec.name.strip()
-        if not 1 <= len(name) <= MAX_NAME_LENGTH or not name.isprintable():
-            raise invalid_argument(f"{where}.name", f"A seat's name is 1 to {MAX_NAME_LENGTH} printable characters.")
-        if spec.HasField("age") and spec.age > MAX_AGE:
-            raise invalid_argument(f"{where}.age", f"An age is at most {MAX_AGE}.")
-        if spec.bot and spec.bot not in engine.bots:
-            known = ", ".join(sorted(engine.bots))
-            raise invalid_argument(f"{where}.bot", f"Unknown bot {spec.bot!r}: choose one of {known}, or none.")
-        seat = game_pb2.Seat(index=index, name=name, bot=spec.bot)
+        name = validate_name(spec.name, f"{where}.name", optional=spec.open)
+        if spec.HasField("age"):
+            validate_age(spec.age, f"{where}.age")
+        validate_bot(spec.bot, f"{where}.bot", engine)
+        if spec.open and spec.bot:
+            raise invalid_argument(f"{where}.bot", "An open seat is for a player to join: not for a bot.")
+        if spec.open and spec.HasField("age"):
+            raise invalid_argument(f"{where}.age", "An open seat's age is its player's, given when they join.")
+        validate_bot(spec.stand_in, f"{where}.stand_in", engine)
+        seat = game_pb2.Seat(index=index, name=name, bot=spec.bot, open=spec.open, stand_in=spec.stand_in)
         if spec.HasField("age"):
             seat.age = spec.age
         seats.append(seat)
@@ -244,3 +274,22 @@ def resolve_options(engine: AnyEngine, options: Any, seats: Sequence[game_pb2.Se
         return engine.resolve_options(options, infos)
     except InvalidSetup as error:
         raise invalid_argument(field, str(error)) from error
+
+
+def validate_name(name: str, field: str, *, optional: bool = False) -> str:
+    """A player's name, stripped; `optional`: may be empty (an open seat's placeholder)."""
+    name = name.strip()
+    if (name or not optional) and (not 1 <= len(name) <= MAX_NAME_LENGTH or not name.isprintable()):
+        raise invalid_argument(field, f"A seat's name is 1 to {MAX_NAME_LENGTH} printable characters.")
+    return name
+
+
+def validate_age(age: int, field: str) -> None:
+    if age > MAX_AGE:
+        raise invalid_argument(field, f"An age is at most {MAX_AGE}.")
+
+
+def validate_bot(bot: str, field: str, engine: AnyEngine) -> None:
+    if bot and bot not in engine.bots:
+        known = ", ".join(sorted(engine.bots))
+        raise invalid_argument(field, f"Unknown bot {bot!r}: choose one of {known}, or none.")

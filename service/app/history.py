@@ -18,7 +18,7 @@ from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
 from service.app.tickets import StreamTickets
 from service.app.viewers import Viewers
-from service.app.views import outcome, redact, shown, status_code
+from service.app.views import LiveAudience, outcome, redact, shown, status_code
 
 MAX_EVENTS_PAGE = 1000
 
@@ -52,7 +52,7 @@ class History:
         with store_errors():
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
-        audience = Audience.of(live.record.seats, request.locale)
+        audience = Audience.of(live.table.seats, request.locale)
         for item in stored:
             redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
@@ -73,20 +73,22 @@ class History:
             viewer = self._viewers.in_game(live, token)
         from_version = max(request.from_version, 1)
         ended = live.status.finished and from_version > live.version
-        audience = Audience.of(live.record.seats, request.locale)
-        return EventStream(_visible(self.follow(live, viewer, from_version, audience)), ended)
+        return EventStream(_visible(self.follow(live, viewer, from_version, request.locale)), ended)
 
     async def follow(
-        self, live: LiveGame, viewer: Viewer, from_version: int, audience: Audience | None = None
+        self, live: LiveGame, viewer: Viewer, from_version: int, locale: str | None = None
     ) -> AsyncIterator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
-        each as stored and as `viewer` may see it (None: not at all), described for
-        `audience`. A seat's stream ends when its token is rotated, at the next event
-        once this process knows."""
+        each as stored and as `viewer` may see it (None: not at all), described in
+        `locale` (None: not described). A seat's stream ends when its token is no
+        longer the seat's: when the admin rotated it (at the next event once this
+        process knows), or after the event that says its player left the seat."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
         generation = live.seat_generation(seat) if seat is not None else 0
+        held_since = live.version  # the token was the seat's at this version
+        audience = None if locale is None else LiveAudience(live, locale)
         self._metrics.subscriptions.inc()
         since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
@@ -96,10 +98,14 @@ class History:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
                     with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
                         event = parse_event(stored)
+                        if event.HasField("table") and event.version > live.version:
+                            await self._games.refresh(live)  # who sits where: the names the words use
                         self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
-                        yield event, redact(live.engine, event, viewer, audience)
+                        yield event, redact(live.engine, event, viewer, audience.now() if audience else None)
                     if event.game_over:
                         return
+                    if seat is not None and event.version > held_since and _left(event, seat):
+                        raise unauthenticated("This seat was left: its token is not valid any more.")
         finally:
             self._metrics.subscriptions.dec()
 
@@ -113,11 +119,11 @@ class History:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
         state = live.state if at == live.version else await self._games.state_at(live, at)
         status = live.engine.status(state)
-        seen, legal = shown(live, state, viewer, Audience.of(live.record.seats, request.locale))
+        seen, legal = shown(live, state, viewer, Audience.of(live.table.seats, request.locale))
         return game_service_pb2.ReplayGameResponse(
             at_version=at,
             version=live.version,
-            status=status_code(status),
+            status=status_code(status, live.table.started_at(at)),
             to_act=status.to_act,
             outcome=outcome(live, status),
             view=seen,
@@ -131,3 +137,8 @@ async def _visible(
     async for _, redacted in events:
         if redacted is not None:
             yield redacted
+
+
+def _left(event: game_pb2.Event, seat: int) -> bool:
+    """Whether `event` says the seat's player left it."""
+    return event.table.WhichOneof("change") == "left" and event.table.left.seat == seat

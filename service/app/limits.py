@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from service.app.creators import Creator
-from service.app.errors import permission_denied, resource_exhausted
+from service.app.errors import ServiceError, permission_denied, resource_exhausted
 from service.app.stored import store_errors
 from service.store.base import EventStore, GameNotFound, StoreUnavailable
 
@@ -55,13 +55,32 @@ class Quotas:
             raise permission_denied("Only the admin may create a game whose every seat is a bot.")
         if limits.live_games:
             await self._take_live_slot(creator, game_id)
+        try:
+            await self._take_rate(creator, game_id, bots_only=bots_only)
+        except ServiceError:
+            await self.release(creator, game_id)
+            raise
+
+    async def admit_bots_only(self, creator: Creator, game_id: str) -> None:
+        """A game its host starts with nobody seated: every seat a bot, it plays itself
+        out here, like a game created with bots only, and counts as one (its live slot
+        was taken at its creation)."""
+        if creator.is_admin:
+            return
+        if self.limits.bot_games_per_minute == 0:
+            raise permission_denied(
+                "Only the admin may start a game whose every seat would be a bot: wait for a player."
+            )
+        await self._take_rate(creator, game_id, bots_only=True)
+
+    async def _take_rate(self, creator: Creator, game_id: str, *, bots_only: bool) -> None:
+        limits = self.limits
         rate, name = (limits.bot_games_per_minute, "bot-games") if bots_only else (limits.per_minute, "create")
         if rate:
             now = self._now_ms()
             with store_errors():
                 admission = await self._store.admit(f"{name}:{creator.identity}", game_id, rate, now, WINDOW_MS)
             if not admission.admitted:
-                await self.release(creator, game_id)
                 what = "games of bots only" if bots_only else "games"
                 raise resource_exhausted(
                     f"{name.upper().replace('-', '_')}_RATE",

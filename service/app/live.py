@@ -19,6 +19,7 @@ from service.app import envelopes, request_context
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
+from service.app.table import Table
 from service.app.tracing import TracedMove
 from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent
 
@@ -26,7 +27,7 @@ GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
 def seat_counter(seat: int) -> str:
-    """The name of the store counter that holds a seat's token generation."""
+    """The name of the store counter that holds how often the admin rotated a seat's token."""
     return f"seat:{seat}"
 
 
@@ -39,20 +40,30 @@ class LiveGame:
     state: Any
     version: int
     updated_at_ms: int
-    summary_head: bytes = b""  # the summary's fields that never change, encoded (views.summary_bytes)
-    bots: dict[int, str] | None = None  # seat -> bot, for the seats that are bots (steps.play_bots)
-    # The game's counters in the store (seat token generations), at `counters_revision`.
+    summary_head: bytes = b""  # the summary's fields that change only with the seats, encoded (views.summary_bytes)
+    summary_revision: int = 0  # the table's revision summary_head was encoded at
+    # The game's counters in the store (seat token rotations), at `counters_revision`.
     counters: Mapping[str, int] = field(default_factory=dict)
     counters_revision: int = 0
     traced_move: TracedMove | None = None  # the last move traced here, for its followers' spans
+    table: Table = field(init=False)  # the seats: who sits and plays where, their clocks (table.py)
+
+    def __post_init__(self) -> None:
+        self.table = Table(self.record, self.engine)
 
     @property
     def game_id(self) -> str:
         return self.record.game_id
 
     def seat_generation(self, seat: int) -> int:
-        """The generation of the seat's tokens: how often the admin rotated them."""
-        return self.counters.get(seat_counter(seat), 0)
+        """The generation of the seat's tokens: the players who joined it (the table's
+        events) plus the admin's rotations of its token (the store's counter). Each
+        only goes up, so a seat's generation never comes back to a past value: a token
+        made for a generation is good until the seat's next join or rotation, and never
+        again. Both are known on every process without a round trip of their own: the
+        events come with the game's reads, and a rotation changes the counters'
+        revision, which every read and append checks (LiveGames.refresh, Moves)."""
+        return self.table.joins[seat] + self.counters.get(seat_counter(seat), 0)
 
     def take_counters(self, info: GameInfo) -> None:
         self.counters, self.counters_revision = info.counters, info.counters_revision
@@ -60,6 +71,23 @@ class LiveGame:
     @property
     def status(self) -> Status:
         return self.engine.status(self.state)
+
+    def apply(self, event: game_pb2.Event) -> None:
+        """Folds the game's next event (version + 1) into its state and its table."""
+        self.state = self.table.fold(self.state, event)
+        self.version = event.version
+        self.updated_at_ms = event.recorded_at.ToMilliseconds()
+
+    def moved(self, events: Sequence[game_pb2.Event], state: Any, version: int, now_ms: int) -> None:
+        """This process appended `events`, which bring the game to `state` at `version`.
+        A game whose table follows them (a turn clock, table events) folds them one by
+        one; the others just take the state."""
+        if self.table.clock is not None or any(event.HasField("table") for event in events):
+            for event in events:
+                if event.version == self.version + 1:
+                    self.apply(event)
+        elif self.version < version:
+            self.state, self.version, self.updated_at_ms = state, version, now_ms
 
 
 class LiveGames:
@@ -136,16 +164,14 @@ class LiveGames:
         for item in stored:
             if item.version != live.version + 1:
                 continue  # already applied by a concurrent request of this process
-            event = parse_event(item)
-            live.state = live.engine.evolve(live.state, envelopes.event_payload(event))
-            live.version = item.version
-            live.updated_at_ms = event.recorded_at.ToMilliseconds()
+            live.apply(parse_event(item))
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
         """The game's state after its first `version` events."""
         with store_errors():
             stored = await self.store.read(live.game_id, 1, version)
-        return fold(live.engine, [envelopes.event_payload(parse_event(item)) for item in stored])
+        events = [parse_event(item) for item in stored]
+        return fold(live.engine, [envelopes.event_payload(event) for event in events if not event.HasField("table")])
 
     def remember(self, live: LiveGame) -> None:
         self._cache[live.game_id] = live

@@ -10,9 +10,10 @@ event loop keeps serving every other call meanwhile, and only a few run at once.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import Any
 
-from ludotheque.v1 import game_service_pb2
+from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
 from engines.registry import AnyEngine
@@ -25,33 +26,48 @@ from service.app.views import legal_commands, outcome_of, redact, status_code
 MAX_LOG_EVENTS = 10_000
 DEFAULT_PAGE = 100
 MAX_PAGE = 1000
-# Replays running at once in this process; more are refused (RESOURCE_EXHAUSTED) rather
-# than queued, so a flood of logs costs at most this many threads of CPU.
+# Replays running at once in a process, and waiting their turn: past both, a replay is
+# refused (RESOURCE_EXHAUSTED), so a flood of logs costs at most MAX_AT_ONCE threads of CPU
+# and a bounded queue, while a page stepping through a log (a few requests at once) just
+# waits a moment.
 MAX_AT_ONCE = 2
-_running = 0
+MAX_WAITING = 8
 
 
-async def replay_log(request: game_service_pb2.ReplayLogRequest, token: str) -> game_service_pb2.ReplayLogResponse:
-    """ReplayLog: the token is not needed (nor checked): nothing of the server is shown."""
-    del token
-    log = request.log
-    if not request.HasField("log"):
-        raise invalid_argument("log", "Send the log to replay (a complete log, as `ludotheque export` writes it).")
-    if len(log.events) > MAX_LOG_EVENTS:
-        raise invalid_argument("log.events", f"A log of at most {MAX_LOG_EVENTS} events can be replayed here.")
-    if request.page_size > MAX_PAGE:
-        raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE}.")
-    viewer = _viewer(request)
-    global _running
-    if _running >= MAX_AT_ONCE:
-        raise resource_exhausted(
-            "REPLAYS_AT_ONCE", "ReplayLog", "Other logs are being replayed right now: try again in a moment.", 1000
-        )
-    _running += 1
-    try:
-        return await asyncio.to_thread(_replay, request, viewer)
-    finally:
-        _running -= 1
+class LogReplays:
+    """ReplayLog, with its bound on the work in flight (one per GameApp)."""
+
+    def __init__(self, max_at_once: int = MAX_AT_ONCE, max_waiting: int = MAX_WAITING) -> None:
+        self._turns = asyncio.Semaphore(max_at_once)
+        self._max_waiting = max_waiting
+        self._waiting = 0
+
+    async def replay_log(
+        self, request: game_service_pb2.ReplayLogRequest, token: str
+    ) -> game_service_pb2.ReplayLogResponse:
+        """ReplayLog: the token is not needed (nor checked): nothing of the server is shown."""
+        del token
+        log = request.log
+        if not request.HasField("log"):
+            raise invalid_argument("log", "Send the log to replay (a complete log, as `ludotheque export` writes it).")
+        if len(log.events) > MAX_LOG_EVENTS:
+            raise invalid_argument("log.events", f"A log of at most {MAX_LOG_EVENTS} events can be replayed here.")
+        if request.page_size > MAX_PAGE:
+            raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE}.")
+        viewer = _viewer(request)
+        if self._turns.locked() and self._waiting >= self._max_waiting:
+            raise resource_exhausted(
+                "REPLAYS_AT_ONCE", "ReplayLog", "Many logs are being replayed right now: try again in a moment.", 1000
+            )
+        self._waiting += 1
+        try:
+            await self._turns.acquire()
+        finally:
+            self._waiting -= 1
+        try:
+            return await asyncio.to_thread(_replay, request, viewer)
+        finally:
+            self._turns.release()
 
 
 def _replay(request: game_service_pb2.ReplayLogRequest, viewer: Viewer) -> game_service_pb2.ReplayLogResponse:
@@ -77,7 +93,7 @@ def _replay(request: game_service_pb2.ReplayLogRequest, viewer: Viewer) -> game_
     if engine is None or not states:
         return response  # the header itself does not replay: nothing to show
     response.replayed = len(states) - 1
-    _show(response, request, engine, states, viewer, log.header.seats)
+    _show(response, request, engine, states, viewer, checked.seats or tuple(log.header.seats), checked.dealt_at)
     return response
 
 
@@ -97,7 +113,8 @@ def _show(
     engine: AnyEngine,
     states: list[Any],
     viewer: Viewer,
-    seats: Any,
+    seats: Sequence[game_pb2.Seat],
+    dealt_at: int,
 ) -> None:
     """The steps from `from_version` to `to_version` (clamped to what replayed), a page."""
     last = len(states) - 1
@@ -112,7 +129,7 @@ def _show(
         seen = engine.view(state, viewer)
         step = game_service_pb2.ReplayLogStep(
             at_version=version,
-            status=status_code(status),
+            status=status_code(status, dealt_at == 0 or version > dealt_at),
             to_act=status.to_act,
             outcome=outcome_of(status, seats),
             view=envelopes.view(engine.kind, seen),

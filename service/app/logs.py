@@ -67,11 +67,12 @@ class Logs:
             seats=record.seats,
             created_at=record.created_at,
             viewer=viewer_message(viewer),
+            clock=record.clock if record.HasField("clock") else None,
         )
         if viewer.is_admin:
             header.seed = record.seed  # what a verification or a continued import needs
         log = game_pb2.GameLog(header=header)
-        audience = Audience.of(record.seats, request.locale)
+        audience = Audience.of(live.table.seats, request.locale)
         for item in stored:
             redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
@@ -97,12 +98,17 @@ class Logs:
         events = list(log.events)
         if request.HasField("truncate_at"):
             cut = request.truncate_at
-            starts = [e.version - 1 for e in events if e.HasField("command")] + [len(events)]
+            # Between two moves: before a command's first event, unless a table event
+            # before it says why it was played (a timeout's stand-in move).
+            starts = [
+                e.version - 1
+                for e in events
+                if e.HasField("command") and not (e.version > 1 and events[e.version - 2].HasField("table"))
+            ] + [len(events)]
             if cut not in starts or cut == 0:
                 nearest = ", ".join(str(v) for v in starts[:3]) + (" ..." if len(starts) > 3 else "")
                 raise invalid_argument("truncate_at", f"Cut between two moves, e.g. at {nearest}; not at {cut}.")
             events = events[:cut]
-        state = checked.states[len(events)]
         now = self._now_ms()
         record = game_pb2.GameRecord(
             game_id=self._new_game_id(),
@@ -114,10 +120,9 @@ class Logs:
             rules_version=engine.rules_version,
             visibility=game_pb2.VISIBILITY_UNLISTED,
             created_by=ADMIN_IDENTITY,
+            clock=log.header.clock if log.header.HasField("clock") else None,
         )
-        live = LiveGame(record, engine, state, len(events), now)
-        state, bot_steps = play_bots(live, state, len(events))  # a cut where a bot was to act
-        finished = engine.status(state).finished
+        live = LiveGame(record, engine, engine.initial_state(), 0, now)
         stored = [game_pb2.Event() for _ in events]
         for copy, event in zip(stored, events, strict=True):
             copy.CopyFrom(event)
@@ -127,14 +132,24 @@ class Logs:
             if copy.HasField("command"):
                 copy.command.ClearField("description")
                 del copy.command.choices[:]
-        stored += stamp(live, len(events), bot_steps, "import", now, finished)
+            live.apply(copy)  # the state, and the table: who sits and plays where, the clocks
+        state, bot_steps = play_bots(live, live.state, len(events))  # a cut where a bot was to act
+        finished = engine.status(state).finished
+        played = stamp(live, len(events), bot_steps, "import", now, finished)
+        stored += played
         stored[-1].game_over = finished
-        live.state, live.version = state, len(stored)
+        live.moved(played, state, len(stored), now)
+        live.updated_at_ms = now
         await self._creator.store_new_game(live, stored, now)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
-            seat_tokens=[self._tokens.seat_token(record.game_id, s.index) for s in record.seats],
-            game=game_message(live, Viewer.admin(), request.locale),
+            seat_tokens=[
+                ""
+                if seat.open
+                else self._tokens.seat_token(record.game_id, seat.index, live.seat_generation(seat.index))
+                for seat in live.table.seats
+            ],
+            game=game_message(live, Viewer.admin(), request.locale, now),
         )
 
 

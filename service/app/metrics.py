@@ -17,6 +17,7 @@ from prometheus_client.metrics import MetricWrapperBase
 from service.store.base import (
     Admission,
     AppendResult,
+    Coordination,
     EventStore,
     GameInfo,
     GamePage,
@@ -143,6 +144,55 @@ class Metrics:
             registry=r,
         )
 
+        self.joins = Counter(
+            "ludotheque_joins_total",
+            "Open seats taken by players (JoinGame), by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.leaves = Counter(
+            "ludotheque_leaves_total",
+            "Seats left before their game started (LeaveGame), by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.games_started = Counter(
+            "ludotheque_games_started_total",
+            "Games with open seats dealt, by kind and how (full: the last seat was taken; host: "
+            "its host started it with bots).",
+            ["kind", "how"],
+            registry=r,
+        )
+        self.clock_timeouts = Counter(
+            "ludotheque_clock_timeouts_total",
+            "Turns whose time ran out, played by the seat's stand-in bot, by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.take_overs = Counter(
+            "ludotheque_take_overs_total",
+            "Seats a bot took over, by kind and reason (requested; missed_turns: the turn clock).",
+            ["kind", "reason"],
+            registry=r,
+        )
+        self.hand_backs = Counter(
+            "ludotheque_hand_backs_total",
+            "Seats handed back to their players after a take-over, by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.rematches = Counter(
+            "ludotheque_rematches_total",
+            "Rematches dealt (PlayAgain), by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.online_sessions = Gauge(
+            "ludotheque_online_sessions",
+            "Play sessions of a seat open in this process (what makes a seat online).",
+            registry=r,
+        )
+
     def labelled(self, metric: MetricWrapperBase, *values: str) -> Any:
         """`metric.labels(*values)`, remembered: labels() validates and locks on every
         call, which the hot path (every RPC, every command) need not pay."""
@@ -162,23 +212,27 @@ class Metrics:
         self.labelled(self.games_finished, kind, "won" if won else "lost").inc()
 
 
+async def _timed(metrics: Metrics, operation: str, call: Awaitable[T]) -> T:
+    start = time.perf_counter()
+    try:
+        return await call
+    except StoreUnavailable:
+        metrics.labelled(metrics.store_errors, operation).inc()
+        raise
+    finally:
+        metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - start)
+
+
 class InstrumentedStore:
     """An EventStore that times every operation of the store it wraps."""
 
     def __init__(self, store: EventStore, metrics: Metrics) -> None:
         self.inner = store
         self._metrics = metrics
+        self.coordination = InstrumentedCoordination(store.coordination, metrics)
 
     async def _timed(self, operation: str, call: Awaitable[T]) -> T:
-        metrics = self._metrics
-        start = time.perf_counter()
-        try:
-            return await call
-        except StoreUnavailable:
-            metrics.labelled(metrics.store_errors, operation).inc()
-            raise
-        finally:
-            metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - start)
+        return await _timed(self._metrics, operation, call)
 
     async def create(
         self,
@@ -265,3 +319,41 @@ class InstrumentedStore:
 
     async def close(self) -> None:
         await self.inner.close()
+
+
+class InstrumentedCoordination:
+    """The coordination of an InstrumentedStore, each operation timed."""
+
+    def __init__(self, inner: Coordination, metrics: Metrics) -> None:
+        self.inner = inner
+        self._metrics = metrics
+
+    async def claim(self, key: str, value: str, ttl_ms: int) -> str:
+        return await _timed(self._metrics, "claim", self.inner.claim(key, value, ttl_ms))
+
+    async def lookup(self, key: str) -> str | None:
+        return await _timed(self._metrics, "lookup", self.inner.lookup(key))
+
+    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
+        return await _timed(self._metrics, "put_lease", self.inner.put_lease(scope, holder, now_ms, ttl_ms))
+
+    async def drop_lease(self, scope: str, holder: str) -> None:
+        await _timed(self._metrics, "drop_lease", self.inner.drop_lease(scope, holder))
+
+    async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
+        return await _timed(self._metrics, "leases", self.inner.leases(scope, now_ms))
+
+    async def notify(self, topic: str) -> None:
+        await _timed(self._metrics, "notify", self.inner.notify(topic))
+
+    def notices(self) -> AsyncIterator[str]:
+        return self.inner.notices()
+
+    async def schedule(self, key: str, due_ms: int) -> None:
+        await _timed(self._metrics, "schedule", self.inner.schedule(key, due_ms))
+
+    async def unschedule(self, key: str) -> None:
+        await _timed(self._metrics, "unschedule", self.inner.unschedule(key))
+
+    async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        return await _timed(self._metrics, "due", self.inner.due(now_ms, limit))

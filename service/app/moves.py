@@ -7,7 +7,7 @@ import hashlib
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +65,7 @@ class Moves:
         now_ms: Callable[[], int],
         max_conflict_retries: int,
         quotas: Quotas,
+        on_moved: Callable[[LiveGame, int], Awaitable[None]] | None = None,
     ) -> None:
         self._games = games
         self._viewers = viewers
@@ -72,14 +73,19 @@ class Moves:
         self._now_ms = now_ms
         self._max_retries = max_conflict_retries
         self._quotas = quotas
+        self._on_moved = on_moved  # after each move this process stored (the turn clocks' schedule)
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
     ) -> game_service_pb2.SubmitCommandResponse:
         done = await self.apply_command(request, token)
         if done.replayed:
-            return await self._replayed(done.live, token, done.first_version, done.last_version, request.locale)
-        return submit_response(done.live, done.viewer, done.events, request.locale)
+            response = await self._replayed(done.live, token, done.first_version, done.last_version, request.locale)
+        else:
+            response = submit_response(done.live, done.viewer, done.events, request.locale)
+        if done.live.table.clock is not None:
+            response.seats.extend(done.live.table.seat_messages(self._now_ms()))
+        return response
 
     @tracing.move_span
     async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
@@ -124,6 +130,7 @@ class Moves:
             viewer = self._viewers.in_game(live, token)
             seat = acting_seat(live, viewer, request)
             request_context.note(seat=seat)
+            live.table.check_playable(seat)
             payload = envelopes.unwrap(request.command, engine.kind, "command")
             labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
             command = envelopes.command(engine.kind, payload)
@@ -147,6 +154,7 @@ class Moves:
                         return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
                     moved = await games.caught_up(live)
                     self._viewers.in_game(live, token)  # say nothing more to a token rotated meanwhile
+                    live.table.check_playable(seat)  # nor to a seat a bot took over meanwhile
                     if moved:
                         continue
                     raise
@@ -172,6 +180,7 @@ class Moves:
                     live.traced_move = None
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
                     await games.refresh(live)  # another process moved first: catch up, decide again
+                    live.table.check_playable(seat)  # (a bot may have taken the seat over)
                     continue
                 except CountersChanged:  # a seat token was rotated (on any process): is ours still good?
                     await games.reload_counters(live)
@@ -180,8 +189,10 @@ class Moves:
                 if result.replayed:  # the command id was played already (here, or on another process)
                     live.traced_move = None
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
-                if live.version < result.last_version:
-                    live.state, live.version, live.updated_at_ms = state, result.last_version, now
+                before = live.version
+                live.moved(events, state, result.last_version, now)
+                if self._on_moved is not None:
+                    await self._on_moved(live, before)
                 if status.finished:
                     self._metrics.game_finished(engine.kind, bool(status.winners))
                     await self._quotas.game_over(live.record.created_by, live.game_id)
@@ -230,7 +241,7 @@ def submit_response(
     view and legal commands."""
     state = live.state if state is None else state
     status = live.engine.status(state)
-    audience = Audience.of(live.record.seats, locale)
+    audience = Audience.of(live.table.seats, locale)
     seen, legal = shown(live, state, viewer, audience)
     response = game_service_pb2.SubmitCommandResponse(
         version=live.version if version is None else version,

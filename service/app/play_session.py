@@ -11,7 +11,10 @@ and every other seat one message.
 The same session serves every transport (gRPC's stream, the WebSocket): it starts with
 a join that must come within the app's join deadline, may carry the token itself, and
 may ask for the caller's view whenever the game comes to rest (`view_updates`); it
-ends when the client stops sending, once the results of its commands are out."""
+ends when the client stops sending, once the results of its commands are out. While
+the session lasts its seat is online; a session that asks for presence is sent who is
+connected when it starts and whenever that changes, and once the game is over, its
+rematch when someone asks for one."""
 
 from __future__ import annotations
 
@@ -25,8 +28,9 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
 from service.app import GameApp, LiveGame, access_log, request_context
-from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, code_name, invalid_argument, status_of
+from service.app.presence import Sighting
+from service.app.views import LiveAudience
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256
@@ -50,9 +54,10 @@ async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: st
             raise invalid_argument("join.token", "The join's token and the authorization header differ: send one.")
         token = join.token
     live, viewer = await app.open_game(join.game_id, token)
-    session = _Session(app, live, viewer, token, join, Audience.of(live.record.seats, join.locale))
-    async for response in session.run(requests):
-        yield response
+    async with app.attend(live, viewer) as sightings:  # the seat is online while the session lasts
+        session = _Session(app, live, viewer, token, join, sightings)
+        async for response in session.run(requests):
+            yield response
 
 
 async def _join(app: GameApp, requests: AsyncIterator[api.PlayRequest]) -> api.PlayJoin:
@@ -72,14 +77,21 @@ async def _join(app: GameApp, requests: AsyncIterator[api.PlayRequest]) -> api.P
 
 class _Session:
     def __init__(
-        self, app: GameApp, live: LiveGame, viewer: Viewer, token: str, join: api.PlayJoin, audience: Audience
+        self,
+        app: GameApp,
+        live: LiveGame,
+        viewer: Viewer,
+        token: str,
+        join: api.PlayJoin,
+        sightings: AsyncIterator[Sighting],
     ) -> None:
         self.app = app
-        self.audience = audience  # the words of the session's events, turns and errors
+        self.words = LiveAudience(live, join.locale)  # the words of the session's events, turns and errors
         self.live = live
         self.viewer = viewer
         self.token = token
         self.join = join
+        self.sightings = sightings
         self.out: asyncio.Queue[api.PlayResponse | BaseException | None] = asyncio.Queue(QUEUE_SIZE)
         self.sent_version = max(join.from_version, 1) - 1  # every version up to this one was sent
         self.following = True
@@ -92,6 +104,7 @@ class _Session:
             await self._at_rest(self.live.version)
         events = asyncio.create_task(self._forward_events())
         commands = asyncio.create_task(self._answer_commands(requests))
+        presence = asyncio.create_task(self._forward_presence()) if self.join.presence else None
         # An item taken from the queue while merging but not sent yet. Its own marker,
         # not None: None is the end of the session, and must not be lost here.
         held: api.PlayResponse | BaseException | _Nothing | None = NOTHING
@@ -115,14 +128,15 @@ class _Session:
                     message.MergeFrom(following)
                 yield message
         finally:
-            events.cancel()
-            commands.cancel()
-            await asyncio.gather(events, commands, return_exceptions=True)
+            tasks = [events, commands] if presence is None else [events, commands, presence]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _forward_events(self) -> None:
         try:
             start = max(self.join.from_version, 1)
-            async for event, redacted in self.app.follow(self.live, self.viewer, start, self.audience):
+            async for event, redacted in self.app.follow(self.live, self.viewer, start, self.join.locale):
                 if redacted is not None:
                     await self.out.put(api.PlayResponse(events=[redacted]))
                 await self._sent(event.version)
@@ -134,6 +148,23 @@ class _Session:
             async with self.progress:
                 self.following = False
                 self.progress.notify_all()
+            if self.live.status.finished:
+                self.app.game_over(self.live)  # the presence watch looks for a rematch from now on
+
+    async def _forward_presence(self) -> None:
+        """Who is connected, at once and at each change; a finished game's rematch,
+        with the seat's token for it, once someone asked for it."""
+        rematch = ""
+        async for sighting in self.sightings:
+            if self.live.status.finished:
+                self.app.game_over(self.live)  # (the watch exists now) look for a rematch
+            message = api.PlayResponse(presence=game_pb2.Presence(online_seats=sighting.online))
+            if sighting.rematch and sighting.rematch != rematch:
+                rematch = sighting.rematch
+                message.rematch.game_id = rematch
+                if self.viewer.seat is not None:
+                    message.rematch.seat_token = self.app.tokens.seat_token(rematch, self.viewer.seat)
+            await self.out.put(message)
 
     async def _sent(self, version: int) -> None:
         async with self.progress:
@@ -155,7 +186,7 @@ class _Session:
         seen: game_pb2.GameView | None = None
         if seat:
             legal, seen = self.app.turn_of(
-                self.live, self.viewer, self.audience, with_view=self.join.views or self.join.view_updates
+                self.live, self.viewer, self.words.now(), with_view=self.join.views or self.join.view_updates
             )
         if self.join.view_updates:
             response.view.CopyFrom(seen if seen is not None else self.app.view_of(self.live, self.viewer))
@@ -163,6 +194,9 @@ class _Session:
             turn = response.turn
             turn.version = version
             turn.legal_commands.extend(legal)
+            clock = self.app.clock_of(self.live, self.viewer)
+            if clock is not None:
+                turn.clock.CopyFrom(clock)
             if self.join.views and seen is not None:
                 turn.view.CopyFrom(seen)
         if legal or self.join.view_updates:
@@ -222,4 +256,7 @@ def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:
         return False
     if following.HasField("view") and message.HasField("view"):
         return False
+    for part in ("presence", "rematch"):  # a newer one replaces, never merges into, the one before
+        if following.HasField(part) and message.HasField(part):
+            return False
     return not (following.HasField("turn") and message.HasField("turn"))

@@ -4,7 +4,7 @@ lets play, each stamped with its version, author and time."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,8 @@ MAX_BOT_MOVES = 100_000
 
 @dataclass(slots=True)
 class Step:
-    """One command's worth of events: a player's command or a bot's."""
+    """One command's worth of events: a player's command or a bot's; or, with no seat,
+    the deal or table events (game_pb2.TableEvent payloads)."""
 
     seat: int | None
     command: game_pb2.Command | None
@@ -40,12 +41,14 @@ def rng(live: LiveGame, purpose: str, version: int) -> random.Random:
     return LazyRandom(lambda: game_rng(seed, purpose, version))
 
 
-def play_bots(live: LiveGame, state: Any, version: int) -> tuple[Any, list[Step]]:
-    """Plays bot seats while the game waits for one (deterministic from the seed)."""
+def play_bots(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None
+) -> tuple[Any, list[Step]]:
+    """Plays bot seats while the game waits for one (deterministic from the seed). `bots`:
+    who plays which seat, when the steps before these changed it (default: the table's)."""
     engine = live.engine
-    bots = live.bots
-    if bots is None:  # read once per cached game: a game's seats never change
-        bots = live.bots = {seat.index: seat.bot for seat in live.record.seats if seat.bot}
+    if bots is None:
+        bots = live.table.bots
     steps: list[Step] = []
     if not bots:
         return state, steps
@@ -79,7 +82,10 @@ def stamp(
     for step in steps:
         for index, payload in enumerate(step.payloads):
             version += 1
-            event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
+            if isinstance(payload, game_pb2.TableEvent):  # around the table, not in the game
+                event = game_pb2.Event(table=payload)
+            else:
+                event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
             event.version = version
             event.recorded_at.CopyFrom(recorded_at)
             event.rules_version = engine.rules_version

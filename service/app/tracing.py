@@ -49,6 +49,13 @@ def span(name: str, **attributes: Any) -> Iterator[Span]:
         yield made
 
 
+def annotate(**attributes: Any) -> None:
+    """Sets attributes on the current span (nothing when it records nothing)."""
+    current = trace.get_current_span()
+    if _enabled and current.is_recording():
+        current.set_attributes(_attributes(attributes))
+
+
 def move_span(apply: Callable[[Any, Any, str], Awaitable[T]]) -> Callable[[Any, Any, str], Awaitable[T]]:
     """Makes `apply(self, request, token)`, which plays a command, the span of a move:
     the decide and append steps inside it are its children, and it ends with what the

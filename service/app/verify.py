@@ -4,8 +4,10 @@ The deal is dealt again from the game's seed; each recorded command is decided a
 on the state the events before it built, with the same random numbers the server
 drew; a bot's command must be the one that bot plays there. Every event must be what
 the rules make of its command, in order, numbered without gaps, under the rules
-version this server plays. The first event that is not is named, with the state
-before it."""
+version this server plays. Table events must make sense where they stand: a player
+joins an open seat before the deal, a turn times out only once the seat's clock says
+so (and its stand-in's moves follow), a bot takes over a player's seat and hands it
+back. The first event that is not right is named, with the state before it."""
 
 from __future__ import annotations
 
@@ -16,10 +18,12 @@ from typing import Any
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
-from engines.contract import DataUnavailable, RuleViolation, SeatInfo
+from engines.contract import DataUnavailable, RuleViolation
 from engines.registry import ENGINES, AnyEngine
 from service.app.gamelog import FORMAT
 from service.app.seeding import BOT, DECIDE, SETUP, game_rng
+from service.app.table import Table
+from service.app.table_check import table_problem
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,8 @@ class Problem:
     engine: AnyEngine | None = None
     rules_mismatch: bool = False
     states: tuple[Any, ...] = ()
+    seats: tuple[game_pb2.Seat, ...] = ()  # as the table events before it left them
+    dealt_at: int = 0  # the version after which the game was dealt (players joined before)
 
     @property
     def where(self) -> str:
@@ -46,6 +52,8 @@ class Replayed:
 
     engine: AnyEngine
     states: list[Any]  # states[v]: the state at version v (states[0]: before any event)
+    seats: tuple[game_pb2.Seat, ...] = ()  # as the table events left them
+    dealt_at: int = 0  # the version after which the game was dealt (players joined before)
 
 
 def verify(log: game_pb2.GameLog, engines: Mapping[str, AnyEngine] = ENGINES) -> Problem | Replayed:
@@ -76,15 +84,23 @@ class _Checker:
         self.engine = engine
         self.events = log.events
         self.seed = log.header.seed
-        self.bots = {seat.index: seat.bot for seat in log.header.seats if seat.bot}
+        header = log.header
+        record = game_pb2.GameRecord(
+            game_id=header.game_id, kind=header.kind, seats=header.seats, options=header.options, clock=header.clock
+        )
+        self.table = Table(record, engine)  # who sits and plays where, as the events go
         self.states: list[Any] = [engine.initial_state()]
+        self.dealt_at = 0
 
     @property
     def state(self) -> Any:
         return self.states[-1]
 
     def problem(self, index: int, reason: str) -> Problem:
-        return Problem(index, reason, self.state, self.engine, states=tuple(self.states))
+        seats = tuple(self.table.seats)
+        return Problem(
+            index, reason, self.state, self.engine, states=tuple(self.states), seats=seats, dealt_at=self.dealt_at
+        )
 
     def run(self) -> Problem | Replayed:
         for index, event in enumerate(self.events):
@@ -94,7 +110,7 @@ class _Checker:
                 )
             if event.rules_version != self.log.header.rules_version:
                 return Problem(index, f"rules version {event.rules_version!r} differs from the header's")
-            if payload_of(event, self.engine.kind) is None:
+            if payload_of(event, self.engine.kind) is None and not event.HasField("table"):
                 return Problem(index, f"not a {self.engine.kind!r} event")
         problem = self.check_setup()
         index = len(self.states) - 1
@@ -105,25 +121,35 @@ class _Checker:
             return problem
         if not self.events:
             return Problem(None, "the log has no events")
-        return Replayed(self.engine, self.states)
+        return Replayed(self.engine, self.states, tuple(self.table.seats), self.dealt_at)
 
     def check_setup(self) -> Problem | None:
         header = self.log.header
         options = payload_of(header.options, self.engine.kind)
         if options is None:
             return Problem(None, f"the options are not {self.engine.kind!r} options")
-        first = payload_of(self.events[0], self.engine.kind) if self.events else None
+        start = 0
+        while start < len(self.events) and self.events[start].HasField("table"):  # players joining
+            problem = self.check_table(start)
+            if problem is not None:
+                return problem
+            start += 1
+        self.dealt_at = start
+        if self.table.open_seats:
+            return Problem(start if start < len(self.events) else None, "the game was never dealt: seats are open")
+        first = payload_of(self.events[start], self.engine.kind) if start < len(self.events) else None
         if first is not None and first.WhichOneof("kind") == "game_started":
             try:  # dealt with game data this build lacks: the deal cannot be compared, say why
                 self.engine.evolve(self.state, first)
             except DataUnavailable as error:
                 return Problem(None, str(error), rules_mismatch=True)
-        seats = [SeatInfo(age=seat.age if seat.HasField("age") else None) for seat in header.seats]
+        seats = self.table.infos
         try:
+            options = self.engine.resolve_options(options, seats)  # as asked, if seats were open at first
             expected = self.engine.setup(options, seats, game_rng(self.seed, SETUP, 0))
         except Exception as error:  # the header's options or seats cannot be dealt
             return Problem(None, f"the game cannot be dealt from this header: {error}")
-        for offset, payload in enumerate(expected):
+        for offset, payload in enumerate(expected, start=start):
             if offset >= len(self.events):
                 return Problem(offset, "the log ends in the middle of the deal")
             event = self.events[offset]
@@ -138,6 +164,8 @@ class _Checker:
 
     def check_step(self, index: int) -> Problem | None:
         event = self.events[index]
+        if event.HasField("table"):
+            return self.check_table(index)
         if not event.HasField("command") or not event.HasField("seat"):
             return self.problem(index, "an event with no command behind it")
         seat, version = event.seat, event.version - 1
@@ -150,10 +178,14 @@ class _Checker:
             expected = self.engine.decide(self.state, seat, command, game_rng(self.seed, DECIDE, version))
         except RuleViolation as violation:
             return self.problem(index, f"seat {seat} may not play {_short(command)}: {violation.message}")
-        if seat in self.bots:  # a legal move, but is it the bot's?
-            chosen = self.engine.bots[self.bots[seat]](self.state, seat, game_rng(self.seed, BOT, version))
+        bot = self.table.bots.get(seat)
+        clock = self.table.clock
+        if bot is None and clock is not None and clock.times[seat].timed_out:
+            bot = self.table.stand_in(seat)  # its time ran out: its stand-in plays its turn
+        if bot is not None:  # a legal move, but is it the bot's?
+            chosen = self.engine.bots[bot](self.state, seat, game_rng(self.seed, BOT, version))
             if chosen != command:
-                return self.problem(index, f"seat {seat}'s {self.bots[seat]} bot would have played {_short(chosen)}")
+                return self.problem(index, f"seat {seat}'s {bot} bot would have played {_short(chosen)}")
         for offset, payload in enumerate(expected):
             position = index + offset
             if position >= len(self.events):
@@ -170,8 +202,16 @@ class _Checker:
                 return problem
         return None
 
+    def check_table(self, index: int) -> Problem | None:
+        """A table event, where it stands: then folds it."""
+        event = self.events[index]
+        if event.HasField("seat") or event.HasField("command"):
+            return self.problem(index, "a table event must not name a seat or a command")
+        reason = table_problem(self.table, self.engine, self.state, event)
+        return self.problem(index, reason) if reason else self.apply(event)
+
     def apply(self, event: game_pb2.Event) -> Problem | None:
-        state = self.engine.evolve(self.state, payload_of(event, self.engine.kind))
+        state = self.table.fold(self.state, event)
         finished = self.engine.status(state).finished
         last = event.version == len(self.events)
         if event.game_over and not finished:

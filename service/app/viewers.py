@@ -3,6 +3,8 @@ a command is played for."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ludotheque.v1 import game_service_pb2
 
 from engines.contract import ADMIN, SPECTATOR, Role, Viewer
@@ -20,11 +22,14 @@ class Viewers:
         # Seat tokens whose signature was checked (an HMAC per call otherwise):
         # (game id, token) -> the seat and generation it was signed for.
         self._known: dict[tuple[str, str], SeatClaim] = {}
+        # Told of every call a seat makes with its token (presence: a recent call).
+        self.seen: Callable[[str, int], None] | None = None
 
     def in_game(self, live: LiveGame, token: str) -> Viewer:
-        """Who `token` stands for in this game; a bad token, or the token of a seat
-        whose tokens the admin rotated since, is UNAUTHENTICATED. `live`'s seat
-        generations are as fresh as its last read from the store (LiveGames.refresh)."""
+        """Who `token` stands for in this game; a bad token, the token of a seat its
+        player left, or of a seat whose token changed since (another player joined it,
+        the admin rotated it) is UNAUTHENTICATED. `live` is as fresh as its last read
+        from the store (LiveGames.refresh)."""
         request_context.note(kind=live.engine.kind)
         if not token:
             return SPECTATOR
@@ -42,10 +47,18 @@ class Viewers:
             if len(self._known) >= VIEWER_CACHE_SIZE:
                 self._known.clear()
             self._known[key] = claim
-        if claim.generation != live.seat_generation(claim.seat):
-            raise unauthenticated("This seat's token was replaced: ask the game's organiser for the new one.")
-        request_context.note(seat=claim.seat)
-        return Viewer.player(claim.seat)
+        seat = claim.seat
+        if live.table.seats[seat].open:
+            raise unauthenticated("That token is not valid for this game any more: its seat was left.")
+        if claim.generation != live.seat_generation(seat):
+            raise unauthenticated(
+                "This seat's token was replaced (another player took the seat, or it got a new token): "
+                "ask the game's organiser for the new one."
+            )
+        request_context.note(seat=seat)
+        if self.seen is not None:
+            self.seen(live.game_id, seat)
+        return Viewer.player(seat)
 
     def outside_game(self, token: str) -> Viewer:
         """Outside a game (creating, listing) only the admin token means anything."""

@@ -14,17 +14,29 @@ from ludotheque.v1 import game_pb2
 from engines.contract import Role, Status, Viewer
 from engines.registry import AnyEngine
 from service.app import envelopes
-from service.app.descriptions import Audience, describe_event, described_commands
+from service.app.descriptions import Audience, describe_event, describe_table_event, described_commands
 from service.app.live import LiveGame
 
-STATUS_NAMES = {game_pb2.GAME_STATUS_ACTIVE: "active", game_pb2.GAME_STATUS_FINISHED: "finished"}
+STATUS_NAMES = {
+    game_pb2.GAME_STATUS_ACTIVE: "active",
+    game_pb2.GAME_STATUS_FINISHED: "finished",
+    game_pb2.GAME_STATUS_OPEN: "open",
+}
 
 
 def redact(
     engine: AnyEngine, event: game_pb2.Event, viewer: Viewer, audience: Audience | None = None
 ) -> game_pb2.Event | None:
     """The event as `viewer` may see it (None: not at all); only the admin sees the
-    command. With an `audience`, described for it from what the viewer may see."""
+    command. With an `audience`, described for it from what the viewer may see. A
+    table event (who sits and plays where) is no secret: everyone sees it whole."""
+    if event.HasField("table"):
+        if audience is None:
+            return event
+        out = game_pb2.Event()
+        out.CopyFrom(event)
+        describe_table_event(out, audience)
+        return out
     payload = envelopes.event_payload(event)
     redacted = engine.redact(payload, viewer)
     if redacted is None:
@@ -40,6 +52,23 @@ def redact(
     if audience is not None:
         describe_event(engine.kind, out, redacted, audience)
     return out
+
+
+class LiveAudience:
+    """The words of a live game's answers in one language, with its players' names as
+    they are now: players join open seats while sessions and streams follow the game."""
+
+    def __init__(self, live: LiveGame, locale: str) -> None:
+        self._live = live
+        self._locale = locale
+        self._revision = live.table.revision
+        self._audience = Audience.of(live.table.seats, locale)
+
+    def now(self) -> Audience:
+        table = self._live.table
+        if table.revision != self._revision:
+            self._revision, self._audience = table.revision, Audience.of(table.seats, self._locale)
+        return self._audience
 
 
 def legal_commands(
@@ -75,7 +104,7 @@ def shown(
 
 
 def outcome(live: LiveGame, status: Status) -> game_pb2.Outcome:
-    return outcome_of(status, live.record.seats)
+    return outcome_of(status, live.table.seats)
 
 
 def outcome_of(status: Status, seats: Sequence[game_pb2.Seat]) -> game_pb2.Outcome:
@@ -91,19 +120,22 @@ def summary(live: LiveGame) -> game_pb2.Game:
     """The game without any viewer's view: what ListGames shows."""
     status = live.status
     record = live.record
+    table = live.table
     return game_pb2.Game(
         game_id=record.game_id,
         kind=record.kind,
-        status=status_code(status),
+        status=status_code(status, table.started),
         version=live.version,
-        seats=record.seats,
-        options=record.options,
+        seats=table.seats,
+        options=table.options,
         to_act=status.to_act,
         outcome=outcome(live, status),
         created_at=record.created_at,
         updated_at=timestamp(live.updated_at_ms),
         rules_version=record.rules_version,
         visibility=record.visibility,
+        clock=record.clock if record.HasField("clock") else None,
+        join_code=record.join_code if not table.started else "",
     )
 
 
@@ -111,19 +143,22 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
     """summary(...).SerializeToString() of the game at `version`, from the fields that
     never change (encoded once per cached game) and those that do: encoded messages
     concatenated parse as one (the store keeps them opaque)."""
-    if not live.summary_head:
+    table = live.table
+    if not live.summary_head or live.summary_revision != table.revision:
         record = live.record
         live.summary_head = game_pb2.Game(
             game_id=record.game_id,
             kind=record.kind,
-            seats=record.seats,
-            options=record.options,
+            seats=table.seats,
+            options=table.options,
             created_at=record.created_at,
             rules_version=record.rules_version,
             visibility=record.visibility,
+            clock=record.clock if record.HasField("clock") else None,
         ).SerializeToString()
+        live.summary_revision = table.revision
     tail = game_pb2.Game(
-        status=status_code(status),
+        status=status_code(status, table.started),
         version=version,
         to_act=status.to_act,
         outcome=outcome(live, status),
@@ -132,12 +167,18 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
     return live.summary_head + tail.SerializeToString()
 
 
-def game_message(live: LiveGame, viewer: Viewer, locale: str) -> game_pb2.Game:
-    """The game now, as `viewer` sees it (GetGame), its moves described in `locale`."""
+def game_message(live: LiveGame, viewer: Viewer, locale: str, now_ms: int | None = None) -> game_pb2.Game:
+    """The game now, as `viewer` sees it (GetGame), its moves described in `locale`;
+    the seats' clocks as of now_ms."""
     game = summary(live)
-    seen, legal = shown(live, live.state, viewer, Audience.of(live.record.seats, locale))
-    game.view.CopyFrom(seen)
-    game.legal_commands.extend(legal)
+    table = live.table
+    if table.started:  # nothing to see or play before the deal
+        seen, legal = shown(live, live.state, viewer, Audience.of(table.seats, locale))
+        game.view.CopyFrom(seen)
+        game.legal_commands.extend(legal)
+    if table.clock is not None and now_ms is not None:
+        del game.seats[:]
+        game.seats.extend(table.seat_messages(now_ms))
     game.viewer.CopyFrom(viewer_message(viewer))
     if viewer.is_admin:
         game.created_by = live.record.created_by
@@ -155,7 +196,10 @@ def anonymised(game: game_pb2.Game) -> None:
     game.outcome.ClearField("summary")
 
 
-def status_code(status: Status) -> game_pb2.GameStatus.ValueType:
+def status_code(status: Status, started: bool = True) -> game_pb2.GameStatus.ValueType:
+    """The game's status; `started`: dealt (a game with open seats waits for its players first)."""
+    if not started:
+        return game_pb2.GAME_STATUS_OPEN
     return game_pb2.GAME_STATUS_FINISHED if status.finished else game_pb2.GAME_STATUS_ACTIVE
 
 

@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
             "or one started inside this process. You see exactly what your seat sees."
         ),
     )
-    play_parser.add_argument("kind", help=f"the game: {', '.join(sorted(ENGINES))}")
+    play_parser.add_argument("kind", nargs="?", help=f"the game: {', '.join(sorted(ENGINES))} (not with --join)")
     play_parser.add_argument(
         "--seat",
         action="append",
@@ -39,12 +39,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SPEC",
         help=(
             "a seat, in turn order: NAME or NAME:AGE for a human at this terminal, "
-            "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random). "
+            "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random), "
+            "open for a seat a player on another terminal joins (--join). "
             "Default: You against the greedy bot (and a random one for pirates)."
         ),
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")
     language.add_argument(play_parser)
+    play_parser.add_argument(
+        "--join", metavar="CODE", help="take an open seat of a game on --server, by its join code (or its id)"
+    )
+    play_parser.add_argument("--name", metavar="NAME[:AGE]", help="your name (and age) when you --join")
+    play_parser.add_argument(
+        "--turn-seconds", type=int, metavar="N", help="a turn clock: past N seconds, a bot plays the turn"
+    )
     logs.add_arguments(commands)
     api_key = commands.add_parser(
         "api-key",
@@ -101,7 +109,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(line)
         return 0
     if args.command == "play":
-        return play(args.kind, args.seats, args.server, sys.stdin, sys.stdout, language.chosen(args.locale))
+        return play(
+            args.kind,
+            args.seats,
+            args.server,
+            sys.stdin,
+            sys.stdout,
+            language.chosen(args.locale),
+            join=args.join,
+            name=args.name,
+            turn_seconds=args.turn_seconds,
+        )
     return logs.run(args)
 
 

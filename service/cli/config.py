@@ -95,6 +95,19 @@ SETTINGS: tuple[Setting, ...] = (
         "empty: none (a client is its peer address)",
     ),
     Setting("cache_size", int, 10_000, "live games kept in memory"),
+    Setting(
+        "presence_ttl",
+        float,
+        15.0,
+        "seconds a seat stays online after its process last renewed its Play session's presence "
+        "(renewed every third of it): a process that dies takes its seats offline within this",
+    ),
+    Setting(
+        "clock_interval",
+        float,
+        1.0,
+        "seconds between two looks at the turn clocks' schedule: a timeout is played at most this late",
+    ),
     Setting("max_message_bytes", int, 1 << 20, "largest request accepted"),
     Setting(
         "shutdown_grace", float, 10.0, "seconds to finish calls in flight on SIGTERM (live event streams end at once)"
@@ -166,6 +179,8 @@ class Config:
     bot_game_rate: int
     trusted_proxies: str
     cache_size: int
+    presence_ttl: float
+    clock_interval: float
     max_message_bytes: int
     shutdown_grace: float
     max_connection_age: float

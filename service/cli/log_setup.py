@@ -22,8 +22,9 @@ REDACTED = "<redacted>"
 # The request's facts a caller chooses freely (game ids are letters and digits only).
 CALLER_FIELDS = frozenset({"request_id", "command_id"})
 # What a secret looks like even when nobody told us its value: a seat token (seat, dot,
-# a base64url HMAC-SHA256), a bearer header, a password in a URL.
-SEAT_TOKEN = re.compile(r"(?<![A-Za-z0-9_-])\d{1,3}\.[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")
+# its generation and a dot if any, a base64url HMAC-SHA256), a game's host token ("host",
+# dot, an HMAC), a bearer header, a password in a URL.
+SEAT_TOKEN = re.compile(r"(?<![A-Za-z0-9_-])(?:\d{1,3}|host)\.(?:\d{1,9}\.)?[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])")
 BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
 URL_PASSWORD = re.compile(r"(://[^:/@\s\"']*:)[^@\s\"']+@")
 

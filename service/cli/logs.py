@@ -160,7 +160,9 @@ def verify_file(path: Path, stdout: TextIO) -> int:
         if checked.state_before is not None and checked.engine is not None:
             view = checked.engine.view(checked.state_before, Viewer.admin())
             stdout.write("\nThe game just before it (complete view):\n")
-            stdout.write(RENDERERS[checked.engine.kind].render_view(view, log.header.seats, None) + "\n")
+            stdout.write(
+                RENDERERS[checked.engine.kind].render_view(view, checked.seats or log.header.seats, None) + "\n"
+            )
         return 1
     status = checked.engine.status(checked.states[-1])
     how = "finished" if status.finished else f"waiting for seat {', '.join(map(str, status.to_act))}"
@@ -199,6 +201,11 @@ class Timeline:
     client: Client | None = None
     game_id: str = ""
     on_server: bool = False  # a log file the server replays (ReplayLog)
+    table_seats: Sequence[game_pb2.Seat] = ()  # as the log's table events left them (players who joined)
+
+    @property
+    def seats(self) -> Sequence[game_pb2.Seat]:
+        return self.table_seats or self.log.header.seats
 
     @property
     def last(self) -> int:
@@ -251,13 +258,13 @@ def _timeline(args: argparse.Namespace) -> Timeline:
     checked = verify(log)
     if isinstance(checked, Problem):
         raise SystemExit(f"{args.source}: cannot replay it: {checked.where}: {checked.reason}")
-    return Timeline(log, checked.engine, checked.states)
+    return Timeline(log, checked.engine, checked.states, table_seats=checked.seats)
 
 
 def _render(timeline: Timeline, version: int, viewer: Viewer) -> str:
     view = timeline.view(version, viewer)
     renderer = RENDERERS[timeline.kind]
-    text: str = renderer.render_view(view, timeline.log.header.seats, viewer.seat)
+    text: str = renderer.render_view(view, timeline.seats, viewer.seat)
     return text
 
 
@@ -266,7 +273,7 @@ def _describe(timeline: Timeline, events: Sequence[game_pb2.Event], viewer: View
     is redacted and described here as the server does; a log from the server (a seat's
     or a spectator's) comes described already."""
     lines = []
-    audience = Audience.of(timeline.log.header.seats, locale)
+    audience = Audience.of(timeline.seats, locale)
     for event in events:
         told: game_pb2.Event | None = event
         if timeline.engine is not None:

@@ -2,7 +2,8 @@
 
 Each human seat at this terminal acts with its own seat token and is shown only what
 that seat may see; when several humans share the terminal, each is asked to look
-while the others look away."""
+while the others look away. Seats may be left open (`--seat open`) for players on
+other terminals, who join with `ludotheque play --join CODE --server HOST:PORT`."""
 
 from __future__ import annotations
 
@@ -37,7 +38,9 @@ def parse_seats(specs: Sequence[str]) -> list[dict[str, Any]]:
 
 
 def parse_seat(spec: str) -> dict[str, Any]:
-    """'Cléo', 'Cléo:6', 'bot:greedy' or 'bot:greedy:7' as a SeatSpec's fields."""
+    """'Cléo', 'Cléo:6', 'bot:greedy', 'bot:greedy:7' or 'open' as a SeatSpec's fields."""
+    if spec == "open":
+        return {"open": True}
     parts = spec.split(":")
     if parts[0] == "bot" and len(parts) in (2, 3):
         seat: dict[str, Any] = {"name": f"{parts[1].capitalize()} bot", "bot": parts[1]}
@@ -69,56 +72,103 @@ def local_server() -> Iterator[str]:
 
 
 def play(
-    kind: str, seat_specs: Sequence[str] | None, server: str | None, stdin: TextIO, stdout: TextIO, locale: str = ""
+    kind: str | None,
+    seat_specs: Sequence[str] | None,
+    server: str | None,
+    stdin: TextIO,
+    stdout: TextIO,
+    locale: str = "",
+    *,
+    join: str | None = None,
+    name: str | None = None,
+    turn_seconds: int | None = None,
 ) -> int:
-    """Plays a game at this terminal; moves and events are told in `locale` (the
-    descriptions every client gets), the board drawn by service/cli/render/."""
-    renderer = RENDERERS.get(kind)
-    if renderer is None:
+    """Creates a game of `kind` and plays its human seats here; or, with `join`, takes an
+    open seat of a game on `server` by its join code and plays it. Moves and events are
+    told in `locale` (the descriptions every client gets), the board drawn by
+    service/cli/render/."""
+    if join is not None:
+        if server is None:
+            stdout.write("--join needs --server HOST:PORT: the server where the game is.\n")
+            return 2
+        return _join(join, parse_seat(name or "You"), server, stdin, stdout, locale)
+    renderer = RENDERERS.get(kind or "")
+    if kind is None or renderer is None:
         stdout.write(f"Unknown game {kind!r}: choose one of {', '.join(sorted(RENDERERS))}.\n")
         return 2
     seats = parse_seats(seat_specs or DEFAULT_SEATS.get(kind, ["You", "bot:random"]))
+    clock = {"turn_seconds": turn_seconds} if turn_seconds else None
     if server is not None:
-        return _play(kind, seats, server, stdin, stdout, locale)
+        return _play(kind, seats, clock, server, stdin, stdout, locale)
     with local_server() as target:
-        return _play(kind, seats, target, stdin, stdout, locale)
+        return _play(kind, seats, clock, target, stdin, stdout, locale)
 
 
-def _play(kind: str, seats: list[dict[str, Any]], target: str, stdin: TextIO, stdout: TextIO, locale: str) -> int:
-    renderer = RENDERERS[kind]
+def _play(
+    kind: str,
+    seats: list[dict[str, Any]],
+    clock: dict[str, int] | None,
+    target: str,
+    stdin: TextIO,
+    stdout: TextIO,
+    locale: str,
+) -> int:
     with Client(target, locale=locale or None) as lobby:
         try:
-            created = lobby.create_game(kind, seats)
+            created = lobby.create_game(kind, seats, clock=clock)
         except grpc.RpcError as error:
             stdout.write(f"Cannot create the game: {error.details()}\n")
             return 1
-        game_id = created.game_id
-        humans = {i: lobby.with_token(created.seat_tokens[i]) for i, seat in enumerate(seats) if not seat.get("bot")}
-        stdout.write(f"Game {game_id}: {', '.join(s.name for s in created.game.seats)}\n")
-        shown = 0
-        shared_terminal = len(humans) > 1
-        # Events are told as the one human here saw them; with several humans sharing
-        # the terminal, as a spectator saw them (nobody's secrets on screen).
-        narrator = lobby if shared_terminal or not humans else next(iter(humans.values()))
-        while True:
-            public = lobby.get_game(game_id)
-            shown = _print_events(narrator, public, shown, stdout)
-            if public.status == game_pb2.GAME_STATUS_FINISHED:
-                stdout.write("\n" + renderer.render_view(_payload(public.view), public.seats, None) + "\n")
-                stdout.write(f"\nGame over. {public.outcome.summary}\n")
-                return 0
-            acting = [seat for seat in public.to_act if seat in humans]
-            if not acting:
-                # Someone elsewhere must move: wait for the next event.
-                for _ in lobby.stream(game_id, from_version=public.version + 1):
-                    break
-                continue
-            seat = acting[0]
-            if shared_terminal:
-                stdout.write(f"\n--- {public.seats[seat].name}'s turn (others, look away!) ---\n")
-            if not _take_turn(humans[seat], renderer, game_id, seat, stdin, stdout):
-                stdout.write("Bye.\n")
-                return 0
+        humans = {i: lobby.with_token(token) for i, token in enumerate(created.seat_tokens) if token}
+        humans = {i: client for i, client in humans.items() if not seats[i].get("bot")}
+        game = created.game
+        stdout.write(f"Game {game.game_id}: {', '.join(s.name or 'an open seat' for s in game.seats)}\n")
+        if game.join_code:
+            stdout.write(
+                f"Waiting for players: they join with `ludotheque play --join {game.join_code} --server {target}`\n"
+            )
+        return _loop(lobby, game.game_id, humans, stdin, stdout)
+
+
+def _join(code: str, player: dict[str, Any], target: str, stdin: TextIO, stdout: TextIO, locale: str) -> int:
+    with Client(target, locale=locale or None) as lobby:
+        try:
+            joined = lobby.join_game(code, player.get("name", "You"), age=player.get("age"))
+        except grpc.RpcError as error:
+            stdout.write(f"Cannot join the game: {error.details()}\n")
+            return 1
+        game = joined.game
+        stdout.write(f"You sit at seat {joined.seat + 1} of game {game.game_id}.\n")
+        return _loop(lobby, game.game_id, {joined.seat: lobby.with_token(joined.seat_token)}, stdin, stdout)
+
+
+def _loop(lobby: Client, game_id: str, humans: dict[int, Client], stdin: TextIO, stdout: TextIO) -> int:
+    """Plays the human seats at this terminal until the game is over (or they quit)."""
+    renderer = RENDERERS[lobby.get_game(game_id).kind]
+    shown = 0
+    shared_terminal = len(humans) > 1
+    # Events are told as the one human here saw them; with several humans sharing
+    # the terminal, as a spectator saw them (nobody's secrets on screen).
+    narrator = lobby if shared_terminal or not humans else next(iter(humans.values()))
+    while True:
+        public = lobby.get_game(game_id)
+        shown = _print_events(narrator, public, shown, stdout)
+        if public.status == game_pb2.GAME_STATUS_FINISHED:
+            stdout.write("\n" + renderer.render_view(_payload(public.view), public.seats, None) + "\n")
+            stdout.write(f"\nGame over. {public.outcome.summary}\n")
+            return 0
+        acting = [seat for seat in public.to_act if seat in humans]
+        if not acting:
+            # Someone elsewhere must move: wait for the next event.
+            for _ in lobby.stream(game_id, from_version=public.version + 1):
+                break
+            continue
+        seat = acting[0]
+        if shared_terminal:
+            stdout.write(f"\n--- {public.seats[seat].name}'s turn (others, look away!) ---\n")
+        if not _take_turn(humans[seat], renderer, game_id, seat, stdin, stdout):
+            stdout.write("Bye.\n")
+            return 0
 
 
 def _print_events(narrator: Client, game: game_pb2.Game, shown: int, stdout: TextIO) -> int:
@@ -138,6 +188,9 @@ def _take_turn(player: Client, renderer: Any, game_id: str, seat: int, stdin: Te
     view = _payload(game.view)
     stdout.write("\n" + renderer.render_view(view, game.seats, seat) + "\n\n")
     choices = list(game.legal_commands)
+    clock = game.seats[seat].clock
+    if clock.HasField("remaining"):  # a turn clock: past it, a bot plays the turn
+        stdout.write(f"  ({clock.remaining.seconds} s left to move, then a bot plays for you)\n")
     for number, command in enumerate(choices, start=1):
         stdout.write(f"  {number}. {command.description.text}\n")
     while True:

@@ -61,6 +61,7 @@ class Running:
         await self.health.enter_graceful_shutdown()
         self.app.store.end_subscriptions()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
+        await self.app.stop()
         await self.app.store.close()
 
 
@@ -112,7 +113,10 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         limits=limits,
         stream_ticket_ttl=config.stream_ticket_ttl,
         play_join_timeout=config.play_join_timeout,
+        presence_ttl=config.presence_ttl,
+        clock_interval=config.clock_interval,
     )
+    await app.start()
     server = grpc.aio.server(
         interceptors=[
             ClosingStreams(),

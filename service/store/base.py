@@ -115,7 +115,64 @@ class Admission:
     retry_after_ms: int | None = None
 
 
+class Coordination(Protocol):
+    """What the processes sharing a store coordinate through, besides the games' events:
+    claimed keys, leases, notices and a schedule. Keys, scopes, holders and topics are
+    opaque strings to the store. Times are the callers' milliseconds (now_ms), except
+    a claim's lifetime, which the store measures itself."""
+
+    async def claim(self, key: str, value: str, ttl_ms: int) -> str:
+        """Gives `key` the value `value` for `ttl_ms` milliseconds unless it holds one
+        already (set by any process, not expired). Returns the value it holds now:
+        `value` when this call claimed it. Atomic: of racing claims, one wins."""
+        ...
+
+    async def lookup(self, key: str) -> str | None:
+        """The value `key` holds, or None."""
+        ...
+
+    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
+        """Holds, or renews, `holder`'s lease in `scope` until now_ms + ttl_ms. True when
+        the holder had no lease alive (a new one), False when this renewed it."""
+        ...
+
+    async def drop_lease(self, scope: str, holder: str) -> None:
+        """Ends `holder`'s lease in `scope` now (nothing if it has none)."""
+        ...
+
+    async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
+        """The leases of `scope` alive at now_ms: holder -> when its lease ends."""
+        ...
+
+    async def notify(self, topic: str) -> None:
+        """Tells every process reading notices() about `topic`."""
+        ...
+
+    def notices(self) -> AsyncIterator[str]:
+        """The topics notified, by any process, from now on, in order. Best effort: a
+        reader that cannot reach the store misses what was notified meanwhile. Ends
+        with StoreUnavailable when the store closes."""
+        ...
+
+    async def schedule(self, key: str, due_ms: int) -> None:
+        """Makes `key` due at due_ms (in place of when it was due, if it was)."""
+        ...
+
+    async def unschedule(self, key: str) -> None:
+        """`key` is not due any more (nothing if it was not)."""
+        ...
+
+    async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        """At most `limit` keys due at or before now_ms, soonest first, with when."""
+        ...
+
+
 class EventStore(Protocol):
+    @property
+    def coordination(self) -> Coordination:
+        """Claims, leases, notices and the schedule (open seats, presence, turn clocks)."""
+        ...
+
     async def create(
         self,
         game_id: str,

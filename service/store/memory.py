@@ -24,6 +24,7 @@ from service.store.base import (
     StoreUnavailable,
     VersionConflict,
 )
+from service.store.memory_coordination import MemoryCoordination
 
 
 @dataclass(slots=True)
@@ -44,6 +45,7 @@ class MemoryStore:
         self._ending_subscriptions = False
         self._marks: dict[str, float] = {}  # key -> when its mark expires (monotonic clock)
         self._mark_expiries: list[tuple[float, str]] = []  # a heap, to forget expired marks
+        self.coordination = MemoryCoordination(self._check_open)
 
     def _game(self, game_id: str) -> _Game:
         self._check_open()
@@ -216,6 +218,7 @@ class MemoryStore:
 
     async def close(self) -> None:
         self._closed = True
+        self.coordination.close()
         for game in self._games.values():
             game.appended.set()
 

@@ -35,6 +35,7 @@ from service.store.base import (
     VersionConflict,
 )
 from service.store.redis_client import RedisConnection
+from service.store.redis_coordination import RedisCoordination
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
 from service.store.redis_live import LiveReader
@@ -64,6 +65,7 @@ class RedisStore:
         self.keys = Keys(prefix)
         self.index = GameIndex(redis, self.keys, grace=reconcile_grace, interval=reconcile_interval)
         self._live = LiveReader(redis, self.keys, queue_size=subscriber_queue)
+        self.coordination = RedisCoordination(redis, self.keys, self._check_open)
         self._reconciler: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
 

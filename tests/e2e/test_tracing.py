@@ -88,6 +88,12 @@ def test_a_move_is_traced_from_the_callers_traceparent_to_redis_and_to_its_follo
             with lobby.with_token(created.seat_tokens[1]).play(game_id, from_version=4) as robin:
                 robin.send(DRAW, command_id="robin-1")  # Robin's turn, over a Play session
                 assert next(m for m in robin if m.HasField("result")).result.version == 4
+            opened = lobby.create_game("mooki", [{"name": "Cléo", "age": 6}, {"open": True}])
+            join_trace = "2" * 32
+            with grpc.insecure_channel(server.target) as channel:  # a table change: a player joins
+                stub = game_service_pb2_grpc.GameServiceStub(channel)
+                joining = api.JoinGameRequest(game_id=opened.game.join_code, name="Robin", age=4)
+                stub.JoinGame(joining, metadata=[("traceparent", traceparent(join_trace))])
             follower.close()
             assert server.stop() == 0
     spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
@@ -117,6 +123,14 @@ def test_a_move_is_traced_from_the_callers_traceparent_to_redis_and_to_its_follo
     http = one(spans, trace_id=rest_trace, kind="SERVER")
     assert http["name"] == "POST /v1/games/{game_id}/commands" and http["parent_id"] == CLIENT_SPAN
     assert [span["name"] for span in children(spans, http)] == ["ludotheque.move"]
+
+    join = one(spans, trace_id=join_trace, kind="SERVER")
+    (change,) = [span for span in children(spans, join) if span["name"] == "ludotheque.table_change"]
+    assert (
+        change["attributes"] | {"ludotheque.game_id": opened.game_id, "ludotheque.change": "join"}
+        == (change["attributes"])
+    )
+    assert {"ludotheque.decide", "ludotheque.append"} <= {span["name"] for span in children(spans, change)}
 
     play = one(spans, name="/ludotheque.v1.GameService/Play")
     (played,) = [span for span in spans if span["parent_id"] == play["span_id"] and span["name"] == "ludotheque.move"]

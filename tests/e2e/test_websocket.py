@@ -163,6 +163,34 @@ async def test_json_text_frames_with_their_subprotocol(server: ServerProcess) ->
         assert refused["result"]["error"]["code"] == grpc.StatusCode.FAILED_PRECONDITION.value[0]  # goes on
 
 
+async def next_presence(ws: aiohttp.ClientWebSocketResponse) -> list[int]:
+    """The online seats of the next message that says who is connected."""
+    while True:
+        message = await receive(ws)
+        assert message is not None, "the server closed the session"
+        if message.HasField("presence"):
+            return list(message.presence.online_seats)
+
+
+@async_test
+async def test_presence_over_the_websocket_is_the_sessions_own(server: ServerProcess) -> None:
+    """The WebSocket is the Play session: its seat is online while it is open, and a join
+    that asks for presence hears of every change, as over gRPC."""
+    created = new_game(server, "Cléo", "Robin")
+    game_id, (cleo, robin) = created.game_id, created.seat_tokens
+    presence = api.PlayRequest(join=api.PlayJoin(game_id=game_id, token=cleo, presence=True))
+    async with connected(server) as first:
+        await send(first, presence)
+        assert await next_presence(first) == [0]
+        async with connected(server, protocol="ludotheque.v1.json") as second:
+            await second.send_str(json.dumps({"join": {"gameId": game_id, "token": robin}}))
+            assert await next_presence(first) == [0, 1]
+            with Client(server.target) as spectator:
+                assert list(spectator.get_game(game_id).presence.online_seats) == [0, 1]
+        assert await next_presence(first) == [0]  # Robin's socket closed: offline at once
+    assert not [e for e in history(server, game_id, cleo) if e.HasField("table")]  # presence is no event
+
+
 async def read_until(ws: aiohttp.ClientWebSocketResponse, seat: Seat, done: Callable[[], bool]) -> None:
     while not done():
         message = await receive(ws)

@@ -2,7 +2,9 @@
 a description, each rule code its rules raise is listed, each message key any
 description, option, preset, rule or piece uses is in every catalog of seeds/locales/
 with the same placeholders, and the choice steps of the legal commands tell each one
-apart, in random games of every kind."""
+apart, in random games of every kind. So does the table around every game: each kind
+of table event (a player joined, a turn timed out...) and each refusal of a table
+change."""
 
 from __future__ import annotations
 
@@ -19,14 +21,17 @@ from ludotheque.mooki.v1 import mooki_pb2
 from ludotheque.picnic.v1 import picnic_pb2
 from ludotheque.pirates.v1 import pirates_pb2
 from ludotheque.text.v1.description_pb2 import Description
+from ludotheque.v1 import game_pb2
 
 from engines.contract import SeatInfo, Viewer, fold
 from engines.describers import DESCRIBERS
 from engines.phrases import Arg, ListArg, NumberArg, Phrase, StepRole, phrase
 from engines.registry import ENGINES, AnyEngine
 from service.app.catalogs import DEFAULT_LOCALE, Catalogs, catalogs, placeholders
+from service.app.descriptions import TABLE_EVENT_KINDS, table_phrase
 from service.app.errors import Code
 from service.app.kinds import game_kind
+from service.app.table import REFUSALS, refusal_key
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = sorted(ENGINES)
@@ -48,6 +53,45 @@ def test_every_event_and_command_of_the_proto_has_a_description(kind: str) -> No
     commands = {field.name for field in engine.command_type.DESCRIPTOR.oneofs_by_name["action"].fields}
     assert events - describer.event_kinds == set(), f"events without a description in engines/{kind}/describe.py"
     assert commands - describer.command_kinds == set(), f"commands without a description in engines/{kind}/describe.py"
+
+
+# One of each table event, in every form its description takes.
+TABLE_EVENTS = [
+    game_pb2.TableEvent(joined=game_pb2.SeatJoined(seat=1, name="Robin", age=4)),
+    game_pb2.TableEvent(joined=game_pb2.SeatJoined(seat=1, name="Greedy bot", bot="greedy")),
+    game_pb2.TableEvent(left=game_pb2.SeatLeft(seat=1, name="Robin")),
+    game_pb2.TableEvent(left=game_pb2.SeatLeft(seat=1)),
+    game_pb2.TableEvent(timed_out=game_pb2.TurnTimedOut(seat=0, missed_turns=1)),
+    game_pb2.TableEvent(timed_out=game_pb2.TurnTimedOut(seat=0, missed_turns=3)),
+    game_pb2.TableEvent(
+        taken_over=game_pb2.SeatTakenOver(seat=0, bot="random", reason=game_pb2.TAKE_OVER_REASON_REQUESTED)
+    ),
+    game_pb2.TableEvent(
+        taken_over=game_pb2.SeatTakenOver(seat=0, bot="greedy", reason=game_pb2.TAKE_OVER_REASON_MISSED_TURNS)
+    ),
+    game_pb2.TableEvent(handed_back=game_pb2.SeatHandedBack(seat=0)),
+    game_pb2.TableEvent(),  # says nothing: verify refuses it in a log, but words are ready
+]
+
+
+def test_every_table_event_has_a_description() -> None:
+    kinds = {field.name for field in game_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["change"].fields}
+    assert kinds == TABLE_EVENT_KINDS, "describe every table event in service/app/descriptions.py"
+    described = {str(event.WhichOneof("change")) for event in TABLE_EVENTS if event.WhichOneof("change")}
+    assert described == kinds
+    for event in TABLE_EVENTS[:-1]:
+        assert table_phrase(event).key != "table.unknown", event
+
+
+def test_every_table_refusal_the_service_raises_is_listed() -> None:
+    raised = set()
+    for path in (ROOT / "service" / "app").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "refusal" and node.args:
+                first = node.args[0]
+                assert isinstance(first, ast.Constant), f"{path}: a refusal's reason must be a literal"
+                raised.add(str(first.value))
+    assert raised == set(REFUSALS), "update REFUSALS in service/app/table.py"
 
 
 def raised_rule_codes(kind: str) -> set[str]:
@@ -124,6 +168,9 @@ def viewers(count: int) -> list[Viewer]:
 def used_keys() -> set[str]:
     """Every key a description, a choice, a GameKind or an error uses."""
     keys = {f"error.{code.name.lower()}" for code in Code} | {"error.stale_version", "seat.unnamed"}
+    keys.update(refusal_key(reason) for reason in REFUSALS)
+    for change in TABLE_EVENTS:
+        keys.update(phrase_keys(table_phrase(change)))
     for kind in KINDS:
         keys.update(message_keys(game_kind(ENGINES[kind])))
         describer = DESCRIBERS[kind]

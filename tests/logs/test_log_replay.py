@@ -13,7 +13,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 from engines.contract import Viewer
 from service.app import envelopes, gamelog
 from service.app.errors import Code, ServiceError
-from service.app.log_replay import MAX_AT_ONCE, MAX_LOG_EVENTS, replay_log
+from service.app.log_replay import MAX_AT_ONCE, MAX_LOG_EVENTS, MAX_WAITING, LogReplays
 from service.app.verify import Replayed, verify
 from tests.support.aio import async_test
 from tests.support.server import ROOT
@@ -25,8 +25,11 @@ def golden(kind: str, number: int = 1) -> game_pb2.GameLog:
     return gamelog.parse((REPLAYS / kind / f"game-{number}.jsonl").read_bytes())
 
 
-async def replay(log: game_pb2.GameLog, **fields: object) -> game_service_pb2.ReplayLogResponse:
-    return await replay_log(game_service_pb2.ReplayLogRequest(log=log, **fields), "")  # type: ignore[arg-type]
+async def replay(
+    log: game_pb2.GameLog, replays: LogReplays | None = None, **fields: object
+) -> game_service_pb2.ReplayLogResponse:
+    request = game_service_pb2.ReplayLogRequest(log=log, **fields)  # type: ignore[arg-type]
+    return await (replays or LogReplays()).replay_log(request, "")
 
 
 @pytest.mark.parametrize("kind", ["mooki", "pirates", "picnic"])
@@ -124,7 +127,7 @@ async def test_bad_requests_are_refused_clearly(fields: dict[str, object], field
     if field != "log":
         request.log.CopyFrom(golden("mooki"))
     with pytest.raises(ServiceError) as refused:
-        await replay_log(request, "")
+        await LogReplays().replay_log(request, "")
     assert refused.value.code is Code.INVALID_ARGUMENT
     assert refused.value.details[0].field_violations[0].field == field  # type: ignore[attr-defined]
 
@@ -150,13 +153,14 @@ async def test_a_replay_leaves_the_event_loop_free_for_other_calls() -> None:
 
 
 @async_test
-async def test_only_a_few_logs_replay_at_once_and_more_are_told_to_retry() -> None:
-    log = golden("pirates")
-    answers = await asyncio.gather(*(replay(log) for _ in range(MAX_AT_ONCE + 1)), return_exceptions=True)
+async def test_a_few_logs_replay_at_once_a_few_more_wait_and_the_rest_are_told_to_retry() -> None:
+    log, replays = golden("pirates"), LogReplays()
+    calls = (replay(log, replays) for _ in range(MAX_AT_ONCE + MAX_WAITING + 1))
+    answers = await asyncio.gather(*calls, return_exceptions=True)
     refused = [a for a in answers if isinstance(a, ServiceError)]
     assert len(refused) == 1 and refused[0].code is Code.RESOURCE_EXHAUSTED
     assert all(a.valid for a in answers if not isinstance(a, BaseException))
-    assert (await replay(log)).valid  # once they are done, the next one runs
+    assert (await replay(log, replays)).valid  # once they are done, the next one runs
 
 
 def test_the_golden_logs_fit_in_one_request() -> None:

@@ -127,6 +127,28 @@ async def test_games_of_bots_only_are_for_the_admin_or_behind_their_own_rate() -
 
 
 @async_test
+async def test_a_host_who_starts_a_game_nobody_joined_makes_a_game_of_bots_only() -> None:
+    """Open seats then StartGame with nobody seated would be a way round the bots-only
+    limit: the start counts as such a creation, for the game's creator."""
+    nobody = ({"open": True}, {"open": True})
+    admin_only = limited_app(per_minute=100, bot_games_per_minute=0)
+    waiting = await create(admin_only, *nobody)
+    start = api.StartGameRequest(game_id=waiting.game_id)
+    await expect_error(Code.PERMISSION_DENIED, admin_only.start_game(start, waiting.host_token))
+    assert (await admin_only.get_game(api.GetGameRequest(game_id=waiting.game_id), "")).version == 0  # nothing
+    assert (await admin_only.start_game(start, ADMIN)).game.status == game_pb2.GAME_STATUS_FINISHED
+    seated = await create(admin_only, {"name": "Cléo"}, {"open": True})  # a player: the bots play with her
+    await admin_only.start_game(api.StartGameRequest(game_id=seated.game_id), seated.host_token)
+    app = limited_app(per_minute=100, bot_games_per_minute=1)
+    first, second = await create(app, *nobody), await create(app, *nobody)
+    await app.start_game(api.StartGameRequest(game_id=first.game_id), first.host_token)
+    refused = await expect_error(
+        Code.RESOURCE_EXHAUSTED, app.start_game(api.StartGameRequest(game_id=second.game_id), second.host_token)
+    )
+    assert detail(refused, error_details_pb2.ErrorInfo).reason == "BOT_GAMES_RATE"
+
+
+@async_test
 async def test_a_malformed_creation_counts_against_nothing() -> None:
     app = limited_app(per_minute=1, live_games=1)
     for _ in range(3):

@@ -12,14 +12,21 @@ from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.metrics import InstrumentedStore, Metrics
 from service.store.base import Admission, AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.memory_coordination import MemoryCoordination
 from tests.support.aio import async_test
 
 
 class DownStore:
     """An event store whose server is unreachable."""
 
+    def __init__(self) -> None:
+        self.coordination = MemoryCoordination(self._raise_down)  # every call raises
+
     def _down(self) -> StoreUnavailable:
         return StoreUnavailable("connection refused")
+
+    def _raise_down(self) -> None:
+        raise self._down()
 
     async def create(
         self,

@@ -53,6 +53,9 @@ def test_secrets_and_what_looks_like_one_are_scrubbed() -> None:
         assert secret not in scrubbed
     assert scrubbed.count("<redacted>") == 5
     assert redact("game 7Ab3 version 12 command move-3 at 1.5ms") == "game 7Ab3 version 12 command move-3 at 1.5ms"
+    mac = SEAT_TOKEN.partition(".")[2]
+    for token in (f"1.2.{mac}", f"host.{mac}"):  # a seat's token of a later generation, a game's host token
+        assert redact(f"token {token} seen") == "token <redacted> seen"
     assert store_password("redis://:hunter2@redis:6379/0") == "hunter2" and store_password("memory") == ""
 
 

@@ -139,3 +139,48 @@ async def test_the_live_game_is_what_a_cold_replay_from_the_store_gives(kind: st
                 for token, view in zip([*tokens, ""], views, strict=True):
                     past = await live_app.replay(api.ReplayGameRequest(game_id=game_id, at_version=version), token)
                     assert past.view == view, f"{kind} game {number}: ReplayGame at {version} differs"
+
+
+@async_test
+async def test_an_online_game_live_is_its_cold_replay_table_events_and_all(stores: StoreFactory) -> None:
+    """Players join open seats, the host deals with a bot in the last one, a player lets
+    a bot take her seat over and takes it back: every viewer's live game is what a cold
+    replay gives, and ReplayGame shows each earlier version (the wait for players too)."""
+    async with stores() as store:
+        live_app = new_app(store, seed=7)
+        seats = [game_pb2.SeatSpec(name="Ana"), game_pb2.SeatSpec(open=True), game_pb2.SeatSpec(open=True)]
+        request = api.CreateGameRequest(kind="pirates", seats=seats)
+        request.options.pirates.CopyFrom(pirates.Options(island_distance=1))
+        created = await live_app.create_game(request, ADMIN)
+        game_id = created.game_id
+        ben = await live_app.join_game(api.JoinGameRequest(game_id=game_id, name="Ben"), "")
+        tokens = [created.seat_tokens[0], ben.seat_token, ""]
+        history: dict[int, list[Any]] = {0: [(game_pb2.GAME_STATUS_OPEN, None)] * 4}
+        await live_app.start_game(api.StartGameRequest(game_id=game_id, bot="random"), created.host_token)
+        rng = random.Random(3)
+        for move in itertools.count():
+            live = await _seen(live_app, game_id, tokens)
+            assert live == await _seen(new_app(store, seed=0), game_id, tokens), f"after {move} moves"
+            history[live[0][1]] = [(status, view) for status, _, _, view, _ in live]
+            if live[0][0] == game_pb2.GAME_STATUS_FINISHED:
+                break
+            assert move < 3000, "the game should have ended"
+            seat = live[0][2][0]
+            if move == 5:  # Ana away for a while: a bot plays her seat, then she is back
+                await live_app.take_over_seat(api.TakeOverSeatRequest(game_id=game_id), tokens[0])
+                await live_app.hand_back_seat(api.HandBackSeatRequest(game_id=game_id), tokens[0])
+                continue
+            command = _choose(live[seat][4], rng)
+            await live_app.submit(api.SubmitCommandRequest(game_id=game_id, command=command), tokens[seat])
+        changes = [
+            e.table.WhichOneof("change")
+            for e in (await live_app.list_events(api.ListEventsRequest(game_id=game_id), ADMIN)).events
+            if e.HasField("table")
+        ]
+        assert changes[:4] == ["joined", "joined", "taken_over", "handed_back"]
+        for version, shown in history.items():
+            for token, (status, view) in zip([*tokens, ""], shown, strict=True):
+                past = await live_app.replay(api.ReplayGameRequest(game_id=game_id, at_version=version), token)
+                assert past.status == status, f"ReplayGame at {version}: status"
+                if view is not None:
+                    assert past.view == view, f"ReplayGame at {version} differs"

@@ -361,3 +361,86 @@ async def test_a_key_is_marked_once_until_its_mark_expires(store_factory: StoreF
             assert asyncio.get_running_loop().time() < deadline, "the mark never expired"
             await asyncio.sleep(0.01)
         assert not await store.mark_once("ticket-1", 60_000)
+
+
+# --- coordination: claims, leases, notices, the schedule ---------------------------
+
+
+@async_test
+async def test_a_key_is_claimed_once_and_keeps_its_first_value(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        claims = store.coordination
+        assert await claims.lookup("code:K7QM2X") is None
+        assert await claims.claim("code:K7QM2X", "game-1", 60_000) == "game-1"
+        assert await claims.claim("code:K7QM2X", "game-2", 60_000) == "game-1"  # taken: its value stands
+        assert await claims.lookup("code:K7QM2X") == "game-1"
+        racing = await asyncio.gather(*(claims.claim("rematch:g1", f"game-{i}", 60_000) for i in range(20)))
+        assert len(set(racing)) == 1 and racing[0] in {f"game-{i}" for i in range(20)}
+        assert await claims.claim("brief", "a", 30) == "a"
+        deadline = asyncio.get_running_loop().time() + 10
+        while await claims.claim("brief", "b", 30_000) != "b":  # its claim expires, then another may claim it
+            assert asyncio.get_running_loop().time() < deadline, "the claim never expired"
+            await asyncio.sleep(0.01)
+        assert await claims.lookup("brief") == "b"
+
+
+@async_test
+async def test_leases_end_when_dropped_or_when_their_time_is_up(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        leases = store.coordination
+        assert await leases.put_lease("g1", "0/a", 1000, 500)  # a new lease
+        assert await leases.put_lease("g1", "1/b", 1000, 2000)
+        assert await leases.put_lease("g2", "0/c", 1000, 2000)
+        assert await leases.leases("g1", 1000) == {"0/a": 1500, "1/b": 3000}
+        assert await leases.leases("g1", 1500) == {"1/b": 3000}  # 0/a's time is up
+        assert await leases.put_lease("g1", "0/a", 2000, 500)  # new again: it had ended
+        assert not await leases.put_lease("g1", "0/a", 2000, 500)  # renewed
+        assert await leases.leases("g1", 2000) == {"0/a": 2500, "1/b": 3000}
+        await leases.drop_lease("g1", "1/b")
+        await leases.drop_lease("g1", "nobody")
+        assert await leases.leases("g1", 2000) == {"0/a": 2500}
+        assert await leases.leases("g2", 2000) == {"0/c": 3000}
+        assert await leases.leases("g3", 2000) == {}
+
+
+@async_test
+async def test_notices_reach_every_reader_in_order(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        coordination = store.coordination
+        readers = [coordination.notices() for _ in range(2)]
+        received: list[list[str]] = [[], []]
+
+        async def read(index: int) -> None:
+            async for topic in readers[index]:
+                received[index].append(topic)
+
+        tasks = [asyncio.create_task(read(i)) for i in range(2)]
+        deadline = asyncio.get_running_loop().time() + 10
+        while not all(received):  # a reader hears what is notified once it reads
+            assert asyncio.get_running_loop().time() < deadline, "no notice arrived"
+            await coordination.notify("ready")
+            await asyncio.sleep(0.01)
+        for topic in ("g1", "g2", "g1"):
+            await coordination.notify(topic)
+        while any(len(topics) < 3 or topics[-3:] != ["g1", "g2", "g1"] for topics in received):
+            assert asyncio.get_running_loop().time() < deadline, f"notices missing: {received}"
+            await asyncio.sleep(0.01)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@async_test
+async def test_the_schedule_gives_what_is_due_soonest_first(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        schedule = store.coordination
+        await schedule.schedule("g1/4", 5000)
+        await schedule.schedule("g2/9", 3000)
+        await schedule.schedule("g3/2", 7000)
+        assert await schedule.due(6000, 10) == [("g2/9", 3000), ("g1/4", 5000)]
+        assert await schedule.due(6000, 1) == [("g2/9", 3000)]
+        await schedule.schedule("g1/4", 8000)  # moved
+        await schedule.unschedule("g2/9")
+        await schedule.unschedule("nothing")
+        assert await schedule.due(6000, 10) == []
+        assert await schedule.due(10_000, 10) == [("g3/2", 7000), ("g1/4", 8000)]

@@ -17,13 +17,16 @@ import type {
   GameLog,
   GameOptionsSchema,
   SeatSpecSchema,
+  TurnClockSchema,
 } from "./gen/ludotheque/v1/game_pb.js";
 import type { GameKind } from "./gen/ludotheque/v1/game_kind_pb.js";
 import { GameService } from "./gen/ludotheque/v1/game_service_pb.js";
 import type {
   CreateGameRequestSchema,
   CreateGameResponse,
+  JoinGameResponse,
   ListEventsResponse,
+  PlayAgainResponse,
   ReplayGameResponse,
   ReplayLogResponse,
   SubmitCommandResponse,
@@ -37,6 +40,23 @@ export type SeatInit = MessageInitShape<typeof SeatSpecSchema>;
 export type GameOptionsInit = MessageInitShape<typeof GameOptionsSchema>;
 /** The rest of a new game's request, e.g. `{ visibility: Visibility.LISTED }`. */
 export type CreateGameMore = Omit<MessageInitShape<typeof CreateGameRequestSchema>, "kind" | "seats" | "options" | "$typeName">;
+
+/** A turn clock: `{ turnSeconds: 60, bankSeconds: 300, takeOverAfter: 3 }`. */
+export type TurnClockInit = MessageInitShape<typeof TurnClockSchema>;
+
+export interface JoinOptions {
+  /** The player's age (Mooki Island: the youngest starts). */
+  age?: number;
+  /** The open seat to take; default: the first open one. */
+  seat?: number;
+  /** The bot that plays for the player when their clock runs out or a bot takes the seat over. */
+  standIn?: string;
+}
+
+export interface SeatOptions {
+  /** The seat: only the admin may name another than the token's. */
+  seat?: number;
+}
 
 export interface LudothequeOptions {
   /** Where the service's HTTP port answers, e.g. `"http://localhost:8080"`. */
@@ -133,7 +153,10 @@ export class Ludotheque {
   }
 
   /** Creates and deals a game; its `seatTokens` are the players' tokens, in seat order.
-   * `more`: the request's other fields, such as its `visibility` (unlisted by default). */
+   * Seats may be left open (`{ open: true }`) for players to join (`joinGame`), with its
+   * `game.joinCode`; the game is then dealt once they have (or when the holder of its
+   * `hostToken` starts it). `more`: the request's other fields, such as its `visibility`
+   * (unlisted by default) or a turn `clock` (`{ clock: { turnSeconds: 60 } }`). */
   createGame(
     kind: string,
     seats: SeatInit[],
@@ -141,6 +164,39 @@ export class Ludotheque {
     more: CreateGameMore = {},
   ): Promise<CreateGameResponse> {
     return this.client.createGame({ ...more, kind, seats, options });
+  }
+
+  /** Takes an open seat of a game, by its id or its join code: the response holds the
+   * seat's token (`withToken(joined.seatToken)` plays it). */
+  joinGame(gameIdOrCode: string, name: string, options: JoinOptions = {}): Promise<JoinGameResponse> {
+    return this.client.joinGame({ gameId: gameIdOrCode, name, ...options });
+  }
+
+  /** Leaves this caller's seat before the game starts; its token then stops working. */
+  async leaveGame(gameId: string): Promise<Game | undefined> {
+    return (await this.client.leaveGame({ gameId })).game;
+  }
+
+  /** The host (with the host token) or the admin: deals the game now, with `bot` (default
+   * "greedy") in the seats nobody took. */
+  async startGame(gameId: string, bot = ""): Promise<Game | undefined> {
+    return (await this.client.startGame({ gameId, bot })).game;
+  }
+
+  /** The rematch of a finished game, the same for every player who asks, with this
+   * caller's token in it. */
+  playAgain(gameId: string): Promise<PlayAgainResponse> {
+    return this.client.playAgain({ gameId });
+  }
+
+  /** Lets a bot (default: the seat's stand-in) play this caller's seat until it is handed back. */
+  async takeOverSeat(gameId: string, options: SeatOptions & { bot?: string } = {}): Promise<Game | undefined> {
+    return (await this.client.takeOverSeat({ gameId, ...options })).game;
+  }
+
+  /** Plays this caller's seat again after a bot took it over. */
+  async handBackSeat(gameId: string, options: SeatOptions = {}): Promise<Game | undefined> {
+    return (await this.client.handBackSeat({ gameId, ...options })).game;
   }
 
   /** The game as this caller sees it, with the moves it may make (`legalCommands`). */

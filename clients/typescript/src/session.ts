@@ -9,9 +9,9 @@ import { create, fromBinary, fromJsonString, toBinary, toJsonString } from "@buf
 import { Code, ConnectError } from "@connectrpc/connect";
 
 import type { Status } from "./gen/google/rpc/status_pb.js";
-import type { Command, Event, GameView } from "./gen/ludotheque/v1/game_pb.js";
+import type { Command, Event, GameView, SeatClock } from "./gen/ludotheque/v1/game_pb.js";
 import { PlayRequestSchema, PlayResponseSchema } from "./gen/ludotheque/v1/game_service_pb.js";
-import type { PlayRequest, PlayResponse, PlayResult } from "./gen/ludotheque/v1/game_service_pb.js";
+import type { PlayRematch, PlayRequest, PlayResponse, PlayResult } from "./gen/ludotheque/v1/game_service_pb.js";
 import { newCommandId } from "./ids.js";
 import type { CommandInit } from "./ludotheque.js";
 
@@ -20,7 +20,8 @@ export const PLAY_PROTOCOLS = { binary: "ludotheque.v1.proto", json: "ludotheque
 
 /** Where the session stands: connecting (the first time), open, reconnecting after a
  * drop, or closed (by `close()`, after the game's end, or on an error that retrying
- * cannot mend: see `error`). */
+ * cannot mend: see `error`). A session that follows `presence` stays open after the
+ * game's end, to hear of its rematch, until `close()`. */
 export type SessionStatus = "connecting" | "open" | "reconnecting" | "closed";
 
 /** A move sent and not yet answered. */
@@ -51,6 +52,17 @@ export interface GameSnapshot {
   readonly error: ConnectError | undefined;
   /** How many times the connection dropped and was opened again. */
   readonly reconnects: number;
+  /** With `presence`: the seats whose players are connected now (a Play session open, or
+   * a call a moment ago), in order; updated live. Empty without `presence`. */
+  readonly onlineSeats: readonly number[];
+  /** In a game with a turn clock, while it is this seat's turn: its clock as of
+   * `clockReceivedAt` (count `remaining` down from then; no synchronised clocks needed). */
+  readonly clock: SeatClock | undefined;
+  /** When `clock` came (Date.now(), in milliseconds). */
+  readonly clockReceivedAt: number;
+  /** With `presence`, once the game is over and someone asked for a rematch: its game id
+   * and this seat's token in it (open a new session on it). */
+  readonly rematch: PlayRematch | undefined;
 }
 
 /** The WebSocket class to use: the browser's, Node's (22+, or 20 with
@@ -75,6 +87,9 @@ export interface GameSessionOptions {
   backoffMs?: number;
   /** Default: the global WebSocket. */
   WebSocket?: WebSocketClass;
+  /** Also receive who is connected (`onlineSeats`) and, once the game is over, its
+   * `rematch`. Whether or not, the seat is online while the session is open. */
+  presence?: boolean;
 }
 
 export interface PlayOptions {
@@ -114,6 +129,10 @@ export class GameSession {
     gameOver: false,
     error: undefined,
     reconnects: 0,
+    onlineSeats: [],
+    clock: undefined,
+    clockReceivedAt: 0,
+    rematch: undefined,
   };
   private readonly listeners = new Set<() => void>();
   private readonly waiting = new Map<string, Waiting>();
@@ -198,6 +217,7 @@ export class GameSession {
               fromVersion: this.snapshot.version + 1n,
               viewUpdates: true,
               locale: this.options.locale ?? "",
+              presence: this.options.presence ?? false,
             },
           },
         }),
@@ -270,10 +290,17 @@ export class GameSession {
       change.events = [...this.snapshot.events, ...fresh];
       change.version = version;
       change.legalCommands = []; // the game moved on: a turn comes if it is this seat's
+      change.clock = undefined; // (and its clock with it)
       if (fresh.some((event) => event.gameOver)) change.gameOver = true;
     }
     if (message.view !== undefined) change.view = message.view;
-    if (message.turn !== undefined && message.turn.version === version) change.legalCommands = message.turn.legalCommands;
+    if (message.turn !== undefined && message.turn.version === version) {
+      change.legalCommands = message.turn.legalCommands;
+      change.clock = message.turn.clock;
+      change.clockReceivedAt = Date.now();
+    }
+    if (message.presence !== undefined) change.onlineSeats = message.presence.onlineSeats;
+    if (message.rematch !== undefined) change.rematch = message.rematch;
     const result = message.result;
     if (result !== undefined) {
       change.lastResult = result;
@@ -287,7 +314,8 @@ export class GameSession {
     }
     if (message.error !== undefined) change.error = errorOf(message.error); // the socket closes next
     this.update(change);
-    if (this.snapshot.gameOver && this.waiting.size === 0) this.finish(undefined); // nothing more will come
+    // Nothing more will come (but a session that follows presence waits for a rematch).
+    if (this.snapshot.gameOver && this.waiting.size === 0 && !this.options.presence) this.finish(undefined);
   }
 
   private decode(data: unknown): PlayResponse {

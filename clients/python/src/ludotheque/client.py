@@ -12,6 +12,12 @@ Commands may be given as a game's own Command (it is wrapped in the envelope for
 or as the envelope `ludotheque.v1.Command`. Every submit carries a command id (a new
 UUID unless you pass one), and a call that fails with UNAVAILABLE is retried with the
 same id, so a move is never played twice.
+
+Playing online: leave seats open for players to join, with a turn clock:
+
+    created = lobby.create_game("mooki", [{"name": "Cléo", "age": 6}, {"open": True}], clock={"turn_seconds": 60})
+    joined = lobby.join_game(created.game.join_code, "Robin", age=8)   # on Robin's device
+    robin = lobby.with_token(joined.seat_token)
 """
 
 from __future__ import annotations
@@ -86,14 +92,69 @@ class Client:
         options: Message | None = None,
         *,
         visibility: game_pb2.Visibility.ValueType = game_pb2.VISIBILITY_UNSPECIFIED,
+        clock: game_pb2.TurnClock | Mapping[str, int] | None = None,
     ) -> game_service_pb2.CreateGameResponse:
         """Creates a game. Seats: SeatSpec messages, dicts like {"name": "Cléo",
-        "age": 6} or {"name": "Bot", "bot": "greedy"}, or plain names. Unlisted unless
-        `visibility` says otherwise."""
+        "age": 6}, {"name": "Bot", "bot": "greedy"} or {"open": True} (a player joins
+        it: join_game), or plain names. Unlisted unless `visibility` says otherwise.
+        `clock`: a TurnClock or a dict like {"turn_seconds": 60, "bank_seconds": 300,
+        "take_over_after": 3}."""
         request = game_service_pb2.CreateGameRequest(kind=kind, seats=[_seat(s) for s in seats], visibility=visibility)
         if options is not None:
             request.options.CopyFrom(_envelope(game_pb2.GameOptions, options))
+        if clock is not None:
+            request.clock.CopyFrom(clock if isinstance(clock, game_pb2.TurnClock) else game_pb2.TurnClock(**clock))
         return self.stub.CreateGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def join_game(
+        self,
+        game_id_or_code: str,
+        name: str,
+        *,
+        age: int | None = None,
+        seat: int | None = None,
+        stand_in: str = "",
+    ) -> game_service_pb2.JoinGameResponse:
+        """Takes an open seat of a game, by its id or its join code; the response holds
+        the seat's token (use it with with_token)."""
+        request = game_service_pb2.JoinGameRequest(game_id=game_id_or_code, name=name, stand_in=stand_in)
+        if age is not None:
+            request.age = age
+        if seat is not None:
+            request.seat = seat
+        return self.stub.JoinGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def leave_game(self, game_id: str) -> game_pb2.Game:
+        """Leaves this client's seat before the game starts (its token then stops working)."""
+        request = game_service_pb2.LeaveGameRequest(game_id=game_id)
+        return self.stub.LeaveGame(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
+
+    def start_game(self, game_id: str, bot: str = "") -> game_pb2.Game:
+        """The host (a client with the host token) or the admin: deals the game now,
+        with `bot` (default "greedy") in the seats nobody took."""
+        request = game_service_pb2.StartGameRequest(game_id=game_id, bot=bot)
+        return self.stub.StartGame(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
+
+    def play_again(self, game_id: str) -> game_service_pb2.PlayAgainResponse:
+        """The rematch of a finished game (the same for every player who asks), with
+        this client's seat's token in it."""
+        request = game_service_pb2.PlayAgainRequest(game_id=game_id)
+        return self.stub.PlayAgain(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+
+    def take_over(self, game_id: str, *, bot: str = "", seat: int | None = None) -> game_pb2.Game:
+        """Lets a bot (default: the seat's stand-in) play this client's seat (admins:
+        pass `seat`) until it is handed back."""
+        request = game_service_pb2.TakeOverSeatRequest(game_id=game_id, bot=bot)
+        if seat is not None:
+            request.seat = seat
+        return self.stub.TakeOverSeat(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
+
+    def hand_back(self, game_id: str, *, seat: int | None = None) -> game_pb2.Game:
+        """Plays this client's seat again after a bot took it over (admins: pass `seat`)."""
+        request = game_service_pb2.HandBackSeatRequest(game_id=game_id)
+        if seat is not None:
+            request.seat = seat
+        return self.stub.HandBackSeat(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
 
     def get_game(self, game_id: str) -> game_pb2.Game:
         return self.stub.GetGame(  # type: ignore[no-any-return]
@@ -243,12 +304,19 @@ class Client:
         return list(response.kinds)
 
     def play(
-        self, game_id: str, from_version: int = 1, *, views: bool = False, view_updates: bool = False
+        self,
+        game_id: str,
+        from_version: int = 1,
+        *,
+        views: bool = False,
+        view_updates: bool = False,
+        presence: bool = False,
     ) -> PlaySession:
         """A Play session for this client's seat on one stream: iterate over it for
         events, turns and results; send() commands. `views`: the seat's view with each
-        turn; `view_updates`: the view in every message where the game comes to rest."""
-        return PlaySession(self, game_id, from_version, views, view_updates)
+        turn; `view_updates`: the view in every message where the game comes to rest;
+        `presence`: also receive who is connected, and a finished game's rematch."""
+        return PlaySession(self, game_id, from_version, views, view_updates, presence)
 
 
 class PlaySession:
@@ -257,10 +325,18 @@ class PlaySession:
     commands (any may be absent); `send(command)` plays a move. Close it (or use
     `with`) to end the session."""
 
-    def __init__(self, client: Client, game_id: str, from_version: int, views: bool, view_updates: bool) -> None:
+    def __init__(
+        self,
+        client: Client,
+        game_id: str,
+        from_version: int,
+        views: bool,
+        view_updates: bool = False,
+        presence: bool = False,
+    ) -> None:
         self._requests: queue.SimpleQueue[game_service_pb2.PlayRequest | None] = queue.SimpleQueue()
         join = game_service_pb2.PlayJoin(
-            game_id=game_id, from_version=from_version, views=views, view_updates=view_updates
+            game_id=game_id, from_version=from_version, views=views, view_updates=view_updates, presence=presence
         )
         self._requests.put(game_service_pb2.PlayRequest(join=join))
         self._call = client.stub.Play(self._outgoing(), metadata=client._metadata)

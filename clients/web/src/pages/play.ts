@@ -92,7 +92,9 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     const snapshot = playing()?.getSnapshot() ?? first;
     title.textContent = kindName(game.kind);
     document.title = `${title.textContent} · Ludothèque`;
-    who.textContent = game.seats.map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.name)).join(" · ");
+    who.textContent = game.seats
+      .map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.open ? t("play.openSeat") : s.name))
+      .join(" · ");
     renderStatus(snapshot);
     renderConnection(first);
     renderSeatSwitch();

@@ -139,12 +139,14 @@ export function describeCommand(command: Command): string {
  * drawn (pile 1, ...)". */
 export function describeEvent(event: Event): string {
   if (event.description?.text) return event.description.text;
+  if (event.table) return "";
   const inner = payload(EventSchema, event);
   return inner ? capitalise(oneLine(show(inner.desc, inner.value, false))) : "?";
 }
 
 /** The kind of an event: the name of its case, e.g. "cardDrawn" -> "Card drawn". */
 export function eventKind(event: Event): string {
+  if (event.table) return event.table.change.case ? fieldLabel(event.table.change.case) : "?";
   const inner = payload(EventSchema, event);
   if (!inner) return "?";
   const action = inner.desc.oneofs[0];

@@ -7,6 +7,7 @@ that generated clients get real types for every game.
 
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -27,6 +28,30 @@ else:
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class _TakeOverReason:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _TakeOverReasonEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_TakeOverReason.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    TAKE_OVER_REASON_UNSPECIFIED: _TakeOverReason.ValueType  # 0
+    """Not set."""
+    TAKE_OVER_REASON_REQUESTED: _TakeOverReason.ValueType  # 1
+    """The seat's player (or the admin) asked for it."""
+    TAKE_OVER_REASON_MISSED_TURNS: _TakeOverReason.ValueType  # 2
+    """The turn clock played for the seat TurnClock.take_over_after times in a row."""
+
+class TakeOverReason(_TakeOverReason, metaclass=_TakeOverReasonEnumTypeWrapper):
+    """Why a bot took a seat over."""
+
+TAKE_OVER_REASON_UNSPECIFIED: TakeOverReason.ValueType  # 0
+"""Not set."""
+TAKE_OVER_REASON_REQUESTED: TakeOverReason.ValueType  # 1
+"""The seat's player (or the admin) asked for it."""
+TAKE_OVER_REASON_MISSED_TURNS: TakeOverReason.ValueType  # 2
+"""The turn clock played for the seat TurnClock.take_over_after times in a row."""
+Global___TakeOverReason: _TypeAlias = TakeOverReason  # noqa: Y015
+
 class _GameStatus:
     ValueType = _typing.NewType("ValueType", _builtins.int)
     V: _TypeAlias = ValueType  # noqa: Y015
@@ -39,6 +64,10 @@ class _GameStatusEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_GameStatus
     """Moves are being played."""
     GAME_STATUS_FINISHED: _GameStatus.ValueType  # 2
     """The game is over."""
+    GAME_STATUS_OPEN: _GameStatus.ValueType  # 3
+    """The game waits for players to take its open seats (JoinGame); it is dealt
+    once they are all taken, or when its host starts it (StartGame).
+    """
 
 class GameStatus(_GameStatus, metaclass=_GameStatusEnumTypeWrapper):
     """Whether a game is still being played."""
@@ -49,6 +78,10 @@ GAME_STATUS_ACTIVE: GameStatus.ValueType  # 1
 """Moves are being played."""
 GAME_STATUS_FINISHED: GameStatus.ValueType  # 2
 """The game is over."""
+GAME_STATUS_OPEN: GameStatus.ValueType  # 3
+"""The game waits for players to take its open seats (JoinGame); it is dealt
+once they are all taken, or when its host starts it (StartGame).
+"""
 Global___GameStatus: _TypeAlias = GameStatus  # noqa: Y015
 
 class _Visibility:
@@ -122,6 +155,8 @@ class SeatSpec(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     AGE_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    OPEN_FIELD_NUMBER: _builtins.int
+    STAND_IN_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """The player's name, shown to everyone (1 to 64 characters)."""
     age: _builtins.int
@@ -130,16 +165,28 @@ class SeatSpec(_message.Message):
     """
     bot: _builtins.str
     """Empty for a human; "random" or "greedy" for a seat the server plays itself."""
+    open: _builtins.bool
+    """Leave the seat open: a player takes it with JoinGame (by the game's id or
+    its join code) and gives their own name and age; `name` may then be empty.
+    A game with open seats waits (GAME_STATUS_OPEN) and is dealt when every
+    seat is taken, or when its host starts it with bots in the empty seats.
+    """
+    stand_in: _builtins.str
+    """The bot that plays for this human seat when its turn clock runs out or
+    when a bot takes the seat over: "random" or "greedy"; empty: "greedy".
+    """
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         age: _builtins.int | None = ...,
         bot: _builtins.str = ...,
+        open: _builtins.bool = ...,
+        stand_in: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age", "bot", b"bot", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age", "bot", b"bot", "name", b"name", "open", b"open", "stand_in", b"stand_in"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__age: _TypeAlias = _typing.Literal["age"]  # noqa: Y015
     _WhichOneofArgType__age: _TypeAlias = _typing.Literal["_age", b"_age"]  # noqa: Y015
@@ -157,6 +204,10 @@ class Seat(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     AGE_FIELD_NUMBER: _builtins.int
     BOT_FIELD_NUMBER: _builtins.int
+    OPEN_FIELD_NUMBER: _builtins.int
+    STAND_IN_FIELD_NUMBER: _builtins.int
+    TAKEN_OVER_BY_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     """The seat's number, from 0."""
     name: _builtins.str
@@ -165,6 +216,24 @@ class Seat(_message.Message):
     """The player's age, if given."""
     bot: _builtins.str
     """The bot playing this seat; empty for a human."""
+    open: _builtins.bool
+    """No player sits here yet: JoinGame takes the seat (`name` is the creator's
+    placeholder, if any, until then).
+    """
+    stand_in: _builtins.str
+    """The bot that plays for this human seat when its clock runs out or when it
+    is taken over, as chosen; empty: "greedy".
+    """
+    taken_over_by: _builtins.str
+    """A bot plays this human seat for its player now (TakeOverSeat, or the turn
+    clock after missed turns): its name; empty while the player plays.
+    """
+    @_builtins.property
+    def clock(self) -> Global___SeatClock:
+        """The seat's turn clock, in games that have one (GetGame, SubmitCommand;
+        not ListGames).
+        """
+
     def __init__(
         self,
         *,
@@ -172,16 +241,333 @@ class Seat(_message.Message):
         name: _builtins.str = ...,
         age: _builtins.int | None = ...,
         bot: _builtins.str = ...,
+        open: _builtins.bool = ...,
+        stand_in: _builtins.str = ...,
+        taken_over_by: _builtins.str = ...,
+        clock: Global___SeatClock | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age", "clock", b"clock"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age", "bot", b"bot", "index", b"index", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age", "bot", b"bot", "clock", b"clock", "index", b"index", "name", b"name", "open", b"open", "stand_in", b"stand_in", "taken_over_by", b"taken_over_by"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__age: _TypeAlias = _typing.Literal["age"]  # noqa: Y015
     _WhichOneofArgType__age: _TypeAlias = _typing.Literal["_age", b"_age"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__age) -> _WhichOneofReturnType__age | None: ...
 
 Global___Seat: _TypeAlias = Seat  # noqa: Y015
+
+@_typing.final
+class TurnClock(_message.Message):
+    """A game's turn clock (CreateGameRequest.clock): how long a player may think.
+    A turn lasts as long as the game waits for the seat (a turn of several moves
+    included). Each turn a seat has `turn_seconds`; once they are used up it
+    draws on its bank; when both are spent the server plays the turn for the
+    seat (its stand-in bot's moves, recorded after a TurnTimedOut table event),
+    within a second or so; a move made before that still counts. Without time
+    per turn, a seat whose bank is spent is played for at once. Unset: no clock.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TURN_SECONDS_FIELD_NUMBER: _builtins.int
+    BANK_SECONDS_FIELD_NUMBER: _builtins.int
+    TAKE_OVER_AFTER_FIELD_NUMBER: _builtins.int
+    turn_seconds: _builtins.int
+    """Time per turn, 1 to 86400 seconds; 0: none (only the bank counts)."""
+    bank_seconds: _builtins.int
+    """Each seat's bank, drawn on once a turn's time is used up: 0 to 604800
+    seconds (a week). turn_seconds and bank_seconds cannot both be 0.
+    """
+    take_over_after: _builtins.int
+    """After this many turns in a row played by the clock, the seat's stand-in
+    bot takes it over until its player comes back (opens a Play session or
+    calls HandBackSeat): 1 to 100; 0: never.
+    """
+    def __init__(
+        self,
+        *,
+        turn_seconds: _builtins.int = ...,
+        bank_seconds: _builtins.int = ...,
+        take_over_after: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank_seconds", b"bank_seconds", "take_over_after", b"take_over_after", "turn_seconds", b"turn_seconds"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnClock: _TypeAlias = TurnClock  # noqa: Y015
+
+@_typing.final
+class SeatClock(_message.Message):
+    """Where a seat's clock stands, as of the response that carries it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BANK_FIELD_NUMBER: _builtins.int
+    DEADLINE_FIELD_NUMBER: _builtins.int
+    REMAINING_FIELD_NUMBER: _builtins.int
+    MISSED_TURNS_FIELD_NUMBER: _builtins.int
+    missed_turns: _builtins.int
+    """Turns in a row the clock played for the seat."""
+    @_builtins.property
+    def bank(self) -> _duration_pb2.Duration:
+        """What is left of the seat's bank (a waiting seat's bank drains once its
+        turn's own time is used up).
+        """
+
+    @_builtins.property
+    def deadline(self) -> _timestamp_pb2.Timestamp:
+        """While the game waits for the seat: when its time runs out and the server
+        plays for it.
+        """
+
+    @_builtins.property
+    def remaining(self) -> _duration_pb2.Duration:
+        """While the game waits for the seat: the time left until `deadline`, as of
+        this response (count down from it; no need for synchronised clocks).
+        """
+
+    def __init__(
+        self,
+        *,
+        bank: _duration_pb2.Duration | None = ...,
+        deadline: _timestamp_pb2.Timestamp | None = ...,
+        remaining: _duration_pb2.Duration | None = ...,
+        missed_turns: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["bank", b"bank", "deadline", b"deadline", "remaining", b"remaining"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bank", b"bank", "deadline", b"deadline", "missed_turns", b"missed_turns", "remaining", b"remaining"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatClock: _TypeAlias = SeatClock  # noqa: Y015
+
+@_typing.final
+class Presence(_message.Message):
+    """Who is connected to a game right now: a seat whose player has a Play session
+    (gRPC or WebSocket) open, or made a call with their token in the last
+    moments. Never part of the game's events.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ONLINE_SEATS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def online_seats(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """The connected seats, in order."""
+
+    def __init__(
+        self,
+        *,
+        online_seats: _abc.Iterable[_builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["online_seats", b"online_seats"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Presence: _TypeAlias = Presence  # noqa: Y015
+
+@_typing.final
+class TableEvent(_message.Message):
+    """Something that happened around the table rather than in the game: a player
+    joined or left, a turn's time ran out, a bot took a seat over or handed it
+    back. Recorded among the game's events (so that a replay knows who played
+    each seat, and why), folded by the service; the rules never see it.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    JOINED_FIELD_NUMBER: _builtins.int
+    LEFT_FIELD_NUMBER: _builtins.int
+    TIMED_OUT_FIELD_NUMBER: _builtins.int
+    TAKEN_OVER_FIELD_NUMBER: _builtins.int
+    HANDED_BACK_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def joined(self) -> Global___SeatJoined:
+        """A player (or a bot, when the host starts the game) took an open seat."""
+
+    @_builtins.property
+    def left(self) -> Global___SeatLeft:
+        """A player left their seat before the game started: it is open again."""
+
+    @_builtins.property
+    def timed_out(self) -> Global___TurnTimedOut:
+        """A seat's time ran out: the events that follow are its stand-in bot's move."""
+
+    @_builtins.property
+    def taken_over(self) -> Global___SeatTakenOver:
+        """A bot plays the seat for its player from now on."""
+
+    @_builtins.property
+    def handed_back(self) -> Global___SeatHandedBack:
+        """The seat's player plays again."""
+
+    def __init__(
+        self,
+        *,
+        joined: Global___SeatJoined | None = ...,
+        left: Global___SeatLeft | None = ...,
+        timed_out: Global___TurnTimedOut | None = ...,
+        taken_over: Global___SeatTakenOver | None = ...,
+        handed_back: Global___SeatHandedBack | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "handed_back", b"handed_back", "joined", b"joined", "left", b"left", "taken_over", b"taken_over", "timed_out", b"timed_out"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["change", b"change", "handed_back", b"handed_back", "joined", b"joined", "left", b"left", "taken_over", b"taken_over", "timed_out", b"timed_out"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_change: _TypeAlias = _typing.Literal["joined", "left", "timed_out", "taken_over", "handed_back"]  # noqa: Y015
+    _WhichOneofArgType_change: _TypeAlias = _typing.Literal["change", b"change"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_change) -> _WhichOneofReturnType_change | None: ...
+
+Global___TableEvent: _TypeAlias = TableEvent  # noqa: Y015
+
+@_typing.final
+class SeatJoined(_message.Message):
+    """A player took an open seat."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    AGE_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    STAND_IN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    name: _builtins.str
+    """The player's name."""
+    age: _builtins.int
+    """The player's age, if given."""
+    bot: _builtins.str
+    """The bot seated by the host when it started the game; empty for a player."""
+    stand_in: _builtins.str
+    """The player's stand-in bot, as chosen (empty: "greedy")."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        name: _builtins.str = ...,
+        age: _builtins.int | None = ...,
+        bot: _builtins.str = ...,
+        stand_in: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age", "bot", b"bot", "name", b"name", "seat", b"seat", "stand_in", b"stand_in"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__age: _TypeAlias = _typing.Literal["age"]  # noqa: Y015
+    _WhichOneofArgType__age: _TypeAlias = _typing.Literal["_age", b"_age"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__age) -> _WhichOneofReturnType__age | None: ...
+
+Global___SeatJoined: _TypeAlias = SeatJoined  # noqa: Y015
+
+@_typing.final
+class SeatLeft(_message.Message):
+    """A player left their seat before the game started."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat, open again."""
+    name: _builtins.str
+    """The name of the player who left (what the event's description says)."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        name: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatLeft: _TypeAlias = SeatLeft  # noqa: Y015
+
+@_typing.final
+class TurnTimedOut(_message.Message):
+    """A seat's time ran out."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    MISSED_TURNS_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    missed_turns: _builtins.int
+    """Turns in a row the clock has now played for the seat, this one included."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        missed_turns: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["missed_turns", b"missed_turns", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TurnTimedOut: _TypeAlias = TurnTimedOut  # noqa: Y015
+
+@_typing.final
+class SeatTakenOver(_message.Message):
+    """A bot plays a human seat for its player from now on."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    bot: _builtins.str
+    """The bot."""
+    reason: Global___TakeOverReason.ValueType
+    """Why."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        reason: Global___TakeOverReason.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "reason", b"reason", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatTakenOver: _TypeAlias = SeatTakenOver  # noqa: Y015
+
+@_typing.final
+class SeatHandedBack(_message.Message):
+    """A seat taken over by a bot is its player's again."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SEAT_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The seat."""
+    def __init__(
+        self,
+        *,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SeatHandedBack: _TypeAlias = SeatHandedBack  # noqa: Y015
 
 @_typing.final
 class GameOptions(_message.Message):
@@ -329,6 +715,7 @@ class Event(_message.Message):
     COMMAND_FIELD_NUMBER: _builtins.int
     GAME_OVER_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
+    TABLE_FIELD_NUMBER: _builtins.int
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
@@ -362,6 +749,12 @@ class Event(_message.Message):
         """
 
     @_builtins.property
+    def table(self) -> Global___TableEvent:
+        """Set instead of the game's own event for what happened around the table
+        (a player joined, a turn's time ran out, a bot took a seat over...).
+        """
+
+    @_builtins.property
     def mooki(self) -> _mooki_pb2.Event:
         """A Mooki Island event."""
 
@@ -384,13 +777,14 @@ class Event(_message.Message):
         command: Global___Command | None = ...,
         game_over: _builtins.bool = ...,
         description: _description_pb2.Description | None = ...,
+        table: Global___TableEvent | None = ...,
         mooki: _mooki_pb2.Event | None = ...,
         pirates: _pirates_pb2.Event | None = ...,
         picnic: _picnic_pb2.Event | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "table", b"table", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -487,6 +881,10 @@ class Game(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     VISIBILITY_FIELD_NUMBER: _builtins.int
     CREATED_BY_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_FIELD_NUMBER: _builtins.int
+    PRESENCE_FIELD_NUMBER: _builtins.int
+    REMATCH_GAME_ID_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's identifier."""
     kind: _builtins.str
@@ -504,6 +902,14 @@ class Game(_message.Message):
     created_by: _builtins.str
     """Who created the game, e.g. "ip:203.0.113.7", "key:school-42", "jwt:<subject>",
     "admin" (shown to the admin only).
+    """
+    join_code: _builtins.str
+    """While the game is open: the short code to join it by (JoinGame), easy to
+    read aloud. It is not a token: it lets a player take an open seat, nothing more.
+    """
+    rematch_game_id: _builtins.str
+    """Once the game is over and someone asked for a rematch (PlayAgain): the new
+    game's identifier.
     """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
@@ -541,6 +947,16 @@ class Game(_message.Message):
     def viewer(self) -> Global___Viewer:
         """Who the service takes the caller for."""
 
+    @_builtins.property
+    def clock(self) -> Global___TurnClock:
+        """The game's turn clock, if it has one."""
+
+    @_builtins.property
+    def presence(self) -> Global___Presence:
+        """Who is connected now (GetGame and the other calls that return one game;
+        not ListGames).
+        """
+
     def __init__(
         self,
         *,
@@ -560,10 +976,14 @@ class Game(_message.Message):
         rules_version: _builtins.str = ...,
         visibility: Global___Visibility.ValueType = ...,
         created_by: _builtins.str = ...,
+        clock: Global___TurnClock | None = ...,
+        join_code: _builtins.str = ...,
+        presence: Global___Presence | None = ...,
+        rematch_game_id: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "options", b"options", "outcome", b"outcome", "updated_at", b"updated_at", "view", b"view", "viewer", b"viewer"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "options", b"options", "outcome", b"outcome", "presence", b"presence", "updated_at", b"updated_at", "view", b"view", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "kind", b"kind", "legal_commands", b"legal_commands", "options", b"options", "outcome", b"outcome", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "to_act", b"to_act", "updated_at", b"updated_at", "version", b"version", "view", b"view", "viewer", b"viewer", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "join_code", b"join_code", "kind", b"kind", "legal_commands", b"legal_commands", "options", b"options", "outcome", b"outcome", "presence", b"presence", "rematch_game_id", b"rematch_game_id", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "to_act", b"to_act", "updated_at", b"updated_at", "version", b"version", "view", b"view", "viewer", b"viewer", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -586,6 +1006,8 @@ class GameRecord(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     VISIBILITY_FIELD_NUMBER: _builtins.int
     CREATED_BY_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
+    JOIN_CODE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's identifier."""
     kind: _builtins.str
@@ -598,17 +1020,27 @@ class GameRecord(_message.Message):
     """Who finds the game in ListGames."""
     created_by: _builtins.str
     """Who created it (the identity its creation quotas were counted against)."""
+    join_code: _builtins.str
+    """The game's join code, if it was created with open seats."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
-        """The seats."""
+        """The seats as the game was created (open seats are taken by the game's
+        table events).
+        """
 
     @_builtins.property
     def options(self) -> Global___GameOptions:
-        """The options in force."""
+        """The options in force; for a game created with open seats, as asked (the
+        defaults that depend on the players are filled in when it is dealt).
+        """
 
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
         """When the game was created."""
+
+    @_builtins.property
+    def clock(self) -> Global___TurnClock:
+        """The game's turn clock, if any."""
 
     def __init__(
         self,
@@ -622,10 +1054,12 @@ class GameRecord(_message.Message):
         rules_version: _builtins.str = ...,
         visibility: Global___Visibility.ValueType = ...,
         created_by: _builtins.str = ...,
+        clock: Global___TurnClock | None = ...,
+        join_code: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "options", b"options"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "kind", b"kind", "options", b"options", "rules_version", b"rules_version", "seats", b"seats", "seed", b"seed", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "join_code", b"join_code", "kind", b"kind", "options", b"options", "rules_version", b"rules_version", "seats", b"seats", "seed", b"seed", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -646,6 +1080,7 @@ class GameLogHeader(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     VIEWER_FIELD_NUMBER: _builtins.int
     SEED_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     format: _builtins.str
     """The log format, "ludotheque-log/1"."""
     game_id: _builtins.str
@@ -660,11 +1095,13 @@ class GameLogHeader(_message.Message):
     """
     @_builtins.property
     def options(self) -> Global___GameOptions:
-        """The options in force."""
+        """The options in force (see GameRecord.options)."""
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
-        """The seats."""
+        """The seats as the game was created (open seats are taken by the log's
+        table events).
+        """
 
     @_builtins.property
     def created_at(self) -> _timestamp_pb2.Timestamp:
@@ -675,6 +1112,10 @@ class GameLogHeader(_message.Message):
         """Whose view the events are: the admin's is complete; a seat's or a
         spectator's is redacted as they saw it.
         """
+
+    @_builtins.property
+    def clock(self) -> Global___TurnClock:
+        """The game's turn clock, if any (timeouts are checked against it)."""
 
     def __init__(
         self,
@@ -688,10 +1129,11 @@ class GameLogHeader(_message.Message):
         created_at: _timestamp_pb2.Timestamp | None = ...,
         viewer: Global___Viewer | None = ...,
         seed: _builtins.int | None = ...,
+        clock: Global___TurnClock | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "created_at", b"created_at", "options", b"options", "seed", b"seed", "viewer", b"viewer"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "created_at", b"created_at", "options", b"options", "seed", b"seed", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "created_at", b"created_at", "format", b"format", "game_id", b"game_id", "kind", b"kind", "options", b"options", "rules_version", b"rules_version", "seats", b"seats", "seed", b"seed", "viewer", b"viewer"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seed", b"_seed", "clock", b"clock", "created_at", b"created_at", "format", b"format", "game_id", b"game_id", "kind", b"kind", "options", b"options", "rules_version", b"rules_version", "seats", b"seats", "seed", b"seed", "viewer", b"viewer"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seed: _TypeAlias = _typing.Literal["seed"]  # noqa: Y015
     _WhichOneofArgType__seed: _TypeAlias = _typing.Literal["_seed", b"_seed"]  # noqa: Y015

@@ -35,6 +35,7 @@ class CreateGameRequest(_message.Message):
     OPTIONS_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
     VISIBILITY_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
     """The game's kind: "mooki", "pirates" or "picnic"."""
@@ -51,7 +52,13 @@ class CreateGameRequest(_message.Message):
 
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.SeatSpec]:
-        """The players, in turn order (Mooki Island: exactly 2)."""
+        """The players, in turn order (Mooki Island: exactly 2). Seats may be left
+        open for players to join (SeatSpec.open).
+        """
+
+    @_builtins.property
+    def clock(self) -> _game_pb2.TurnClock:
+        """A turn clock for every human seat; unset: players take all the time they like."""
 
     def __init__(
         self,
@@ -60,11 +67,12 @@ class CreateGameRequest(_message.Message):
         options: _game_pb2.GameOptions | None = ...,
         seats: _abc.Iterable[_game_pb2.SeatSpec] | None = ...,
         visibility: _game_pb2.Visibility.ValueType = ...,
+        clock: _game_pb2.TurnClock | None = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "options", b"options"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "locale", b"locale", "options", b"options", "seats", b"seats", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "kind", b"kind", "locale", b"locale", "options", b"options", "seats", b"seats", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -79,12 +87,18 @@ class CreateGameResponse(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     SEAT_TOKENS_FIELD_NUMBER: _builtins.int
     GAME_FIELD_NUMBER: _builtins.int
+    HOST_TOKEN_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The new game's identifier."""
+    host_token: _builtins.str
+    """For a game with open seats: the host's secret token, which may start the
+    game with bots in the empty seats (StartGame). It is not a seat's token.
+    """
     @_builtins.property
     def seat_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """One secret token per seat, in seat order: send it as
-        "authorization: Bearer <token>" to act as that seat.
+        "authorization: Bearer <token>" to act as that seat. Empty for an open
+        seat: its player gets their token from JoinGame.
         """
 
     @_builtins.property
@@ -97,10 +111,11 @@ class CreateGameResponse(_message.Message):
         game_id: _builtins.str = ...,
         seat_tokens: _abc.Iterable[_builtins.str] | None = ...,
         game: _game_pb2.Game | None = ...,
+        host_token: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "seat_tokens", b"seat_tokens"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "host_token", b"host_token", "seat_tokens", b"seat_tokens"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -270,6 +285,7 @@ class SubmitCommandResponse(_message.Message):
     TO_ACT_FIELD_NUMBER: _builtins.int
     OUTCOME_FIELD_NUMBER: _builtins.int
     REPLAYED_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version after the move (and any bot moves that followed)."""
     status: _game_pb2.GameStatus.ValueType
@@ -298,6 +314,10 @@ class SubmitCommandResponse(_message.Message):
     def outcome(self) -> _game_pb2.Outcome:
         """How it ended, once finished."""
 
+    @_builtins.property
+    def seats(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Seat]:
+        """In a game with a turn clock: the seats now, with their clocks."""
+
     def __init__(
         self,
         *,
@@ -309,10 +329,11 @@ class SubmitCommandResponse(_message.Message):
         to_act: _abc.Iterable[_builtins.int] | None = ...,
         outcome: _game_pb2.Outcome | None = ...,
         replayed: _builtins.bool = ...,
+        seats: _abc.Iterable[_game_pb2.Seat] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "legal_commands", b"legal_commands", "outcome", b"outcome", "replayed", b"replayed", "status", b"status", "to_act", b"to_act", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "legal_commands", b"legal_commands", "outcome", b"outcome", "replayed", b"replayed", "seats", b"seats", "status", b"status", "to_act", b"to_act", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -828,6 +849,7 @@ class PlayJoin(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     VIEW_UPDATES_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
+    PRESENCE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     from_version: _builtins.int
@@ -851,6 +873,11 @@ class PlayJoin(_message.Message):
     language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
     call's Accept-Language header (gRPC: `accept-language` metadata), else English.
     """
+    presence: _builtins.bool
+    """Also send who is connected (`presence`) when the session starts and
+    whenever it changes, and once the game is over, its `rematch` when one is
+    dealt. Whether or not, the session's seat is online while it lasts.
+    """
     def __init__(
         self,
         *,
@@ -860,10 +887,11 @@ class PlayJoin(_message.Message):
         token: _builtins.str = ...,
         view_updates: _builtins.bool = ...,
         locale: _builtins.str = ...,
+        presence: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "token", b"token", "view_updates", b"view_updates", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "presence", b"presence", "token", b"token", "view_updates", b"view_updates", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -918,6 +946,8 @@ class PlayResponse(_message.Message):
     TURN_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
     ERROR_FIELD_NUMBER: _builtins.int
+    PRESENCE_FIELD_NUMBER: _builtins.int
+    REMATCH_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
         """The game's next events, redacted for the seat, in order."""
@@ -942,6 +972,18 @@ class PlayResponse(_message.Message):
         server closes the connection (gRPC ends the call with this status instead).
         """
 
+    @_builtins.property
+    def presence(self) -> _game_pb2.Presence:
+        """Who is connected to the game now (sessions that asked for presence): sent
+        when the session starts and whenever it changes.
+        """
+
+    @_builtins.property
+    def rematch(self) -> Global___PlayRematch:
+        """The finished game's rematch once someone asked for it (PlayAgain), with
+        this seat's token for it (sessions that asked for presence).
+        """
+
     def __init__(
         self,
         *,
@@ -950,14 +992,42 @@ class PlayResponse(_message.Message):
         turn: Global___PlayTurn | None = ...,
         view: _game_pb2.GameView | None = ...,
         error: _status_pb2.Status | None = ...,
+        presence: _game_pb2.Presence | None = ...,
+        rematch: Global___PlayRematch | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "presence", b"presence", "rematch", b"rematch", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "events", b"events", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "events", b"events", "presence", b"presence", "rematch", b"rematch", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+
+@_typing.final
+class PlayRematch(_message.Message):
+    """A rematch of the game a Play session follows."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The rematch's identifier."""
+    seat_token: _builtins.str
+    """The session's seat's token in the rematch (empty for a spectator)."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayRematch: _TypeAlias = PlayRematch  # noqa: Y015
 
 @_typing.final
 class PlayTurn(_message.Message):
@@ -968,6 +1038,7 @@ class PlayTurn(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     LEGAL_COMMANDS_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
+    CLOCK_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version."""
     @_builtins.property
@@ -978,16 +1049,21 @@ class PlayTurn(_message.Message):
     def view(self) -> _game_pb2.GameView:
         """The seat's view (when the session asked for views)."""
 
+    @_builtins.property
+    def clock(self) -> _game_pb2.SeatClock:
+        """In a game with a turn clock: the seat's clock (when its time runs out)."""
+
     def __init__(
         self,
         *,
         version: _builtins.int = ...,
         legal_commands: _abc.Iterable[_game_pb2.Command] | None = ...,
         view: _game_pb2.GameView | None = ...,
+        clock: _game_pb2.SeatClock | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["legal_commands", b"legal_commands", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "legal_commands", b"legal_commands", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1304,3 +1380,394 @@ class ListGameKindsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ListGameKindsResponse: _TypeAlias = ListGameKindsResponse  # noqa: Y015
+
+@_typing.final
+class JoinGameRequest(_message.Message):
+    """JoinGame's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    AGE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    STAND_IN_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game's identifier, or its join code (letters and digits; case, spaces
+    and dashes do not matter).
+    """
+    name: _builtins.str
+    """The player's name, shown to everyone (1 to 64 characters)."""
+    age: _builtins.int
+    """The player's age in years (Mooki Island: the youngest starts)."""
+    seat: _builtins.int
+    """The open seat to take; unset: the first open seat."""
+    stand_in: _builtins.str
+    """The bot that plays for the player when their clock runs out or when a bot
+    takes the seat over: "random" or "greedy"; empty: "greedy".
+    """
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer, as in
+    GetGameRequest.locale.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        age: _builtins.int | None = ...,
+        seat: _builtins.int | None = ...,
+        stand_in: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "_seat", b"_seat", "age", b"age", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "_seat", b"_seat", "age", b"age", "game_id", b"game_id", "locale", b"locale", "name", b"name", "seat", b"seat", "stand_in", b"stand_in"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__age: _TypeAlias = _typing.Literal["age"]  # noqa: Y015
+    _WhichOneofArgType__age: _TypeAlias = _typing.Literal["_age", b"_age"]  # noqa: Y015
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__age) -> _WhichOneofReturnType__age | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___JoinGameRequest: _TypeAlias = JoinGameRequest  # noqa: Y015
+
+@_typing.final
+class JoinGameResponse(_message.Message):
+    """JoinGame's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game's identifier (when it was joined by its code)."""
+    seat: _builtins.int
+    """The seat taken."""
+    seat_token: _builtins.str
+    """The seat's secret token: send it as "authorization: Bearer <token>"."""
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game as the new seat sees it."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        game: _game_pb2.Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___JoinGameResponse: _TypeAlias = JoinGameResponse  # noqa: Y015
+
+@_typing.final
+class LeaveGameRequest(_message.Message):
+    """LeaveGame's request: the seat is the caller's token's."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer, as in
+    GetGameRequest.locale.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveGameRequest: _TypeAlias = LeaveGameRequest  # noqa: Y015
+
+@_typing.final
+class LeaveGameResponse(_message.Message):
+    """LeaveGame's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game as a spectator sees it now."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LeaveGameResponse: _TypeAlias = LeaveGameResponse  # noqa: Y015
+
+@_typing.final
+class StartGameRequest(_message.Message):
+    """StartGame's request (with the host token, or the admin's)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    bot: _builtins.str
+    """The bot to seat in every open seat: "random" or "greedy"; empty: "greedy"."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer, as in
+    GetGameRequest.locale.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        bot: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartGameRequest: _TypeAlias = StartGameRequest  # noqa: Y015
+
+@_typing.final
+class StartGameResponse(_message.Message):
+    """StartGame's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game, dealt (and played on by its bots up to the first player's turn)."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StartGameResponse: _TypeAlias = StartGameResponse  # noqa: Y015
+
+@_typing.final
+class PlayAgainRequest(_message.Message):
+    """PlayAgain's request (with a seat's token of the finished game, or the admin's)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The finished game."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer, as in
+    GetGameRequest.locale.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayAgainRequest: _TypeAlias = PlayAgainRequest  # noqa: Y015
+
+@_typing.final
+class PlayAgainResponse(_message.Message):
+    """PlayAgain's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    SEAT_TOKENS_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The rematch's identifier."""
+    seat: _builtins.int
+    """The caller's seat in the rematch (the same as in the finished game)."""
+    seat_token: _builtins.str
+    """The caller's token in the rematch."""
+    @_builtins.property
+    def seat_tokens(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Admin only: every seat's token in the rematch, in seat order."""
+
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The rematch as the caller sees it."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+        seat_token: _builtins.str = ...,
+        seat_tokens: _abc.Iterable[_builtins.str] | None = ...,
+        game: _game_pb2.Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game", b"game", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game", b"game", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token", "seat_tokens", b"seat_tokens"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___PlayAgainResponse: _TypeAlias = PlayAgainResponse  # noqa: Y015
+
+@_typing.final
+class TakeOverSeatRequest(_message.Message):
+    """TakeOverSeat's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    seat: _builtins.int
+    """The seat: must be the caller's own (admins: any human seat). Unset: the caller's."""
+    bot: _builtins.str
+    """The bot: "random" or "greedy"; empty: the seat's stand-in."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer, as in
+    GetGameRequest.locale.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+        bot: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot", b"bot", "game_id", b"game_id", "locale", b"locale", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___TakeOverSeatRequest: _TypeAlias = TakeOverSeatRequest  # noqa: Y015
+
+@_typing.final
+class TakeOverSeatResponse(_message.Message):
+    """TakeOverSeat's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game as the caller sees it, after the bot's moves if it was the seat's turn."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TakeOverSeatResponse: _TypeAlias = TakeOverSeatResponse  # noqa: Y015
+
+@_typing.final
+class HandBackSeatRequest(_message.Message):
+    """HandBackSeat's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    seat: _builtins.int
+    """The seat: must be the caller's own (admins: any). Unset: the caller's."""
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer, as in
+    GetGameRequest.locale.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int | None = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "game_id", b"game_id", "locale", b"locale", "seat", b"seat"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___HandBackSeatRequest: _TypeAlias = HandBackSeatRequest  # noqa: Y015
+
+@_typing.final
+class HandBackSeatResponse(_message.Message):
+    """HandBackSeat's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game as the caller sees it."""
+
+    def __init__(
+        self,
+        *,
+        game: _game_pb2.Game | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HandBackSeatResponse: _TypeAlias = HandBackSeatResponse  # noqa: Y015

@@ -112,6 +112,36 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.FromString,
                 _registered_method=True)
+        self.JoinGame = channel.unary_unary(
+                '/ludotheque.v1.GameService/JoinGame',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.JoinGameRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.JoinGameResponse.FromString,
+                _registered_method=True)
+        self.LeaveGame = channel.unary_unary(
+                '/ludotheque.v1.GameService/LeaveGame',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+                _registered_method=True)
+        self.StartGame = channel.unary_unary(
+                '/ludotheque.v1.GameService/StartGame',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.StartGameRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.StartGameResponse.FromString,
+                _registered_method=True)
+        self.PlayAgain = channel.unary_unary(
+                '/ludotheque.v1.GameService/PlayAgain',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.PlayAgainRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.PlayAgainResponse.FromString,
+                _registered_method=True)
+        self.TakeOverSeat = channel.unary_unary(
+                '/ludotheque.v1.GameService/TakeOverSeat',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.TakeOverSeatRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.TakeOverSeatResponse.FromString,
+                _registered_method=True)
+        self.HandBackSeat = channel.unary_unary(
+                '/ludotheque.v1.GameService/HandBackSeat',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -253,6 +283,55 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def JoinGame(self, request, context):
+        """Take an open seat of a game that waits for players, by the game's id or
+        its join code (in place of the id). Returns the seat's token. The game is
+        dealt when the last open seat is taken.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveGame(self, request, context):
+        """Leave the caller's seat before the game starts: the seat is open again
+        and the caller's token stops working.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartGame(self, request, context):
+        """The host (CreateGameResponse.host_token) or the admin: deal the game now,
+        with bots in the seats nobody took.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PlayAgain(self, request, context):
+        """A seat of a finished game (or the admin): the rematch, with the same
+        seats, options and clock. The first call deals it; every call answers the
+        same rematch, with the caller's new seat token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def TakeOverSeat(self, request, context):
+        """A seat's player (or the admin): let a bot play the seat from now on.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def HandBackSeat(self, request, context):
+        """A seat's player (or the admin): play the seat again after a bot took it
+        over. Opening a Play session does it too, after a take-over by the clock.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -330,6 +409,36 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ListGameKinds,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.SerializeToString,
+            ),
+            'JoinGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.JoinGame,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.JoinGameRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.JoinGameResponse.SerializeToString,
+            ),
+            'LeaveGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveGame,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
+            ),
+            'StartGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartGame,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.StartGameRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.StartGameResponse.SerializeToString,
+            ),
+            'PlayAgain': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlayAgain,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.PlayAgainRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.PlayAgainResponse.SerializeToString,
+            ),
+            'TakeOverSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.TakeOverSeat,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.TakeOverSeatRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.TakeOverSeatResponse.SerializeToString,
+            ),
+            'HandBackSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.HandBackSeat,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -738,6 +847,168 @@ class GameService:
             '/ludotheque.v1.GameService/ListGameKinds',
             ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.ListGameKindsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def JoinGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/JoinGame',
+            ludotheque_dot_v1_dot_game__service__pb2.JoinGameRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.JoinGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/LeaveGame',
+            ludotheque_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/StartGame',
+            ludotheque_dot_v1_dot_game__service__pb2.StartGameRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.StartGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayAgain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/PlayAgain',
+            ludotheque_dot_v1_dot_game__service__pb2.PlayAgainRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.PlayAgainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def TakeOverSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/TakeOverSeat',
+            ludotheque_dot_v1_dot_game__service__pb2.TakeOverSeatRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.TakeOverSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HandBackSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/HandBackSeat',
+            ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

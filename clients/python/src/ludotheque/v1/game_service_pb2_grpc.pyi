@@ -110,6 +110,30 @@ class GameServiceStub:
     """
     ListGameKinds: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.ListGameKindsRequest, _game_service_pb2.ListGameKindsResponse]
     """Every kind of game this server plays, each as GetGameKind answers it."""
+    JoinGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]
+    """Take an open seat of a game that waits for players, by the game's id or
+    its join code (in place of the id). Returns the seat's token. The game is
+    dealt when the last open seat is taken.
+    """
+    LeaveGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]
+    """Leave the caller's seat before the game starts: the seat is open again
+    and the caller's token stops working.
+    """
+    StartGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.StartGameRequest, _game_service_pb2.StartGameResponse]
+    """The host (CreateGameResponse.host_token) or the admin: deal the game now,
+    with bots in the seats nobody took.
+    """
+    PlayAgain: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.PlayAgainRequest, _game_service_pb2.PlayAgainResponse]
+    """A seat of a finished game (or the admin): the rematch, with the same
+    seats, options and clock. The first call deals it; every call answers the
+    same rematch, with the caller's new seat token.
+    """
+    TakeOverSeat: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.TakeOverSeatRequest, _game_service_pb2.TakeOverSeatResponse]
+    """A seat's player (or the admin): let a bot play the seat from now on."""
+    HandBackSeat: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.HandBackSeatRequest, _game_service_pb2.HandBackSeatResponse]
+    """A seat's player (or the admin): play the seat again after a bot took it
+    over. Opening a Play session does it too, after a take-over by the clock.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -188,6 +212,30 @@ class GameServiceAsyncStub(GameServiceStub):
     """
     ListGameKinds: _aio.UnaryUnaryMultiCallable[_game_service_pb2.ListGameKindsRequest, _game_service_pb2.ListGameKindsResponse]  # type: ignore[assignment]
     """Every kind of game this server plays, each as GetGameKind answers it."""
+    JoinGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.JoinGameRequest, _game_service_pb2.JoinGameResponse]  # type: ignore[assignment]
+    """Take an open seat of a game that waits for players, by the game's id or
+    its join code (in place of the id). Returns the seat's token. The game is
+    dealt when the last open seat is taken.
+    """
+    LeaveGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.LeaveGameRequest, _game_service_pb2.LeaveGameResponse]  # type: ignore[assignment]
+    """Leave the caller's seat before the game starts: the seat is open again
+    and the caller's token stops working.
+    """
+    StartGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.StartGameRequest, _game_service_pb2.StartGameResponse]  # type: ignore[assignment]
+    """The host (CreateGameResponse.host_token) or the admin: deal the game now,
+    with bots in the seats nobody took.
+    """
+    PlayAgain: _aio.UnaryUnaryMultiCallable[_game_service_pb2.PlayAgainRequest, _game_service_pb2.PlayAgainResponse]  # type: ignore[assignment]
+    """A seat of a finished game (or the admin): the rematch, with the same
+    seats, options and clock. The first call deals it; every call answers the
+    same rematch, with the caller's new seat token.
+    """
+    TakeOverSeat: _aio.UnaryUnaryMultiCallable[_game_service_pb2.TakeOverSeatRequest, _game_service_pb2.TakeOverSeatResponse]  # type: ignore[assignment]
+    """A seat's player (or the admin): let a bot play the seat from now on."""
+    HandBackSeat: _aio.UnaryUnaryMultiCallable[_game_service_pb2.HandBackSeatRequest, _game_service_pb2.HandBackSeatResponse]  # type: ignore[assignment]
+    """A seat's player (or the admin): play the seat again after a bot took it
+    over. Opening a Play session does it too, after a take-over by the clock.
+    """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     """Create games, play moves, follow games live and replay them."""
@@ -353,5 +401,65 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_game_service_pb2.ListGameKindsResponse, _abc.Awaitable[_game_service_pb2.ListGameKindsResponse]]:
         """Every kind of game this server plays, each as GetGameKind answers it."""
+
+    @_abc_1.abstractmethod
+    def JoinGame(
+        self,
+        request: _game_service_pb2.JoinGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.JoinGameResponse, _abc.Awaitable[_game_service_pb2.JoinGameResponse]]:
+        """Take an open seat of a game that waits for players, by the game's id or
+        its join code (in place of the id). Returns the seat's token. The game is
+        dealt when the last open seat is taken.
+        """
+
+    @_abc_1.abstractmethod
+    def LeaveGame(
+        self,
+        request: _game_service_pb2.LeaveGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.LeaveGameResponse, _abc.Awaitable[_game_service_pb2.LeaveGameResponse]]:
+        """Leave the caller's seat before the game starts: the seat is open again
+        and the caller's token stops working.
+        """
+
+    @_abc_1.abstractmethod
+    def StartGame(
+        self,
+        request: _game_service_pb2.StartGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.StartGameResponse, _abc.Awaitable[_game_service_pb2.StartGameResponse]]:
+        """The host (CreateGameResponse.host_token) or the admin: deal the game now,
+        with bots in the seats nobody took.
+        """
+
+    @_abc_1.abstractmethod
+    def PlayAgain(
+        self,
+        request: _game_service_pb2.PlayAgainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.PlayAgainResponse, _abc.Awaitable[_game_service_pb2.PlayAgainResponse]]:
+        """A seat of a finished game (or the admin): the rematch, with the same
+        seats, options and clock. The first call deals it; every call answers the
+        same rematch, with the caller's new seat token.
+        """
+
+    @_abc_1.abstractmethod
+    def TakeOverSeat(
+        self,
+        request: _game_service_pb2.TakeOverSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.TakeOverSeatResponse, _abc.Awaitable[_game_service_pb2.TakeOverSeatResponse]]:
+        """A seat's player (or the admin): let a bot play the seat from now on."""
+
+    @_abc_1.abstractmethod
+    def HandBackSeat(
+        self,
+        request: _game_service_pb2.HandBackSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.HandBackSeatResponse, _abc.Awaitable[_game_service_pb2.HandBackSeatResponse]]:
+        """A seat's player (or the admin): play the seat again after a bot took it
+        over. Opening a Play session does it too, after a take-over by the clock.
+        """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

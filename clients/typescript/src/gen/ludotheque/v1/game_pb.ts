@@ -7,8 +7,8 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Command as Command$1, Event as Event$1, Options, View } from "../mooki/v1/mooki_pb.js";
 import { file_ludotheque_mooki_v1_mooki } from "../mooki/v1/mooki_pb.js";
 import type { Command as Command$2, Event as Event$2, Options as Options$1, View as View$1 } from "../pirates/v1/pirates_pb.js";
@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game.proto.
  */
 export const file_ludotheque_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChhsdWRvdGhlcXVlL3YxL2dhbWUucHJvdG8SDWx1ZG90aGVxdWUudjEiPwoIU2VhdFNwZWMSDAoEbmFtZRgBIAEoCRIQCgNhZ2UYAiABKA1IAIgBARILCgNib3QYAyABKAlCBgoEX2FnZSJKCgRTZWF0Eg0KBWluZGV4GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJQgYKBF9hZ2UiqAEKC0dhbWVPcHRpb25zEi0KBW1vb2tpGAEgASgLMhwubHVkb3RoZXF1ZS5tb29raS52MS5PcHRpb25zSAASMQoHcGlyYXRlcxgCIAEoCzIeLmx1ZG90aGVxdWUucGlyYXRlcy52MS5PcHRpb25zSAASLwoGcGljbmljGAMgASgLMh0ubHVkb3RoZXF1ZS5waWNuaWMudjEuT3B0aW9uc0gAQgYKBGdhbWUiggIKB0NvbW1hbmQSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLkNvbW1hbmRIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkNvbW1hbmRIABIvCgZwaWNuaWMYAyABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5Db21tYW5kSAASNAoLZGVzY3JpcHRpb24YFCABKAsyHy5sdWRvdGhlcXVlLnRleHQudjEuRGVzY3JpcHRpb24SJgoHY2hvaWNlcxgVIAMoCzIVLmx1ZG90aGVxdWUudjEuQ2hvaWNlQgYKBGdhbWUinAEKCEdhbWVWaWV3EioKBW1vb2tpGAEgASgLMhkubHVkb3RoZXF1ZS5tb29raS52MS5WaWV3SAASLgoHcGlyYXRlcxgCIAEoCzIbLmx1ZG90aGVxdWUucGlyYXRlcy52MS5WaWV3SAASLAoGcGljbmljGAMgASgLMhoubHVkb3RoZXF1ZS5waWNuaWMudjEuVmlld0gAQgYKBGdhbWUilwMKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAQSEQoEc2VhdBgCIAEoDUgBiAEBEhIKCmNvbW1hbmRfaWQYAyABKAkSLwoLcmVjb3JkZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhUKDXJ1bGVzX3ZlcnNpb24YBSABKAkSJwoHY29tbWFuZBgGIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIRCglnYW1lX292ZXIYByABKAgSNAoLZGVzY3JpcHRpb24YFCABKAsyHy5sdWRvdGhlcXVlLnRleHQudjEuRGVzY3JpcHRpb24SKwoFbW9va2kYCiABKAsyGi5sdWRvdGhlcXVlLm1vb2tpLnYxLkV2ZW50SAASLwoHcGlyYXRlcxgLIAEoCzIcLmx1ZG90aGVxdWUucGlyYXRlcy52MS5FdmVudEgAEi0KBnBpY25pYxgMIAEoCzIbLmx1ZG90aGVxdWUucGljbmljLnYxLkV2ZW50SABCBgoEZ2FtZUIHCgVfc2VhdCI7CgdPdXRjb21lEg8KB3dpbm5lcnMYASADKA0SDgoGc2NvcmVzGAIgAygDEg8KB3N1bW1hcnkYAyABKAkiTQoGVmlld2VyEicKBHJvbGUYASABKA4yGS5sdWRvdGhlcXVlLnYxLlZpZXdlclJvbGUSEQoEc2VhdBgCIAEoDUgAiAEBQgcKBV9zZWF0IqMECgRHYW1lEg8KB2dhbWVfaWQYASABKAkSDAoEa2luZBgCIAEoCRIpCgZzdGF0dXMYAyABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDwoHdmVyc2lvbhgEIAEoBBIiCgVzZWF0cxgFIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdBIrCgdvcHRpb25zGAYgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxIOCgZ0b19hY3QYByADKA0SJwoHb3V0Y29tZRgIIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAkgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgKIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIuCgpjcmVhdGVkX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgp1cGRhdGVkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIlCgZ2aWV3ZXIYDSABKAsyFS5sdWRvdGhlcXVlLnYxLlZpZXdlchIVCg1ydWxlc192ZXJzaW9uGA4gASgJEi0KCnZpc2liaWxpdHkYFCABKA4yGS5sdWRvdGhlcXVlLnYxLlZpc2liaWxpdHkSEgoKY3JlYXRlZF9ieRgVIAEoCSKUAgoKR2FtZVJlY29yZBIPCgdnYW1lX2lkGAEgASgJEgwKBGtpbmQYAiABKAkSIgoFc2VhdHMYAyADKAsyEy5sdWRvdGhlcXVlLnYxLlNlYXQSKwoHb3B0aW9ucxgEIAEoCzIaLmx1ZG90aGVxdWUudjEuR2FtZU9wdGlvbnMSDAoEc2VlZBgFIAEoBBIuCgpjcmVhdGVkX2F0GAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIVCg1ydWxlc192ZXJzaW9uGAcgASgJEi0KCnZpc2liaWxpdHkYFCABKA4yGS5sdWRvdGhlcXVlLnYxLlZpc2liaWxpdHkSEgoKY3JlYXRlZF9ieRgVIAEoCSKZAgoNR2FtZUxvZ0hlYWRlchIOCgZmb3JtYXQYASABKAkSDwoHZ2FtZV9pZBgCIAEoCRIMCgRraW5kGAMgASgJEhUKDXJ1bGVzX3ZlcnNpb24YBCABKAkSKwoHb3B0aW9ucxgFIAEoCzIaLmx1ZG90aGVxdWUudjEuR2FtZU9wdGlvbnMSIgoFc2VhdHMYBiADKAsyEy5sdWRvdGhlcXVlLnYxLlNlYXQSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoGdmlld2VyGAggASgLMhUubHVkb3RoZXF1ZS52MS5WaWV3ZXISEQoEc2VlZBgJIAEoBEgAiAEBQgcKBV9zZWVkIl0KB0dhbWVMb2cSLAoGaGVhZGVyGAEgASgLMhwubHVkb3RoZXF1ZS52MS5HYW1lTG9nSGVhZGVyEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQqWwoKR2FtZVN0YXR1cxIbChdHQU1FX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKEkdBTUVfU1RBVFVTX0FDVElWRRABEhgKFEdBTUVfU1RBVFVTX0ZJTklTSEVEEAIqbwoKVmlzaWJpbGl0eRIaChZWSVNJQklMSVRZX1VOU1BFQ0lGSUVEEAASFwoTVklTSUJJTElUWV9VTkxJU1RFRBABEhUKEVZJU0lCSUxJVFlfTElTVEVEEAISFQoRVklTSUJJTElUWV9QVUJMSUMQAypxCgpWaWV3ZXJSb2xlEhsKF1ZJRVdFUl9ST0xFX1VOU1BFQ0lGSUVEEAASFAoQVklFV0VSX1JPTEVfU0VBVBABEhkKFVZJRVdFUl9ST0xFX1NQRUNUQVRPUhACEhUKEVZJRVdFUl9ST0xFX0FETUlOEANiBnByb3RvMw", [file_google_protobuf_timestamp, file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic, file_ludotheque_text_v1_description, file_ludotheque_v1_choice]);
+  fileDesc("ChhsdWRvdGhlcXVlL3YxL2dhbWUucHJvdG8SDWx1ZG90aGVxdWUudjEiXwoIU2VhdFNwZWMSDAoEbmFtZRgBIAEoCRIQCgNhZ2UYAiABKA1IAIgBARILCgNib3QYAyABKAkSDAoEb3BlbhgKIAEoCBIQCghzdGFuZF9pbhgLIAEoCUIGCgRfYWdlIqoBCgRTZWF0Eg0KBWluZGV4GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJEgwKBG9wZW4YCiABKAgSEAoIc3RhbmRfaW4YCyABKAkSFQoNdGFrZW5fb3Zlcl9ieRgMIAEoCRInCgVjbG9jaxgNIAEoCzIYLmx1ZG90aGVxdWUudjEuU2VhdENsb2NrQgYKBF9hZ2UiUAoJVHVybkNsb2NrEhQKDHR1cm5fc2Vjb25kcxgBIAEoDRIUCgxiYW5rX3NlY29uZHMYAiABKA0SFwoPdGFrZV9vdmVyX2FmdGVyGAMgASgNIqYBCglTZWF0Q2xvY2sSJwoEYmFuaxgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIsCghkZWFkbGluZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoJcmVtYWluaW5nGAMgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhQKDG1pc3NlZF90dXJucxgEIAEoDSIgCghQcmVzZW5jZRIUCgxvbmxpbmVfc2VhdHMYASADKA0iiAIKClRhYmxlRXZlbnQSKwoGam9pbmVkGAEgASgLMhkubHVkb3RoZXF1ZS52MS5TZWF0Sm9pbmVkSAASJwoEbGVmdBgCIAEoCzIXLmx1ZG90aGVxdWUudjEuU2VhdExlZnRIABIwCgl0aW1lZF9vdXQYAyABKAsyGy5sdWRvdGhlcXVlLnYxLlR1cm5UaW1lZE91dEgAEjIKCnRha2VuX292ZXIYBCABKAsyHC5sdWRvdGhlcXVlLnYxLlNlYXRUYWtlbk92ZXJIABI0CgtoYW5kZWRfYmFjaxgFIAEoCzIdLmx1ZG90aGVxdWUudjEuU2VhdEhhbmRlZEJhY2tIAEIICgZjaGFuZ2UiYQoKU2VhdEpvaW5lZBIMCgRzZWF0GAEgASgNEgwKBG5hbWUYAiABKAkSEAoDYWdlGAMgASgNSACIAQESCwoDYm90GAQgASgJEhAKCHN0YW5kX2luGAUgASgJQgYKBF9hZ2UiJgoIU2VhdExlZnQSDAoEc2VhdBgBIAEoDRIMCgRuYW1lGAIgASgJIjIKDFR1cm5UaW1lZE91dBIMCgRzZWF0GAEgASgNEhQKDG1pc3NlZF90dXJucxgCIAEoDSJZCg1TZWF0VGFrZW5PdmVyEgwKBHNlYXQYASABKA0SCwoDYm90GAIgASgJEi0KBnJlYXNvbhgDIAEoDjIdLmx1ZG90aGVxdWUudjEuVGFrZU92ZXJSZWFzb24iHgoOU2VhdEhhbmRlZEJhY2sSDAoEc2VhdBgBIAEoDSKoAQoLR2FtZU9wdGlvbnMSLQoFbW9va2kYASABKAsyHC5sdWRvdGhlcXVlLm1vb2tpLnYxLk9wdGlvbnNIABIxCgdwaXJhdGVzGAIgASgLMh4ubHVkb3RoZXF1ZS5waXJhdGVzLnYxLk9wdGlvbnNIABIvCgZwaWNuaWMYAyABKAsyHS5sdWRvdGhlcXVlLnBpY25pYy52MS5PcHRpb25zSABCBgoEZ2FtZSKCAgoHQ29tbWFuZBItCgVtb29raRgBIAEoCzIcLmx1ZG90aGVxdWUubW9va2kudjEuQ29tbWFuZEgAEjEKB3BpcmF0ZXMYAiABKAsyHi5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuQ29tbWFuZEgAEi8KBnBpY25pYxgDIAEoCzIdLmx1ZG90aGVxdWUucGljbmljLnYxLkNvbW1hbmRIABI0CgtkZXNjcmlwdGlvbhgUIAEoCzIfLmx1ZG90aGVxdWUudGV4dC52MS5EZXNjcmlwdGlvbhImCgdjaG9pY2VzGBUgAygLMhUubHVkb3RoZXF1ZS52MS5DaG9pY2VCBgoEZ2FtZSKcAQoIR2FtZVZpZXcSKgoFbW9va2kYASABKAsyGS5sdWRvdGhlcXVlLm1vb2tpLnYxLlZpZXdIABIuCgdwaXJhdGVzGAIgASgLMhsubHVkb3RoZXF1ZS5waXJhdGVzLnYxLlZpZXdIABIsCgZwaWNuaWMYAyABKAsyGi5sdWRvdGhlcXVlLnBpY25pYy52MS5WaWV3SABCBgoEZ2FtZSLBAwoFRXZlbnQSDwoHdmVyc2lvbhgBIAEoBBIRCgRzZWF0GAIgASgNSAGIAQESEgoKY29tbWFuZF9pZBgDIAEoCRIvCgtyZWNvcmRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgFIAEoCRInCgdjb21tYW5kGAYgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhEKCWdhbWVfb3ZlchgHIAEoCBI0CgtkZXNjcmlwdGlvbhgUIAEoCzIfLmx1ZG90aGVxdWUudGV4dC52MS5EZXNjcmlwdGlvbhIoCgV0YWJsZRgVIAEoCzIZLmx1ZG90aGVxdWUudjEuVGFibGVFdmVudBIrCgVtb29raRgKIAEoCzIaLmx1ZG90aGVxdWUubW9va2kudjEuRXZlbnRIABIvCgdwaXJhdGVzGAsgASgLMhwubHVkb3RoZXF1ZS5waXJhdGVzLnYxLkV2ZW50SAASLQoGcGljbmljGAwgASgLMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuRXZlbnRIAEIGCgRnYW1lQgcKBV9zZWF0IjsKB091dGNvbWUSDwoHd2lubmVycxgBIAMoDRIOCgZzY29yZXMYAiADKAMSDwoHc3VtbWFyeRgDIAEoCSJNCgZWaWV3ZXISJwoEcm9sZRgBIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlld2VyUm9sZRIRCgRzZWF0GAIgASgNSACIAQFCBwoFX3NlYXQiowUKBEdhbWUSDwoHZ2FtZV9pZBgBIAEoCRIMCgRraW5kGAIgASgJEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIPCgd2ZXJzaW9uGAQgASgEEiIKBXNlYXRzGAUgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0EisKB29wdGlvbnMYBiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEg4KBnRvX2FjdBgHIAMoDRInCgdvdXRjb21lGAggASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYCSABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAogAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEi4KCmNyZWF0ZWRfYXQYCyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCnVwZGF0ZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnZpZXdlchgNIAEoCzIVLmx1ZG90aGVxdWUudjEuVmlld2VyEhUKDXJ1bGVzX3ZlcnNpb24YDiABKAkSLQoKdmlzaWJpbGl0eRgUIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRISCgpjcmVhdGVkX2J5GBUgASgJEicKBWNsb2NrGBYgASgLMhgubHVkb3RoZXF1ZS52MS5UdXJuQ2xvY2sSEQoJam9pbl9jb2RlGBcgASgJEikKCHByZXNlbmNlGBggASgLMhcubHVkb3RoZXF1ZS52MS5QcmVzZW5jZRIXCg9yZW1hdGNoX2dhbWVfaWQYGSABKAki0AIKCkdhbWVSZWNvcmQSDwoHZ2FtZV9pZBgBIAEoCRIMCgRraW5kGAIgASgJEiIKBXNlYXRzGAMgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0EisKB29wdGlvbnMYBCABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEgwKBHNlZWQYBSABKAQSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFQoNcnVsZXNfdmVyc2lvbhgHIAEoCRItCgp2aXNpYmlsaXR5GBQgASgOMhkubHVkb3RoZXF1ZS52MS5WaXNpYmlsaXR5EhIKCmNyZWF0ZWRfYnkYFSABKAkSJwoFY2xvY2sYFiABKAsyGC5sdWRvdGhlcXVlLnYxLlR1cm5DbG9jaxIRCglqb2luX2NvZGUYFyABKAkiwgIKDUdhbWVMb2dIZWFkZXISDgoGZm9ybWF0GAEgASgJEg8KB2dhbWVfaWQYAiABKAkSDAoEa2luZBgDIAEoCRIVCg1ydWxlc192ZXJzaW9uGAQgASgJEisKB29wdGlvbnMYBSABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiIKBXNlYXRzGAYgAygLMhMubHVkb3RoZXF1ZS52MS5TZWF0Ei4KCmNyZWF0ZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiUKBnZpZXdlchgIIAEoCzIVLmx1ZG90aGVxdWUudjEuVmlld2VyEhEKBHNlZWQYCSABKARIAIgBARInCgVjbG9jaxgUIAEoCzIYLmx1ZG90aGVxdWUudjEuVHVybkNsb2NrQgcKBV9zZWVkIl0KB0dhbWVMb2cSLAoGaGVhZGVyGAEgASgLMhwubHVkb3RoZXF1ZS52MS5HYW1lTG9nSGVhZGVyEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQqdQoOVGFrZU92ZXJSZWFzb24SIAocVEFLRV9PVkVSX1JFQVNPTl9VTlNQRUNJRklFRBAAEh4KGlRBS0VfT1ZFUl9SRUFTT05fUkVRVUVTVEVEEAESIQodVEFLRV9PVkVSX1JFQVNPTl9NSVNTRURfVFVSTlMQAipxCgpHYW1lU3RhdHVzEhsKF0dBTUVfU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSR0FNRV9TVEFUVVNfQUNUSVZFEAESGAoUR0FNRV9TVEFUVVNfRklOSVNIRUQQAhIUChBHQU1FX1NUQVRVU19PUEVOEAMqbwoKVmlzaWJpbGl0eRIaChZWSVNJQklMSVRZX1VOU1BFQ0lGSUVEEAASFwoTVklTSUJJTElUWV9VTkxJU1RFRBABEhUKEVZJU0lCSUxJVFlfTElTVEVEEAISFQoRVklTSUJJTElUWV9QVUJMSUMQAypxCgpWaWV3ZXJSb2xlEhsKF1ZJRVdFUl9ST0xFX1VOU1BFQ0lGSUVEEAASFAoQVklFV0VSX1JPTEVfU0VBVBABEhkKFVZJRVdFUl9ST0xFX1NQRUNUQVRPUhACEhUKEVZJRVdFUl9ST0xFX0FETUlOEANiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic, file_ludotheque_text_v1_description, file_ludotheque_v1_choice]);
 
 /**
  * A player to seat when a game is created.
@@ -54,6 +54,24 @@ export type SeatSpec = Message<"ludotheque.v1.SeatSpec"> & {
    * @generated from field: string bot = 3;
    */
   bot: string;
+
+  /**
+   * Leave the seat open: a player takes it with JoinGame (by the game's id or
+   * its join code) and gives their own name and age; `name` may then be empty.
+   * A game with open seats waits (GAME_STATUS_OPEN) and is dealt when every
+   * seat is taken, or when its host starts it with bots in the empty seats.
+   *
+   * @generated from field: bool open = 10;
+   */
+  open: boolean;
+
+  /**
+   * The bot that plays for this human seat when its turn clock runs out or
+   * when a bot takes the seat over: "random" or "greedy"; empty: "greedy".
+   *
+   * @generated from field: string stand_in = 11;
+   */
+  standIn: string;
 };
 
 /**
@@ -96,6 +114,38 @@ export type Seat = Message<"ludotheque.v1.Seat"> & {
    * @generated from field: string bot = 4;
    */
   bot: string;
+
+  /**
+   * No player sits here yet: JoinGame takes the seat (`name` is the creator's
+   * placeholder, if any, until then).
+   *
+   * @generated from field: bool open = 10;
+   */
+  open: boolean;
+
+  /**
+   * The bot that plays for this human seat when its clock runs out or when it
+   * is taken over, as chosen; empty: "greedy".
+   *
+   * @generated from field: string stand_in = 11;
+   */
+  standIn: string;
+
+  /**
+   * A bot plays this human seat for its player now (TakeOverSeat, or the turn
+   * clock after missed turns): its name; empty while the player plays.
+   *
+   * @generated from field: string taken_over_by = 12;
+   */
+  takenOverBy: string;
+
+  /**
+   * The seat's turn clock, in games that have one (GetGame, SubmitCommand;
+   * not ListGames).
+   *
+   * @generated from field: ludotheque.v1.SeatClock clock = 13;
+   */
+  clock?: SeatClock | undefined;
 };
 
 /**
@@ -104,6 +154,343 @@ export type Seat = Message<"ludotheque.v1.Seat"> & {
  */
 export const SeatSchema: GenMessage<Seat> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game, 1);
+
+/**
+ * A game's turn clock (CreateGameRequest.clock): how long a player may think.
+ * A turn lasts as long as the game waits for the seat (a turn of several moves
+ * included). Each turn a seat has `turn_seconds`; once they are used up it
+ * draws on its bank; when both are spent the server plays the turn for the
+ * seat (its stand-in bot's moves, recorded after a TurnTimedOut table event),
+ * within a second or so; a move made before that still counts. Without time
+ * per turn, a seat whose bank is spent is played for at once. Unset: no clock.
+ *
+ * @generated from message ludotheque.v1.TurnClock
+ */
+export type TurnClock = Message<"ludotheque.v1.TurnClock"> & {
+  /**
+   * Time per turn, 1 to 86400 seconds; 0: none (only the bank counts).
+   *
+   * @generated from field: uint32 turn_seconds = 1;
+   */
+  turnSeconds: number;
+
+  /**
+   * Each seat's bank, drawn on once a turn's time is used up: 0 to 604800
+   * seconds (a week). turn_seconds and bank_seconds cannot both be 0.
+   *
+   * @generated from field: uint32 bank_seconds = 2;
+   */
+  bankSeconds: number;
+
+  /**
+   * After this many turns in a row played by the clock, the seat's stand-in
+   * bot takes it over until its player comes back (opens a Play session or
+   * calls HandBackSeat): 1 to 100; 0: never.
+   *
+   * @generated from field: uint32 take_over_after = 3;
+   */
+  takeOverAfter: number;
+};
+
+/**
+ * Describes the message ludotheque.v1.TurnClock.
+ * Use `create(TurnClockSchema)` to create a new message.
+ */
+export const TurnClockSchema: GenMessage<TurnClock> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 2);
+
+/**
+ * Where a seat's clock stands, as of the response that carries it.
+ *
+ * @generated from message ludotheque.v1.SeatClock
+ */
+export type SeatClock = Message<"ludotheque.v1.SeatClock"> & {
+  /**
+   * What is left of the seat's bank (a waiting seat's bank drains once its
+   * turn's own time is used up).
+   *
+   * @generated from field: google.protobuf.Duration bank = 1;
+   */
+  bank?: Duration | undefined;
+
+  /**
+   * While the game waits for the seat: when its time runs out and the server
+   * plays for it.
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 2;
+   */
+  deadline?: Timestamp | undefined;
+
+  /**
+   * While the game waits for the seat: the time left until `deadline`, as of
+   * this response (count down from it; no need for synchronised clocks).
+   *
+   * @generated from field: google.protobuf.Duration remaining = 3;
+   */
+  remaining?: Duration | undefined;
+
+  /**
+   * Turns in a row the clock played for the seat.
+   *
+   * @generated from field: uint32 missed_turns = 4;
+   */
+  missedTurns: number;
+};
+
+/**
+ * Describes the message ludotheque.v1.SeatClock.
+ * Use `create(SeatClockSchema)` to create a new message.
+ */
+export const SeatClockSchema: GenMessage<SeatClock> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 3);
+
+/**
+ * Who is connected to a game right now: a seat whose player has a Play session
+ * (gRPC or WebSocket) open, or made a call with their token in the last
+ * moments. Never part of the game's events.
+ *
+ * @generated from message ludotheque.v1.Presence
+ */
+export type Presence = Message<"ludotheque.v1.Presence"> & {
+  /**
+   * The connected seats, in order.
+   *
+   * @generated from field: repeated uint32 online_seats = 1;
+   */
+  onlineSeats: number[];
+};
+
+/**
+ * Describes the message ludotheque.v1.Presence.
+ * Use `create(PresenceSchema)` to create a new message.
+ */
+export const PresenceSchema: GenMessage<Presence> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 4);
+
+/**
+ * Something that happened around the table rather than in the game: a player
+ * joined or left, a turn's time ran out, a bot took a seat over or handed it
+ * back. Recorded among the game's events (so that a replay knows who played
+ * each seat, and why), folded by the service; the rules never see it.
+ *
+ * @generated from message ludotheque.v1.TableEvent
+ */
+export type TableEvent = Message<"ludotheque.v1.TableEvent"> & {
+  /**
+   * What changed.
+   *
+   * @generated from oneof ludotheque.v1.TableEvent.change
+   */
+  change: {
+    /**
+     * A player (or a bot, when the host starts the game) took an open seat.
+     *
+     * @generated from field: ludotheque.v1.SeatJoined joined = 1;
+     */
+    value: SeatJoined;
+    case: "joined";
+  } | {
+    /**
+     * A player left their seat before the game started: it is open again.
+     *
+     * @generated from field: ludotheque.v1.SeatLeft left = 2;
+     */
+    value: SeatLeft;
+    case: "left";
+  } | {
+    /**
+     * A seat's time ran out: the events that follow are its stand-in bot's move.
+     *
+     * @generated from field: ludotheque.v1.TurnTimedOut timed_out = 3;
+     */
+    value: TurnTimedOut;
+    case: "timedOut";
+  } | {
+    /**
+     * A bot plays the seat for its player from now on.
+     *
+     * @generated from field: ludotheque.v1.SeatTakenOver taken_over = 4;
+     */
+    value: SeatTakenOver;
+    case: "takenOver";
+  } | {
+    /**
+     * The seat's player plays again.
+     *
+     * @generated from field: ludotheque.v1.SeatHandedBack handed_back = 5;
+     */
+    value: SeatHandedBack;
+    case: "handedBack";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message ludotheque.v1.TableEvent.
+ * Use `create(TableEventSchema)` to create a new message.
+ */
+export const TableEventSchema: GenMessage<TableEvent> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 5);
+
+/**
+ * A player took an open seat.
+ *
+ * @generated from message ludotheque.v1.SeatJoined
+ */
+export type SeatJoined = Message<"ludotheque.v1.SeatJoined"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The player's name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The player's age, if given.
+   *
+   * @generated from field: optional uint32 age = 3;
+   */
+  age?: number | undefined;
+
+  /**
+   * The bot seated by the host when it started the game; empty for a player.
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot: string;
+
+  /**
+   * The player's stand-in bot, as chosen (empty: "greedy").
+   *
+   * @generated from field: string stand_in = 5;
+   */
+  standIn: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.SeatJoined.
+ * Use `create(SeatJoinedSchema)` to create a new message.
+ */
+export const SeatJoinedSchema: GenMessage<SeatJoined> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 6);
+
+/**
+ * A player left their seat before the game started.
+ *
+ * @generated from message ludotheque.v1.SeatLeft
+ */
+export type SeatLeft = Message<"ludotheque.v1.SeatLeft"> & {
+  /**
+   * The seat, open again.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The name of the player who left (what the event's description says).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.SeatLeft.
+ * Use `create(SeatLeftSchema)` to create a new message.
+ */
+export const SeatLeftSchema: GenMessage<SeatLeft> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 7);
+
+/**
+ * A seat's time ran out.
+ *
+ * @generated from message ludotheque.v1.TurnTimedOut
+ */
+export type TurnTimedOut = Message<"ludotheque.v1.TurnTimedOut"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Turns in a row the clock has now played for the seat, this one included.
+   *
+   * @generated from field: uint32 missed_turns = 2;
+   */
+  missedTurns: number;
+};
+
+/**
+ * Describes the message ludotheque.v1.TurnTimedOut.
+ * Use `create(TurnTimedOutSchema)` to create a new message.
+ */
+export const TurnTimedOutSchema: GenMessage<TurnTimedOut> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 8);
+
+/**
+ * A bot plays a human seat for its player from now on.
+ *
+ * @generated from message ludotheque.v1.SeatTakenOver
+ */
+export type SeatTakenOver = Message<"ludotheque.v1.SeatTakenOver"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The bot.
+   *
+   * @generated from field: string bot = 2;
+   */
+  bot: string;
+
+  /**
+   * Why.
+   *
+   * @generated from field: ludotheque.v1.TakeOverReason reason = 3;
+   */
+  reason: TakeOverReason;
+};
+
+/**
+ * Describes the message ludotheque.v1.SeatTakenOver.
+ * Use `create(SeatTakenOverSchema)` to create a new message.
+ */
+export const SeatTakenOverSchema: GenMessage<SeatTakenOver> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 9);
+
+/**
+ * A seat taken over by a bot is its player's again.
+ *
+ * @generated from message ludotheque.v1.SeatHandedBack
+ */
+export type SeatHandedBack = Message<"ludotheque.v1.SeatHandedBack"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message ludotheque.v1.SeatHandedBack.
+ * Use `create(SeatHandedBackSchema)` to create a new message.
+ */
+export const SeatHandedBackSchema: GenMessage<SeatHandedBack> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game, 10);
 
 /**
  * Game-specific options. The field set must match the game's kind.
@@ -148,7 +535,7 @@ export type GameOptions = Message<"ludotheque.v1.GameOptions"> & {
  * Use `create(GameOptionsSchema)` to create a new message.
  */
 export const GameOptionsSchema: GenMessage<GameOptions> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 2);
+  messageDesc(file_ludotheque_v1_game, 11);
 
 /**
  * A move, for the game's kind.
@@ -211,7 +598,7 @@ export type Command = Message<"ludotheque.v1.Command"> & {
  * Use `create(CommandSchema)` to create a new message.
  */
 export const CommandSchema: GenMessage<Command> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 3);
+  messageDesc(file_ludotheque_v1_game, 12);
 
 /**
  * What one viewer sees of a game.
@@ -256,7 +643,7 @@ export type GameView = Message<"ludotheque.v1.GameView"> & {
  * Use `create(GameViewSchema)` to create a new message.
  */
 export const GameViewSchema: GenMessage<GameView> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 4);
+  messageDesc(file_ludotheque_v1_game, 13);
 
 /**
  * One event of a game's append-only history.
@@ -325,7 +712,15 @@ export type Event = Message<"ludotheque.v1.Event"> & {
   description?: Description | undefined;
 
   /**
-   * What happened, for the game's kind.
+   * Set instead of the game's own event for what happened around the table
+   * (a player joined, a turn's time ran out, a bot took a seat over...).
+   *
+   * @generated from field: ludotheque.v1.TableEvent table = 21;
+   */
+  table?: TableEvent | undefined;
+
+  /**
+   * What happened, for the game's kind (unset on a table event).
    *
    * @generated from oneof ludotheque.v1.Event.game
    */
@@ -361,7 +756,7 @@ export type Event = Message<"ludotheque.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 5);
+  messageDesc(file_ludotheque_v1_game, 14);
 
 /**
  * How a finished game ended.
@@ -396,7 +791,7 @@ export type Outcome = Message<"ludotheque.v1.Outcome"> & {
  * Use `create(OutcomeSchema)` to create a new message.
  */
 export const OutcomeSchema: GenMessage<Outcome> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 6);
+  messageDesc(file_ludotheque_v1_game, 15);
 
 /**
  * The caller as the service sees them.
@@ -424,7 +819,7 @@ export type Viewer = Message<"ludotheque.v1.Viewer"> & {
  * Use `create(ViewerSchema)` to create a new message.
  */
 export const ViewerSchema: GenMessage<Viewer> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 7);
+  messageDesc(file_ludotheque_v1_game, 16);
 
 /**
  * A game as one caller sees it.
@@ -545,6 +940,37 @@ export type Game = Message<"ludotheque.v1.Game"> & {
    * @generated from field: string created_by = 21;
    */
   createdBy: string;
+
+  /**
+   * The game's turn clock, if it has one.
+   *
+   * @generated from field: ludotheque.v1.TurnClock clock = 22;
+   */
+  clock?: TurnClock | undefined;
+
+  /**
+   * While the game is open: the short code to join it by (JoinGame), easy to
+   * read aloud. It is not a token: it lets a player take an open seat, nothing more.
+   *
+   * @generated from field: string join_code = 23;
+   */
+  joinCode: string;
+
+  /**
+   * Who is connected now (GetGame and the other calls that return one game;
+   * not ListGames).
+   *
+   * @generated from field: ludotheque.v1.Presence presence = 24;
+   */
+  presence?: Presence | undefined;
+
+  /**
+   * Once the game is over and someone asked for a rematch (PlayAgain): the new
+   * game's identifier.
+   *
+   * @generated from field: string rematch_game_id = 25;
+   */
+  rematchGameId: string;
 };
 
 /**
@@ -552,7 +978,7 @@ export type Game = Message<"ludotheque.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 8);
+  messageDesc(file_ludotheque_v1_game, 17);
 
 /**
  * What the service stores about a game besides its events. Never sent to
@@ -576,14 +1002,16 @@ export type GameRecord = Message<"ludotheque.v1.GameRecord"> & {
   kind: string;
 
   /**
-   * The seats.
+   * The seats as the game was created (open seats are taken by the game's
+   * table events).
    *
    * @generated from field: repeated ludotheque.v1.Seat seats = 3;
    */
   seats: Seat[];
 
   /**
-   * The options in force.
+   * The options in force; for a game created with open seats, as asked (the
+   * defaults that depend on the players are filled in when it is dealt).
    *
    * @generated from field: ludotheque.v1.GameOptions options = 4;
    */
@@ -623,6 +1051,20 @@ export type GameRecord = Message<"ludotheque.v1.GameRecord"> & {
    * @generated from field: string created_by = 21;
    */
   createdBy: string;
+
+  /**
+   * The game's turn clock, if any.
+   *
+   * @generated from field: ludotheque.v1.TurnClock clock = 22;
+   */
+  clock?: TurnClock | undefined;
+
+  /**
+   * The game's join code, if it was created with open seats.
+   *
+   * @generated from field: string join_code = 23;
+   */
+  joinCode: string;
 };
 
 /**
@@ -630,7 +1072,7 @@ export type GameRecord = Message<"ludotheque.v1.GameRecord"> & {
  * Use `create(GameRecordSchema)` to create a new message.
  */
 export const GameRecordSchema: GenMessage<GameRecord> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 9);
+  messageDesc(file_ludotheque_v1_game, 18);
 
 /**
  * The first part of a game log: what the events need to be replayed.
@@ -667,14 +1109,15 @@ export type GameLogHeader = Message<"ludotheque.v1.GameLogHeader"> & {
   rulesVersion: string;
 
   /**
-   * The options in force.
+   * The options in force (see GameRecord.options).
    *
    * @generated from field: ludotheque.v1.GameOptions options = 5;
    */
   options?: GameOptions | undefined;
 
   /**
-   * The seats.
+   * The seats as the game was created (open seats are taken by the log's
+   * table events).
    *
    * @generated from field: repeated ludotheque.v1.Seat seats = 6;
    */
@@ -702,6 +1145,13 @@ export type GameLogHeader = Message<"ludotheque.v1.GameLogHeader"> & {
    * @generated from field: optional uint64 seed = 9;
    */
   seed?: bigint | undefined;
+
+  /**
+   * The game's turn clock, if any (timeouts are checked against it).
+   *
+   * @generated from field: ludotheque.v1.TurnClock clock = 20;
+   */
+  clock?: TurnClock | undefined;
 };
 
 /**
@@ -709,7 +1159,7 @@ export type GameLogHeader = Message<"ludotheque.v1.GameLogHeader"> & {
  * Use `create(GameLogHeaderSchema)` to create a new message.
  */
 export const GameLogHeaderSchema: GenMessage<GameLogHeader> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 10);
+  messageDesc(file_ludotheque_v1_game, 19);
 
 /**
  * A game's history: a header, then every event in order.
@@ -737,7 +1187,41 @@ export type GameLog = Message<"ludotheque.v1.GameLog"> & {
  * Use `create(GameLogSchema)` to create a new message.
  */
 export const GameLogSchema: GenMessage<GameLog> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game, 11);
+  messageDesc(file_ludotheque_v1_game, 20);
+
+/**
+ * Why a bot took a seat over.
+ *
+ * @generated from enum ludotheque.v1.TakeOverReason
+ */
+export enum TakeOverReason {
+  /**
+   * Not set.
+   *
+   * @generated from enum value: TAKE_OVER_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The seat's player (or the admin) asked for it.
+   *
+   * @generated from enum value: TAKE_OVER_REASON_REQUESTED = 1;
+   */
+  REQUESTED = 1,
+
+  /**
+   * The turn clock played for the seat TurnClock.take_over_after times in a row.
+   *
+   * @generated from enum value: TAKE_OVER_REASON_MISSED_TURNS = 2;
+   */
+  MISSED_TURNS = 2,
+}
+
+/**
+ * Describes the enum ludotheque.v1.TakeOverReason.
+ */
+export const TakeOverReasonSchema: GenEnum<TakeOverReason> = /*@__PURE__*/
+  enumDesc(file_ludotheque_v1_game, 0);
 
 /**
  * Whether a game is still being played.
@@ -765,13 +1249,21 @@ export enum GameStatus {
    * @generated from enum value: GAME_STATUS_FINISHED = 2;
    */
   FINISHED = 2,
+
+  /**
+   * The game waits for players to take its open seats (JoinGame); it is dealt
+   * once they are all taken, or when its host starts it (StartGame).
+   *
+   * @generated from enum value: GAME_STATUS_OPEN = 3;
+   */
+  OPEN = 3,
 }
 
 /**
  * Describes the enum ludotheque.v1.GameStatus.
  */
 export const GameStatusSchema: GenEnum<GameStatus> = /*@__PURE__*/
-  enumDesc(file_ludotheque_v1_game, 0);
+  enumDesc(file_ludotheque_v1_game, 1);
 
 /**
  * Who finds a game in ListGames. Whoever knows a game's id may watch it as a
@@ -814,7 +1306,7 @@ export enum Visibility {
  * Describes the enum ludotheque.v1.Visibility.
  */
 export const VisibilitySchema: GenEnum<Visibility> = /*@__PURE__*/
-  enumDesc(file_ludotheque_v1_game, 1);
+  enumDesc(file_ludotheque_v1_game, 2);
 
 /**
  * Who is looking at a game.
@@ -855,5 +1347,5 @@ export enum ViewerRole {
  * Describes the enum ludotheque.v1.ViewerRole.
  */
 export const ViewerRoleSchema: GenEnum<ViewerRole> = /*@__PURE__*/
-  enumDesc(file_ludotheque_v1_game, 2);
+  enumDesc(file_ludotheque_v1_game, 3);
 

@@ -13,7 +13,7 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Status } from "../../google/rpc/status_pb.js";
 import { file_google_rpc_status } from "../../google/rpc/status_pb.js";
-import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, SeatSpec, Visibility } from "./game_pb.js";
+import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus, GameView, Outcome, Presence, Seat, SeatClock, SeatSpec, TurnClock, Visibility } from "./game_pb.js";
 import { file_ludotheque_v1_game } from "./game_pb.js";
 import type { GameKind, GameKindSchema } from "./game_kind_pb.js";
 import { file_ludotheque_v1_game_kind } from "./game_kind_pb.js";
@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSK1AQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRIOCgZsb2NhbGUYDyABKAkiXQoSQ3JlYXRlR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEwoLc2VhdF90b2tlbnMYAiADKAkSIQoEZ2FtZRgDIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSIxCg5HZXRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBmxvY2FsZRgPIAEoCSJyChBMaXN0R2FtZXNSZXF1ZXN0EgwKBGtpbmQYASABKAkSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJIlAKEUxpc3RHYW1lc1Jlc3BvbnNlEiIKBWdhbWVzGAEgAygLMhMubHVkb3RoZXF1ZS52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSLEAQoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRInCgdjb21tYW5kGAIgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBEhEKBHNlYXQYBSABKA1IAYgBARIOCgZsb2NhbGUYDyABKAlCEwoRX2V4cGVjdGVkX3ZlcnNpb25CBwoFX3NlYXQimwIKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgEEiQKBmV2ZW50cxgCIAMoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBCADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSKQoGc3RhdHVzGAUgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgGIAMoDRInCgdvdXRjb21lGAcgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEhAKCHJlcGxheWVkGAggASgIIlwKE1N0cmVhbUV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDgoGdGlja2V0GAMgASgJEg4KBmxvY2FsZRgPIAEoCSIrChhJc3N1ZVN0cmVhbVRpY2tldFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJbChlJc3N1ZVN0cmVhbVRpY2tldFJlc3BvbnNlEg4KBnRpY2tldBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCI7ChRTdHJlYW1FdmVudHNSZXNwb25zZRIjCgVldmVudBgBIAEoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQicQoRTGlzdEV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSEgoKdG9fdmVyc2lvbhgDIAEoBBIRCglwYWdlX3NpemUYBCABKA0SDgoGbG9jYWxlGA8gASgJImYKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQiXAoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg0KC19hdF92ZXJzaW9uIvQBChJSZXBsYXlHYW1lUmVzcG9uc2USEgoKYXRfdmVyc2lvbhgBIAEoBBIPCgd2ZXJzaW9uGAIgASgEEikKBnN0YXR1cxgDIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBCADKA0SJwoHb3V0Y29tZRgFIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAYgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgHIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZCJsChFFeHBvcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKB2FzX3NlYXQYAiABKA1IAIgBARIUCgxhc19zcGVjdGF0b3IYAyABKAgSDgoGbG9jYWxlGA8gASgJQgoKCF9hc19zZWF0IjkKEkV4cG9ydEdhbWVSZXNwb25zZRIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cicgoRSW1wb3J0R2FtZVJlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhgKC3RydW5jYXRlX2F0GAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjcKFlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNIi0KF1JvdGF0ZVNlYXRUb2tlblJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkicAoLUGxheVJlcXVlc3QSJwoEam9pbhgBIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheUpvaW5IABItCgdjb21tYW5kGAIgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5Q29tbWFuZEgAQgkKB21lc3NhZ2UidQoIUGxheUpvaW4SDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSDQoFdmlld3MYAyABKAgSDQoFdG9rZW4YBCABKAkSFAoMdmlld191cGRhdGVzGAUgASgIEg4KBmxvY2FsZRgPIAEoCSJ+CgtQbGF5Q29tbWFuZBInCgdjb21tYW5kGAEgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAiABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoBEgAiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uIukBCgxQbGF5UmVzcG9uc2USJAoGZXZlbnRzGAQgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIpCgZyZXN1bHQYBSABKAsyGS5sdWRvdGhlcXVlLnYxLlBsYXlSZXN1bHQSJQoEdHVybhgGIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheVR1cm4SJQoEdmlldxgHIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSIQoFZXJyb3IYCCABKAsyEi5nb29nbGUucnBjLlN0YXR1c0oECAEQAkoECAIQA0oECAMQBFIFZXZlbnQicgoIUGxheVR1cm4SDwoHdmVyc2lvbhgBIAEoBBIuCg5sZWdhbF9jb21tYW5kcxgCIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldyJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzItABChBSZXBsYXlMb2dSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIUCgxmcm9tX3ZlcnNpb24YAiABKAQSFwoKdG9fdmVyc2lvbhgDIAEoBEgAiAEBEhEKCXBhZ2Vfc2l6ZRgEIAEoDRIUCgdhc19zZWF0GAUgASgNSAGIAQESFAoMYXNfc3BlY3RhdG9yGAYgASgIEg4KBmxvY2FsZRgPIAEoCUINCgtfdG9fdmVyc2lvbkIKCghfYXNfc2VhdCKoAQoRUmVwbGF5TG9nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSKgoHcHJvYmxlbRgCIAEoCzIZLmx1ZG90aGVxdWUudjEuTG9nUHJvYmxlbRIQCghyZXBsYXllZBgDIAEoBBIrCgVzdGVwcxgEIAMoCzIcLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nU3RlcBIZChFuZXh0X2Zyb21fdmVyc2lvbhgFIAEoBCJSCgpMb2dQcm9ibGVtEg0KBWV2ZW50GAEgASgNEg4KBnJlYXNvbhgCIAEoCRINCgV3aGVyZRgDIAEoCRIWCg5ydWxlc19taXNtYXRjaBgEIAEoCCKDAgoNUmVwbGF5TG9nU3RlcBISCgphdF92ZXJzaW9uGAEgASgEEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYAyADKA0SJwoHb3V0Y29tZRgEIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAUgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgGIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIjCgVldmVudBgHIAEoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQiMgoSR2V0R2FtZUtpbmRSZXF1ZXN0EgwKBGtpbmQYASABKAkSDgoGbG9jYWxlGA8gASgJIiYKFExpc3RHYW1lS2luZHNSZXF1ZXN0Eg4KBmxvY2FsZRgPIAEoCSI/ChVMaXN0R2FtZUtpbmRzUmVzcG9uc2USJgoFa2luZHMYASADKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVLaW5kMsgNCgtHYW1lU2VydmljZRJnCgpDcmVhdGVHYW1lEiAubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJaCgdHZXRHYW1lEh0ubHVkb3RoZXF1ZS52MS5HZXRHYW1lUmVxdWVzdBoTLmx1ZG90aGVxdWUudjEuR2FtZSIbgtPkkwIVEhMvdjEvZ2FtZXMve2dhbWVfaWR9EmEKCUxpc3RHYW1lcxIfLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzEoMBCg1TdWJtaXRDb21tYW5kEiMubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH0vY29tbWFuZHM6ASoShAEKDFN0cmVhbUV2ZW50cxIiLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiKYLT5JMCIxIhL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHM6c3RyZWFtMAESdQoKTGlzdEV2ZW50cxIgLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1JlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50cxJ1CgpSZXBsYXlHYW1lEiAubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vcmVwbGF5EnUKCkV4cG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfTpleHBvcnQSQwoEUGxheRIaLmx1ZG90aGVxdWUudjEuUGxheVJlcXVlc3QaGy5sdWRvdGhlcXVlLnYxLlBsYXlSZXNwb25zZSgBMAESjQEKEUlzc3VlU3RyZWFtVGlja2V0EicubHVkb3RoZXF1ZS52MS5Jc3N1ZVN0cmVhbVRpY2tldFJlcXVlc3QaKC5sdWRvdGhlcXVlLnYxLklzc3VlU3RyZWFtVGlja2V0UmVzcG9uc2UiJYLT5JMCHyIaL3YxL2dhbWVzL3tnYW1lX2lkfTp0aWNrZXQ6ASoSbgoKSW1wb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXNwb25zZSIbgtPkkwIVIhAvdjEvZ2FtZXM6aW1wb3J0OgEqEmoKCVJlcGxheUxvZxIfLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVzcG9uc2UiGoLT5JMCFCIPL3YxL2xvZ3M6cmVwbGF5OgEqEpkBCg9Sb3RhdGVTZWF0VG9rZW4SJS5sdWRvdGhlcXVlLnYxLlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QaJi5sdWRvdGhlcXVlLnYxLlJvdGF0ZVNlYXRUb2tlblJlc3BvbnNlIjeC0+STAjEiLC92MS9nYW1lcy97Z2FtZV9pZH0vc2VhdHMve3NlYXR9OnJvdGF0ZVRva2VuOgEqEmMKC0dldEdhbWVLaW5kEiEubHVkb3RoZXF1ZS52MS5HZXRHYW1lS2luZFJlcXVlc3QaFy5sdWRvdGhlcXVlLnYxLkdhbWVLaW5kIhiC0+STAhISEC92MS9raW5kcy97a2luZH0SbQoNTGlzdEdhbWVLaW5kcxIjLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVLaW5kc1JlcXVlc3QaJC5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lS2luZHNSZXNwb25zZSIRgtPkkwILEgkvdjEva2luZHNiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game, file_ludotheque_v1_game_kind]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSLeAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRInCgVjbG9jaxgLIAEoCzIYLmx1ZG90aGVxdWUudjEuVHVybkNsb2NrEg4KBmxvY2FsZRgPIAEoCSJxChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lEhIKCmhvc3RfdG9rZW4YCiABKAkiMQoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIOCgZsb2NhbGUYDyABKAkicgoQTGlzdEdhbWVzUmVxdWVzdBIMCgRraW5kGAEgASgJEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkixAEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQESDgoGbG9jYWxlGA8gASgJQhMKEV9leHBlY3RlZF92ZXJzaW9uQgcKBV9zZWF0Ir8CChVTdWJtaXRDb21tYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIkCgZldmVudHMYAiADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50EiUKBHZpZXcYAyABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAQgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEikKBnN0YXR1cxgFIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYBiADKA0SJwoHb3V0Y29tZRgHIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIQCghyZXBsYXllZBgIIAEoCBIiCgVzZWF0cxgUIAMoCzITLmx1ZG90aGVxdWUudjEuU2VhdCJcChNTdHJlYW1FdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg4KBnRpY2tldBgDIAEoCRIOCgZsb2NhbGUYDyABKAkiKwoYSXNzdWVTdHJlYW1UaWNrZXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiWwoZSXNzdWVTdHJlYW1UaWNrZXRSZXNwb25zZRIOCgZ0aWNrZXQYASABKAkSLgoKZXhwaXJlc19hdBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiOwoUU3RyZWFtRXZlbnRzUmVzcG9uc2USIwoFZXZlbnQYASABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50InEKEUxpc3RFdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhIKCnRvX3ZlcnNpb24YAyABKAQSEQoJcGFnZV9zaXplGAQgASgNEg4KBmxvY2FsZRgPIAEoCSJmChJMaXN0RXZlbnRzUmVzcG9uc2USJAoGZXZlbnRzGAEgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIPCgd2ZXJzaW9uGAIgASgEEhkKEW5leHRfZnJvbV92ZXJzaW9uGAMgASgEIlwKEVJlcGxheUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFwoKYXRfdmVyc2lvbhgCIAEoBEgAiAEBEg4KBmxvY2FsZRgPIAEoCUINCgtfYXRfdmVyc2lvbiL0AQoSUmVwbGF5R2FtZVJlc3BvbnNlEhIKCmF0X3ZlcnNpb24YASABKAQSDwoHdmVyc2lvbhgCIAEoBBIpCgZzdGF0dXMYAyABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAQgAygNEicKB291dGNvbWUYBSABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgGIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYByADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQibAoRRXhwb3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgdhc19zZWF0GAIgASgNSACIAQESFAoMYXNfc3BlY3RhdG9yGAMgASgIEg4KBmxvY2FsZRgPIAEoCUIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nInIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBEg4KBmxvY2FsZRgPIAEoCUIOCgxfdHJ1bmNhdGVfYXQiXQoSSW1wb3J0R2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEwoLc2VhdF90b2tlbnMYAiADKAkSIQoEZ2FtZRgDIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSI3ChZSb3RhdGVTZWF0VG9rZW5SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDSItChdSb3RhdGVTZWF0VG9rZW5SZXNwb25zZRISCgpzZWF0X3Rva2VuGAEgASgJInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlIocBCghQbGF5Sm9pbhIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBINCgV2aWV3cxgDIAEoCBINCgV0b2tlbhgEIAEoCRIUCgx2aWV3X3VwZGF0ZXMYBSABKAgSDgoGbG9jYWxlGA8gASgJEhAKCHByZXNlbmNlGAogASgIIn4KC1BsYXlDb21tYW5kEicKB2NvbW1hbmQYASABKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSEgoKY29tbWFuZF9pZBgCIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAMgASgESACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24iwQIKDFBsYXlSZXNwb25zZRIkCgZldmVudHMYBCADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50EikKBnJlc3VsdBgFIAEoCzIZLmx1ZG90aGVxdWUudjEuUGxheVJlc3VsdBIlCgR0dXJuGAYgASgLMhcubHVkb3RoZXF1ZS52MS5QbGF5VHVybhIlCgR2aWV3GAcgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIhCgVlcnJvchgIIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEikKCHByZXNlbmNlGBQgASgLMhcubHVkb3RoZXF1ZS52MS5QcmVzZW5jZRIrCgdyZW1hdGNoGBUgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5UmVtYXRjaEoECAEQAkoECAIQA0oECAMQBFIFZXZlbnQiMgoLUGxheVJlbWF0Y2gSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIpsBCghQbGF5VHVybhIPCgd2ZXJzaW9uGAEgASgEEi4KDmxlZ2FsX2NvbW1hbmRzGAIgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEiUKBHZpZXcYAyABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3EicKBWNsb2NrGAogASgLMhgubHVkb3RoZXF1ZS52MS5TZWF0Q2xvY2siZgoKUGxheVJlc3VsdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAQSEAoIcmVwbGF5ZWQYAyABKAgSIQoFZXJyb3IYBCABKAsyEi5nb29nbGUucnBjLlN0YXR1cyLQAQoQUmVwbGF5TG9nUmVxdWVzdBIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhcKCnRvX3ZlcnNpb24YAyABKARIAIgBARIRCglwYWdlX3NpemUYBCABKA0SFAoHYXNfc2VhdBgFIAEoDUgBiAEBEhQKDGFzX3NwZWN0YXRvchgGIAEoCBIOCgZsb2NhbGUYDyABKAlCDQoLX3RvX3ZlcnNpb25CCgoIX2FzX3NlYXQiqAEKEVJlcGxheUxvZ1Jlc3BvbnNlEg0KBXZhbGlkGAEgASgIEioKB3Byb2JsZW0YAiABKAsyGS5sdWRvdGhlcXVlLnYxLkxvZ1Byb2JsZW0SEAoIcmVwbGF5ZWQYAyABKAQSKwoFc3RlcHMYBCADKAsyHC5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1N0ZXASGQoRbmV4dF9mcm9tX3ZlcnNpb24YBSABKAQiUgoKTG9nUHJvYmxlbRINCgVldmVudBgBIAEoDRIOCgZyZWFzb24YAiABKAkSDQoFd2hlcmUYAyABKAkSFgoOcnVsZXNfbWlzbWF0Y2gYBCABKAgigwIKDVJlcGxheUxvZ1N0ZXASEgoKYXRfdmVyc2lvbhgBIAEoBBIpCgZzdGF0dXMYAiABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAMgAygNEicKB291dGNvbWUYBCABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgFIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSIwoFZXZlbnQYByABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50IjIKEkdldEdhbWVLaW5kUmVxdWVzdBIMCgRraW5kGAEgASgJEg4KBmxvY2FsZRgPIAEoCSImChRMaXN0R2FtZUtpbmRzUmVxdWVzdBIOCgZsb2NhbGUYDyABKAkiPwoVTGlzdEdhbWVLaW5kc1Jlc3BvbnNlEiYKBWtpbmRzGAEgAygLMhcubHVkb3RoZXF1ZS52MS5HYW1lS2luZCKIAQoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCgNhZ2UYAyABKA1IAIgBARIRCgRzZWF0GAQgASgNSAGIAQESEAoIc3RhbmRfaW4YBSABKAkSDgoGbG9jYWxlGA8gASgJQgYKBF9hZ2VCBwoFX3NlYXQiaAoQSm9pbkdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SEgoKc2VhdF90b2tlbhgDIAEoCRIhCgRnYW1lGAQgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjMKEExlYXZlR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIOCgZsb2NhbGUYDyABKAkiNgoRTGVhdmVHYW1lUmVzcG9uc2USIQoEZ2FtZRgBIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSJAChBTdGFydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSCwoDYm90GAIgASgJEg4KBmxvY2FsZRgPIAEoCSI2ChFTdGFydEdhbWVSZXNwb25zZRIhCgRnYW1lGAEgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjMKEFBsYXlBZ2FpblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIOCgZsb2NhbGUYDyABKAkijAEKEVBsYXlBZ2FpblJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEhIKCnNlYXRfdG9rZW4YAyABKAkSEwoLc2VhdF90b2tlbnMYBCADKAkSIQoEZ2FtZRgFIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZUIHCgVfc2VhdCJfChNUYWtlT3ZlclNlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEgsKA2JvdBgDIAEoCRIOCgZsb2NhbGUYDyABKAlCBwoFX3NlYXQiOQoUVGFrZU92ZXJTZWF0UmVzcG9uc2USIQoEZ2FtZRgBIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSJSChNIYW5kQmFja1NlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEg4KBmxvY2FsZRgPIAEoCUIHCgVfc2VhdCI5ChRIYW5kQmFja1NlYXRSZXNwb25zZRIhCgRnYW1lGAEgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lMqYTCgtHYW1lU2VydmljZRJnCgpDcmVhdGVHYW1lEiAubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlc3BvbnNlIhSC0+STAg4iCS92MS9nYW1lczoBKhJaCgdHZXRHYW1lEh0ubHVkb3RoZXF1ZS52MS5HZXRHYW1lUmVxdWVzdBoTLmx1ZG90aGVxdWUudjEuR2FtZSIbgtPkkwIVEhMvdjEvZ2FtZXMve2dhbWVfaWR9EmEKCUxpc3RHYW1lcxIfLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVzUmVzcG9uc2UiEYLT5JMCCxIJL3YxL2dhbWVzEoMBCg1TdWJtaXRDb21tYW5kEiMubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH0vY29tbWFuZHM6ASoShAEKDFN0cmVhbUV2ZW50cxIiLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVxdWVzdBojLmx1ZG90aGVxdWUudjEuU3RyZWFtRXZlbnRzUmVzcG9uc2UiKYLT5JMCIxIhL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHM6c3RyZWFtMAESdQoKTGlzdEV2ZW50cxIgLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1JlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50cxJ1CgpSZXBsYXlHYW1lEiAubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vcmVwbGF5EnUKCkV4cG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfTpleHBvcnQSQwoEUGxheRIaLmx1ZG90aGVxdWUudjEuUGxheVJlcXVlc3QaGy5sdWRvdGhlcXVlLnYxLlBsYXlSZXNwb25zZSgBMAESjQEKEUlzc3VlU3RyZWFtVGlja2V0EicubHVkb3RoZXF1ZS52MS5Jc3N1ZVN0cmVhbVRpY2tldFJlcXVlc3QaKC5sdWRvdGhlcXVlLnYxLklzc3VlU3RyZWFtVGlja2V0UmVzcG9uc2UiJYLT5JMCHyIaL3YxL2dhbWVzL3tnYW1lX2lkfTp0aWNrZXQ6ASoSbgoKSW1wb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXNwb25zZSIbgtPkkwIVIhAvdjEvZ2FtZXM6aW1wb3J0OgEqEmoKCVJlcGxheUxvZxIfLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nUmVzcG9uc2UiGoLT5JMCFCIPL3YxL2xvZ3M6cmVwbGF5OgEqEpkBCg9Sb3RhdGVTZWF0VG9rZW4SJS5sdWRvdGhlcXVlLnYxLlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QaJi5sdWRvdGhlcXVlLnYxLlJvdGF0ZVNlYXRUb2tlblJlc3BvbnNlIjeC0+STAjEiLC92MS9nYW1lcy97Z2FtZV9pZH0vc2VhdHMve3NlYXR9OnJvdGF0ZVRva2VuOgEqEmMKC0dldEdhbWVLaW5kEiEubHVkb3RoZXF1ZS52MS5HZXRHYW1lS2luZFJlcXVlc3QaFy5sdWRvdGhlcXVlLnYxLkdhbWVLaW5kIhiC0+STAhISEC92MS9raW5kcy97a2luZH0SbQoNTGlzdEdhbWVLaW5kcxIjLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVLaW5kc1JlcXVlc3QaJC5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lS2luZHNSZXNwb25zZSIRgtPkkwILEgkvdjEva2luZHMScAoISm9pbkdhbWUSHi5sdWRvdGhlcXVlLnYxLkpvaW5HYW1lUmVxdWVzdBofLmx1ZG90aGVxdWUudjEuSm9pbkdhbWVSZXNwb25zZSIjgtPkkwIdIhgvdjEvZ2FtZXMve2dhbWVfaWR9OmpvaW46ASoSdAoJTGVhdmVHYW1lEh8ubHVkb3RoZXF1ZS52MS5MZWF2ZUdhbWVSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MZWF2ZUdhbWVSZXNwb25zZSIkgtPkkwIeIhkvdjEvZ2FtZXMve2dhbWVfaWR9OmxlYXZlOgEqEnQKCVN0YXJ0R2FtZRIfLmx1ZG90aGVxdWUudjEuU3RhcnRHYW1lUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuU3RhcnRHYW1lUmVzcG9uc2UiJILT5JMCHiIZL3YxL2dhbWVzL3tnYW1lX2lkfTpzdGFydDoBKhJ4CglQbGF5QWdhaW4SHy5sdWRvdGhlcXVlLnYxLlBsYXlBZ2FpblJlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLlBsYXlBZ2FpblJlc3BvbnNlIiiC0+STAiIiHS92MS9nYW1lcy97Z2FtZV9pZH06cGxheUFnYWluOgEqEoABCgxUYWtlT3ZlclNlYXQSIi5sdWRvdGhlcXVlLnYxLlRha2VPdmVyU2VhdFJlcXVlc3QaIy5sdWRvdGhlcXVlLnYxLlRha2VPdmVyU2VhdFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH06dGFrZU92ZXI6ASoSgAEKDEhhbmRCYWNrU2VhdBIiLmx1ZG90aGVxdWUudjEuSGFuZEJhY2tTZWF0UmVxdWVzdBojLmx1ZG90aGVxdWUudjEuSGFuZEJhY2tTZWF0UmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfTpoYW5kQmFjazoBKmIGcHJvdG8z", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game, file_ludotheque_v1_game_kind]);
 
 /**
  * CreateGame's request.
@@ -46,7 +46,8 @@ export type CreateGameRequest = Message<"ludotheque.v1.CreateGameRequest"> & {
   options?: GameOptions | undefined;
 
   /**
-   * The players, in turn order (Mooki Island: exactly 2).
+   * The players, in turn order (Mooki Island: exactly 2). Seats may be left
+   * open for players to join (SeatSpec.open).
    *
    * @generated from field: repeated ludotheque.v1.SeatSpec seats = 3;
    */
@@ -58,6 +59,13 @@ export type CreateGameRequest = Message<"ludotheque.v1.CreateGameRequest"> & {
    * @generated from field: ludotheque.v1.Visibility visibility = 10;
    */
   visibility: Visibility;
+
+  /**
+   * A turn clock for every human seat; unset: players take all the time they like.
+   *
+   * @generated from field: ludotheque.v1.TurnClock clock = 11;
+   */
+  clock?: TurnClock | undefined;
 
   /**
    * The language of the descriptions and error messages in the answer: a
@@ -91,7 +99,8 @@ export type CreateGameResponse = Message<"ludotheque.v1.CreateGameResponse"> & {
 
   /**
    * One secret token per seat, in seat order: send it as
-   * "authorization: Bearer <token>" to act as that seat.
+   * "authorization: Bearer <token>" to act as that seat. Empty for an open
+   * seat: its player gets their token from JoinGame.
    *
    * @generated from field: repeated string seat_tokens = 2;
    */
@@ -103,6 +112,14 @@ export type CreateGameResponse = Message<"ludotheque.v1.CreateGameResponse"> & {
    * @generated from field: ludotheque.v1.Game game = 3;
    */
   game?: Game | undefined;
+
+  /**
+   * For a game with open seats: the host's secret token, which may start the
+   * game with bots in the empty seats (StartGame). It is not a seat's token.
+   *
+   * @generated from field: string host_token = 10;
+   */
+  hostToken: string;
 };
 
 /**
@@ -335,6 +352,13 @@ export type SubmitCommandResponse = Message<"ludotheque.v1.SubmitCommandResponse
    * @generated from field: bool replayed = 8;
    */
   replayed: boolean;
+
+  /**
+   * In a game with a turn clock: the seats now, with their clocks.
+   *
+   * @generated from field: repeated ludotheque.v1.Seat seats = 20;
+   */
+  seats: Seat[];
 };
 
 /**
@@ -928,6 +952,15 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
    * @generated from field: string locale = 15;
    */
   locale: string;
+
+  /**
+   * Also send who is connected (`presence`) when the session starts and
+   * whenever it changes, and once the game is over, its `rematch` when one is
+   * dealt. Whether or not, the session's seat is online while it lasts.
+   *
+   * @generated from field: bool presence = 10;
+   */
+  presence: boolean;
 };
 
 /**
@@ -1017,6 +1050,22 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
    * @generated from field: google.rpc.Status error = 8;
    */
   error?: Status | undefined;
+
+  /**
+   * Who is connected to the game now (sessions that asked for presence): sent
+   * when the session starts and whenever it changes.
+   *
+   * @generated from field: ludotheque.v1.Presence presence = 20;
+   */
+  presence?: Presence | undefined;
+
+  /**
+   * The finished game's rematch once someone asked for it (PlayAgain), with
+   * this seat's token for it (sessions that asked for presence).
+   *
+   * @generated from field: ludotheque.v1.PlayRematch rematch = 21;
+   */
+  rematch?: PlayRematch | undefined;
 };
 
 /**
@@ -1025,6 +1074,34 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_game_service, 24);
+
+/**
+ * A rematch of the game a Play session follows.
+ *
+ * @generated from message ludotheque.v1.PlayRematch
+ */
+export type PlayRematch = Message<"ludotheque.v1.PlayRematch"> & {
+  /**
+   * The rematch's identifier.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The session's seat's token in the rematch (empty for a spectator).
+   *
+   * @generated from field: string seat_token = 2;
+   */
+  seatToken: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.PlayRematch.
+ * Use `create(PlayRematchSchema)` to create a new message.
+ */
+export const PlayRematchSchema: GenMessage<PlayRematch> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 25);
 
 /**
  * The game waits for the seat: what it may do.
@@ -1052,6 +1129,13 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
    * @generated from field: ludotheque.v1.GameView view = 3;
    */
   view?: GameView | undefined;
+
+  /**
+   * In a game with a turn clock: the seat's clock (when its time runs out).
+   *
+   * @generated from field: ludotheque.v1.SeatClock clock = 10;
+   */
+  clock?: SeatClock | undefined;
 };
 
 /**
@@ -1059,7 +1143,7 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
  * Use `create(PlayTurnSchema)` to create a new message.
  */
 export const PlayTurnSchema: GenMessage<PlayTurn> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 25);
+  messageDesc(file_ludotheque_v1_game_service, 26);
 
 /**
  * What became of a command sent in a Play session (after the events it caused).
@@ -1102,7 +1186,7 @@ export type PlayResult = Message<"ludotheque.v1.PlayResult"> & {
  * Use `create(PlayResultSchema)` to create a new message.
  */
 export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 26);
+  messageDesc(file_ludotheque_v1_game_service, 27);
 
 /**
  * ReplayLog's request.
@@ -1168,7 +1252,7 @@ export type ReplayLogRequest = Message<"ludotheque.v1.ReplayLogRequest"> & {
  * Use `create(ReplayLogRequestSchema)` to create a new message.
  */
 export const ReplayLogRequestSchema: GenMessage<ReplayLogRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 27);
+  messageDesc(file_ludotheque_v1_game_service, 28);
 
 /**
  * ReplayLog's response.
@@ -1217,7 +1301,7 @@ export type ReplayLogResponse = Message<"ludotheque.v1.ReplayLogResponse"> & {
  * Use `create(ReplayLogResponseSchema)` to create a new message.
  */
 export const ReplayLogResponseSchema: GenMessage<ReplayLogResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 28);
+  messageDesc(file_ludotheque_v1_game_service, 29);
 
 /**
  * Where a log stops following the rules.
@@ -1261,7 +1345,7 @@ export type LogProblem = Message<"ludotheque.v1.LogProblem"> & {
  * Use `create(LogProblemSchema)` to create a new message.
  */
 export const LogProblemSchema: GenMessage<LogProblem> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 29);
+  messageDesc(file_ludotheque_v1_game_service, 30);
 
 /**
  * The game at one version of a replayed log, as the chosen viewer saw it.
@@ -1329,7 +1413,7 @@ export type ReplayLogStep = Message<"ludotheque.v1.ReplayLogStep"> & {
  * Use `create(ReplayLogStepSchema)` to create a new message.
  */
 export const ReplayLogStepSchema: GenMessage<ReplayLogStep> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 30);
+  messageDesc(file_ludotheque_v1_game_service, 31);
 
 /**
  * GetGameKind's request.
@@ -1357,7 +1441,7 @@ export type GetGameKindRequest = Message<"ludotheque.v1.GetGameKindRequest"> & {
  * Use `create(GetGameKindRequestSchema)` to create a new message.
  */
 export const GetGameKindRequestSchema: GenMessage<GetGameKindRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 31);
+  messageDesc(file_ludotheque_v1_game_service, 32);
 
 /**
  * ListGameKinds's request.
@@ -1378,7 +1462,7 @@ export type ListGameKindsRequest = Message<"ludotheque.v1.ListGameKindsRequest">
  * Use `create(ListGameKindsRequestSchema)` to create a new message.
  */
 export const ListGameKindsRequestSchema: GenMessage<ListGameKindsRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 32);
+  messageDesc(file_ludotheque_v1_game_service, 33);
 
 /**
  * ListGameKinds's response.
@@ -1399,7 +1483,414 @@ export type ListGameKindsResponse = Message<"ludotheque.v1.ListGameKindsResponse
  * Use `create(ListGameKindsResponseSchema)` to create a new message.
  */
 export const ListGameKindsResponseSchema: GenMessage<ListGameKindsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 33);
+  messageDesc(file_ludotheque_v1_game_service, 34);
+
+/**
+ * JoinGame's request.
+ *
+ * @generated from message ludotheque.v1.JoinGameRequest
+ */
+export type JoinGameRequest = Message<"ludotheque.v1.JoinGameRequest"> & {
+  /**
+   * The game's identifier, or its join code (letters and digits; case, spaces
+   * and dashes do not matter).
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The player's name, shown to everyone (1 to 64 characters).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The player's age in years (Mooki Island: the youngest starts).
+   *
+   * @generated from field: optional uint32 age = 3;
+   */
+  age?: number | undefined;
+
+  /**
+   * The open seat to take; unset: the first open seat.
+   *
+   * @generated from field: optional uint32 seat = 4;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The bot that plays for the player when their clock runs out or when a bot
+   * takes the seat over: "random" or "greedy"; empty: "greedy".
+   *
+   * @generated from field: string stand_in = 5;
+   */
+  standIn: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer, as in
+   * GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.JoinGameRequest.
+ * Use `create(JoinGameRequestSchema)` to create a new message.
+ */
+export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 35);
+
+/**
+ * JoinGame's response.
+ *
+ * @generated from message ludotheque.v1.JoinGameResponse
+ */
+export type JoinGameResponse = Message<"ludotheque.v1.JoinGameResponse"> & {
+  /**
+   * The game's identifier (when it was joined by its code).
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The seat taken.
+   *
+   * @generated from field: uint32 seat = 2;
+   */
+  seat: number;
+
+  /**
+   * The seat's secret token: send it as "authorization: Bearer <token>".
+   *
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+
+  /**
+   * The game as the new seat sees it.
+   *
+   * @generated from field: ludotheque.v1.Game game = 4;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.JoinGameResponse.
+ * Use `create(JoinGameResponseSchema)` to create a new message.
+ */
+export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 36);
+
+/**
+ * LeaveGame's request: the seat is the caller's token's.
+ *
+ * @generated from message ludotheque.v1.LeaveGameRequest
+ */
+export type LeaveGameRequest = Message<"ludotheque.v1.LeaveGameRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer, as in
+   * GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.LeaveGameRequest.
+ * Use `create(LeaveGameRequestSchema)` to create a new message.
+ */
+export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 37);
+
+/**
+ * LeaveGame's response.
+ *
+ * @generated from message ludotheque.v1.LeaveGameResponse
+ */
+export type LeaveGameResponse = Message<"ludotheque.v1.LeaveGameResponse"> & {
+  /**
+   * The game as a spectator sees it now.
+   *
+   * @generated from field: ludotheque.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.LeaveGameResponse.
+ * Use `create(LeaveGameResponseSchema)` to create a new message.
+ */
+export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 38);
+
+/**
+ * StartGame's request (with the host token, or the admin's).
+ *
+ * @generated from message ludotheque.v1.StartGameRequest
+ */
+export type StartGameRequest = Message<"ludotheque.v1.StartGameRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The bot to seat in every open seat: "random" or "greedy"; empty: "greedy".
+   *
+   * @generated from field: string bot = 2;
+   */
+  bot: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer, as in
+   * GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.StartGameRequest.
+ * Use `create(StartGameRequestSchema)` to create a new message.
+ */
+export const StartGameRequestSchema: GenMessage<StartGameRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 39);
+
+/**
+ * StartGame's response.
+ *
+ * @generated from message ludotheque.v1.StartGameResponse
+ */
+export type StartGameResponse = Message<"ludotheque.v1.StartGameResponse"> & {
+  /**
+   * The game, dealt (and played on by its bots up to the first player's turn).
+   *
+   * @generated from field: ludotheque.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.StartGameResponse.
+ * Use `create(StartGameResponseSchema)` to create a new message.
+ */
+export const StartGameResponseSchema: GenMessage<StartGameResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 40);
+
+/**
+ * PlayAgain's request (with a seat's token of the finished game, or the admin's).
+ *
+ * @generated from message ludotheque.v1.PlayAgainRequest
+ */
+export type PlayAgainRequest = Message<"ludotheque.v1.PlayAgainRequest"> & {
+  /**
+   * The finished game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer, as in
+   * GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.PlayAgainRequest.
+ * Use `create(PlayAgainRequestSchema)` to create a new message.
+ */
+export const PlayAgainRequestSchema: GenMessage<PlayAgainRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 41);
+
+/**
+ * PlayAgain's response.
+ *
+ * @generated from message ludotheque.v1.PlayAgainResponse
+ */
+export type PlayAgainResponse = Message<"ludotheque.v1.PlayAgainResponse"> & {
+  /**
+   * The rematch's identifier.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The caller's seat in the rematch (the same as in the finished game).
+   *
+   * @generated from field: optional uint32 seat = 2;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The caller's token in the rematch.
+   *
+   * @generated from field: string seat_token = 3;
+   */
+  seatToken: string;
+
+  /**
+   * Admin only: every seat's token in the rematch, in seat order.
+   *
+   * @generated from field: repeated string seat_tokens = 4;
+   */
+  seatTokens: string[];
+
+  /**
+   * The rematch as the caller sees it.
+   *
+   * @generated from field: ludotheque.v1.Game game = 5;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.PlayAgainResponse.
+ * Use `create(PlayAgainResponseSchema)` to create a new message.
+ */
+export const PlayAgainResponseSchema: GenMessage<PlayAgainResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 42);
+
+/**
+ * TakeOverSeat's request.
+ *
+ * @generated from message ludotheque.v1.TakeOverSeatRequest
+ */
+export type TakeOverSeatRequest = Message<"ludotheque.v1.TakeOverSeatRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The seat: must be the caller's own (admins: any human seat). Unset: the caller's.
+   *
+   * @generated from field: optional uint32 seat = 2;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The bot: "random" or "greedy"; empty: the seat's stand-in.
+   *
+   * @generated from field: string bot = 3;
+   */
+  bot: string;
+
+  /**
+   * The language of the descriptions and error messages in the answer, as in
+   * GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.TakeOverSeatRequest.
+ * Use `create(TakeOverSeatRequestSchema)` to create a new message.
+ */
+export const TakeOverSeatRequestSchema: GenMessage<TakeOverSeatRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 43);
+
+/**
+ * TakeOverSeat's response.
+ *
+ * @generated from message ludotheque.v1.TakeOverSeatResponse
+ */
+export type TakeOverSeatResponse = Message<"ludotheque.v1.TakeOverSeatResponse"> & {
+  /**
+   * The game as the caller sees it, after the bot's moves if it was the seat's turn.
+   *
+   * @generated from field: ludotheque.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.TakeOverSeatResponse.
+ * Use `create(TakeOverSeatResponseSchema)` to create a new message.
+ */
+export const TakeOverSeatResponseSchema: GenMessage<TakeOverSeatResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 44);
+
+/**
+ * HandBackSeat's request.
+ *
+ * @generated from message ludotheque.v1.HandBackSeatRequest
+ */
+export type HandBackSeatRequest = Message<"ludotheque.v1.HandBackSeatRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The seat: must be the caller's own (admins: any). Unset: the caller's.
+   *
+   * @generated from field: optional uint32 seat = 2;
+   */
+  seat?: number | undefined;
+
+  /**
+   * The language of the descriptions and error messages in the answer, as in
+   * GetGameRequest.locale.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.HandBackSeatRequest.
+ * Use `create(HandBackSeatRequestSchema)` to create a new message.
+ */
+export const HandBackSeatRequestSchema: GenMessage<HandBackSeatRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 45);
+
+/**
+ * HandBackSeat's response.
+ *
+ * @generated from message ludotheque.v1.HandBackSeatResponse
+ */
+export type HandBackSeatResponse = Message<"ludotheque.v1.HandBackSeatResponse"> & {
+  /**
+   * The game as the caller sees it.
+   *
+   * @generated from field: ludotheque.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message ludotheque.v1.HandBackSeatResponse.
+ * Use `create(HandBackSeatResponseSchema)` to create a new message.
+ */
+export const HandBackSeatResponseSchema: GenMessage<HandBackSeatResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 46);
 
 /**
  * Create games, play moves, follow games live and replay them.
@@ -1586,6 +2077,73 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ListGameKindsRequestSchema;
     output: typeof ListGameKindsResponseSchema;
+  },
+  /**
+   * Take an open seat of a game that waits for players, by the game's id or
+   * its join code (in place of the id). Returns the seat's token. The game is
+   * dealt when the last open seat is taken.
+   *
+   * @generated from rpc ludotheque.v1.GameService.JoinGame
+   */
+  joinGame: {
+    methodKind: "unary";
+    input: typeof JoinGameRequestSchema;
+    output: typeof JoinGameResponseSchema;
+  },
+  /**
+   * Leave the caller's seat before the game starts: the seat is open again
+   * and the caller's token stops working.
+   *
+   * @generated from rpc ludotheque.v1.GameService.LeaveGame
+   */
+  leaveGame: {
+    methodKind: "unary";
+    input: typeof LeaveGameRequestSchema;
+    output: typeof LeaveGameResponseSchema;
+  },
+  /**
+   * The host (CreateGameResponse.host_token) or the admin: deal the game now,
+   * with bots in the seats nobody took.
+   *
+   * @generated from rpc ludotheque.v1.GameService.StartGame
+   */
+  startGame: {
+    methodKind: "unary";
+    input: typeof StartGameRequestSchema;
+    output: typeof StartGameResponseSchema;
+  },
+  /**
+   * A seat of a finished game (or the admin): the rematch, with the same
+   * seats, options and clock. The first call deals it; every call answers the
+   * same rematch, with the caller's new seat token.
+   *
+   * @generated from rpc ludotheque.v1.GameService.PlayAgain
+   */
+  playAgain: {
+    methodKind: "unary";
+    input: typeof PlayAgainRequestSchema;
+    output: typeof PlayAgainResponseSchema;
+  },
+  /**
+   * A seat's player (or the admin): let a bot play the seat from now on.
+   *
+   * @generated from rpc ludotheque.v1.GameService.TakeOverSeat
+   */
+  takeOverSeat: {
+    methodKind: "unary";
+    input: typeof TakeOverSeatRequestSchema;
+    output: typeof TakeOverSeatResponseSchema;
+  },
+  /**
+   * A seat's player (or the admin): play the seat again after a bot took it
+   * over. Opening a Play session does it too, after a take-over by the clock.
+   *
+   * @generated from rpc ludotheque.v1.GameService.HandBackSeat
+   */
+  handBackSeat: {
+    methodKind: "unary";
+    input: typeof HandBackSeatRequestSchema;
+    output: typeof HandBackSeatResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ludotheque_v1_game_service, 0);

@@ -1,0 +1,106 @@
+"""The memory store's coordination (base.Coordination): claims, leases, notices and the
+schedule, in this process's memory, for the processes that share it: just this one."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+
+# Notices a reader has not taken yet; past this the oldest are dropped (best effort,
+# as the interface says), so a reader that stopped reading holds no growing backlog.
+NOTICE_BACKLOG = 1024
+
+
+class MemoryCoordination:
+    def __init__(self, check_open: Callable[[], None]) -> None:
+        self._check_open = check_open
+        self._claims: dict[str, tuple[str, float]] = {}  # key -> (value, when it expires: monotonic)
+        self._cleanup_at = 1024
+        self._leases: dict[str, dict[str, int]] = {}  # scope -> holder -> when it ends (ms)
+        self._readers: set[asyncio.Queue[str | None]] = set()
+        self._schedule: dict[str, int] = {}  # key -> when it is due (ms)
+
+    # --- claims ---------------------------------------------------------------------
+
+    async def claim(self, key: str, value: str, ttl_ms: int) -> str:
+        self._check_open()
+        now = time.monotonic()
+        held = self._claims.get(key)
+        if held is not None and held[1] > now:
+            return held[0]
+        if len(self._claims) >= self._cleanup_at:  # expired claims are forgotten: memory stays bounded
+            self._claims = {k: held for k, held in self._claims.items() if held[1] > now}
+            self._cleanup_at = max(1024, 2 * len(self._claims))
+        self._claims[key] = (value, now + max(ttl_ms, 1) / 1000)
+        return value
+
+    async def lookup(self, key: str) -> str | None:
+        self._check_open()
+        held = self._claims.get(key)
+        return held[0] if held is not None and held[1] > time.monotonic() else None
+
+    # --- leases ---------------------------------------------------------------------
+
+    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
+        self._check_open()
+        leases = self._leases.setdefault(scope, {})
+        for expired in [name for name, ends in leases.items() if ends <= now_ms]:
+            del leases[expired]
+        new = holder not in leases
+        leases[holder] = now_ms + ttl_ms
+        return new
+
+    async def drop_lease(self, scope: str, holder: str) -> None:
+        self._check_open()
+        leases = self._leases.get(scope)
+        if leases is not None:
+            leases.pop(holder, None)
+            if not leases:
+                del self._leases[scope]
+
+    async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
+        self._check_open()
+        return {holder: ends for holder, ends in self._leases.get(scope, {}).items() if ends > now_ms}
+
+    # --- notices --------------------------------------------------------------------
+
+    async def notify(self, topic: str) -> None:
+        self._check_open()
+        for reader in self._readers:
+            if reader.full():
+                reader.get_nowait()
+            reader.put_nowait(topic)
+
+    async def notices(self) -> AsyncIterator[str]:
+        self._check_open()
+        reader: asyncio.Queue[str | None] = asyncio.Queue(NOTICE_BACKLOG)
+        self._readers.add(reader)
+        try:
+            while (topic := await reader.get()) is not None:
+                yield topic
+            self._check_open()  # None: the store closed
+        finally:
+            self._readers.discard(reader)
+
+    def close(self) -> None:
+        """Ends every notices() reader (the store is closed)."""
+        for reader in self._readers:
+            if reader.full():
+                reader.get_nowait()
+            reader.put_nowait(None)
+
+    # --- the schedule ---------------------------------------------------------------
+
+    async def schedule(self, key: str, due_ms: int) -> None:
+        self._check_open()
+        self._schedule[key] = due_ms
+
+    async def unschedule(self, key: str) -> None:
+        self._check_open()
+        self._schedule.pop(key, None)
+
+    async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
+        self._check_open()
+        found = sorted((due, key) for key, due in self._schedule.items() if due <= now_ms)
+        return [(key, due) for due, key in found[:limit]]
