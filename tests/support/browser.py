@@ -73,8 +73,9 @@ class Browser:
             raise BrowserError(f"{op} {arguments}: {reply['error']}")
         return reply["result"]
 
-    def new_page(self, size: tuple[int, int] = DESKTOP, *, mobile: bool = False) -> Page:
-        return Page(self, self.call("newPage", width=size[0], height=size[1], mobile=mobile))
+    def new_page(self, size: tuple[int, int] = DESKTOP, *, mobile: bool = False, isolated: bool = False) -> Page:
+        """A new page; `isolated`: with storage of its own (another person's browser)."""
+        return Page(self, self.call("newPage", width=size[0], height=size[1], mobile=mobile, isolated=isolated))
 
     def close(self) -> None:
         try:
@@ -131,6 +132,9 @@ class Page:
 
     def url(self) -> str:
         return str(self._call("url"))
+
+    def close(self) -> None:
+        self._call("closePage")
 
     def drop_file(self, selector: str, name: str, content: str) -> None:
         self._call("drop", selector=selector, name=name, content=content, timeout=TIMEOUT_MS)

@@ -21,10 +21,10 @@ export function api(token?: string): Ludotheque {
 /** A live game over the WebSocket Play channel, as `token`'s seat (none: a spectator),
  * in the page's language. It reconnects and resumes by itself. */
 export function playSession(gameId: string, token?: string): GameSession {
-  return new GameSession({ baseUrl: location.origin, gameId, token, locale: locale() });
+  return new GameSession({ baseUrl: location.origin, gameId, token, locale: locale(), presence: true });
 }
 
-/** A seat this browser may play: its token, from CreateGame or ImportGame. */
+/** A seat this browser may play: its token, from CreateGame, JoinGame, PlayAgain or ImportGame. */
 export interface HeldSeat {
   seat: number;
   name: string;
@@ -46,6 +46,24 @@ export const seats = {
   },
   keep(gameId: string, held: HeldSeat[]): void {
     if (held.length > 0) localStorage.setItem(SEATS_KEY(gameId), JSON.stringify(held));
+  },
+  /** One more seat of `gameId` (a join): kept beside the others, in seat order. */
+  add(gameId: string, one: HeldSeat): void {
+    const others = this.held(gameId).filter((seat) => seat.seat !== one.seat);
+    this.keep(gameId, [...others, one].sort((a, b) => a.seat - b.seat));
+  },
+};
+
+const HOST_KEY = (gameId: string): string => `ludotheque.host.${gameId}`;
+
+/** The host token of a game created here with open seats: it may start the game with
+ * bots in the seats nobody took (StartGame). Kept like the seats' tokens, never shown. */
+export const hosts = {
+  token(gameId: string): string {
+    return localStorage.getItem(HOST_KEY(gameId)) ?? "";
+  },
+  keep(gameId: string, token: string): void {
+    if (token) localStorage.setItem(HOST_KEY(gameId), token);
   },
 };
 

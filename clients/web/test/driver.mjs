@@ -37,9 +37,12 @@ const browser = await puppeteer.launch({
 const pages = new Map();
 let nextPage = 1;
 
-async function newPage({ width, height, mobile }) {
-  const page = await browser.newPage();
-  const record = { page, problems: [], origin: "" };
+// An isolated page has a browser context of its own (its own storage and cookies): a
+// second person at another computer, who holds none of the first one's seats.
+async function newPage({ width, height, mobile, isolated }) {
+  const context = isolated ? await browser.createBrowserContext() : undefined;
+  const page = await (context ?? browser).newPage();
+  const record = { page, problems: [], origin: "", context };
   await page.setViewport({ width, height, isMobile: Boolean(mobile), hasTouch: Boolean(mobile), deviceScaleFactor: 1 });
   page.on("console", (message) => {
     if (message.type() === "error") record.problems.push(`console: ${message.text()}`);
@@ -68,7 +71,9 @@ async function visible(page, selector, timeout) {
 const operations = {
   newPage,
   async closePage({ page }) {
-    await pages.get(page).page.close();
+    const record = pages.get(page);
+    await record.page.close();
+    await record.context?.close();
     pages.delete(page);
   },
   async viewport({ page, width, height, mobile }) {

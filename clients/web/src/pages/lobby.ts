@@ -6,7 +6,7 @@
 
 import { GameStatus, Visibility, type Game, type GameKind } from "@ludotheque/client";
 
-import { api, errorText, seats as heldSeats } from "../api";
+import { api, errorText, hosts, seats as heldSeats } from "../api";
 import { announce, fill, h, uid, type Child } from "../dom";
 import { lookup, t } from "../i18n";
 import { gameKinds, kindName, optionsMessage } from "../kinds";
@@ -16,6 +16,11 @@ import { OptionsForm } from "./options-form";
 
 // Who finds a game made here: listed (in every lobby, names and ages hidden from
 // strangers), public (names shown too) or unlisted (only who has its link).
+// The seat chooser's value for a seat left open for a friend to join (not a bot's name).
+const OPEN = "open";
+// The turn clocks offered: none, or so many seconds a turn (then a bot plays the turn).
+const CLOCKS = [0, 30, 60, 300] as const;
+
 const VISIBILITIES = {
   listed: Visibility.LISTED,
   public: Visibility.PUBLIC,
@@ -85,6 +90,12 @@ function newGameForm(all: GameKind[]): HTMLElement {
     { attrs: { id: visibilityId, name: "visibility" } },
     ...(["listed", "public", "unlisted"] as const).map((choice) => h("option", { attrs: { value: choice } }, t(`lobby.visibility.${choice}`))),
   ) as HTMLSelectElement;
+  const clockId = uid("clock");
+  const clock = h(
+    "select",
+    { attrs: { id: clockId, name: "clock" } },
+    ...CLOCKS.map((seconds) => h("option", { attrs: { value: seconds } }, seconds ? t("lobby.clockSeconds", { n: seconds }) : t("lobby.noClock"))),
+  ) as HTMLSelectElement;
   const submit = h("button", { class: "primary", attrs: { type: "submit" } }, t("lobby.create"));
   const form = h(
     "form",
@@ -95,6 +106,7 @@ function newGameForm(all: GameKind[]): HTMLElement {
     seatsBox,
     optionsDetails,
     h("p", { class: "visibility" }, h("label", { attrs: { for: visibilityId } }, t("lobby.visibility")), " ", visibility),
+    h("p", { class: "clock" }, h("label", { attrs: { for: clockId } }, t("lobby.clock")), " ", clock),
     h("div", { class: "actions" }, submit),
     error,
   );
@@ -119,6 +131,7 @@ function newGameForm(all: GameKind[]): HTMLElement {
         "select",
         { attrs: { id: whoId, name: "bot" } },
         h("option", { attrs: { value: "", selected: bot === "" } }, t("lobby.human")),
+        h("option", { attrs: { value: OPEN, selected: bot === OPEN } }, t("lobby.openSeat")),
         ...kind.bots.map((b) => h("option", { attrs: { value: b.name, selected: b.name === bot, title: b.description?.text ?? "" } }, botName(b.name))),
       ),
       h(
@@ -138,6 +151,14 @@ function newGameForm(all: GameKind[]): HTMLElement {
       ),
     );
     seatList.append(row);
+    // An open seat's player gives their own name and age when they join.
+    const who = row.querySelector("select") as HTMLSelectElement;
+    const typed = [...row.querySelectorAll("input")];
+    const openOrNot = (): void => {
+      for (const input of typed) input.disabled = who.value === OPEN;
+    };
+    who.addEventListener("change", openOrNot);
+    openOrNot();
   }
 
   function updateSeatButtons(): void {
@@ -184,16 +205,22 @@ function newGameForm(all: GameKind[]): HTMLElement {
       const name = (row.querySelector("[name=name]") as HTMLInputElement).value.trim();
       const age = (row.querySelector("[name=age]") as HTMLInputElement).value;
       const bot = (row.querySelector("[name=bot]") as HTMLSelectElement).value;
-      return { name, bot, ...(age ? { age: Number(age) } : {}) };
+      if (bot === OPEN) return { name: "", bot: "", open: true };
+      return { name, bot, open: false, ...(age ? { age: Number(age) } : {}) };
     });
     submit.disabled = true;
+    const turnSeconds = Number(clock.value);
     api()
-      .createGame(kind.kind, seats, options?.read(), { visibility: VISIBILITIES[visibility.value as keyof typeof VISIBILITIES] })
+      .createGame(kind.kind, seats, options?.read(), {
+        visibility: VISIBILITIES[visibility.value as keyof typeof VISIBILITIES],
+        ...(turnSeconds ? { clock: { turnSeconds } } : {}),
+      })
       .then((created) => {
         heldSeats.keep(
           created.gameId,
-          seats.flatMap((seat, index) => (seat.bot ? [] : [{ seat: index, name: seat.name, token: created.seatTokens[index] }])),
+          seats.flatMap((seat, index) => (seat.bot || seat.open ? [] : [{ seat: index, name: seat.name, token: created.seatTokens[index] }])),
         );
+        hosts.keep(created.gameId, created.hostToken);
         announce(t("lobby.created"));
         navigate(paths.play(created.gameId));
       })
@@ -212,15 +239,18 @@ function presetTitle(name: string): string {
 }
 
 async function showGames(box: HTMLElement, signal: AbortSignal): Promise<void> {
+  const waiting = h("section", { class: "panel", attrs: { "aria-labelledby": "open-title" } }, h("h2", { attrs: { id: "open-title" } }, t("lobby.open")));
   const active = h("section", { class: "panel", attrs: { "aria-labelledby": "active-title" } }, h("h2", { attrs: { id: "active-title" } }, t("lobby.active")));
   const finished = h("section", { class: "panel", attrs: { "aria-labelledby": "finished-title" } }, h("h2", { attrs: { id: "finished-title" } }, t("lobby.finished")));
-  fill(box, active, finished);
+  fill(box, waiting, active, finished);
   try {
-    const [playing, over] = await Promise.all([
+    const [open, playing, over] = await Promise.all([
+      api().client.listGames({ status: GameStatus.OPEN, pageSize: 20 }, { signal }),
       api().client.listGames({ status: GameStatus.ACTIVE, pageSize: 20 }, { signal }),
       api().client.listGames({ status: GameStatus.FINISHED, pageSize: 20 }, { signal }),
       gameKinds().catch(() => []), // the games' names
     ]);
+    waiting.append(gameList(open.games, t("lobby.noOpen")));
     active.append(gameList(playing.games, t("lobby.noActive")));
     finished.append(gameList(over.games, t("lobby.noFinished")));
   } catch (reason) {
@@ -236,12 +266,19 @@ function gameList(games: Game[], empty: string): HTMLElement {
 function gameItem(game: Game): HTMLElement {
   const held = heldSeats.held(game.gameId);
   const players = game.seats.map((seat, index) => {
+    if (seat.open) return t("play.openSeat");
     const name = seat.name || t("lobby.playerName", { n: index + 1 });
     return seat.bot ? `${name} (${botName(seat.bot)})` : name;
   });
   const finished = game.status === GameStatus.FINISHED;
-  const about = finished ? game.outcome?.summary || t("lobby.over") : t("lobby.moves", { n: game.version });
+  const waiting = game.status === GameStatus.OPEN;
+  const about = finished ? game.outcome?.summary || t("lobby.over") : waiting ? t("play.waitingForPlayers") : t("lobby.moves", { n: game.version });
   const open = held.length > 0 && !finished ? t("lobby.play") : t("lobby.watch");
+  const label = `${kindName(game.kind)}, ${players.join(", ")}`;
+  const join =
+    waiting && held.length === 0 && game.joinCode
+      ? h("a", { class: "button", attrs: { href: paths.join(game.joinCode), "aria-label": `${t("lobby.join")}: ${label}` } }, t("lobby.join"))
+      : null;
   return h(
     "li",
     { class: "game-item", attrs: { "data-game": game.gameId } },
@@ -250,7 +287,8 @@ function gameItem(game: Game): HTMLElement {
     h(
       "div",
       { class: "game-links" },
-      h("a", { class: "button", attrs: { href: paths.play(game.gameId), "aria-label": `${open}: ${kindName(game.kind)}, ${players.join(", ")}` } }, open),
+      join,
+      h("a", { class: join ? "button secondary" : "button", attrs: { href: paths.play(game.gameId), "aria-label": `${open}: ${kindName(game.kind)}, ${players.join(", ")}` } }, open),
       h("a", { class: "button secondary", attrs: { href: paths.debug(game.gameId), "aria-label": `${t("lobby.debug")}: ${kindName(game.kind)}, ${players.join(", ")}` } }, t("lobby.debug")),
     ),
   );

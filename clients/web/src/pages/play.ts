@@ -5,23 +5,28 @@
 // in the server's words (each event's description), and the outcome at the end.
 //
 // Several seats held at one screen (friends taking turns): one session per seat, and
-// the seat whose turn it is plays. GetGame is asked once, for the seats and the kind.
+// the seat whose turn it is plays. GetGame is asked for the seats and the kind, and again
+// when the table changes (a player joins, the game is dealt) or, in a game with a turn
+// clock, at each turn (every seat's clock). Who is connected comes with the session
+// (presence); once the game is over, the rematch is one click (PlayAgain).
 
-import { Code, ConnectError, type Command, type Event, type Game, type GameKind, type GameSession, type GameSnapshot } from "@ludotheque/client";
+import { Code, ConnectError, GameStatus, type Command, type Event, type Game, type GameKind, type GameSession, type GameSnapshot } from "@ludotheque/client";
 
-import { api, errorText, seats as heldSeats, playSession, type HeldSeat } from "../api";
+import { api, errorText, hosts, seats as heldSeats, playSession, type HeldSeat } from "../api";
 import { PlayBoard } from "../boards/play-board";
 import { picture, s, starPoints } from "../boards/svg";
 import { announce, fill, h } from "../dom";
 import { t } from "../i18n";
 import { gameKind, kindName } from "../kinds";
-import { paths } from "../router";
+import { navigate, paths } from "../router";
 import { describeEvent } from "../views/message";
+import { TablePanel } from "./table";
 
 export function playPage(main: HTMLElement, gameId: string): () => void {
   const held = heldSeats.held(gameId);
   let seat: HeldSeat | undefined = held[0];
   let game: Game | undefined;
+  let gameAt = 0;
   let facts: GameKind | undefined;
   let left = false;
   const sessions = new Map<number | "spectator", GameSession>();
@@ -35,6 +40,8 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
   const seatSwitch = h("div", { class: "seat-switch" });
   const outcome = h("div", { class: "outcome", attrs: { hidden: true } });
   const board = new PlayBoard(play);
+  const table = new TablePanel();
+  const notDealt = h("div", { class: "panel not-dealt", attrs: { hidden: true } }, h("p", {}, t("play.notDealt")));
   const log = h("ol", { class: "event-log" });
   const logScroller = h("div", { class: "log-scroll", attrs: { role: "log", "aria-live": "polite", "aria-labelledby": "log-title", "aria-busy": "true", tabindex: 0 } }, log);
   fill(
@@ -50,8 +57,13 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
       h(
         "div",
         { class: "play-layout" },
-        h("section", { class: "board-area", attrs: { "aria-label": t("play.board") } }, outcome, board.element),
-        h("section", { class: "panel log-panel", attrs: { "aria-labelledby": "log-title" } }, h("h2", { attrs: { id: "log-title" } }, t("play.log")), logScroller),
+        h("section", { class: "board-area", attrs: { "aria-label": t("play.board") } }, outcome, notDealt, board.element),
+        h(
+          "div",
+          { class: "side" },
+          table.element,
+          h("section", { class: "panel log-panel", attrs: { "aria-labelledby": "log-title" } }, h("h2", { attrs: { id: "log-title" } }, t("play.log")), logScroller),
+        ),
       ),
       h("p", { class: "links" }, h("a", { attrs: { href: paths.lobby() } }, t("play.toLobby")), " · ", h("a", { attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
     ),
@@ -64,6 +76,7 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     sessions.clear();
     if (held.length === 0) sessions.set("spectator", playSession(gameId));
     for (const one of held) sessions.set(one.seat, playSession(gameId, one.token));
+    // (Sessions are made with presence: who is connected, and the rematch when asked.)
     for (const session of sessions.values()) session.subscribe(schedule);
     schedule();
   }
@@ -98,6 +111,10 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     renderStatus(snapshot);
     renderConnection(first);
     renderSeatSwitch();
+    // Nothing is dealt while the game waits for its players: a word instead of an empty table.
+    const waiting = game.status === GameStatus.OPEN && snapshot.legalCommands.length === 0;
+    board.element.hidden = waiting;
+    notDealt.hidden = !waiting;
     board.update({
       kind: game.kind,
       facts,
@@ -109,6 +126,82 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     });
     for (const event of first.events) addEvent(event);
     if (first.view !== undefined) logScroller.setAttribute("aria-busy", "false");
+    const host = hosts.token(gameId);
+    table.update({
+      game,
+      receivedAt: gameAt,
+      online: first.onlineSeats,
+      mine: held.map((one) => one.seat),
+      start: host && game.status === GameStatus.OPEN ? () => void startNow(host) : undefined,
+    });
+    if (first.version !== refreshedAt && (game.status === GameStatus.OPEN || game.clock !== undefined || first.gameOver || hasTableEvent(first, refreshedAt))) {
+      refreshedAt = first.version;
+      void refreshGame();
+    }
+  }
+
+  // --- the table ----------------------------------------------------------------------
+
+  let refreshedAt = 0n;
+  let refreshing = false;
+  let again = false;
+  /** GetGame again (one at a time; news meanwhile asks for one more after). */
+  async function refreshGame(): Promise<void> {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        again = false;
+        const fresh = await api(seat?.token).getGame(gameId);
+        if (left) return;
+        game = fresh;
+        gameAt = Date.now();
+        schedule();
+      } while (again);
+    } catch {
+      // The session says when the server cannot be reached; the table keeps what it had.
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  async function startNow(host: string): Promise<void> {
+    try {
+      await api(host).startGame(gameId);
+      void refreshGame();
+    } catch (reason) {
+      error.textContent = errorText(reason);
+    }
+  }
+
+  /** One click: the rematch, with every seat this browser holds (each asks with its token;
+   * the first asking deals it, the others get their seat in it), then its page. */
+  async function rematch(button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    try {
+      let next = "";
+      const seatsThere: HeldSeat[] = [];
+      for (const one of held) {
+        const offered = sessions.get(one.seat)?.getSnapshot().rematch;
+        if (offered?.seatToken) {
+          next = offered.gameId;
+          seatsThere.push({ ...one, token: offered.seatToken });
+          continue;
+        }
+        const again = await api(one.token).playAgain(gameId);
+        next = again.gameId;
+        seatsThere.push({ ...one, seat: again.seat ?? one.seat, token: again.seatToken });
+      }
+      if (!next) return;
+      heldSeats.keep(next, seatsThere);
+      navigate(paths.play(next));
+    } catch (reason) {
+      error.textContent = errorText(reason);
+      button.disabled = false;
+    }
   }
 
   /** Friends at one screen: when the seat shown has nothing to do, the one that has plays. */
@@ -125,7 +218,10 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     if (game === undefined) return;
     let text: string;
     let state: string;
-    if (snapshot.gameOver) {
+    if (game.status === GameStatus.OPEN && !snapshot.gameOver && snapshot.legalCommands.length === 0) {
+      text = t("play.waitingForPlayers");
+      state = "open";
+    } else if (snapshot.gameOver) {
       text = t("play.over");
       state = "finished";
       showOutcome(snapshot.events.at(-1)?.description?.text || text);
@@ -147,7 +243,13 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     fill(
       outcome,
       h("p", { class: "outcome-text" }, h("span", { class: "outcome-mark" }, picture("0 0 40 40", s("polygon", { points: starPoints(20, 21, 18, 8), fill: "#f4b942", stroke: "#8a6d00", "stroke-width": 2 }))), " ", text),
-      h("p", {}, h("a", { class: "button", attrs: { href: paths.lobby() } }, t("play.newGame"))),
+      h(
+        "p",
+        { class: "outcome-actions" },
+        held.length > 0 ? h("button", { class: "primary rematch", attrs: { type: "button" }, on: { click: (event) => void rematch(event.currentTarget as HTMLButtonElement) } }, t("play.again")) : null,
+        " ",
+        h("a", { class: held.length > 0 ? "button secondary" : "button", attrs: { href: paths.lobby() } }, t("play.newGame")),
+      ),
     );
     outcome.hidden = false;
   }
@@ -211,6 +313,7 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
   void (async () => {
     try {
       game = await api(seat?.token).getGame(gameId);
+      gameAt = Date.now();
       facts = await gameKind(game.kind).catch(() => undefined);
       if (left) return;
       open();
@@ -225,8 +328,17 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
 
   return () => {
     left = true;
+    table.close();
     for (const session of sessions.values()) session.close();
   };
+}
+
+/** Whether a table event (a join, a leave, a take-over) came after `version`. */
+function hasTableEvent(snapshot: GameSnapshot, version: bigint): boolean {
+  for (let index = snapshot.events.length - 1; index >= 0 && snapshot.events[index].version > version; index--) {
+    if (snapshot.events[index].table) return true;
+  }
+  return false;
 }
 
 /** The seat the game waits for, from the view (every game's view names its active seat). */
