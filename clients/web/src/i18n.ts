@@ -25,7 +25,19 @@ function initialLocale(): Locale {
 /** The sentence for `key` in the current language, `{name}`s filled in from `args`. */
 export function t(key: MessageKey, args: Record<string, string | number | bigint> = {}): string {
   const text = CATALOGS[current][key] ?? CATALOGS.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in args ? String(args[name]) : whole));
+  // `{n|card|cards}`: the word for one or for several, by the language's rule (French
+  // says "1 carte" and "0 carte", English "1 card" and "0 cards").
+  const counted = text.replace(/\{(\w+)\|([^|}]*)\|([^}]*)\}/g, (whole, name: string, one: string, other: string) =>
+    name in args ? (plurals(current).select(Number(args[name])) === "one" ? one : other) : whole,
+  );
+  return counted.replace(/\{(\w+)\}/g, (whole, name: string) => (name in args ? String(args[name]) : whole));
+}
+
+const pluralRules = new Map<Locale, Intl.PluralRules>();
+function plurals(language: Locale): Intl.PluralRules {
+  let rules = pluralRules.get(language);
+  if (!rules) pluralRules.set(language, (rules = new Intl.PluralRules(language)));
+  return rules;
 }
 
 /** The sentence for a key built at run time (a game's name, an option), if the catalog has one. */
