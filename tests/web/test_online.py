@@ -55,6 +55,8 @@ def test_a_join_link_opened_in_a_second_page_then_a_game_and_its_rematch(
         guest.goto(link)
         guest.type("form.join-game input[name=name]", "Robin")
         guest.type("form.join-game input[name=age]", "5")
+        assert_accessible(guest)
+        guest.screenshots("online-join")
         guest.click("form.join-game button[type=submit]")
         guest.wait_until(f"location.pathname === '/play/{game_id}'")
         for page in (host, guest):  # dealt: the youngest (Robin) starts
@@ -79,6 +81,7 @@ def test_a_join_link_opened_in_a_second_page_then_a_game_and_its_rematch(
             clicks += 1
             assert clicks < 300
             if clicks == 10:
+                assert_accessible(guest)
                 guest.screenshots("online-middle")
         guest.wait_until(f"{STATUS} === 'finished'")
         with Client(server.target) as lobby:

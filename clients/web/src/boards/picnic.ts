@@ -233,7 +233,8 @@ function tiles(input: BoardInput, view: View, facts: Material | undefined): HTML
       ),
     );
   }
-  if (parts.length === 0) parts.push(h("p", { class: "muted hint" }, view.result ? "" : t("picnic.pickATile")));
+  if (parts.length === 0 && view.result) return h("section", { class: "tiles-in-play", attrs: { hidden: true } });
+  if (parts.length === 0) parts.push(h("p", { class: "muted hint" }, t("picnic.pickATile")));
   return h("section", { class: "tiles-in-play", attrs: { "aria-label": t("picnic.tilesInPlay") } }, ...parts);
 }
 
