@@ -19,7 +19,8 @@ export function api(token?: string): Ludotheque {
 }
 
 /** A live game over the WebSocket Play channel, as `token`'s seat (none: a spectator),
- * in the page's language. It reconnects and resumes by itself. */
+ * in the page's language, with presence (who is connected, and the rematch once someone
+ * asks for one). It reconnects and resumes by itself. */
 export function playSession(gameId: string, token?: string): GameSession {
   return new GameSession({ baseUrl: location.origin, gameId, token, locale: locale(), presence: true });
 }

@@ -20,6 +20,7 @@ import { t } from "../i18n";
 import { gameKind, kindName } from "../kinds";
 import { navigate, paths } from "../router";
 import { describeEvent } from "../views/message";
+import { playAgain } from "./rematch";
 import { TablePanel } from "./table";
 
 export function playPage(main: HTMLElement, gameId: string): () => void {
@@ -76,7 +77,6 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     sessions.clear();
     if (held.length === 0) sessions.set("spectator", playSession(gameId));
     for (const one of held) sessions.set(one.seat, playSession(gameId, one.token));
-    // (Sessions are made with presence: who is connected, and the rematch when asked.)
     for (const session of sessions.values()) session.subscribe(schedule);
     schedule();
   }
@@ -177,27 +177,11 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
     }
   }
 
-  /** One click: the rematch, with every seat this browser holds (each asks with its token;
-   * the first asking deals it, the others get their seat in it), then its page. */
   async function rematch(button: HTMLButtonElement): Promise<void> {
     button.disabled = true;
     try {
-      let next = "";
-      const seatsThere: HeldSeat[] = [];
-      for (const one of held) {
-        const offered = sessions.get(one.seat)?.getSnapshot().rematch;
-        if (offered?.seatToken) {
-          next = offered.gameId;
-          seatsThere.push({ ...one, token: offered.seatToken });
-          continue;
-        }
-        const again = await api(one.token).playAgain(gameId);
-        next = again.gameId;
-        seatsThere.push({ ...one, seat: again.seat ?? one.seat, token: again.seatToken });
-      }
-      if (!next) return;
-      heldSeats.keep(next, seatsThere);
-      navigate(paths.play(next));
+      const next = await playAgain(gameId, held, (one) => sessions.get(one.seat)?.getSnapshot().rematch);
+      if (next) navigate(paths.play(next));
     } catch (reason) {
       error.textContent = errorText(reason);
       button.disabled = false;
