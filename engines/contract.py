@@ -9,6 +9,7 @@ An engine is a handful of pure functions over plain data (see DESIGN.md):
     legal_commands(state, seat)         -> every command decide would accept now
     redact(event, viewer)               -> the event as that viewer may see it
     status(state)                       -> who acts, finished or not, outcome
+    stop(state, event_limit)            -> the events that stop a game too long
 
 Commands, events, options and views are the game's protobuf messages; the state is
 the engine's own immutable Python value. Randomness comes only from the `rng`
@@ -142,6 +143,9 @@ class Engine(Protocol[S, C, E, Opt, V]):
     options_type: type[Opt]
     view_type: type[V]
     bots: Mapping[str, Bot[S, C]]
+    # The events a game may have before the server stops it (engines/limits.py),
+    # unless configured otherwise: well above the longest games bots play.
+    default_event_limit: int
 
     def resolve_options(self, options: Opt, seats: Sequence[SeatInfo]) -> Opt:
         """The options with every default filled in; raises InvalidSetup."""
@@ -178,6 +182,12 @@ class Engine(Protocol[S, C, E, Opt, V]):
 
     def status(self, state: S) -> Status:
         """Who acts, and how the game ended."""
+        ...
+
+    def stop(self, state: S, event_limit: int) -> list[E]:
+        """The events that end the game now because it reached `event_limit` events
+        unfinished (the server's bound on a game's length, engines/limits.py): after
+        them the game is over and nobody wins."""
         ...
 
 

@@ -49,9 +49,9 @@ def render() -> str:
     lines += [
         "## Every other error",
         "",
-        "Every error carries a message key in `ErrorInfo.metadata.message_key` (an `ErrorInfo`",
-        "whose `reason` is the status code's name when the error has no reason of its own) and",
-        "a `LocalizedMessage`.",
+        "Every error carries a message key in `ErrorInfo.metadata.message_key` (in its own",
+        "`ErrorInfo`, or in one whose `reason` is the status code's name when the error has no",
+        "reason of its own) and a `LocalizedMessage`.",
         "",
         "| status | meaning | message key |",
         "|---|---|---|",
@@ -61,6 +61,10 @@ def render() -> str:
         lines.append(f"| `{status.name}` | {english.template(key)} | `{key}` |")
     lines.append(
         f"| `ABORTED` (stale `expectedVersion`) | {english.template('error.stale_version')} | `error.stale_version` |"
+    )
+    lines.append(
+        f"| `FAILED_PRECONDITION` (versions the store lost, docs/DURABILITY.md) "
+        f"| {english.template('error.versions_lost')} | `error.versions_lost` |"
     )
     return "\n".join(lines) + "\n"
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Hashable, Sequence
 from google.protobuf.json_format import ParseDict
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
+from engines import limits
 from engines.data import load_json
 from engines.describing import Describer
 from engines.mooki import material
@@ -121,6 +122,10 @@ def _game_finished(event: pb.Event) -> Phrase:
     return phrase(key, **args)
 
 
+def _game_stopped(event: pb.Event) -> Phrase:
+    return limits.stopped_phrase("mooki", event.game_stopped.event_limit)
+
+
 _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
     "game_started": _game_started,
     "card_drawn": _card_drawn,
@@ -128,6 +133,7 @@ _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
     "trophies_awarded": _trophies_awarded,
     "trophy_discarded": _trophy_discarded,
     "game_finished": _game_finished,
+    "game_stopped": _game_stopped,
 }
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from google.protobuf.json_format import ParseDict
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
+from engines import limits
 from engines.data import load_json
 from engines.describing import Describer
 from engines.phrases import (
@@ -203,6 +204,10 @@ def _game_lost(event: pb.Event) -> Phrase:
     return phrase(_LOSSES.get(lost.reason, "picnic.event.game_lost_night"), count=NumberArg(lost.invited_count))
 
 
+def _game_stopped(event: pb.Event) -> Phrase:
+    return limits.stopped_phrase("picnic", event.game_stopped.event_limit)
+
+
 _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
     "game_started": _game_started,
     "tile_drawn": _tile_drawn,
@@ -218,6 +223,7 @@ _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
     "turn_passed": _turn_passed,
     "game_won": _game_won,
     "game_lost": _game_lost,
+    "game_stopped": _game_stopped,
 }
 
 

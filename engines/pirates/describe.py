@@ -11,6 +11,7 @@ from collections.abc import Callable, Hashable, Sequence
 from google.protobuf.json_format import ParseDict
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
+from engines import limits
 from engines.data import load_json
 from engines.describing import Describer
 from engines.phrases import (
@@ -178,6 +179,10 @@ def _game_won(event: pb.Event) -> Phrase:
     return phrase("pirates.event.game_won", seat=SeatArg(won.seat), count=NumberArg(won.rounds))
 
 
+def _game_stopped(event: pb.Event) -> Phrase:
+    return limits.stopped_phrase("pirates", event.game_stopped.event_limit)
+
+
 _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
     "game_started": _game_started,
     "round_dealt": _round_dealt,
@@ -187,6 +192,7 @@ _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
     "turn_passed": _turn_passed,
     "round_won": _round_won,
     "game_won": _game_won,
+    "game_stopped": _game_stopped,
 }
 
 

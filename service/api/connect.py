@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from aiohttp import web
-from aiohttp.web_protocol import RequestPayloadError
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from service.api.grpc_server import bearer_token
+from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
 from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
 from service.app.errors import ServiceError, details_of, invalid_argument, retry_after_seconds
@@ -80,11 +80,16 @@ class ConnectFailure(Exception):
     """An RPC's error in Connect's terms: a ServiceError, or one of the protocol's
     own codes that the service never raises (deadline_exceeded, unimplemented)."""
 
-    def __init__(self, code: str, message: str, details: Sequence[Message] = ()) -> None:
+    def __init__(self, code: str, message: str, details: Sequence[Message] = (), http_status: int = 0) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.details = tuple(details)
+        # The HTTP status when it is not the code's own, so that what a client sent never
+        # gets a 5xx: an unknown method is a 404 and a missed deadline of the client's a
+        # 408 (statuses Connect's own table reads as those codes), an unknown compression
+        # a 415 (HTTP's status for it).
+        self.http_status = http_status or HTTP_STATUS[code]
 
     @classmethod
     def of(cls, error: ServiceError) -> ConnectFailure:
@@ -108,7 +113,7 @@ class ConnectFailure(Exception):
     def response(self) -> web.Response:
         retry_after = retry_after_seconds(self.details)
         return web.Response(
-            status=HTTP_STATUS[self.code],
+            status=self.http_status,
             text=_compact(self.as_json()),
             content_type="application/json",
             headers={"Retry-After": str(retry_after)} if retry_after is not None else None,
@@ -163,7 +168,7 @@ def mount(web_app: web.Application, use_cases: Mapping[str, AnyUseCase], *, max_
     async def unknown_method(http: web.Request) -> web.Response:
         name = http.match_info["method"]
         return ConnectFailure(
-            "unimplemented", f"{SERVICE.full_name} serves no method {name!r} over Connect."
+            "unimplemented", f"{SERVICE.full_name} serves no method {name!r} over Connect.", http_status=404
         ).response()
 
     web_app.router.add_post(f"/{SERVICE.full_name}/{{method}}", unknown_method)
@@ -278,7 +283,9 @@ async def _deadline(seconds: float | None) -> AsyncIterator[None]:
             yield
     except TimeoutError:
         if scope.expired():
-            raise ConnectFailure("deadline_exceeded", "The call's deadline (connect-timeout-ms) passed.") from None
+            raise ConnectFailure(
+                "deadline_exceeded", "The call's deadline (connect-timeout-ms) passed.", http_status=408
+            ) from None
         raise
 
 
@@ -296,23 +303,20 @@ def _timeout_seconds(http: web.Request) -> float | None:
     if text is None:
         return None
     text = text.strip()
-    if not text.isdigit() or len(text) > 10:
+    if not (text.isascii() and text.isdigit()) or len(text) > 10:
         raise invalid_argument("connect-timeout-ms", "connect-timeout-ms must be a number of at most 10 digits.")
     return int(text) / 1000
 
 
 async def _body(http: web.Request, limit: int) -> bytes:
-    if http.content_length is not None and http.content_length > limit:
-        raise _too_large(limit)
-    data = bytearray()
     try:
-        async for chunk in http.content.iter_chunked(64 * 1024):
-            data += chunk
-            if len(data) > limit:
-                raise _too_large(limit)
-    except RequestPayloadError:  # e.g. a body that is not the gzip it claims to be
-        raise invalid_argument("request", "The request body does not decode as its Content-Encoding says.") from None
-    return bytes(data)
+        return await read_body(http, limit)
+    except BodyTooLarge:
+        raise _too_large(limit) from None
+    except BodyUndecodable as error:
+        raise invalid_argument("request", str(error)) from None
+    except BodyStalled as error:
+        raise ConnectFailure("deadline_exceeded", str(error), http_status=408) from None
 
 
 def _too_large(limit: int) -> ConnectFailure:
@@ -320,13 +324,15 @@ def _too_large(limit: int) -> ConnectFailure:
 
 
 def _check_http_encoding(http: web.Request) -> None:
-    encoding = http.headers.get("Content-Encoding", "identity").strip().lower()
+    encoding = http.headers.get("Content-Encoding", "").strip().lower() or "identity"
     if encoding not in UNARY_ENCODINGS:
         raise _unsupported_encoding(encoding, UNARY_ENCODINGS)
 
 
 def _unsupported_encoding(encoding: str, supported: Sequence[str]) -> ConnectFailure:
-    return ConnectFailure("unimplemented", f"Unsupported compression {encoding!r}: use one of {', '.join(supported)}.")
+    return ConnectFailure(
+        "unimplemented", f"Unsupported compression {encoding!r}: use one of {', '.join(supported)}.", http_status=415
+    )
 
 
 def _decompress(data: bytes, encoding: str, limit: int) -> bytes:
@@ -346,7 +352,7 @@ def _decompress(data: bytes, encoding: str, limit: int) -> bytes:
 
 def _single_envelope(body: bytes, encoding_header: str | None, limit: int) -> bytes:
     """The one message of a server-streaming request, out of its envelope."""
-    encoding = (encoding_header or "identity").strip().lower()
+    encoding = (encoding_header or "").strip().lower() or "identity"
     if encoding not in STREAM_ENCODINGS:
         raise _unsupported_encoding(encoding, STREAM_ENCODINGS)
     if len(body) < ENVELOPE.size:

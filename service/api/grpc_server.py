@@ -8,8 +8,11 @@ and turns a ServiceError into a gRPC status with google.rpc details
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections import Counter
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeAlias, cast
 
 import grpc
@@ -55,18 +58,48 @@ async def abort(context: Context, error: ServiceError) -> None:
     )
 
 
-def register(server: grpc.aio.Server, app: GameApp) -> None:
+class ConnectionStreams:
+    """The streams (StreamEvents, Play) open on each client connection, at most `limit`
+    on one: one connection of HTTP/2 could otherwise hold any number of subscriptions."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open: Counter[str] = Counter()
+
+    @contextmanager
+    def slot(self, connection: str) -> Iterator[None]:
+        if self._open[connection] >= self.limit:
+            raise ServiceError(
+                Code.RESOURCE_EXHAUSTED,
+                f"This connection has {self.limit} streams open, the most one may have: close one first.",
+            )
+        self._open[connection] += 1
+        try:
+            yield
+        finally:
+            self._open[connection] -= 1
+            if not self._open[connection]:
+                del self._open[connection]
+
+
+def _slot(streams: ConnectionStreams | None, context: Context) -> contextlib.AbstractContextManager[None]:
+    """A stream's place on its connection (none counted without `streams`)."""
+    return contextlib.nullcontext() if streams is None else streams.slot(context.peer())
+
+
+def register(server: grpc.aio.Server, app: GameApp, *, max_streams_per_connection: int = 100) -> None:
     """Adds GameService to `server`."""
     table = use_cases(app)
+    streams = ConnectionStreams(max_streams_per_connection)
     handlers = {}
     for method in SERVICE.methods:
         use_case = table[method.name]
         behavior: Callable[..., Any]
         if method.client_streaming:
-            behavior = _bidi(method, cast(BidiUseCase, use_case))
+            behavior = _bidi(method, cast(BidiUseCase, use_case), streams)
             handlers[method.name] = grpc.stream_stream_rpc_method_handler(behavior, response_serializer=_serialize)
         elif method.server_streaming:
-            behavior = _streaming(method, cast(StreamUseCase, use_case))
+            behavior = _streaming(method, cast(StreamUseCase, use_case), streams)
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(behavior, response_serializer=_serialize)
         else:
             behavior = _unary(method, cast(UseCase, use_case))
@@ -127,19 +160,24 @@ def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Cont
     return handle
 
 
-def _streaming(method: MethodDescriptor, use_case: StreamUseCase) -> Callable[[bytes, Context], Any]:
+def _streaming(
+    method: MethodDescriptor, use_case: StreamUseCase, streams: ConnectionStreams | None = None
+) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> AsyncIterator[Message]:
         async with _Aborting(method, context):
-            metadata = context.invocation_metadata()
-            request = fill_locale(_parse(method, data), accept_language(metadata))
-            responses: Responses = await use_case(request, bearer_token(metadata))
-            async for response in responses.stream:
-                yield response
+            with _slot(streams, context):
+                metadata = context.invocation_metadata()
+                request = fill_locale(_parse(method, data), accept_language(metadata))
+                responses: Responses = await use_case(request, bearer_token(metadata))
+                async for response in responses.stream:
+                    yield response
 
     return handle
 
 
-def _bidi(method: MethodDescriptor, use_case: BidiUseCase) -> Callable[[AsyncIterator[bytes], Context], Any]:
+def _bidi(
+    method: MethodDescriptor, use_case: BidiUseCase, streams: ConnectionStreams | None = None
+) -> Callable[[AsyncIterator[bytes], Context], Any]:
     async def handle(data: AsyncIterator[bytes], context: Context) -> AsyncIterator[Message]:
         accept = accept_language(context.invocation_metadata())
 
@@ -148,7 +186,8 @@ def _bidi(method: MethodDescriptor, use_case: BidiUseCase) -> Callable[[AsyncIte
                 yield fill_locale(_parse(method, item), accept)
 
         async with _Aborting(method, context):
-            async for response in use_case(requests(), bearer_token(context.invocation_metadata())):
-                yield response
+            with _slot(streams, context):
+                async for response in use_case(requests(), bearer_token(context.invocation_metadata())):
+                    yield response
 
     return handle

@@ -21,6 +21,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api import connect, websocket
 from service.api import web as web_app_pages
+from service.api.http_body import BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT
+from service.api.http_guard import GuardedAppRunner
 from service.api.http_observe import add_request_id, observe_requests
 from service.api.http_rules import http_bindings
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
@@ -48,9 +50,10 @@ def build_http_app(
     max_body_bytes: int = 1 << 20,
     cors_origins: Sequence[str] = (),
     serve_web: bool = False,
+    body_idle_timeout: float = DEFAULT_BODY_IDLE_TIMEOUT,
     websockets: WebSocketSettings | None = None,
 ) -> web.Application:
-    """The aiohttp application for one server."""
+    """The aiohttp application for one server (`body_idle_timeout`: http_body.py)."""
     table = use_cases(app)
     origins = tuple(cors_origins)
     preflight, add_cors_headers = _cors(origins)
@@ -59,6 +62,7 @@ def build_http_app(
         client_max_size=max_body_bytes,
     )
     web_app.on_response_prepare.append(add_cors_headers)
+    web_app[BODY_IDLE_TIMEOUT] = body_idle_timeout
     web_app.on_response_prepare.append(add_request_id)
     for binding in http_bindings(SERVICE):
         transcoder = Transcoder(binding, max_body_bytes)
@@ -204,11 +208,20 @@ def _cors(origins: tuple[str, ...]) -> tuple[Middleware, Callable[[web.Request, 
 
 
 async def serve_http(
-    web_app: web.Application, host: str, port: int, shutdown_grace: float, *, reuse_port: bool = False
+    web_app: web.Application,
+    host: str,
+    port: int,
+    shutdown_grace: float,
+    *,
+    reuse_port: bool = False,
+    header_timeout: float = 10.0,
+    idle_timeout: float = 60.0,
 ) -> tuple[web.AppRunner, int]:
     """Starts `web_app`; returns its runner and the bound port. `reuse_port`: other
-    processes listen on the same port (SO_REUSEPORT)."""
-    runner = web.AppRunner(web_app, access_log=None, handle_signals=False)
+    processes listen on the same port (SO_REUSEPORT). The timeouts: http_guard.py."""
+    runner = GuardedAppRunner(
+        web_app, header_timeout=header_timeout, idle_timeout=idle_timeout, access_log=None, handle_signals=False
+    )
     await runner.setup()
     site = web.TCPSite(
         runner, host, port, reuse_address=True, reuse_port=reuse_port or None, shutdown_timeout=shutdown_grace

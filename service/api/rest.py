@@ -12,13 +12,16 @@ from aiohttp import web
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
+from google.rpc import status_pb2
 
+from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
 from service.api.http_rules import HttpBinding
 from service.api.locales import fill_locale
 from service.api.rpcs import UseCase
 from service.app.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+DEADLINE_EXCEEDED = 4  # google.rpc.Code
 
 
 def to_json(message: Message) -> str:
@@ -92,14 +95,11 @@ class Transcoder:
         return message
 
     async def _body(self, http: web.Request) -> str:
-        if http.content_length is not None and http.content_length > self.max_body_bytes:
-            raise invalid_argument("body", f"The request body is larger than {self.max_body_bytes} bytes.")
         # The body is read as JSON whatever Content-Type says (curl -d sends a form's).
-        data = bytearray()
-        async for chunk in http.content.iter_chunked(64 * 1024):
-            data += chunk
-            if len(data) > self.max_body_bytes:
-                raise invalid_argument("body", f"The request body is larger than {self.max_body_bytes} bytes.")
+        try:
+            data = await read_body(http, self.max_body_bytes)
+        except (BodyTooLarge, BodyUndecodable) as error:
+            raise invalid_argument("body", str(error)) from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
@@ -116,6 +116,12 @@ def _query_value(field: FieldDescriptor, value: str) -> Any:
     return value  # ParseDict reads numbers and enum names from strings
 
 
+def request_timeout(error: BodyStalled) -> web.Response:
+    """408, with DEADLINE_EXCEEDED in its google.rpc.Status: the client stopped sending."""
+    status = status_pb2.Status(code=DEADLINE_EXCEEDED, message=str(error))
+    return web.Response(status=408, text=to_json(status), content_type="application/json")
+
+
 def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
     async def handle(http: web.Request) -> web.StreamResponse:
         try:
@@ -123,6 +129,8 @@ def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
             response = await use_case(request, bearer_token(http))
         except ServiceError as error:
             return error_response(error)
+        except BodyStalled as error:
+            return request_timeout(error)
         return web.Response(text=to_json(response), content_type="application/json")
 
     return handle

@@ -54,6 +54,7 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
         "ImportGame": app.import_game,
         "ReplayLog": app.replay_log,
         "RotateSeatToken": app.rotate_seat_token,
+        "DeleteGame": app.delete_game,
         "Play": play_session,
         "IssueStreamTicket": app.issue_stream_ticket,
         "GetGameKind": app.get_game_kind,

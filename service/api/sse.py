@@ -17,6 +17,8 @@ from service.api.rpcs import StreamUseCase
 from service.app.errors import ServiceError, invalid_argument, status_of
 
 HEARTBEAT_SECONDS = 15.0
+MAX_VERSION = (1 << 64) - 1  # versions are uint64
+MAX_VERSION_DIGITS = len(str(MAX_VERSION))
 # A server-streaming RPC that can resume from an SSE Last-Event-ID: the request field
 # to set (to the last id + 1) and how to read the id from a response.
 RESUMABLE: dict[str, tuple[str, Callable[[Any], int]]] = {
@@ -32,9 +34,7 @@ def sse_handler(transcoder: Transcoder, use_case: StreamUseCase) -> Handler:
             message = fill_locale(await transcoder.request(http), http.headers.get("Accept-Language", ""))
             last_id = http.headers.get("Last-Event-ID", "").strip()
             if last_id and resume is not None:
-                if not last_id.isdigit():
-                    raise invalid_argument("Last-Event-ID", "Last-Event-ID must be a version number.")
-                setattr(message, resume[0], int(last_id) + 1)
+                setattr(message, resume[0], _after(last_id))
             responses = await use_case(message, bearer_token(http))
         except ServiceError as error:
             return error_response(error)
@@ -63,6 +63,17 @@ def sse_handler(transcoder: Transcoder, use_case: StreamUseCase) -> Handler:
         return stream
 
     return handle
+
+
+def _after(last_id: str) -> int:
+    """The version after a Last-Event-ID, which must be a version (an ASCII number
+    below the largest uint64, so that the next one is still a version)."""
+    if not (last_id.isascii() and last_id.isdigit()) or len(last_id) > MAX_VERSION_DIGITS:
+        raise invalid_argument("Last-Event-ID", "Last-Event-ID must be a version number.")
+    after = int(last_id) + 1
+    if after > MAX_VERSION:
+        raise invalid_argument("Last-Event-ID", f"Last-Event-ID must be below {MAX_VERSION}.")
+    return after
 
 
 async def _next_with_heartbeats(iterator: AsyncIterator[Message], stream: web.StreamResponse) -> Message | None:

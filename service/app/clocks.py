@@ -30,7 +30,7 @@ from service.app import request_context
 from service.app.errors import Code, ServiceError, invalid_argument
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
-from service.app.steps import Step, play_bots
+from service.app.steps import Step, play_bots_now
 from service.app.stored import store_errors
 from service.app.table import table_event
 from service.app.table_changes import Change, TableChanges
@@ -206,7 +206,7 @@ class ClockWorker:
             changes.append(table_event(taken_over=game_pb2.SeatTakenOver(seat=seat, bot=stand_in, reason=reason)))
             bots[seat] = stand_in
         at = version + len(changes)
-        state, stand_in_steps = play_bots(live, live.state, at, turn)  # the seat's turn, to its end
+        state, stand_in_steps = play_bots_now(live, live.state, at, turn)  # the seat's turn, to its end
         at += sum(len(step.payloads) for step in stand_in_steps)
-        state, bot_steps = play_bots(live, state, at, bots)
+        state, bot_steps = play_bots_now(live, state, at, bots)
         return Change([Step(None, None, list(changes)), *stand_in_steps, *bot_steps], state, f"table/timeout-{version}")

@@ -80,6 +80,26 @@ def describe_event(kind: str, event: game_pb2.Event, payload: Message, audience:
     audience.words.describe(phrase, audience.names, into=event.description)
 
 
+# The keys of the events that record versions the event store lost (service/app/losses.py):
+# a placeholder holding a lost version's number, and the notice after them.
+LOSS_KEYS = ("history.lost_version", "history.loss", "history.loss_reused")
+
+
+def describe_loss(event: game_pb2.Event, audience: Audience) -> None:
+    """Writes the description of an event that records a loss of the game's history."""
+    loss = event.history_loss
+    if loss.first <= event.version <= loss.last:
+        said = phrase(LOSS_KEYS[0])
+    else:
+        counted = {
+            "first": NumberArg(loss.first),
+            "last": NumberArg(loss.last),
+            "count": NumberArg(loss.last - loss.first + 1),
+        }
+        said = phrase(LOSS_KEYS[2] if loss.reused else LOSS_KEYS[1], **counted)
+    audience.words.describe(said, audience.names, into=event.description)
+
+
 def described_commands(
     kind: str, payloads: Sequence[Message], view: Message, audience: Audience
 ) -> list[game_pb2.Command]:

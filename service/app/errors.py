@@ -64,13 +64,23 @@ class ServiceError(Exception):
 
 def details_of(error: ServiceError) -> list[Message]:
     """The error's google.rpc details, with its message key (ErrorInfo metadata
-    "message_key"; an ErrorInfo whose reason is the status code's name when the error
-    has none of its own), the message in the caller's language (LocalizedMessage) and,
+    "message_key", added to the error's own ErrorInfo, or in an ErrorInfo whose reason
+    is the status code's name when the error has none), the message in the caller's language (LocalizedMessage) and,
     inside a request, a RequestInfo naming it: its request id, and `trace_id=<32 hex
     digits>` as serving_data when it is traced, so that a frontend's bug report carries
     what finds its logs and its trace."""
-    details = list(error.details)
-    if not any(isinstance(detail, error_details_pb2.ErrorInfo) for detail in details):
+    details: list[Message] = []
+    informed = False
+    for detail in error.details:
+        if isinstance(detail, error_details_pb2.ErrorInfo):
+            informed = True
+            if MESSAGE_KEY not in detail.metadata:  # a reason of its own, and the key besides
+                keyed = error_details_pb2.ErrorInfo()
+                keyed.CopyFrom(detail)
+                keyed.metadata[MESSAGE_KEY] = error.key
+                detail = keyed
+        details.append(detail)
+    if not informed:
         details.append(
             error_details_pb2.ErrorInfo(reason=error.code.name, domain=DOMAIN, metadata={MESSAGE_KEY: error.key})
         )
@@ -133,6 +143,35 @@ def stale_version(expected: int, current: int) -> ServiceError:
             ),
         ],
         key="error.stale_version",
+    )
+
+
+def versions_lost(first: int, last: int, current: int, field: str = "expected_version") -> ServiceError:
+    """Versions the caller was given that the event store no longer holds (a Redis
+    failover lost them): nothing it knew of them holds."""
+    span = f"version {first}" if first == last else f"versions {first} to {last}"
+    description = (
+        f"The event store lost {span} of this game (a storage failover): what you were told of them no longer "
+        f"holds. The game is at version {current}: read it again."
+    )
+    violation = error_details_pb2.PreconditionFailure.Violation(type="VERSION", subject=field, description=description)
+    return ServiceError(
+        Code.FAILED_PRECONDITION,
+        description,
+        [
+            error_details_pb2.PreconditionFailure(violations=[violation]),
+            error_details_pb2.ErrorInfo(
+                reason="VERSIONS_LOST",
+                domain=DOMAIN,
+                metadata={
+                    "first_lost": str(first),
+                    "last_lost": str(last),
+                    "current_version": str(current),
+                    MESSAGE_KEY: "error.versions_lost",
+                },
+            ),
+        ],
+        key="error.versions_lost",
     )
 
 

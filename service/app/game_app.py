@@ -18,30 +18,34 @@ import asyncio
 import contextlib
 import secrets
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 
 from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
+from engines.registry import ENGINES
 from service.app.auth import TokenAuthority
 from service.app.clocks import ClockWorker
 from service.app.creators import CreationPolicy, OpenCreation
 from service.app.descriptions import Audience
+from service.app.errors import unavailable
 from service.app.games import Games, random_game_id
-from service.app.history import History
+from service.app.history import DEFAULT_MAX_FOLLOWERS, History
 from service.app.kinds import Kinds
 from service.app.limits import CreationLimits, Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.log_replay import LogReplays
 from service.app.logs import Logs
+from service.app.losses import Losses
 from service.app.metrics import Metrics
 from service.app.moves import Moves
 from service.app.online import Online
 from service.app.origins import ClientAddresses
 from service.app.presence import Sighting
+from service.app.retention import Retention, RetentionPolicy
 from service.app.seating import Seating
 from service.app.seats import Seats
-from service.app.stored import store_errors
+from service.app.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.table_changes import TableChanges
 from service.app.takeover import TakeOvers
 from service.app.tickets import StreamTickets
@@ -64,6 +68,11 @@ class GameApp:
         metrics: Metrics | None = None,
         creation: CreationPolicy | None = None,
         limits: CreationLimits | None = None,
+        memory_threshold: float = 0.9,
+        event_limits: Mapping[str, int] | None = None,
+        snapshot_interval: int = DEFAULT_EVERY,
+        retention: RetentionPolicy | None = None,
+        max_followers: int = DEFAULT_MAX_FOLLOWERS,
         stream_ticket_ttl: float = 60.0,
         play_join_timeout: float = 10.0,
         presence_ttl: float = 15.0,
@@ -75,12 +84,21 @@ class GameApp:
         self.metrics = metrics or Metrics()
         self.tokens = tokens
         self._clock = clock
+        self.memory_threshold = memory_threshold
+        self.unready_reason = ""  # why the last readiness check failed
         self.clock_interval = clock_interval
-        self.games = LiveGames(store, self.metrics, cache_size)
+        policy = retention or RetentionPolicy()
+        # Each kind's event limit: the configured one, else the engine's default.
+        self.event_limits = {kind: engine.default_event_limit for kind, engine in ENGINES.items()}
+        self.event_limits.update(event_limits or {})
+        snapshots = Snapshots(store, self.metrics, snapshot_interval)
+        self.games = LiveGames(store, self.metrics, cache_size, snapshots, self.event_limits)
+        self.games.reconcile = Losses(self.metrics, self.now_ms, policy).reconcile
         self.viewers = Viewers(tokens)
         self.online = Online(store.coordination, self.now_ms, self.metrics, int(presence_ttl * 1000))
         self.viewers.seen = self.online.presence.seen
         quotas = Quotas(store, limits or CreationLimits(), self.now_ms)  # default: no limit
+        self.retention = Retention(self.games, self.viewers, policy, self.metrics, self.now_ms, quotas)
         creating = Games(
             self.games,
             self.viewers,
@@ -91,19 +109,29 @@ class GameApp:
             new_seed,
             creation or OpenCreation(ClientAddresses()),
             quotas,
+            policy,
             self.online,
         )
         moves = Moves(
-            self.games, self.viewers, self.metrics, self.now_ms, max_conflict_retries, quotas, self.online.moved
+            self.games,
+            self.viewers,
+            self.metrics,
+            self.now_ms,
+            max_conflict_retries,
+            quotas,
+            policy,
+            self.online.moved,
         )
         tickets = StreamTickets(self.games, self.viewers, tokens, self.now_ms, stream_ticket_ttl)
-        history = History(self.games, self.viewers, self.metrics, tickets)
+        history = History(self.games, self.viewers, self.metrics, tickets, max_followers)
         # How long a Play session may take to send its join (every transport).
         self.play_join_timeout = play_join_timeout
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
         seats = Seats(self.games, tokens)
         kinds = Kinds()
-        changes = TableChanges(self.games, self.metrics, self.now_ms, max_conflict_retries, self.online.moved, quotas)
+        changes = TableChanges(
+            self.games, self.metrics, self.now_ms, max_conflict_retries, self.online.moved, quotas, policy
+        )
         seating = Seating(
             self.games, self.viewers, tokens, self.metrics, self.now_ms, changes, creating, self.online, new_game_id
         )
@@ -128,6 +156,7 @@ class GameApp:
         self.import_game = logs.import_game
         self.replay_log = LogReplays().replay_log
         self.rotate_seat_token = seats.rotate_seat_token
+        self.delete_game = self.retention.delete_game
         self.get_game_kind = kinds.get_game_kind
         self.list_game_kinds = kinds.list_game_kinds
         self.join_game = seating.join_game
@@ -207,9 +236,21 @@ class GameApp:
         self._background.clear()
 
     async def ready(self) -> None:
-        """Raises ServiceError(UNAVAILABLE) when the store cannot be reached."""
-        with store_errors():
-            await self.store.ping()
+        """Raises ServiceError(UNAVAILABLE) unless every shard of the store takes writes
+        now and none uses more than `memory_threshold` of its memory limit."""
+        health = await self.store.health()
+        problems = health.problems + [
+            f"{shard.name}: {shard.memory_used:.0%} of its memory limit in use"
+            for shard in health.shards
+            if shard.writable and shard.memory_used > self.memory_threshold
+        ]
+        self.unready_reason = "; ".join(problems)
+        if problems:
+            raise unavailable(f"The event store cannot take writes: {self.unready_reason}")
+
+    async def drain(self) -> None:
+        """Waits for the work under way in the background (snapshot writes)."""
+        await self.games.snapshots.idle()
 
     def now_ms(self) -> int:
         return int(self._clock() * 1000)

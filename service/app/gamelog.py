@@ -15,6 +15,9 @@ from google.protobuf.message import DecodeError, Message
 from ludotheque.v1 import game_pb2
 
 FORMAT = "ludotheque-log/1"
+# Events redacted between two hand-backs of the event loop while a log is exported
+# (about 2 ms: a game may have thousands).
+EXPORT_SLICE = 256
 
 
 class LogFormatError(Exception):
@@ -24,6 +27,29 @@ class LogFormatError(Exception):
         super().__init__(f"{position}: {reason}")
         self.position = position
         self.reason = reason
+
+
+def header(record: game_pb2.GameRecord, viewer: game_pb2.Viewer) -> game_pb2.GameLogHeader:
+    """The header of a game's log as `viewer` sees it (the admin's has the seed)."""
+    made = game_pb2.GameLogHeader(
+        format=FORMAT,
+        game_id=record.game_id,
+        kind=record.kind,
+        rules_version=record.rules_version,
+        options=record.options,
+        seats=record.seats,
+        created_at=record.created_at,
+        viewer=viewer,
+        clock=record.clock if record.HasField("clock") else None,
+    )
+    if viewer.role == game_pb2.VIEWER_ROLE_ADMIN:
+        made.seed = record.seed  # what a verification or a continued import needs
+    return made
+
+
+def complete_log(record: game_pb2.GameRecord, events: list[game_pb2.Event]) -> game_pb2.GameLog:
+    """The admin's log of a game: every event, unredacted, and the seed."""
+    return game_pb2.GameLog(header=header(record, game_pb2.Viewer(role=game_pb2.VIEWER_ROLE_ADMIN)), events=events)
 
 
 def to_jsonl(log: game_pb2.GameLog) -> str:

@@ -21,7 +21,9 @@ from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.online import Online
 from service.app.origins import current_origin
+from service.app.retention import RetentionPolicy
 from service.app.seeding import SETUP, game_rng
+from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, stamp
 from service.app.stored import store_errors
 from service.app.viewers import Viewers
@@ -45,6 +47,7 @@ MAX_AGE = 150
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 LISTED = (game_pb2.VISIBILITY_LISTED, game_pb2.VISIBILITY_PUBLIC)
+MAX_PAGE_TOKEN_DIGITS = 15  # below 2**53: Redis scores (doubles) hold such positions exactly
 
 
 def random_game_id() -> str:
@@ -63,6 +66,7 @@ class Games:
         new_seed: Callable[[], int],
         creation: CreationPolicy,
         quotas: Quotas,
+        retention: RetentionPolicy,
         online: Online | None = None,
     ) -> None:
         self._games = games
@@ -72,6 +76,7 @@ class Games:
         self._now_ms = now_ms
         self._new_game_id = new_game_id
         self._new_seed = new_seed
+        self._retention = retention
         self._creation = creation
         self.quotas = quotas
         self._online = online
@@ -135,18 +140,26 @@ class Games:
             if waits and self._online is not None:
                 record.join_code = await self._online.join_codes.claim(game_id)
             live = LiveGame(record, engine, engine.initial_state(), 0, now)
+            live.event_limit = self._games.event_limits.get(engine.kind, 0)
+            every = self._games.snapshots.every
             state, steps = live.state, []
             if not waits:
-                state, bot_steps = play_bots(live, fold(engine, payloads), len(payloads))
-                steps = [Step(None, None, list(payloads)), *bot_steps]
-            events = stamp(live, 0, steps, "", now, engine.status(state).finished)
-            live.moved(events, state, len(events), now)
-            await self.store_new_game(live, events, now)
+                dealt = fold(engine, payloads)
+                state, bot_steps = await play_bots(live, dealt, len(payloads), snapshot_every=every)
+                kept = dealt if passes(0, len(payloads), every) else None
+                steps = [Step(None, None, list(payloads), kept), *bot_steps]
+            events = await stamp(live, 0, steps, "", now, engine.status(state).finished)
+            stored = [e.SerializeToString() for e in events]
+            if events:
+                live.moved(events, stored, state, now)
+            await self.store_new_game(live, stored, now)
         except GameExists:
             raise  # a rematch another process created first: its quota slot is its own
         except BaseException:
             await self.quotas.release(creator, record.game_id)
             raise
+        if live.table.pristine:  # (table.py: an open or clocked game is folded from every event)
+            self._games.snapshots.save(record.game_id, engine, checkpoints(steps, 1, stored))
         if live.status.finished:
             await self.quotas.release(creator, record.game_id)
         return game_service_pb2.CreateGameResponse(
@@ -172,7 +185,7 @@ class Games:
             raise invalid_argument("status", f"Unknown status {request.status}.")
         if request.page_size > MAX_PAGE_SIZE:
             raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE_SIZE}.")
-        if request.page_token and not request.page_token.isdigit():
+        if request.page_token and not is_page_token(request.page_token):
             raise invalid_argument("page_token", "page_token must come from a previous ListGames.")
         viewer = self._viewers.outside_game(token)
         with store_errors():
@@ -198,20 +211,24 @@ class Games:
                 anonymised(game)
         return response
 
-    async def store_new_game(self, live: LiveGame, events: Sequence[game_pb2.Event], now: int) -> None:
-        """Stores a new game (created or imported) with its first events, and caches it."""
+    async def store_new_game(self, live: LiveGame, stored: Sequence[bytes], now: int) -> None:
+        """Stores a new game (created or imported: `live` as its events `stored` left it)
+        with those events, and caches it."""
         record = live.record
+        label = STATUS_NAMES[status_code(live.status, live.table.started)]
         with store_errors():
             await self._games.store.create(
                 record.game_id,
                 record.kind,
-                STATUS_NAMES[status_code(live.status, live.table.started)],
+                label,
                 record.SerializeToString(),
                 summary(live).SerializeToString(),
-                [e.SerializeToString() for e in events],
+                stored,
                 now,
+                self._retention.keep(label, now),
                 listed=record.visibility in LISTED,
             )
+        live.mark(1, stored)
         self._games.remember(live)
         if self._online is not None:
             await self._online.moved(live, 0)  # a turn clock's first deadline
@@ -219,6 +236,12 @@ class Games:
         status = live.status
         if status.finished:  # a game of bots plays itself out at once; so may an import
             self._metrics.game_finished(record.kind, bool(status.winners))
+
+
+def is_page_token(text: str) -> bool:
+    """Whether `text` can be a ListGames page token: the stores' cursors are positions,
+    at most MAX_PAGE_TOKEN_DIGITS ASCII digits ('²' is a digit to str.isdigit, not to int)."""
+    return text.isascii() and text.isdigit() and len(text) <= MAX_PAGE_TOKEN_DIGITS
 
 
 def validate_seats(

@@ -1,13 +1,21 @@
-"""The live-game cache: each game's record and current state, loaded from the store's
-events and kept in step with what other processes append."""
+"""The live-game cache: each game's record and current state, loaded from the store
+(its latest snapshot and the events after it, service/app/snapshots.py) and kept in
+step with what other processes append.
+
+The store is the truth: a refresh first checks that the store still holds the cached
+version as it was applied (its fingerprint, marks.py). When it does not (a Redis
+failover lost versions, or they were written again with other events), the game is
+rebuilt from the store and the loss recorded (losses.py): nothing is ever served or
+decided from a state the store does not have."""
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,15 +23,22 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
-from service.app import envelopes, request_context
+from service.app import request_context
 from service.app.errors import Code, ServiceError, invalid_argument, not_found
+from service.app.marks import Marks
 from service.app.metrics import Metrics
+from service.app.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.stored import parse_event, store_errors
 from service.app.table import Table
 from service.app.tracing import TracedMove
-from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent
+from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent, head
+
+log = logging.getLogger(__name__)
 
 GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+# A catch-up reads at most this many snapshot intervals of events before it looks
+# for a snapshot ahead of the cached state.
+CATCH_UP_INTERVALS = 2
 
 
 def seat_counter(seat: int) -> str:
@@ -45,7 +60,11 @@ class LiveGame:
     # The game's counters in the store (seat token rotations), at `counters_revision`.
     counters: Mapping[str, int] = field(default_factory=dict)
     counters_revision: int = 0
+    marks: Marks = field(default_factory=Marks)  # fingerprints of the last versions applied
+    head: bytes = b""  # what identifies the event at `version` in the store (base.head): appends build on it
+    losses: list[game_pb2.HistoryLoss] = field(default_factory=list)  # versions the store lost
     traced_move: TracedMove | None = None  # the last move traced here, for its followers' spans
+    event_limit: int = 0  # the most events this server lets the game have (0: its engine's default)
     table: Table = field(init=False)  # the seats: who sits and plays where, their clocks (table.py)
 
     def __post_init__(self) -> None:
@@ -72,34 +91,74 @@ class LiveGame:
     def status(self) -> Status:
         return self.engine.status(self.state)
 
+    @property
+    def limit(self) -> int:
+        """The game's event limit here (engines/limits.py)."""
+        return self.event_limit or self.engine.default_event_limit
+
     def apply(self, event: game_pb2.Event) -> None:
-        """Folds the game's next event (version + 1) into its state and its table."""
-        self.state = self.table.fold(self.state, event)
+        """Folds the game's next event (version + 1) into its state and its table. An
+        event standing for versions the store lost changes neither; the notice after
+        them records the loss."""
+        if event.HasField("history_loss"):
+            loss = event.history_loss
+            if event.version > loss.last and loss not in self.losses:  # the notice after the lost versions
+                self.losses.append(loss)
+        else:
+            self.state = self.table.fold(self.state, event)
         self.version = event.version
         self.updated_at_ms = event.recorded_at.ToMilliseconds()
 
-    def moved(self, events: Sequence[game_pb2.Event], state: Any, version: int, now_ms: int) -> None:
-        """This process appended `events`, which bring the game to `state` at `version`.
+    def moved(self, events: Sequence[game_pb2.Event], stored: Sequence[bytes], state: Any, now_ms: int) -> None:
+        """This process appended `events` (as `stored`), which bring the game to `state`.
         A game whose table follows them (a turn clock, table events) folds them one by
-        one; the others just take the state."""
+        one; the others just take the state. Nothing to do when a read of this process
+        applied them meanwhile."""
+        last = events[-1].version
+        if self.version >= last:
+            return
         if self.table.clock is not None or any(event.HasField("table") for event in events):
             for event in events:
                 if event.version == self.version + 1:
                     self.apply(event)
-        elif self.version < version:
-            self.state, self.version, self.updated_at_ms = state, version, now_ms
+        else:
+            self.state, self.version, self.updated_at_ms = state, last, now_ms
+        self.mark(events[0].version, stored)
+
+    def mark(self, first: int, stored: Sequence[bytes]) -> None:
+        """Remembers the events stored from version `first` on as this cache applied them
+        (marks.py); the last one is the head the next append builds on."""
+        for offset, data in enumerate(stored):
+            self.marks.add(first + offset, data)
+        if stored:
+            self.head = head(stored[-1])
+
+
+# Records what the store lost of a game that someone had been given up to a version
+# (losses.Losses.reconcile): rebuilds the game from the store and records the loss.
+Reconcile = Callable[["LiveGames", LiveGame, int], Awaitable[None]]
 
 
 class LiveGames:
     """The games this process plays, least recently used dropped first; one lock per
     game serialises its moves inside the process."""
 
-    def __init__(self, store: EventStore, metrics: Metrics, cache_size: int) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        metrics: Metrics,
+        cache_size: int,
+        snapshots: Snapshots,
+        event_limits: Mapping[str, int] | None = None,
+    ) -> None:
         self.store = store
+        self.snapshots = snapshots
+        self.event_limits: Mapping[str, int] = event_limits or {}  # kind -> limit (default: the engine's)
         self._metrics = metrics
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self.reconcile: Reconcile | None = None  # set by GameApp
 
     async def load(self, game_id: str, *, refresh: bool = True) -> LiveGame:
         """The game, cached; `refresh`: with the events other processes appended."""
@@ -117,7 +176,6 @@ class LiveGames:
                 info = await self.store.info(game_id)
             except GameNotFound:
                 raise not_found(game_id) from None
-            stored = await self.store.read(game_id, 1)
         record = game_pb2.GameRecord.FromString(info.record)
         engine = get_engine(record.kind)
         if engine is None:
@@ -129,13 +187,26 @@ class LiveGames:
                 f"this server plays {engine.rules_version!r}.",
             )
         live = LiveGame(record, engine, engine.initial_state(), 0, info.updated_at_ms)
+        live.event_limit = self.event_limits.get(engine.kind, 0)
         live.take_counters(info)
+        # The losses as the last write summed them up (whatever part of the history is folded).
+        live.losses = list(game_pb2.Game.FromString(info.summary).history_losses)
         try:
-            self.advance(live, stored)
+            with store_errors():
+                restored = await self.snapshots.restore(game_id, engine, None)
+            self.start_from(live, restored)
         except DataUnavailable as error:  # dealt with game data this build no longer has
             raise ServiceError(Code.FAILED_PRECONDITION, f"Game {game_id!r} cannot be replayed: {error}.") from error
+        self._snapshot_if_far(live, restored)
         self.remember(live)
         return live
+
+    def _snapshot_if_far(self, live: LiveGame, restored: Restored) -> None:
+        """A game folded over more events than a snapshot's interval (stored before
+        snapshots existed, or whose snapshot was lost) gets one now."""
+        if restored.events and live.table.pristine and self.snapshots.due(restored.version, live.version):
+            last = restored.events[-1]
+            self.snapshots.save(live.game_id, live.engine, [Checkpoint(last.version, live.state, last.data)])
 
     async def caught_up(self, live: LiveGame) -> bool:
         """Applies the events other processes appended; whether there were any."""
@@ -144,15 +215,61 @@ class LiveGames:
         return live.version != version
 
     async def refresh(self, live: LiveGame) -> None:
-        """Applies the events other processes appended since `live.version`, and takes
-        the game's counters anew if they changed (a seat token rotated on any process):
-        the read says so in the same round trip."""
+        """Applies the events other processes appended since `live.version`, once sure
+        the store still holds that version as it was applied here (read with them), and
+        takes the game's counters anew if they changed (a seat token rotated on any
+        process): the read says so in the same round trip. At most a few snapshot
+        intervals of events are read: a game further ahead starts again from its latest
+        snapshot when that is ahead of the cached state."""
+        version, every = live.version, self.snapshots.every
+        last = version + CATCH_UP_INTERVALS * every if every else None
         with store_errors():
             try:
-                stored = await self.store.read(live.game_id, live.version + 1, counters_revision=live.counters_revision)
+                stored = await self.store.read(
+                    live.game_id, max(version, 1), last, counters_revision=live.counters_revision
+                )
             except CountersChanged:
                 await self.reload_counters(live)
-                stored = await self.store.read(live.game_id, live.version + 1)
+                stored = await self.store.read(live.game_id, max(version, 1), last)
+        if version and (not stored or stored[0].version != version or not live.marks.matches(stored[0])):
+            if live.version == version:  # else a concurrent request of this process saw to it
+                await self.store_behind(live)
+            return
+        if last is not None and stored and stored[-1].version == last:  # far behind: a snapshot may be nearer
+            with store_errors():
+                restored = await self.snapshots.restore(live.game_id, live.engine, None)
+                info = await self.store.info(live.game_id) if restored.version > live.version else None
+            if info is not None and restored.version > live.version:  # (a concurrent request may have gone further)
+                # The losses recorded in the versions skipped: as the last write summed them up.
+                live.losses = list(game_pb2.Game.FromString(info.summary).history_losses)
+                self.start_from(live, restored)
+                return
+            with store_errors():
+                stored += await self.store.read(live.game_id, last + 1)
+        self.advance(live, stored)
+
+    async def store_behind(self, live: LiveGame, seen: int = 0) -> None:
+        """The store does not hold the history `live` was built from (or that a reader
+        was given, up to `seen`): rebuild the game from the store, record the loss."""
+        self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        log.warning(
+            "game %s: the event store does not hold the versions this server had up to %d; "
+            "rebuilding the game from what the store has",
+            live.game_id,
+            max(live.version, seen),
+        )
+        if self.reconcile is None:
+            await self.rebuild(live)
+        else:
+            await self.reconcile(self, live, seen)
+
+    async def rebuild(self, live: LiveGame) -> None:
+        """Builds the game's state anew from every event the store has."""
+        with store_errors():
+            stored = await self.store.read(live.game_id, 1)
+        live.state, live.version, live.marks, live.losses, live.head = live.engine.initial_state(), 0, Marks(), [], b""
+        live.table = Table(live.record, live.engine)
+        live.updated_at_ms = live.record.created_at.ToMilliseconds()
         self.advance(live, stored)
 
     async def reload_counters(self, live: LiveGame) -> None:
@@ -161,17 +278,38 @@ class LiveGames:
         live.take_counters(info)
 
     def advance(self, live: LiveGame, stored: Sequence[StoredEvent]) -> None:
+        applied = None
         for item in stored:
             if item.version != live.version + 1:
                 continue  # already applied by a concurrent request of this process
             live.apply(parse_event(item))
+            live.marks.add(item.version, item.data)
+            applied = item
+        if applied is not None:
+            live.head = head(applied.data)
+
+    def start_from(self, live: LiveGame, restored: Restored) -> None:
+        """`live` from where a fold starts (a snapshot's state, or the initial one), then
+        the events after it. The table starts as created: a snapshot is only taken of a
+        game whose table never changed (Table.pristine)."""
+        live.state, live.version, live.marks, live.head = restored.state, restored.version, Marks(), b""
+        live.table = Table(live.record, live.engine)
+        if restored.at is not None:
+            live.marks.add(restored.version, restored.at.data)
+            live.head = head(restored.at.data)
+            live.updated_at_ms = parse_event(restored.at).recorded_at.ToMilliseconds()
+        self.advance(live, restored.events)
 
     async def state_at(self, live: LiveGame, version: int) -> Any:
-        """The game's state after its first `version` events."""
+        """The game's state after its first `version` events: from the nearest snapshot."""
         with store_errors():
-            stored = await self.store.read(live.game_id, 1, version)
-        events = [parse_event(item) for item in stored]
-        return fold(live.engine, [envelopes.event_payload(event) for event in events if not event.HasField("table")])
+            restored = await self.snapshots.restore(live.game_id, live.engine, version)
+        return fold(live.engine, payloads(restored.events), restored.state)
+
+    def forget(self, game_id: str) -> None:
+        """Drops a cached game (deleted, or to be read from the store at its next use)."""
+        self._cache.pop(game_id, None)
+        self._metrics.cached_games.set(len(self._cache))
 
     def remember(self, live: LiveGame) -> None:
         self._cache[live.game_id] = live
@@ -179,9 +317,6 @@ class LiveGames:
         while len(self._cache) > self._cache_size:
             self._cache.popitem(last=False)
         self._metrics.cached_games.set(len(self._cache))
-
-    def forget(self, game_id: str) -> None:
-        self._cache.pop(game_id, None)
 
     def lock(self, game_id: str) -> asyncio.Lock:
         lock = self._locks.get(game_id)

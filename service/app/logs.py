@@ -3,6 +3,7 @@ log as a new game."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2, game_service_pb2
@@ -16,6 +17,7 @@ from service.app.descriptions import Audience
 from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
 from service.app.games import Games, resolve_options, validate_seats
 from service.app.live import LiveGame, LiveGames
+from service.app.snapshots import Checkpoint, checkpoints
 from service.app.steps import play_bots, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.verify import Problem, payload_of, verify
@@ -57,26 +59,14 @@ class Logs:
                 viewer = Viewer.spectator()
         with store_errors():
             stored = await self._games.store.read(live.game_id, 1, live.version)
-        record = live.record
-        header = game_pb2.GameLogHeader(
-            format=gamelog.FORMAT,
-            game_id=record.game_id,
-            kind=record.kind,
-            rules_version=record.rules_version,
-            options=record.options,
-            seats=record.seats,
-            created_at=record.created_at,
-            viewer=viewer_message(viewer),
-            clock=record.clock if record.HasField("clock") else None,
-        )
-        if viewer.is_admin:
-            header.seed = record.seed  # what a verification or a continued import needs
-        log = game_pb2.GameLog(header=header)
+        log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
         audience = Audience.of(live.table.seats, request.locale)
-        for item in stored:
+        for index, item in enumerate(stored, start=1):
             redacted = redact(live.engine, parse_event(item), viewer, audience)
             if redacted is not None:
                 log.events.append(redacted)
+            if index % gamelog.EXPORT_SLICE == 0:
+                await asyncio.sleep(0)  # a long game's log: let other requests in
         return game_service_pb2.ExportGameResponse(log=log)
 
     async def import_game(
@@ -123,6 +113,7 @@ class Logs:
             clock=log.header.clock if log.header.HasField("clock") else None,
         )
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
+        live.event_limit = self._games.event_limits.get(engine.kind, 0)
         stored = [game_pb2.Event() for _ in events]
         for copy, event in zip(stored, events, strict=True):
             copy.CopyFrom(event)
@@ -133,14 +124,24 @@ class Logs:
                 copy.command.ClearField("description")
                 del copy.command.choices[:]
             live.apply(copy)  # the state, and the table: who sits and plays where, the clocks
-        state, bot_steps = play_bots(live, live.state, len(events))  # a cut where a bot was to act
+        # A cut where a bot was to act: it plays; a log past this server's limit stops.
+        every = self._games.snapshots.every
+        state, bot_steps = await play_bots(live, live.state, len(events), snapshot_every=every)
         finished = engine.status(state).finished
-        played = stamp(live, len(events), bot_steps, "import", now, finished)
+        played = await stamp(live, len(events), bot_steps, "import", now, finished)
         stored += played
         stored[-1].game_over = finished
-        live.moved(played, state, len(stored), now)
+        data = [event.SerializeToString() for event in stored]
+        if played:
+            live.moved(played, data[len(events) :], state, now)
         live.updated_at_ms = now
-        await self._creator.store_new_game(live, stored, now)
+        await self._creator.store_new_game(live, data, now)
+        if live.table.pristine:  # (table.py: an open or clocked game is folded from every event)
+            # The verification folded every state: the imported events' snapshots cost nothing.
+            versions = range(every, len(events) + 1, every) if every else range(0)
+            imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
+            later = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
+            self._games.snapshots.save(record.game_id, engine, imported + later)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[

@@ -15,13 +15,17 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
 
 from service.store.base import (
+    KEEP_FOREVER,
     Admission,
     AppendResult,
     Coordination,
     EventStore,
     GameInfo,
     GamePage,
+    Keep,
     StoredEvent,
+    StoredSnapshot,
+    StoreHealth,
     StoreUnavailable,
 )
 
@@ -101,6 +105,46 @@ class Metrics:
             ["kind"],
             registry=r,
         )
+        self.conflict_storms = Counter(
+            "ludotheque_conflict_storms_total",
+            "Commands that gave up (ABORTED) after conflicting on every retry: a game moved by many writers at once.",
+            ["kind"],
+            registry=r,
+        )
+        self.store_behind = Counter(
+            "ludotheque_store_behind_total",
+            "Times the event store was found behind a cached game or a live stream (it no longer held "
+            "versions this server had been given: a Redis failover lost them).",
+            ["kind"],
+            registry=r,
+        )
+        self.history_losses = Counter(
+            "ludotheque_history_losses_total",
+            "Losses of acknowledged versions recorded in a game's history, by whether their numbers had "
+            "been used again (reused: the history forked).",
+            ["kind", "reused"],
+            registry=r,
+        )
+        self.redis_errors = Counter(
+            "ludotheque_redis_errors_total",
+            "Failures talking to Redis, by reason (connection, timeout, cluster_down, moved, readonly, "
+            "loading, replicas, out_of_memory, refused, client_bug...).",
+            ["reason"],
+            registry=r,
+        )
+        self.shard_writable = Gauge(
+            "ludotheque_store_shard_writable",
+            "1 when a write (and WAIT, when writes wait for replicas) reached the store's shard (a Redis "
+            "master) at the last readiness check, else 0.",
+            ["shard"],
+            registry=r,
+        )
+        self.memory_used = Gauge(
+            "ludotheque_store_memory_used_ratio",
+            "Memory a store shard uses, as a fraction of its limit (Redis used_memory / maxmemory; 0: no limit).",
+            ["shard"],
+            registry=r,
+        )
         self.idempotent_replays = Counter(
             "ludotheque_idempotent_replays_total",
             "Commands whose command_id had already been applied: answered, not replayed.",
@@ -134,6 +178,32 @@ class Metrics:
         self.games_created = Counter(
             "ludotheque_games_created_total",
             "Games created, by kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.snapshots_written = Counter(
+            "ludotheque_snapshots_written_total",
+            "Snapshots of engine states written to the store, by game kind.",
+            ["kind"],
+            registry=r,
+        )
+        self.snapshots_rejected = Counter(
+            "ludotheque_snapshots_rejected_total",
+            "Stored snapshots ignored, by game kind and reason (corrupt, mismatch: they do not match "
+            "their events; outdated: taken under other rules or another state encoding).",
+            ["kind", "reason"],
+            registry=r,
+        )
+        self.games_expired = Counter(
+            "ludotheque_games_expired_total",
+            "Games deleted, by kind and reason (finished, abandoned: their time to live ran out; "
+            "deleted: by the admin).",
+            ["kind", "reason"],
+            registry=r,
+        )
+        self.game_exports_failed = Counter(
+            "ludotheque_game_exports_failed_total",
+            "Expiring games whose log could not be written to the export directory (they are kept, and tried again).",
             ["kind"],
             registry=r,
         )
@@ -216,8 +286,9 @@ async def _timed(metrics: Metrics, operation: str, call: Awaitable[T]) -> T:
     start = time.perf_counter()
     try:
         return await call
-    except StoreUnavailable:
+    except StoreUnavailable as error:
         metrics.labelled(metrics.store_errors, operation).inc()
+        metrics.labelled(metrics.redis_errors, error.reason).inc()
         raise
     finally:
         metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - start)
@@ -229,6 +300,7 @@ class InstrumentedStore:
     def __init__(self, store: EventStore, metrics: Metrics) -> None:
         self.inner = store
         self._metrics = metrics
+        self._shards: set[str] = set()  # the shards the gauges have a value for
         self.coordination = InstrumentedCoordination(store.coordination, metrics)
 
     async def _timed(self, operation: str, call: Awaitable[T]) -> T:
@@ -243,10 +315,11 @@ class InstrumentedStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         listed: bool = True,
     ) -> None:
-        call = self.inner.create(game_id, kind, status, record, summary, events, now_ms, listed=listed)
+        call = self.inner.create(game_id, kind, status, record, summary, events, now_ms, keep, listed=listed)
         await self._timed("create", call)
 
     async def append(
@@ -259,7 +332,9 @@ class InstrumentedStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
         call = self.inner.append(
@@ -271,6 +346,8 @@ class InstrumentedStore:
             status,
             summary,
             now_ms,
+            keep,
+            after=after,
             counters_revision=counters_revision,
         )
         return await self._timed("append", call)
@@ -305,6 +382,27 @@ class InstrumentedStore:
     async def members(self, key: str, now_ms: int) -> list[str]:
         return await self._timed("members", self.inner.members(key, now_ms))
 
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        await self._timed("put_snapshots", self.inner.put_snapshots(game_id, snapshots))
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        return await self._timed("snapshot", self.inner.snapshot(game_id, at_most))
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        return await self._timed("due_games", self.inner.due_games(now_ms, limit))
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        await self._timed("keep", self.inner.keep(game_id, keep))
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        return await self._timed("claim", self.inner.claim(game_id, owner, until_ms, now_ms))
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        return await self._timed("delete", self.inner.delete(game_id, version))
+
+    async def forget(self, game_id: str) -> None:
+        await self._timed("forget", self.inner.forget(game_id))
+
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         return self.inner.subscribe(game_id, from_version)
 
@@ -316,6 +414,26 @@ class InstrumentedStore:
 
     async def ping(self) -> None:
         await self._timed("ping", self.inner.ping())
+
+    async def health(self) -> StoreHealth:
+        """The store's health, also exported as gauges (shards gone since are dropped); a
+        shard that could not be written counts as a failed operation, `health`, as any
+        other (readiness checks every second: the errors show without traffic too)."""
+        health = await self.inner.health()
+        metrics = self._metrics
+        for shard in health.shards:
+            if not shard.writable:
+                metrics.labelled(metrics.store_errors, "health").inc()
+                metrics.labelled(metrics.redis_errors, shard.reason).inc()
+        names = {shard.name for shard in health.shards}
+        for gone in self._shards - names:
+            metrics.shard_writable.remove(gone)
+            metrics.memory_used.remove(gone)
+        self._shards = names
+        for shard in health.shards:
+            metrics.shard_writable.labels(shard.name).set(1 if shard.writable else 0)
+            metrics.memory_used.labels(shard.name).set(shard.memory_used)
+        return health
 
     async def close(self) -> None:
         await self.inner.close()

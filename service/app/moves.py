@@ -4,6 +4,7 @@ per command id, retried on a conflict with another process, and answer with the 
 from __future__ import annotations
 
 import hashlib
+import logging
 import re
 import time
 import uuid
@@ -17,16 +18,20 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 from engines.contract import RuleViolation, Viewer
 from service.app import envelopes, request_context, tracing
 from service.app.descriptions import Audience
-from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version
+from service.app.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version, versions_lost
 from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
+from service.app.retention import RetentionPolicy
 from service.app.seeding import DECIDE
+from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, rng, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers, acting_seat
 from service.app.views import STATUS_NAMES, outcome, redact, shown, status_code, summary_bytes
 from service.store.base import CountersChanged, VersionConflict
+
+log = logging.getLogger(__name__)
 
 COMMAND_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
 
@@ -65,6 +70,7 @@ class Moves:
         now_ms: Callable[[], int],
         max_conflict_retries: int,
         quotas: Quotas,
+        retention: RetentionPolicy,
         on_moved: Callable[[LiveGame, int], Awaitable[None]] | None = None,
     ) -> None:
         self._games = games
@@ -73,6 +79,7 @@ class Moves:
         self._now_ms = now_ms
         self._max_retries = max_conflict_retries
         self._quotas = quotas
+        self._retention = retention
         self._on_moved = on_moved  # after each move this process stored (the turn clocks' schedule)
 
     async def submit(
@@ -138,11 +145,15 @@ class Moves:
             key = f"{seat}/{command_id}" if command_id else f"{seat}/auto-{uuid.uuid4().hex}"
             expected = request.expected_version if request.HasField("expected_version") else None
             for _ in range(self._max_retries):
+                # The version decided at: a long chain of bot moves hands the event loop back,
+                # and a read of this process may catch the cached game up meanwhile; the
+                # append's compare-and-set on `base` then tells, and we decide again.
+                base, head = live.version, live.head
                 try:
-                    if expected is not None and expected != live.version:
-                        raise stale_version(expected, live.version)
-                    with tracing.span("decide", seat=seat, version=live.version):
-                        state, steps = decide(live, seat, command, payload)
+                    if expected is not None and expected != base:
+                        raise version_error(live, expected)
+                    with tracing.span("decide", seat=seat, version=base):
+                        state, steps = await decide(live, seat, command, payload, games.snapshots.every)
                 except ServiceError:
                     # A command id already played answers its first result whatever the
                     # game is now (the append would tell too, but a refused move never
@@ -160,26 +171,33 @@ class Moves:
                     raise
                 now = self._now_ms()
                 status = engine.status(state)
-                events = stamp(live, live.version, steps, key.split("/", 1)[1], now, status.finished)
+                label = STATUS_NAMES[status_code(status)]
+                events = await stamp(live, base, steps, key.split("/", 1)[1], now, status.finished)
+                stored = [e.SerializeToString() for e in events]
                 # Before the append: a follower may be handed these events before it returns.
-                live.traced_move = tracing.this_move(live.version + 1, live.version + len(events))
+                live.traced_move = tracing.this_move(base + 1, base + len(events))
                 try:
-                    with store_errors(), tracing.span("append", expected_version=live.version):
+                    with store_errors(), tracing.span("append", expected_version=base):
                         result = await games.store.append(
                             live.game_id,
-                            live.version,
-                            [e.SerializeToString() for e in events],
+                            base,
+                            stored,
                             key,
                             fingerprint,
-                            STATUS_NAMES[status_code(status)],
-                            summary_bytes(live, status, live.version + len(events), now),
+                            label,
+                            summary_bytes(live, status, base + len(events), now),
                             now,
+                            self._retention.keep(label, now),
+                            after=head,  # never build on a history this cache did not see
                             counters_revision=live.counters_revision,
                         )
-                except VersionConflict:
+                except VersionConflict as conflict:
                     live.traced_move = None
                     self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
-                    await games.refresh(live)  # another process moved first: catch up, decide again
+                    if conflict.current < live.version:
+                        await games.store_behind(live)  # the store lost versions: it is the truth
+                    else:
+                        await games.refresh(live)  # another process moved first: catch up, decide again
                     live.table.check_playable(seat)  # (a bot may have taken the seat over)
                     continue
                 except CountersChanged:  # a seat token was rotated (on any process): is ours still good?
@@ -189,14 +207,21 @@ class Moves:
                 if result.replayed:  # the command id was played already (here, or on another process)
                     live.traced_move = None
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
-                before = live.version
-                live.moved(events, state, result.last_version, now)
+                live.moved(events, stored, state, now)
+                if live.table.pristine:  # (table.py: an open or clocked game is folded from every event)
+                    games.snapshots.save(live.game_id, engine, checkpoints(steps, result.first_version, stored))
                 if self._on_moved is not None:
-                    await self._on_moved(live, before)
+                    await self._on_moved(live, base)
                 if status.finished:
                     self._metrics.game_finished(engine.kind, bool(status.winners))
                     await self._quotas.game_over(live.record.created_by, live.game_id)
                 return Applied(live, viewer, events, result.first_version, result.last_version)
+            self._metrics.labelled(self._metrics.conflict_storms, engine.kind).inc()
+            log.warning(
+                "game %s: a command conflicted %d times in a row with other writers and gave up (ABORTED)",
+                live.game_id,
+                self._max_retries,
+            )
             raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
 
     async def _replayed(
@@ -213,8 +238,23 @@ class Moves:
         return submit_response(live, viewer, events, locale, state=state, version=last, replayed=True)
 
 
-def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Message) -> tuple[Any, list[Step]]:
-    """The events of `command` then of the bot moves it lets happen, and the state after them."""
+def version_error(live: LiveGame, expected: int) -> ServiceError:
+    """Why `expected` is not the game's version: it moved on (ABORTED: read it again and
+    retry), or the store lost that version (FAILED_PRECONDITION, naming what was lost)."""
+    for loss in live.losses:
+        if loss.first <= expected <= loss.last:
+            return versions_lost(loss.first, loss.last, live.version)
+    if expected > live.version:
+        return versions_lost(live.version + 1, expected, live.version)
+    return stale_version(expected, live.version)
+
+
+async def decide(
+    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, snapshot_every: int
+) -> tuple[Any, list[Step]]:
+    """The events of `command` then of the bot moves it lets happen (or the stop of a
+    game that reaches its event limit), and the state after them; the steps that pass a
+    multiple of `snapshot_every` keep their state."""
     engine, version = live.engine, live.version
     try:
         payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
@@ -223,8 +263,10 @@ def decide(live: LiveGame, seat: int, command: game_pb2.Command, payload: Messag
     state = live.state
     for item in payloads:
         state = engine.evolve(state, item)
-    state, bot_steps = play_bots(live, state, version + len(payloads))
-    return state, [Step(seat, command, payloads), *bot_steps]
+    after = version + len(payloads)
+    kept = state if passes(version, after, snapshot_every) else None
+    state, bot_steps = await play_bots(live, state, after, snapshot_every=snapshot_every)
+    return state, [Step(seat, command, payloads, kept), *bot_steps]
 
 
 def submit_response(

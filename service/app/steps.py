@@ -1,9 +1,12 @@
 """From decisions to stored events: a command's events, then the moves of the bots it
-lets play, each stamped with its version, author and time."""
+lets play, each stamped with its version, author and time; and the end of a game that
+reaches its event limit."""
 
 from __future__ import annotations
 
+import asyncio
 import random
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,21 +20,28 @@ from service.app.errors import Code, ServiceError
 from service.app.lazy_random import LazyRandom
 from service.app.live import LiveGame
 from service.app.seeding import BOT, DECIDE, game_rng
+from service.app.snapshots import passes
 from service.app.views import timestamp
 
 # A game's bots may not play more moves than this in a row: a guard against an
-# engine whose bots never hand the turn back.
+# engine whose bots never hand the turn back (the event limit stops any game first,
+# unless a bot's move makes no event).
 MAX_BOT_MOVES = 100_000
+# A chain of bot moves hands the event loop back this often (seconds), so that other
+# requests are served while an all-bot game plays itself out.
+BOT_SLICE_SECONDS = 0.002
 
 
 @dataclass(slots=True)
 class Step:
     """One command's worth of events: a player's command or a bot's; or, with no seat,
-    the deal or table events (game_pb2.TableEvent payloads)."""
+    events of the game itself (its deal, or its stop) or table events
+    (game_pb2.TableEvent payloads)."""
 
     seat: int | None
     command: game_pb2.Command | None
     payloads: list[Message]
+    state: Any = None  # the state after the step, kept when it is to be snapshotted
 
 
 def rng(live: LiveGame, purpose: str, version: int) -> random.Random:
@@ -41,45 +51,104 @@ def rng(live: LiveGame, purpose: str, version: int) -> random.Random:
     return LazyRandom(lambda: game_rng(seed, purpose, version))
 
 
-def play_bots(
-    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None
-) -> tuple[Any, list[Step]]:
-    """Plays bot seats while the game waits for one (deterministic from the seed). `bots`:
-    who plays which seat, when the steps before these changed it (default: the table's)."""
+def stop_if_too_long(live: LiveGame, state: Any, version: int) -> tuple[Any, Step | None]:
+    """A game that has `version` >= its event limit events and is not over is stopped
+    now (engines/limits.py): the state after, and the step of the stop's events."""
+    engine, event_limit = live.engine, live.limit
+    if version < event_limit or engine.status(state).finished:
+        return state, None
+    payloads = engine.stop(state, event_limit)
+    for item in payloads:
+        state = engine.evolve(state, item)
+    return state, Step(None, None, payloads)
+
+
+def bot_step(live: LiveGame, state: Any, version: int, bots: Mapping[int, str]) -> tuple[Any, Step] | None:
+    """The next step after `version` events: the stop of a game at its event limit, or
+    the move of a bot the game waits for (deterministic from the seed); None when the
+    game is over or waits for no bot."""
+    state, stop = stop_if_too_long(live, state, version)
+    if stop is not None:
+        return state, stop
     engine = live.engine
-    if bots is None:
-        bots = live.table.bots
+    status = engine.status(state)
+    seat = next((s for s in status.to_act if s in bots), None)
+    if status.finished or seat is None:
+        return None
+    payload = engine.bots[bots[seat]](state, seat, rng(live, BOT, version))
+    try:
+        payloads = engine.decide(state, seat, payload, rng(live, DECIDE, version))
+    except RuleViolation as violation:  # a bot must only play legal moves
+        raise ServiceError(
+            Code.INTERNAL, f"bot {bots[seat]!r} played an illegal move: {violation.message}"
+        ) from violation
+    for item in payloads:
+        state = engine.evolve(state, item)
+    return state, Step(seat, envelopes.command(engine.kind, payload), payloads)
+
+
+async def play_bots(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None, snapshot_every: int = 0
+) -> tuple[Any, list[Step]]:
+    """Plays bot seats while the game waits for one, and stops the game once it reaches
+    its event limit between two steps. `bots`: who plays which seat, when the steps
+    before these changed it (default: the table's). Yields the event loop every
+    BOT_SLICE_SECONDS of a long chain. Keeps the state after each step that passes a
+    multiple of `snapshot_every` (service/app/snapshots.py)."""
+    bots = live.table.bots if bots is None else bots
     steps: list[Step] = []
-    if not bots:
-        return state, steps
+    slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
     for _ in range(MAX_BOT_MOVES):
-        status = engine.status(state)
-        seat = next((s for s in status.to_act if s in bots), None)
-        if status.finished or seat is None:
+        found = bot_step(live, state, version, bots)
+        if found is None:
             return state, steps
-        payload = engine.bots[bots[seat]](state, seat, rng(live, BOT, version))
-        try:
-            payloads = engine.decide(state, seat, payload, rng(live, DECIDE, version))
-        except RuleViolation as violation:  # a bot must only play legal moves
-            raise ServiceError(
-                Code.INTERNAL, f"bot {bots[seat]!r} played an illegal move: {violation.message}"
-            ) from violation
-        for item in payloads:
-            state = engine.evolve(state, item)
-        steps.append(Step(seat, envelopes.command(engine.kind, payload), payloads))
-        version += len(payloads)
+        state, step = found
+        after = version + len(step.payloads)
+        if passes(version, after, snapshot_every):
+            step.state = state
+        steps.append(step)
+        version = after
+        if step.seat is None:  # the game's stop: nothing follows
+            return state, steps
+        if time.perf_counter() > slice_ends:
+            await asyncio.sleep(0)  # let other requests in
+            slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
     raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
 
 
-def stamp(
+def play_bots_now(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None
+) -> tuple[Any, list[Step]]:
+    """play_bots without handing the event loop back, for a table change's decision
+    (table_changes.Decide is synchronous): the event limit bounds its chain."""
+    bots = live.table.bots if bots is None else bots
+    steps: list[Step] = []
+    for _ in range(MAX_BOT_MOVES):
+        found = bot_step(live, state, version, bots)
+        if found is None:
+            return state, steps
+        state, step = found
+        steps.append(step)
+        version += len(step.payloads)
+        if step.seat is None:
+            return state, steps
+    raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
+
+
+async def stamp(
     live: LiveGame, version: int, steps: Sequence[Step], command_id: str, now_ms: int, finished: bool
 ) -> list[game_pb2.Event]:
     """The steps' events in their envelopes, numbered from `version` + 1; the last one
-    says whether the game is over."""
+    says whether the game is over. Yields the event loop every BOT_SLICE_SECONDS of a
+    long chain (thousands of bot moves take tens of milliseconds to wrap)."""
     engine = live.engine
     recorded_at = timestamp(now_ms)
     events: list[game_pb2.Event] = []
+    slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
     for step in steps:
+        if time.perf_counter() > slice_ends:
+            await asyncio.sleep(0)
+            slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
         for index, payload in enumerate(step.payloads):
             version += 1
             if isinstance(payload, game_pb2.TableEvent):  # around the table, not in the game

@@ -8,8 +8,15 @@ from contextlib import contextmanager
 from google.protobuf.message import DecodeError
 from ludotheque.v1 import game_pb2
 
-from service.app.errors import Code, ServiceError, not_found, unavailable
-from service.store.base import CommandIdReused, GameNotFound, StoredEvent, StoreUnavailable, SubscriberTooSlow
+from service.app.errors import Code, ServiceError, invalid_argument, not_found, unavailable
+from service.store.base import (
+    CommandIdReused,
+    GameNotFound,
+    InvalidCursor,
+    StoredEvent,
+    StoreUnavailable,
+    SubscriberTooSlow,
+)
 
 
 def parse_event(item: StoredEvent) -> game_pb2.Event:
@@ -34,3 +41,5 @@ def store_errors() -> Iterator[None]:
         ) from error
     except GameNotFound as error:
         raise not_found(error.game_id) from error
+    except InvalidCursor as error:
+        raise invalid_argument("page_token", "page_token must come from a previous ListGames.") from error

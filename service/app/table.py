@@ -152,6 +152,14 @@ class Table:
         return self._bots
 
     @property
+    def pristine(self) -> bool:
+        """Whether the table is as created and follows no clock: then the engine's state
+        is the whole game, and a snapshot of it may stand for the events before it
+        (service/app/snapshots.py). Seats that open, change or run a clock are folded
+        from every event instead."""
+        return not self.opened and self.clock is None and self.revision == 0
+
+    @property
     def open_seats(self) -> list[int]:
         return [i for i, seat in enumerate(self.seats) if seat.open]
 

@@ -23,8 +23,9 @@ from service.app.errors import Code, ServiceError
 from service.app.limits import Quotas
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
+from service.app.retention import RetentionPolicy
 from service.app.seeding import SETUP, game_rng
-from service.app.steps import Step, play_bots, stamp
+from service.app.steps import Step, play_bots_now, stamp
 from service.app.stored import store_errors
 from service.app.table import Table
 from service.app.views import STATUS_NAMES, status_code, summary
@@ -54,14 +55,14 @@ def dealt(live: LiveGame, table: Table, version: int) -> tuple[Any, list[Step]]:
     infos: list[SeatInfo] = table.infos
     options = engine.resolve_options(payload, infos)
     deal = engine.setup(options, infos, game_rng(live.record.seed, SETUP, 0))
-    state, bot_steps = play_bots(live, fold(engine, deal), version + len(deal), table.bots)
+    state, bot_steps = play_bots_now(live, fold(engine, deal), version + len(deal), table.bots)
     return state, [Step(None, None, list(deal)), *bot_steps]
 
 
 def preview(live: LiveGame, events: Sequence[game_pb2.Event]) -> LiveGame:
     """The game as it will be once `events` are stored (the live game is left alone)."""
     ahead = LiveGame(live.record, live.engine, live.state, live.version, live.updated_at_ms)
-    ahead.table = live.table.clone()
+    ahead.table, ahead.losses, ahead.event_limit = live.table.clone(), list(live.losses), live.event_limit
     for event in events:
         ahead.apply(event)
     return ahead
@@ -76,6 +77,7 @@ class TableChanges:
         max_conflict_retries: int,
         on_moved: Callable[[LiveGame, int], Awaitable[None]],
         quotas: Quotas,
+        retention: RetentionPolicy,
     ) -> None:
         self._games = games
         self._metrics = metrics
@@ -83,6 +85,7 @@ class TableChanges:
         self._max_retries = max_conflict_retries
         self._on_moved = on_moved
         self._quotas = quotas
+        self._retention = retention
 
     async def make(self, game_id: str, decide: Decide) -> tuple[LiveGame, list[game_pb2.Event]]:
         """Decides and stores a change; the game after it and the events stored (none
@@ -104,10 +107,12 @@ class TableChanges:
             tracing.annotate(change=name.split("-", 1)[0], version=live.version)
             request_context.note(command_id=name)
             now = self._now_ms()
-            previous = live.version
+            previous, head = live.version, live.head
             finished = live.engine.status(change.state).finished
-            events = stamp(live, previous, change.steps, name, now, finished)
+            events = await stamp(live, previous, change.steps, name, now, finished)
+            stored = [event.SerializeToString() for event in events]
             ahead = preview(live, events)
+            label = STATUS_NAMES[status_code(ahead.status, ahead.table.started)]
             fingerprint = hashlib.sha256(change.key.encode()).digest()
             live.traced_move = tracing.this_move(previous + 1, previous + len(events))
             try:
@@ -115,18 +120,23 @@ class TableChanges:
                     result = await games.store.append(
                         game_id,
                         previous,
-                        [event.SerializeToString() for event in events],
+                        stored,
                         change.key,
                         fingerprint,
-                        STATUS_NAMES[status_code(ahead.status, ahead.table.started)],
+                        label,
                         summary(ahead).SerializeToString(),
                         now,
+                        self._retention.keep(label, now),
+                        after=head,  # never build on a history this cache did not see
                         counters_revision=live.counters_revision,
                     )
-            except VersionConflict:
+            except VersionConflict as conflict:
                 live.traced_move = None
                 self._metrics.labelled(self._metrics.append_conflicts, live.engine.kind).inc()
-                await games.refresh(live)  # another process moved first: catch up, decide again
+                if conflict.current < live.version:
+                    await games.store_behind(live)  # the store lost versions: it is the truth
+                else:
+                    await games.refresh(live)  # another process moved first: catch up, decide again
                 continue
             except CountersChanged:  # a seat token was rotated: a join's token must count it
                 live.traced_move = None
@@ -136,7 +146,7 @@ class TableChanges:
                 live.traced_move = None
                 await games.refresh(live)
                 return live, []
-            live.moved(events, change.state, result.last_version, now)
+            live.moved(events, stored, change.state, now)
             await self._on_moved(live, previous)
             if finished:
                 self._metrics.game_finished(live.engine.kind, bool(live.status.winners))

@@ -16,7 +16,7 @@ from service.app.games import validate_bot
 from service.app.live import LiveGame, LiveGames
 from service.app.metrics import Metrics
 from service.app.online import Online
-from service.app.steps import Step, play_bots
+from service.app.steps import Step, play_bots_now
 from service.app.table import refusal, table_event
 from service.app.table_changes import Change, TableChanges
 from service.app.viewers import Viewers
@@ -57,7 +57,7 @@ class TakeOvers:
             reason = game_pb2.TAKE_OVER_REASON_REQUESTED
             change = table_event(taken_over=game_pb2.SeatTakenOver(seat=seat, bot=bot, reason=reason))
             bots = {**table.bots, seat: bot}
-            state, steps = play_bots(live, live.state, live.version + 1, bots)
+            state, steps = play_bots_now(live, live.state, live.version + 1, bots)
             return Change([Step(None, None, [change]), *steps], state, f"table/takeover-{uuid.uuid4().hex}")
 
         live, events = await self._changes.make(live.game_id, decide)

@@ -3,11 +3,13 @@
 The deal is dealt again from the game's seed; each recorded command is decided again
 on the state the events before it built, with the same random numbers the server
 drew; a bot's command must be the one that bot plays there. Every event must be what
-the rules make of its command, in order, numbered without gaps, under the rules
-version this server plays. Table events must make sense where they stand: a player
-joins an open seat before the deal, a turn times out only once the seat's clock says
-so (and its stand-in's moves follow), a bot takes over a player's seat and hands it
-back. The first event that is not right is named, with the state before it."""
+the rules make of its command (or the stop of a game that reached its event limit),
+in order, numbered without gaps, under the rules version this server plays. Table
+events must make sense where they stand: a player joins an open seat before the deal,
+a turn times out only once the seat's clock says so (and its stand-in's moves follow),
+a bot takes over a player's seat and hands it back. Events standing for versions the
+event store lost (and the notice after them, `Event.history_loss`) carry no move and
+change nothing. The first event that is not right is named, with the state before it."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, RuleViolation
+from engines.limits import Stopped
 from engines.registry import ENGINES, AnyEngine
 from service.app.gamelog import FORMAT
 from service.app.seeding import BOT, DECIDE, SETUP, game_rng
@@ -110,7 +113,9 @@ class _Checker:
                 )
             if event.rules_version != self.log.header.rules_version:
                 return Problem(index, f"rules version {event.rules_version!r} differs from the header's")
-            if payload_of(event, self.engine.kind) is None and not event.HasField("table"):
+            if payload_of(event, self.engine.kind) is None and not (
+                event.HasField("table") or event.HasField("history_loss")
+            ):
                 return Problem(index, f"not a {self.engine.kind!r} event")
         problem = self.check_setup()
         index = len(self.states) - 1
@@ -164,8 +169,15 @@ class _Checker:
 
     def check_step(self, index: int) -> Problem | None:
         event = self.events[index]
+        if event.HasField("history_loss"):  # versions the store lost, or the notice after them
+            if event.HasField("command") or event.game_over:
+                return self.problem(index, "an event standing for lost versions carries no move")
+            self.states.append(self.state)  # they change nothing
+            return None
         if event.HasField("table"):
             return self.check_table(index)
+        if not event.HasField("command") and not event.HasField("seat"):
+            return self.check_stop(index)
         if not event.HasField("command") or not event.HasField("seat"):
             return self.problem(index, "an event with no command behind it")
         seat, version = event.seat, event.version - 1
@@ -197,6 +209,33 @@ class _Checker:
                 return self.problem(position, "the events of one move must follow each other")
             if payload_of(current, self.engine.kind) != payload:
                 return self.problem(position, f"the rules make {_short(payload)} of this move, not {_short(current)}")
+            problem = self.apply(current)
+            if problem is not None:
+                return problem
+        return None
+
+    def check_stop(self, index: int) -> Problem | None:
+        """An event of no seat between two moves must be the stop of a game that had
+        reached its event limit (engines/limits.py). The limit is the server's setting,
+        not the log's, and may have changed during the game: any limit the game had
+        reached is accepted."""
+        event = self.events[index]
+        stopped = self.engine.evolve(self.state, payload_of(event, self.engine.kind))
+        if not isinstance(stopped, Stopped):
+            return self.problem(index, "an event with no command behind it")
+        if self.engine.status(self.state).finished:
+            return self.problem(index, "the game was already over")
+        if stopped.event_limit > index or stopped.event_limit == 0:
+            return self.problem(index, f"stopped at a limit of {stopped.event_limit} events after {index} events")
+        for offset, payload in enumerate(self.engine.stop(self.state, stopped.event_limit)):
+            position = index + offset
+            if position >= len(self.events):
+                return self.problem(position, "the log ends in the middle of the game's stop")
+            current = self.events[position]
+            if current.HasField("seat") or current.HasField("command"):
+                return self.problem(position, "the events of the game's stop name no seat or command")
+            if payload_of(current, self.engine.kind) != payload:
+                return self.problem(position, f"the game's stop is {_short(payload)}, not {_short(current)}")
             problem = self.apply(current)
             if problem is not None:
                 return problem

@@ -14,7 +14,13 @@ from ludotheque.v1 import game_pb2
 from engines.contract import Role, Status, Viewer
 from engines.registry import AnyEngine
 from service.app import envelopes
-from service.app.descriptions import Audience, describe_event, describe_table_event, described_commands
+from service.app.descriptions import (
+    Audience,
+    describe_event,
+    describe_loss,
+    describe_table_event,
+    described_commands,
+)
 from service.app.live import LiveGame
 
 STATUS_NAMES = {
@@ -29,13 +35,17 @@ def redact(
 ) -> game_pb2.Event | None:
     """The event as `viewer` may see it (None: not at all); only the admin sees the
     command. With an `audience`, described for it from what the viewer may see. A
-    table event (who sits and plays where) is no secret: everyone sees it whole."""
-    if event.HasField("table"):
+    table event (who sits and plays where) is no secret: everyone sees it whole; nor is
+    a placeholder or notice of lost versions (no move)."""
+    if event.HasField("table") or event.HasField("history_loss"):
         if audience is None:
             return event
         out = game_pb2.Event()
         out.CopyFrom(event)
-        describe_table_event(out, audience)
+        if event.HasField("table"):
+            describe_table_event(out, audience)
+        else:
+            describe_loss(out, audience)
         return out
     payload = envelopes.event_payload(event)
     redacted = engine.redact(payload, viewer)
@@ -134,6 +144,7 @@ def summary(live: LiveGame) -> game_pb2.Game:
         updated_at=timestamp(live.updated_at_ms),
         rules_version=record.rules_version,
         visibility=record.visibility,
+        history_losses=live.losses,
         clock=record.clock if record.HasField("clock") else None,
         join_code=record.join_code if not table.started else "",
     )
@@ -163,6 +174,7 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
         to_act=status.to_act,
         outcome=outcome(live, status),
         updated_at=timestamp(updated_at_ms),
+        history_losses=live.losses,
     )
     return live.summary_head + tail.SerializeToString()
 

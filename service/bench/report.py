@@ -179,6 +179,29 @@ def engines_table(results: Results) -> list[str]:
     return lines
 
 
+def long_games_table(results: Results) -> list[str]:
+    figures = results.long_games
+    if figures is None:
+        return ["Not measured in this run."]
+    lines = [
+        f"A game of two random {figures.kind} bots, {figures.events:,} events, in GameApp alone (memory store, "
+        f"no transport; wall-clock milliseconds): every event folded (`--snapshot-interval 0`, as before "
+        f"snapshots) and from the nearest snapshot (every {figures.interval} events).",
+        "",
+        "| | every event folded | from the nearest snapshot |",
+        "|---|---|---|",
+    ]
+    rows = (
+        ("ReplayGame at a late version (median)", figures.replay),
+        ("GetGame of the game, not cached (median)", figures.cold_get),
+        ("another game's GetGame while 4 spectators replay it: 99th percentile", figures.other_get_p99),
+        ("another game's GetGame while 4 spectators replay it: longest", figures.other_get_max),
+    )
+    for name, timing in rows:
+        lines.append(f"| {name} | {timing.without:,.1f} ms | {timing.with_snapshots:,.1f} ms |")
+    return lines
+
+
 def targets(results: Results) -> list[tuple[str, str, bool | None]]:
     """(target, measured, met) for each target of the issue that this run measured."""
     rows: list[tuple[str, str, bool | None]] = []
@@ -365,7 +388,7 @@ def observation_section(results: Results) -> list[str]:
 
 def summary(results: Results) -> str:
     lines = [*moves_table(results), "", *stream_table(results), "", *memory_table(results), ""]
-    lines += [*scale_table(results), "", *engines_table(results), ""]
+    lines += [*scale_table(results), "", *engines_table(results), "", *long_games_table(results), ""]
     for name, value, met in targets(results):
         lines.append(f"{'MET ' if met else 'MISSED'}  {name}: {value}")
     return "\n".join(lines)
@@ -428,6 +451,7 @@ def markdown(results: Results, command: str) -> str:
             f"({results.app.calls_per_move:.2f} calls per move, responses encoded; {results.app.moves:,} moves).",
             "",
         ]
+    out += ["## Long games: snapshots", "", *long_games_table(results), ""]
     out += observation_section(results)
     out += ["## Profile and what was removed", "", *PROFILE.splitlines(), ""]
     return "\n".join(out)

@@ -21,6 +21,7 @@ from pathlib import Path
 from engines.registry import ENGINES
 from service.bench import report
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
+from service.bench.long_games import LongGameFigures, long_game_figures
 from service.bench.micro import AppFigures, EngineFigures, app_figures, engine_figures
 from service.bench.observation import ObservationFigures, observation_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
@@ -100,6 +101,7 @@ class Results:
     memory: list[MemoryFigure] = field(default_factory=list)
     engines: list[EngineFigures] = field(default_factory=list)
     app: AppFigures | None = None
+    long_games: LongGameFigures | None = None
     observation: ObservationFigures | None = None
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
@@ -293,6 +295,8 @@ def run(settings: Settings) -> Results:
     progress("engine and replay micro-benchmarks")
     results.engines = engine_figures(settings.micro_budget)
     results.app = app_figures(settings.kind, settings.micro_budget)
+    progress("long games, with and without snapshots")
+    results.long_games = long_game_figures(max(settings.micro_budget, 0.2))
     progress("what tracing and the access log cost per move")
     results.observation = observation_figures(settings.kind, settings.micro_budget)
     return results

@@ -8,6 +8,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+from engines.registry import ENGINES
+
 MIN_SECRET_BYTES = 32  # service/app/auth.py refuses shorter ones too
 POLICIES = ("open", "api-keys", "jwt")
 
@@ -45,6 +47,19 @@ SETTINGS: tuple[Setting, ...] = (
         "0: the primary's own durability (AOF appendfsync always) only",
     ),
     Setting("redis_wait_timeout", float, 1.0, "Redis store: seconds to wait for those replicas, else UNAVAILABLE"),
+    Setting(
+        "redis_timeout",
+        float,
+        1.0,
+        "Redis store: seconds a Redis node has to answer before the call fails with UNAVAILABLE "
+        "(and readiness fails while it does not answer)",
+    ),
+    Setting(
+        "redis_memory_threshold",
+        float,
+        0.9,
+        "Redis store: readiness fails while a Redis master uses more than this fraction of its maxmemory",
+    ),
     Setting("host", str, "0.0.0.0", "address to listen on"),
     Setting("grpc_port", int, 50051, "gRPC port (0: any free port)"),
     Setting(
@@ -154,6 +169,71 @@ SETTINGS: tuple[Setting, ...] = (
         "server processes sharing the two ports (SO_REUSEPORT), supervised by this one; "
         "more than 1 needs a shared store (Redis)",
     ),
+    Setting(
+        "max_game_events",
+        str,
+        "",
+        "the most events a game may have, per kind, e.g. 'pirates=20000,picnic=5000': a game that "
+        "reaches its limit unfinished is stopped, won by nobody. Unnamed kinds: their default "
+        "(mooki 1000, pirates 10000, picnic 2000)",
+    ),
+    Setting(
+        "snapshot_interval",
+        int,
+        100,
+        "events between two snapshots of a game's state, kept in the store: reading a game (a cold "
+        "load, a replay at a version, a catch-up) folds at most about this many events; 0: no snapshots",
+    ),
+    Setting(
+        "finished_game_ttl",
+        float,
+        30 * 24 * 3600.0,
+        "seconds a finished game is kept after its last event, then deleted (exported first with "
+        "--expired-games-dir); 0: forever",
+    ),
+    Setting(
+        "abandoned_game_ttl",
+        float,
+        7 * 24 * 3600.0,
+        "seconds an unfinished game may go without a move before it is deleted as abandoned (exported "
+        "first with --expired-games-dir); 0: forever",
+    ),
+    Setting(
+        "expired_games_dir",
+        str,
+        "",
+        "a directory where each expiring game's complete log is written first (<game_id>.jsonl, as "
+        "'ludotheque export' writes it); empty: no export",
+    ),
+    Setting("retention_interval", float, 60.0, "seconds between two reviews of the games due to expire"),
+    Setting(
+        "http_header_timeout",
+        float,
+        10.0,
+        "HTTP port: seconds a request's head (request line and headers) may take to arrive once it "
+        "starts, else the connection is closed",
+    ),
+    Setting(
+        "http_idle_timeout",
+        float,
+        60.0,
+        "HTTP port: seconds a connection may wait for a request (from its opening, or after a "
+        "response) before it is closed, and a request body may go without a byte (then 408)",
+    ),
+    Setting(
+        "max_streams_per_connection",
+        int,
+        100,
+        "gRPC: live streams (StreamEvents, Play) one client connection may have open at once "
+        "(HTTP/1.1 carries one request at a time)",
+    ),
+    Setting(
+        "max_followers_per_game",
+        int,
+        1000,
+        "spectators following one game live in one server process (StreamEvents, server-sent events, "
+        "Connect); its seats and the admin are not counted, and always let in",
+    ),
 )
 
 
@@ -162,6 +242,8 @@ class Config:
     store: str
     redis_wait_replicas: int
     redis_wait_timeout: float
+    redis_timeout: float
+    redis_memory_threshold: float
     host: str
     grpc_port: int
     http_port: int
@@ -193,6 +275,16 @@ class Config:
     access_log_sample: float
     web: bool
     workers: int
+    max_game_events: str
+    snapshot_interval: int
+    finished_game_ttl: float
+    abandoned_game_ttl: float
+    expired_games_dir: str
+    retention_interval: float
+    http_header_timeout: float
+    http_idle_timeout: float
+    max_streams_per_connection: int
+    max_followers_per_game: int
 
     def __repr__(self) -> str:
         # Never print secrets, not even in a debug log.
@@ -204,6 +296,20 @@ class Config:
 
 
 assert [s.name for s in SETTINGS] == [f.name for f in fields(Config)]
+
+
+def event_limits(config: Config) -> dict[str, int]:
+    """--max-game-events as {kind: limit}; raises SystemExit naming what is wrong."""
+    limits: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in config.max_game_events.split(","))):
+        kind, _, count = item.partition("=")
+        kind, count = kind.strip(), count.strip()
+        if kind not in ENGINES:
+            raise SystemExit(f"--max-game-events: unknown kind {kind!r} (known: {', '.join(sorted(ENGINES))})")
+        if not (count.isascii() and count.isdigit()) or int(count) < 1:
+            raise SystemExit(f"--max-game-events: {kind}'s limit must be a number of events, at least 1")
+        limits[kind] = int(count)
+    return limits
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -29,14 +29,17 @@ from service.app.errors import ServiceError
 from service.app.limits import CreationLimits
 from service.app.metrics import InstrumentedStore, Metrics
 from service.app.origins import ClientAddresses, parse_networks
+from service.app.retention import RetentionPolicy
 from service.cli import log_setup, telemetry
-from service.cli.config import Config
+from service.cli.config import Config, event_limits
 from service.store import open_store
 
 log = logging.getLogger("ludotheque")
 
 SERVICE_NAME = SERVICE.full_name
-READINESS_INTERVAL = 2.0
+# Readiness is checked every second: with the store's one-second timeout, a Redis that
+# stops answering makes the server NOT_SERVING within about two seconds.
+READINESS_INTERVAL = 1.0
 
 
 @dataclass(slots=True)
@@ -51,6 +54,8 @@ class Running:
     health: health.aio.HealthServicer
     watcher: asyncio.Task[None]
     config: Config
+    stopping: asyncio.Event
+    reviews: asyncio.Task[None]  # the retention reviews (service/app/retention.py)
 
     async def stop(self) -> None:
         """Stops taking calls, ends the live streams at once (UNAVAILABLE: their
@@ -58,10 +63,13 @@ class Running:
         stream left to the grace's end would be cut without a status), lets the
         calls in flight finish, then closes the store."""
         self.watcher.cancel()
+        self.stopping.set()
         await self.health.enter_graceful_shutdown()
         self.app.store.end_subscriptions()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
+        await self.reviews
         await self.app.stop()
+        await self.app.drain()
         await self.app.store.close()
 
 
@@ -97,13 +105,28 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     metrics = Metrics()
     store = InstrumentedStore(
         open_store(
-            config.store, redis_wait_replicas=config.redis_wait_replicas, redis_wait_timeout=config.redis_wait_timeout
+            config.store,
+            redis_wait_replicas=config.redis_wait_replicas,
+            redis_wait_timeout=config.redis_wait_timeout,
+            redis_timeout=config.redis_timeout,
         ),
         metrics,
     )
     previous = (config.previous_secret.encode(),) if config.previous_secret else ()
     tokens = TokenAuthority(token_secret(config), config.admin_token, previous_secrets=previous)
     limits = CreationLimits(config.create_rate, config.live_games, config.bot_game_rate)
+    if config.snapshot_interval < 0:
+        raise SystemExit("--snapshot-interval: a number of events, 0 for no snapshots")
+    if config.max_streams_per_connection < 1 or config.max_followers_per_game < 0:
+        raise SystemExit("--max-streams-per-connection is at least 1, --max-followers-per-game at least 0")
+    if config.http_header_timeout < 0 or config.http_idle_timeout < 0:
+        raise SystemExit("--http-header-timeout and --http-idle-timeout are seconds (0: none)")
+    try:
+        retention = RetentionPolicy(
+            config.finished_game_ttl, config.abandoned_game_ttl, config.expired_games_dir, config.retention_interval
+        )
+    except ValueError as error:
+        raise SystemExit(f"retention: {error}") from None
     app = GameApp(
         store,
         tokens,
@@ -111,6 +134,11 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         metrics=metrics,
         creation=who_may_create(config),
         limits=limits,
+        memory_threshold=config.redis_memory_threshold,
+        event_limits=event_limits(config),
+        snapshot_interval=config.snapshot_interval,
+        retention=retention,
+        max_followers=config.max_followers_per_game,
         stream_ticket_ttl=config.stream_ticket_ttl,
         play_join_timeout=config.play_join_timeout,
         presence_ttl=config.presence_ttl,
@@ -134,7 +162,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
             ("grpc.so_reuseport", 1 if reuse_port else 0),
         ],
     )
-    grpc_server.register(server, app)
+    grpc_server.register(server, app, max_streams_per_connection=config.max_streams_per_connection)
     diagnostics.register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -161,19 +189,32 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         max_body_bytes=config.max_message_bytes,
         cors_origins=origins,
         serve_web=config.web,
+        body_idle_timeout=config.http_idle_timeout,
         websockets=websockets,
     )
     runner, http_port = await serve_http(
-        web_app, config.host, config.http_port, config.shutdown_grace, reuse_port=reuse_port
+        web_app,
+        config.host,
+        config.http_port,
+        config.shutdown_grace,
+        reuse_port=reuse_port,
+        header_timeout=config.http_header_timeout,
+        idle_timeout=config.http_idle_timeout,
     )
     watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
-    return Running(port, http_port, app, server, runner, health_servicer, watcher, config)
+    stopping = asyncio.Event()
+    reviews = asyncio.create_task(app.retention.run_until(stopping), name="retention")
+    return Running(port, http_port, app, server, runner, health_servicer, watcher, config, stopping, reviews)
 
 
 async def _readiness(app: GameApp) -> health_pb2.HealthCheckResponse.ServingStatus.ValueType:
     try:
         await app.ready()
     except ServiceError:
+        return health_pb2.HealthCheckResponse.NOT_SERVING
+    except Exception:  # a check that cannot tell says not ready (and the watcher lives on)
+        log.exception("readiness: the check failed")
+        app.unready_reason = "the readiness check failed"
         return health_pb2.HealthCheckResponse.NOT_SERVING
     return health_pb2.HealthCheckResponse.SERVING
 
@@ -196,7 +237,7 @@ async def _watch_readiness(
         status = await _readiness(app)
         if status != last:
             serving = status == health_pb2.HealthCheckResponse.SERVING
-            log.warning("readiness: %s", "serving" if serving else "store unreachable: not serving")
+            log.warning("readiness: %s", "serving" if serving else f"not serving: {app.unready_reason}")
             await _set_health(health_servicer, status)
             last = status
 
@@ -237,5 +278,5 @@ def configure_logging(config: Config) -> None:
         config.log_level,
         config.log_format,
         access_sample=config.access_log_sample,
-        secrets=(config.secret, config.admin_token, log_setup.store_password(config.store)),
+        secrets=(config.secret, config.previous_secret, config.admin_token, log_setup.store_password(config.store)),
     )

@@ -1,13 +1,15 @@
 """The event store interface. A store keeps, per game, an append-only list of opaque
-event blobs numbered 1, 2, 3..., a few opaque blobs about the game, the command ids
-already applied, and named counters that reads and appends may be conditioned on.
-Beside games, it keeps bounded sets shared by every process (`admit`: quotas and rate
-limits). It knows nothing of games: `kind` and `status` are only labels to list by,
-and `listed` says whether a listing for everyone shows the game. Every implementation
-passes tests/service/test_store_contract.py."""
+event blobs numbered 1, 2, 3..., a few opaque blobs about the game (snapshots among
+them), the command ids already applied, named counters that reads and appends may be
+conditioned on, and how long to keep the game (retention). Beside games, it keeps
+bounded sets shared by every process (`admit`: quotas and rate limits). It knows
+nothing of games: `kind` and `status` are only labels to list by, and `listed` says
+whether a listing for everyone shows the game. Every implementation passes
+tests/service/test_store_contract.py."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -55,8 +57,33 @@ class CountersChanged(StoreError):
         self.game_id = game_id
 
 
+class InvalidCursor(StoreError):
+    """A listing cursor this store never gave (not a position among its games)."""
+
+    def __init__(self, cursor: str) -> None:
+        super().__init__(f"{cursor[:32]!r} is not a cursor of this store")
+        self.cursor = cursor
+
+
 class StoreUnavailable(StoreError):
-    """The store cannot be reached now; the operation may be retried."""
+    """The store cannot be reached now; the operation may be retried. `reason` names
+    the kind of failure for metrics (e.g. "timeout", "connection", "replicas")."""
+
+    def __init__(self, message: str, reason: str = "unavailable") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class VersionsLost(StoreError):
+    """The store no longer has versions it once gave out: it is back at `version`,
+    while a reader had been given versions up to `seen` (e.g. a Redis failover
+    promoted a replica that had not received them)."""
+
+    def __init__(self, game_id: str, version: int, seen: int) -> None:
+        super().__init__(f"game {game_id!r} is back at version {version}; versions up to {seen} had been read")
+        self.game_id = game_id
+        self.version = version
+        self.seen = seen
 
 
 # Why subscriptions end when the server stops.
@@ -84,6 +111,12 @@ class GameInfo:
     counters_revision: int = 0  # how many bumps the game has had, all counters together
 
 
+def head(data: bytes) -> bytes:
+    """What identifies a stored event for EventStore.append's `after`: its SHA-1 in hex
+    (what a Redis script can compute)."""
+    return hashlib.sha1(data).hexdigest().encode()
+
+
 @dataclass(frozen=True, slots=True)
 class AppendResult:
     """Versions first_version..last_version hold the command's events. `replayed`:
@@ -96,6 +129,51 @@ class AppendResult:
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
+    version: int
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ShardHealth:
+    """One part of the store that takes writes (a Redis master; the memory store is
+    one): whether a write reached it (and its replicas, when writes wait for them)
+    just now, and how full its memory is."""
+
+    name: str
+    writable: bool
+    problem: str = ""  # why not, when not
+    memory_used: float = 0.0  # fraction of its memory limit in use (0: no limit known)
+    reason: str = "unavailable"  # when not writable: the kind of failure, as StoreUnavailable.reason
+
+
+@dataclass(frozen=True, slots=True)
+class StoreHealth:
+    shards: list[ShardHealth]
+
+    @property
+    def problems(self) -> list[str]:
+        return [f"{shard.name}: {shard.problem}" for shard in self.shards if not shard.writable]
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """How long the store keeps a game, as the service decided at a write
+    (service/app/retention.py): when to list it among the games due for review
+    (`due_games`), and when the store may drop it by itself should nobody have
+    reviewed it (Redis: every key of the game expires then). 0: never."""
+
+    review_at_ms: int = 0
+    expire_at_ms: int = 0
+
+
+KEEP_FOREVER = Keep()
+
+
+@dataclass(frozen=True, slots=True)
+class StoredSnapshot:
+    """An opaque blob about a game as it stood after `version` events (the service
+    keeps its engine states there, so as not to fold every event from the first)."""
+
     version: int
     data: bytes
 
@@ -182,11 +260,14 @@ class EventStore(Protocol):
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         listed: bool = True,
     ) -> None:
-        """Creates a game with its first events (versions 1..n). `listed`: a listing
-        for everyone (`list_games(listed_only=True)`) shows it. Raises GameExists."""
+        """Creates a game with its first events (versions 1..n), kept as `keep` says.
+        `listed`: a listing for everyone (`list_games(listed_only=True)`) shows it.
+        Raises GameExists if the id is taken, unless by this very creation (same
+        record: a retry)."""
         ...
 
     async def append(
@@ -199,15 +280,20 @@ class EventStore(Protocol):
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
-        """Appends `events` after `expected_version`, all or nothing, and records
-        `command_id` (with the command's `fingerprint`). When the command id was
-        already applied, appends nothing and returns the first result (or raises
+        """Appends `events` after `expected_version`, all or nothing, records
+        `command_id` (with the command's `fingerprint`), and keeps the game as `keep`
+        says. When the command id was already applied, appends nothing and returns the first result (or raises
         CommandIdReused if the fingerprint differs). Raises VersionConflict when the
-        game is past `expected_version`, GameNotFound, and CountersChanged (before
-        anything else) when `counters_revision` is given and is not the game's."""
+        game is not at `expected_version`, or (given `after`: the head() of the
+        event the caller has at `expected_version`) holds another event there, so a
+        history the caller never saw is not built on; GameNotFound; and
+        CountersChanged (before anything else) when `counters_revision` is given and
+        is not the game's."""
         ...
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
@@ -236,7 +322,8 @@ class EventStore(Protocol):
         self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
     ) -> GamePage:
         """Games newest first; empty kind/status match all; `listed_only`: only the
-        games created `listed`. `cursor` continues a page."""
+        games created `listed`. `cursor` continues a page; one the store never gave
+        raises InvalidCursor."""
         ...
 
     async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
@@ -255,10 +342,52 @@ class EventStore(Protocol):
         """The members of the set `key` that have not expired at `now_ms`."""
         ...
 
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        """Keeps each snapshot, replacing one kept at the same version. Snapshots of a
+        game that does not exist (any more) are not kept. Expire and are deleted with
+        the game."""
+        ...
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        """The kept snapshot of the highest version up to `at_most` (None: any), or None.
+        Raises GameNotFound."""
+        ...
+
+    # --- retention (service/app/retention.py) ---------------------------------------
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        """Up to `limit` games whose review time (Keep.review_at_ms) has come, the
+        earliest first; also games the store dropped by itself, still listed. A store may
+        list a game by the review time of an earlier write (Redis files it anew only when
+        its status changes): the service then finds it must stay and `keep`s it."""
+        ...
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        """Sets how long the store keeps a game (after a review found it must stay).
+        Raises GameNotFound."""
+        ...
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        """Whether `owner` may expire the game now: true unless another owner claimed
+        it until after `now_ms`; the claim lasts until `until_ms`. Raises GameNotFound."""
+        ...
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        """Deletes a game (events, snapshots, command ids, everything) and unlists it;
+        its live subscriptions end with GameNotFound. With `version`: only if the game
+        is still at that version (False, and nothing deleted, otherwise). Raises
+        GameNotFound."""
+        ...
+
+    async def forget(self, game_id: str) -> None:
+        """Unlists a game that is gone (the store dropped it by itself)."""
+        ...
+
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         """Events from `from_version` on, then live ones as they are appended, in
         order, without gaps or repeats. Ends with SubscriberTooSlow if the
-        subscriber cannot keep up."""
+        subscriber cannot keep up, with VersionsLost if the store went back behind
+        what it had given the subscriber."""
         ...
 
     def end_subscriptions(self) -> None:
@@ -275,6 +404,11 @@ class EventStore(Protocol):
 
     async def ping(self) -> None:
         """Raises StoreUnavailable when the store cannot be reached."""
+        ...
+
+    async def health(self) -> StoreHealth:
+        """Whether each shard can be written now, and its memory use. Never raises
+        StoreUnavailable: an unreachable shard is reported as not writable."""
         ...
 
     async def close(self) -> None: ...

@@ -1,9 +1,12 @@
 """The embedded event store: everything in this process's memory, lost on exit.
-The default of `ludotheque serve`, and the reference the Redis store is tested against."""
+The default of `ludotheque serve`, and the reference the Redis store is tested against.
+It never drops a game by itself: the service's retention sweeps (service/app/retention.py)
+delete the games due."""
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import heapq
 import math
 import time
@@ -11,6 +14,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from service.store.base import (
+    KEEP_FOREVER,
     SHUTTING_DOWN,
     Admission,
     AppendResult,
@@ -20,9 +24,15 @@ from service.store.base import (
     GameInfo,
     GameNotFound,
     GamePage,
+    InvalidCursor,
+    Keep,
+    ShardHealth,
     StoredEvent,
+    StoredSnapshot,
+    StoreHealth,
     StoreUnavailable,
     VersionConflict,
+    head,
 )
 from service.store.memory_coordination import MemoryCoordination
 
@@ -33,6 +43,11 @@ class _Game:
     sequence: int  # creation order, for listing newest first
     events: list[bytes] = field(default_factory=list)
     commands: dict[str, tuple[bytes, int, int]] = field(default_factory=dict)
+    snapshots: dict[int, bytes] = field(default_factory=dict)
+    snapshot_versions: list[int] = field(default_factory=list)  # sorted
+    keep: Keep = KEEP_FOREVER
+    claim: tuple[str, int] | None = None  # (owner, until_ms)
+    deleted: bool = False
     appended: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -67,14 +82,17 @@ class MemoryStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         listed: bool = True,
     ) -> None:
         self._check_open()
         if game_id in self._games:
+            if self._games[game_id].info.record == record:
+                return  # the same creation, sent again
             raise GameExists(game_id)
         info = GameInfo(game_id, kind, status, len(events), now_ms, now_ms, record, summary, listed)
-        self._games[game_id] = _Game(info, len(self._order), list(events))
+        self._games[game_id] = _Game(info, len(self._order), list(events), keep=keep)
         self._order.append(game_id)
 
     async def append(
@@ -87,7 +105,9 @@ class MemoryStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
         game = self._game(game_id)
@@ -96,12 +116,13 @@ class MemoryStore:
         if previous is not None:
             return previous
         current = len(game.events)
-        if current != expected_version:
+        if current != expected_version or (after and current and head(game.events[current - 1]) != after):
             raise VersionConflict(game_id, expected_version, current)
         game.events.extend(events)
         first, last = current + 1, len(game.events)
         game.commands[command_id] = (fingerprint, first, last)
         game.info = replace(game.info, status=status, version=last, updated_at_ms=now_ms, summary=summary)
+        game.keep = keep
         waiters, game.appended = game.appended, asyncio.Event()
         waiters.set()
         return AppendResult(first, last)
@@ -129,15 +150,41 @@ class MemoryStore:
         game.info = replace(info, counters={**info.counters, name: value}, counters_revision=info.counters_revision + 1)
         return value
 
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        self._check_open()
+        game = self._games.get(game_id)
+        if game is None:
+            return
+        for snapshot in snapshots:
+            if snapshot.version not in game.snapshots:
+                bisect.insort(game.snapshot_versions, snapshot.version)
+            game.snapshots[snapshot.version] = snapshot.data
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        game = self._game(game_id)
+        versions = game.snapshot_versions
+        index = len(versions) if at_most is None else bisect.bisect_right(versions, at_most)
+        if index == 0:
+            return None
+        version = versions[index - 1]
+        return StoredSnapshot(version, game.snapshots[version])
+
     async def list_games(
         self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
     ) -> GamePage:
         self._check_open()
-        position = int(cursor) if cursor else len(self._order)
+        position = len(self._order)
+        if cursor:
+            if not (cursor.isascii() and cursor.isdigit()) or int(cursor) > position:
+                raise InvalidCursor(cursor)
+            position = int(cursor)
         found: list[GameInfo] = []
         while position > 0 and len(found) < limit:
             position -= 1
-            info = self._games[self._order[position]].info
+            game = self._games.get(self._order[position])  # None: deleted (the order keeps its place)
+            if game is None:
+                continue
+            info = game.info
             if (
                 (not kind or info.kind == kind)
                 and (not status or info.status == status)
@@ -145,6 +192,33 @@ class MemoryStore:
             ):
                 found.append(info)
         return GamePage(found, str(position) if position > 0 and len(found) == limit else "")
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        self._check_open()
+        due = [(g.keep.review_at_ms, g.sequence, g.info.game_id) for g in self._games.values()]
+        return [game_id for review_at, _, game_id in sorted(due) if 0 < review_at <= now_ms][:limit]
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        self._game(game_id).keep = keep
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        game = self._game(game_id)
+        if game.claim is not None and game.claim[0] != owner and game.claim[1] > now_ms:
+            return False
+        game.claim = (owner, until_ms)
+        return True
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        game = self._game(game_id)
+        if version is not None and game.info.version != version:
+            return False
+        del self._games[game_id]
+        game.deleted = True
+        game.appended.set()  # its subscribers end
+        return True
+
+    async def forget(self, game_id: str) -> None:
+        self._check_open()  # a game this store deletes is unlisted at once
 
     # --- bounded sets (admit) ---------------------------------------------------------
 
@@ -185,6 +259,8 @@ class MemoryStore:
         while True:
             if self._ending_subscriptions:
                 raise StoreUnavailable(SHUTTING_DOWN)
+            if game.deleted:
+                raise GameNotFound(game_id)
             # Subscribers read the game's own list, so they hold no copy of their
             # own and cannot fall behind by more than the game's length.
             while next_version <= len(game.events):
@@ -215,6 +291,11 @@ class MemoryStore:
 
     async def ping(self) -> None:
         self._check_open()
+
+    async def health(self) -> StoreHealth:
+        if self._closed:
+            return StoreHealth([ShardHealth("memory", writable=False, problem="the memory store is closed")])
+        return StoreHealth([ShardHealth("memory", writable=True)])
 
     async def close(self) -> None:
         self._closed = True

@@ -5,8 +5,20 @@ hash of the command ids applied (keys in redis_keys.py, all in the game's hash s
 Creating a game and appending to it are single Lua scripts (redis_lua.py): the
 expected-version check, the XADDs, the command id and the new version happen all
 together or not at all. Reads are XRANGE, in a script that also tells a missing game.
-ListGames reads a separate index that converges even when a writer dies half way
-(redis_index.py). Live subscriptions share one reader task per process (redis_live.py).
+ListGames reads a separate index, filed best effort and repaired, so that it converges
+even when a writer dies half way or the index's shard is down (redis_index.py). Live
+subscriptions share one reader task per process (redis_live.py). Snapshots of a game's
+state are a sorted set beside its events. Retention (how long each game is kept, and
+deleting it) is in redis_retention.py, the bounded sets of quotas and rate limits and
+the marks (mark_once) in redis_sets.py.
+
+When writes wait for replicas (WAIT), only what the replicas confirmed is shown: each
+game records the last version its replicas confirmed (`confirmed`, set after each
+write's WAIT succeeded), and reads, GameInfo.version and live events stop there. A
+write whose WAIT failed stays on the primary, unseen; it is confirmed (a write and
+WAIT of one's own: WAIT covers everything written before on that node) when someone
+needs it: the retry of its command, a writer that conflicts with it, a reader asking
+for versions past `confirmed`. A failover that loses it loses nothing anyone was shown.
 
 Selected by `--store redis://host:port/db` or `--store redis+cluster://host:port`.
 """
@@ -16,13 +28,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import logging
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from service.store.base import (
+    KEEP_FOREVER,
     SHUTTING_DOWN,
-    Admission,
     AppendResult,
     CommandIdReused,
     CountersChanged,
@@ -30,28 +41,38 @@ from service.store.base import (
     GameInfo,
     GameNotFound,
     GamePage,
+    Keep,
     StoredEvent,
+    StoredSnapshot,
+    StoreHealth,
     StoreUnavailable,
     VersionConflict,
 )
-from service.store.redis_client import RedisConnection
+from service.store.redis_client import DEFAULT_TIMEOUT, RedisConnection
 from service.store.redis_coordination import RedisCoordination
+from service.store.redis_health import probe
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
 from service.store.redis_live import LiveReader
-from service.store.redis_lua import ADMIT, APPEND, BUMP, CREATE, FIND_COMMAND, MEMBERS, READ
+from service.store.redis_lua import (
+    APPEND,
+    BUMP,
+    CONFIRM,
+    CREATE,
+    FIND_COMMAND,
+    PUT_SNAPSHOTS,
+    READ,
+    SNAPSHOT,
+    TOUCH,
+)
+from service.store.redis_retention import RedisRetention
+from service.store.redis_sets import RedisSets
 
-log = logging.getLogger(__name__)
-
-# A write refused because a reconciler settled its intent first is tried again with a
-# new one; that takes a writer stalled for longer than the grace period, so more than
-# a few attempts in a row means something else is wrong.
-WRITE_ATTEMPTS = 4
 COUNTER = b"counter:"  # the meta fields of the game's counters (EventStore.bump)
 READ_PAGE = 1000  # events per XRANGE while a subscriber catches up
 
 
-class RedisStore:
+class RedisStore(RedisRetention, RedisSets):
     def __init__(
         self,
         redis: RedisConnection,
@@ -68,10 +89,28 @@ class RedisStore:
         self.coordination = RedisCoordination(redis, self.keys, self._check_open)
         self._reconciler: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
+        # '1': writes wait for replicas, and a game shows only what they confirmed.
+        self._pending = "1" if redis.wait_replicas else "0"
 
     @classmethod
-    def from_url(cls, url: str, *, wait_replicas: int = 0, wait_timeout: float = 1.0, **options: Any) -> RedisStore:
-        return cls(RedisConnection.from_url(url, wait_replicas=wait_replicas, wait_timeout=wait_timeout), **options)
+    def from_url(
+        cls,
+        url: str,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout: float = 1.0,
+        timeout: float = DEFAULT_TIMEOUT,
+        **options: Any,
+    ) -> RedisStore:
+        connection = RedisConnection.from_url(
+            url, wait_replicas=wait_replicas, wait_timeout=wait_timeout, timeout=timeout
+        )
+        return cls(connection, **options)
+
+    @property
+    def waits(self) -> bool:
+        """Whether writes wait for replicas (and reads show only what they confirmed)."""
+        return self._pending == "1"
 
     def _check_open(self) -> None:
         if self._closing.is_set():
@@ -93,26 +132,27 @@ class RedisStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         listed: bool = True,
     ) -> None:
         self._check_open()
         keys = self.keys
-        for _ in range(WRITE_ATTEMPTS):
-            token = await self.index.intent(game_id)
-            reply = await self.redis.run(
-                CREATE,
-                [keys.meta(game_id), keys.events(game_id)],
-                [kind, status, record, summary, now_ms, token, "1" if listed else "0", *events],
-                durable=True,
-            )
-            if reply[0] == b"ok":
-                await self._file(game_id, token, Labels(kind, status, int(reply[1]), token, listed))
-                return
-            await self._drop_intent(game_id, token)
-            if reply[0] == b"exists":
-                raise GameExists(game_id)
-        raise StoreUnavailable(f"could not create game {game_id!r}: its index intents kept being settled")
+        args = [kind, status, record, summary, now_ms, self._pending, game_id, "1" if listed else "0"]
+        reply = await self.redis.run(
+            CREATE,
+            [keys.meta(game_id), keys.events(game_id), self.index.filing_key(game_id)],
+            [*args, keep.review_at_ms, keep.expire_at_ms, *events],
+            durable=True,
+        )
+        if reply[0] == b"exists":
+            raise GameExists(game_id)
+        version = int(reply[1])
+        if self.waits:
+            await self._confirmed(game_id, version)
+        if reply[2] is not None:
+            labels = Labels(kind, status, version, listed, keep.review_at_ms)
+            await self.index.file(game_id, labels, int(reply[2]))
 
     async def append(
         self,
@@ -124,70 +164,68 @@ class RedisStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
         self._check_open()
         keys = self.keys
-        token = 0  # an intent is needed only when the status changes (see redis_index.py)
         revision = "" if counters_revision is None else counters_revision
-        for _ in range(WRITE_ATTEMPTS):
-            reply = await self.redis.run(
-                APPEND,
-                [keys.meta(game_id), keys.events(game_id), keys.commands(game_id)],
-                [
-                    expected_version,
-                    command_id,
-                    fingerprint.hex(),
-                    status,
-                    summary,
-                    now_ms,
-                    token or "",
-                    revision,
-                    *events,
-                ],
-                durable=True,
-            )
-            outcome = reply[0]
-            if outcome in (b"ok", b"changed"):
-                last = int(reply[1])
-                if outcome == b"changed":
-                    labels = Labels(reply[2].decode(), status, last, int(reply[3]), reply[4] == b"1")
-                    await self._file(game_id, token, labels)
-                return AppendResult(expected_version + 1, last)
-            if token:
-                await self._drop_intent(game_id, token)  # this write did not use it
-                token = 0
-            if outcome == b"missing":
-                raise GameNotFound(game_id)
-            if outcome == b"bumped":
-                raise CountersChanged(game_id)
-            if outcome == b"known":
-                return await self._applied(game_id, command_id, fingerprint, reply[1])
-            if outcome == b"conflict":
-                raise VersionConflict(game_id, expected_version, int(reply[1]))
-            token = await self.index.intent(game_id)  # outcome "intent": the status changes
-        raise StoreUnavailable(f"could not append to game {game_id!r}: its index intents kept being settled")
+        args = [
+            *(expected_version, command_id, fingerprint.hex(), status, summary, now_ms),
+            *(self._pending, game_id, after, revision, keep.review_at_ms, keep.expire_at_ms),
+        ]
+        game_keys = [keys.meta(game_id), keys.events(game_id), keys.commands(game_id), self.index.filing_key(game_id)]
+        reply = await self.redis.run(
+            APPEND,
+            [*game_keys, keys.snapshots(game_id), keys.confirmations(game_id)],
+            [*args, *events],
+            durable=True,
+        )
+        outcome = reply[0]
+        if outcome in (b"ok", b"changed"):
+            last = int(reply[1])
+            if self.waits:
+                await self._confirmed(game_id, last)
+            if outcome == b"changed":
+                labels = Labels(reply[2].decode(), status, last, reply[4] == b"1", keep.review_at_ms)
+                await self.index.file(game_id, labels, int(reply[3]))
+            return AppendResult(expected_version + 1, last)
+        if outcome == b"missing":
+            raise GameNotFound(game_id)
+        if outcome == b"bumped":
+            raise CountersChanged(game_id)
+        if outcome == b"known":
+            return await self._applied(game_id, command_id, fingerprint, reply[1])
+        current, visible = int(reply[1]), int(reply[2])
+        if current > visible:
+            # Versions its replicas have not confirmed (a write whose WAIT failed, or a
+            # writer that died before saying so) stand in the way: confirm them, or
+            # the caller would never see what it conflicts with.
+            current = await self.confirm(game_id)
+        raise VersionConflict(game_id, expected_version, current)
 
-    async def _file(self, game_id: str, token: int, labels: Labels) -> None:
-        """Files a written game in the index. The write stands even if this fails: the
-        reconciler files it later from the pending intent."""
-        try:
-            await self.index.sync(game_id, token, labels)
-        except StoreUnavailable as error:
-            log.warning("game %s is written but not yet listed (the reconciler will list it): %s", game_id, error)
+    async def confirm(self, game_id: str) -> int:
+        """Makes sure the replicas have everything the game's primary has, and shows it
+        (StoreUnavailable when they do not confirm it in time); the version confirmed."""
+        reply = await self.redis.run(TOUCH, [self.keys.meta(game_id)], [], durable=True)
+        if reply[0] == b"missing":
+            raise GameNotFound(game_id)
+        version = int(reply[1])
+        await self._confirmed(game_id, version)
+        return version
 
-    async def _drop_intent(self, game_id: str, token: int) -> None:
-        """An intent whose write was refused: nothing to file."""
-        with contextlib.suppress(StoreUnavailable):  # else the reconciler drops it
-            await self.index.sync(game_id, token, None)
+    async def _confirmed(self, game_id: str, version: int) -> None:
+        """The replicas confirmed the game up to `version`: show it."""
+        await self.redis.run(CONFIRM, [self.keys.meta(game_id), self.keys.confirmations(game_id)], [version])
 
     async def _applied(self, game_id: str, command_id: str, fingerprint: bytes, record: bytes) -> AppendResult:
         first, last, known_fingerprint = record.decode().split(" ", 2)
         if known_fingerprint != fingerprint.hex():
             raise CommandIdReused(game_id, command_id)
-        # The first try may have failed waiting for replicas: confirm before answering.
-        await self.redis.touch(self.keys.meta(game_id), "replays")
+        if self.waits:  # the first try may have failed waiting for replicas: confirm before answering
+            await self.confirm(game_id)
         return AppendResult(int(first), int(last), replayed=True)
 
     # --- reading ---------------------------------------------------------------------
@@ -203,7 +241,7 @@ class RedisStore:
 
     async def info(self, game_id: str) -> GameInfo:
         self._check_open()
-        info = _game_info(game_id, await self.redis.call("HGETALL", self.keys.meta(game_id)))
+        info = _game_info(game_id, await self.redis.call("HGETALL", self.keys.meta(game_id)), self.waits)
         if info is None:
             raise GameNotFound(game_id)
         return info
@@ -212,24 +250,36 @@ class RedisStore:
         self, game_id: str, from_version: int, to_version: int | None = None, *, counters_revision: int | None = None
     ) -> list[StoredEvent]:
         self._check_open()
-        start = f"{max(from_version, 1)}-0"
-        stop = "+" if to_version is None else f"{to_version}-0"
+        first = max(from_version, 1)
         revision = "" if counters_revision is None else counters_revision
-        reply = await self.redis.run(
-            READ, [self.keys.meta(game_id), self.keys.events(game_id)], [start, stop, revision]
-        )
+        args = [first, "+" if to_version is None else to_version, self._pending, revision]
+        reply = await self._read(game_id, args)
+        if self.waits:
+            visible, version = int(reply[2]), int(reply[3])
+            if first > visible and version > visible and (to_version is None or to_version > visible):
+                # Asked for versions stored but not confirmed: they count if the
+                # replicas have them now (else UNAVAILABLE: their fate is unknown).
+                await self.confirm(game_id)
+                reply = await self._read(game_id, args)
+        # Each entry is [id, ["d", event]]: the scripts write one field, "d".
+        return [StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[1]) for entry_id, fields in reply[1]]
+
+    async def _read(self, game_id: str, args: list[Any]) -> Any:
+        reply = await self.redis.run(READ, [self.keys.meta(game_id), self.keys.events(game_id)], args)
         if reply[0] == b"missing":
             raise GameNotFound(game_id)
         if reply[0] == b"bumped":
             raise CountersChanged(game_id)
-        # Each entry is [id, ["d", event]]: the scripts write one field, "d".
-        return [StoredEvent(int(entry_id.split(b"-", 1)[0]), fields[1]) for entry_id, fields in reply[1]]
+        return reply
 
     async def _version(self, game_id: str) -> int:
-        version = await self.redis.call("HGET", self.keys.meta(game_id), "version")
-        if version is None:
+        """The game's last version shown."""
+        kind, version, confirmed = await self.redis.call(
+            "HMGET", self.keys.meta(game_id), "kind", "version", "confirmed"
+        )
+        if kind is None:
             raise GameNotFound(game_id)
-        return int(version)
+        return int(confirmed if self.waits and confirmed is not None else version)
 
     async def bump(self, game_id: str, name: str) -> int:
         self._check_open()
@@ -244,28 +294,28 @@ class RedisStore:
         self._check_open()
         game_ids, next_cursor = await self.index.page(kind, status, limit, cursor, listed_only=listed_only)
         metas = await self.redis.read_many([("HGETALL", self.keys.meta(game_id)) for game_id in game_ids])
-        infos = [_game_info(game_id, meta) for game_id, meta in zip(game_ids, metas, strict=True)]
+        infos = [_game_info(game_id, meta, self.waits) for game_id, meta in zip(game_ids, metas, strict=True)]
         return GamePage(self.index.matching(infos, kind, status, listed_only), next_cursor)
 
-    # --- bounded sets (admit) ----------------------------------------------------------
+    # --- snapshots ----------------------------------------------------------------------
 
-    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
         self._check_open()
-        ttl = "" if ttl_ms is None else ttl_ms
-        reply = await self.redis.run(ADMIT, [self.keys.limit(key)], [member, limit, now_ms, ttl], durable=True)
-        if reply[0] == 1:
-            return Admission(True)
-        first = reply[1].decode()
-        return Admission(False, None if first == "inf" else max(int(float(first)) - now_ms, 0))
+        if not snapshots:
+            return
+        args = [item for snapshot in snapshots for item in (snapshot.version, snapshot.data)]
+        await self.redis.run(PUT_SNAPSHOTS, [self.keys.meta(game_id), self.keys.snapshots(game_id)], args)
 
-    async def release(self, key: str, member: str) -> None:
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
         self._check_open()
-        await self.redis.call("ZREM", self.keys.limit(key), member)
-
-    async def members(self, key: str, now_ms: int) -> list[str]:
-        self._check_open()
-        found = await self.redis.run(MEMBERS, [self.keys.limit(key)], [now_ms])
-        return sorted(member.decode() for member in found)
+        keys = [self.keys.meta(game_id), self.keys.snapshots(game_id)]
+        reply = await self.redis.run(SNAPSHOT, keys, ["+inf" if at_most is None else at_most])
+        if reply[0] == b"missing":
+            raise GameNotFound(game_id)
+        if not reply[1]:
+            return None
+        version, _, data = bytes(reply[1]).partition(b":")
+        return StoredSnapshot(int(version), data)
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         self._check_open()
@@ -287,18 +337,14 @@ class RedisStore:
     def end_subscriptions(self) -> None:
         self._live.end_all(StoreUnavailable(SHUTTING_DOWN))
 
-    # --- marks -----------------------------------------------------------------------
-
-    async def mark_once(self, key: str, ttl_ms: int) -> bool:
-        self._check_open()
-        # One atomic command, so two processes racing for a key cannot both mark it.
-        return await self.redis.call("SET", self.keys.mark(key), b"1", "NX", "PX", max(ttl_ms, 1)) is not None
-
     # --- the connection --------------------------------------------------------------
 
     async def ping(self) -> None:
         self._check_open()
         await self.redis.ping()
+
+    async def health(self) -> StoreHealth:
+        return await probe(self.redis, self.keys)
 
     async def close(self) -> None:
         self._closing.set()
@@ -314,15 +360,20 @@ class RedisStore:
         await self._live.wait_closed()
 
 
-def _game_info(game_id: str, meta: dict[bytes, bytes]) -> GameInfo | None:
+def _game_info(game_id: str, meta: dict[bytes, bytes], waits: bool) -> GameInfo | None:
     if b"kind" not in meta:
-        return None  # no such game (or only the fence of a creation that never landed)
+        return None  # no such game
+    version = int(meta[b"version"])
+    if waits and b"confirmed" in meta:
+        version = int(meta[b"confirmed"])
+        if version == 0:
+            return None  # created, but its replicas have not confirmed it: not shown yet
     counters = {name[len(COUNTER) :].decode(): int(value) for name, value in meta.items() if name.startswith(COUNTER)}
     return GameInfo(
         game_id=game_id,
         kind=meta[b"kind"].decode(),
         status=meta[b"status"].decode(),
-        version=int(meta[b"version"]),
+        version=version,
         created_at_ms=int(meta[b"created_at"]),
         updated_at_ms=int(meta[b"updated_at"]),
         record=meta[b"record"],

@@ -1,6 +1,19 @@
-"""The Redis store's connection: one redis-py asyncio client (single Redis or Redis
-Cluster), the Lua scripts run by SHA, an optional WAIT for replicas after writes, and
-every Redis failure turned into StoreUnavailable.
+"""The Redis store's connection: redis-py asyncio clients (single Redis or Redis
+Cluster), the Lua scripts run by SHA, writes that WAIT for replicas, and every failure
+turned into StoreUnavailable (redis_errors.py).
+
+Timeouts are short (`timeout`, 1 s by default): a Redis that stops answering (a frozen
+or partitioned node) must turn into UNAVAILABLE, and into a failing readiness probe,
+within about two seconds, not hold calls. A timed-out command is not sent again: its
+fate is unknown, and the client's retry with the same command id settles it exactly
+once. Blocking reads of live events use a second client, whose timeout covers their
+block.
+
+Writes that must reach replicas send the command and WAIT on one connection (WAIT
+counts the replicas that have that connection's writes). On a cluster they follow the
+topology as redis-py's own commands do: MOVED redirects them, a node that
+cannot be reached makes the slot map be read again, so after a failover they go to the
+promoted master at once.
 
 Nothing connects until the first command, so a server starts while Redis is down;
 redis-py reconnects by itself on the next command once Redis is back.
@@ -8,87 +21,95 @@ redis-py reconnects by itself on the next command once Redis is back.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
+from redis.asyncio.cluster import ClusterNode
 from redis.asyncio.connection import Connection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.crc import key_slot
 from redis.exceptions import (
-    AskError,
     ClusterDownError,
+    ConnectionError,
+    MovedError,
     NoScriptError,
-    ReadOnlyError,
-    RedisClusterException,
-    RedisError,
     ResponseError,
     TryAgainError,
 )
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.store.base import StoreUnavailable
+from service.store.redis_errors import unavailable_on_redis_errors
 from service.store.redis_lua import Script
 
-log = logging.getLogger(__name__)
-
 CLUSTER_SCHEME = "redis+cluster"
-# Short timeouts: a Redis that does not answer must turn into UNAVAILABLE quickly, not
-# hold calls (and the readiness probe) for long. Blocking reads ask for less than this.
-SOCKET_TIMEOUT = 5.0
-CONNECT_TIMEOUT = 2.0
-# A pooled connection may have died with a restarted Redis: retry on a fresh one,
-# briefly. Retrying a script is safe: appends are idempotent by command id.
-RETRIES = 2
+DEFAULT_TIMEOUT = 1.0  # seconds a Redis node has to answer a command
+BLOCKING_READ = 2.0  # seconds a blocking read (XREAD BLOCK) waits for news
+# A pooled connection may have died with a restarted Redis: one retry on a fresh one.
+# Only refused or broken connections are retried, never a timeout (see above).
+RETRIES = 1
 MAX_CONNECTIONS = 64  # per Redis node
-
-
-@contextmanager
-def unavailable_on_redis_errors() -> Iterator[None]:
-    """Any failure to talk to Redis becomes StoreUnavailable (UNAVAILABLE for clients)."""
-    try:
-        yield
-    except (RedisError, RedisClusterException, OSError) as error:
-        transient = (ReadOnlyError, ClusterDownError, TryAgainError, AskError)
-        if isinstance(error, ResponseError) and not isinstance(error, transient):
-            log.error("Redis refused a command: %s", error)  # not a network problem: say so loudly
-        raise StoreUnavailable(f"Redis: {error}") from error
+WRITE_ATTEMPTS = 3  # a write that waits for replicas, across redirections and a failover
+TOPOLOGY_PAUSE = 0.05  # seconds before trying a cluster that is mid-failover again
 
 
 class RedisConnection:
     """What the store needs from Redis, the same for a single Redis and a cluster."""
 
-    def __init__(self, client: Redis | RedisCluster, *, wait_replicas: int = 0, wait_timeout: float = 1.0) -> None:
-        if wait_replicas < 0 or wait_timeout <= 0:
-            raise ValueError("the replicas to wait for must be 0 or more, and the time to wait for them positive")
+    def __init__(
+        self,
+        client: Redis | RedisCluster,
+        blocking: Redis | RedisCluster | None = None,
+        *,
+        wait_replicas: int = 0,
+        wait_timeout: float = 1.0,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        if wait_replicas < 0 or wait_timeout <= 0 or timeout <= 0:
+            raise ValueError("the replicas to wait for must be 0 or more, the times positive")
         self.client = client
+        self.blocking = blocking or client
         self.wait_replicas = wait_replicas
+        self.wait_timeout = wait_timeout
         self.wait_timeout_ms = max(int(wait_timeout * 1000), 1)
+        self.timeout = timeout
 
     @classmethod
-    def from_url(cls, url: str, *, wait_replicas: int = 0, wait_timeout: float = 1.0) -> RedisConnection:
+    def from_url(
+        cls, url: str, *, wait_replicas: int = 0, wait_timeout: float = 1.0, timeout: float = DEFAULT_TIMEOUT
+    ) -> RedisConnection:
         """`redis://host:port/db`, `rediss://...`, `unix://...`, or `redis+cluster://host:port`."""
-        options: dict[str, Any] = {
-            "socket_timeout": SOCKET_TIMEOUT,
-            "socket_connect_timeout": CONNECT_TIMEOUT,
-            "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), RETRIES),
-        }
-        parts = urlsplit(url)
-        client: Redis | RedisCluster
-        if parts.scheme == CLUSTER_SCHEME:
-            client = RedisCluster.from_url(
-                urlunsplit(parts._replace(scheme="redis")), max_connections=MAX_CONNECTIONS, **options
-            )
-        else:
+
+        def client(socket_timeout: float, retries: int) -> Redis | RedisCluster:
+            options: dict[str, Any] = {
+                "socket_timeout": socket_timeout,
+                "socket_connect_timeout": timeout,
+                "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), retries, supported_errors=(ConnectionError,)),
+            }
+            parts = urlsplit(url)
+            if parts.scheme == CLUSTER_SCHEME:
+                return RedisCluster.from_url(
+                    urlunsplit(parts._replace(scheme="redis")), max_connections=MAX_CONNECTIONS, **options
+                )
             # Bounded: a burst of calls waits for a connection instead of opening hundreds.
-            pool = BlockingConnectionPool.from_url(
-                url, max_connections=MAX_CONNECTIONS, timeout=SOCKET_TIMEOUT, **options
-            )
-            client = Redis(connection_pool=pool)
-        return cls(client, wait_replicas=wait_replicas, wait_timeout=wait_timeout)
+            pool = BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=timeout, **options)
+            return Redis(connection_pool=pool)
+
+        return cls(
+            client(timeout, RETRIES),
+            # No retry for blocking reads: their reader must see every lost connection
+            # (it then checks that the store still has what it gave out: redis_live.py).
+            client(timeout + BLOCKING_READ, 0),
+            wait_replicas=wait_replicas,
+            wait_timeout=wait_timeout,
+            timeout=timeout,
+        )
 
     @property
     def is_cluster(self) -> bool:
@@ -102,6 +123,17 @@ class RedisConnection:
         with unavailable_on_redis_errors():
             return await self.client.execute_command(*command)
 
+    async def write(self, *command: Any) -> Any:
+        """A write of one key (named by the command's first argument) that must reach the
+        configured number of replicas before it counts, as `run(durable=True)`."""
+        with unavailable_on_redis_errors():
+            return await self._write(command)
+
+    async def call_blocking(self, *command: Any) -> Any:
+        """A command that may block for up to BLOCKING_READ seconds (XREAD BLOCK)."""
+        with unavailable_on_redis_errors():
+            return await self.blocking.execute_command(*command)
+
     async def run(self, script: Script, keys: Sequence[str], args: Sequence[Any], *, durable: bool = False) -> Any:
         """Runs `script` by its SHA, loading it when Redis does not know it (first use,
         a restarted or failed-over Redis). `durable`: a write that must reach the
@@ -111,15 +143,16 @@ class RedisConnection:
             try:
                 return await self._write(command) if durable else await self.client.execute_command(*command)
             except NoScriptError:
-                await self.client.script_load(script.source)  # every primary of a cluster
+                await self._load(script, keys[0])
                 return await self._write(command) if durable else await self.client.execute_command(*command)
 
-    async def touch(self, key: str, field: str) -> None:
-        """A tiny write to `key` followed by WAIT: confirms that everything written to
-        that key's node before (e.g. by another process) has reached the replicas."""
-        if self.wait_replicas:
-            with unavailable_on_redis_errors():
-                await self._write(("HINCRBY", key, field, 1))
+    async def _load(self, script: Script, key: str) -> None:
+        """Loads `script` on the node serving `key` (only there: another may be down)."""
+        if isinstance(self.client, RedisCluster):
+            node = self.client.get_node_from_key(key)
+            await self.client.execute_command("SCRIPT", "LOAD", script.source, target_nodes=node)
+        else:
+            await self.client.script_load(script.source)
 
     async def read_many(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
         """Runs read commands in one pipeline (grouped by node in a cluster)."""
@@ -131,45 +164,108 @@ class RedisConnection:
                 pipe.execute_command(*command)
             return list(await pipe.execute())
 
+    # --- writes that wait for replicas --------------------------------------------------
+
     async def _write(self, command: tuple[Any, ...]) -> Any:
-        """Runs `command`, then WAIT on the same connection (WAIT counts the replicas
-        that have this connection's writes) when replicas must confirm writes."""
+        """Runs `command`, then WAIT on the same connection, when replicas must confirm writes."""
         if not self.wait_replicas:
             return await self.client.execute_command(*command)
         key = str(command[3]) if command[0] == "EVALSHA" else str(command[1])
+        for attempt in range(WRITE_ATTEMPTS):
+            try:
+                return await self._write_once(key, command)
+            except (ConnectionError, ClusterDownError, TryAgainError):
+                # Not sent, or refused before it ran: safe to send again, once the
+                # topology has been read anew (a failover may have moved the slot).
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise
+                await self.refresh_topology()
+                await asyncio.sleep(TOPOLOGY_PAUSE * (attempt + 1))
+            except MovedError as moved:
+                if attempt == WRITE_ATTEMPTS - 1:
+                    raise
+                await self._moved(moved)
+        raise AssertionError("unreachable")
+
+    async def _write_once(self, key: str, command: tuple[Any, ...]) -> Any:
+        node = None
         if isinstance(self.client, RedisCluster):
             await self.client.initialize()
             node = self.client.get_node_from_key(key)
             if node is None:
-                raise StoreUnavailable(f"no Redis node serves {key!r} now")
+                raise StoreUnavailable(f"no Redis node serves {key!r} now", "cluster_down")
+        async with self.node_connection(node) as connection:
+            return await self.write_and_wait(connection, command)
+
+    @asynccontextmanager
+    async def node_connection(self, node: ClusterNode | None) -> AsyncIterator[Connection]:
+        """A connection of `node` (None: the single Redis), for commands that must share one."""
+        if node is not None:
             connection = node.acquire_connection()
             try:
-                return await self._write_and_wait(connection, command)
+                yield connection
             finally:
                 node.release(connection)
+            return
+        assert isinstance(self.client, Redis)
         pool = self.client.connection_pool
         pooled = await pool.get_connection()  # type: ignore[no-untyped-call]
         try:
-            return await self._write_and_wait(pooled, command)
+            yield pooled
         finally:
             await pool.release(pooled)
 
-    async def _write_and_wait(self, connection: Connection, command: tuple[Any, ...]) -> Any:
+    async def write_and_wait(self, connection: Connection, command: tuple[Any, ...]) -> Any:
+        """`command` then WAIT, pipelined on `connection`; StoreUnavailable when fewer
+        replicas than required confirmed it in time (the write stands on the primary:
+        a retry with the same command id finds it)."""
         wait = ("WAIT", self.wait_replicas, self.wait_timeout_ms)
         await connection.send_packed_command(connection.pack_commands([command, wait]))
         try:
             reply = await connection.read_response()
         except ResponseError:
-            await connection.read_response()  # WAIT's answer, so the connection stays in step
+            # WAIT's answer too, so the connection stays in step (on a node that is
+            # now a replica, WAIT itself is refused: the first error is the one to tell).
+            with contextlib.suppress(ResponseError):
+                await self._read_wait(connection)
             raise
-        confirmed = int(await connection.read_response())
+        confirmed = await self._read_wait(connection)
         if confirmed < self.wait_replicas:
-            # The write stands on the primary; a retry with the same command id finds it.
             raise StoreUnavailable(
                 f"only {confirmed} of {self.wait_replicas} Redis replicas confirmed the write "
-                f"within {self.wait_timeout_ms} ms"
+                f"within {self.wait_timeout_ms} ms",
+                "replicas",
             )
         return reply
+
+    async def _read_wait(self, connection: Connection) -> int:
+        answer = await connection.read_response(timeout=self.wait_timeout + self.timeout)
+        if answer is None:  # redis-py answers None to a read that timed out
+            await connection.disconnect(nowait=True)
+            raise RedisTimeoutError("no answer to WAIT")
+        return int(answer)
+
+    async def _moved(self, moved: MovedError) -> None:
+        if isinstance(self.client, RedisCluster):
+            await self.client.nodes_manager.move_slot(moved)
+
+    async def refresh_topology(self) -> None:
+        """Reads the cluster's slot map anew (after a node failed to answer)."""
+        if isinstance(self.client, RedisCluster):
+            await self.client.nodes_manager.initialize()
+
+    # --- the nodes ----------------------------------------------------------------------
+
+    async def primaries(self) -> list[tuple[str, ClusterNode | None, int]]:
+        """Each primary: its name, its node (None: the single Redis) and one slot it serves."""
+        if not isinstance(self.client, RedisCluster):
+            return [("redis", None, 0)]
+        await self.client.initialize()
+        slots: dict[str, int] = {}
+        for slot, nodes in self.client.nodes_manager.slots_cache.items():
+            if nodes:
+                slots.setdefault(nodes[0].name, slot)
+        return [(node.name, node, slots[node.name]) for node in self.client.get_primaries() if node.name in slots]
 
     async def ping(self) -> None:
         with unavailable_on_redis_errors():
@@ -177,3 +273,5 @@ class RedisConnection:
 
     async def close(self) -> None:
         await self.client.aclose()
+        if self.blocking is not self.client:
+            await self.blocking.aclose()

@@ -143,7 +143,9 @@ class RedisCoordination:
 
     async def schedule(self, key: str, due_ms: int) -> None:
         self._check_open()
-        await self._redis.call("ZADD", self._schedule_key, due_ms, key)
+        # Confirmed by replicas when writes are (--redis-wait-replicas): a deadline lost in
+        # a failover would leave a game waiting for a player who has gone, with no timeout.
+        await self._redis.write("ZADD", self._schedule_key, due_ms, key)
 
     async def unschedule(self, key: str) -> None:
         self._check_open()

@@ -4,17 +4,30 @@ A game's keys share the hash tag `{<game_id>}`, so a game lives in one Redis Clu
 slot and one Lua script can change all of it at once:
     <prefix>:{<game_id>}:events    stream, entry ID "<version>-0", field d = the event
     <prefix>:{<game_id>}:meta      hash: kind, status, version, created_at, updated_at,
-                                   record, summary, seq, status_token, fenced, listed,
-                                   bumps (the counters' revision), counter:<name>
+                                   record, summary, listed, bumps (the counters'
+                                   revision), counter:<name>, review_at (retention),
+                                   claim ("<owner> <until ms>": who expires it);
+                                   confirmed (the last version its replicas
+                                   confirmed, when writes wait for them)
     <prefix>:{<game_id>}:commands  hash: command id -> "<first> <last> <fingerprint hex>"
+    <prefix>:{<game_id>}:confirmed stream of one entry, ID "<confirmed version>-0": what
+                                   live readers block on when writes wait for replicas
+    <prefix>:{<game_id>}:snapshots sorted set: "<version>:<snapshot>" scored by version
+Every key of a game expires at the time its last write (or review) set, a backstop
+should no server delete it (service/app/retention.py). A deleted game's events stream
+stays a minute with one last entry that holds no event: live readers end its followers.
+Games whose listing may lag behind them, one sorted set per cluster slot, in that slot
+(the tag is any string that hashes to it), so a game's own script records it:
+    <prefix>:filing:{<slot tag>}   game ids scored by the time (ms) of their last change
 The listing index is global, under its own tag `{index}` (one other slot):
     <prefix>:index:{index}:all, :kind:<kind>, :status:<status>, :kind:<kind>:status:<status>
-                                   sorted sets of game ids scored by creation order
+                                   sorted sets of game ids scored by filing order
     <prefix>:index:{index}:listed:all, :listed:kind:<kind>...
                                    the same, of the games created `listed` only
-    <prefix>:index:{index}:games   hash: game id -> "<version> <status>" as filed
-    <prefix>:index:{index}:pending sorted set of intents "<token>:<game_id>" by time
-    <prefix>:index:{index}:seq     counter: creation order and intent tokens
+    <prefix>:index:{index}:games   hash: game id -> "<version> <status> <kind>" as filed
+    <prefix>:index:{index}:seq     counter: the filing order
+    <prefix>:index:{index}:due     sorted set: game ids scored by their next review (ms)
+Readiness writes a probe to one key per master: <prefix>:probe:{<slot tag>}.
 The bounded sets of `admit` (quotas, rate limits), one key each (any slot):
     <prefix>:limit:<key>           sorted set: member -> expiry (ms; +inf: none)
 Marks (EventStore.mark_once) are plain keys with an expiry, each in its own slot:
@@ -24,7 +37,12 @@ Claims, leases, notices and the schedule: see redis_coordination.py.
 
 from __future__ import annotations
 
+import functools
+import itertools
+from binascii import crc_hqx
 from dataclasses import dataclass
+
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +58,31 @@ class Keys:
     def commands(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:commands"
 
-    def game_of_events(self, key: str) -> str:
-        """The game id of an events key (as XREAD names it)."""
+    def confirmations(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:confirmed"
+
+    def snapshots(self, game_id: str) -> str:
+        return f"{self.prefix}:{{{game_id}}}:snapshots"
+
+    def of_game(self, game_id: str) -> list[str]:
+        """Every key of a game (all in its slot), as the retention scripts take them."""
+        return [
+            self.meta(game_id),
+            self.events(game_id),
+            self.commands(game_id),
+            self.snapshots(game_id),
+            self.confirmations(game_id),
+        ]
+
+    def game_of(self, key: str) -> str:
+        """The game id of one of its keys (as XREAD names it)."""
         return key[key.index("{") + 1 : key.rindex("}")]
+
+    def filing(self, slot: int) -> str:
+        return f"{self.prefix}:filing:{{{slot_tag(slot)}}}"
+
+    def probe(self, slot: int) -> str:
+        return f"{self.prefix}:probe:{{{slot_tag(slot)}}}"
 
     def mark(self, key: str) -> str:
         return f"{self.prefix}:mark:{key}"
@@ -72,9 +112,31 @@ class Keys:
         return f"{self.index_prefix}games"
 
     @property
-    def pending(self) -> str:
-        return f"{self.index_prefix}pending"
-
-    @property
     def sequence(self) -> str:
         return f"{self.index_prefix}seq"
+
+    @property
+    def due(self) -> str:
+        return f"{self.index_prefix}due"
+
+
+def slot_tag(slot: int) -> str:
+    """A short hash tag whose keys live in cluster slot `slot`."""
+    return _slot_tags()[slot]
+
+
+@functools.cache
+def _slot_tags() -> list[str]:
+    # The first string of the form "s<n>" to hash to each slot: about 160,000 tries
+    # find all 16,384, once per process (under 0.1 s). A slot is CRC16 mod 16384.
+    tags: list[bytes | None] = [None] * REDIS_CLUSTER_HASH_SLOTS
+    missing = REDIS_CLUSTER_HASH_SLOTS
+    for n in itertools.count():
+        tag = b"s%d" % n
+        slot = crc_hqx(tag, 0) % REDIS_CLUSTER_HASH_SLOTS
+        if tags[slot] is None:
+            tags[slot] = tag
+            missing -= 1
+            if not missing:
+                return [tag.decode() for tag in tags if tag is not None]
+    raise AssertionError("unreachable")

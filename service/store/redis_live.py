@@ -8,10 +8,21 @@ keys of several slots in one command, so there the reader keeps one XREAD in fli
 per slot it follows. When a game starts being followed, the reads that must now cover
 it are restarted (a cancelled read drops its connection; redis-py opens a new one).
 
-A subscriber whose queue is full when an event arrives is dropped and ends with
+When writes wait for replicas, the reader blocks on each game's confirmations stream
+instead (its one entry names the last version the replicas confirmed) and then reads
+the events up to that version: a subscriber never gets an event before its WAIT
+confirmed it.
+
+A deleted game's stream (and, when writes wait for replicas, its confirmations stream)
+ends with an entry that holds no event: its subscribers end with GameNotFound. A
+subscriber whose queue is full when an event arrives is dropped and ends with
 SubscriberTooSlow: a slow client never makes the process hold an unbounded backlog.
 While Redis is unreachable the reader retries with a growing pause and then resumes
-from where each game stood, so subscribers see neither a gap nor a repeat.
+from where each game stood, so subscribers see neither a gap nor a repeat. Coming back,
+it first checks that each game's store still has what its subscribers were given: a
+failover can promote a replica that never had the last versions, and then those
+subscribers end with VersionsLost (their versions would otherwise be given again, to
+other events).
 """
 
 from __future__ import annotations
@@ -24,13 +35,13 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.store.base import StoredEvent, StoreUnavailable, SubscriberTooSlow
-from service.store.redis_client import RedisConnection
+from service.store.base import GameNotFound, StoredEvent, StoreUnavailable, SubscriberTooSlow, VersionsLost
+from service.store.redis_client import BLOCKING_READ, RedisConnection
 from service.store.redis_keys import Keys
 
 log = logging.getLogger(__name__)
 
-BLOCK_MS = 2000  # below the connection's socket timeout
+BLOCK_MS = int(BLOCKING_READ * 1000)  # what the blocking connection's timeout allows for
 COUNT = 1000  # events per game per read
 MAX_PAUSE = 1.0
 
@@ -120,6 +131,13 @@ class LiveReader:
             # No restart needed: the next read simply leaves the game out.
             del self._followed[subscriber.game_id]
 
+    def end_game(self, game_id: str, error: Exception) -> None:
+        """Ends every subscriber of one game with `error` (the game was deleted)."""
+        followed = self._followed.pop(game_id, None)
+        if followed is not None:
+            for subscriber in followed.subscribers:
+                subscriber.end(error)
+
     def end_all(self, refusal: StoreUnavailable) -> None:
         """Ends every subscriber, and every later one, with `refusal`."""
         self._refusal = refusal
@@ -143,15 +161,17 @@ class LiveReader:
     # --- the reader task -------------------------------------------------------------
 
     def _slots(self) -> dict[int, dict[str, int]]:
-        """The followed games' events keys and versions, by hash slot."""
+        """The keys the reader blocks on (events, or confirmations when writes wait for
+        replicas) and the versions the followed games stand at, by hash slot."""
         slots: dict[int, dict[str, int]] = {}
+        waits = bool(self._redis.wait_replicas)
         for game_id, followed in self._followed.items():
-            key = self._keys.events(game_id)
+            key = self._keys.confirmations(game_id) if waits else self._keys.events(game_id)
             slots.setdefault(self._redis.slot(key), {})[key] = followed.version
         return slots
 
     async def _run(self) -> None:
-        reads: dict[int, tuple[asyncio.Task[list[Any]], frozenset[str]]] = {}
+        reads: dict[int, tuple[asyncio.Task[tuple[list[Any], dict[str, int]]], frozenset[str]]] = {}
         pauses: dict[int, float] = {}
         try:
             while (self._followed or reads) and not self._closing:
@@ -180,7 +200,9 @@ class LiveReader:
                     error = task.exception()
                     if error is None:
                         pauses.pop(slot, None)
-                        self._deliver(task.result())
+                        reply, behind = task.result()
+                        self._deliver(reply)
+                        self._lost(behind)
                     elif isinstance(error, StoreUnavailable):
                         if slot not in pauses:
                             log.warning("live events: %s; retrying", error)
@@ -201,21 +223,83 @@ class LiveReader:
                 task.cancel()
                 task.add_done_callback(_collect)
 
-    async def _read(self, streams: dict[str, int], pause: float) -> list[Any]:
+    async def _read(self, streams: dict[str, int], pause: float) -> tuple[list[Any], dict[str, int]]:
+        """New events of the games followed in one slot (as XREAD answers), and the
+        games whose store is back behind the version they were followed at."""
         if pause:
             await asyncio.sleep(pause)  # Redis was unreachable: don't spin
+            behind = await self._behind(streams)
+            if behind:
+                return [], behind
         keys = list(streams)
         ids = [f"{streams[key]}-0" for key in keys]
-        reply = await self._redis.call("XREAD", "COUNT", COUNT, "BLOCK", BLOCK_MS, "STREAMS", *keys, *ids)
-        return list(reply or [])
+        reply = list(
+            await self._redis.call_blocking("XREAD", "COUNT", COUNT, "BLOCK", BLOCK_MS, "STREAMS", *keys, *ids) or []
+        )
+        if not self._redis.wait_replicas:
+            return reply, {}
+        # Confirmations: read the events up to each game's confirmed version.
+        reads, deleted = [], []
+        for key, entries in reply:
+            game_id = self._keys.game_of(key.decode())
+            last_id, fields = entries[-1]
+            if b"v" not in fields:  # the entry a deletion leaves: no event to read (redis_lua.DELETE)
+                deleted.append((self._keys.events(game_id).encode(), [entries[-1]]))
+                continue
+            reads.append((game_id, streams[key.decode()], int(last_id.split(b"-", 1)[0])))
+        found = await self._redis.read_many(
+            [
+                ("XRANGE", self._keys.events(game_id), f"{after + 1}-0", f"{confirmed}-0", "COUNT", COUNT)
+                for game_id, after, confirmed in reads
+            ]
+        )
+        confirmed_events = [
+            (self._keys.events(game_id).encode(), entries)
+            for (game_id, _, _), entries in zip(reads, found, strict=True)
+        ]
+        return confirmed_events + deleted, {}
+
+    async def _behind(self, streams: dict[str, int]) -> dict[str, int]:
+        """The games whose store shows fewer versions than they were followed at."""
+        games = [self._keys.game_of(key) for key in streams]
+        metas = await self._redis.read_many(
+            [("HMGET", self._keys.meta(game_id), "version", "confirmed") for game_id in games]
+        )
+        behind = {}
+        for game_id, key, (version, confirmed) in zip(games, streams, metas, strict=True):
+            if version is None:
+                continue  # the game is gone: nothing to compare
+            shown = int(confirmed if self._redis.wait_replicas and confirmed is not None else version)
+            if shown < streams[key]:
+                behind[game_id] = shown
+        return behind
+
+    def _lost(self, behind: dict[str, int]) -> None:
+        """Ends the subscribers of games whose store went back behind them."""
+        for game_id, version in behind.items():
+            followed = self._followed.pop(game_id, None)
+            if followed is None:
+                continue
+            log.error(
+                "live events: game %s is back at version %d in the store; its subscribers had been given "
+                "versions up to %d (a failover lost them)",
+                game_id,
+                version,
+                followed.version,
+            )
+            for subscriber in followed.subscribers:
+                subscriber.end(VersionsLost(game_id, version, followed.version))
 
     def _deliver(self, reply: list[Any]) -> None:
         for key, entries in reply:
-            game_id = self._keys.game_of_events(key.decode())
+            game_id = self._keys.game_of(key.decode())
             followed = self._followed.get(game_id)
             if followed is None:
                 continue  # nobody follows it any more
             for entry_id, fields in entries:
+                if b"d" not in fields:  # the entry a deletion leaves (redis_lua.DELETE)
+                    self.end_game(game_id, GameNotFound(game_id))
+                    break
                 version = int(entry_id.split(b"-", 1)[0])
                 if version <= followed.version:
                     continue

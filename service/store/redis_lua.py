@@ -1,13 +1,13 @@
 """The Redis store's Lua scripts. Each runs atomically on the node that owns its keys.
 
-Game scripts touch only one game's keys (`{<game_id>}` hash tag: one cluster slot).
-Index scripts touch only the listing index's keys (`{index}` hash tag: another slot),
-so no script ever spans two slots. The `#!lua` line makes Redis 7 refuse a writing
-script up front when it is out of memory, instead of failing half way through: with
+Game scripts touch only one game's keys (`{<game_id>}` hash tag: one cluster slot) and
+the filing set of that slot. Index scripts touch only the listing index's keys
+(`{index}` hash tag: another slot), so no script ever spans two slots. The `#!lua` line
+makes Redis 7 refuse a writing script up front when it is out of memory, instead of failing half way through: with
 every check done before the first write, a script writes all or nothing.
 
 Replies are arrays whose first item names the outcome, so Python never has to parse
-an error message. Intent tokens (see redis_index.py) are integers compared as numbers.
+an error message.
 """
 
 from __future__ import annotations
@@ -26,74 +26,131 @@ class Script:
         object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
-# KEYS: meta, events. ARGV: first entry id, last entry id (or '+'), counters revision
-# ('' for any). The events in that range, and whether the game exists in the same round
+# KEYS: meta, events. ARGV: first version, last version (or '+'), visible_only ('1' when
+# writes wait for replicas: only versions up to `confirmed` are read), counters revision
+# ('' for any). The events in that range, and whether the game exists, in the same round
 # trip: a cached game's refresh finds no new event most of the time, and asking apart
-# doubled its cost. The revision check costs a refresh nothing either.
+# doubled its cost; the revision check costs a refresh nothing either. With
+# visible_only, also the last visible version and the last stored one. (The game's meta
+# is what says it exists: a deleted game's stream lives on a little, DELETE.)
 READ = Script(
     "read",
     """#!lua flags=no-writes
-local entries = redis.call('XRANGE', KEYS[2], ARGV[1], ARGV[2])
-if #entries == 0 and redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return {'missing'} end
-if ARGV[3] ~= '' and (redis.call('HGET', KEYS[1], 'bumps') or '0') ~= ARGV[3] then return {'bumped'} end
-return {'ok', entries}
+local meta, events, first, last, revision = KEYS[1], KEYS[2], ARGV[1], ARGV[2], ARGV[4]
+if ARGV[3] == '1' then
+  local current = redis.call('HMGET', meta, 'kind', 'version', 'confirmed', 'bumps')
+  if not current[1] then return {'missing'} end
+  if revision ~= '' and (current[4] or '0') ~= revision then return {'bumped'} end
+  local visible = tonumber(current[3] or current[2])
+  local stop = visible
+  if last ~= '+' and tonumber(last) < stop then stop = tonumber(last) end
+  local entries = {}
+  if tonumber(first) <= stop then entries = redis.call('XRANGE', events, first .. '-0', stop .. '-0') end
+  return {'ok', entries, visible, tonumber(current[2])}
+end
+local current = redis.call('HMGET', meta, 'kind', 'bumps')
+if not current[1] then return {'missing'} end
+if revision ~= '' and (current[2] or '0') ~= revision then return {'bumped'} end
+if last ~= '+' then last = last .. '-0' end
+return {'ok', redis.call('XRANGE', events, first .. '-0', last)}
 """,
 )
 
-# KEYS: meta, events. ARGV: kind, status, record, summary, now_ms, token, listed ('1' or
-# '0'), event...
+# The time of Redis's clock in milliseconds, for a script.
+_NOW_MS = "local now = redis.call('TIME')\nlocal now_ms = now[1] * 1000 + math.floor(now[2] / 1000)\n"
+
+# Sets when each of a game's keys expires (`expire`: a time in ms, or 0 for never);
+# keys that do not exist are left alone (a key made later takes its meta's time).
+_EXPIRE_GAME = """
+local function expire_game(keys, expire)
+  for _, key in ipairs(keys) do
+    if expire > 0 then redis.call('PEXPIREAT', key, expire) else redis.call('PERSIST', key) end
+  end
+end
+"""
+
+# KEYS: meta, events, filing. ARGV: kind, status, record, summary, now_ms, pending ('1':
+# writes wait for replicas, the game is shown once they confirm it), game_id, listed
+# ('1' or '0'), review_at, expire_at (ms; 0: never), event...
+# The same creation sent again (its record is unique) answers as the first did.
 CREATE = Script(
     "create",
     """#!lua
-local meta, events = KEYS[1], KEYS[2]
-local current = redis.call('HMGET', meta, 'kind', 'fenced')
-if current[1] then return {'exists'} end
-local token = ARGV[6]
-if current[2] and tonumber(token) <= tonumber(current[2]) then return {'fenced'} end
+"""
+    + _EXPIRE_GAME
+    + """
+local meta, events, filing = KEYS[1], KEYS[2], KEYS[3]
+local current = redis.call('HMGET', meta, 'kind', 'record', 'version')
+if current[1] then
+  if current[2] == ARGV[3] then return {'ok', tonumber(current[3]), redis.call('ZSCORE', filing, ARGV[7])} end
+  return {'exists'}
+end
+-- What a deleted game of this id left (its last entry for live readers) goes first.
+redis.call('DEL', events)
 local version = 0
-for i = 8, #ARGV do
+for i = 11, #ARGV do
   version = version + 1
   redis.call('XADD', events, version .. '-0', 'd', ARGV[i])
 end
 redis.call('HSET', meta, 'kind', ARGV[1], 'status', ARGV[2], 'record', ARGV[3], 'summary', ARGV[4],
-  'version', version, 'created_at', ARGV[5], 'updated_at', ARGV[5], 'seq', token, 'status_token', token,
-  'listed', ARGV[7])
-return {'ok', version}
+  'version', version, 'created_at', ARGV[5], 'updated_at', ARGV[5], 'listed', ARGV[8], 'review_at', ARGV[9])
+if ARGV[6] == '1' then redis.call('HSET', meta, 'confirmed', 0) end
+expire_game({meta, events}, tonumber(ARGV[10]))
+"""
+    + _NOW_MS
+    + """redis.call('ZADD', filing, now_ms, ARGV[7])
+return {'ok', version, now_ms}
 """,
 )
 
-# KEYS: meta, events, commands.
+# KEYS: meta, events, commands, filing, snapshots, confirmations.
 # ARGV: expected_version, command_id, command record tail (fingerprint), status, summary,
-#       now_ms, token ('' when the caller holds no intent), counters revision ('' for
-#       any), event...
-# The command record is "<first> <last> <fingerprint hex>".
+#       now_ms, pending ('1' or '0', as for CREATE), game_id, after (the SHA-1 hex of the
+#       event the caller has at expected_version, or ''), counters revision ('' for
+#       any), review_at, expire_at (as for CREATE), event...
+# The command record is "<first> <last> <fingerprint hex>". A conflict (another version,
+# or another event at that version) answers the game's version and its last visible one.
+# Counters that moved on (EventStore.bump) refuse the append before anything else.
 APPEND = Script(
     "append",
     """#!lua
-local meta, events, commands = KEYS[1], KEYS[2], KEYS[3]
-local current = redis.call('HMGET', meta, 'version', 'status', 'fenced', 'bumps')
+"""
+    + _EXPIRE_GAME
+    + """
+local meta, events, commands, filing = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local current = redis.call('HMGET', meta, 'version', 'status', 'confirmed', 'bumps')
 if not current[1] then return {'missing'} end
-if ARGV[8] ~= '' and (current[4] or '0') ~= ARGV[8] then return {'bumped'} end
+if ARGV[10] ~= '' and (current[4] or '0') ~= ARGV[10] then return {'bumped'} end
 local known = redis.call('HGET', commands, ARGV[2])
 if known then return {'known', known} end
 local version = tonumber(current[1])
-if version ~= tonumber(ARGV[1]) then return {'conflict', version} end
-local status, token = ARGV[4], ARGV[7]
-local changes = status ~= current[2]
-if changes and (token == '' or (current[3] and tonumber(token) <= tonumber(current[3]))) then
-  return {'intent'}
+local conflict = {'conflict', version, tonumber(current[3] or current[1])}
+if version ~= tonumber(ARGV[1]) then return conflict end
+if ARGV[9] ~= '' and version > 0 then
+  local head = redis.call('XRANGE', events, version .. '-0', version .. '-0')
+  if #head == 0 or redis.sha1hex(head[1][2][2]) ~= ARGV[9] then return conflict end
 end
 local first = version + 1
-for i = 9, #ARGV do
+for i = 13, #ARGV do
   version = version + 1
   redis.call('XADD', events, version .. '-0', 'd', ARGV[i])
 end
 redis.call('HSET', commands, ARGV[2], first .. ' ' .. version .. ' ' .. ARGV[3])
-redis.call('HSET', meta, 'version', version, 'status', status, 'summary', ARGV[5], 'updated_at', ARGV[6])
-if changes then
-  redis.call('HSET', meta, 'status_token', token)
-  local labels = redis.call('HMGET', meta, 'kind', 'seq', 'listed')
-  return {'changed', version, labels[1], labels[2], labels[3] or '0'}
+redis.call('HSET', meta, 'version', version, 'status', ARGV[4], 'summary', ARGV[5], 'updated_at', ARGV[6],
+  'review_at', ARGV[11])
+expire_game({meta, events, commands, KEYS[5], KEYS[6]}, tonumber(ARGV[12]))
+if ARGV[7] == '1' then
+  -- a game stored before writes waited for replicas: all it had is shown
+  if not current[3] then redis.call('HSET', meta, 'confirmed', ARGV[1]) end
+elseif current[3] then
+  redis.call('HDEL', meta, 'confirmed')  -- writes no longer wait: everything stored is shown
+end
+if ARGV[4] ~= current[2] then
+"""
+    + _NOW_MS
+    + """  redis.call('ZADD', filing, now_ms, ARGV[8])
+  local labels = redis.call('HMGET', meta, 'kind', 'listed')
+  return {'changed', version, labels[1], now_ms, labels[2] or '0'}
 end
 return {'ok', version}
 """,
@@ -108,84 +165,117 @@ return {'ok', redis.call('HGET', KEYS[2], ARGV[1])}
 """,
 )
 
-# KEYS: meta. ARGV: token. Settles an intent on the game's side: if the write that
-# carried `token` landed, nothing changes; otherwise it never will (every token up to
-# this one is refused from now on). Returns the game's labels as they now stand.
-FENCE = Script(
-    "fence",
+# KEYS: meta. A tiny write to the game (so that a WAIT after it on the same connection
+# covers everything written to its node before), and the game's version as it stands.
+TOUCH = Script(
+    "touch",
     """#!lua
-local meta, token = KEYS[1], ARGV[1]
-local current = redis.call('HMGET', meta, 'kind', 'status', 'version', 'seq', 'status_token', 'fenced', 'listed')
-if current[5] ~= token and (not current[6] or tonumber(current[6]) < tonumber(token)) then
-  redis.call('HSET', meta, 'fenced', token)
-end
-if not current[1] then return {'missing'} end
-return {'ok', current[1], current[2], current[3], current[4], current[7] or '0'}
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return {'missing'} end
+redis.call('HINCRBY', KEYS[1], 'touches', 1)
+return {'ok', tonumber(redis.call('HGET', KEYS[1], 'version'))}
 """,
 )
 
-# KEYS: seq, pending. ARGV: game_id. A new intent token, recorded as pending (scored by
-# the server's clock, so every process agrees on its age).
-INTENT = Script(
-    "intent",
+# KEYS: meta, confirmations. ARGV: version. The replicas confirmed the game up to
+# `version`: show it (readers wait on the confirmations stream's one entry).
+CONFIRM = Script(
+    "confirm",
     """#!lua
-local token = redis.call('INCR', KEYS[1])
-local now = redis.call('TIME')
-redis.call('ZADD', KEYS[2], now[1] * 1000 + math.floor(now[2] / 1000), token .. ':' .. ARGV[1])
-return token
-""",
-)
-
-# KEYS: games (hash game_id -> "<version> <status>"), pending.
-# ARGV: set key prefix, game_id, pending member, exists ('1' or '0'), kind, status,
-#       version, seq, listed ('1' or '0').
-# Files the game under its kind and status as of `version` (unless the index already
-# holds a newer version) and drops the pending intent; a listed game also in the
-# `listed:` sets. The set keys are built here from the prefix: they share the index's
-# hash tag, so they live in this same slot.
-SYNC = Script(
-    "sync",
-    """#!lua
-local games, pending, game_id = KEYS[1], KEYS[2], ARGV[2]
-if ARGV[4] == '1' then
-  local kind, status, version, seq = ARGV[5], ARGV[6], tonumber(ARGV[7]), ARGV[8]
-  local prefixes = {ARGV[1]}
-  if ARGV[9] == '1' then prefixes[2] = ARGV[1] .. 'listed:' end
-  local filed = redis.call('HGET', games, game_id)
-  local newer = false
-  if filed then
-    local filed_version, filed_status = string.match(filed, '^(%d+) (.*)$')
-    if tonumber(filed_version) > version then
-      newer = true
-    elseif filed_status ~= status then
-      for _, prefix in ipairs(prefixes) do
-        redis.call('ZREM', prefix .. 'status:' .. filed_status, game_id)
-        redis.call('ZREM', prefix .. 'kind:' .. kind .. ':status:' .. filed_status, game_id)
-      end
-    end
-  end
-  if not newer then
-    for _, prefix in ipairs(prefixes) do
-      redis.call('ZADD', prefix .. 'all', seq, game_id)
-      redis.call('ZADD', prefix .. 'kind:' .. kind, seq, game_id)
-      redis.call('ZADD', prefix .. 'status:' .. status, seq, game_id)
-      redis.call('ZADD', prefix .. 'kind:' .. kind .. ':status:' .. status, seq, game_id)
-    end
-    redis.call('HSET', games, game_id, version .. ' ' .. status)
-  end
+local meta, stream, version = KEYS[1], KEYS[2], tonumber(ARGV[1])
+local confirmed = redis.call('HGET', meta, 'confirmed')
+if not confirmed or version <= tonumber(confirmed) then return 0 end
+redis.call('HSET', meta, 'confirmed', version)
+local top = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
+if #top > 0 and tonumber(string.match(top[1][1], '^(%d+)')) >= version then
+  redis.call('DEL', stream)  -- the history went back (a failover lost versions): start over
 end
-redis.call('ZREM', pending, ARGV[3])
+redis.call('XADD', stream, 'MAXLEN', '1', version .. '-0', 'v', version)
+local ttl = redis.call('PTTL', meta)
+if ttl > 0 then redis.call('PEXPIRE', stream, ttl) end  -- it expires with the game
 return 1
 """,
 )
 
-# KEYS: pending. ARGV: grace_ms, limit. The intents older than the grace period.
-DUE_INTENTS = Script(
-    "due_intents",
+# KEYS: meta, filing. ARGV: game_id. A game waiting to be filed in the listing: its
+# filing score (false: none pending) and its labels as they now stand (with its next
+# review).
+FILING = Script(
+    "filing",
     """#!lua flags=no-writes
-local now = redis.call('TIME')
-local before = now[1] * 1000 + math.floor(now[2] / 1000) - tonumber(ARGV[1])
-return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', before, 'LIMIT', 0, tonumber(ARGV[2]))
+local labels = redis.call('HMGET', KEYS[1], 'kind', 'status', 'version', 'listed', 'review_at')
+return {redis.call('ZSCORE', KEYS[2], ARGV[1]), labels[1], labels[2], labels[3], labels[4] or '0', labels[5] or '0'}
+""",
+)
+
+# KEYS: filing. ARGV: game_id, score. The game was filed as of the change scored
+# `score`: done, unless it changed again since (a newer score).
+UNFILE = Script(
+    "unfile",
+    """#!lua
+local score = redis.call('ZSCORE', KEYS[1], ARGV[1])
+if score and tonumber(score) <= tonumber(ARGV[2]) then redis.call('ZREM', KEYS[1], ARGV[1]) end
+return 1
+""",
+)
+
+# KEYS: games (hash game_id -> "<version> <status> <kind>"), seq.
+# ARGV: set key prefix, game_id, exists ('1' or '0'), kind, status, version, listed ('1'
+#       or '0'), review_at (ms; 0: none).
+# Files the game under its kind and status as of `version` (unless the index already
+# holds a newer version), in filing order (given at its first filing), and schedules its
+# next review (the `due` set, for retention); a listed game also in the `listed:` sets;
+# a game that no longer exists leaves the listing and the schedule. The set
+# keys are built here from the prefix: they share the index's hash tag, so they live in
+# this same slot. A game is listed or not from its creation on, so leaving a set is done
+# in both families (a ZREM of a member that is not there costs nothing).
+SYNC = Script(
+    "sync",
+    """#!lua
+local games, seq, prefix, game_id = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+local families = {prefix, prefix .. 'listed:'}
+local function leave(kind, status, everywhere)  -- the sets of `status`; `everywhere`: all of its sets
+  for _, family in ipairs(families) do
+    redis.call('ZREM', family .. 'status:' .. status, game_id)
+    redis.call('ZREM', family .. 'kind:' .. kind .. ':status:' .. status, game_id)
+    if everywhere then
+      redis.call('ZREM', family .. 'all', game_id)
+      redis.call('ZREM', family .. 'kind:' .. kind, game_id)
+    end
+  end
+end
+local filed = redis.call('HGET', games, game_id)
+local filed_version, filed_status, filed_kind
+if filed then filed_version, filed_status, filed_kind = string.match(filed, '^(%d+) (%S+) ?(%S*)$') end
+if ARGV[3] == '1' then
+  local kind, status, version = ARGV[4], ARGV[5], tonumber(ARGV[6])
+  if filed and tonumber(filed_version) > version then return 0 end
+  local order = redis.call('ZSCORE', prefix .. 'all', game_id)
+  if not order then order = redis.call('INCR', seq) end
+  if filed and filed_status ~= status then leave(kind, filed_status, false) end
+  local filing = {prefix}
+  if ARGV[7] == '1' then filing[2] = prefix .. 'listed:' end
+  for _, family in ipairs(filing) do
+    redis.call('ZADD', family .. 'all', order, game_id)
+    redis.call('ZADD', family .. 'kind:' .. kind, order, game_id)
+    redis.call('ZADD', family .. 'status:' .. status, order, game_id)
+    redis.call('ZADD', family .. 'kind:' .. kind .. ':status:' .. status, order, game_id)
+  end
+  redis.call('HSET', games, game_id, version .. ' ' .. status .. ' ' .. kind)
+  if tonumber(ARGV[8]) > 0 then
+    redis.call('ZADD', prefix .. 'due', ARGV[8], game_id)
+  else
+    redis.call('ZREM', prefix .. 'due', game_id)
+  end
+  return 1
+end
+redis.call('ZREM', prefix .. 'due', game_id)
+if filed then
+  local kind = filed_kind
+  if kind == '' then kind = ARGV[4] end
+  leave(kind, filed_status, true)
+  redis.call('HDEL', games, game_id)
+end
+return 1
 """,
 )
 
@@ -231,4 +321,130 @@ return redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[1], '+inf')
 """,
 )
 
-ALL = (CREATE, APPEND, READ, FIND_COMMAND, FENCE, INTENT, SYNC, DUE_INTENTS, BUMP, ADMIT, MEMBERS)
+# KEYS: meta, snapshots. ARGV: version, snapshot, version, snapshot... Keeps each
+# snapshot, replacing one of the same version; nothing for a game that is gone. The
+# snapshots expire with the game (its meta's time to live).
+PUT_SNAPSHOTS = Script(
+    "put_snapshots",
+    """#!lua
+local meta, snapshots = KEYS[1], KEYS[2]
+if redis.call('HEXISTS', meta, 'kind') == 0 then return 0 end
+for i = 1, #ARGV, 2 do
+  redis.call('ZREMRANGEBYSCORE', snapshots, ARGV[i], ARGV[i])
+  redis.call('ZADD', snapshots, ARGV[i], ARGV[i] .. ':' .. ARGV[i + 1])
+end
+local ttl = redis.call('PTTL', meta)
+if ttl > 0 then redis.call('PEXPIRE', snapshots, ttl) end
+return 1
+""",
+)
+
+# KEYS: meta, snapshots. ARGV: the highest version wanted ('+inf': any). The snapshot
+# of the highest version up to it (false: none), and whether the game exists.
+SNAPSHOT = Script(
+    "snapshot",
+    """#!lua flags=no-writes
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return {'missing'} end
+local found = redis.call('ZREVRANGEBYSCORE', KEYS[2], ARGV[1], '-inf', 'LIMIT', 0, 1)
+return {'ok', found[1] or false}
+""",
+)
+
+# KEYS: every key of the game (Keys.of_game: meta first). ARGV: review_at, expire_at.
+# How long a game is kept, after a review (the index's schedule is set apart: SCHEDULE).
+KEEP = Script(
+    "keep",
+    """#!lua
+"""
+    + _EXPIRE_GAME
+    + """
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'review_at', ARGV[1])
+expire_game(KEYS, tonumber(ARGV[2]))
+return 1
+""",
+)
+
+# KEYS: due. ARGV: game_id, review_at (0: none).
+SCHEDULE = Script(
+    "schedule",
+    """#!lua
+if tonumber(ARGV[2]) > 0 then return redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1]) end
+return redis.call('ZREM', KEYS[1], ARGV[1])
+""",
+)
+
+# KEYS: meta. ARGV: owner, until_ms, now_ms. Claims the game for `owner` (who is to
+# expire it) unless another owner's claim lasts past now.
+CLAIM = Script(
+    "claim",
+    """#!lua
+if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return -1 end
+local claim = redis.call('HGET', KEYS[1], 'claim')
+if claim then
+  local holder, until_ms = string.match(claim, '^(%S+) (%d+)$')
+  if holder ~= ARGV[1] and tonumber(until_ms) > tonumber(ARGV[3]) then return 0 end
+end
+redis.call('HSET', KEYS[1], 'claim', ARGV[1] .. ' ' .. ARGV[2])
+return 1
+""",
+)
+
+# KEYS: every key of the game (Keys.of_game: meta, events, commands, snapshots,
+# confirmations). ARGV: the version the game must still be at ('': any), how long (ms)
+# its streams stay for live followers. Deletes the game; a game at another version
+# answers that version and its last confirmed one. Its events stream goes last, with an
+# entry past its last version that has no event (field 'x'): the live readers of every
+# process end the game's followers when they read it. When writes wait for replicas,
+# readers block on the confirmations stream instead: it gets such an entry too.
+DELETE = Script(
+    "delete",
+    """#!lua
+local meta, events, confirmations = KEYS[1], KEYS[2], KEYS[5]
+local current = redis.call('HMGET', meta, 'kind', 'version', 'confirmed')
+if not current[1] then return {'missing'} end
+local version = tonumber(current[2])
+if ARGV[1] ~= '' and version ~= tonumber(ARGV[1]) then return {'moved', version, tonumber(current[3] or version)} end
+redis.call('DEL', meta, KEYS[3], KEYS[4])
+local last = (version + 1) .. '-0'
+redis.call('XADD', events, last, 'x', '1')
+redis.call('PEXPIRE', events, ARGV[2])
+if current[3] then
+  redis.call('XADD', confirmations, 'MAXLEN', '1', last, 'x', '1')
+  redis.call('PEXPIRE', confirmations, ARGV[2])
+else
+  redis.call('DEL', confirmations)
+end
+return {'ok'}
+""",
+)
+
+# KEYS: due. ARGV: now_ms, limit. The games whose review time has come, the earliest first.
+DUE_GAMES = Script(
+    "due_games",
+    """#!lua flags=no-writes
+return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))
+""",
+)
+
+ALL = (
+    CREATE,
+    APPEND,
+    READ,
+    FIND_COMMAND,
+    TOUCH,
+    CONFIRM,
+    FILING,
+    UNFILE,
+    SYNC,
+    BUMP,
+    ADMIT,
+    MEMBERS,
+    PUT_SNAPSHOTS,
+    SNAPSHOT,
+    KEEP,
+    SCHEDULE,
+    CLAIM,
+    DELETE,
+    DUE_GAMES,
+)

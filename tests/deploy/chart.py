@@ -71,7 +71,12 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
     },
     "monitoring-and-network-policy": {
         "serviceMonitor": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
-        "prometheusRule": {"enabled": True, "labels": {"release": "kube-prometheus-stack"}},
+        "prometheusRule": {
+            "enabled": True,
+            "labels": {"release": "kube-prometheus-stack"},
+            "additionalAlertLabels": {"team": "games"},
+            "alerts": {"conflictStorm": {"enabled": False, "threshold": 0.1, "for": "5m", "severity": "warning"}},
+        },
         "tracing": {"enabled": True, "endpoint": "http://otel-collector.monitoring:4317", "resourceAttributes": "a=b"},
         "networkPolicy": {
             "enabled": True,
@@ -131,6 +136,21 @@ VALUE_SETS: dict[str, dict[str, Any]] = {
             "annotations": {"nginx.ingress.kubernetes.io/proxy-buffering": "off"},
             "tls": [{"secretName": "ludotheque-tls", "hosts": ["ludotheque.example.com"]}],
         },
+    },
+    "limits-and-retention": {
+        "config": {
+            "maxGameEvents": "pirates=20000, picnic=5000",
+            "snapshotInterval": 50,
+            "finishedGameTtl": 86400,
+            "abandonedGameTtl": 0,
+            "expiredGamesDir": "/var/lib/ludotheque/expired",
+            "retentionInterval": 30.5,
+            "httpHeaderTimeout": 5,
+            "httpIdleTimeout": 30,
+            "maxStreamsPerConnection": 20,
+            "maxFollowersPerGame": 200,
+        },
+        "expiredGamesVolume": {"persistentVolumeClaim": {"claimName": "expired-games"}},
     },
 }
 

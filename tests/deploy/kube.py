@@ -1,6 +1,7 @@
 """Validation of rendered objects: built-in kinds against the Kubernetes OpenAPI schemas
 (the JSON schemas kubernetes-validate ships, strict: unknown fields are errors), the
-Prometheus Operator's ServiceMonitor against the fields of its CRD that a chart may set.
+Prometheus Operator's ServiceMonitor and PrometheusRule against the fields of their CRDs
+that a chart may set.
 
 kubernetes_validate.validate() reads the 2 MB of shared definitions again for every
 object; loading each schema once here makes the chart tests several times faster."""
@@ -143,9 +144,9 @@ PROMETHEUS_RULE_SCHEMA: dict[str, Any] = {
                                     "required": ["expr"],
                                     "oneOf": [{"required": ["alert"]}, {"required": ["record"]}],
                                     "properties": {
-                                        "alert": {"type": "string"},
+                                        "alert": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
                                         "record": {"type": "string"},
-                                        "expr": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                                        "expr": {"anyOf": [{"type": "string", "minLength": 1}, {"type": "integer"}]},
                                         "for": _DURATION,
                                         "keep_firing_for": _DURATION,
                                         "labels": _STRING_MAP,

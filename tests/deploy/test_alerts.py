@@ -14,8 +14,9 @@ from typing import Any
 
 import promql_parser
 import pytest
+import yaml
 
-from tests.deploy.chart import NAMESPACE, RELEASE, Object, render
+from tests.deploy.chart import CHART, NAMESPACE, RELEASE, Object, render
 from tests.deploy.test_dashboard import TARGET_LABELS, exported, play_a_little
 from tests.support.rest import Rest
 from tests.support.server import running_server
@@ -25,10 +26,19 @@ ALERTING = {"prometheusRule": {"enabled": True}}
 EXTERNAL: dict[str, tuple[set[str], str]] = {
     # kube-state-metrics (part of kube-prometheus-stack): one series per container.
     "kube_pod_container_status_restarts_total": ({"namespace", "pod", "container", "uid"}, "kube-state-metrics"),
-    # The Redis store's memory gauges, each pod reporting the Redis it uses: they come with
-    # the store's memory reporting (branch "failover"), not with this chart.
-    "ludotheque_redis_memory_used_bytes": (set(), "the Redis store's memory reporting"),
-    "ludotheque_redis_memory_max_bytes": (set(), "the Redis store's memory reporting"),
+}
+ALERTS = {
+    "LudothequeServerErrors",
+    "LudothequeMoveLatencyHigh",
+    "LudothequeRedisUnavailable",
+    "LudothequeRedisNearMaxmemory",
+    "LudothequeAppendConflicts",
+    "LudothequeConflictStorm",
+    "LudothequeStreamsStalled",
+    "LudothequePodsRestarting",
+    "LudothequeStoreShardUnwritable",
+    "LudothequeRedisFailoverErrors",
+    "LudothequeHistoryLost",
 }
 SEVERITIES = {"critical", "warning", "info"}
 DURATION = re.compile(r"^[0-9]+(ms|s|m|h|d)$")
@@ -118,7 +128,7 @@ def test_every_alert_reads_only_what_the_server_exports() -> None:
 
 def test_every_alert_is_well_formed_and_scoped_to_the_release() -> None:
     names = [rule["alert"] for rule in alerts()]
-    assert len(names) == len(set(names)) == 7
+    assert len(names) == len(set(names)) and set(names) == ALERTS
     for rule in alerts():
         assert re.fullmatch(r"Ludotheque[A-Z][A-Za-z]+", rule["alert"])
         assert DURATION.match(rule["for"]) and rule["labels"]["severity"] in SEVERITIES
@@ -144,10 +154,36 @@ def test_the_values_tune_and_turn_off_each_alert() -> None:
         }
     }
     found = {rule["alert"]: rule for rule in rules(tuned)}
-    assert "LudothequePodsRestarting" not in found and len(found) == 6
+    assert set(found) == ALERTS - {"LudothequePodsRestarting"}
     errors = found["LudothequeServerErrors"]
     assert errors["expr"].rstrip().endswith("> 0.05") and errors["for"] == "10m"
-    assert errors["labels"]["severity"] == "warning"
+    assert errors["labels"] == {"severity": "warning"}
     assert errors["annotations"]["runbook_url"] == "https://wiki.example.com/ops#ludothequeservererrors"
     assert all(labels >= {"cluster", "service"} for _, labels in reads(errors["expr"]).selectors)
     assert render().of_kind("PrometheusRule") == []  # off by default
+
+
+def test_every_alert_carries_the_additional_labels_but_keeps_its_severity() -> None:
+    labelled = rules({"prometheusRule": {"enabled": True, "additionalAlertLabels": {"team": "games", "severity": "x"}}})
+    assert len(labelled) == len(ALERTS)
+    for rule in labelled:
+        assert rule["labels"]["team"] == "games" and rule["labels"]["severity"] in SEVERITIES, rule["alert"]
+
+
+def test_the_default_selector_reads_the_series_the_service_monitor_scrapes() -> None:
+    rendered = render({**ALERTING, "serviceMonitor": {"enabled": True}})
+    monitor = rendered.one("ServiceMonitor")
+    (scraped,) = [
+        service
+        for service in rendered.of_kind("Service")
+        if monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    ]
+    job = scraped["metadata"]["name"]  # the Prometheus Operator names the job after the Service
+    for rule in alerts():
+        if rule["alert"] != "LudothequePodsRestarting":  # kube-state-metrics' series, by pod name
+            assert f'job="{job}"' in rule["expr"], rule["alert"]
+
+
+def test_memory_is_an_alert_before_readiness_fails() -> None:
+    values = yaml.safe_load((CHART / "values.yaml").read_text())
+    assert values["prometheusRule"]["alerts"]["redisMemory"]["threshold"] < values["store"]["memoryThreshold"]

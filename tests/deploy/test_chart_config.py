@@ -23,7 +23,7 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.cli import build_parser
-from service.cli.config import SETTINGS, Config, from_arguments
+from service.cli.config import SETTINGS, Config, event_limits, from_arguments
 from service.cli.serve import SERVICE_NAME
 from tests.deploy.chart import (
     CHART,
@@ -97,6 +97,22 @@ def test_the_deployment_runs_what_serve_accepts(value_set: str) -> None:
         assert config.store == "memory"
     else:
         assert config.store.startswith(("redis://", "redis+cluster://"))
+
+
+def test_limits_and_retention_reach_the_server_and_its_exports_a_volume() -> None:
+    r = render(VALUE_SETS["limits-and-retention"])
+    config = serve_config(r)
+    assert event_limits(config) == {"pirates": 20000, "picnic": 5000}
+    assert (config.snapshot_interval, config.finished_game_ttl, config.abandoned_game_ttl) == (50, 86400, 0)
+    assert (config.http_header_timeout, config.http_idle_timeout, config.retention_interval) == (5, 30, 30.5)
+    assert (config.max_streams_per_connection, config.max_followers_per_game) == (20, 200)
+    pod = r.one("Deployment")["spec"]["template"]["spec"]
+    (mount,) = [m for m in server_container(r)["volumeMounts"] if m["mountPath"] == config.expired_games_dir]
+    (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
+    assert volume["persistentVolumeClaim"] == {"claimName": "expired-games"}
+    assert all(
+        v["name"] != "expired-games" for v in render({}).one("Deployment")["spec"]["template"]["spec"]["volumes"]
+    )
 
 
 def test_the_charts_settings_are_settings_of_serve_with_their_types_and_defaults() -> None:

@@ -199,6 +199,11 @@ def test_every_setting_metric_and_key_named_exists() -> None:
     )
     assert metrics and metrics <= exported, metrics - exported
     keys = Keys()
-    for key in (keys.events("<game_id>"), keys.meta("<game_id>"), keys.commands("<game_id>")):
+    game = "<game_id>"
+    for key in (keys.events(game), keys.meta(game), keys.commands(game), keys.snapshots(game)):
         assert f"`{key}`" in DOC, key
+    for key in (keys.confirmations(game), keys.limit("<key>"), keys.mark("<key>")):
+        assert f"`{key}`" in DOC, key
+    for slot_key in (keys.filing(0), keys.probe(0)):  # one per slot: named by its tag
+        assert f"`{slot_key.split('{')[0]}{{<slot tag>}}`" in DOC, slot_key
     assert keys.index_prefix in DOC

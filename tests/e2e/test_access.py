@@ -46,6 +46,9 @@ def test_past_its_rate_a_client_gets_429_with_retry_after_and_others_still_creat
     assert status["code"] == grpc.StatusCode.RESOURCE_EXHAUSTED.value[0]
     kinds = {detail["@type"].rsplit(".", 1)[1] for detail in status["details"]}
     assert {"QuotaFailure", "RetryInfo", "ErrorInfo"} <= kinds
+    # One ErrorInfo: the quota's reason, and the message key besides (docs/DESCRIPTIONS.md, "Errors").
+    [info] = [detail for detail in status["details"] if detail["@type"].endswith("google.rpc.ErrorInfo")]
+    assert info["metadata"]["message_key"] == "error.resource_exhausted" and info["reason"]
     # Connect says the same, with the same header.
     connect = rest.post("/ludotheque.v1.GameService/CreateGame", BODY, headers=from_address("198.51.100.1"))
     assert connect.status == 429 and connect.json["code"] == "resource_exhausted" and connect.headers["retry-after"]

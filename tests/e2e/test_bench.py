@@ -46,6 +46,8 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     assert [row[0] for row in scale] == ["1", "2"]
     engines = _rows(report, "Engines and replay")
     assert [row[0] for row in engines] == sorted(ENGINES)
+    long_games = _rows(report, "Long games: snapshots")
+    assert len(long_games) == 4 and all(row[1].endswith(" ms") and row[2].endswith(" ms") for row in long_games)
     for row in moves + stream + scale + engines:
         assert "–" not in row, row  # every figure measured (– stands for none)
     for row in memory:

@@ -166,8 +166,8 @@ def test_errors_have_connect_codes_http_statuses_and_readable_details(server: Se
     assert reply.status == 400 and reply.json["code"] == "invalid_argument"
     reply = connect.post("GetGame", b"\xff\xff\xff", "application/proto")
     assert reply.status == 400 and reply.json["code"] == "invalid_argument"
-    reply = connect.post("NoSuchMethod", b"{}", "application/json")
-    assert reply.status == 501 and reply.json["code"] == "unimplemented"
+    reply = connect.post("NoSuchMethod", b"{}", "application/json")  # a client's mistake: no 5xx
+    assert reply.status == 404 and reply.json["code"] == "unimplemented"
     reply = Connect(server.http, "not a token").post("GetGame", b"{}", "application/json", {"Authorization": "Basic x"})
     assert reply.status == 401 and reply.json["code"] == "unauthenticated"
 
@@ -202,7 +202,7 @@ def test_gzip_requests_are_read_and_other_encodings_refused(server: ServerProces
     reply = connect.post("GetGame", b"not gzip", "application/json", {"Content-Encoding": "gzip"})
     assert reply.status == 400 and reply.json["code"] == "invalid_argument"
     reply = connect.post("GetGame", b"...", "application/json", {"Content-Encoding": "snappy"})
-    assert reply.status == 501 and reply.json["code"] == "unimplemented" and "gzip" in reply.json["message"]
+    assert reply.status == 415 and reply.json["code"] == "unimplemented" and "gzip" in reply.json["message"]
     bomb = gzip.compress(b"\0" * (3 << 20))  # inflates past the 1 MiB limit
     reply = connect.post("GetGame", bomb, "application/proto", {"Content-Encoding": "gzip"})
     assert reply.status == 429 and reply.json["code"] == "resource_exhausted"

@@ -28,7 +28,7 @@ from engines.describers import DESCRIBERS
 from engines.phrases import Arg, ListArg, NumberArg, Phrase, StepRole, phrase
 from engines.registry import ENGINES, AnyEngine
 from service.app.catalogs import DEFAULT_LOCALE, Catalogs, catalogs, placeholders
-from service.app.descriptions import TABLE_EVENT_KINDS, table_phrase
+from service.app.descriptions import LOSS_KEYS, TABLE_EVENT_KINDS, table_phrase
 from service.app.errors import Code
 from service.app.kinds import game_kind
 from service.app.table import REFUSALS, refusal_key
@@ -167,13 +167,21 @@ def viewers(count: int) -> list[Viewer]:
 @pytest.fixture(scope="module")
 def used_keys() -> set[str]:
     """Every key a description, a choice, a GameKind or an error uses."""
-    keys = {f"error.{code.name.lower()}" for code in Code} | {"error.stale_version", "seat.unnamed"}
+    keys = {f"error.{code.name.lower()}" for code in Code} | {
+        "error.stale_version",
+        "error.versions_lost",
+        "seat.unnamed",
+    }
+    keys.update(LOSS_KEYS)  # the events that record versions the store lost (service/app/losses.py)
     keys.update(refusal_key(reason) for reason in REFUSALS)
     for change in TABLE_EVENTS:
         keys.update(phrase_keys(table_phrase(change)))
     for kind in KINDS:
         keys.update(message_keys(game_kind(ENGINES[kind])))
         describer = DESCRIBERS[kind]
+        engine = ENGINES[kind]
+        for event in engine.stop(fold(engine, next(random_games(kind, 1))[2]), 1000):  # its event limit reached
+            keys.update(phrase_keys(describer.describe_event(event)))
         told = 0  # the events of the game described so far
         for engine, state, events in random_games(kind, 3):
             for seat in engine.status(state).to_act:

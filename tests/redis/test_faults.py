@@ -1,21 +1,28 @@
-"""Faults under load: a server killed with SIGKILL, Redis crashing and coming back.
-Whatever happens, every move a client was told about is stored exactly once."""
+"""Faults under load: a server killed with SIGKILL, Redis crashing and coming back, Redis
+frozen. Whatever happens, every move a client was told about is stored exactly once."""
 
 from __future__ import annotations
 
 import random
 import signal
 import threading
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+import time
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from ludotheque import Client
 
-from tests.support.games import RETRYABLE, assert_replays_cleanly, next_move, played_command_ids, seats, submit
+from tests.support.games import (
+    RETRYABLE,
+    history,
+    next_move,
+    seats,
+    submit,
+)
+from tests.support.load import Load
 from tests.support.redis import RedisServer, running_redis, wait_until
+from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
 
 pytestmark = pytest.mark.slow
@@ -28,56 +35,6 @@ def health(server: ServerProcess) -> int:
     with grpc.insecure_channel(server.target) as channel:
         answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
         return int(answer.status)
-
-
-class Load:
-    """Players playing many games at once, one thread per game, recording every move
-    the server acknowledged. `play_move` plays one move however it sees fit."""
-
-    def __init__(self, client: Client, games: int) -> None:
-        created = [client.create_game("mooki", seats("mooki", humans=2)) for _ in range(games)]
-        self.tokens = {game.game_id: list(game.seat_tokens) for game in created}
-        self.acknowledged: dict[str, list[str]] = {game_id: [] for game_id in self.tokens}
-        self.count = 0
-        self.changed = threading.Condition()
-        self.failure: BaseException | None = None
-
-    def acknowledge(self, game_id: str, command_id: str) -> None:
-        with self.changed:
-            self.acknowledged[game_id].append(command_id)
-            self.count += 1
-            self.changed.notify_all()
-
-    def wait_for(self, moves: int) -> None:
-        with self.changed:
-            assert self.changed.wait_for(lambda: self.count >= moves, 60), f"only {self.count} moves"
-
-    def run(self, moves_per_game: int, play_game: Callable[[str, int], None]) -> threading.Thread:
-        """Plays every game in the background (join the thread; it fails if a player did)."""
-
-        def all_games() -> None:
-            with ThreadPoolExecutor(len(self.tokens)) as pool:
-                futures = [pool.submit(play_game, game_id, moves_per_game) for game_id in self.tokens]
-                for future in futures:
-                    future.result(timeout=180)
-
-        def guarded() -> None:
-            try:
-                all_games()
-            except BaseException as error:
-                self.failure = error
-
-        thread = threading.Thread(target=guarded)
-        thread.start()
-        return thread
-
-    def check(self, target: str) -> None:
-        """Every acknowledged move is in its game's history exactly once, and each history replays."""
-        assert self.failure is None, self.failure
-        for game_id, acknowledged in self.acknowledged.items():
-            played = played_command_ids(assert_replays_cleanly(target, game_id), {0, 1})
-            assert len(played) == len(set(played)), f"a move was played twice in {game_id}"
-            assert set(acknowledged) <= set(played), f"an acknowledged move is missing from {game_id}"
 
 
 def test_a_server_killed_mid_load_loses_and_repeats_no_acknowledged_move(redis_server: RedisServer) -> None:
@@ -193,3 +150,42 @@ def test_a_server_starts_not_ready_while_redis_is_down_and_serves_once_it_is_up(
             own_redis.start()
             wait_until(lambda: health(server) == SERVING, 30, "the server to become ready")
             assert client.create_game("mooki", seats("mooki", humans=2)).game.version >= 1
+
+
+def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate_counts_once(
+    own_redis: RedisServer,
+) -> None:
+    with running_server(env={"LUDOTHEQUE_STORE": own_redis.url}) as server:
+        client = Client(server.target, retries=0, timeout=10)
+        created = client.create_game("mooki", seats("mooki", humans=2))
+        game_id, tokens = created.game_id, list(created.seat_tokens)
+        move = next_move(client, game_id, tokens, random.Random(3))
+        assert move is not None and own_redis.process is not None
+        own_redis.process.send_signal(signal.SIGSTOP)  # Redis hangs: it neither answers nor closes
+        try:
+            frozen = time.monotonic()
+            with pytest.raises(grpc.RpcError) as unknown:
+                submit(client, move, tokens)  # sent to Redis, which may or may not play it later
+            answered = time.monotonic() - frozen
+            assert unknown.value.code() == grpc.StatusCode.UNAVAILABLE
+            wait_until(lambda: health(server) == NOT_SERVING, 5, "the server to report not serving")
+            noticed = time.monotonic() - frozen
+            assert Rest(server.http).get("/readyz").status == 503
+        finally:
+            own_redis.process.send_signal(signal.SIGCONT)
+        wait_until(lambda: health(server) == SERVING, 10, "the server to serve again")
+        assert Rest(server.http).get("/readyz").status == 200
+        submit(client, move, tokens)  # the retry, with the same command id
+        events = history(server.target, game_id)
+        assert [e.command_id for e in events if e.HasField("command")].count(move.command_id) == 1
+        timeouts = [
+            line
+            for line in Rest(server.http).get("/metrics").body.decode().splitlines()
+            if line.startswith('ludotheque_redis_errors_total{reason="timeout"}')
+        ]
+        assert timeouts and float(timeouts[0].split()[-1]) >= 1
+        assert "Redis failure, possibly a failover (timeout)" in server.log()
+        assert answered < 2.0 and noticed < 2.5, (answered, noticed)
+        print(
+            f"\nfrozen Redis: the move answered UNAVAILABLE after {answered:.2f} s, NOT_SERVING after {noticed:.2f} s"
+        )

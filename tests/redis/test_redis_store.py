@@ -1,27 +1,37 @@
 """What only the Redis store has to prove, beyond the shared contract suite: bounded
 subscriber queues, one blocking read per process, scripts reloaded, a listing index
-that converges when a writer dies half way, outages survived, WAIT for replicas."""
+that converges when a writer dies half way or the index cannot be written, outages
+survived, WAIT for replicas."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import signal
+import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
 
+from service.app import GameApp
+from service.app.auth import TokenAuthority
+from service.app.errors import Code, ServiceError
+from service.app.metrics import InstrumentedStore, Metrics
 from service.store import open_store
 from service.store.base import (
     AppendResult,
+    GameNotFound,
+    Keep,
+    StoredSnapshot,
     StoreUnavailable,
     SubscriberTooSlow,
     VersionConflict,
 )
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
+from service.store.redis_index import Labels
 from service.store.redis_lua import APPEND, CREATE
 from tests.support.aio import async_test, first_versions
 from tests.support.redis import RedisServer, running_redis, wait_until
@@ -174,49 +184,70 @@ async def test_writers_on_many_connections_race_and_exactly_one_wins_each_versio
 # --- the listing index ---------------------------------------------------------------
 
 
+@pytest.mark.parametrize("backend", ["redis_server", "redis_cluster"])
 @async_test
-async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(redis_server: RedisServer) -> None:
-    async with redis_store(redis_server.url, reconcile_grace=0, reconcile_interval=0) as store:
+async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(
+    request: pytest.FixtureRequest, backend: str
+) -> None:
+    url = request.getfixturevalue(backend).url
+    async with redis_store(url, reconcile_grace=0, reconcile_interval=0) as store:
         keys, redis = store.keys, store.redis
-        # A creation written, its writer dead before it filed the game:
-        token = await store.index.intent("orphan")
+        # A creation written (of a game not listed for everyone), its writer dead before it filed the game:
+        filing = store.index.filing_key("orphan")
         await redis.run(
-            CREATE, [keys.meta("orphan"), keys.events("orphan")], ["mooki", "active", b"r", b"s", 1, token, "1", b"e"]
+            CREATE,
+            [keys.meta("orphan"), keys.events("orphan"), filing],
+            ["mooki", "active", b"r", b"s", 1, "0", "orphan", "0", 0, 0, b"e"],
         )
         assert (await store.list_games("", "", 10, "")).games == []
         # A status change written, its writer dead before it moved the game in the index:
         await new_game(store, "ending")
-        token = await store.index.intent("ending")
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, "", b"last"]
-        await redis.run(APPEND, [keys.meta("ending"), keys.events("ending"), keys.commands("ending")], args)
+        args = [1, "end", b"f".hex(), "finished", b"s", 2, "0", "ending", "", "", 0, 0, b"last"]
+        game_keys = [keys.meta("ending"), keys.events("ending"), keys.commands("ending")]
+        filing_and_more = [store.index.filing_key("ending"), keys.snapshots("ending"), keys.confirmations("ending")]
+        await redis.run(APPEND, [*game_keys, *filing_and_more], args)
         active = await store.list_games("", "active", 10, "")
         assert active.games == []  # the index still says active: the game's own status wins
-        # The reconciler settles both.
-        assert await store.index.settle_due() == 2
-        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["ending", "orphan"]
+        # The reconciler files both, from the filing sets the writes left behind.
+        assert await store.index.sweep() == 2
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["orphan", "ending"]
         assert [g.game_id for g in (await store.list_games("mooki", "finished", 10, "")).games] == ["ending"]
         assert [g.game_id for g in (await store.list_games("", "active", 10, "")).games] == ["orphan"]
-        assert await store.index.settle_due() == 0
+        # Each as it was created: listed for everyone or not, under its latest status.
+        assert [g.game_id for g in (await store.list_games("", "", 10, "", listed_only=True)).games] == ["ending"]
+        assert [g.game_id for g in (await store.list_games("", "finished", 10, "", listed_only=True)).games] == [
+            "ending"
+        ]
+        assert (await store.list_games("", "active", 10, "", listed_only=True)).games == []
+        assert await store.index.sweep() == 0
 
 
 @async_test
-async def test_a_write_slower_than_the_reconciler_is_refused_then_done_again(redis_server: RedisServer) -> None:
-    async with redis_store(redis_server.url, reconcile_grace=0, reconcile_interval=0) as store:
-        keys, redis = store.keys, store.redis
-        token = await store.index.intent("late")
-        assert await store.index.settle_due() == 1  # the reconciler fences the intent first
-        late = [keys.meta("late"), keys.events("late")]
-        assert (await redis.run(CREATE, late, ["mooki", "active", b"r", b"s", 1, token, "1", b"e"]))[0] == b"fenced"
-        await new_game(store, "late")  # the store's own create takes a new intent
-        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["late"]
-        # A status change whose intent was settled too early is refused the same way.
-        token = await store.index.intent("late")
-        await store.index.settle_due()
-        args = [1, "end", b"f".hex(), "finished", b"s", 2, token, "", b"last"]
-        refused = await redis.run(APPEND, [keys.meta("late"), keys.events("late"), keys.commands("late")], args)
-        assert refused == [b"intent"] and (await store.info("late")).version == 1
-        assert await append(store, "late", 1, b"last", status="finished") == AppendResult(2, 2)
-        assert [g.game_id for g in (await store.list_games("", "finished", 10, "")).games] == ["late"]
+async def test_a_game_the_index_could_not_take_is_filed_once_it_can(own_redis: RedisServer) -> None:
+    async with redis_store(own_redis.url, reconcile_grace=60, reconcile_interval=0) as store:
+        await new_game(store, "early")
+        # The index refuses writes (as a shard that is down would): the game is stored all the same.
+        own_redis.command("RENAME", store.keys.sequence, "elsewhere")
+        own_redis.command("SET", store.keys.sequence, "not a number")
+        await new_game(store, "late")
+        assert (await store.info("late")).version == 1
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["early"]
+        own_redis.command("RENAME", "elsewhere", store.keys.sequence)
+        assert await store.index.settle_due() == 1  # remembered by this process: not left to the sweep's grace
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["late", "early"]
+
+
+@async_test
+async def test_filings_arriving_out_of_order_keep_the_latest_status(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url, reconcile_interval=0) as store:
+        await new_game(store, "g1")
+        await append(store, "g1", 1, b"last", status="finished")
+        await store.index.sync("g1", Labels("mooki", "active", 1, listed=True))  # a late filing of the creation
+        assert [g.game_id for g in (await store.list_games("", "finished", 10, "")).games] == ["g1"]
+        assert [g.game_id for g in (await store.list_games("", "finished", 10, "", listed_only=True)).games] == ["g1"]
+        await store.index.sync("g1", None)  # the game is gone: it leaves the listing
+        assert (await store.list_games("", "", 10, "")).games == []
+        assert (await store.index.page("", "", 10, "", listed_only=True))[0] == []  # the listed sets too
 
 
 # --- Redis going away ----------------------------------------------------------------
@@ -279,15 +310,146 @@ async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServ
         ):
             await new_game(store)
             assert await append(store, "g1", 1, b"two") == AppendResult(2, 2)
+            follower = asyncio.create_task(first_versions(store.subscribe("g1", 1), 3))
             await asyncio.to_thread(replica.stop, signal.SIGKILL)
             with pytest.raises(StoreUnavailable, match="replicas"):
                 await append(impatient, "g1", 2, b"three")
-            assert (await store.info("g1")).version == 3  # on the primary, not yet acknowledged
+            # On the primary, not confirmed: nobody is shown it.
+            assert (await store.info("g1")).version == 2
+            assert [e.version for e in await store.read("g1", 1)] == [1, 2]
+            with pytest.raises(StoreUnavailable, match="replicas"):  # asking for it past what is shown: unknown
+                await impatient.read("g1", 3)
             with pytest.raises(StoreUnavailable, match="replicas"):  # a retry is not acknowledged either
                 await append(impatient, "g1", 2, b"three")
+            assert not follower.done()
             await asyncio.to_thread(replica.start)
             await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync again")
             assert await append(store, "g1", 2, b"three") == AppendResult(3, 3, replayed=True)
+            assert (await store.info("g1")).version == 3
+            assert await asyncio.wait_for(follower, 30) == [1, 2, 3]
+
+
+# --- health: what readiness reports ----------------------------------------------------
+
+
+@async_test
+async def test_memory_pressure_fails_readiness_and_is_a_gauge(own_redis: RedisServer) -> None:
+    metrics = Metrics()
+    async with redis_store(own_redis.url) as store:
+        app = GameApp(
+            InstrumentedStore(store, metrics),
+            TokenAuthority(b"0123456789abcdef-secret-0123456789abcdef"),
+            metrics=metrics,
+        )
+        await app.ready()
+        used = int(own_redis.command("INFO", "memory")["used_memory"])  # type: ignore[index]
+        own_redis.command("CONFIG", "SET", "maxmemory", int(used / 0.95))  # about 95% in use
+        with pytest.raises(ServiceError) as unready:
+            await app.ready()
+        assert unready.value.code is Code.UNAVAILABLE and "memory" in unready.value.message
+        ratio = metrics.registry.get_sample_value("ludotheque_store_memory_used_ratio", {"shard": "redis"})
+        assert ratio is not None and 0.9 < ratio < 1.0
+        assert metrics.registry.get_sample_value("ludotheque_store_shard_writable", {"shard": "redis"}) == 1
+        own_redis.command("CONFIG", "SET", "maxmemory", 0)
+        await app.ready()
+
+
+@async_test
+async def test_a_shard_that_cannot_take_writes_is_not_ready(own_redis: RedisServer) -> None:
+    async with redis_store(own_redis.url) as store:
+        assert [shard.writable for shard in (await store.health()).shards] == [True]
+        own_redis.command("CONFIG", "SET", "min-replicas-to-write", 1)  # refuses writes without a replica
+        (shard,) = (await store.health()).shards
+        assert not shard.writable and "NOREPLICAS" in shard.problem
+        own_redis.command("CONFIG", "SET", "min-replicas-to-write", 0)
+        assert [shard.writable for shard in (await store.health()).shards] == [True]
+
+
+# --- retention -------------------------------------------------------------------------
+
+
+@asynccontextmanager
+async def replicated(primary: RedisServer) -> AsyncIterator[RedisServer]:
+    """A replica of `primary`, in sync."""
+    primary.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # sync a replica at once
+    with running_redis(["--replicaof", "127.0.0.1", str(primary.port)]) as replica:
+
+        def replicating() -> bool:
+            info = replica.command("INFO", "replication")
+            return isinstance(info, dict) and info.get("master_link_status") == "up"
+
+        await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync")
+        yield replica
+
+
+@async_test
+async def test_every_key_of_a_game_expires_when_its_keep_says(own_redis: RedisServer) -> None:
+    # Writes that wait for a replica: the game has a confirmations stream too.
+    async with replicated(own_redis), redis_store(own_redis.url, wait_replicas=1, wait_timeout=30) as store:
+        now = int(time.time() * 1000)
+        every_key = store.keys.of_game("g1")  # meta, events, commands, snapshots, confirmations
+        await store.create("g1", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 1000, now + 50_000))
+        await store.put_snapshots("g1", [StoredSnapshot(1, b"snap")])
+        await store.append("g1", 1, [b"e2"], "c", b"f", "active", b"s", now, Keep(now + 2000, now + 60_000))
+        assert [own_redis.command("EXISTS", key) for key in every_key] == [1] * 5
+        expiries = [await store.redis.call("PEXPIRETIME", key) for key in every_key]
+        assert expiries == [now + 60_000] * 5
+        await store.append("g1", 2, [b"e3"], "d", b"f", "finished", b"s", now, Keep(0, 0))
+        assert [await store.redis.call("PTTL", key) for key in every_key] == [-1] * 5  # kept forever
+
+
+@async_test
+async def test_a_deleted_game_of_a_store_that_waits_for_replicas_ends_its_followers(own_redis: RedisServer) -> None:
+    # Its followers block on the game's confirmations stream, not on its events.
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    async with (
+        replicated(own_redis),
+        redis_store(own_redis.url, prefix, wait_replicas=1, wait_timeout=30) as deleting,
+        redis_store(own_redis.url, prefix, wait_replicas=1, wait_timeout=30) as following,
+    ):
+        await new_game(deleting, "g1", events=2)
+        follower = following.subscribe("g1", 1)
+        assert [(await anext(follower)).version for _ in range(2)] == [1, 2]
+        waiting = asyncio.ensure_future(anext(follower))
+        await deleting.delete("g1")
+        with pytest.raises(GameNotFound):
+            await asyncio.wait_for(waiting, 10)
+        await new_game(deleting, "g1")  # the id may be used again at once
+        assert [e.version for e in await deleting.read("g1", 1)] == [1]
+
+
+@async_test
+async def test_a_game_redis_dropped_by_itself_is_still_due_and_then_unlisted(redis_server: RedisServer) -> None:
+    async with redis_store(redis_server.url) as store:
+        now = int(time.time() * 1000)
+        await store.create("gone", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 10, now + 200))
+        await store.create("kept", "mooki", "active", b"r", b"s", [b"e1"], now)
+        meta = store.keys.meta("gone")
+
+        def dropped() -> bool:
+            return redis_server.command("EXISTS", meta) == 0
+
+        await asyncio.to_thread(wait_until, dropped, 10, "Redis to expire the game")
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["kept"]
+        assert await store.due_games(int(time.time() * 1000), 10) == ["gone"]
+        await store.forget("gone")
+        assert await store.due_games(int(time.time() * 1000), 10) == []
+        for listed_only in (False, True):  # out of both families of sets (redis_index.py)
+            listed = await store.redis.call("ZRANGE", store.keys.index_set("", "", listed_only=listed_only), 0, -1)
+            assert listed == [b"kept"]
+
+
+@async_test
+async def test_a_game_deleted_by_one_process_ends_its_followers_on_another(redis_server: RedisServer) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    async with redis_store(redis_server.url, prefix) as deleting, redis_store(redis_server.url, prefix) as following:
+        await new_game(deleting, "g1", events=2)
+        follower = following.subscribe("g1", 1)
+        assert [(await anext(follower)).version for _ in range(2)] == [1, 2]
+        waiting = asyncio.ensure_future(anext(follower))
+        await deleting.delete("g1")
+        with pytest.raises(GameNotFound):
+            await asyncio.wait_for(waiting, 10)
 
 
 @async_test
@@ -299,3 +461,14 @@ async def test_a_mark_holds_across_processes_sharing_redis(redis_server: RedisSe
         assert outcomes.count(True) == 1
         assert not await second.mark_once("ticket", 60_000)
         assert int(await asyncio.to_thread(redis_server.command, "PTTL", f"{first.keys.prefix}:mark:ticket")) > 0  # type: ignore[call-overload]
+
+
+@async_test
+async def test_a_mark_waits_for_the_replicas_when_writes_do(own_redis: RedisServer) -> None:
+    # A spent stream ticket must not come back with a failover: its mark is a write that waits.
+    async with replicated(own_redis) as replica, redis_store(own_redis.url, wait_replicas=1, wait_timeout=0.3) as store:
+        assert await store.mark_once("ticket", 60_000)
+        assert replica.command("EXISTS", store.keys.mark("ticket")) == 1  # WAIT returned: the replica has it
+        await asyncio.to_thread(replica.stop, signal.SIGKILL)
+        with pytest.raises(StoreUnavailable, match="replicas"):
+            await store.mark_once("another", 60_000)

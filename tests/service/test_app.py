@@ -304,6 +304,21 @@ async def test_two_processes_on_one_store_keep_one_history() -> None:
 
 
 @async_test
+async def test_a_command_that_keeps_conflicting_gives_up_and_operators_see_it(caplog: pytest.LogCaptureFixture) -> None:
+    store = MemoryStore()
+    one, impatient = new_app(store), new_app(store, max_conflict_retries=1)
+    created = await one.create_game(create_request(), "")
+    await impatient.get_game(api.GetGameRequest(game_id=created.game_id), "")  # cached at version 1
+    await one.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
+    refused = await expect_error(
+        Code.ABORTED, impatient.submit(submit(created.game_id, PLACE_SHOWN), created.seat_tokens[0])
+    )
+    assert "too fast" in refused.message
+    assert impatient.metrics.registry.get_sample_value("ludotheque_conflict_storms_total", {"kind": "mooki"}) == 1
+    assert any("conflicted 1 times in a row" in record.getMessage() for record in caplog.records)
+
+
+@async_test
 async def test_a_command_id_retried_on_another_process_is_applied_once() -> None:
     store = MemoryStore()
     one, two = new_app(store), new_app(store)

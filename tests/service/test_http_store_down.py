@@ -11,7 +11,19 @@ from service.api.http_server import build_http_app
 from service.app import GameApp
 from service.app.auth import TokenAuthority
 from service.app.metrics import InstrumentedStore, Metrics
-from service.store.base import Admission, AppendResult, GameInfo, GamePage, StoredEvent, StoreUnavailable
+from service.store.base import (
+    KEEP_FOREVER,
+    Admission,
+    AppendResult,
+    GameInfo,
+    GamePage,
+    Keep,
+    ShardHealth,
+    StoredEvent,
+    StoredSnapshot,
+    StoreHealth,
+    StoreUnavailable,
+)
 from service.store.memory_coordination import MemoryCoordination
 from tests.support.aio import async_test
 
@@ -37,6 +49,7 @@ class DownStore:
         summary: bytes,
         events: Sequence[bytes],
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
         listed: bool = True,
     ) -> None:
@@ -52,7 +65,9 @@ class DownStore:
         status: str,
         summary: bytes,
         now_ms: int,
+        keep: Keep = KEEP_FOREVER,
         *,
+        after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
         raise self._down()
@@ -85,6 +100,27 @@ class DownStore:
     async def members(self, key: str, now_ms: int) -> list[str]:
         raise self._down()
 
+    async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
+        raise self._down()
+
+    async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
+        raise self._down()
+
+    async def due_games(self, now_ms: int, limit: int) -> list[str]:
+        raise self._down()
+
+    async def keep(self, game_id: str, keep: Keep) -> None:
+        raise self._down()
+
+    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
+        raise self._down()
+
+    async def delete(self, game_id: str, version: int | None = None) -> bool:
+        raise self._down()
+
+    async def forget(self, game_id: str) -> None:
+        raise self._down()
+
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         raise self._down()
         yield  # pragma: no cover - makes this an async generator
@@ -97,6 +133,9 @@ class DownStore:
 
     async def ping(self) -> None:
         raise self._down()
+
+    async def health(self) -> StoreHealth:
+        return StoreHealth([ShardHealth("down", writable=False, problem="connection refused")])
 
     async def close(self) -> None:
         return None
@@ -123,3 +162,6 @@ async def test_an_unreachable_store_is_a_503_with_a_google_rpc_status() -> None:
         assert (await client.get("/healthz")).status == 200  # alive all the same
         metrics_text = await (await client.get("/metrics")).text()
         assert 'ludotheque_store_errors_total{operation="info"} 2.0' in metrics_text
+        # The readiness check's shard it could not write counts too: an alert sees it without traffic.
+        assert 'ludotheque_store_errors_total{operation="health"} 1.0' in metrics_text
+        assert 'ludotheque_redis_errors_total{reason="unavailable"}' in metrics_text

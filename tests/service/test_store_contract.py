@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 
@@ -17,9 +18,13 @@ from service.store.base import (
     EventStore,
     GameExists,
     GameNotFound,
+    InvalidCursor,
+    Keep,
     StoredEvent,
+    StoredSnapshot,
     StoreUnavailable,
     VersionConflict,
+    head,
 )
 from tests.support.aio import async_test, first_versions
 
@@ -68,8 +73,22 @@ async def test_a_game_id_is_created_once(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         await new_game(store)
         with pytest.raises(GameExists):
-            await new_game(store)
+            await store.create("g1", "mooki", "active", b"another record", b"summary-0", [b"x"], 2000)
+        await new_game(store)  # the same creation sent again (a retry after a lost answer) is no error
         assert (await store.info("g1")).version == 2
+        assert [e.data for e in await store.read("g1", 1)] == [b"e1", b"e2"]
+
+
+@async_test
+async def test_an_append_builds_only_on_the_event_its_caller_has(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        await new_game(store)  # its version 2 is b"e2"
+        with pytest.raises(VersionConflict) as conflict:
+            await store.append("g1", 2, [b"e3"], "c1", b"f", "active", b"s", 2000, after=head(b"another e2"))
+        assert conflict.value.current == 2
+        assert await store.append(
+            "g1", 2, [b"e3"], "c1", b"f", "active", b"s", 2000, after=head(b"e2")
+        ) == AppendResult(3, 3)
 
 
 @async_test
@@ -345,6 +364,95 @@ async def test_ping_answers_while_open(store_factory: StoreFactory) -> None:
         await store.close()
         with pytest.raises(StoreUnavailable):
             await store.ping()
+
+
+@async_test
+async def test_a_cursor_the_store_never_gave_is_refused(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        for i in range(3):
+            await new_game(store, f"g{i}")
+        page = await store.list_games("", "", 2, "")
+        assert [g.game_id for g in (await store.list_games("", "", 2, page.next_cursor)).games] == ["g0"]
+        for cursor in ("99999", "²", "-1", "1x"):
+            with pytest.raises(InvalidCursor):
+                await store.list_games("", "", 2, cursor)
+
+
+@async_test
+async def test_the_snapshot_kept_nearest_at_or_before_a_version_is_found(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        await new_game(store, events=3)
+        assert await store.snapshot("g1") is None
+        await store.put_snapshots("g1", [StoredSnapshot(100, b"at 100"), StoredSnapshot(200, b"at\x00200")])
+        await store.put_snapshots("g1", [StoredSnapshot(150, b"at 150")])
+        await store.put_snapshots("g1", [StoredSnapshot(100, b"again at 100")])  # replaces
+        assert await store.snapshot("g1") == StoredSnapshot(200, b"at\x00200")
+        assert await store.snapshot("g1", 199) == StoredSnapshot(150, b"at 150")
+        assert await store.snapshot("g1", 149) == StoredSnapshot(100, b"again at 100")
+        assert await store.snapshot("g1", 99) is None
+        with pytest.raises(GameNotFound):
+            await store.snapshot("nope")
+        await store.put_snapshots("nope", [StoredSnapshot(1, b"orphan")])  # kept nowhere
+        with pytest.raises(GameNotFound):
+            await store.info("nope")
+
+
+@async_test
+async def test_games_are_listed_for_review_when_their_time_comes(store_factory: StoreFactory) -> None:
+    now = int(time.time() * 1000)  # Redis expires keys by its own clock: times must be real ones
+    later = now + 86_400_000
+    async with store_factory() as store:
+        await store.create("late", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 9000, later))
+        await store.create("soon", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 5000, later))
+        await store.create("never", "mooki", "active", b"r", b"s", [b"e1"], now)
+        assert await store.due_games(now + 4999, 10) == []
+        assert await store.due_games(now + 9000, 10) == ["soon", "late"]
+        assert await store.due_games(now + 9000, 1) == ["soon"]
+        await store.keep("soon", Keep(now + 20000, later))  # a review found it must stay
+        await store.append("late", 1, [b"e2"], "c", b"f", "finished", b"s", now, Keep(0, 0))  # kept forever
+        assert await store.due_games(now + 19999, 10) == []
+        assert await store.due_games(now + 20000, 10) == ["soon"]
+        with pytest.raises(GameNotFound):
+            await store.keep("nope", Keep(now, later))
+
+
+@async_test
+async def test_one_owner_at_a_time_may_expire_a_game(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        await new_game(store)
+        assert await store.claim("g1", "process-a", 5000, 1000)
+        assert not await store.claim("g1", "process-b", 6000, 4999)
+        assert await store.claim("g1", "process-a", 7000, 4999)  # its own claim, renewed
+        assert await store.claim("g1", "process-b", 9000, 7001)  # a's claim ran out
+        with pytest.raises(GameNotFound):
+            await store.claim("nope", "process-a", 5000, 1000)
+
+
+@async_test
+async def test_a_deleted_game_is_gone_everywhere_and_its_followers_are_told(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        await new_game(store, "g1", events=3)
+        await new_game(store, "g2")
+        await store.put_snapshots("g1", [StoredSnapshot(2, b"snap")])
+        await store.keep("g1", Keep(500, int(time.time() * 1000) + 86_400_000))
+        follower = store.subscribe("g1", 1)
+        assert [(await anext(follower)).version for _ in range(3)] == [1, 2, 3]
+        waiting = asyncio.ensure_future(anext(follower))
+        assert not await store.delete("g1", version=2)  # no longer at that version: kept
+        assert (await store.info("g1")).version == 3
+        assert await store.delete("g1", version=3)
+        with pytest.raises(GameNotFound):
+            await waiting
+        for gone in (store.info("g1"), store.read("g1", 1), store.snapshot("g1"), store.delete("g1")):
+            with pytest.raises(GameNotFound):
+                await gone
+        with pytest.raises(GameNotFound):
+            await append(store, "g1", 3, b"late")
+        assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["g2"]
+        assert [g.game_id for g in (await store.list_games("", "", 10, "", listed_only=True)).games] == ["g2"]
+        assert await store.due_games(1000, 10) == []
+        await store.forget("g1")  # unlisting again changes nothing
+        assert (await store.info("g2")).version == 2
 
 
 @async_test

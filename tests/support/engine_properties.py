@@ -8,7 +8,8 @@ over exactly when the rulebook's end condition holds, with its winners (the game
 command is accepted; every other command of the game's command universe, from any
 seat, is refused with RuleViolation and leaves the state as it was; each viewer's view
 is the same in a state perturbed in what that viewer may not know. At the end: the
-game ended within its bound, and replaying the serialised events gives the live state."""
+game ended within its bound, replaying the serialised events gives the live state, and
+the game stopped half way at an event limit is over for everyone."""
 
 from __future__ import annotations
 
@@ -110,6 +111,7 @@ def check_random_game(
         assert engine.legal_commands(state, seat) == [], "nothing is legal once the game is over"
     replayed = fold(engine, [type(e).FromString(e.SerializeToString()) for e in played.events])
     assert replayed == state, "replaying the events must give the live state"
+    _check_stopped(spec, played.states[len(played.states) // 2], len(seats), rng)
     return played
 
 
@@ -122,6 +124,37 @@ def check_outcome(spec: GameSpec, state: Any) -> None:
     else:
         assert status.finished, f"the rulebook's end condition holds (winners {expected}), yet the game goes on"
         assert status.winners == expected, f"the rulebook gives the win to {expected}, not {status.winners}"
+
+
+def _check_stopped(spec: GameSpec, state: Any, seat_count: int, rng: random.Random) -> None:
+    """A game stopped at its event limit (engines/limits.py) is over, won by nobody;
+    every viewer sees it finished and stopped; nothing may be played or change it."""
+    engine = spec.engine
+    if engine.status(state).finished:
+        return
+    stops = engine.stop(state, 123)
+    assert stops and all(engine.redact(event, Viewer.spectator()) == event for event in stops), "a stop is public"
+    stopped = fold(engine, stops, state)
+    status = engine.status(stopped)
+    assert status.finished and status.winners == () and status.to_act == ()
+    assert "123 events" in status.summary
+    for viewer in viewers(seat_count):
+        seen = engine.view(stopped, viewer)
+        assert (
+            seen.phase
+            == type(seen).DESCRIPTOR.fields_by_name["phase"].enum_type.values_by_name["PHASE_FINISHED"].number
+        )
+        assert seen.stopped.event_limit == 123
+    for seat in range(seat_count):
+        assert engine.legal_commands(stopped, seat) == []
+        for command in spec.command_universe(state)[:5]:
+            try:
+                engine.decide(stopped, seat, command, rng)
+            except RuleViolation as violation:
+                assert violation.code == "game_over"
+            else:
+                raise AssertionError("a stopped game accepted a move")
+    assert fold(engine, stops, stopped) == stopped, "nothing happens to a stopped game"
 
 
 def check_bots_see_only_their_seat(

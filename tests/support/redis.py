@@ -7,7 +7,7 @@ line in Redis's log, or CLUSTER INFO), never by sleeping a fixed time.
     redis_server            session fixture: one Redis for a whole test session
     redis_cluster           session fixture: one 3-master Redis Cluster
     running_redis()         a Redis of one's own (to stop and restart it)
-    running_cluster()       a real 3-master Redis Cluster
+    running_cluster()       a real Redis Cluster (3 masters; with replicas, to fail over)
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis.crc import key_slot
 
 from tests.support.server import ROOT
 
@@ -149,27 +150,117 @@ def redis_server() -> Iterator[RedisServer]:
         yield server
 
 
+# Replicas authenticate to their primary as this user: deleting it on the primary cuts
+# the replication link (and keeps it cut) while clients and the cluster bus carry on.
+REPLICATION_USER = "replicator"
+REPLICATION_PASSWORD = "replication-secret"
+
+
 @dataclass
 class RedisClusterNodes:
     nodes: list[RedisServer]
 
     @property
     def url(self) -> str:
-        return f"redis+cluster://127.0.0.1:{self.nodes[0].port}"
+        """The cluster by one of its live nodes."""
+        return f"redis+cluster://127.0.0.1:{self.alive()[0].port}"
+
+    def node(self, port: int) -> RedisServer:
+        return next(node for node in self.nodes if node.port == port)
+
+    def alive(self) -> list[RedisServer]:
+        return [node for node in self.nodes if node.process is not None]
+
+    def topology(self) -> dict[int, ClusterNode]:
+        """Port -> what the cluster says of that node, as a live node sees it."""
+        listing = _bytes(self.alive()[0].command("CLUSTER", "NODES")).decode()
+        found: dict[int, ClusterNode] = {}
+        for line in listing.splitlines():
+            # <id> <ip:port@bus> <flags> <master> <ping-sent> <pong-recv> <epoch> <link> <slot>...
+            fields = line.split(" ")
+            node_id, address, flags, master_id, link, slots = *fields[:4], fields[7], fields[8:]
+            port = int(address.split(":")[1].split("@")[0])
+            found[port] = ClusterNode(node_id, port, set(flags.split(",")), master_id, link, slots)
+        return found
+
+    def master_of(self, key: str) -> RedisServer:
+        """The node serving `key`'s slot now."""
+        slot = key_slot(key.encode())
+        for node in self.topology().values():
+            if "master" in node.flags and "fail" not in node.flags and node.serves(slot):
+                return self.node(node.port)
+        raise AssertionError(f"no master serves slot {slot}")
+
+    def replica_of(self, master: RedisServer) -> RedisServer:
+        topology = self.topology()
+        master_id = topology[master.port].node_id
+        (replica,) = [n for n in topology.values() if n.master_id == master_id and "fail" not in n.flags]
+        return self.node(replica.port)
+
+    def cut_replication(self, master: RedisServer) -> None:
+        """Cuts the link between `master` and its replicas, and keeps it cut: writes go
+        on on the master and stop reaching the replicas (a lagging replica)."""
+        master.command("ACL", "DELUSER", REPLICATION_USER)  # its replicas' connections die with it
+
+    def wait_promoted(self, replica: RedisServer, timeout: float = 30.0) -> None:
+        """Waits until `replica` has become a master and every live node says the cluster is ok."""
+        wait_until(
+            lambda: (
+                "master" in self.topology()[replica.port].flags
+                and all(b"cluster_state:ok" in _bytes(node.command("CLUSTER", "INFO")) for node in self.alive())
+            ),
+            timeout,
+            f"node {replica.port} to be promoted",
+        )
+
+    def wait_replicating(self, replica: RedisServer, timeout: float = 30.0) -> None:
+        """Waits until `replica` replicates from its master with the link up."""
+        wait_until(lambda: _link_up(replica), timeout, f"node {replica.port} to replicate")
+
+
+@dataclass(frozen=True)
+class ClusterNode:
+    node_id: str
+    port: int
+    flags: set[str]
+    master_id: str
+    link: str
+    slots: list[str]
+
+    def serves(self, slot: int) -> bool:
+        for span in self.slots:
+            if span.startswith("["):
+                continue  # a slot being migrated
+            first, _, last = span.partition("-")
+            if int(first) <= slot <= int(last or first):
+                return True
+        return False
+
+
+def _link_up(replica: RedisServer) -> bool:
+    info = replica.command("INFO", "replication")
+    return isinstance(info, dict) and info.get("master_link_status") == "up"
 
 
 @contextmanager
-def running_cluster(masters: int = 3) -> Iterator[RedisClusterNodes]:
-    """A real Redis Cluster of `masters` primaries, no replicas."""
+def running_cluster(masters: int = 3, replicas: int = 0, node_timeout_ms: int = 5000) -> Iterator[RedisClusterNodes]:
+    """A real Redis Cluster of `masters` primaries, each with `replicas` replicas. A
+    short `node_timeout_ms` makes failures detected, and replicas promoted, quickly."""
     nodes: list[RedisServer] = []
+    options = [
+        *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+        *("--cluster-node-timeout", str(node_timeout_ms)),
+    ]
+    if replicas:
+        options += [
+            *("--user", REPLICATION_USER, "on", f">{REPLICATION_PASSWORD}", "~*", "&*", "+@all"),
+            *("--masteruser", REPLICATION_USER, "--masterauth", REPLICATION_PASSWORD),
+            *("--repl-diskless-sync-delay", "0"),  # a replica (re)joining syncs at once
+        ]
     try:
-        for _ in range(masters):
+        for _ in range(masters * (1 + replicas)):
             directory = Path(tempfile.mkdtemp(prefix="ludotheque-redis-cluster-"))
-            node = RedisServer(
-                directory,
-                free_port(also_free=10000),  # the cluster bus listens on port + 10000
-                ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000"],
-            )
+            node = RedisServer(directory, free_port(also_free=10000), options)  # the bus listens on port + 10000
             nodes.append(node)
             node.start()
         subprocess.run(
@@ -179,20 +270,29 @@ def running_cluster(masters: int = 3) -> Iterator[RedisClusterNodes]:
                 "create",
                 *(f"127.0.0.1:{node.port}" for node in nodes),
                 "--cluster-replicas",
-                "0",
+                str(replicas),
                 "--cluster-yes",
             ],
             check=True,
             capture_output=True,
             timeout=60,
         )
+        cluster = RedisClusterNodes(nodes)
         for node in nodes:
             wait_until(
                 lambda node=node: b"cluster_state:ok" in _bytes(node.command("CLUSTER", "INFO")),  # type: ignore[misc]
                 START_TIMEOUT,
                 f"the cluster to be ready on port {node.port}",
             )
-        yield RedisClusterNodes(nodes)
+        if replicas:
+
+            def replicas_known() -> list[int]:
+                return [n.port for n in cluster.topology().values() if "slave" in n.flags]
+
+            wait_until(lambda: len(replicas_known()) == masters * replicas, START_TIMEOUT, "the replicas to be known")
+            for port in replicas_known():
+                cluster.wait_replicating(cluster.node(port))
+        yield cluster
     finally:
         for node in nodes:
             node.stop(signal.SIGKILL)

@@ -141,6 +141,7 @@ def test_the_pages_speak_french(clean_page: Page, server: ServerProcess) -> None
     page.click("[data-locale=fr]")
     page.wait_until("document.documentElement.lang === 'fr'")
     assert page.text("h1") == "On joue !"
+    page.wait_for("form.new-game button[type=submit]")  # the kinds come in French first
     assert page.text("form.new-game button[type=submit]") == "Commencer la partie"
     page.click("[data-locale=en]")
     page.wait_until("document.documentElement.lang === 'en'")

@@ -21,6 +21,8 @@ const browser = await puppeteer.launch({
   executablePath,
   userDataDir,
   headless: true,
+  // A call the browser never answers fails the test in a minute, not puppeteer's three.
+  protocolTimeout: 60_000,
   args: [
     "--no-sandbox",
     "--disable-gpu",
@@ -100,7 +102,10 @@ const operations = {
         await element.click();
         return;
       } catch (error) {
-        if (attempt >= 5 || !String(error).includes("detached")) throw error;
+        // Redrawn under the pointer (a new turn, a session resumed): the element found
+        // left the page, or is not where it was.
+        const redrawn = ["detached", "not clickable"].some((words) => String(error).includes(words));
+        if (attempt >= 5 || !redrawn) throw error;
       }
     }
   },
@@ -127,6 +132,9 @@ const operations = {
     return pages.get(page).page.url();
   },
   async screenshot({ page, path, fullPage }) {
+    // A page behind another one (two people's pages side by side) draws no frames, and
+    // capturing it would wait for one: it comes to the front first.
+    await pages.get(page).page.bringToFront();
     await pages.get(page).page.screenshot({ path, fullPage: Boolean(fullPage) });
   },
   /** Drops a file onto `selector` as a person would drag one from their desktop. */

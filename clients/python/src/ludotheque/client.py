@@ -284,6 +284,11 @@ class Client:
         response = self.stub.RotateSeatToken(request, metadata=self._metadata, timeout=self.timeout)
         return str(response.seat_token)
 
+    def delete_game(self, game_id: str) -> None:
+        """Admin: deletes a game and everything kept about it; its followers' streams end."""
+        request = game_service_pb2.DeleteGameRequest(game_id=game_id)
+        self.stub.DeleteGame(request, metadata=self._metadata, timeout=self.timeout)
+
     def issue_stream_ticket(self, game_id: str) -> game_service_pb2.IssueStreamTicketResponse:
         """A short-lived, single-use ticket standing for this client's seat in the game:
         `GET /v1/games/{game_id}/events:stream?ticket=...` then streams the seat's events

@@ -81,6 +81,18 @@ export async function logTimeline(client: Ludotheque, log: GameLog, admin?: Ludo
   };
   keep("admin", first.steps);
   const last = Number(first.replayed);
+  // Each page is asked once however many steps wait for it (a failed one may be asked again).
+  const pages = new Map<string, Promise<void>>();
+  const fetchPage = (start: number, viewer: ViewerId): Promise<void> => {
+    const id = key(start, viewer);
+    let pending = pages.get(id);
+    if (pending === undefined) {
+      pending = replay(log, { fromVersion: BigInt(start), pageSize: PAGE, ...viewerOptions(viewer) }).then((page) => keep(viewer, page.steps));
+      pages.set(id, pending);
+      pending.catch(() => pages.delete(id));
+    }
+    return pending;
+  };
   return {
     descriptions,
     async describeAll(more, signal) {
@@ -98,13 +110,7 @@ export async function logTimeline(client: Ludotheque, log: GameLog, admin?: Ludo
     async step(version, viewer) {
       const found = cache.get(key(version, viewer));
       if (found) return found;
-      const start = Math.floor(version / PAGE) * PAGE;
-      const page = await replay(log, {
-        fromVersion: BigInt(start),
-        pageSize: PAGE,
-        ...viewerOptions(viewer),
-      });
-      keep(viewer, page.steps);
+      await fetchPage(Math.floor(version / PAGE) * PAGE, viewer);
       const step = cache.get(key(version, viewer));
       if (!step) throw new Error(`version ${version} cannot be shown`);
       return step;

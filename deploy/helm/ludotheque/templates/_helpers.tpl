@@ -151,3 +151,12 @@ app.kubernetes.io/component: redis
 {{- define "ludotheque.metricSelector" -}}
 {{- default (printf "namespace=%q, job=%q" .Release.Namespace (include "ludotheque.fullname" .)) .Values.prometheusRule.selector }}
 {{- end }}
+
+{{/* An alert's labels: its severity and prometheusRule.additionalAlertLabels (which may
+     not replace the severity). Takes a dict: severity, extra. */}}
+{{- define "ludotheque.alertLabels" -}}
+severity: {{ .severity }}
+{{- with .extra }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}

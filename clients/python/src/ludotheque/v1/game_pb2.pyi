@@ -714,6 +714,7 @@ class Event(_message.Message):
     RULES_VERSION_FIELD_NUMBER: _builtins.int
     COMMAND_FIELD_NUMBER: _builtins.int
     GAME_OVER_FIELD_NUMBER: _builtins.int
+    HISTORY_LOSS_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
     TABLE_FIELD_NUMBER: _builtins.int
     MOOKI_FIELD_NUMBER: _builtins.int
@@ -739,6 +740,14 @@ class Event(_message.Message):
     def command(self) -> Global___Command:
         """The command that caused this event, on the first event of each command
         (admins only).
+        """
+
+    @_builtins.property
+    def history_loss(self) -> Global___HistoryLoss:
+        """Set when the event store lost versions of this game (see HistoryLoss): on the
+        placeholder events that keep the lost version numbers (their version is within
+        first..last; they carry no move: `game` is unset) and on the notice after them
+        (version past last), which tells followers. Neither changes the game's state.
         """
 
     @_builtins.property
@@ -776,15 +785,16 @@ class Event(_message.Message):
         rules_version: _builtins.str = ...,
         command: Global___Command | None = ...,
         game_over: _builtins.bool = ...,
+        history_loss: Global___HistoryLoss | None = ...,
         description: _description_pb2.Description | None = ...,
         table: Global___TableEvent | None = ...,
         mooki: _mooki_pb2.Event | None = ...,
         pirates: _pirates_pb2.Event | None = ...,
         picnic: _picnic_pb2.Event | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat", "table", b"table"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "table", b"table", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "table", b"table", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
@@ -796,6 +806,45 @@ class Event(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___Event: _TypeAlias = Event  # noqa: Y015
+
+@_typing.final
+class HistoryLoss(_message.Message):
+    """Versions of a game that the event store acknowledged and then lost: a Redis
+    failover promoted a replica that had not received them yet (docs/DURABILITY.md). The
+    game went on from the state before `first`.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FIRST_FIELD_NUMBER: _builtins.int
+    LAST_FIELD_NUMBER: _builtins.int
+    REUSED_FIELD_NUMBER: _builtins.int
+    first: _builtins.int
+    """The first version lost."""
+    last: _builtins.int
+    """The last version lost. Unless `reused`, versions first..last now hold placeholder
+    events, so their numbers are never used again for other moves.
+    """
+    reused: _builtins.bool
+    """True when the history forked: some of these version numbers had already been used
+    again for other events before the loss was noticed (or the service cannot rule
+    it out). A client that saw versions first..last may find other events under the
+    same numbers: read the game again.
+    """
+    def __init__(
+        self,
+        *,
+        first: _builtins.int = ...,
+        last: _builtins.int = ...,
+        reused: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["first", b"first", "last", b"last", "reused", b"reused"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HistoryLoss: _TypeAlias = HistoryLoss  # noqa: Y015
 
 @_typing.final
 class Outcome(_message.Message):
@@ -879,6 +928,7 @@ class Game(_message.Message):
     UPDATED_AT_FIELD_NUMBER: _builtins.int
     VIEWER_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
+    HISTORY_LOSSES_FIELD_NUMBER: _builtins.int
     VISIBILITY_FIELD_NUMBER: _builtins.int
     CREATED_BY_FIELD_NUMBER: _builtins.int
     CLOCK_FIELD_NUMBER: _builtins.int
@@ -948,6 +998,12 @@ class Game(_message.Message):
         """Who the service takes the caller for."""
 
     @_builtins.property
+    def history_losses(self) -> _containers.RepeatedCompositeFieldContainer[Global___HistoryLoss]:
+        """Versions the event store lost, if any (see HistoryLoss): what a client was told
+        about them no longer holds.
+        """
+
+    @_builtins.property
     def clock(self) -> Global___TurnClock:
         """The game's turn clock, if it has one."""
 
@@ -974,6 +1030,7 @@ class Game(_message.Message):
         updated_at: _timestamp_pb2.Timestamp | None = ...,
         viewer: Global___Viewer | None = ...,
         rules_version: _builtins.str = ...,
+        history_losses: _abc.Iterable[Global___HistoryLoss] | None = ...,
         visibility: Global___Visibility.ValueType = ...,
         created_by: _builtins.str = ...,
         clock: Global___TurnClock | None = ...,
@@ -983,7 +1040,7 @@ class Game(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "options", b"options", "outcome", b"outcome", "presence", b"presence", "updated_at", b"updated_at", "view", b"view", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "join_code", b"join_code", "kind", b"kind", "legal_commands", b"legal_commands", "options", b"options", "outcome", b"outcome", "presence", b"presence", "rematch_game_id", b"rematch_game_id", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "to_act", b"to_act", "updated_at", b"updated_at", "version", b"version", "view", b"view", "viewer", b"viewer", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "history_losses", b"history_losses", "join_code", b"join_code", "kind", b"kind", "legal_commands", b"legal_commands", "options", b"options", "outcome", b"outcome", "presence", b"presence", "rematch_game_id", b"rematch_game_id", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "to_act", b"to_act", "updated_at", b"updated_at", "version", b"version", "view", b"view", "viewer", b"viewer", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

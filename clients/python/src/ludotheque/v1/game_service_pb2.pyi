@@ -1310,6 +1310,45 @@ class ReplayLogStep(_message.Message):
 Global___ReplayLogStep: _TypeAlias = ReplayLogStep  # noqa: Y015
 
 @_typing.final
+class DeleteGameRequest(_message.Message):
+    """DeleteGame's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteGameRequest: _TypeAlias = DeleteGameRequest  # noqa: Y015
+
+@_typing.final
+class DeleteGameResponse(_message.Message):
+    """DeleteGame's response: the game is gone."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeleteGameResponse: _TypeAlias = DeleteGameResponse  # noqa: Y015
+
+@_typing.final
 class GetGameKindRequest(_message.Message):
     """GetGameKind's request."""
 

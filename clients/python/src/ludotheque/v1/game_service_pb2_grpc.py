@@ -102,6 +102,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.FromString,
                 _registered_method=True)
+        self.DeleteGame = channel.unary_unary(
+                '/ludotheque.v1.GameService/DeleteGame',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.DeleteGameRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.DeleteGameResponse.FromString,
+                _registered_method=True)
         self.GetGameKind = channel.unary_unary(
                 '/ludotheque.v1.GameService/GetGameKind',
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.GetGameKindRequest.SerializeToString,
@@ -265,6 +270,15 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def DeleteGame(self, request, context):
+        """Admin: delete a game and everything kept about it (its events, snapshots
+        and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+        and abandoned games also expire by themselves: README, "Limits".)
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetGameKind(self, request, context):
         """What a renderer needs to know about a kind of game: its names, seats, bots,
         options with their defaults and presets, rule codes with their meanings,
@@ -399,6 +413,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.RotateSeatToken,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.SerializeToString,
+            ),
+            'DeleteGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteGame,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.DeleteGameRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.DeleteGameResponse.SerializeToString,
             ),
             'GetGameKind': grpc.unary_unary_rpc_method_handler(
                     servicer.GetGameKind,
@@ -793,6 +812,33 @@ class GameService:
             '/ludotheque.v1.GameService/RotateSeatToken',
             ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.RotateSeatTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/DeleteGame',
+            ludotheque_dot_v1_dot_game__service__pb2.DeleteGameRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.DeleteGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

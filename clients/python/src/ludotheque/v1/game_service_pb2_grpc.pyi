@@ -101,6 +101,11 @@ class GameServiceStub:
     seat's previous tokens stop working at once, on every server; hand the new
     one to the player.
     """
+    DeleteGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.DeleteGameRequest, _game_service_pb2.DeleteGameResponse]
+    """Admin: delete a game and everything kept about it (its events, snapshots
+    and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+    and abandoned games also expire by themselves: README, "Limits".)
+    """
     GetGameKind: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameKindRequest, _game_kind_pb2.GameKind]
     """What a renderer needs to know about a kind of game: its names, seats, bots,
     options with their defaults and presets, rule codes with their meanings,
@@ -202,6 +207,11 @@ class GameServiceAsyncStub(GameServiceStub):
     """Admin: give a seat a new token (a leaked link, a player replaced). The
     seat's previous tokens stop working at once, on every server; hand the new
     one to the player.
+    """
+    DeleteGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.DeleteGameRequest, _game_service_pb2.DeleteGameResponse]  # type: ignore[assignment]
+    """Admin: delete a game and everything kept about it (its events, snapshots
+    and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+    and abandoned games also expire by themselves: README, "Limits".)
     """
     GetGameKind: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameKindRequest, _game_kind_pb2.GameKind]  # type: ignore[assignment]
     """What a renderer needs to know about a kind of game: its names, seats, bots,
@@ -379,6 +389,17 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         """Admin: give a seat a new token (a leaked link, a player replaced). The
         seat's previous tokens stop working at once, on every server; hand the new
         one to the player.
+        """
+
+    @_abc_1.abstractmethod
+    def DeleteGame(
+        self,
+        request: _game_service_pb2.DeleteGameRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.DeleteGameResponse, _abc.Awaitable[_game_service_pb2.DeleteGameResponse]]:
+        """Admin: delete a game and everything kept about it (its events, snapshots
+        and listing) at once. Its live event streams end with NOT_FOUND. (Finished
+        and abandoned games also expire by themselves: README, "Limits".)
         """
 
     @_abc_1.abstractmethod

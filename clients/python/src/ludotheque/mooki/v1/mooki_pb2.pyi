@@ -759,6 +759,7 @@ class Event(_message.Message):
     TROPHIES_AWARDED_FIELD_NUMBER: _builtins.int
     TROPHY_DISCARDED_FIELD_NUMBER: _builtins.int
     GAME_FINISHED_FIELD_NUMBER: _builtins.int
+    GAME_STOPPED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def game_started(self) -> Global___GameStarted:
         """The game began."""
@@ -783,6 +784,12 @@ class Event(_message.Message):
     def game_finished(self) -> Global___GameFinished:
         """The game ended."""
 
+    @_builtins.property
+    def game_stopped(self) -> Global___GameStopped:
+        """The server stopped the game at its event limit (numbered apart from the
+        game's own events: the server's, not the rules').
+        """
+
     def __init__(
         self,
         *,
@@ -792,12 +799,13 @@ class Event(_message.Message):
         trophies_awarded: Global___TrophiesAwarded | None = ...,
         trophy_discarded: Global___TrophyDiscarded | None = ...,
         game_finished: Global___GameFinished | None = ...,
+        game_stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "card_placed", b"card_placed", "game_finished", b"game_finished", "game_started", b"game_started", "kind", b"kind", "trophies_awarded", b"trophies_awarded", "trophy_discarded", b"trophy_discarded"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "card_placed", b"card_placed", "game_finished", b"game_finished", "game_started", b"game_started", "game_stopped", b"game_stopped", "kind", b"kind", "trophies_awarded", b"trophies_awarded", "trophy_discarded", b"trophy_discarded"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "card_placed", b"card_placed", "game_finished", b"game_finished", "game_started", b"game_started", "kind", b"kind", "trophies_awarded", b"trophies_awarded", "trophy_discarded", b"trophy_discarded"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_drawn", b"card_drawn", "card_placed", b"card_placed", "game_finished", b"game_finished", "game_started", b"game_started", "game_stopped", b"game_stopped", "kind", b"kind", "trophies_awarded", b"trophies_awarded", "trophy_discarded", b"trophy_discarded"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_started", "card_drawn", "card_placed", "trophies_awarded", "trophy_discarded", "game_finished"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_started", "card_drawn", "card_placed", "trophies_awarded", "trophy_discarded", "game_finished", "game_stopped"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -929,6 +937,7 @@ class View(_message.Message):
     SCORING_FIELD_NUMBER: _builtins.int
     DISCARDED_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    STOPPED_FIELD_NUMBER: _builtins.int
     phase: Global___Phase.ValueType
     """What the game waits for."""
     active_seat: _builtins.int
@@ -963,6 +972,12 @@ class View(_message.Message):
     def result(self) -> Global___GameFinished:
         """Final result, once the game is over."""
 
+    @_builtins.property
+    def stopped(self) -> Global___GameStopped:
+        """Set when the server stopped the game at its event limit (the phase is then
+        finished).
+        """
+
     def __init__(
         self,
         *,
@@ -976,13 +991,39 @@ class View(_message.Message):
         scoring: Global___TrophiesAwarded | None = ...,
         discarded: Global___TrophyDiscarded | None = ...,
         result: Global___GameFinished | None = ...,
+        stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "active_seat", b"active_seat", "discarded", b"discarded", "drawn", b"drawn", "result", b"result", "scoring", b"scoring"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "active_seat", b"active_seat", "discarded", b"discarded", "drawn", b"drawn", "result", b"result", "scoring", b"scoring", "stopped", b"stopped"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "active_seat", b"active_seat", "collections", b"collections", "discarded", b"discarded", "drawn", b"drawn", "phase", b"phase", "piles", b"piles", "result", b"result", "scoring", b"scoring", "stars", b"stars", "youngest_seat", b"youngest_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "active_seat", b"active_seat", "collections", b"collections", "discarded", b"discarded", "drawn", b"drawn", "phase", b"phase", "piles", b"piles", "result", b"result", "scoring", b"scoring", "stars", b"stars", "stopped", b"stopped", "youngest_seat", b"youngest_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__active_seat: _TypeAlias = _typing.Literal["active_seat"]  # noqa: Y015
     _WhichOneofArgType__active_seat: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType__active_seat) -> _WhichOneofReturnType__active_seat | None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
+
+@_typing.final
+class GameStopped(_message.Message):
+    """The server stopped the game: it reached the most events a game of this kind
+    may have on this server (its event limit), unfinished. The game is over and
+    nobody wins. See "Games that run too long" in seeds/mooki/RULES.md.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_LIMIT_FIELD_NUMBER: _builtins.int
+    event_limit: _builtins.int
+    """The event limit the game reached (the event after which it was stopped)."""
+    def __init__(
+        self,
+        *,
+        event_limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_limit", b"event_limit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameStopped: _TypeAlias = GameStopped  # noqa: Y015

@@ -1417,6 +1417,7 @@ class Event(_message.Message):
     TURN_PASSED_FIELD_NUMBER: _builtins.int
     GAME_WON_FIELD_NUMBER: _builtins.int
     GAME_LOST_FIELD_NUMBER: _builtins.int
+    GAME_STOPPED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def game_started(self) -> Global___GameStarted:
         """The game began."""
@@ -1473,6 +1474,12 @@ class Event(_message.Message):
     def game_lost(self) -> Global___GameLost:
         """Everybody lost."""
 
+    @_builtins.property
+    def game_stopped(self) -> Global___GameStopped:
+        """The server stopped the game at its event limit (numbered apart from the
+        game's own events: the server's, not the rules').
+        """
+
     def __init__(
         self,
         *,
@@ -1490,12 +1497,13 @@ class Event(_message.Message):
         turn_passed: Global___TurnPassed | None = ...,
         game_won: Global___GameWon | None = ...,
         game_lost: Global___GameLost | None = ...,
+        game_stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["dragon_moved", b"dragon_moved", "facteur_moved", b"facteur_moved", "friend_invited", b"friend_invited", "friend_moved", b"friend_moved", "game_lost", b"game_lost", "game_started", b"game_started", "game_won", b"game_won", "kind", b"kind", "night_fell", b"night_fell", "rain_fell", b"rain_fell", "tent_built", b"tent_built", "tile_discarded", b"tile_discarded", "tile_drawn", b"tile_drawn", "tile_kept", b"tile_kept", "turn_passed", b"turn_passed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["dragon_moved", b"dragon_moved", "facteur_moved", b"facteur_moved", "friend_invited", b"friend_invited", "friend_moved", b"friend_moved", "game_lost", b"game_lost", "game_started", b"game_started", "game_stopped", b"game_stopped", "game_won", b"game_won", "kind", b"kind", "night_fell", b"night_fell", "rain_fell", b"rain_fell", "tent_built", b"tent_built", "tile_discarded", b"tile_discarded", "tile_drawn", b"tile_drawn", "tile_kept", b"tile_kept", "turn_passed", b"turn_passed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["dragon_moved", b"dragon_moved", "facteur_moved", b"facteur_moved", "friend_invited", b"friend_invited", "friend_moved", b"friend_moved", "game_lost", b"game_lost", "game_started", b"game_started", "game_won", b"game_won", "kind", b"kind", "night_fell", b"night_fell", "rain_fell", b"rain_fell", "tent_built", b"tent_built", "tile_discarded", b"tile_discarded", "tile_drawn", b"tile_drawn", "tile_kept", b"tile_kept", "turn_passed", b"turn_passed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["dragon_moved", b"dragon_moved", "facteur_moved", b"facteur_moved", "friend_invited", b"friend_invited", "friend_moved", b"friend_moved", "game_lost", b"game_lost", "game_started", b"game_started", "game_stopped", b"game_stopped", "game_won", b"game_won", "kind", b"kind", "night_fell", b"night_fell", "rain_fell", b"rain_fell", "tent_built", b"tent_built", "tile_discarded", b"tile_discarded", "tile_drawn", b"tile_drawn", "tile_kept", b"tile_kept", "turn_passed", b"turn_passed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_started", "tile_drawn", "tile_kept", "tile_discarded", "facteur_moved", "friend_moved", "friend_invited", "rain_fell", "tent_built", "night_fell", "dragon_moved", "turn_passed", "game_won", "game_lost"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_started", "tile_drawn", "tile_kept", "tile_discarded", "facteur_moved", "friend_moved", "friend_invited", "rain_fell", "tent_built", "night_fell", "dragon_moved", "turn_passed", "game_won", "game_lost", "game_stopped"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1681,6 +1689,7 @@ class View(_message.Message):
     DRAGON_CHOICES_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     RESULT_FIELD_NUMBER: _builtins.int
+    STOPPED_FIELD_NUMBER: _builtins.int
     phase: Global___Phase.ValueType
     """What the game waits for."""
     active_seat: _builtins.int
@@ -1734,6 +1743,12 @@ class View(_message.Message):
     def result(self) -> Global___Result:
         """How it ended, once over."""
 
+    @_builtins.property
+    def stopped(self) -> Global___GameStopped:
+        """Set when the server stopped the game at its event limit (the phase is then
+        finished).
+        """
+
     def __init__(
         self,
         *,
@@ -1753,10 +1768,11 @@ class View(_message.Message):
         dragon_choices: _abc.Iterable[_builtins.int] | None = ...,
         options: Global___Options | None = ...,
         result: Global___Result | None = ...,
+        stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_dragon", b"_dragon", "_tent", b"_tent", "active_seat", b"active_seat", "board", b"board", "dragon", b"dragon", "drawn", b"drawn", "options", b"options", "result", b"result", "tent", b"tent"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_dragon", b"_dragon", "_tent", b"_tent", "active_seat", b"active_seat", "board", b"board", "dragon", b"dragon", "drawn", b"drawn", "options", b"options", "result", b"result", "stopped", b"stopped", "tent", b"tent"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_dragon", b"_dragon", "_tent", b"_tent", "active_seat", b"active_seat", "board", b"board", "dragon", b"dragon", "dragon_choices", b"dragon_choices", "drawn", b"drawn", "facteur", b"facteur", "friends", b"friends", "kept", b"kept", "lid", b"lid", "nights", b"nights", "options", b"options", "phase", b"phase", "removed", b"removed", "result", b"result", "seat_count", b"seat_count", "tent", b"tent"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_dragon", b"_dragon", "_tent", b"_tent", "active_seat", b"active_seat", "board", b"board", "dragon", b"dragon", "dragon_choices", b"dragon_choices", "drawn", b"drawn", "facteur", b"facteur", "friends", b"friends", "kept", b"kept", "lid", b"lid", "nights", b"nights", "options", b"options", "phase", b"phase", "removed", b"removed", "result", b"result", "seat_count", b"seat_count", "stopped", b"stopped", "tent", b"tent"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__active_seat: _TypeAlias = _typing.Literal["active_seat"]  # noqa: Y015
     _WhichOneofArgType__active_seat: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat"]  # noqa: Y015
@@ -1772,3 +1788,28 @@ class View(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__tent) -> _WhichOneofReturnType__tent | None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
+
+@_typing.final
+class GameStopped(_message.Message):
+    """The server stopped the game: it reached the most events a game of this kind
+    may have on this server (its event limit), unfinished. The game is over and
+    nobody wins. See "Games that run too long" in seeds/picnic/RULES.md.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_LIMIT_FIELD_NUMBER: _builtins.int
+    event_limit: _builtins.int
+    """The event limit the game reached (the event after which it was stopped)."""
+    def __init__(
+        self,
+        *,
+        event_limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_limit", b"event_limit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameStopped: _TypeAlias = GameStopped  # noqa: Y015

@@ -933,6 +933,7 @@ class Event(_message.Message):
     TURN_PASSED_FIELD_NUMBER: _builtins.int
     ROUND_WON_FIELD_NUMBER: _builtins.int
     GAME_WON_FIELD_NUMBER: _builtins.int
+    GAME_STOPPED_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def game_started(self) -> Global___GameStarted:
         """The game began."""
@@ -965,6 +966,12 @@ class Event(_message.Message):
     def game_won(self) -> Global___GameWon:
         """The game was won."""
 
+    @_builtins.property
+    def game_stopped(self) -> Global___GameStopped:
+        """The server stopped the game at its event limit (numbered apart from the
+        game's own events: the server's, not the rules').
+        """
+
     def __init__(
         self,
         *,
@@ -976,12 +983,13 @@ class Event(_message.Message):
         turn_passed: Global___TurnPassed | None = ...,
         round_won: Global___RoundWon | None = ...,
         game_won: Global___GameWon | None = ...,
+        game_stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "cards_drawn", b"cards_drawn", "draw_pile_rebuilt", b"draw_pile_rebuilt", "game_started", b"game_started", "game_won", b"game_won", "kind", b"kind", "round_dealt", b"round_dealt", "round_won", b"round_won", "turn_passed", b"turn_passed"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "cards_drawn", b"cards_drawn", "draw_pile_rebuilt", b"draw_pile_rebuilt", "game_started", b"game_started", "game_stopped", b"game_stopped", "game_won", b"game_won", "kind", b"kind", "round_dealt", b"round_dealt", "round_won", b"round_won", "turn_passed", b"turn_passed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "cards_drawn", b"cards_drawn", "draw_pile_rebuilt", b"draw_pile_rebuilt", "game_started", b"game_started", "game_won", b"game_won", "kind", b"kind", "round_dealt", b"round_dealt", "round_won", b"round_won", "turn_passed", b"turn_passed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["card_played", b"card_played", "cards_drawn", b"cards_drawn", "draw_pile_rebuilt", b"draw_pile_rebuilt", "game_started", b"game_started", "game_stopped", b"game_stopped", "game_won", b"game_won", "kind", b"kind", "round_dealt", b"round_dealt", "round_won", b"round_won", "turn_passed", b"turn_passed"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_started", "round_dealt", "card_played", "cards_drawn", "draw_pile_rebuilt", "turn_passed", "round_won", "game_won"]  # noqa: Y015
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["game_started", "round_dealt", "card_played", "cards_drawn", "draw_pile_rebuilt", "turn_passed", "round_won", "game_won", "game_stopped"]  # noqa: Y015
     _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
 
@@ -1044,6 +1052,7 @@ class View(_message.Message):
     DRAW_PILE_FIELD_NUMBER: _builtins.int
     DISCARD_PILE_FIELD_NUMBER: _builtins.int
     REBUILDS_FIELD_NUMBER: _builtins.int
+    STOPPED_FIELD_NUMBER: _builtins.int
     phase: Global___Phase.ValueType
     """What the game waits for."""
     active_seat: _builtins.int
@@ -1092,6 +1101,12 @@ class View(_message.Message):
     def discard_pile(self) -> _containers.RepeatedCompositeFieldContainer[Global___Card]:
         """The discard pile from bottom to top (admins only)."""
 
+    @_builtins.property
+    def stopped(self) -> Global___GameStopped:
+        """Set when the server stopped the game at its event limit (the phase is then
+        finished).
+        """
+
     def __init__(
         self,
         *,
@@ -1112,10 +1127,11 @@ class View(_message.Message):
         draw_pile: _abc.Iterable[Global___Card] | None = ...,
         discard_pile: _abc.Iterable[Global___Card] | None = ...,
         rebuilds: _builtins.int = ...,
+        stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_winner", b"_winner", "active_seat", b"active_seat", "discard_top", b"discard_top", "winner", b"winner"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_winner", b"_winner", "active_seat", b"active_seat", "discard_top", b"discard_top", "stopped", b"stopped", "winner", b"winner"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_winner", b"_winner", "active_seat", b"active_seat", "announced", b"announced", "direction", b"direction", "discard_pile", b"discard_pile", "discard_size", b"discard_size", "discard_top", b"discard_top", "draw_penalty", b"draw_penalty", "draw_pile", b"draw_pile", "draw_pile_size", b"draw_pile_size", "drawn", b"drawn", "hands", b"hands", "island_distance", b"island_distance", "phase", b"phase", "rebuilds", b"rebuilds", "round", b"round", "ships", b"ships", "winner", b"winner"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "_winner", b"_winner", "active_seat", b"active_seat", "announced", b"announced", "direction", b"direction", "discard_pile", b"discard_pile", "discard_size", b"discard_size", "discard_top", b"discard_top", "draw_penalty", b"draw_penalty", "draw_pile", b"draw_pile", "draw_pile_size", b"draw_pile_size", "drawn", b"drawn", "hands", b"hands", "island_distance", b"island_distance", "phase", b"phase", "rebuilds", b"rebuilds", "round", b"round", "ships", b"ships", "stopped", b"stopped", "winner", b"winner"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__active_seat: _TypeAlias = _typing.Literal["active_seat"]  # noqa: Y015
     _WhichOneofArgType__active_seat: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat"]  # noqa: Y015
@@ -1127,3 +1143,29 @@ class View(_message.Message):
     def WhichOneof(self, oneof_group: _WhichOneofArgType__winner) -> _WhichOneofReturnType__winner | None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
+
+@_typing.final
+class GameStopped(_message.Message):
+    """The server stopped the game: it reached the most events a game of this kind
+    may have on this server (its event limit), unfinished. The game is over and
+    nobody wins; the ships stay where they sailed (the scores). See "Games that
+    run too long" in seeds/pirates/RULES.md.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    EVENT_LIMIT_FIELD_NUMBER: _builtins.int
+    event_limit: _builtins.int
+    """The event limit the game reached (the event after which it was stopped)."""
+    def __init__(
+        self,
+        *,
+        event_limit: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event_limit", b"event_limit"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GameStopped: _TypeAlias = GameStopped  # noqa: Y015

@@ -1,0 +1,92 @@
+"""What the HTTP port guards against below its routes: connections that send nothing,
+or a request a byte at a time, and request heads that aiohttp's own handling trips on.
+
+- Idle: a connection waiting for a request is closed `idle_timeout` seconds after it
+  opened or after its last response (aiohttp's keep-alive timeout, which also runs from
+  the connection's start).
+- Header: once a request's first bytes arrive, its head (request line and headers) must
+  be complete within `header_timeout` seconds, however slowly it trickles in. aiohttp
+  has no such limit: its request handler is extended here to bring its keep-alive
+  deadline forward when a request starts arriving (a request being handled, an event
+  stream for one, is never cut).
+- An `Expect` header whose value is not printable ASCII is replaced before any handler
+  reads it: aiohttp answers an unknown expectation with a 417 that quotes it, and fails
+  (a 500) when the bytes are not UTF-8."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aiohttp import web
+from aiohttp.web_protocol import RequestHandler
+from multidict import CIMultiDict, CIMultiDictProxy
+
+UNREADABLE = "unreadable"  # what an Expect header of other bytes becomes (a 417 all the same)
+
+
+class _HeaderTimedHandler(RequestHandler):
+    """aiohttp's request handler, with a deadline on each request's head."""
+
+    __slots__ = ("_head_deadline", "_header_timeout")
+
+    def __init__(self, manager: web.Server, *, header_timeout: float, **kwargs: Any) -> None:
+        super().__init__(manager, **kwargs)
+        self._header_timeout = header_timeout
+        self._head_deadline: float | None = None
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._messages or self._request_in_progress:
+            self._head_deadline = None  # the head is in: the next request gets its own deadline
+            return
+        if self._head_deadline is not None or self._force_close or self._header_timeout <= 0:
+            return
+        deadline = self._loop.time() + self._header_timeout
+        self._head_deadline = deadline
+        if self._keepalive_handle is None or deadline < self._next_keepalive_close_time:
+            # aiohttp closes a connection still waiting for a request when this fires.
+            if self._keepalive_handle is not None:
+                self._keepalive_handle.cancel()
+            self._next_keepalive_close_time = deadline
+            self._keepalive_handle = self._loop.call_at(deadline, self._process_keepalive)
+
+
+class _GuardedServer(web.Server):
+    """aiohttp's connection factory, making handlers with a header deadline."""
+
+    header_timeout: float = 0.0
+
+    def __call__(self) -> RequestHandler:
+        return _HeaderTimedHandler(self, loop=self._loop, header_timeout=self.header_timeout, **self._kwargs)
+
+
+class GuardedAppRunner(web.AppRunner):
+    """An AppRunner whose connections and request heads are guarded as above."""
+
+    def __init__(self, app: web.Application, *, header_timeout: float, idle_timeout: float, **kwargs: Any) -> None:
+        super().__init__(app, keepalive_timeout=idle_timeout, **kwargs)
+        self._header_timeout = header_timeout
+
+    async def _make_server(self) -> web.Server:
+        server = await super()._make_server()
+        # The application's own Server, as aiohttp builds it, making our handlers: a
+        # subclass that only adds __call__ and a class attribute, so it fits the instance.
+        server.__class__ = _GuardedServer
+        server.header_timeout = self._header_timeout  # type: ignore[attr-defined]
+        make_request = server.request_factory
+
+        def guarded_request(message: Any, *args: Any) -> web.BaseRequest:
+            return make_request(_readable_expect(message), *args)
+
+        server.request_factory = guarded_request
+        return server
+
+
+def _readable_expect(message: Any) -> Any:
+    """The request's message, its Expect header replaced if it is not printable ASCII."""
+    expect = message.headers.get("Expect")
+    if expect is None or (expect.isascii() and expect.isprintable()):
+        return message
+    headers = CIMultiDict(message.headers)
+    headers["Expect"] = UNREADABLE
+    return message._replace(headers=CIMultiDictProxy(headers))

@@ -1,0 +1,124 @@
+"""Every failure met while talking to Redis, as StoreUnavailable (UNAVAILABLE for
+clients: retryable) with a reason for the metrics, and the log lines operators read.
+
+Whatever the Redis client raises counts: besides its own errors, redis-py has been seen
+to raise an AttributeError from its own code right after a node was killed. None of it
+is the caller's fault, and a retry on a healthy topology succeeds, so none of it may
+become INTERNAL. Log lines are rate-limited per reason: a failover produces a burst of
+identical errors, and one line (with how many were folded into it) says it all."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from redis.exceptions import (
+    AskError,
+    AuthenticationError,
+    BusyLoadingError,
+    ClusterDownError,
+    ConnectionError,
+    MaxConnectionsError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    RedisClusterException,
+    RedisError,
+    ResponseError,
+    SlotNotCoveredError,
+    TryAgainError,
+)
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from service.store.base import StoreUnavailable
+
+log = logging.getLogger("service.store.redis")
+
+LOG_EVERY = 5.0  # seconds: at most one line per reason in this time
+
+# Reasons that a failover (or a node going away) explains.
+FAILOVER_REASONS = frozenset({"connection", "timeout", "cluster_down", "moved", "readonly", "loading", "replicas"})
+
+
+def reason_of(error: BaseException) -> str:
+    """What kind of failure `error` is, as the metrics label it."""
+    if isinstance(error, RedisTimeoutError | TimeoutError):  # redis-py's, or asyncio's
+        return "timeout"
+    if isinstance(error, AuthenticationError):
+        return "refused"
+    if isinstance(error, BusyLoadingError):
+        return "loading"
+    if isinstance(error, MaxConnectionsError):
+        return "pool_exhausted"
+    if isinstance(error, ConnectionError | OSError):
+        return "connection"
+    if isinstance(error, ClusterDownError | TryAgainError | SlotNotCoveredError):
+        return "cluster_down"
+    if isinstance(error, AskError):  # MOVED too
+        return "moved"
+    if isinstance(error, ReadOnlyError) or (isinstance(error, ResponseError) and "replica" in str(error).lower()):
+        return "readonly"  # a write that reached a replica: a failover just happened
+    if isinstance(error, OutOfMemoryError):
+        return "out_of_memory"
+    if isinstance(error, ResponseError):
+        return "refused"
+    if isinstance(error, RedisError | RedisClusterException):
+        return "redis"
+    return "client_bug"
+
+
+class _Throttle:
+    """Remembers when each reason was last logged, and how many were not."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, float] = {}
+        self._folded: dict[str, int] = {}
+
+    def due(self, reason: str) -> int | None:
+        """None: stay silent; else how many lines were folded since the last one."""
+        now = time.monotonic()
+        if now - self._last.get(reason, -LOG_EVERY) < LOG_EVERY:
+            self._folded[reason] = self._folded.get(reason, 0) + 1
+            return None
+        self._last[reason] = now
+        return self._folded.pop(reason, 0)
+
+
+_throttle = _Throttle()
+
+
+def report(error: StoreUnavailable, cause: BaseException | None = None) -> None:
+    """One log line for this kind of failure now and then."""
+    folded = _throttle.due(error.reason)
+    if folded is None:
+        return
+    more = f" (and {folded} more like it)" if folded else ""
+    if error.reason == "client_bug":
+        log.error("the Redis client failed unexpectedly: %s%s", error, more, exc_info=cause)
+    elif error.reason in FAILOVER_REASONS:
+        log.warning("Redis failure, possibly a failover (%s): %s%s", error.reason, error, more)
+    else:
+        log.error("Redis refused a command (%s): %s%s", error.reason, error, more)
+
+
+def unavailable(error: BaseException) -> StoreUnavailable:
+    """`error` as StoreUnavailable, logged (rate-limited)."""
+    if isinstance(error, StoreUnavailable):
+        return error
+    found = StoreUnavailable(f"Redis: {type(error).__name__}: {error}", reason_of(error))
+    report(found, error)
+    return found
+
+
+@contextmanager
+def unavailable_on_redis_errors() -> Iterator[None]:
+    """Any failure while talking to Redis becomes StoreUnavailable. Cancellation is
+    not a failure (it is a BaseException, not an Exception) and passes through."""
+    try:
+        yield
+    except StoreUnavailable as error:
+        report(error)
+        raise
+    except Exception as error:
+        raise unavailable(error) from error

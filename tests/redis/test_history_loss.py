@@ -1,0 +1,281 @@
+"""The store is the truth: when the event store no longer holds versions a server had
+stored and acknowledged (a Redis failover that promoted a lagging replica; here, as
+fast, the game's keys or Redis's whole append-only file put back as they were a few
+moves earlier), the server rebuilds the game from the store, records the loss, and
+never gives the lost version numbers to other moves. tests/redis/test_failover.py does
+the same through a real failover."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import shutil
+import signal
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+
+import pytest
+from google.rpc import error_details_pb2
+from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
+
+from engines.contract import Viewer
+from service.app import GameApp
+from service.app.auth import TokenAuthority
+from service.app.errors import Code, ServiceError
+from service.app.views import legal_commands
+from service.store.redis import RedisStore
+from tests.support.aio import async_test
+from tests.support.redis import RedisServer
+
+ADMIN = "admin-token-for-history-tests-0123456789"
+SECRET = b"0123456789abcdef-history-secret-0123456789abcdef"
+
+
+@dataclass
+class Game:
+    game_id: str
+    tokens: list[str]
+
+
+def new_app(store: RedisStore, snapshot_interval: int = 100) -> GameApp:
+    ids = itertools.count(1)
+    return GameApp(
+        store,
+        TokenAuthority(SECRET, ADMIN),
+        new_game_id=lambda: f"g{next(ids)}{uuid.uuid4().hex[:6]}",
+        snapshot_interval=snapshot_interval,
+    )
+
+
+@asynccontextmanager
+async def stores(server: RedisServer, count: int = 1, prefix: str = "") -> AsyncIterator[list[RedisStore]]:
+    """`count` stores on one Redis, as as many server processes would have (one prefix)."""
+    prefix = prefix or f"test-{uuid.uuid4().hex[:12]}"
+    opened = [RedisStore.from_url(server.url, prefix=prefix) for _ in range(count)]
+    try:
+        yield opened
+    finally:
+        for store in opened:
+            await store.close()
+
+
+async def new_game(app: GameApp) -> Game:
+    seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
+    created = await app.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
+    return Game(created.game_id, list(created.seat_tokens))
+
+
+async def play(app: GameApp, game: Game, moves: int) -> int:
+    """Plays `moves` moves (each seat's first legal command); the version after them."""
+    version = 0
+    for _ in range(moves):
+        public = await app.get_game(api.GetGameRequest(game_id=game.game_id), "")
+        token = game.tokens[public.to_act[0]]
+        mine = await app.get_game(api.GetGameRequest(game_id=game.game_id), token)
+        request = api.SubmitCommandRequest(
+            game_id=game.game_id, command=mine.legal_commands[0], command_id=uuid.uuid4().hex
+        )
+        version = (await app.submit(request, token)).version
+    return version
+
+
+def snapshot(server: RedisServer, store: RedisStore, game_id: str) -> dict[str, bytes | None]:
+    """Every key of the game as it is now (its events, meta, command ids, snapshots...)."""
+    return {name: server.command("DUMP", name) for name in store.keys.of_game(game_id)}  # type: ignore[misc]
+
+
+def restore(server: RedisServer, saved: dict[str, bytes | None]) -> None:
+    """Puts the keys back as they were: the store loses what was written since."""
+    for name, dump in saved.items():
+        server.command("DEL", name)
+        if dump is not None:
+            server.command("RESTORE", name, 0, dump)
+
+
+async def get(app: GameApp, game: Game, token: str = "") -> game_pb2.Game:
+    return await app.get_game(api.GetGameRequest(game_id=game.game_id), token)
+
+
+async def events(app: GameApp, game: Game) -> list[game_pb2.Event]:
+    return list((await app.list_events(api.ListEventsRequest(game_id=game.game_id), ADMIN)).events)
+
+
+def losses(game: game_pb2.Game) -> list[tuple[int, int, bool]]:
+    return [(loss.first, loss.last, loss.reused) for loss in game.history_losses]
+
+
+def metric(app: GameApp, name: str, **labels: str) -> float:
+    return app.metrics.registry.get_sample_value(name, labels) or 0.0
+
+
+def reason(error: ServiceError) -> error_details_pb2.ErrorInfo:
+    return next(d for d in error.details if isinstance(d, error_details_pb2.ErrorInfo))
+
+
+@async_test
+async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_never_used_again(
+    redis_server: RedisServer,
+) -> None:
+    async with stores(redis_server, 2) as (store, elsewhere):
+        app, other = new_app(store), new_app(elsewhere)
+        game = await new_game(app)
+        kept = await play(app, game, 3)
+        view_then = (await get(app, game)).view
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play(app, game, 3)
+        assert (await get(other, game)).version == known  # another server caches the same versions
+        restore(redis_server, saved)
+
+        now = await get(app, game)
+        assert now.version == known + 1 and now.view == view_then
+        assert losses(now) == [(kept + 1, known, False)]
+        history = await events(app, game)
+        assert [e.version for e in history] == list(range(1, known + 2))
+        for event in history[kept:]:  # placeholders, then the notice: no move, the same loss
+            assert event.HasField("history_loss") and not event.WhichOneof("game") and not event.HasField("command")
+            assert (event.history_loss.first, event.history_loss.last) == (kept + 1, known)
+        # Described as any event, in the caller's language: each placeholder, then the notice.
+        told = (await app.list_events(api.ListEventsRequest(game_id=game.game_id, locale="fr"), "")).events
+        assert {event.description.key for event in told[kept:known]} == {"history.lost_version"}
+        notice = told[known].description
+        assert notice.key == "history.loss" and notice.args["first"].value == str(kept + 1)
+        assert f"{known - kept} coups ({kept + 1} à {known}) ont été perdus" in notice.text
+        replayed = await app.replay(api.ReplayGameRequest(game_id=game.game_id, at_version=known), "")
+        assert replayed.view == view_then  # a lost version shows the state before the loss
+
+        # A client that names a lost version is told which were lost.
+        stale = api.SubmitCommandRequest(
+            game_id=game.game_id, command=(await get(app, game, game.tokens[now.to_act[0]])).legal_commands[0]
+        )
+        stale.expected_version = known
+        with pytest.raises(ServiceError) as refused:
+            await app.submit(stale, game.tokens[now.to_act[0]])
+        assert refused.value.code is Code.FAILED_PRECONDITION
+        info = reason(refused.value)
+        assert info.reason == "VERSIONS_LOST" and info.metadata["message_key"] == "error.versions_lost"
+        assert (info.metadata["first_lost"], info.metadata["last_lost"]) == (str(kept + 1), str(known))
+        stale.expected_version = known + 1
+        assert (await app.submit(stale, game.tokens[now.to_act[0]])).version > known + 1
+        assert metric(app, "ludotheque_store_behind_total", kind="mooki") == 1
+        assert metric(app, "ludotheque_history_losses_total", kind="mooki", reused="false") == 1
+
+        # A stream resumed past what the store has is told what was lost.
+        with pytest.raises(ServiceError) as resumed:
+            past = await app.stream_events(api.StreamEventsRequest(game_id=game.game_id, from_version=known + 9), "")
+            await anext(past.events)
+        assert reason(resumed.value).reason == "VERSIONS_LOST"
+        # The game's log, lost versions included, still verifies and imports.
+        log = (await app.export_game(api.ExportGameRequest(game_id=game.game_id), ADMIN)).log
+        imported = await app.import_game(api.ImportGameRequest(log=log), ADMIN)
+        assert losses(imported.game) == losses(now) and imported.game.version == len(log.events)
+
+        # The other server had cached the lost versions too: it rebuilds, and finds the
+        # loss recorded already.
+        seen_there = await get(other, game)
+        assert seen_there.version == (await get(app, game)).version and losses(seen_there) == losses(now)
+        assert metric(other, "ludotheque_history_losses_total", kind="mooki", reused="false") == 0
+        assert len([e for e in await events(app, game) if e.version > e.history_loss.last > 0]) == 1
+
+
+@async_test
+async def test_a_fold_from_a_snapshot_passes_over_the_lost_versions(redis_server: RedisServer) -> None:
+    """Snapshots every 2 events: a game that lost versions (placeholders and a notice in
+    its history) and went on is read from a snapshot taken before the loss, by a cold
+    server and at every version, the same as by one that folds every event."""
+    async with stores(redis_server, 3) as (store, cold_store, reference_store):
+        app = new_app(store, snapshot_interval=2)
+        game = await new_game(app)
+        kept = await play(app, game, 3)
+        await app.drain()  # its snapshots are written
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play(app, game, 3)
+        restore(redis_server, saved)
+        assert losses(await get(app, game)) == [(kept + 1, known, False)]
+        last = await play(app, game, 2)
+        await app.drain()
+
+        cold, reference = new_app(cold_store, snapshot_interval=2), new_app(reference_store, snapshot_interval=0)
+        assert (await get(cold, game, ADMIN)).view == (await get(reference, game, ADMIN)).view
+        for at in range(1, last + 1):
+            request = api.ReplayGameRequest(game_id=game.game_id, at_version=at)
+            assert (await cold.replay(request, ADMIN)).view == (await reference.replay(request, ADMIN)).view, at
+
+
+@pytest.mark.parametrize("moves_meanwhile", [1, 3, 6])
+@async_test
+async def test_lost_versions_already_used_again_by_another_server_are_a_fork_said_so(
+    redis_server: RedisServer, moves_meanwhile: int
+) -> None:
+    """A server that never saw the lost versions plays on from the store before the
+    one that had them notices: the same numbers now hold other moves. That cannot be
+    undone; it is recorded as `reused` (the game is damaged), whether the store is
+    still behind the first server's cache, as far as it, or past it. The first server
+    notices on its next move too, not only on a read: it never builds on the fork."""
+    async with stores(redis_server, 2) as (store, elsewhere):
+        app, unaware = new_app(store), new_app(elsewhere)
+        game = await new_game(app)
+        kept = await play(app, game, 2)
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play(app, game, 3)
+        restore(redis_server, saved)
+        again = await play(unaware, game, moves_meanwhile)
+        # A move decided on the first server's cache (as it stood before the fork).
+        cached = await app.games.load(game.game_id, refresh=False)
+        seat = cached.engine.status(cached.state).to_act[0]
+        stale = api.SubmitCommandRequest(
+            game_id=game.game_id,
+            command=legal_commands(cached.engine, cached.state, Viewer.player(seat))[0],
+            command_id="stale",
+        )
+        with contextlib.suppress(ServiceError):  # decided again on the store's history: legal or not
+            await app.submit(stale, game.tokens[seat])
+
+        now = await get(app, game)
+        ((first, last, reused),) = losses(now)
+        assert (first, last, reused) == (kept + 1, known, True)
+        history = await events(app, game)
+        assert [e.version for e in history] == list(range(1, len(history) + 1))
+        (notice,) = [e for e in history if e.HasField("history_loss") and e.version > e.history_loss.last]
+        assert notice.history_loss.reused and notice.version == max(known, again) + 1
+        assert notice.description.key == "history.loss_reused"
+        assert all(e.command_id != "stale" for e in history[: notice.version])
+        assert metric(app, "ludotheque_history_losses_total", kind="mooki", reused="true") == 1
+        assert losses(await get(unaware, game)) == losses(now)  # every server says so
+
+
+@async_test
+async def test_a_stream_given_versions_the_store_then_lost_ends_saying_which(own_redis: RedisServer) -> None:
+    """Redis comes back from an older append-only file (as a failover to a lagging
+    replica would leave it): a live stream that had been given the lost versions ends
+    with VERSIONS_LOST; the game records the loss."""
+    async with stores(own_redis) as (store,):
+        app = new_app(store)
+        game = await new_game(app)
+        kept = await play(app, game, 2)
+        aof = own_redis.directory / "appendonlydir"
+        saved = own_redis.directory / "saved-aof"
+        shutil.copytree(aof, saved)
+        stream = await app.stream_events(api.StreamEventsRequest(game_id=game.game_id), "")
+        received: list[int] = []
+        known = await play(app, game, 3)
+
+        async def follow() -> None:
+            async for event in stream.events:
+                received.append(event.version)
+
+        follower = asyncio.create_task(follow())
+        while len(received) < known:
+            await asyncio.sleep(0.01)
+        await asyncio.to_thread(own_redis.stop, signal.SIGKILL)
+        shutil.rmtree(aof)
+        shutil.copytree(saved, aof)
+        await asyncio.to_thread(own_redis.start)
+        with pytest.raises(ServiceError) as ended:
+            await asyncio.wait_for(follower, 30)
+        assert ended.value.code is Code.FAILED_PRECONDITION and reason(ended.value).reason == "VERSIONS_LOST"
+        assert f"versions {kept + 1} to {known}" in ended.value.message
+        assert losses(await get(app, game)) == [(kept + 1, known, False)]

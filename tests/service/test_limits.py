@@ -1,0 +1,152 @@
+"""Bounded games: a game that reaches its kind's event limit is stopped by an event of
+its own (nobody wins, the log still verifies), and a long chain of bot moves lets
+other requests in while it plays."""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import time
+
+import pytest
+from ludotheque.mooki.v1 import mooki_pb2 as mooki
+from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
+
+from engines.registry import ENGINES
+from service.app.errors import Code
+from service.app.verify import Problem, Replayed, verify
+from service.cli import build_parser
+from service.cli.config import event_limits, from_arguments
+from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, create_request, expect_error, new_app, submit
+from tests.support.aio import async_test
+
+
+def bots(kind: str, count: int, bot: str = "random") -> api.CreateGameRequest:
+    return api.CreateGameRequest(kind=kind, seats=[game_pb2.SeatSpec(name=f"bot {i}", bot=bot) for i in range(count)])
+
+
+async def admin_log(app: object, game_id: str) -> game_pb2.GameLog:
+    exported = await app.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)  # type: ignore[attr-defined]
+    return exported.log  # type: ignore[no-any-return]
+
+
+def test_every_kind_has_a_limit_well_above_its_games() -> None:
+    # The lengths measured by scripts/game_lengths.py: the longest game of greedy bots.
+    longest_greedy = {"mooki": 74, "pirates": 1311, "picnic": 108}
+    for kind, engine in ENGINES.items():
+        assert engine.default_event_limit >= 7 * longest_greedy[kind]
+
+
+@async_test
+async def test_an_all_bot_game_stops_at_its_event_limit_and_its_log_still_verifies() -> None:
+    app = new_app(event_limits={"pirates": 300})
+    game = (await app.create_game(bots("pirates", 2), ADMIN)).game
+    assert game.status == game_pb2.GAME_STATUS_FINISHED
+    assert list(game.outcome.winners) == [] and "stopped after 300 events" in game.outcome.summary
+    assert 300 < game.version <= 310  # the last move's events, then the stop
+    assert game.view.pirates.stopped.event_limit == 300
+    log = await admin_log(app, game.game_id)
+    last = log.events[-1]
+    assert last.pirates.game_stopped.event_limit == 300 and last.game_over
+    assert not last.HasField("seat") and not last.HasField("command")
+    assert isinstance(verify(log), Replayed)
+
+
+@async_test
+async def test_the_move_that_reaches_the_limit_stops_the_game_and_no_move_follows() -> None:
+    app = new_app(event_limits={"mooki": 4})
+    created = await app.create_game(create_request(), "")
+    cleo, robin = created.seat_tokens
+    game_id = created.game_id
+    await app.submit(submit(game_id, DRAW_LEFT, "1"), cleo)
+    await app.submit(submit(game_id, PLACE_SHOWN, "2"), cleo)  # version 3
+    reached = await app.submit(submit(game_id, DRAW_LEFT, "3"), robin)  # version 4: the limit
+    assert reached.status == game_pb2.GAME_STATUS_FINISHED and reached.version == 5
+    assert reached.events[-1].mooki.game_stopped.event_limit == 4
+    assert reached.outcome.summary.startswith("The game was stopped after 4 events")
+    said = reached.events[-1].description  # described as every event, in the caller's language
+    assert said.key == "mooki.event.game_stopped" and said.args["count"].value == "4"
+    assert said.text == "The game was stopped after 4 events, the most a game may have here: nobody wins."
+    request = submit(game_id, DRAW_LEFT, "3")  # the same move again: its first answer, in French
+    request.locale = "fr"
+    (replayed,) = [e for e in (await app.submit(request, robin)).events if e.HasField("mooki") and e.version == 5]
+    assert replayed.description.text.startswith("La partie a été arrêtée après 4 événements")
+    refused = await expect_error(Code.FAILED_PRECONDITION, app.submit(submit(game_id, PLACE_SHOWN, "4"), robin))
+    assert "over" in refused.message
+    seen = await app.get_game(api.GetGameRequest(game_id=game_id), cleo)
+    assert seen.view.mooki.phase == mooki.PHASE_FINISHED
+    assert seen.view.mooki.stopped.event_limit == 4 and list(seen.legal_commands) == []
+
+
+@async_test
+async def test_a_log_stopped_before_its_limit_is_refused() -> None:
+    app = new_app(event_limits={"pirates": 300})
+    game = (await app.create_game(bots("pirates", 2), ADMIN)).game
+    log = await admin_log(app, game.game_id)
+    log.events[-1].pirates.game_stopped.event_limit = game.version  # more events than the game had
+    problem = verify(log)
+    assert isinstance(problem, Problem) and problem.index == len(log.events) - 1
+    assert "limit" in problem.reason
+
+
+@async_test
+async def test_an_import_longer_than_this_servers_limit_is_stopped_at_once() -> None:
+    source = new_app()
+    created = await source.create_game(bots("picnic", 2, "greedy"), ADMIN)
+    log = await admin_log(source, created.game_id)
+    cut = next(e.version - 1 for e in log.events if e.HasField("command") and e.version > 25)  # a fork at move 25+
+    imported = await new_app(event_limits={"picnic": 20}).import_game(
+        api.ImportGameRequest(log=log, truncate_at=cut), ADMIN
+    )
+    assert imported.game.version == cut + 1
+    assert imported.game.status == game_pb2.GAME_STATUS_FINISHED
+    assert imported.game.view.picnic.stopped.event_limit == 20
+
+
+@async_test
+async def test_a_long_chain_of_bot_moves_lets_other_requests_in() -> None:
+    app = new_app()
+    other = await app.create_game(create_request(), "")
+    # Two random Pirates take thousands of moves (a few hundred milliseconds of play):
+    # other games' reads must be answered meanwhile, not after.
+    creating = asyncio.create_task(app.create_game(bots("pirates", 2), ADMIN))
+    gaps: list[float] = []
+    last = time.perf_counter()
+    while not creating.done():
+        await app.get_game(api.GetGameRequest(game_id=other.game_id), "")
+        await asyncio.sleep(0)
+        now = time.perf_counter()
+        gaps.append(now - last)
+        last = now
+    created = creating.result().game
+    assert created.version > 1000, "a long chain, or the test proves nothing"
+    assert len(gaps) >= 20, f"only {len(gaps)} reads while {created.version} events were played"
+    assert statistics.median(gaps) < 0.02
+
+
+def test_the_limits_are_configured_per_kind() -> None:
+    def limits(text: str) -> dict[str, int]:
+        return event_limits(from_arguments(build_parser().parse_args(["serve", "--max-game-events", text]), {}))
+
+    assert limits("pirates=20000, picnic=5") == {"pirates": 20000, "picnic": 5}
+    assert limits("") == {}
+    for bad in ("chess=5", "pirates=0", "pirates=²", "pirates", "pirates=-3"):
+        with pytest.raises(SystemExit):
+            limits(bad)
+
+
+@async_test
+async def test_a_game_takes_so_many_spectators_and_a_stream_that_ends_frees_its_place() -> None:
+    app = new_app(max_followers=2)
+    created = await app.create_game(create_request(), "")
+    request = api.StreamEventsRequest(game_id=created.game_id)
+    streams = [(await app.stream_events(request, "")).events for _ in range(2)]
+    for stream in streams:
+        assert (await anext(stream)).version == 1
+    await expect_error(Code.RESOURCE_EXHAUSTED, app.stream_events(request, ""))
+    seat = (await app.stream_events(request, created.seat_tokens[1])).events  # the players always
+    assert (await anext(seat)).version == 1
+    await streams[0].aclose()  # type: ignore[attr-defined]
+    third = (await app.stream_events(request, "")).events
+    assert (await anext(third)).version == 1

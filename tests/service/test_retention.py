@@ -1,0 +1,217 @@
+"""Retention (service/app/retention.py): finished and abandoned games expire after
+their times to live, exported first when asked, once across several processes, and
+are unlisted; a game that moves meanwhile stays; the admin's DeleteGame."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import time
+import uuid
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
+
+from service.app import GameApp, gamelog
+from service.app import retention as retention_module
+from service.app.auth import TokenAuthority
+from service.app.errors import Code
+from service.app.limits import CreationLimits
+from service.app.retention import RetentionPolicy
+from service.app.verify import Replayed, verify
+from service.store.base import EventStore
+from tests.service.conftest import memory_store
+from tests.service.test_app import ADMIN, DRAW_LEFT, SECRET, create_request, expect_error, submit
+from tests.support.aio import async_test
+
+StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
+HOUR = 3600.0
+POLICY = RetentionPolicy(finished_ttl=2 * HOUR, abandoned_ttl=10 * HOUR)
+LIVE = "live:ip:unknown"  # the live games of the creator these tests create as (service/app/limits.py)
+
+
+class Clock:
+    """The apps' clock: real time to start with (Redis expires keys by its own), then moved by hand."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def app_on(store: EventStore, clock: Clock, policy: RetentionPolicy = POLICY, **options: Any) -> GameApp:
+    """A server process on `store`: its game ids are its own."""
+    ids = itertools.count(1)
+    prefix = uuid.uuid4().hex[:8]
+    return GameApp(
+        store,
+        TokenAuthority(SECRET, ADMIN),
+        clock=clock,
+        retention=policy,
+        new_game_id=lambda: f"{prefix}{next(ids)}",
+        new_seed=lambda: 42,
+        **options,
+    )
+
+
+def bots() -> api.CreateGameRequest:
+    seats = [game_pb2.SeatSpec(name="A", bot="greedy"), game_pb2.SeatSpec(name="B", bot="random")]
+    return api.CreateGameRequest(kind="mooki", seats=seats)
+
+
+async def listed(app: GameApp) -> list[str]:
+    return [game.game_id for game in (await app.list_games(api.ListGamesRequest(), ADMIN)).games]
+
+
+def expired(app: GameApp, reason: str) -> float:
+    found = app.metrics.registry.get_sample_value("ludotheque_games_expired_total", {"kind": "mooki", "reason": reason})
+    return found or 0.0
+
+
+@async_test
+async def test_a_finished_game_expires_after_its_time_to_live_exported_first(
+    store_factory: StoreFactory, tmp_path: Path
+) -> None:
+    clock = Clock()
+    async with store_factory() as store:
+        app = app_on(store, clock, RetentionPolicy(finished_ttl=2 * HOUR, export_dir=str(tmp_path)))
+        finished = (await app.create_game(bots(), ADMIN)).game_id  # bots play it out at once
+        playing = (await app.create_game(create_request(), "")).game_id
+        expected = (await app.export_game(api.ExportGameRequest(game_id=finished), ADMIN)).log
+        clock.now += 2 * HOUR - 1
+        assert await app.retention.review() == 0
+        clock.now += 1
+        assert await app.retention.review() == 1
+        await expect_error(Code.NOT_FOUND, app.get_game(api.GetGameRequest(game_id=finished), ""))
+        assert await listed(app) == [playing]
+        assert expired(app, "finished") == 1
+        exported = gamelog.parse((tmp_path / f"{finished}.jsonl").read_bytes())
+        assert exported == expected and isinstance(verify(exported), Replayed)
+        assert [p.name for p in tmp_path.iterdir()] == [f"{finished}.jsonl"]  # nothing half written
+
+
+@async_test
+async def test_a_game_without_a_move_for_its_time_to_live_is_abandoned() -> None:
+    clock = Clock()
+    async with memory_store() as store:
+        app = app_on(store, clock)
+        created = await app.create_game(create_request(), "")
+        clock.now += 6 * HOUR
+        await app.submit(submit(created.game_id, DRAW_LEFT, "1"), created.seat_tokens[0])
+        clock.now += 4 * HOUR  # ten hours after creation, four after the move: kept
+        await app.retention.review()
+        assert await listed(app) == [created.game_id]
+        clock.now += 6 * HOUR - 1
+        await app.retention.review()
+        assert await listed(app) == [created.game_id]
+        clock.now += 1
+        assert await app.retention.review() == 1
+        assert await listed(app) == [] and expired(app, "abandoned") == 1
+
+
+@async_test
+async def test_a_game_that_goes_unfinished_leaves_its_creators_live_games() -> None:
+    clock = Clock()
+    async with memory_store() as store:
+        app = app_on(store, clock, limits=CreationLimits(live_games=2))
+        abandoned = (await app.create_game(create_request(), "")).game_id
+        deleted = (await app.create_game(create_request(), "")).game_id
+        assert await store.members(LIVE, app.now_ms()) == sorted([abandoned, deleted])
+        await app.delete_game(api.DeleteGameRequest(game_id=deleted), ADMIN)
+        assert await store.members(LIVE, app.now_ms()) == [abandoned]
+        clock.now += 10 * HOUR
+        assert await app.retention.review() == 1
+        assert await store.members(LIVE, app.now_ms()) == []
+
+
+@async_test
+async def test_several_processes_expire_each_game_once_and_unlist_it(
+    store_factory: StoreFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    written: list[Path] = []
+    write = retention_module._write_whole
+
+    def counted(path: Path, data: bytes) -> None:
+        written.append(path)
+        write(path, data)
+
+    monkeypatch.setattr(retention_module, "_write_whole", counted)
+    clock = Clock()
+    policy = RetentionPolicy(finished_ttl=HOUR, export_dir=str(tmp_path))
+    async with store_factory() as store:
+        processes = [app_on(store, clock, policy) for _ in range(3)]
+        games = [(await processes[i % 3].create_game(bots(), ADMIN)).game_id for i in range(12)]
+        staying = (await processes[0].create_game(create_request(), "")).game_id
+        clock.now += HOUR
+        await asyncio.gather(*(process.retention.review() for process in processes))
+        assert sorted(written) == sorted(tmp_path / f"{game_id}.jsonl" for game_id in games)
+        assert sum(expired(process, "finished") for process in processes) == len(games)
+        assert await listed(processes[1]) == [staying]
+        assert await store.due_games(int(clock.now * 1000) + 365 * 24 * 3_600_000, 100) == [staying]
+
+
+@async_test
+async def test_a_game_that_moves_while_it_expires_stays() -> None:
+    clock = Clock()
+    async with memory_store() as store:
+        app = app_on(store, clock)
+        created = await app.create_game(create_request(), "")
+        game_id = created.game_id
+        other = app_on(store, clock)
+        claim = store.claim
+
+        async def claim_then_move(*args: Any) -> bool:
+            claimed = await claim(*args)
+            await other.submit(submit(game_id, DRAW_LEFT, "late"), created.seat_tokens[0])  # the last second
+            return claimed
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(store, "claim", claim_then_move)
+            clock.now += 10 * HOUR
+            assert await app.retention.review() == 1
+        assert (await app.get_game(api.GetGameRequest(game_id=game_id), "")).version == 2
+        assert expired(app, "abandoned") == 0
+        clock.now += 10 * HOUR
+        assert await app.retention.review() == 1
+        assert await listed(app) == []
+
+
+@async_test
+async def test_a_setting_changed_later_reaches_games_kept_forever() -> None:
+    clock = Clock()
+    async with memory_store() as store:
+        keeping = app_on(store, clock, RetentionPolicy(finished_ttl=0))
+        game_id = (await keeping.create_game(bots(), ADMIN)).game_id
+        clock.now += 400 * 24 * HOUR
+        assert await keeping.retention.review() == 1  # looked at again, kept
+        assert await listed(keeping) == [game_id]
+        stricter = app_on(store, clock, RetentionPolicy(finished_ttl=30 * 24 * HOUR))
+        clock.now += 24 * HOUR
+        assert await stricter.retention.review() == 1
+        assert await listed(stricter) == []
+
+
+@async_test
+async def test_only_the_admin_deletes_a_game_and_its_followers_are_told() -> None:
+    async with memory_store() as store:
+        app = app_on(store, Clock())
+        created = await app.create_game(create_request(), "")
+        game_id = created.game_id
+        request = api.DeleteGameRequest(game_id=game_id)
+        await expect_error(Code.UNAUTHENTICATED, app.delete_game(request, ""))
+        await expect_error(Code.PERMISSION_DENIED, app.delete_game(request, created.seat_tokens[0]))
+        await expect_error(Code.INVALID_ARGUMENT, app.delete_game(api.DeleteGameRequest(game_id="a/b"), ADMIN))
+        stream = (await app.stream_events(api.StreamEventsRequest(game_id=game_id), "")).events
+        assert (await anext(stream)).version == 1
+        waiting = asyncio.ensure_future(anext(stream))
+        assert await app.delete_game(request, ADMIN) == api.DeleteGameResponse()
+        await expect_error(Code.NOT_FOUND, waiting)
+        await expect_error(Code.NOT_FOUND, app.get_game(api.GetGameRequest(game_id=game_id), ""))
+        await expect_error(Code.NOT_FOUND, app.delete_game(request, ADMIN))
+        assert await listed(app) == [] and expired(app, "deleted") == 1
