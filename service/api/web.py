@@ -26,7 +26,7 @@ WEB_ROOT_ENV = "LUDOTHEQUE_WEB_ROOT"
 SOURCES = Path(__file__).resolve().parents[2] / "clients" / "web"
 # The app's own routes (clients/web/src/router.ts): each answers the page, which then
 # shows the right view. A new route of the app is added here too.
-PAGE_ROUTES = ("/", "/play/{game_id}", "/debug", "/debug/{game_id}")
+PAGE_ROUTES = ("/", "/play/{game_id}", "/join/{code}", "/debug", "/debug/{game_id}")
 HASHED_ASSET = "immutable"
 # 'self' covers the API, the event streams and, in today's browsers, a WebSocket to the
 # same host; ws:/wss: of the page's own host are named too for the older ones.

@@ -1,5 +1,6 @@
 """The stateless use case of a log sent in a request (ReplayLog): verify it, replay it,
-and show a range of its versions as one viewer saw them, storing nothing.
+and show a range of its versions as one viewer saw them (each with the event that made
+it, described in the caller's language), storing nothing.
 
 Anyone may call it: the log is the caller's own. Its size is bounded (events, and the
 request's bytes by the transport), and so is the work of one call (a page of views). A
@@ -17,9 +18,10 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 from engines.contract import Viewer
 from engines.registry import AnyEngine
 from service.app import envelopes
+from service.app.descriptions import Audience
 from service.app.errors import invalid_argument, resource_exhausted
 from service.app.verify import Problem, verify
-from service.app.views import legal_commands, outcome_of, status_code
+from service.app.views import legal_commands, outcome_of, redact, status_code
 
 MAX_LOG_EVENTS = 10_000
 DEFAULT_PAGE = 100
@@ -71,6 +73,8 @@ class LogReplays:
 def _replay(request: game_service_pb2.ReplayLogRequest, viewer: Viewer) -> game_service_pb2.ReplayLogResponse:
     """Verifies and replays the log (in a worker thread: engines are pure, nothing shared)."""
     log = request.log
+    for event in log.events:
+        event.ClearField("description")  # the sender's words, if any: ours replace them (as ImportGame drops them)
     checked = verify(log)
     response = game_service_pb2.ReplayLogResponse()
     if isinstance(checked, Problem):
@@ -118,18 +122,23 @@ def _show(
         last = min(last, request.to_version)
     first = request.from_version
     stop = min(last, first + (request.page_size or DEFAULT_PAGE) - 1)
+    audience = Audience.of(seats, request.locale)
     for version in range(first, stop + 1):
         state = states[version]
         status = engine.status(state)
-        response.steps.append(
-            game_service_pb2.ReplayLogStep(
-                at_version=version,
-                status=status_code(status, dealt_at == 0 or version > dealt_at),
-                to_act=status.to_act,
-                outcome=outcome_of(status, seats),
-                view=envelopes.view(engine.kind, engine.view(state, viewer)),
-                legal_commands=legal_commands(engine, state, viewer),
-            )
+        seen = engine.view(state, viewer)
+        step = game_service_pb2.ReplayLogStep(
+            at_version=version,
+            status=status_code(status, dealt_at == 0 or version > dealt_at),
+            to_act=status.to_act,
+            outcome=outcome_of(status, seats),
+            view=envelopes.view(engine.kind, seen),
+            legal_commands=legal_commands(engine, state, viewer, audience, seen),
         )
+        if version > 0:
+            event = redact(engine, request.log.events[version - 1], viewer, audience)
+            if event is not None:
+                step.event.CopyFrom(event)
+        response.steps.append(step)
     if stop < last:
         response.next_from_version = stop + 1

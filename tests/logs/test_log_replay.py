@@ -63,6 +63,30 @@ async def test_a_seat_sees_its_legal_moves_at_each_version() -> None:
 
 
 @async_test
+async def test_each_step_carries_its_event_described_in_the_callers_language_as_the_viewer_saw_it() -> None:
+    log = golden("mooki")
+    log.events[0].description.text = "the sender's words"  # ignored: the server describes
+    french = (await replay(log, page_size=1000, locale="fr")).steps
+    assert not french[0].HasField("event")  # version 0: before any event
+    assert [s.event.version for s in french[1:]] == [e.version for e in log.events]
+    assert french[1].event.description.key == "mooki.event.game_started"
+    assert french[1].event.description.text != "the sender's words"
+    drawn = next(s for s in french if s.event.mooki.HasField("card_drawn"))
+    assert drawn.event.description.text.startswith(log.header.seats[drawn.event.seat].name)
+    assert " pioche " in f" {drawn.event.description.text} "  # French
+    english = (await replay(log, from_version=drawn.at_version, page_size=1)).steps[0]
+    assert english.event.description.text != drawn.event.description.text
+    waiting = next(s for s in french if s.legal_commands)
+    assert all(c.description.text and c.choices for c in waiting.legal_commands)  # the admin's moves, with their steps
+    # A seat sees the other seat's draws without the face underneath, and so do their words.
+    other = 1 - drawn.event.seat
+    seen = (await replay(log, from_version=drawn.at_version, page_size=1, as_seat=other, locale="fr")).steps[0]
+    assert not seen.event.mooki.card_drawn.HasField("hidden") and drawn.event.mooki.card_drawn.HasField("hidden")
+    assert seen.event.description.key == "mooki.event.card_drawn"
+    assert drawn.event.description.key == "mooki.event.card_drawn_seen"
+
+
+@async_test
 async def test_a_broken_log_names_its_first_bad_event_and_shows_the_versions_before_it() -> None:
     log = golden("mooki")
     index = next(i for i, e in enumerate(log.events) if e.HasField("command") and i > 10)

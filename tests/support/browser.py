@@ -73,8 +73,9 @@ class Browser:
             raise BrowserError(f"{op} {arguments}: {reply['error']}")
         return reply["result"]
 
-    def new_page(self, size: tuple[int, int] = DESKTOP, *, mobile: bool = False) -> Page:
-        return Page(self, self.call("newPage", width=size[0], height=size[1], mobile=mobile))
+    def new_page(self, size: tuple[int, int] = DESKTOP, *, mobile: bool = False, isolated: bool = False) -> Page:
+        """A new page; `isolated`: with storage of its own (another person's browser)."""
+        return Page(self, self.call("newPage", width=size[0], height=size[1], mobile=mobile, isolated=isolated))
 
     def close(self) -> None:
         try:
@@ -132,6 +133,9 @@ class Page:
     def url(self) -> str:
         return str(self._call("url"))
 
+    def close(self) -> None:
+        self._call("closePage")
+
     def drop_file(self, selector: str, name: str, content: str) -> None:
         self._call("drop", selector=selector, name=name, content=content, timeout=TIMEOUT_MS)
 
@@ -145,9 +149,11 @@ class Page:
         return path
 
     def screenshots(self, name: str) -> list[Path]:
-        """The page at desktop and at phone size (back to desktop after)."""
+        """The page at desktop and at phone size (back to desktop after). The phone is a
+        narrow window, not an emulated device: switching to one reloads the page (a
+        live game would have to load again, a dropped log file would be gone)."""
         taken = [self.screenshot(f"{name}-desktop")]
-        self.viewport(PHONE, mobile=True)
+        self.viewport(PHONE)
         taken.append(self.screenshot(f"{name}-phone"))
         self.viewport(DESKTOP)
         return taken

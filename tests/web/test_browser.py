@@ -6,7 +6,6 @@ on every page, and screenshots at desktop and phone sizes (build/screenshots/)."
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ludotheque import Client
@@ -15,53 +14,45 @@ from ludotheque.v1 import game_pb2
 from service.app import gamelog
 from tests.support.browser import Page
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
+from tests.web.playing import CHOICES, assert_accessible, assert_the_log_is_the_games, play_by_clicking, wait_for_a_turn
 
 GOLDEN = ROOT / "seeds" / "replays"
-MAX_CLICKS = 300
-STATUS = "document.querySelector('.status')?.dataset.status"
 
 
-def assert_accessible(page: Page) -> None:
-    violations = page.accessibility_violations()
-    assert violations == [], json.dumps(violations, indent=1)
-
-
-def test_the_lobby_creates_a_game_against_a_bot_and_the_play_page_finishes_it(
+def test_the_lobby_creates_a_mooki_game_against_a_bot_and_it_is_played_on_the_board(
     clean_page: Page, server: ServerProcess
 ) -> None:
     page = clean_page
     answer = page.goto(f"{server.http}/")
     assert answer["status"] == 200 and "default-src 'self'" in answer["headers"]["content-security-policy"]
-    page.wait_for("form.new-game")
+    page.wait_for("form.new-game input[value=mooki]")
+    with Client(server.target) as lobby:
+        names = [k.name.text for k in lobby.list_game_kinds()]
+    assert page.evaluate("[...document.querySelectorAll('.kind-choice strong')].map(s => s.textContent)") == names
+    assert page.evaluate("document.querySelector('form.new-game .seats-box > button').disabled")  # Mooki: 2 seats
     assert_accessible(page)
     page.screenshots("lobby")
     page.type("form.new-game li.seat:first-child input[name=name]", "Cléo")
     page.click("form.new-game button[type=submit]")
     page.wait_until("location.pathname.startsWith('/play/')")
-    page.wait_until(f"{STATUS} === 'your-turn'")
+    assert wait_for_a_turn(page) == "move"
     assert "Cléo (you)" in page.text(".lead")
+    assert page.text(".prompt") == "Pick a pile to draw a card from."
+    assert page.evaluate(CHOICES) == ["pile:0", "pile:1"]
     assert_accessible(page)
-    page.screenshots("play-start")
-    clicks = 0
-    while True:
-        move = "document.querySelector('button.move:not([disabled])')"
-        state = page.wait_until(f"{STATUS} === 'finished' ? 'finished' : {move} ? 'move' : ''")
-        if state == "finished":
-            break
-        page.click("button.move:not([disabled])")
-        clicks += 1
-        assert clicks < MAX_CLICKS, "the game did not end"
-        if clicks == 6:
-            page.screenshots("play-middle")
-    assert clicks > 3
+    page.screenshots("mooki-start")
+    clicks = play_by_clicking(page, seed=1, shots="mooki", middle=14)
+    assert clicks > 20
     game_id = page.url().rsplit("/", 1)[1]
     with Client(server.target) as lobby:
         game = lobby.get_game(game_id)
     assert game.status == game_pb2.GAME_STATUS_FINISHED
-    page.wait_until(f"document.querySelectorAll('.event-log li').length === {game.version}")
-    assert page.text(".status") == game.outcome.summary
+    token = page.evaluate(f"JSON.parse(localStorage.getItem('ludotheque.seats.{game_id}'))[0].token")
+    assert assert_the_log_is_the_games(page, server, game_id, str(token)) == game.version
+    assert page.text(".status") == "The game is over."
+    assert page.evaluate("document.querySelectorAll('.by-family').length") == 2  # every card shown at the end
     assert_accessible(page)
-    page.screenshots("play-end")
+    page.screenshots("mooki-end")
     page.goto(f"{server.http}/")  # the lobby lists it among the finished games
     page.wait_for(f"li[data-game='{game_id}']")
 
@@ -150,6 +141,7 @@ def test_the_pages_speak_french(clean_page: Page, server: ServerProcess) -> None
     page.click("[data-locale=fr]")
     page.wait_until("document.documentElement.lang === 'fr'")
     assert page.text("h1") == "On joue !"
+    page.wait_for("form.new-game button[type=submit]")  # the kinds come in French first
     assert page.text("form.new-game button[type=submit]") == "Commencer la partie"
     page.click("[data-locale=en]")
     page.wait_until("document.documentElement.lang === 'en'")

@@ -19,6 +19,7 @@ import type {
   SeatSpecSchema,
   TurnClockSchema,
 } from "./gen/ludotheque/v1/game_pb.js";
+import type { GameKind } from "./gen/ludotheque/v1/game_kind_pb.js";
 import { GameService } from "./gen/ludotheque/v1/game_service_pb.js";
 import type {
   CreateGameRequestSchema,
@@ -68,6 +69,10 @@ export interface LudothequeOptions {
   fetch?: typeof globalThis.fetch;
   /** More interceptors, run after the one that adds the token. */
   interceptors?: Interceptor[];
+  /** The language of descriptions and error messages, e.g. `"fr"` (sent as the
+   * `accept-language` header, which fills in every request's `locale`). Default: the
+   * runtime's own header (a browser's languages), else English. */
+  locale?: string;
 }
 
 export interface ActOptions {
@@ -128,6 +133,23 @@ export class Ludotheque {
   /** The same service as another caller (a seat's token, or undefined for a spectator). */
   withToken(token: string | undefined): Ludotheque {
     return new Ludotheque({ ...this.options, token });
+  }
+
+  /** The same service, its descriptions and error messages in `locale` (e.g. `"fr"`). */
+  withLocale(locale: string | undefined): Ludotheque {
+    return new Ludotheque({ ...this.options, locale });
+  }
+
+  /** What a renderer needs to know about a kind of game: names, seats, bots, options
+   * with their defaults and presets, rule codes, and its material (cards, colours,
+   * boards as coordinates, tiles), in this service's language. */
+  getGameKind(kind: string): Promise<GameKind> {
+    return this.client.getGameKind({ kind });
+  }
+
+  /** Every kind of game the server plays, each as `getGameKind` answers it. */
+  async listGameKinds(): Promise<GameKind[]> {
+    return (await this.client.listGameKinds({})).kinds;
   }
 
   /** Creates and deals a game; its `seatTokens` are the players' tokens, in seat order.
@@ -296,9 +318,14 @@ export function requestInfo(reason: unknown): { requestId: string; traceId?: str
   return traceId === undefined ? { requestId: info.requestId } : { requestId: info.requestId, traceId };
 }
 
-/** A Connect transport to `options.baseUrl` that sends `options.token`, if any. */
+/** A Connect transport to `options.baseUrl` that sends `options.token` and
+ * `options.locale`, if any. */
 export function transportFor(options: LudothequeOptions): Transport {
-  const interceptors = [...(options.token ? [bearer(options.token)] : []), ...(options.interceptors ?? [])];
+  const interceptors = [
+    ...(options.token ? [bearer(options.token)] : []),
+    ...(options.locale ? [language(options.locale)] : []),
+    ...(options.interceptors ?? []),
+  ];
   return createConnectTransport({
     baseUrl: options.baseUrl,
     useBinaryFormat: options.useBinaryFormat ?? false,
@@ -314,6 +341,12 @@ function bearer(token: string): Interceptor {
   };
 }
 
+function language(locale: string): Interceptor {
+  return (next) => (request) => {
+    request.header.set("accept-language", locale);
+    return next(request);
+  };
+}
 
 function backoff(firstMs: number, attempt: number): number {
   return Math.min(firstMs * 2 ** (attempt - 1), MAX_BACKOFF_MS);

@@ -76,6 +76,9 @@ export interface GameSessionOptions {
   gameId: string;
   /** The seat token; none: a spectator. Sent in the join message, never in the URL. */
   token?: string;
+  /** The language of the events' and moves' descriptions and of error messages, e.g.
+   * `"fr"` (the join's `locale`). Default: English. */
+  locale?: string;
   /** "binary" (protobuf, the default) or "json" (readable in devtools). */
   format?: "binary" | "json";
   /** Connections in a row that fail before the session gives up. Default 10. */
@@ -213,6 +216,7 @@ export class GameSession {
               token: this.options.token ?? "",
               fromVersion: this.snapshot.version + 1n,
               viewUpdates: true,
+              locale: this.options.locale ?? "",
               presence: this.options.presence ?? false,
             },
           },

@@ -96,6 +96,26 @@ describe("GameSession", () => {
     assert.equal(end.version, end.events.at(-1)?.version);
   });
 
+  test("speaks the language it is asked for: events and moves in French, the kind's facts too", async () => {
+    const french = lobby.withLocale("fr");
+    const { gameId, seatTokens } = await french.createGame("mooki", [{ name: "Cléo" }, { name: "Robin", bot: "greedy" }]);
+    const cleo = new GameSession({ baseUrl: server.baseUrl, gameId, token: seatTokens[0], locale: "fr" });
+    const turn = await until(cleo, (s) => s.legalCommands.length > 0, "Cléo's first turn");
+    cleo.close();
+    assert.equal(turn.events[0]?.description?.key, "mooki.event.game_started");
+    const english = await lobby.withToken(seatTokens[0]).history(gameId);
+    assert.notEqual(turn.events[0]?.description?.text, english[0]?.description?.text);
+    assert.deepEqual(
+      turn.events.map((event) => event.description?.text),
+      (await french.withToken(seatTokens[0]).history(gameId)).map((event) => event.description?.text),
+    );
+    assert.ok(turn.legalCommands.every((command) => command.choices.length > 0 && command.description?.text));
+    assert.match(turn.legalCommands[0]!.description!.text, /^Piocher/);
+    const kind = await french.getGameKind("mooki");
+    assert.equal(kind.name?.text, "L’île des Mookies");
+    assert.equal((await lobby.listGameKinds()).find((k) => k.kind === "mooki")?.name?.text, "Mooki Island");
+  });
+
   describe("through a network that drops", () => {
     let proxy: Proxy;
     before(async () => {

@@ -1,13 +1,31 @@
 // The service, through the TypeScript client (clients/typescript), on the page's own
-// origin: no CORS, and the page's CSP allows nothing else. Seat tokens live in this
-// browser's localStorage, one list per game, and never in a URL; the admin token, typed
-// into the debug panel, in sessionStorage only (gone with the tab).
+// origin: no CORS, and the page's CSP allows nothing else. Every call asks for the
+// page's language (descriptions of moves and events, error messages). Seat tokens live
+// in this browser's localStorage, one list per game, and never in a URL; the admin
+// token, typed into the debug panel, in sessionStorage only (gone with the tab).
 
-import { Ludotheque } from "@ludotheque/client";
+import { ConnectError, GameSession, Ludotheque } from "@ludotheque/client";
+import { LocalizedMessageSchema } from "@ludotheque/client/gen/google/rpc/error_details_pb";
 
-export const service = new Ludotheque({ baseUrl: location.origin });
+import { locale } from "./i18n";
 
-/** A seat this browser may play: its token, from CreateGame or ImportGame. */
+const base = new Ludotheque({ baseUrl: location.origin });
+let current: { locale: string; service: Ludotheque } | undefined;
+
+/** The service in the page's language, as a spectator or as the holder of `token`. */
+export function api(token?: string): Ludotheque {
+  if (current?.locale !== locale()) current = { locale: locale(), service: base.withLocale(locale()) };
+  return token ? current.service.withToken(token) : current.service;
+}
+
+/** A live game over the WebSocket Play channel, as `token`'s seat (none: a spectator),
+ * in the page's language, with presence (who is connected, and the rematch once someone
+ * asks for one). It reconnects and resumes by itself. */
+export function playSession(gameId: string, token?: string): GameSession {
+  return new GameSession({ baseUrl: location.origin, gameId, token, locale: locale(), presence: true });
+}
+
+/** A seat this browser may play: its token, from CreateGame, JoinGame, PlayAgain or ImportGame. */
 export interface HeldSeat {
   seat: number;
   name: string;
@@ -30,6 +48,24 @@ export const seats = {
   keep(gameId: string, held: HeldSeat[]): void {
     if (held.length > 0) localStorage.setItem(SEATS_KEY(gameId), JSON.stringify(held));
   },
+  /** One more seat of `gameId` (a join): kept beside the others, in seat order. */
+  add(gameId: string, one: HeldSeat): void {
+    const others = this.held(gameId).filter((seat) => seat.seat !== one.seat);
+    this.keep(gameId, [...others, one].sort((a, b) => a.seat - b.seat));
+  },
+};
+
+const HOST_KEY = (gameId: string): string => `ludotheque.host.${gameId}`;
+
+/** The host token of a game created here with open seats: it may start the game with
+ * bots in the seats nobody took (StartGame). Kept like the seats' tokens, never shown. */
+export const hosts = {
+  token(gameId: string): string {
+    return localStorage.getItem(HOST_KEY(gameId)) ?? "";
+  },
+  keep(gameId: string, token: string): void {
+    if (token) localStorage.setItem(HOST_KEY(gameId), token);
+  },
 };
 
 export const admin = {
@@ -43,12 +79,19 @@ export const admin = {
   /** The service as the admin, when a token was given. */
   service(): Ludotheque | undefined {
     const token = this.token();
-    return token ? service.withToken(token) : undefined;
+    return token ? api(token) : undefined;
   },
 };
 
-/** A short sentence for an error of the service (its message, which says what to do). */
+/** A short sentence for an error of the service. In English, the service's own message
+ * (it names the particulars and says what to do); in another language, the message in
+ * that language the error carries (google.rpc.LocalizedMessage). */
 export function errorText(reason: unknown): string {
-  if (reason instanceof Error) return reason.message.replace(/^\[\w+\]\s*/, "");
+  if (reason instanceof ConnectError) {
+    const [localized] = reason.findDetails(LocalizedMessageSchema);
+    if (locale() !== "en" && localized?.message) return localized.message;
+    return reason.rawMessage;
+  }
+  if (reason instanceof Error) return reason.message;
   return String(reason);
 }

@@ -1,7 +1,8 @@
 // The app's words in English and French, from the catalogs in locales/ (JSON files a
 // translator edits: one key, one sentence, `{name}` for what is filled in). The type
 // of the French catalog is checked against the English one, so no key is missing.
-// Phase 2 adds the server's own descriptions of moves and events (in the same locale).
+// The game's own words (moves, events, pieces) are the server's, asked in the same
+// language (api.ts).
 
 import en from "./locales/en.json";
 import fr from "./locales/fr.json";
@@ -24,7 +25,19 @@ function initialLocale(): Locale {
 /** The sentence for `key` in the current language, `{name}`s filled in from `args`. */
 export function t(key: MessageKey, args: Record<string, string | number | bigint> = {}): string {
   const text = CATALOGS[current][key] ?? CATALOGS.en[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in args ? String(args[name]) : whole));
+  // `{n|card|cards}`: the word for one or for several, by the language's rule (French
+  // says "1 carte" and "0 carte", English "1 card" and "0 cards").
+  const counted = text.replace(/\{(\w+)\|([^|}]*)\|([^}]*)\}/g, (whole, name: string, one: string, other: string) =>
+    name in args ? (plurals(current).select(Number(args[name])) === "one" ? one : other) : whole,
+  );
+  return counted.replace(/\{(\w+)\}/g, (whole, name: string) => (name in args ? String(args[name]) : whole));
+}
+
+const pluralRules = new Map<Locale, Intl.PluralRules>();
+function plurals(language: Locale): Intl.PluralRules {
+  let rules = pluralRules.get(language);
+  if (!rules) pluralRules.set(language, (rules = new Intl.PluralRules(language)));
+  return rules;
 }
 
 /** The sentence for a key built at run time (a game's name, an option), if the catalog has one. */

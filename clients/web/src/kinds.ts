@@ -1,34 +1,45 @@
-// The game kinds this app offers, from the API's own GameOptions oneof (one case per
-// kind), with their names from the catalogs and the seats a new game starts with.
-// Phase 2 takes names, seat counts and the rulebooks' presets from GetGameKind.
+// The kinds of game the server plays, as GetGameKind / ListGameKinds describe them in
+// the page's language: names and summaries, seat counts, bots, options with their
+// defaults and the rulebooks' presets, and each game's material (what the boards draw).
+// Fetched once per language; each kind's Options message comes from the API's own
+// GameOptions oneof (one case per kind).
 
-import { GameOptionsSchema, type DescMessage } from "@ludotheque/client";
+import { GameOptionsSchema, type DescMessage, type GameKind } from "@ludotheque/client";
 
-import { humanize, lookup } from "./i18n";
+import { api } from "./api";
+import { humanize, locale, lookup } from "./i18n";
 
-export interface Kind {
-  /** "mooki", "pirates", "picnic". */
-  id: string;
-  /** The kind's Options message. */
-  options: DescMessage;
+const loaded = new Map<string, Promise<GameKind[]>>();
+const known = new Map<string, GameKind[]>();
+
+/** Every kind the server plays, in the page's language. */
+export function gameKinds(): Promise<GameKind[]> {
+  const language = locale();
+  let kinds = loaded.get(language);
+  if (kinds === undefined) {
+    kinds = api().listGameKinds();
+    loaded.set(language, kinds);
+    kinds.then(
+      (found) => known.set(language, found),
+      () => loaded.delete(language), // asked again next time
+    );
+  }
+  return kinds;
 }
 
-export function kinds(): Kind[] {
-  const oneof = GameOptionsSchema.oneofs.find((o) => o.name === "game");
-  return (oneof?.fields ?? []).flatMap((field) =>
-    field.fieldKind === "message" ? [{ id: field.name, options: field.message }] : [],
-  );
+/** One kind's facts (undefined: the server does not play it). */
+export async function gameKind(kind: string): Promise<GameKind | undefined> {
+  return (await gameKinds()).find((k) => k.kind === kind);
 }
 
+/** The kind's Options message (its fields make the lobby's form). */
+export function optionsMessage(kind: string): DescMessage | undefined {
+  const field = GameOptionsSchema.oneofs.find((o) => o.name === "game")?.fields.find((f) => f.name === kind);
+  return field?.fieldKind === "message" ? field.message : undefined;
+}
+
+/** The kind's name: the server's words once loaded, else the app's catalog. */
 export function kindName(kind: string): string {
-  return lookup(`kind.${kind}`) ?? humanize(kind);
-}
-
-/** The bots a seat may be played by (service: engines' bots), "" for a human. */
-export const PLAYERS = ["", "greedy", "random"] as const;
-
-/** A new game's seats: the rulebooks' smallest table, the first seat a human. */
-export function defaultSeats(kind: string): { bot: string }[] {
-  if (kind === "pirates") return [{ bot: "" }, { bot: "greedy" }, { bot: "random" }];
-  return [{ bot: "" }, { bot: "greedy" }];
+  const facts = known.get(locale())?.find((k) => k.kind === kind);
+  return facts?.name?.text || lookup(`kind.${kind}`) || humanize(kind);
 }

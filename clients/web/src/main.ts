@@ -6,6 +6,7 @@ import "./styles.css";
 import { announce } from "./dom";
 import { onLocaleChange, setLocale, t, translateStatic, type Locale } from "./i18n";
 import { debugPage } from "./pages/debug";
+import { joinPage } from "./pages/join";
 import { lobbyPage } from "./pages/lobby";
 import { playPage } from "./pages/play";
 import { parseRoute, startRouter, type Route } from "./router";
@@ -29,6 +30,8 @@ function show(route: Route | undefined): void {
     leave = lobbyPage(main);
   } else if (route.page === "play") {
     leave = playPage(main, route.gameId);
+  } else if (route.page === "join") {
+    leave = joinPage(main, route.code);
   } else {
     leave = debugPage(main, route.gameId);
   }

@@ -4,6 +4,7 @@
 export type Route =
   | { page: "lobby" }
   | { page: "play"; gameId: string }
+  | { page: "join"; code: string }
   | { page: "debug"; gameId?: string };
 
 const GAME_ID = "([A-Za-z0-9_-]{1,64})";
@@ -12,6 +13,8 @@ export function parseRoute(pathname: string): Route | undefined {
   if (pathname === "/") return { page: "lobby" };
   const play = new RegExp(`^/play/${GAME_ID}$`).exec(pathname);
   if (play) return { page: "play", gameId: play[1] };
+  const join = /^\/join\/([A-Za-z0-9-]{1,32})$/.exec(pathname);
+  if (join) return { page: "join", code: join[1] };
   if (pathname === "/debug") return { page: "debug" };
   const debug = new RegExp(`^/debug/${GAME_ID}$`).exec(pathname);
   if (debug) return { page: "debug", gameId: debug[1] };
@@ -21,6 +24,8 @@ export function parseRoute(pathname: string): Route | undefined {
 export const paths = {
   lobby: (): string => "/",
   play: (gameId: string): string => `/play/${encodeURIComponent(gameId)}`,
+  /** A join link's path: the game's join code (it takes an open seat, nothing more), never a token. */
+  join: (code: string): string => `/join/${encodeURIComponent(code)}`,
   debug: (gameId?: string): string => (gameId ? `/debug/${encodeURIComponent(gameId)}` : "/debug"),
 };
 

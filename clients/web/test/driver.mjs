@@ -21,6 +21,8 @@ const browser = await puppeteer.launch({
   executablePath,
   userDataDir,
   headless: true,
+  // A call the browser never answers fails the test in a minute, not puppeteer's three.
+  protocolTimeout: 60_000,
   args: [
     "--no-sandbox",
     "--disable-gpu",
@@ -37,9 +39,12 @@ const browser = await puppeteer.launch({
 const pages = new Map();
 let nextPage = 1;
 
-async function newPage({ width, height, mobile }) {
-  const page = await browser.newPage();
-  const record = { page, problems: [], origin: "" };
+// An isolated page has a browser context of its own (its own storage and cookies): a
+// second person at another computer, who holds none of the first one's seats.
+async function newPage({ width, height, mobile, isolated }) {
+  const context = isolated ? await browser.createBrowserContext() : undefined;
+  const page = await (context ?? browser).newPage();
+  const record = { page, problems: [], origin: "", context };
   await page.setViewport({ width, height, isMobile: Boolean(mobile), hasTouch: Boolean(mobile), deviceScaleFactor: 1 });
   page.on("console", (message) => {
     if (message.type() === "error") record.problems.push(`console: ${message.text()}`);
@@ -68,7 +73,9 @@ async function visible(page, selector, timeout) {
 const operations = {
   newPage,
   async closePage({ page }) {
-    await pages.get(page).page.close();
+    const record = pages.get(page);
+    await record.page.close();
+    await record.context?.close();
     pages.delete(page);
   },
   async viewport({ page, width, height, mobile }) {
@@ -95,7 +102,10 @@ const operations = {
         await element.click();
         return;
       } catch (error) {
-        if (attempt >= 5 || !String(error).includes("detached")) throw error;
+        // Redrawn under the pointer (a new turn, a session resumed): the element found
+        // left the page, or is not where it was.
+        const redrawn = ["detached", "not clickable"].some((words) => String(error).includes(words));
+        if (attempt >= 5 || !redrawn) throw error;
       }
     }
   },
@@ -122,6 +132,9 @@ const operations = {
     return pages.get(page).page.url();
   },
   async screenshot({ page, path, fullPage }) {
+    // A page behind another one (two people's pages side by side) draws no frames, and
+    // capturing it would wait for one: it comes to the front first.
+    await pages.get(page).page.bringToFront();
     await pages.get(page).page.screenshot({ path, fullPage: Boolean(fullPage) });
   },
   /** Drops a file onto `selector` as a person would drag one from their desktop. */

@@ -1,29 +1,37 @@
 // The board area's boundary: what a renderer is given and what it gives back. One
-// renderer per game kind, chosen by `boardFor`; the play page and the debug panel know
-// nothing else of it. Today every kind is drawn by the generic renderer (generic.ts:
-// the view as labelled lists, each legal move as a button). Phase 2 adds one module per
-// game (boards/mooki.ts, pirates.ts, picnic.ts) drawing SVG from GetGameKind's rendering
-// facts and offering moves as choice steps, registered in RENDERERS below; it adds the
-// facts to BoardInput then.
+// renderer per game kind, registered in RENDERERS; the play page (through
+// play-board.ts, which adds the choice bar and keeps the keyboard focus) and the debug
+// panel know nothing else of it. A kind without a renderer of its own is drawn by the
+// generic one (generic.ts: the view as labelled lists, every move in the choice bar).
+//
+// To draw your own game: write `render(input)` returning an element (SVG inside HTML,
+// see mooki.ts), draw every piece from `input.view` and `input.facts` (GetGameKind's
+// material: colours, cards, boards), and for each piece that is a choice of the next
+// step (`input.offer?.option(subject, value)`) call `input.offer.bind(element, choice)`.
 
-import type { Command, GameView, Seat } from "@ludotheque/client";
+import type { GameKind, GameView, Seat } from "@ludotheque/client";
 
+import type { Offer } from "./choices";
 import { genericBoard } from "./generic";
+import { mookiBoard } from "./mooki";
+import { picnicBoard } from "./picnic";
+import { piratesBoard } from "./pirates";
 
 export interface BoardInput {
   /** The game's kind: "mooki", "pirates", "picnic". */
   kind: string;
+  /** GetGameKind's facts about the kind, in the page's language (undefined until loaded). */
+  facts: GameKind | undefined;
   /** What the viewer sees (undefined before the first answer). */
   view: GameView | undefined;
-  /** The moves the viewer may make now (none for a spectator, or when not their turn). */
-  legalCommands: Command[];
   /** The seats, in turn order. */
-  seats: Seat[];
+  seats: readonly Seat[];
   /** The viewer's seat, if a player. */
   viewerSeat?: number;
-  /** Plays a move; undefined: the board is read-only (spectator, debug panel). */
-  onCommand?: (command: Command) => void;
-  /** A move was sent and its result is awaited: offer no other. */
+  /** The next step's options, to offer on the table; undefined when the viewer has no
+   * move to make (a spectator, the debug panel, another player's turn). */
+  offer?: Offer;
+  /** A move was sent and its result is awaited: its pieces are drawn as chosen. */
   pending?: boolean;
 }
 
@@ -32,7 +40,11 @@ export interface BoardRenderer {
   render(input: BoardInput): HTMLElement;
 }
 
-const RENDERERS: Record<string, BoardRenderer> = {};
+export const RENDERERS: Record<string, BoardRenderer> = {
+  mooki: mookiBoard,
+  pirates: piratesBoard,
+  picnic: picnicBoard,
+};
 
 export function boardFor(kind: string): BoardRenderer {
   return RENDERERS[kind] ?? genericBoard;

@@ -1,10 +1,11 @@
 // Where the debug panel's versions come from, behind one interface:
 //   LogTimeline  a complete log (a dropped file, or a game exported with the admin
 //                token): the server replays it (ReplayLog), storing nothing, as any
-//                viewer; a page of versions is fetched and kept per viewer.
+//                viewer; a page of versions is fetched and kept per viewer. Each step
+//                carries its event described in the page's language.
 //   GameTimeline a game of the server seen with this browser's tokens (a seat's, or
-//                none): its events (ListEvents) and each version (ReplayGame) as that
-//                caller saw them.
+//                none): its events (ListEvents, described) and each version
+//                (ReplayGame) as that caller saw them.
 
 import type {
   Command,
@@ -15,16 +16,20 @@ import type {
   LogProblem,
   Ludotheque,
   Outcome,
+  ReplayLogStep,
   Seat,
 } from "@ludotheque/client";
 
-import { seats as heldSeats, service } from "../api";
+import { Code, ConnectError } from "@ludotheque/client";
+import { api, seats as heldSeats } from "../api";
 
 /** Whose eyes: the admin's (complete), a spectator's, or a seat's. */
 export type ViewerId = "admin" | "spectator" | `seat:${number}`;
 
 export interface Step {
   atVersion: bigint;
+  /** The event that made this version, as the viewer saw it, described (a log's steps). */
+  event?: Event;
   status: GameStatus;
   toAct: number[];
   outcome?: Outcome;
@@ -49,47 +54,57 @@ export interface Timeline {
   log(): Promise<GameLog>;
   /** Set when the admin may fork the game at a version (a complete log and the admin token). */
   fork?: (version: number) => Promise<{ gameId: string; seatTokens: string[] }>;
+  /** Each event's description by version, in the page's language, as far as known. */
+  descriptions: Map<number, string>;
+  /** Fetches the descriptions not known yet, calling `more` after each page. */
+  describeAll(more: () => void, signal: AbortSignal): Promise<void>;
 }
 
 const PAGE = 100;
+// The rest of a long log's descriptions, in as few calls as ReplayLog allows.
+const DESCRIBED_PAGE = 1000;
 
 /** A complete log, replayed by the server. The first page (versions 0..99, complete
  * views) comes with the check, so a broken log is known at once. */
 export async function logTimeline(client: Ludotheque, log: GameLog, admin?: Ludotheque): Promise<Timeline> {
-  const first = await client.replayLog(log, { pageSize: PAGE });
+  const replay = oneAtATime(client);
+  const first = await replay(log, { pageSize: PAGE });
   const seats = log.header?.seats ?? [];
   const cache = new Map<string, Step>();
   const key = (version: number, viewer: ViewerId): string => `${viewer}@${version}`;
-  const keep = (viewer: ViewerId, steps: Step[]): void => {
-    for (const step of steps) cache.set(key(Number(step.atVersion), viewer), step);
+  const descriptions = new Map<number, string>();
+  const keep = (viewer: ViewerId, steps: ReplayLogStep[]): void => {
+    for (const step of steps) {
+      cache.set(key(Number(step.atVersion), viewer), step);
+      if (viewer === "admin" && step.event?.description?.text) descriptions.set(Number(step.atVersion), step.event.description.text);
+    }
   };
   keep("admin", first.steps);
-  // The server replays a few logs at once per process and refuses more (429): this page
-  // asks for one page at a time, and for each page once however many steps wait for it.
-  let queue: Promise<unknown> = Promise.resolve();
+  const last = Number(first.replayed);
+  // Each page is asked once however many steps wait for it (a failed one may be asked again).
   const pages = new Map<string, Promise<void>>();
   const fetchPage = (start: number, viewer: ViewerId): Promise<void> => {
     const id = key(start, viewer);
     let pending = pages.get(id);
     if (pending === undefined) {
-      pending = queue.then(async () => {
-        const page = await client.replayLog(log, {
-          fromVersion: BigInt(start),
-          pageSize: PAGE,
-          ...viewerOptions(viewer),
-        });
-        keep(viewer, page.steps);
-      });
+      pending = replay(log, { fromVersion: BigInt(start), pageSize: PAGE, ...viewerOptions(viewer) }).then((page) => keep(viewer, page.steps));
       pages.set(id, pending);
-      queue = pending.catch(() => pages.delete(id)); // a page that failed may be asked again
+      pending.catch(() => pages.delete(id));
     }
     return pending;
   };
   return {
+    descriptions,
+    async describeAll(more, signal) {
+      for (let from = PAGE; from <= last && !signal.aborted; from += DESCRIBED_PAGE) {
+        keep("admin", (await replay(log, { fromVersion: BigInt(from), pageSize: DESCRIBED_PAGE })).steps);
+        more();
+      }
+    },
     kind: log.header?.kind ?? "",
     seats,
     events: log.events,
-    last: Number(first.replayed),
+    last,
     problem: first.valid ? undefined : first.problem,
     viewers: ["admin", "spectator", ...seats.map((seat) => `seat:${seat.index}` as const)],
     async step(version, viewer) {
@@ -111,6 +126,29 @@ export async function logTimeline(client: Ludotheque, log: GameLog, admin?: Ludo
   };
 }
 
+type Replay = Ludotheque["replayLog"];
+
+/** ReplayLog, one call at a time from this page (the server replays only a couple of
+ * logs at once per process and refuses more), and once more after the delay the server
+ * asks for when it was busy all the same (another page, another person). */
+function oneAtATime(client: Ludotheque): Replay {
+  let queue: Promise<unknown> = Promise.resolve();
+  const once: Replay = async (...args) => {
+    try {
+      return await client.replayLog(...args);
+    } catch (reason) {
+      if (!(reason instanceof ConnectError) || reason.code !== Code.ResourceExhausted) throw reason;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return client.replayLog(...args);
+    }
+  };
+  return (...args) => {
+    const next = queue.then(() => once(...args));
+    queue = next.catch(() => undefined);
+    return next;
+  };
+}
+
 function viewerOptions(viewer: ViewerId): { asSeat?: number; asSpectator?: boolean } {
   if (viewer === "spectator") return { asSpectator: true };
   if (viewer.startsWith("seat:")) return { asSeat: Number(viewer.slice(5)) };
@@ -122,19 +160,23 @@ function viewerOptions(viewer: ViewerId): { asSeat?: number; asSpectator?: boole
 export async function gameTimeline(gameId: string, admin: Ludotheque | undefined): Promise<Timeline> {
   if (admin) return logTimeline(admin, await admin.exportGame(gameId), admin);
   const held = heldSeats.held(gameId);
-  const callers = new Map<ViewerId, Ludotheque>([["spectator", service]]);
-  for (const seat of held) callers.set(`seat:${seat.seat}`, service.withToken(seat.token));
+  const callers = new Map<ViewerId, Ludotheque>([["spectator", api()]]);
+  for (const seat of held) callers.set(`seat:${seat.seat}`, api(seat.token));
   const viewers = [...held.map((seat) => `seat:${seat.seat}` as const), "spectator" as const];
-  const main = callers.get(viewers[0]) ?? service;
+  const main = callers.get(viewers[0]) ?? api();
   const [game, events] = await Promise.all([main.getGame(gameId), main.history(gameId)]);
+  const descriptions = new Map(events.flatMap((event) => (event.description?.text ? [[Number(event.version), event.description.text] as const] : [])));
   return {
+    descriptions,
+    describeAll: async () => undefined, // ListEvents described them all
+
     kind: game.kind,
     seats: game.seats,
     events,
     last: Number(game.version),
     viewers,
     async step(version, viewer) {
-      const caller = callers.get(viewer) ?? service;
+      const caller = callers.get(viewer) ?? api();
       const replayed = await caller.replay(gameId, BigInt(version));
       return { ...replayed, atVersion: replayed.atVersion };
     },

@@ -1,5 +1,5 @@
 // The debug panel: step through a game or a log file version by version. A timeline of
-// every event (its kind and seat; phase 2 adds the server's description), time travel
+// every event (in the server's words, in the page's language), time travel
 // by slider and arrow keys, the view as any seat, a spectator or complete, the
 // difference between two versions, the legal moves at a version, search for a move,
 // export the log, and as the admin fork the game at a version. A log file dropped onto
@@ -8,11 +8,13 @@
 
 import { EventSchema, GameViewSchema, LogFormatError, parseLog, toJson, toJsonLines, type Event } from "@ludotheque/client";
 
-import { admin, errorText, seats as heldSeats, service } from "../api";
+import type { GameKind } from "@ludotheque/client";
+
+import { admin, api, errorText, seats as heldSeats } from "../api";
 import { boardFor } from "../boards/board";
 import { announce, fill, h, uid } from "../dom";
 import { t } from "../i18n";
-import { kindName } from "../kinds";
+import { gameKind, kindName } from "../kinds";
 import { paths } from "../router";
 import { diff } from "../views/diff";
 import { describeCommand, describeEvent, eventKind, fieldLabel, show } from "../views/message";
@@ -34,8 +36,9 @@ export function debugPage(main: HTMLElement, gameId: string | undefined): () => 
     fill(panel, h("p", { class: "muted" }, t("debug.loading")));
     try {
       const timeline = await making();
+      const facts = await gameKind(timeline.kind).catch(() => undefined);
       if (abort.signal.aborted) return;
-      showTimeline(panel, problem, timeline, label, abort.signal);
+      showTimeline(panel, problem, timeline, facts, label, abort.signal);
     } catch (reason) {
       if (abort.signal.aborted) return;
       fill(panel);
@@ -58,7 +61,7 @@ async function openFile(file: File): Promise<Timeline> {
   if (file.size > MAX_FILE_BYTES) throw new Error(t("debug.tooBig"));
   const text = await file.text();
   if (!text.trimStart().startsWith("{")) throw new Error(t("debug.notJsonl"));
-  return logTimeline(service, parseLog(text), admin.service());
+  return logTimeline(api(), parseLog(text), admin.service());
 }
 
 function adminTokenForm(reload: () => void): HTMLElement {
@@ -130,7 +133,7 @@ function viewerName(timeline: Timeline, viewer: ViewerId): string {
   return t("debug.asSeat", { name: seatName(timeline, Number(viewer.slice(5))) });
 }
 
-function showTimeline(panel: HTMLElement, problemBox: HTMLElement, timeline: Timeline, label: string, signal: AbortSignal): void {
+function showTimeline(panel: HTMLElement, problemBox: HTMLElement, timeline: Timeline, facts: GameKind | undefined, label: string, signal: AbortSignal): void {
   const last = timeline.last;
   let version = last;
   let viewer: ViewerId = timeline.viewers[0];
@@ -288,7 +291,8 @@ function showTimeline(panel: HTMLElement, problemBox: HTMLElement, timeline: Tim
         "section",
         { class: "panel", attrs: { "aria-labelledby": "event-title" } },
         h("h2", { attrs: { id: "event-title" } }, t("debug.eventAt", { v: version })),
-        event ? h("p", {}, h("strong", {}, seatName(timeline, event.seat)), " · ", describeEvent(event)) : h("p", { class: "muted" }, t("debug.beforeAll")),
+        event ? h("p", { class: "event-description" }, step.event?.description?.text || timeline.descriptions.get(version) || describeEvent(event)) : h("p", { class: "muted" }, t("debug.beforeAll")),
+        event ? h("p", { class: "muted" }, h("strong", {}, seatName(timeline, event.seat)), " · ", eventKind(event)) : null,
         event?.command ? h("p", { class: "muted" }, t("debug.command", { command: describeCommand(event.command) })) : null,
         event ? h("details", {}, h("summary", {}, t("debug.eventFields")), tree(show(EventSchema, event))) : null,
       ),
@@ -328,7 +332,7 @@ function showTimeline(panel: HTMLElement, problemBox: HTMLElement, timeline: Tim
       h(
         "section",
         { class: "view-at", attrs: { "aria-label": t("debug.viewAt", { v: version, viewer: viewerName(timeline, viewer) }) } },
-        boardFor(timeline.kind).render({ kind: timeline.kind, view: step.view, legalCommands: [], seats: timeline.seats }),
+        h("div", { class: "play-board read-only", attrs: { "data-board-root": "" } }, boardFor(timeline.kind).render({ kind: timeline.kind, facts, view: step.view, seats: timeline.seats, viewerSeat: viewer.startsWith("seat:") ? Number(viewer.slice(5)) : undefined })),
       ),
     );
   }
@@ -364,6 +368,13 @@ function showTimeline(panel: HTMLElement, problemBox: HTMLElement, timeline: Tim
 
   markMatches();
   void refresh();
+  // The descriptions of a long log's later versions come a page at a time.
+  void timeline
+    .describeAll(() => {
+      for (const [index, row] of rows.entries()) describeRow(timeline, row, events[index]);
+      markMatches();
+    }, signal)
+    .catch(() => undefined); // the rows keep the event's kind
 }
 
 function versionZeroRow(onClick: () => void): HTMLElement {
@@ -371,10 +382,7 @@ function versionZeroRow(onClick: () => void): HTMLElement {
 }
 
 function timelineRow(timeline: Timeline, event: Event, index: number, onClick: () => void): HTMLElement {
-  const kind = eventKind(event);
-  const who = seatName(timeline, event.seat);
   const broken = timeline.problem !== undefined && timeline.problem.event === index + 1;
-  const description = describeEvent(event);
   const row = h(
     "li",
     { class: broken ? "broken" : "", attrs: { "data-version": String(event.version) } },
@@ -383,22 +391,25 @@ function timelineRow(timeline: Timeline, event: Event, index: number, onClick: (
       { class: "row", attrs: { type: "button", disabled: index + 1 > timeline.last }, on: { click: onClick } },
       h("span", { class: "version" }, String(event.version)),
       " ",
-      h("span", { class: "who" }, who),
-      " · ",
-      h("span", { class: "kind" }, kind),
-      // Phase 2: the server's description of the event, in the page's language, here.
-      h("span", { class: "description" }, details(description, kind)),
+      h("span", { class: "description" }),
       broken ? h("strong", { class: "broken-mark" }, ` — ${t("debug.brokenHere")}`) : null,
     ),
   );
-  row.dataset["search"] = `${who} ${kind} ${description} ${event.command ? describeCommand(event.command) : ""}`.toLowerCase();
+  describeRow(timeline, row, event);
   return row;
 }
 
-/** What the generic description says beyond the event's kind. */
-function details(description: string, kind: string): string {
-  const rest = description.toLowerCase().startsWith(kind.toLowerCase()) ? description.slice(kind.length) : ` ${description}`;
-  return rest.trim() ? ` ${rest.trim().replace(/^\((.*)\)$/, "$1")}` : "";
+/** A row's words: the server's description of its event once known, else who and what. */
+function describeRow(timeline: Timeline, row: HTMLElement, event: Event): void {
+  const words = timeline.descriptions.get(Number(event.version));
+  const who = seatName(timeline, event.seat);
+  const kind = eventKind(event);
+  const text = words ?? `${who} · ${kind}`;
+  const slot = row.querySelector(".description");
+  if (slot === null || slot.textContent === text) return;
+  slot.textContent = text;
+  row.dataset["described"] = words === undefined ? "" : "yes";
+  row.dataset["search"] = `${who} ${kind} ${text} ${event.command ? describeCommand(event.command) : ""}`.toLowerCase();
 }
 
 function jsonText(value: unknown): string {

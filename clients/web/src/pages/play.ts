@@ -1,35 +1,50 @@
 // The play page: a game as this browser's seat sees it (or as a spectator, without one),
-// its board (boards/), the moves offered, what happened in words, and the outcome. It
-// uses what the API offers today: GetGame for the view and legal moves, SubmitCommand
-// (act) to play, StreamEvents (follow) for the events, resumed by the client after a drop.
-// Phase 2 moves it onto the WebSocket GameSession (one connection: view, moves, log,
-// pending move, reconnection) without changing the board boundary.
+// live over the WebSocket Play channel (GameSession: the view, the legal moves, the
+// events, the move pending until its result, reconnection and resumption by itself).
+// The board (boards/) offers the moves as choices on the table; what happened is told
+// in the server's words (each event's description), and the outcome at the end.
+//
+// Several seats held at one screen (friends taking turns): one session per seat, and
+// the seat whose turn it is plays. GetGame is asked for the seats and the kind, and again
+// when the table changes (a player joins, the game is dealt) or, in a game with a turn
+// clock, at each turn (every seat's clock). Who is connected comes with the session
+// (presence); once the game is over, the rematch is one click (PlayAgain).
 
-import { Code, ConnectError, GameStatus, type Command, type Event, type Game, type Ludotheque } from "@ludotheque/client";
+import { Code, ConnectError, GameStatus, type Command, type Event, type Game, type GameKind, type GameSession, type GameSnapshot } from "@ludotheque/client";
 
-import { errorText, seats as heldSeats, service, type HeldSeat } from "../api";
-import { boardFor } from "../boards/board";
+import { api, errorText, hosts, seats as heldSeats, playSession, type HeldSeat } from "../api";
+import { PlayBoard } from "../boards/play-board";
+import { picture, s, starPoints } from "../boards/svg";
 import { announce, fill, h } from "../dom";
 import { t } from "../i18n";
-import { kindName } from "../kinds";
-import { paths } from "../router";
+import { gameKind, kindName } from "../kinds";
+import { navigate, paths } from "../router";
 import { describeEvent } from "../views/message";
+import { playAgain } from "./rematch";
+import { TablePanel } from "./table";
 
 export function playPage(main: HTMLElement, gameId: string): () => void {
-  const abort = new AbortController();
   const held = heldSeats.held(gameId);
   let seat: HeldSeat | undefined = held[0];
   let game: Game | undefined;
-  let pending = false;
-  let seen = 0n;
+  let gameAt = 0;
+  let facts: GameKind | undefined;
+  let left = false;
+  const sessions = new Map<number | "spectator", GameSession>();
+  let lastLogged = 0n;
 
   const title = h("h1", { attrs: { tabindex: -1 } }, t("play.loading"));
   const who = h("p", { class: "lead" });
   const status = h("p", { class: "status", attrs: { role: "status", "data-status": "" } });
+  const connection = h("p", { class: "connection", attrs: { role: "status", "data-connection": "connecting" } });
   const error = h("p", { class: "error", attrs: { role: "alert" } });
   const seatSwitch = h("div", { class: "seat-switch" });
-  const boardBox = h("div", { class: "board-box" });
+  const outcome = h("div", { class: "outcome", attrs: { hidden: true } });
+  const board = new PlayBoard(play);
+  const table = new TablePanel();
+  const notDealt = h("div", { class: "panel not-dealt", attrs: { hidden: true } }, h("p", {}, t("play.notDealt")));
   const log = h("ol", { class: "event-log" });
+  const logScroller = h("div", { class: "log-scroll", attrs: { role: "log", "aria-live": "polite", "aria-labelledby": "log-title", "aria-busy": "true", tabindex: 0 } }, log);
   fill(
     main,
     h(
@@ -38,169 +53,280 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
       title,
       who,
       h("div", { class: "play-bar" }, status, seatSwitch),
+      connection,
       error,
       h(
         "div",
         { class: "play-layout" },
-        h("section", { class: "board-area", attrs: { "aria-label": t("play.board") } }, boardBox),
+        h("section", { class: "board-area", attrs: { "aria-label": t("play.board") } }, outcome, notDealt, board.element),
         h(
-          "section",
-          { class: "panel log-panel", attrs: { "aria-labelledby": "log-title" } },
-          h("h2", { attrs: { id: "log-title" } }, t("play.log")),
-          // A log region: screen readers read each new event as it comes.
-          h("div", { class: "log-scroll", attrs: { role: "log", "aria-labelledby": "log-title", tabindex: 0 } }, log),
+          "div",
+          { class: "side" },
+          table.element,
+          h("section", { class: "panel log-panel", attrs: { "aria-labelledby": "log-title" } }, h("h2", { attrs: { id: "log-title" } }, t("play.log")), logScroller),
         ),
       ),
-      h("p", { class: "links" }, h("a", { attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
+      h("p", { class: "links" }, h("a", { attrs: { href: paths.lobby() } }, t("play.toLobby")), " · ", h("a", { attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
     ),
   );
 
-  const caller = (): Ludotheque => (seat ? service.withToken(seat.token) : service);
+  // --- sessions ---------------------------------------------------------------------
 
-  // What the page shows was drawn for this (version, seat, pending): the same again is
-  // not redrawn, so a button is not replaced under a player's finger or focus.
-  let drawn = "";
+  function open(): void {
+    for (const session of sessions.values()) session.close();
+    sessions.clear();
+    if (held.length === 0) sessions.set("spectator", playSession(gameId));
+    for (const one of held) sessions.set(one.seat, playSession(gameId, one.token));
+    for (const session of sessions.values()) session.subscribe(schedule);
+    schedule();
+  }
+
+  /** The session whose events make the log: the first seat's, or the spectator's. */
+  const primary = (): GameSession | undefined => sessions.get(held[0]?.seat ?? "spectator");
+  const playing = (): GameSession | undefined => (seat ? sessions.get(seat.seat) : primary());
+
+  // Changes that come together (a message of several events) are drawn once. A microtask,
+  // not an animation frame: a page in the background still keeps up with its game.
+  let scheduled = false;
+  function schedule(): void {
+    if (scheduled || left) return;
+    scheduled = true;
+    queueMicrotask(render);
+  }
+
+  // --- drawing ----------------------------------------------------------------------
+
   function render(): void {
-    if (!game) return;
-    const key = `${game.version}:${seat?.seat ?? "-"}:${pending}`;
-    if (key === drawn) return;
-    drawn = key;
+    scheduled = false;
+    if (left) return;
+    const first = primary()?.getSnapshot();
+    if (game === undefined || first === undefined) return;
+    takeTurns();
+    const snapshot = playing()?.getSnapshot() ?? first;
     title.textContent = kindName(game.kind);
     document.title = `${title.textContent} · Ludothèque`;
     who.textContent = game.seats
       .map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.open ? t("play.openSeat") : s.name))
       .join(" · ");
-    status.textContent = statusText(game, seat);
-    status.dataset["status"] = game.status === GameStatus.FINISHED ? "finished" : game.toAct.includes(seat?.seat ?? -1) ? "your-turn" : "waiting";
+    renderStatus(snapshot);
+    renderConnection(first);
     renderSeatSwitch();
-    const myTurn = seat !== undefined && game.toAct.includes(seat.seat);
+    // Nothing is dealt while the game waits for its players: a word instead of an empty table.
+    const waiting = game.status === GameStatus.OPEN && snapshot.legalCommands.length === 0;
+    board.element.hidden = waiting;
+    notDealt.hidden = !waiting;
+    board.update({
+      kind: game.kind,
+      facts,
+      view: snapshot.view,
+      seats: game.seats,
+      viewerSeat: seat?.seat,
+      commands: snapshot.legalCommands,
+      pending: snapshot.pending.length > 0,
+    });
+    for (const event of first.events) addEvent(event);
+    if (first.view !== undefined) logScroller.setAttribute("aria-busy", "false");
+    const host = hosts.token(gameId);
+    table.update({
+      game,
+      receivedAt: gameAt,
+      online: first.onlineSeats,
+      mine: held.map((one) => one.seat),
+      start: host && game.status === GameStatus.OPEN ? () => void startNow(host) : undefined,
+    });
+    if (first.version !== refreshedAt && (game.status === GameStatus.OPEN || game.clock !== undefined || first.gameOver || hasTableEvent(first, refreshedAt))) {
+      refreshedAt = first.version;
+      void refreshGame();
+    }
+  }
+
+  // --- the table ----------------------------------------------------------------------
+
+  let refreshedAt = 0n;
+  let refreshing = false;
+  let again = false;
+  /** GetGame again (one at a time; news meanwhile asks for one more after). */
+  async function refreshGame(): Promise<void> {
+    if (refreshing) {
+      again = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      do {
+        again = false;
+        const fresh = await api(seat?.token).getGame(gameId);
+        if (left) return;
+        game = fresh;
+        gameAt = Date.now();
+        schedule();
+      } while (again);
+    } catch {
+      // The session says when the server cannot be reached; the table keeps what it had.
+    } finally {
+      refreshing = false;
+    }
+  }
+
+  async function startNow(host: string): Promise<void> {
+    try {
+      await api(host).startGame(gameId);
+      void refreshGame();
+    } catch (reason) {
+      error.textContent = errorText(reason);
+    }
+  }
+
+  async function rematch(button: HTMLButtonElement): Promise<void> {
+    button.disabled = true;
+    try {
+      const next = await playAgain(gameId, held, (one) => sessions.get(one.seat)?.getSnapshot().rematch);
+      if (next) navigate(paths.play(next));
+    } catch (reason) {
+      error.textContent = errorText(reason);
+      button.disabled = false;
+    }
+  }
+
+  /** Friends at one screen: when the seat shown has nothing to do, the one that has plays. */
+  function takeTurns(): void {
+    if (held.length < 2 || (seat && (sessions.get(seat.seat)?.getSnapshot().legalCommands.length ?? 0) > 0)) return;
+    const next = held.find((one) => (sessions.get(one.seat)?.getSnapshot().legalCommands.length ?? 0) > 0);
+    if (next && next.seat !== seat?.seat) {
+      seat = next;
+      announce(t("play.nowPlaying", { name: next.name }));
+    }
+  }
+
+  function renderStatus(snapshot: GameSnapshot): void {
+    if (game === undefined) return;
+    let text: string;
+    let state: string;
+    if (game.status === GameStatus.OPEN && !snapshot.gameOver && snapshot.legalCommands.length === 0) {
+      text = t("play.waitingForPlayers");
+      state = "open";
+    } else if (snapshot.gameOver) {
+      text = t("play.over");
+      state = "finished";
+      showOutcome(snapshot.events.at(-1)?.description?.text || text);
+    } else if (snapshot.legalCommands.length > 0 && seat) {
+      text = t("play.yourTurn", { name: seat.name });
+      state = "your-turn";
+    } else {
+      const active = activeSeat(snapshot);
+      const name = active === undefined ? "" : (game.seats[active]?.name ?? "");
+      text = name ? t("play.waitingFor", { names: name }) : t("play.loading");
+      state = "waiting";
+    }
+    if (status.textContent !== text) status.textContent = text;
+    status.dataset["status"] = state;
+  }
+
+  function showOutcome(text: string): void {
+    if (!outcome.hidden) return;
     fill(
-      boardBox,
-      boardFor(game.kind).render({
-        kind: game.kind,
-        view: game.view,
-        legalCommands: myTurn ? game.legalCommands : [],
-        seats: game.seats,
-        viewerSeat: seat?.seat,
-        onCommand: seat ? play : undefined,
-        pending,
-      }),
+      outcome,
+      h("p", { class: "outcome-text" }, h("span", { class: "outcome-mark" }, picture("0 0 40 40", s("polygon", { points: starPoints(20, 21, 18, 8), fill: "#f4b942", stroke: "#8a6d00", "stroke-width": 2 }))), " ", text),
+      h(
+        "p",
+        { class: "outcome-actions" },
+        held.length > 0 ? h("button", { class: "primary rematch", attrs: { type: "button" }, on: { click: (event) => void rematch(event.currentTarget as HTMLButtonElement) } }, t("play.again")) : null,
+        " ",
+        h("a", { class: held.length > 0 ? "button secondary" : "button", attrs: { href: paths.lobby() } }, t("play.newGame")),
+      ),
     );
+    outcome.hidden = false;
+  }
+
+  function renderConnection(snapshot: GameSnapshot): void {
+    const state = snapshot.status === "closed" && snapshot.error === undefined ? "done" : snapshot.status;
+    if (connection.dataset["connection"] === state) return;
+    connection.dataset["connection"] = state;
+    if (state === "reconnecting") fill(connection, t("play.reconnecting"));
+    else if (state === "closed") {
+      fill(
+        connection,
+        t("play.connectionLost", { reason: snapshot.error ? errorText(snapshot.error) : "" }),
+        " ",
+        h("button", { class: "secondary", attrs: { type: "button" }, on: { click: open } }, t("play.tryAgain")),
+      );
+    } else fill(connection);
   }
 
   function renderSeatSwitch(): void {
-    if (held.length < 2) {
-      seatSwitch.replaceChildren();
-      return;
-    }
+    if (held.length < 2) return;
     const select = h(
       "select",
-      { attrs: { id: "seat-select" }, on: { change: () => switchSeat(Number(select.value)) } },
+      { attrs: { id: "seat-select" }, on: { change: () => ((seat = held.find((s) => s.seat === Number(select.value)) ?? seat), schedule()) } },
       ...held.map((s) => h("option", { attrs: { value: s.seat, selected: s.seat === seat?.seat } }, s.name)),
     );
-    fill(seatSwitch, h("label", { attrs: { for: "seat-select" } }, t("play.playingAs")), select);
-  }
-
-  function switchSeat(index: number): void {
-    seat = held.find((s) => s.seat === index) ?? seat;
-    void refresh();
-  }
-
-  // One GetGame at a time; events arriving meanwhile ask for one more afterwards.
-  let refreshing: Promise<void> | undefined;
-  let again = false;
-  async function refresh(): Promise<void> {
-    if (refreshing) {
-      again = true;
-      return refreshing;
+    if (seatSwitch.querySelector("select")?.value !== String(seat?.seat)) {
+      fill(seatSwitch, h("label", { attrs: { for: "seat-select" } }, t("play.playingAs")), select);
     }
-    refreshing = (async () => {
-      do {
-        again = false;
-        try {
-          game = await caller().getGame(gameId);
-          // Several seats at one screen: the one whose turn it is plays.
-          if (seat && !game.toAct.includes(seat.seat)) {
-            const next = held.find((s) => game?.toAct.includes(s.seat));
-            if (next) {
-              seat = next;
-              announce(t("play.nowPlaying", { name: next.name }));
-              game = await caller().getGame(gameId);
-            }
-          }
-          error.textContent = "";
-          render();
-        } catch (reason) {
-          if (abort.signal.aborted) return;
-          error.textContent = errorText(reason);
-        }
-      } while (again && !abort.signal.aborted);
-    })();
-    try {
-      await refreshing;
-    } finally {
-      refreshing = undefined;
-    }
-  }
-
-  async function play(command: Command): Promise<void> {
-    if (!game || pending) return;
-    pending = true;
-    render();
-    try {
-      await caller().act(gameId, command, { expectedVersion: game.version });
-    } catch (reason) {
-      const stale = reason instanceof ConnectError && reason.code === Code.Aborted;
-      if (!stale) error.textContent = errorText(reason);
-    } finally {
-      pending = false;
-    }
-    await refresh();
-    (boardBox.querySelector("button.move") as HTMLElement | null)?.focus();
   }
 
   function addEvent(event: Event): void {
-    if (event.version <= seen) return;
-    seen = event.version;
-    const seatName = event.seat !== undefined ? game?.seats[event.seat]?.name : undefined;
-    const text = describeEvent(event);
+    if (event.version <= lastLogged) return;
+    lastLogged = event.version;
     log.append(
       h(
         "li",
         { attrs: { "data-version": String(event.version) } },
-        h("span", { class: "version" }, String(event.version)),
+        h("span", { class: "version", attrs: { "aria-hidden": "true" } }, String(event.version)),
         " ",
-        seatName ? h("strong", {}, `${seatName}: `) : null,
-        text,
+        event.description?.text || describeEvent(event),
       ),
     );
-    const scroller = log.parentElement;
-    if (scroller) scroller.scrollTop = scroller.scrollHeight;
+    logScroller.scrollTop = logScroller.scrollHeight;
   }
 
-  async function follow(): Promise<void> {
+  // --- playing ----------------------------------------------------------------------
+
+  function play(command: Command): void {
+    const session = playing();
+    if (session === undefined) return;
+    error.textContent = "";
+    session.play(command, { expectedVersion: session.getSnapshot().version }).catch((reason: unknown) => {
+      board.forget();
+      // A move made stale by the game moving on is not the player's fault: the new turn shows.
+      if (left || (reason instanceof ConnectError && reason.code === Code.Aborted)) return;
+      error.textContent = errorText(reason);
+    });
+  }
+
+  void (async () => {
     try {
-      for await (const event of caller().follow(gameId, { signal: abort.signal })) {
-        addEvent(event);
-        void refresh();
-      }
-      await refresh();
+      game = await api(seat?.token).getGame(gameId);
+      gameAt = Date.now();
+      facts = await gameKind(game.kind).catch(() => undefined);
+      if (left) return;
+      open();
+      title.focus();
     } catch (reason) {
-      if (!abort.signal.aborted) error.textContent = errorText(reason);
+      if (!left) {
+        title.textContent = t("play.notFound");
+        error.textContent = errorText(reason);
+      }
     }
-  }
+  })();
 
-  void refresh().then(() => {
-    title.focus();
-    void follow();
-  });
-  return () => abort.abort();
+  return () => {
+    left = true;
+    table.close();
+    for (const session of sessions.values()) session.close();
+  };
 }
 
-function statusText(game: Game, seat: HeldSeat | undefined): string {
-  if (game.status === GameStatus.FINISHED) return game.outcome?.summary || t("play.over");
-  if (game.status === GameStatus.OPEN) return t("play.waitingForPlayers");
-  if (seat && game.toAct.includes(seat.seat)) return t("play.yourTurn", { name: seat.name });
-  const names = game.toAct.map((index) => game.seats[index]?.name ?? String(index));
-  return t("play.waitingFor", { names: names.join(", ") });
+/** Whether a table event (a join, a leave, a take-over) came after `version`. */
+function hasTableEvent(snapshot: GameSnapshot, version: bigint): boolean {
+  for (let index = snapshot.events.length - 1; index >= 0 && snapshot.events[index].version > version; index--) {
+    if (snapshot.events[index].table) return true;
+  }
+  return false;
+}
+
+/** The seat the game waits for, from the view (every game's view names its active seat). */
+function activeSeat(snapshot: GameSnapshot): number | undefined {
+  const inner = snapshot.view?.game.value as { activeSeat?: number } | undefined;
+  return inner?.activeSeat;
 }

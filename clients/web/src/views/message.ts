@@ -1,8 +1,8 @@
 // Any message of the API shown for people without knowing its game: its fields walked
 // through protobuf-es's descriptors (so enum values read as names, oneofs as the case
 // set), labelled from the catalogs where they have words, else from the field's name.
-// The generic board, the event log and the debug panel all show messages this way;
-// phase 2 puts the server's descriptions of moves and events in front of it.
+// The generic board and the debug panel show messages this way; moves and events are
+// told in the server's own words (their descriptions) when they carry them.
 
 import {
   CommandSchema,
@@ -127,17 +127,19 @@ function payload(desc: DescMessage, envelope: unknown): { desc: DescMessage; val
   return { desc: field.message, value: selected.value };
 }
 
-/** A move in a few words, e.g. "Draw (pile 1)". Phase 2: the server's description first. */
+/** A move in a few words: the server's description ("Draw from the left pile (Sun
+ * Mooki showing)"), else its fields, e.g. "Draw (pile 1)". */
 export function describeCommand(command: Command): string {
+  if (command.description?.text) return command.description.text;
   const inner = payload(CommandSchema, command);
   return inner ? capitalise(oneLine(show(inner.desc, inner.value, false))) : "?";
 }
 
-/** An event in a few words, e.g. "Card drawn (pile 1, ...)". Phase 2: the server's description first. */
+/** An event in a few words: the server's description, else its fields, e.g. "Card
+ * drawn (pile 1, ...)". */
 export function describeEvent(event: Event): string {
-  // Around the table (a player joined, a bot took a seat over): no game payload, the
-  // server's words only.
-  if (event.table) return event.description?.text ?? "";
+  if (event.description?.text) return event.description.text;
+  if (event.table) return "";
   const inner = payload(EventSchema, event);
   return inner ? capitalise(oneLine(show(inner.desc, inner.value, false))) : "?";
 }

@@ -1119,6 +1119,7 @@ class ReplayLogRequest(_message.Message):
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     AS_SEAT_FIELD_NUMBER: _builtins.int
     AS_SPECTATOR_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     from_version: _builtins.int
     """The first version to show (default 0: before the first event)."""
     to_version: _builtins.int
@@ -1129,6 +1130,12 @@ class ReplayLogRequest(_message.Message):
     """The views as this seat saw them (default: complete, as the admin)."""
     as_spectator: _builtins.bool
     """The views as a spectator saw them."""
+    locale: _builtins.str
+    """The language of the steps' event descriptions, the legal commands'
+    descriptions and choices, and the error messages: a language tag ("fr",
+    "fr-CA") or a list as in Accept-Language. Empty: the call's Accept-Language
+    header (gRPC: `accept-language` metadata), else English.
+    """
     @_builtins.property
     def log(self) -> _game_pb2.GameLog:
         """A complete log (exported by the admin, with its seed), at most 10000 events."""
@@ -1142,10 +1149,11 @@ class ReplayLogRequest(_message.Message):
         page_size: _builtins.int = ...,
         as_seat: _builtins.int | None = ...,
         as_spectator: _builtins.bool = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_to_version", b"_to_version", "as_seat", b"as_seat", "log", b"log", "to_version", b"to_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_to_version", b"_to_version", "as_seat", b"as_seat", "as_spectator", b"as_spectator", "from_version", b"from_version", "log", b"log", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat", "_to_version", b"_to_version", "as_seat", b"as_seat", "as_spectator", b"as_spectator", "from_version", b"from_version", "locale", b"locale", "log", b"log", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__as_seat: _TypeAlias = _typing.Literal["as_seat"]  # noqa: Y015
     _WhichOneofArgType__as_seat: _TypeAlias = _typing.Literal["_as_seat", b"_as_seat"]  # noqa: Y015
@@ -1250,6 +1258,7 @@ class ReplayLogStep(_message.Message):
     OUTCOME_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
     LEGAL_COMMANDS_FIELD_NUMBER: _builtins.int
+    EVENT_FIELD_NUMBER: _builtins.int
     at_version: _builtins.int
     """The version shown (0: before the first event)."""
     status: _game_pb2.GameStatus.ValueType
@@ -1269,7 +1278,16 @@ class ReplayLogStep(_message.Message):
     @_builtins.property
     def legal_commands(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Command]:
         """The moves the viewer could make at that version (the admin: those of every
-        seat the game waited for).
+        seat the game waited for), each with its description and choice steps in
+        the request's language.
+        """
+
+    @_builtins.property
+    def event(self) -> _game_pb2.Event:
+        """The event that made this version (unset at version 0), as the viewer saw it
+        (redacted for a seat or a spectator; unset when the viewer could not see it
+        at all), with its description in the request's language: what a timeline
+        shows for the step.
         """
 
     def __init__(
@@ -1281,10 +1299,11 @@ class ReplayLogStep(_message.Message):
         outcome: _game_pb2.Outcome | None = ...,
         view: _game_pb2.GameView | None = ...,
         legal_commands: _abc.Iterable[_game_pb2.Command] | None = ...,
+        event: _game_pb2.Event | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "view", b"view"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "outcome", b"outcome", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["at_version", b"at_version", "legal_commands", b"legal_commands", "outcome", b"outcome", "status", b"status", "to_act", b"to_act", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at_version", b"at_version", "event", b"event", "legal_commands", b"legal_commands", "outcome", b"outcome", "status", b"status", "to_act", b"to_act", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

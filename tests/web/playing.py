@@ -1,0 +1,70 @@
+"""Playing a game in the browser as a person would: by clicking the choices the board
+offers (or with the keyboard), until the game is over, with screenshots on the way."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from ludotheque import Client
+
+from tests.support.browser import Page
+from tests.support.server import ServerProcess
+
+STATUS = "document.querySelector('.status')?.dataset.status"
+CHOICES = "[...document.querySelectorAll('.play-board [data-choice]')].map(e => e.dataset.choice)"
+TURN = (
+    f"{STATUS} === 'finished' ? 'finished'"
+    f" : ({STATUS} === 'your-turn' && document.querySelector('.play-board [data-choice]')) ? 'move' : ''"
+)
+FOCUSED_CHOICE = "document.activeElement?.closest('.play-board [data-choice]')?.dataset.choice ?? ''"
+MAX_CLICKS = 400
+
+
+def assert_accessible(page: Page) -> None:
+    violations = page.accessibility_violations()
+    assert violations == [], json.dumps(violations, indent=1)
+
+
+def wait_for_a_turn(page: Page) -> str:
+    """'move' once the board offers this browser's seat a choice, 'finished' at the end."""
+    return str(page.wait_until(TURN, 30_000))
+
+
+def play_by_clicking(page: Page, seed: int, shots: str, middle: int) -> int:
+    """Clicks one of the choices the board offers (chosen by a seeded random), step after
+    step, until the game is over; screenshots `shots`-middle after `middle` clicks and
+    `shots`-end. Returns the number of clicks."""
+    rng = random.Random(seed)
+    clicks = 0
+    while wait_for_a_turn(page) == "move":
+        keys: list[str] = page.evaluate(CHOICES)
+        page.click(f".play-board [data-choice={json.dumps(rng.choice(keys))}]")
+        clicks += 1
+        assert clicks < MAX_CLICKS, "the game did not end"
+        if clicks == middle:
+            assert_accessible(page)
+            page.screenshots(f"{shots}-middle")
+    page.wait_for(".outcome:not([hidden])")
+    return clicks
+
+
+def open_as_seat(page: Page, base: str, game_id: str, seats: list[dict[str, object]]) -> None:
+    """Opens the play page holding `seats` ({seat, name, token}), as the lobby would have
+    kept them in this browser's storage."""
+    page.goto(f"{base}/")
+    page.evaluate(f"localStorage.setItem('ludotheque.seats.{game_id}', {json.dumps(json.dumps(seats))})")
+    page.goto(f"{base}/play/{game_id}")
+
+
+def assert_the_log_is_the_games(page: Page, server: ServerProcess, game_id: str, token: str, locale: str = "en") -> int:
+    """The page's log is every event of the game, once, in order, in the server's words."""
+    with Client(server.target, token, locale=locale) as seat:
+        events = seat.history(game_id)
+    page.wait_until(f"document.querySelectorAll('.event-log li').length >= {len(events)}")
+    shown = page.evaluate(
+        "[...document.querySelectorAll('.event-log li')].map(li => [Number(li.dataset.version), li.textContent])"
+    )
+    assert [version for version, _ in shown] == [event.version for event in events]
+    assert [text.split(" ", 1)[1] for _, text in shown] == [event.description.text for event in events]
+    return len(events)
