@@ -179,6 +179,22 @@ def engines_table(results: Results) -> list[str]:
     return lines
 
 
+def work_table(results: Results) -> list[str]:
+    """GameApp's cost per move beside the engine's own work its moves and answers need."""
+    lines = [
+        "| game | GameApp: CPU µs per move (calls per move) | engine: decide, evolve, view, legal commands "
+        "| descriptions | engine's own work | GameApp / own work | GameApp / engine alone |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for w in results.work:
+        lines.append(
+            f"| {w.kind} | {_num(w.app.us_per_move)} ({w.app.calls_per_move:.2f}) | {_num(w.engine_us, 1)} "
+            f"| {_num(w.descriptions_us, 1)} | {_num(w.own_us, 1)} | {w.app_to_own:.2f}× "
+            f"| {w.app.us_per_move / w.engine_us:.2f}× |"
+        )
+    return lines
+
+
 def targets(results: Results) -> list[tuple[str, str, bool | None]]:
     """(target, measured, met) for each target of the issue that this run measured."""
     rows: list[tuple[str, str, bool | None]] = []
@@ -241,6 +257,14 @@ def targets(results: Results) -> list[tuple[str, str, bool | None]]:
     if one is not None and two is not None and one.count:
         gain = two.per_second / one.per_second
         rows.append(("2 workers ≥ 1.6× the moves per second of 1 (Redis)", f"{gain:.2f}×", gain >= 1.6))
+    for w in results.work:
+        rows.append(
+            (
+                f"GameApp's CPU per {w.kind} move ≤ 2× the engine's own work (descriptions included)",
+                f"{w.app_to_own:.2f}×",
+                w.app_to_own <= 2,
+            )
+        )
     for f in results.engines:
         rows.append(
             (f"{f.kind} replay ≥ 30% of the protobuf parse rate", f"{f.replay_to_parse:.0%}", f.replay_to_parse >= 0.3)
@@ -274,13 +298,15 @@ def analysis(results: Results) -> list[str]:
             f"decided inside it: {bot.cpu_us / echo.cpu_us:.2f}×."
         )
     app = results.app
-    if app is not None:
+    work = next((w for w in results.work if w.kind == kind), None)
+    if app is not None and work is not None:
         lines.append(
             f"- **The game's own work**: GameApp alone (no transport, memory store) spends {app.us_per_move:,.0f} µs "
-            f"of CPU per {kind} move ({app.calls_per_move:.2f} calls per move, responses encoded): decoding, "
-            "the token, the lock, `decide`, `evolve`, the store, the summary, the view, the legal commands, "
-            "the redacted events. With a gRPC call's floor on top, a move cannot cost 1.5 echoes unless "
-            "that work is well under half an echo."
+            f"of CPU per {kind} move ({app.calls_per_move:.2f} calls per move, responses encoded), "
+            f"{work.app_to_own:.2f}× what the engine itself does for those moves and answers "
+            f"({work.engine_us:,.0f} µs, and {work.descriptions_us:,.0f} µs to describe them): the rest is the "
+            "token, the lock, the envelopes, the store, the summary, the metrics and the response. With a "
+            "gRPC call's floor on top, a move cannot cost 1.5 echoes unless that work is well under half an echo."
         )
     for store in results.settings.stores:
         play, echo = results.find("play", store), echo_of(results, store)
@@ -365,7 +391,7 @@ def observation_section(results: Results) -> list[str]:
 
 def summary(results: Results) -> str:
     lines = [*moves_table(results), "", *stream_table(results), "", *memory_table(results), ""]
-    lines += [*scale_table(results), "", *engines_table(results), ""]
+    lines += [*scale_table(results), "", *engines_table(results), "", *work_table(results), ""]
     for name, value, met in targets(results):
         lines.append(f"{'MET ' if met else 'MISSED'}  {name}: {value}")
     return "\n".join(lines)
@@ -421,11 +447,20 @@ def markdown(results: Results, command: str) -> str:
     out += ["## Memory per live game", "", *memory_table(results), ""]
     out += ["## Scale: 1 and 2 workers sharing Redis", "", *scale_table(results), ""]
     out += [f"## Engines and replay (one core, CPU time, {s.micro_budget:g} s each)", "", *engines_table(results), ""]
-    if results.app is not None:
+    if results.work:
         out += [
-            f"GameApp alone (memory store, no transport), as the unary path drives it: "
-            f"**{results.app.us_per_move:,.0f} µs** of CPU per {results.app.kind} move "
-            f"({results.app.calls_per_move:.2f} calls per move, responses encoded; {results.app.moves:,} moves).",
+            "## The game's own work, per move (one core, CPU time)",
+            "",
+            "GameApp alone (memory store, no transport), as the unary path drives it: random legal moves, "
+            "a `SubmitCommand` each and a `GetGame` of the next seat when the turn passes, responses encoded. "
+            "Beside it, what the engine itself does for the same kind of moves and answers (the same driver's "
+            "choices, replayed on the engine alone): `decide`, `evolve`, `status`, the move's events redacted "
+            "for the mover, and each answer's view and legal commands; and, in their own column, the "
+            "descriptions those answers carry (the events' and the legal commands' phrases with their choice "
+            "steps, rendered in English). The rest of GameApp's cost is the service's: the token, the lock, "
+            "the envelopes, the store, the summary, the metrics, the response.",
+            "",
+            *work_table(results),
             "",
         ]
     out += observation_section(results)

@@ -21,7 +21,7 @@ from pathlib import Path
 from engines.registry import ENGINES
 from service.bench import report
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
-from service.bench.micro import AppFigures, EngineFigures, app_figures, engine_figures
+from service.bench.micro import AppFigures, EngineFigures, WorkFigures, engine_figures, work_figures
 from service.bench.observation import ObservationFigures, observation_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
@@ -99,7 +99,8 @@ class Results:
     measured: list[Measured] = field(default_factory=list)
     memory: list[MemoryFigure] = field(default_factory=list)
     engines: list[EngineFigures] = field(default_factory=list)
-    app: AppFigures | None = None
+    app: AppFigures | None = None  # GameApp alone, for the run's kind (one of `work`)
+    work: list[WorkFigures] = field(default_factory=list)  # GameApp and the engine's own work, per kind
     observation: ObservationFigures | None = None
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
@@ -292,7 +293,9 @@ def run(settings: Settings) -> Results:
                 redis.stop()
     progress("engine and replay micro-benchmarks")
     results.engines = engine_figures(settings.micro_budget)
-    results.app = app_figures(settings.kind, settings.micro_budget)
+    progress("the game's own work per move, and GameApp's")
+    results.work = work_figures(settings.micro_budget)
+    results.app = next(figures.app for figures in results.work if figures.kind == settings.kind)
     progress("what tracing and the access log cost per move")
     results.observation = observation_figures(settings.kind, settings.micro_budget)
     return results

@@ -46,7 +46,10 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     assert [row[0] for row in scale] == ["1", "2"]
     engines = _rows(report, "Engines and replay")
     assert [row[0] for row in engines] == sorted(ENGINES)
-    for row in moves + stream + scale + engines:
+    work = _rows(report, "The game's own work, per move")
+    assert [row[0] for row in work] == sorted(ENGINES)
+    assert all(row[5].endswith("×") for row in work)  # GameApp against the engine's own work
+    for row in moves + stream + scale + engines + work:
         assert "–" not in row, row  # every figure measured (– stands for none)
     for row in memory:
         assert "–" not in row[:3], row
