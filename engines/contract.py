@@ -72,6 +72,8 @@ class Viewer:
 
     @staticmethod
     def player(seat: int) -> Viewer:
+        if 0 <= seat < len(_PLAYERS):
+            return _PLAYERS[seat]  # asked on every call: viewers are immutable, made once
         return Viewer(Role.SEAT, seat)
 
     @staticmethod
@@ -92,6 +94,7 @@ class Viewer:
 
 SPECTATOR = Viewer(Role.SPECTATOR)
 ADMIN = Viewer(Role.ADMIN)
+_PLAYERS = tuple(Viewer(Role.SEAT, seat) for seat in range(16))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +113,20 @@ class Status:
     winners: tuple[int, ...] = ()
     scores: tuple[int, ...] = ()
     summary: str = ""
+
+
+def playing(seat: int | None) -> Status:
+    """The status of a game going on with `seat` to act (None: nobody, for now).
+    Asked many times a move: statuses are immutable, these are made once."""
+    if seat is None:
+        return _NOBODY
+    if 0 <= seat < len(_PLAYING):
+        return _PLAYING[seat]
+    return Status(finished=False, to_act=(seat,))
+
+
+_NOBODY = Status(finished=False)
+_PLAYING = tuple(Status(finished=False, to_act=(seat,)) for seat in range(16))
 
 
 S = TypeVar("S")

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
 from engines.immutable import replacer
 from engines.mooki.cards import (
     CARDS,
@@ -347,8 +347,7 @@ def legal_commands(state: MookiState, seat: int) -> list[pb.Command]:
 
 def status(state: MookiState) -> Status:
     if state.result is None:
-        seat = to_act(state)
-        return Status(finished=False, to_act=() if seat is None else (seat,))
+        return playing(to_act(state))
     result = state.result
     loser = _opponent(result.winner)
     tie = " (a tie in stars: the youngest player wins)" if result.won_by_age else ""

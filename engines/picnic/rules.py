@@ -11,7 +11,7 @@ from typing import TypeVar
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
 from engines.immutable import replacer
 from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
 from engines.picnic.data import DATA
@@ -598,8 +598,7 @@ def _facteur_commands(state: PicnicState, source: pb.TileSource.ValueType, tile:
 
 def status(state: PicnicState) -> Status:
     if state.result is None:
-        playing = state.phase != pb.PHASE_UNSPECIFIED
-        return Status(finished=False, to_act=(state.active_seat,) if playing else ())
+        return playing(state.active_seat if state.phase != pb.PHASE_UNSPECIFIED else None)
     everyone = tuple(range(state.seat_count))
     friends = state.invited_count
     if state.result.won:

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
 from engines.immutable import replacer
 from engines.pirates.cards import (
     COLOUR_NAMES,
@@ -520,8 +520,7 @@ def legal_commands(state: PiratesState, seat: int) -> list[pb.Command]:
 
 def status(state: PiratesState) -> Status:
     if state.winner is None:
-        seat = to_act(state)
-        return Status(finished=False, to_act=() if seat is None else (seat,))
+        return playing(to_act(state))
     winner = state.winner
     rounds = "round" if state.round == 1 else "rounds"
     return Status(

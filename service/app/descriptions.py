@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
 from ludotheque.v1 import choice_pb2, game_pb2
@@ -19,6 +20,9 @@ from engines.describers import DESCRIBERS
 from engines.phrases import Described, StepRole
 from service.app import envelopes
 from service.app.catalogs import Words, catalogs
+
+if TYPE_CHECKING:
+    from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 ROLES = {
     StepRole.ACTION: choice_pb2.CHOICE_ROLE_ACTION,
@@ -49,15 +53,25 @@ def describe_event(kind: str, event: game_pb2.Event, payload: Message, audience:
 
 
 def described_commands(
-    kind: str, payloads: Sequence[Message], view: Message, audience: Audience
+    kind: str,
+    payloads: Sequence[Message],
+    view: Message,
+    audience: Audience,
+    *,
+    into: RepeatedCompositeFieldContainer[game_pb2.Command] | None = None,
 ) -> list[game_pb2.Command]:
     """The commands in their envelopes, each with its description and choice steps,
-    from `view`: what the seat that may play them sees."""
+    from `view`: what the seat that may play them sees. With `into` (an answer's
+    repeated field), appended there instead (and none returned)."""
     words, names = audience.words, audience.names
-    commands = []
+    commands: list[game_pb2.Command] = []
     for payload, described in zip(payloads, DESCRIBERS[kind].describe_commands(payloads, view), strict=True):
+        command = game_pb2.Command() if into is None else into.add()
+        if into is None:
+            commands.append(command)
         if described.personal:
-            commands.append(_decorate(envelopes.command(kind, payload), described, words, names))
+            getattr(command, kind).CopyFrom(payload)
+            _decorate(command, described, words, names)
             continue
         # Words that name no seat are the same in every game: the move with its words
         # is made once per language and copied after.
@@ -67,9 +81,7 @@ def described_commands(
             if len(_MADE) >= MAX_MADE:
                 _MADE.clear()
             made = _MADE[key] = _decorate(envelopes.command(kind, payload), described, words, names)
-        command = game_pb2.Command()
         command.CopyFrom(made)
-        commands.append(command)
     return commands
 
 
