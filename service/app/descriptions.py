@@ -42,7 +42,19 @@ class Audience:
     @staticmethod
     def of(seats: Sequence[game_pb2.Seat], locale: str) -> Audience:
         """`locale`: a request's locale field (a tag or an Accept-Language list)."""
-        return Audience(catalogs().words(locale), tuple(seat.name for seat in seats))
+        words, names = catalogs().words(locale), tuple([seat.name for seat in seats])
+        key = (words.locale, names)
+        made = _AUDIENCES.get(key)  # every answer asks: an audience is immutable, made once
+        if made is None or made.words is not words:
+            if len(_AUDIENCES) >= MAX_AUDIENCES:
+                _AUDIENCES.clear()
+            made = _AUDIENCES[key] = Audience(words, names)
+        return made
+
+
+# (language, the players' names) -> their audience.
+_AUDIENCES: dict[tuple[str, tuple[str, ...]], Audience] = {}
+MAX_AUDIENCES = 4096
 
 
 def describe_event(kind: str, event: game_pb2.Event, payload: Message, audience: Audience) -> None:

@@ -194,7 +194,10 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
         game_id, tokens = created.game_id, created.seat_tokens
         start = time.process_time()
         seat = created.game.to_act[0]
-        legal = list((await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])).legal_commands)
+        # The answers' own repeated fields are chosen from (a list would copy them).
+        legal: Sequence[game_pb2.Command] = (
+            await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
+        ).legal_commands
         calls += 1
         while True:
             request = api.SubmitCommandRequest(game_id=game_id, command=rng.choice(legal), command_id=f"m{moves}")
@@ -205,12 +208,12 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
             if response.status == game_pb2.GAME_STATUS_FINISHED or not response.to_act:
                 break
             if response.to_act[0] == seat:
-                legal = list(response.legal_commands)
+                legal = response.legal_commands
             else:
                 seat = response.to_act[0]
                 game = await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
                 game.SerializeToString()
-                legal = list(game.legal_commands)
+                legal = game.legal_commands
                 calls += 1
         elapsed += time.process_time() - start
     return AppFigures(kind, moves, elapsed / moves * 1e6, calls / moves)
