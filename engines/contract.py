@@ -5,6 +5,7 @@ An engine is a handful of pure functions over plain data (see DESIGN.md):
     setup(options, seats, rng)          -> opening events (the deal)
     decide(state, seat, command, rng)   -> new events, or raise RuleViolation
     evolve(state, event)                -> the next state
+    evolve_all(state, events)           -> the state after them all (a replay)
     view(state, viewer)                 -> what that viewer may see
     legal_commands(state, seat)         -> every command decide would accept now
     redact(event, viewer)               -> the event as that viewer may see it
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -177,6 +178,11 @@ class Engine(Protocol[S, C, E, Opt, V]):
         Raises DataUnavailable on a GameStarted dealt with data this build lacks."""
         ...
 
+    def evolve_all(self, state: S, events: Iterable[E]) -> S:
+        """The state after `events`, in order: what `evolve` gives one event at a
+        time, without the states in between (a replay folds a whole game at once)."""
+        ...
+
     def decide(self, state: S, seat: int, command: C, rng: random.Random) -> list[E]:
         """The events `command` by `seat` causes; raises RuleViolation."""
         ...
@@ -198,9 +204,6 @@ class Engine(Protocol[S, C, E, Opt, V]):
         ...
 
 
-def fold(engine: Engine[S, C, E, Opt, V], events: Sequence[E], state: S | None = None) -> S:
+def fold(engine: Engine[S, C, E, Opt, V], events: Iterable[E], state: S | None = None) -> S:
     """Replays `events` from `state` (default: the initial state)."""
-    current = engine.initial_state() if state is None else state
-    for event in events:
-        current = engine.evolve(current, event)
-    return current
+    return engine.evolve_all(engine.initial_state() if state is None else state, events)

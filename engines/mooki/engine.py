@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
@@ -36,6 +36,9 @@ class MookiEngine:
 
     def evolve(self, state: MookiState, event: pb.Event) -> MookiState:
         return rules.evolve(state, event)
+
+    def evolve_all(self, state: MookiState, events: Iterable[pb.Event]) -> MookiState:
+        return rules.evolve_all(state, events)
 
     def decide(self, state: MookiState, seat: int, command: pb.Command, rng: random.Random) -> list[pb.Event]:
         return rules.decide(state, seat, command, rng)

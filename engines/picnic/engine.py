@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
@@ -36,6 +36,9 @@ class PicnicEngine:
 
     def evolve(self, state: PicnicState, event: pb.Event) -> PicnicState:
         return rules.evolve(state, event)
+
+    def evolve_all(self, state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
+        return rules.evolve_all(state, events)
 
     def decide(self, state: PicnicState, seat: int, command: pb.Command, rng: random.Random) -> list[pb.Event]:
         return rules.decide(state, seat, command, rng)

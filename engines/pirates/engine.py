@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
@@ -37,6 +37,9 @@ class PiratesEngine:
 
     def evolve(self, state: PiratesState, event: pb.Event) -> PiratesState:
         return rules.evolve(state, event)
+
+    def evolve_all(self, state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
+        return rules.evolve_all(state, events)
 
     def decide(self, state: PiratesState, seat: int, command: pb.Command, rng: random.Random) -> list[pb.Event]:
         return rules.decide(state, seat, command, rng)

@@ -5,6 +5,7 @@ is named after the game's kind, so this works for every game without a table."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeVar
 
 from google.protobuf.message import Message
@@ -53,3 +54,13 @@ def event_payload(event: game_pb2.Event) -> Message:
         raise ValueError(f"event {event.version} has no payload")
     payload: Message = getattr(event, which)
     return payload
+
+
+def event_payloads(events: Iterable[game_pb2.Event], kind: str) -> list[Message]:
+    """The payloads of a `kind` game's events, for a replay (engine.evolve_all): each
+    envelope is only asked whether it holds a `kind` payload, not which one it holds."""
+    return [getattr(event, kind) if event.HasField(kind) else _no_payload(event, kind) for event in events]
+
+
+def _no_payload(event: game_pb2.Event, kind: str) -> Message:
+    raise ValueError(f"event {event.version} has no {kind!r} payload")

@@ -134,9 +134,7 @@ def replay_rates(engine: AnyEngine, budget: float) -> tuple[float, float]:
     def replay() -> int:
         count = 0
         for blobs in games:
-            state = engine.initial_state()
-            for blob in blobs:
-                state = engine.evolve(state, envelopes.event_payload(parse(blob)))
+            fold(engine, envelopes.event_payloads(map(parse, blobs), engine.kind))
             count += len(blobs)
         return count
 
