@@ -260,7 +260,8 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
             index = taken.pile
             pile = piles[index]
             holding = (taken.seat, index, pile[0])
-            piles = (pile[1:], piles[1]) if index == 0 else put(piles, index, pile[1:])
+            rest = pile[1:]
+            piles = (rest, *piles[1:]) if index == 0 else put(piles, index, rest)
             phase = pb.PHASE_PLACE
         elif kind == "card_placed":
             placed = event.card_placed
@@ -271,7 +272,7 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
             else:
                 kept = Placed(card.card_id, card.hidden, card.shown, seat, side)
             collection = (*collections[target], kept)
-            collections = (collection, collections[1]) if target == 0 else put(collections, target, collection)
+            collections = (collection, *collections[1:]) if target == 0 else put(collections, target, collection)
             holding, phase, active_seat = None, pb.PHASE_DRAW, _opponent(seat)
         elif kind == "game_started":
             started = event.game_started

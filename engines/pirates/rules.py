@@ -390,7 +390,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
     """The state after `events`, in order: what evolving one event at a time gives,
     without making the states in between (a replay folds a whole game). The state's
     fields are local variables here; the discard pile, which grows by a card a turn,
-    is a list until the end."""
+    and the hands are lists until the end."""
     phase, options, seat_count, removed, round_number, round_first_seat = (
         state.phase,
         state.options,
@@ -400,7 +400,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
         state.round_first_seat,
     )
     hands, draw_pile, discard, active_seat, direction, announced = (
-        state.hands,
+        list(state.hands),
         state.draw_pile,
         list(state.discard),
         state.active_seat,
@@ -427,15 +427,17 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
         elif kind == "card_played":
             played = event.card_played
             card, seat = Card.from_proto(played.card), played.seat
-            hands = _with_hand(hands, seat, _without(hands[seat], card))
+            hands[seat] = _without(hands[seat], card)
             discard.append(card)
             announced = played.announced
             drawn = ()  # whatever was drawn this turn is now in the hand or on the pile
         elif kind == "cards_drawn":
             taken = event.cards_drawn
-            cards, seat = tuple(map(Card.from_proto, taken.cards)), taken.seat
-            hands = _with_hand(hands, seat, tuple(sorted(hands[seat] + cards)))
-            draw_pile = draw_pile[taken.count :]
+            # The cards drawn are the draw pile's top ones (decide draws them there,
+            # after any rebuild's event): they are taken from the state, not read.
+            count, seat = taken.count, taken.seat
+            cards, draw_pile = draw_pile[:count], draw_pile[count:]
+            hands[seat] = tuple(sorted(hands[seat] + cards))
             if taken.reason != pb.DRAW_REASON_OHE:
                 phase, drawn, drawn_reason, draw_penalty = pb.PHASE_DRAWN, cards, taken.reason, 0
         elif kind == "draw_pile_rebuilt":
@@ -448,7 +450,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
             for hand in dealt.hands:
                 dealt_hands[hand.seat] = tuple(map(Card.from_proto, hand.cards))
             hands, draw_pile, discard = (
-                tuple(dealt_hands),
+                dealt_hands,
                 tuple(map(Card.from_proto, dealt.draw_pile)),
                 [Card.from_proto(dealt.discard)],
             )
@@ -481,7 +483,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
                 fresh.phase,
                 fresh.round,
                 fresh.round_first_seat,
-                fresh.hands,
+                list(fresh.hands),
                 fresh.draw_pile,
                 list(fresh.discard),
             )
@@ -502,7 +504,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
         removed=removed,
         round=round_number,
         round_first_seat=round_first_seat,
-        hands=hands,
+        hands=tuple(hands),
         draw_pile=draw_pile,
         discard=tuple(discard),
         active_seat=active_seat,
@@ -520,10 +522,6 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     index = hand.index(card)
     return hand[:index] + hand[index + 1 :]
-
-
-def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    return (*hands[:seat], hand, *hands[seat + 1 :])
 
 
 # --- questions ---------------------------------------------------------------------

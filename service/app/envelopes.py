@@ -5,7 +5,7 @@ is named after the game's kind, so this works for every game without a table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TypeVar
 
 from google.protobuf.message import Message
@@ -56,10 +56,11 @@ def event_payload(event: game_pb2.Event) -> Message:
     return payload
 
 
-def event_payloads(events: Iterable[game_pb2.Event], kind: str) -> list[Message]:
-    """The payloads of a `kind` game's events, for a replay (engine.evolve_all): each
-    envelope is only asked whether it holds a `kind` payload, not which one it holds."""
-    return [getattr(event, kind) if event.HasField(kind) else _no_payload(event, kind) for event in events]
+def event_payloads(events: Iterable[game_pb2.Event], kind: str) -> Iterator[Message]:
+    """The payloads of a `kind` game's events, one at a time, for a replay
+    (engine.evolve_all): each envelope is only asked whether it holds a `kind`
+    payload, not which one it holds, and is let go once its payload is applied."""
+    return (getattr(event, kind) if event.HasField(kind) else _no_payload(event, kind) for event in events)
 
 
 def _no_payload(event: game_pb2.Event, kind: str) -> Message:
