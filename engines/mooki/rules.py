@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.immutable import put, replacer
+from engines.immutable import replacer
 from engines.mooki.cards import (
     CARDS,
     FAMILIES,
@@ -235,7 +235,9 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
     """The state after `events`, in order: what evolving one event at a time gives,
     without making the states in between (a replay folds a whole game). The state's
     fields are local variables here, and the card in hand a plain tuple until the end
-    (most are placed at once)."""
+    (most are placed at once). A pile is not copied for each card drawn from it: how
+    many were drawn is counted, and the pile cut once at the end; a collection that
+    grows is a list until the end."""
     phase, stars, youngest_seat, active_seat, piles, collections = (
         state.phase,
         state.stars,
@@ -253,15 +255,18 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
     )
     drawn = state.drawn
     holding: tuple[int, int, PileCard] | None = None if drawn is None else (drawn.seat, drawn.pile, drawn.card)
+    # Cards drawn from each pile since the last cut (piles[i][taken_from[i]] is its top),
+    # and each collection as a list once a card is placed in it.
+    taken_from = [0] * len(piles)
+    growing: list[tuple[Placed, ...] | list[Placed]] = list(collections)
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "card_drawn":
             taken = event.card_drawn
             index = taken.pile
-            pile = piles[index]
-            holding = (taken.seat, index, pile[0])
-            rest = pile[1:]
-            piles = (rest, *piles[1:]) if index == 0 else put(piles, index, rest)
+            top = taken_from[index]
+            holding = (taken.seat, index, piles[index][top])
+            taken_from[index] = top + 1
             phase = pb.PHASE_PLACE
         elif kind == "card_placed":
             placed = event.card_placed
@@ -271,8 +276,10 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
                 kept = Placed(card.card_id, card.shown, card.hidden, seat, side)
             else:
                 kept = Placed(card.card_id, card.hidden, card.shown, seat, side)
-            collection = (*collections[target], kept)
-            collections = (collection, *collections[1:]) if target == 0 else put(collections, target, collection)
+            collection = growing[target]
+            if not isinstance(collection, list):
+                collection = growing[target] = list(collection)
+            collection.append(kept)
             holding, phase, active_seat = None, pb.PHASE_DRAW, _opponent(seat)
         elif kind == "game_started":
             started = event.game_started
@@ -285,7 +292,9 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
                 started.first_seat,
             )
             piles = tuple([tuple(map(_pile_card, pile.cards)) for pile in started.piles])
-            collections, holding, scoring, trophies = fresh.collections, None, None, fresh.trophies
+            taken_from = [0] * len(piles)
+            growing = list(fresh.collections)
+            holding, scoring, trophies = None, None, fresh.trophies
             discarded, result, options = None, None, started.options
         elif kind == "trophies_awarded":
             scoring = _scoring_from_proto(event.trophies_awarded)
@@ -311,6 +320,9 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
             finished = event.game_finished
             result, phase = Result(tuple(finished.stars), finished.winner, finished.won_by_age), pb.PHASE_FINISHED
         # any other kind is one this rules version does not know: it changes nothing
+    if any(taken_from):
+        piles = tuple([pile[top:] if top else pile for pile, top in zip(piles, taken_from, strict=True)])
+    collections = tuple([tuple(collection) if isinstance(collection, list) else collection for collection in growing])
     return MookiState(
         phase,
         stars,

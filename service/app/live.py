@@ -145,7 +145,7 @@ class LiveGames:
         """The game's state after its first `version` events."""
         with store_errors():
             stored = await self.store.read(live.game_id, 1, version)
-        return fold(live.engine, [envelopes.event_payload(parse_event(item)) for item in stored])
+        return fold(live.engine, envelopes.event_payloads(map(parse_event, stored), live.engine.kind))
 
     def remember(self, live: LiveGame) -> None:
         self._cache[live.game_id] = live
