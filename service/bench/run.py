@@ -1,7 +1,8 @@
 """`ludotheque bench`: the benchmark, from start to report.
 
 For each store (memory, then Redis) it starts a real server, measures the echo
-baselines (gRPC, WebSocket), the memory a game takes, then moves over unary gRPC,
+baselines (the transports' floors: unary gRPC, a gRPC stream message, Connect, REST,
+WebSocket), the memory a game takes, then moves over unary gRPC,
 Play, Play over WebSocket, REST, and the events StreamEvents delivers; then the same unary load against 1 and 2 workers
 sharing Redis; then the engine micro-benchmarks. Every figure comes from one run on
 one machine, so the ratios compare things measured side by side."""
@@ -29,6 +30,9 @@ from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 # among them), then games of one human seat against a bot (a pool of their own).
 GAME_PATHS = ("unary", "play", "ws-play", "rest", "stream")
 BOT_PATHS = ("unary-bot", "play-bot", "ws-play-bot")
+# The transports' floors, measured first on each store's server: a unary gRPC call, a
+# message each way on a gRPC stream, a Connect call, a REST call, a WebSocket round trip.
+FLOORS = ("echo", "stream-echo", "connect-echo", "rest-echo", "ws-echo")
 SCALE_CONNECTIONS = 8  # per load process, for 1 and 2 workers alike
 
 
@@ -237,7 +241,7 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
     url = redis.url if redis is not None else "memory"
     server = Server.start(url)
     try:
-        for echo in ("echo", "ws-echo"):  # the baselines: a gRPC call, a WebSocket round trip
+        for echo in FLOORS:  # the baselines: calls that do nothing, on every transport
             results.measured.append(_measure(pool, settings, server, echo, store, 1, settings.games, [], redis))
         rss_before = rss_bytes(server.pids)
         redis_before = redis.used_memory() if redis is not None else 0

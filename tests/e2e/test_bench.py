@@ -35,7 +35,16 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     moves = _rows(report, "Moves, per path and store")
     assert {(row[0], row[1]) for row in moves} == {
         (PATH_NAMES[path], store)
-        for path in ("echo", "ws-echo", "unary", "unary-bot", "play", "play-bot", "ws-play", "ws-play-bot", "rest")
+        for path in (
+            *("echo", "stream-echo", "connect-echo", "rest-echo", "ws-echo"),
+            *("unary", "unary-bot", "play", "play-bot", "ws-play", "ws-play-bot", "rest"),
+        )
+        for store in ("memory", "redis")
+    }
+    floors = _rows(report, "The transports' floor, and our work on top")
+    assert {(row[0], row[1]) for row in floors} == {
+        (PATH_NAMES[path], store)
+        for path in ("unary", "unary-bot", "play", "play-bot", "ws-play", "ws-play-bot", "rest")
         for store in ("memory", "redis")
     }
     stream = _rows(report, "Live events: StreamEvents fan-out")
@@ -49,7 +58,7 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     work = _rows(report, "The game's own work, per move")
     assert [row[0] for row in work] == sorted(ENGINES)
     assert all(row[5].endswith("×") for row in work)  # GameApp against the engine's own work
-    for row in moves + stream + scale + engines + work:
+    for row in moves + floors + stream + scale + engines + work:
         assert "–" not in row, row  # every figure measured (– stands for none)
     for row in memory:
         assert "–" not in row[:3], row
