@@ -9,7 +9,10 @@
 - app: GameApp alone (memory store, no transport), CPU per move;
 - own work: per move, what the engine itself does for the moves and answers of the
   app benchmark (decide, evolve, the answer's redacted events, view and legal
-  commands), and the descriptions those answers carry, beside GameApp's cost."""
+  commands), and the descriptions those answers carry, beside GameApp's cost;
+- ReplayGame: GameApp (memory store) answering a seat's ReplayGame at the last version
+  but one of a long game (bots only, played out at creation): the events read from
+  the store, parsed and folded, then the seat's view and legal commands."""
 
 from __future__ import annotations
 
@@ -215,6 +218,56 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
                 calls += 1
         elapsed += time.process_time() - start
     return AppFigures(kind, moves, elapsed / moves * 1e6, calls / moves)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayGameFigures:
+    """ReplayGame at a late version: the events folded per call, and CPU per call."""
+
+    kind: str
+    events: int  # the version replayed (events read, parsed and folded)
+    us_per_call: float
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / self.us_per_call * 1e6
+
+
+LONG_GAME = 1000  # events: a game this long is long enough to replay
+
+
+def replay_game_figures(budget: float) -> list[ReplayGameFigures]:
+    return [asyncio.run(_replay_game(kind, budget)) for kind in sorted(ENGINES)]
+
+
+async def _replay_game(kind: str, budget: float) -> ReplayGameFigures:
+    from ludotheque.v1 import game_service_pb2 as api
+
+    from service.app import GameApp
+    from service.app.auth import TokenAuthority
+    from service.app.metrics import InstrumentedStore, Metrics
+    from service.store.memory import MemoryStore
+
+    metrics = Metrics()
+    app = GameApp(InstrumentedStore(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
+    # Random bots: Pirates & Compagnie's play thousands of moves (the long game); the
+    # longest of a few games of the other kinds, whose games are short whoever plays.
+    longest: tuple[int, str, str] = (0, "", "")
+    for _ in range(8):
+        if longest[0] >= LONG_GAME:
+            break
+        seats = [game_pb2.SeatSpec(name=spec.name, age=spec.age, bot="random") for spec in seats_for(kind)]
+        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats), "")
+        longest = max(longest, (created.game.version, created.game_id, created.seat_tokens[0]))
+    version, game_id, token = longest
+    request = api.ReplayGameRequest(game_id=game_id, at_version=version - 1)
+    await app.replay(request, token)  # warm up
+    calls = 0
+    start = time.process_time()
+    while (elapsed := time.process_time() - start) < budget or calls == 0:
+        (await app.replay(request, token)).SerializeToString()
+        calls += 1
+    return ReplayGameFigures(kind, version - 1, elapsed / calls * 1e6)
 
 
 @dataclass(frozen=True, slots=True)

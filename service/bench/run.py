@@ -22,7 +22,15 @@ from pathlib import Path
 from engines.registry import ENGINES
 from service.bench import report
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
-from service.bench.micro import AppFigures, EngineFigures, WorkFigures, engine_figures, work_figures
+from service.bench.micro import (
+    AppFigures,
+    EngineFigures,
+    ReplayGameFigures,
+    WorkFigures,
+    engine_figures,
+    replay_game_figures,
+    work_figures,
+)
 from service.bench.observation import ObservationFigures, observation_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
@@ -105,6 +113,7 @@ class Results:
     engines: list[EngineFigures] = field(default_factory=list)
     app: AppFigures | None = None  # GameApp alone, for the run's kind (one of `work`)
     work: list[WorkFigures] = field(default_factory=list)  # GameApp and the engine's own work, per kind
+    replay_game: list[ReplayGameFigures] = field(default_factory=list)  # ReplayGame at a late version
     observation: ObservationFigures | None = None
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
@@ -297,6 +306,7 @@ def run(settings: Settings) -> Results:
                 redis.stop()
     progress("engine and replay micro-benchmarks")
     results.engines = engine_figures(settings.micro_budget)
+    results.replay_game = replay_game_figures(settings.micro_budget)
     progress("the game's own work per move, and GameApp's")
     results.work = work_figures(settings.micro_budget)
     results.app = next(figures.app for figures in results.work if figures.kind == settings.kind)

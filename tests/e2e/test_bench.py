@@ -53,8 +53,12 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     assert [row[0] for row in memory] == ["memory", "redis"] and memory[1][3].endswith("KiB")
     scale = _rows(report, "Scale: 1 and 2 workers sharing Redis")
     assert [row[0] for row in scale] == ["1", "2"]
-    engines = _rows(report, "Engines and replay")
+    # Two tables in that section: the engines', then ReplayGame's (its header a row here).
+    engine_rows = [row for row in _rows(report, "Engines and replay") if row[0] != "game"]
+    engines = [row for row in engine_rows if not row[2].endswith(" ms")]
     assert [row[0] for row in engines] == sorted(ENGINES)
+    replayed = [row for row in engine_rows if row[2].endswith(" ms")]
+    assert [row[0] for row in replayed] == sorted(ENGINES)  # ReplayGame at a late version
     work = _rows(report, "The game's own work, per move")
     assert [row[0] for row in work] == sorted(ENGINES)
     assert all(row[5].endswith("×") for row in work)  # GameApp against the engine's own work
