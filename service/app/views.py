@@ -151,13 +151,16 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
             rules_version=record.rules_version,
             visibility=record.visibility,
         ).SerializeToString()
-    tail = game_pb2.Game(
-        status=status_code(status),
-        version=version,
-        to_act=status.to_act,
-        outcome=outcome(live, status),
-        updated_at=timestamp(updated_at_ms),
-    )
+    tail = game_pb2.Game(status=status_code(status), version=version, to_act=status.to_act)
+    # Set in place: an Outcome and a Timestamp made only to be copied cost more than
+    # the fields (an unfinished game's outcome is present and empty, as before).
+    if status.finished:
+        tail.outcome.CopyFrom(outcome(live, status))
+    else:
+        tail.outcome.SetInParent()
+    seconds, millis = divmod(updated_at_ms, 1000)
+    updated_at = tail.updated_at
+    updated_at.seconds, updated_at.nanos = seconds, millis * 1_000_000
     return live.summary_head + tail.SerializeToString()
 
 
