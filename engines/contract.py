@@ -5,6 +5,7 @@ An engine is a handful of pure functions over plain data (see DESIGN.md):
     setup(options, seats, rng)          -> opening events (the deal)
     decide(state, seat, command, rng)   -> new events, or raise RuleViolation
     evolve(state, event)                -> the next state
+    evolve_all(state, events)           -> the state after them all (a replay)
     view(state, viewer)                 -> what that viewer may see
     legal_commands(state, seat)         -> every command decide would accept now
     redact(event, viewer)               -> the event as that viewer may see it
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
@@ -73,6 +74,8 @@ class Viewer:
 
     @staticmethod
     def player(seat: int) -> Viewer:
+        if 0 <= seat < len(_PLAYERS):
+            return _PLAYERS[seat]  # asked on every call: viewers are immutable, made once
         return Viewer(Role.SEAT, seat)
 
     @staticmethod
@@ -93,6 +96,7 @@ class Viewer:
 
 SPECTATOR = Viewer(Role.SPECTATOR)
 ADMIN = Viewer(Role.ADMIN)
+_PLAYERS = tuple(Viewer(Role.SEAT, seat) for seat in range(16))
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +115,20 @@ class Status:
     winners: tuple[int, ...] = ()
     scores: tuple[int, ...] = ()
     summary: str = ""
+
+
+def playing(seat: int | None) -> Status:
+    """The status of a game going on with `seat` to act (None: nobody, for now).
+    Asked many times a move: statuses are immutable, these are made once."""
+    if seat is None:
+        return _NOBODY
+    if 0 <= seat < len(_PLAYING):
+        return _PLAYING[seat]
+    return Status(finished=False, to_act=(seat,))
+
+
+_NOBODY = Status(finished=False)
+_PLAYING = tuple(Status(finished=False, to_act=(seat,)) for seat in range(16))
 
 
 S = TypeVar("S")
@@ -164,6 +182,11 @@ class Engine(Protocol[S, C, E, Opt, V]):
         Raises DataUnavailable on a GameStarted dealt with data this build lacks."""
         ...
 
+    def evolve_all(self, state: S, events: Iterable[E]) -> S:
+        """The state after `events`, in order: what `evolve` gives one event at a
+        time, without the states in between (a replay folds a whole game at once)."""
+        ...
+
     def decide(self, state: S, seat: int, command: C, rng: random.Random) -> list[E]:
         """The events `command` by `seat` causes; raises RuleViolation."""
         ...
@@ -191,9 +214,6 @@ class Engine(Protocol[S, C, E, Opt, V]):
         ...
 
 
-def fold(engine: Engine[S, C, E, Opt, V], events: Sequence[E], state: S | None = None) -> S:
+def fold(engine: Engine[S, C, E, Opt, V], events: Iterable[E], state: S | None = None) -> S:
     """Replays `events` from `state` (default: the initial state)."""
-    current = engine.initial_state() if state is None else state
-    for event in events:
-        current = engine.evolve(current, event)
-    return current
+    return engine.evolve_all(engine.initial_state() if state is None else state, events)

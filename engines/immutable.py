@@ -45,3 +45,8 @@ def replacer(cls: type[T]) -> Callable[..., T]:
     function: Callable[..., T] = namespace["replace"]
     function.__doc__ = f"dataclasses.replace for {cls.__name__}, without its per-call introspection."
     return function
+
+
+def put(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
+    """`items` with `value` at `index` (a new tuple: the old one may be shared)."""
+    return (*items[:index], value, *items[index + 1 :])

@@ -11,6 +11,7 @@ an instance of a subclass of the game's state class that also says `event_limit`
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, NoReturn, TypeVar
 
 from engines.contract import RuleViolation, Status
@@ -52,6 +53,25 @@ def stop(state: T, event_limit: int) -> T:
     make: Any = stopped_class(type(state))
     stopped: T = make(**values, event_limit=event_limit)
     return stopped
+
+
+def evolve_all(state: T, events: Iterable[Any], rules_fold: Callable[[T, Iterable[Any]], T]) -> T:
+    """An engine's fold of `events` with its rules' `rules_fold` (which knows nothing of
+    limits) up to a `game_stopped` event: the game is stopped there, and nothing that
+    follows changes it (as evolving one event at a time does)."""
+    if isinstance(state, Stopped):
+        return state
+    limit: list[int] = []  # the stop's event limit, once met
+
+    def until_stopped() -> Iterator[Any]:
+        for event in events:
+            if event.HasField("game_stopped"):
+                limit.append(event.game_stopped.event_limit)
+                return
+            yield event
+
+    state = rules_fold(state, until_stopped())
+    return stop(state, limit[0]) if limit else state
 
 
 def summary(event_limit: int) -> str:

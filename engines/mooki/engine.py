@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
@@ -45,6 +45,9 @@ class MookiEngine:
         if event.HasField("game_stopped"):
             return limits.stop(state, event.game_stopped.event_limit)
         return rules.evolve(state, event)
+
+    def evolve_all(self, state: MookiState, events: Iterable[pb.Event]) -> MookiState:
+        return limits.evolve_all(state, events, rules.evolve_all)
 
     def decide(self, state: MookiState, seat: int, command: pb.Command, rng: random.Random) -> list[pb.Event]:
         if isinstance(state, Stopped):

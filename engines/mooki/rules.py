@@ -5,11 +5,11 @@ Read beside seeds/mooki/RULES.md, which names the test of each rule."""
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
 from engines.immutable import replacer
 from engines.mooki.cards import (
     CARDS,
@@ -228,96 +228,142 @@ def scoring_to_proto(scoring: Scoring) -> pb.TrophiesAwarded:
 
 
 def evolve(state: MookiState, event: pb.Event) -> MookiState:
-    kind = event.WhichOneof("kind")
-    if kind == "game_started":
-        return _started(event.game_started)
-    if kind == "card_drawn":
-        drawn = event.card_drawn
-        piles = list(state.piles)
-        card = piles[drawn.pile][0]
-        piles[drawn.pile] = piles[drawn.pile][1:]
-        return replace(state, piles=tuple(piles), drawn=Drawn(drawn.seat, drawn.pile, card), phase=pb.PHASE_PLACE)
-    if kind == "card_placed":
-        placed = event.card_placed
-        assert state.drawn is not None
-        card = state.drawn.card
-        shown_kept = placed.side == pb.SIDE_SHOWN
-        face, other = (card.shown, card.hidden) if shown_kept else (card.hidden, card.shown)
-        collections = list(state.collections)
-        target = placed.collection_seat
-        collections[target] = (*collections[target], Placed(card.card_id, face, other, placed.seat, placed.side))
-        return replace(
-            state,
-            collections=tuple(collections),
-            drawn=None,
-            phase=pb.PHASE_DRAW,
-            active_seat=_opponent(placed.seat),
-        )
-    if kind == "trophies_awarded":
-        scoring = _scoring_from_proto(event.trophies_awarded)
-        trophies = tuple(trophies_won(scoring, seat) for seat in range(SEAT_COUNT))
-        penalised = scoring.penalised_seat
-        if penalised is not None and must_choose(trophies[penalised]):
-            return replace(
-                state, scoring=scoring, trophies=trophies, phase=pb.PHASE_DISCARD_TROPHY, active_seat=penalised
+    return evolve_all(state, (event,))
+
+
+def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
+    """The state after `events`, in order: what evolving one event at a time gives,
+    without making the states in between (a replay folds a whole game). The state's
+    fields are local variables here, and the card in hand a plain tuple until the end
+    (most are placed at once). A pile is not copied for each card drawn from it: how
+    many were drawn is counted, and the pile cut once at the end; a collection that
+    grows is a list until the end."""
+    phase, stars, youngest_seat, active_seat, piles, collections = (
+        state.phase,
+        state.stars,
+        state.youngest_seat,
+        state.active_seat,
+        state.piles,
+        state.collections,
+    )
+    scoring, trophies, discarded, result, options = (
+        state.scoring,
+        state.trophies,
+        state.discarded,
+        state.result,
+        state.options,
+    )
+    drawn = state.drawn
+    holding: tuple[int, int, PileCard] | None = None if drawn is None else (drawn.seat, drawn.pile, drawn.card)
+    # Cards drawn from each pile since the last cut (piles[i][taken_from[i]] is its top),
+    # and each collection as a list once a card is placed in it.
+    taken_from = [0] * len(piles)
+    growing: list[tuple[Placed, ...] | list[Placed]] = list(collections)
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "card_drawn":
+            taken = event.card_drawn
+            index = taken.pile
+            top = taken_from[index]
+            holding = (taken.seat, index, piles[index][top])
+            taken_from[index] = top + 1
+            phase = pb.PHASE_PLACE
+        elif kind == "card_placed":
+            placed = event.card_placed
+            assert holding is not None
+            card, side, seat, target = holding[2], placed.side, placed.seat, placed.collection_seat
+            if side == pb.SIDE_SHOWN:
+                kept = Placed(card.card_id, card.shown, card.hidden, seat, side)
+            else:
+                kept = Placed(card.card_id, card.hidden, card.shown, seat, side)
+            collection = growing[target]
+            if not isinstance(collection, list):
+                collection = growing[target] = list(collection)
+            collection.append(kept)
+            holding, phase, active_seat = None, pb.PHASE_DRAW, _opponent(seat)
+        elif kind == "game_started":
+            started = event.game_started
+            DATA.require(started.data_digest)
+            fresh = MookiState()
+            phase, stars, youngest_seat, active_seat = (
+                pb.PHASE_DRAW,
+                tuple([s.stars for s in started.stars]),
+                started.youngest_seat,
+                started.first_seat,
             )
-        # Nothing to choose: the move's next events give back the only trophy (if
-        # any) and end the game. Nobody acts in between.
-        return replace(state, scoring=scoring, trophies=trophies, phase=pb.PHASE_SCORING)
-    if kind == "trophy_discarded":
-        discarded = event.trophy_discarded
-        trophies = tuple(
-            tuple(f for f in held if not (seat == discarded.seat and f == discarded.family))
-            for seat, held in enumerate(state.trophies)
-        )
-        # The game ends with the move's next event: nobody acts in between.
-        return replace(
-            state,
-            trophies=trophies,
-            discarded=(discarded.seat, discarded.family, discarded.auto),
-            phase=pb.PHASE_SCORING,
-        )
-    if kind == "game_finished":
-        finished = event.game_finished
-        result = Result(tuple(finished.stars), finished.winner, finished.won_by_age)
-        return replace(state, result=result, phase=pb.PHASE_FINISHED)
-    return state  # an event kind this rules version does not know changes nothing
-
-
-def _started(started: pb.GameStarted) -> MookiState:
-    DATA.require(started.data_digest)
-    piles = tuple(
-        tuple(_pile_card(c.card_id, Face.from_proto(c.shown), Face.from_proto(c.hidden)) for c in pile.cards)
-        for pile in started.piles
-    )
+            piles = tuple([tuple(map(_pile_card, pile.cards)) for pile in started.piles])
+            taken_from = [0] * len(piles)
+            growing = list(fresh.collections)
+            holding, scoring, trophies = None, None, fresh.trophies
+            discarded, result, options = None, None, started.options
+        elif kind == "trophies_awarded":
+            scoring = _scoring_from_proto(event.trophies_awarded)
+            trophies = tuple([trophies_won(scoring, seat) for seat in range(SEAT_COUNT)])
+            penalised = scoring.penalised_seat
+            if penalised is not None and must_choose(trophies[penalised]):
+                phase, active_seat = pb.PHASE_DISCARD_TROPHY, penalised
+            else:
+                # Nothing to choose: the move's next events give back the only trophy
+                # (if any) and end the game. Nobody acts in between.
+                phase = pb.PHASE_SCORING
+        elif kind == "trophy_discarded":
+            lost = event.trophy_discarded
+            trophies = tuple(
+                [
+                    tuple([f for f in held if not (s == lost.seat and f == lost.family)])
+                    for s, held in enumerate(trophies)
+                ]
+            )
+            # The game ends with the move's next event: nobody acts in between.
+            discarded, phase = (lost.seat, lost.family, lost.auto), pb.PHASE_SCORING
+        elif kind == "game_finished":
+            finished = event.game_finished
+            result, phase = Result(tuple(finished.stars), finished.winner, finished.won_by_age), pb.PHASE_FINISHED
+        # any other kind is one this rules version does not know: it changes nothing
+    if any(taken_from):
+        piles = tuple([pile[top:] if top else pile for pile, top in zip(piles, taken_from, strict=True)])
+    collections = tuple([tuple(collection) if isinstance(collection, list) else collection for collection in growing])
     return MookiState(
-        phase=pb.PHASE_DRAW,
-        stars=tuple(s.stars for s in started.stars),
-        youngest_seat=started.youngest_seat,
-        active_seat=started.first_seat,
-        piles=piles,
-        options=started.options,
+        phase,
+        stars,
+        youngest_seat,
+        active_seat,
+        piles,
+        collections,
+        None if holding is None else Drawn(*holding),
+        scoring,
+        trophies,
+        discarded,
+        result,
+        options,
     )
 
 
-_PILE_CARDS: dict[tuple[int, Face, Face], PileCard] = {}
+# One shared instance per card and side up (72 in all): every live game holds 36. Found
+# by the card's encoding: encoding a dealt card costs less than reading its five fields.
+_PILE_CARDS: dict[bytes, PileCard] = {}
+_encoded = pb.DealtCard.SerializeToString
 
 
-def _pile_card(card_id: int, shown: Face, hidden: Face) -> PileCard:
-    """One shared instance per card and side up (72 in all): every live game holds 36."""
-    key = (card_id, shown, hidden)
+def _pile_card(dealt: pb.DealtCard) -> PileCard:
+    key = _encoded(dealt)
     known = _PILE_CARDS.get(key)
     if known is None:
-        known = PileCard(card_id, shown, hidden)
+        known = PileCard(dealt.card_id, Face.from_proto(dealt.shown), Face.from_proto(dealt.hidden))
         if len(_PILE_CARDS) < MAX_SHARED:  # a malformed log must not grow it without end
             _PILE_CARDS[key] = known
     return known
 
 
 def _scoring_from_proto(message: pb.TrophiesAwarded) -> Scoring:
+    counts: list[tuple[int, ...]] = []
+    winners: list[int | None] = []
+    for tally_message in message.families:
+        counts.append(tuple(tally_message.counts))
+        winners.append(tally_message.winner if tally_message.HasField("winner") else None)
     return Scoring(
-        counts=tuple(tuple(f.counts) for f in message.families),
-        winners=tuple(f.winner if f.HasField("winner") else None for f in message.families),
+        counts=tuple(counts),
+        winners=tuple(winners),
         spiders=tuple(message.spiders),
         penalised_seat=message.penalised_seat if message.HasField("penalised_seat") else None,
     )
@@ -347,8 +393,7 @@ def legal_commands(state: MookiState, seat: int) -> list[pb.Command]:
 
 def status(state: MookiState) -> Status:
     if state.result is None:
-        seat = to_act(state)
-        return Status(finished=False, to_act=() if seat is None else (seat,))
+        return playing(to_act(state))
     result = state.result
     loser = _opponent(result.winner)
     tie = " (a tie in stars: the youngest player wins)" if result.won_by_age else ""

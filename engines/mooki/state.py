@@ -1,16 +1,19 @@
-"""The state of a Mooki Island game: immutable, complete (hidden faces included)."""
+"""The state of a Mooki Island game: immutable, complete (hidden faces included).
+
+The cards in it are named tuples: a replay makes one per card drawn and placed, and a
+tuple costs half as much to make as a frozen dataclass."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.mooki.cards import Face, FamilyId
 
 
-@dataclass(frozen=True, slots=True)
-class PileCard:
+class PileCard(NamedTuple):
     """A card lying in a draw pile: the face up and the face down."""
 
     card_id: int
@@ -18,8 +21,7 @@ class PileCard:
     hidden: Face
 
 
-@dataclass(frozen=True, slots=True)
-class Drawn:
+class Drawn(NamedTuple):
     """The card the active player holds between drawing and placing it."""
 
     seat: int
@@ -27,8 +29,7 @@ class Drawn:
     card: PileCard
 
 
-@dataclass(frozen=True, slots=True)
-class Placed:
+class Placed(NamedTuple):
     """A card in a collection: the face kept up, the face lying under it, and
     whether the player who placed it kept the side that was shown on the pile."""
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
 from engines.immutable import replacer
 from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
 from engines.picnic.data import DATA
@@ -436,105 +436,135 @@ _PHASE_AFTER_DRAW = {
 
 
 def evolve(state: PicnicState, event: pb.Event) -> PicnicState:
-    kind = event.WhichOneof("kind")
-    if kind == "game_started":
-        return _started(event.game_started)
-    if kind == "tile_drawn":
-        drawn = event.tile_drawn
-        tile = Tile.from_proto(drawn.tile)
-        phase = _PHASE_AFTER_DRAW.get(tile.kind, state.phase)
-        if tile.kind == pb.TILE_KIND_RAIN and shelter_choice(state):
-            phase = pb.PHASE_SHELTER
-        return replace(
-            state,
-            lid=_put(state.lid, drawn.place, None),
-            drawn=Drawn(drawn.seat, drawn.place, tile),
-            rain_places=state.rain_places - {drawn.place},
-            phase=phase,
-        )
-    if kind == "tile_kept":
-        kept = event.tile_kept
-        return replace(state, kept=_put(state.kept, kept.seat, _drawn_tile(state)), drawn=None, phase=pb.PHASE_DRAW)
-    if kind == "tile_discarded":
-        gone = event.tile_discarded
-        if gone.source == pb.TILE_SOURCE_KEPT:
-            return replace(
-                state, kept=_put(state.kept, gone.seat, None), removed=(*state.removed, _kept(state, gone.seat))
-            )
-        return replace(state, drawn=None, phase=pb.PHASE_DRAW, removed=(*state.removed, _drawn_tile(state)))
-    if kind == "facteur_moved":
-        moved = event.facteur_moved
-        state = replace(state, facteur=moved.route[-1])
-        if moved.source == pb.TILE_SOURCE_KEPT:
-            return replace(
-                state, kept=_put(state.kept, moved.seat, None), removed=(*state.removed, _kept(state, moved.seat))
-            )
-        return replace(state, drawn=None, phase=pb.PHASE_DRAW, removed=(*state.removed, _drawn_tile(state)))
-    if kind == "friend_moved":
-        walked = event.friend_moved
-        return replace(
-            state,
-            friends=_put(state.friends, walked.friend, walked.route[-1]),
-            drawn=None,
-            phase=pb.PHASE_DRAW,
-            removed=(*state.removed, _drawn_tile(state)),
-        )
-    if kind == "friend_invited":
-        return replace(state, friends=_put(state.friends, event.friend_invited.friend, None))
-    if kind == "rain_fell":
-        rain = event.rain_fell
-        return replace(
-            state,
-            lid=_put(state.lid, rain.place, _drawn_tile(state)),
-            drawn=None,
-            phase=pb.PHASE_DRAW,
-            facteur=rain.cell,
-            rain_places=state.rain_places | {rain.place},
-        )
-    if kind == "tent_built":
-        removed = state.removed if state.tent_tile is None else (*state.removed, state.tent_tile)
-        return replace(
-            state,
-            tent=event.tent_built.cell,
-            tent_tile=_drawn_tile(state),
-            drawn=None,
-            phase=pb.PHASE_DRAW,
-            removed=removed,
-        )
-    if kind == "night_fell":
-        return replace(state, nights=(*state.nights, _drawn_tile(state)), drawn=None, phase=pb.PHASE_DRAW)
-    if kind == "dragon_moved":
-        return replace(
-            state,
-            dragon=event.dragon_moved.to,
-            drawn=None,
-            phase=pb.PHASE_DRAW,
-            removed=(*state.removed, _drawn_tile(state)),
-        )
-    if kind == "turn_passed":
-        return replace(state, active_seat=event.turn_passed.seat, phase=pb.PHASE_DRAW)
-    if kind == "game_won":
-        return replace(state, result=Result(won=True), phase=pb.PHASE_FINISHED)
-    if kind == "game_lost":
-        return replace(state, result=Result(won=False, reason=event.game_lost.reason), phase=pb.PHASE_FINISHED)
-    return state  # an event kind this rules version does not know changes nothing
+    return evolve_all(state, (event,))
 
 
-def _started(started: pb.GameStarted) -> PicnicState:
-    DATA.require(started.data_digest)
-    options = started.options
-    board = BOARDS[options.board]
+def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
+    """The state after `events`, in order: what evolving one event at a time gives,
+    without making the states in between (a replay folds a whole game). The state's
+    fields are local variables here; the lid and the tiles out of the game, changed a
+    tile at a time, are lists until the end."""
+    phase, board_id, seat_count, active_seat, backs, lid = (
+        state.phase,
+        state.board_id,
+        state.seat_count,
+        state.active_seat,
+        state.backs,
+        list(state.lid),
+    )
+    facteur, friends, dragon, tent, tent_tile, nights = (
+        state.facteur,
+        state.friends,
+        state.dragon,
+        state.tent,
+        state.tent_tile,
+        state.nights,
+    )
+    kept, drawn, removed, rain_places, result, options = (
+        state.kept,
+        state.drawn,
+        list(state.removed),
+        state.rain_places,
+        state.result,
+        state.options,
+    )
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "tile_drawn":
+            taken = event.tile_drawn
+            tile, place = Tile.from_proto(taken.tile), taken.place
+            phase = _PHASE_AFTER_DRAW.get(tile.kind, phase)
+            # Rain lets the player choose a shelter when a Tent stands away from the house.
+            if tile.kind == pb.TILE_KIND_RAIN and tent is not None and tent != BOARDS[board_id].house:
+                phase = pb.PHASE_SHELTER
+            lid[place] = None
+            drawn = Drawn(taken.seat, place, tile)
+            if place in rain_places:
+                rain_places = rain_places - {place}
+        elif kind == "turn_passed":
+            active_seat, phase = event.turn_passed.seat, pb.PHASE_DRAW
+        elif kind == "facteur_moved":
+            moved = event.facteur_moved
+            facteur = moved.route[-1]
+            if moved.source == pb.TILE_SOURCE_KEPT:
+                removed.append(_held(kept, moved.seat))
+                kept = _put(kept, moved.seat, None)
+            else:
+                removed.append(_tile_of(drawn))
+                drawn, phase = None, pb.PHASE_DRAW
+        elif kind == "friend_moved":
+            walked = event.friend_moved
+            friends = _put(friends, walked.friend, walked.route[-1])
+            removed.append(_tile_of(drawn))
+            drawn, phase = None, pb.PHASE_DRAW
+        elif kind == "night_fell":
+            nights = (*nights, _tile_of(drawn))
+            drawn, phase = None, pb.PHASE_DRAW
+        elif kind == "rain_fell":
+            rain = event.rain_fell
+            lid[rain.place] = _tile_of(drawn)
+            drawn, phase, facteur, rain_places = None, pb.PHASE_DRAW, rain.cell, rain_places | {rain.place}
+        elif kind == "tile_kept":
+            kept = _put(kept, event.tile_kept.seat, _tile_of(drawn))
+            drawn, phase = None, pb.PHASE_DRAW
+        elif kind == "tent_built":
+            if tent_tile is not None:
+                removed.append(tent_tile)
+            tent, tent_tile = event.tent_built.cell, _tile_of(drawn)
+            drawn, phase = None, pb.PHASE_DRAW
+        elif kind == "tile_discarded":
+            gone = event.tile_discarded
+            if gone.source == pb.TILE_SOURCE_KEPT:
+                removed.append(_held(kept, gone.seat))
+                kept = _put(kept, gone.seat, None)
+            else:
+                removed.append(_tile_of(drawn))
+                drawn, phase = None, pb.PHASE_DRAW
+        elif kind == "friend_invited":
+            friends = _put(friends, event.friend_invited.friend, None)
+        elif kind == "dragon_moved":
+            removed.append(_tile_of(drawn))
+            dragon, drawn, phase = event.dragon_moved.to, None, pb.PHASE_DRAW
+        elif kind == "game_won":
+            result, phase = Result(won=True), pb.PHASE_FINISHED
+        elif kind == "game_lost":
+            result, phase = Result(won=False, reason=event.game_lost.reason), pb.PHASE_FINISHED
+        elif kind == "game_started":
+            started = event.game_started
+            DATA.require(started.data_digest)
+            options = started.options
+            board, fresh = BOARDS[options.board], PicnicState()
+            phase, board_id, seat_count, active_seat = (
+                pb.PHASE_DRAW,
+                options.board,
+                started.seat_count,
+                started.first_seat,
+            )
+            backs = tuple([place.back for place in started.lid])
+            lid = [Tile.from_proto(place.tile) for place in started.lid]
+            facteur, friends = board.house, board.friend_starts
+            dragon = board.dragon_start if options.cold_dragon else None
+            tent, tent_tile, nights, kept = fresh.tent, fresh.tent_tile, fresh.nights, (None,) * started.seat_count
+            drawn, removed, rain_places, result = fresh.drawn, [], fresh.rain_places, fresh.result
+        # any other kind is one this rules version does not know: it changes nothing
     return PicnicState(
-        phase=pb.PHASE_DRAW,
-        board_id=options.board,
-        seat_count=started.seat_count,
-        active_seat=started.first_seat,
-        backs=tuple(place.back for place in started.lid),
-        lid=tuple(Tile.from_proto(place.tile) for place in started.lid),
-        facteur=board.house,
-        friends=board.friend_starts,
-        dragon=board.dragon_start if options.cold_dragon else None,
-        kept=(None,) * started.seat_count,
+        phase=phase,
+        board_id=board_id,
+        seat_count=seat_count,
+        active_seat=active_seat,
+        backs=backs,
+        lid=tuple(lid),
+        facteur=facteur,
+        friends=friends,
+        dragon=dragon,
+        tent=tent,
+        tent_tile=tent_tile,
+        nights=nights,
+        kept=kept,
+        drawn=drawn,
+        removed=tuple(removed),
+        rain_places=rain_places,
+        result=result,
         options=options,
     )
 
@@ -543,13 +573,13 @@ def _put(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     return (*items[:index], value, *items[index + 1 :])
 
 
-def _drawn_tile(state: PicnicState) -> Tile:
-    assert state.drawn is not None
-    return state.drawn.tile
+def _tile_of(drawn: Drawn | None) -> Tile:
+    assert drawn is not None
+    return drawn.tile
 
 
-def _kept(state: PicnicState, seat: int) -> Tile:
-    tile = state.kept[seat]
+def _held(kept: tuple[Tile | None, ...], seat: int) -> Tile:
+    tile = kept[seat]
     assert tile is not None
     return tile
 
@@ -598,8 +628,7 @@ def _facteur_commands(state: PicnicState, source: pb.TileSource.ValueType, tile:
 
 def status(state: PicnicState) -> Status:
     if state.result is None:
-        playing = state.phase != pb.PHASE_UNSPECIFIED
-        return Status(finished=False, to_act=(state.active_seat,) if playing else ())
+        return playing(state.active_seat if state.phase != pb.PHASE_UNSPECIFIED else None)
     everyone = tuple(range(state.seat_count))
     friends = state.invited_count
     if state.result.won:

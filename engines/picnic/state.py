@@ -1,8 +1,12 @@
-"""The state of a picnic game: immutable and complete (the faces in the lid included)."""
+"""The state of a picnic game: immutable and complete (the faces in the lid included).
+
+The drawn tile and the result are named tuples: a replay makes one per tile drawn,
+and a tuple costs half as much to make as a frozen dataclass."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
@@ -10,8 +14,7 @@ from engines.picnic.board import BOARDS, Board, BoardId
 from engines.picnic.tiles import Tile, TileBackId
 
 
-@dataclass(frozen=True, slots=True)
-class Drawn:
+class Drawn(NamedTuple):
     """The tile turned over by the active player, until its effect is played."""
 
     seat: int
@@ -19,8 +22,7 @@ class Drawn:
     tile: Tile
 
 
-@dataclass(frozen=True, slots=True)
-class Result:
+class Result(NamedTuple):
     won: bool
     reason: pb.LossReason.ValueType = pb.LOSS_REASON_UNSPECIFIED
 

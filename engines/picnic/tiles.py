@@ -44,10 +44,24 @@ class Tile(NamedTuple):
 
     @staticmethod
     def from_proto(tile: pb.Tile) -> Tile:
-        return Tile(tile.kind, tile.value, tile.back)
+        # One shared instance per tile, found by its encoding: encoding a tile costs
+        # less than reading its three fields and making a tuple, and a replay reads
+        # every tile of the lid and every tile drawn.
+        key = _encoded(tile)
+        known = _SHARED.get(key)
+        if known is None:
+            known = Tile(tile.kind, tile.value, tile.back)
+            if len(_SHARED) < MAX_SHARED:  # a malformed log must not grow it without end
+                _SHARED[key] = known
+        return known
 
     def __str__(self) -> str:
         return tile_text(self.kind, self.value)
+
+
+MAX_SHARED = 1024
+_SHARED: dict[bytes, Tile] = {}
+_encoded = pb.Tile.SerializeToString
 
 
 def tile_text(kind: TileKindId, value: int) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
@@ -47,6 +47,9 @@ class PiratesEngine:
         if event.HasField("game_stopped"):
             return limits.stop(state, event.game_stopped.event_limit)
         return rules.evolve(state, event)
+
+    def evolve_all(self, state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
+        return limits.evolve_all(state, events, rules.evolve_all)
 
     def decide(self, state: PiratesState, seat: int, command: pb.Command, rng: random.Random) -> list[pb.Event]:
         if isinstance(state, Stopped):

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status
+from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
 from engines.immutable import replacer
 from engines.pirates.cards import (
     COLOUR_NAMES,
@@ -383,87 +383,145 @@ def _direction_proto(direction: int) -> pb.Direction.ValueType:
 
 
 def evolve(state: PiratesState, event: pb.Event) -> PiratesState:
-    kind = event.WhichOneof("kind")
-    if kind == "card_played":
-        played = event.card_played
-        card = Card.from_proto(played.card)
-        return replace(
-            state,
-            hands=_with_hand(state.hands, played.seat, _without(state.hands[played.seat], card)),
-            discard=(*state.discard, card),
-            announced=played.announced,
-            drawn=(),  # whatever was drawn this turn is now in the hand or on the pile
-        )
-    if kind == "cards_drawn":
-        drawn = event.cards_drawn
-        cards = tuple(Card.from_proto(c) for c in drawn.cards)
-        hands = _with_hand(state.hands, drawn.seat, tuple(sorted(state.hands[drawn.seat] + cards)))
-        after = replace(state, hands=hands, draw_pile=state.draw_pile[drawn.count :])
-        if drawn.reason == pb.DRAW_REASON_OHE:
-            return after
-        return replace(after, phase=pb.PHASE_DRAWN, drawn=cards, drawn_reason=drawn.reason, draw_penalty=0)
-    if kind == "turn_passed":
-        passed = event.turn_passed
-        return replace(
-            state,
-            phase=pb.PHASE_BOTTLE if passed.draw_penalty else pb.PHASE_PLAY,
-            active_seat=passed.next_seat,
-            direction=CLOCKWISE if passed.direction == pb.DIRECTION_CLOCKWISE else -CLOCKWISE,
-            draw_penalty=passed.draw_penalty,
-            drawn=(),
-            drawn_reason=pb.DRAW_REASON_UNSPECIFIED,
-        )
-    if kind == "draw_pile_rebuilt":
-        shuffled = tuple(Card.from_proto(c) for c in event.draw_pile_rebuilt.cards)
-        return replace(state, draw_pile=state.draw_pile + shuffled, discard=(state.top,), rebuilds=state.rebuilds + 1)
-    if kind == "round_dealt":
-        return _dealt(state, event.round_dealt)
-    if kind == "round_won":
-        return replace(state, ships=tuple(event.round_won.ships))
-    if kind == "game_won":
-        won = event.game_won
-        return replace(state, ships=tuple(won.ships), winner=won.seat, phase=pb.PHASE_FINISHED)
-    if kind == "game_started":
-        started = event.game_started
-        DATA.require(started.data_digest)
-        return PiratesState(
-            options=started.options,
-            seat_count=started.seat_count,
-            removed=tuple(Card.from_proto(c) for c in started.removed),
-            ships=(0,) * started.seat_count,
-        )
-    return state  # an event kind this rules version does not know changes nothing
+    return evolve_all(state, (event,))
 
 
-def _dealt(state: PiratesState, dealt: pb.RoundDealt) -> PiratesState:
-    hands: list[tuple[Card, ...]] = [()] * state.seat_count
-    for hand in dealt.hands:
-        hands[hand.seat] = tuple(Card.from_proto(c) for c in hand.cards)
-    return replace(
-        state,
-        phase=pb.PHASE_PLAY,
-        round=dealt.round,
-        round_first_seat=dealt.first_seat,
+def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
+    """The state after `events`, in order: what evolving one event at a time gives,
+    without making the states in between (a replay folds a whole game). The state's
+    fields are local variables here; the discard pile, which grows by a card a turn,
+    and the hands are lists until the end."""
+    phase, options, seat_count, removed, round_number, round_first_seat = (
+        state.phase,
+        state.options,
+        state.seat_count,
+        state.removed,
+        state.round,
+        state.round_first_seat,
+    )
+    hands, draw_pile, discard, active_seat, direction, announced = (
+        list(state.hands),
+        state.draw_pile,
+        list(state.discard),
+        state.active_seat,
+        state.direction,
+        state.announced,
+    )
+    draw_penalty, drawn, drawn_reason, rebuilds, ships, winner = (
+        state.draw_penalty,
+        state.drawn,
+        state.drawn_reason,
+        state.rebuilds,
+        state.ships,
+        state.winner,
+    )
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "turn_passed":
+            passed = event.turn_passed
+            draw_penalty = passed.draw_penalty
+            phase = pb.PHASE_BOTTLE if draw_penalty else pb.PHASE_PLAY
+            active_seat = passed.next_seat
+            direction = CLOCKWISE if passed.direction == pb.DIRECTION_CLOCKWISE else -CLOCKWISE
+            drawn, drawn_reason = (), pb.DRAW_REASON_UNSPECIFIED
+        elif kind == "card_played":
+            played = event.card_played
+            card, seat = Card.from_proto(played.card), played.seat
+            hands[seat] = _without(hands[seat], card)
+            discard.append(card)
+            announced = played.announced
+            drawn = ()  # whatever was drawn this turn is now in the hand or on the pile
+        elif kind == "cards_drawn":
+            taken = event.cards_drawn
+            # The cards drawn are the draw pile's top ones (decide draws them there,
+            # after any rebuild's event): they are taken from the state, not read.
+            count, seat = taken.count, taken.seat
+            cards, draw_pile = draw_pile[:count], draw_pile[count:]
+            hands[seat] = tuple(sorted(hands[seat] + cards))
+            if taken.reason != pb.DRAW_REASON_OHE:
+                phase, drawn, drawn_reason, draw_penalty = pb.PHASE_DRAWN, cards, taken.reason, 0
+        elif kind == "draw_pile_rebuilt":
+            draw_pile += tuple(map(Card.from_proto, event.draw_pile_rebuilt.cards))
+            discard = [discard[-1]]  # the top card stays
+            rebuilds += 1
+        elif kind == "round_dealt":
+            dealt = event.round_dealt
+            dealt_hands: list[tuple[Card, ...]] = [()] * seat_count
+            for hand in dealt.hands:
+                dealt_hands[hand.seat] = tuple(map(Card.from_proto, hand.cards))
+            hands, draw_pile, discard = (
+                dealt_hands,
+                tuple(map(Card.from_proto, dealt.draw_pile)),
+                [Card.from_proto(dealt.discard)],
+            )
+            phase, round_number, round_first_seat, active_seat = (
+                pb.PHASE_PLAY,
+                dealt.round,
+                dealt.first_seat,
+                dealt.first_seat,
+            )
+            direction, announced, draw_penalty, drawn, drawn_reason, rebuilds = (
+                CLOCKWISE,
+                pb.COLOUR_UNSPECIFIED,
+                0,
+                (),
+                pb.DRAW_REASON_UNSPECIFIED,
+                0,
+            )
+        elif kind == "round_won":
+            ships = tuple(event.round_won.ships)
+        elif kind == "game_won":
+            won = event.game_won
+            ships, winner, phase = tuple(won.ships), won.seat, pb.PHASE_FINISHED
+        elif kind == "game_started":
+            started = event.game_started
+            DATA.require(started.data_digest)
+            fresh = PiratesState()
+            options, seat_count = started.options, started.seat_count
+            removed, ships = tuple(map(Card.from_proto, started.removed)), (0,) * started.seat_count
+            phase, round_number, round_first_seat, hands, draw_pile, discard = (
+                fresh.phase,
+                fresh.round,
+                fresh.round_first_seat,
+                list(fresh.hands),
+                fresh.draw_pile,
+                list(fresh.discard),
+            )
+            active_seat, direction, announced, draw_penalty, drawn, drawn_reason = (
+                fresh.active_seat,
+                fresh.direction,
+                fresh.announced,
+                fresh.draw_penalty,
+                fresh.drawn,
+                fresh.drawn_reason,
+            )
+            rebuilds, winner = fresh.rebuilds, fresh.winner
+        # any other kind is one this rules version does not know: it changes nothing
+    return PiratesState(
+        phase=phase,
+        options=options,
+        seat_count=seat_count,
+        removed=removed,
+        round=round_number,
+        round_first_seat=round_first_seat,
         hands=tuple(hands),
-        draw_pile=tuple(Card.from_proto(c) for c in dealt.draw_pile),
-        discard=(Card.from_proto(dealt.discard),),
-        active_seat=dealt.first_seat,
-        direction=CLOCKWISE,
-        announced=pb.COLOUR_UNSPECIFIED,
-        draw_penalty=0,
-        drawn=(),
-        drawn_reason=pb.DRAW_REASON_UNSPECIFIED,
-        rebuilds=0,
+        draw_pile=draw_pile,
+        discard=tuple(discard),
+        active_seat=active_seat,
+        direction=direction,
+        announced=announced,
+        draw_penalty=draw_penalty,
+        drawn=drawn,
+        drawn_reason=drawn_reason,
+        rebuilds=rebuilds,
+        ships=ships,
+        winner=winner,
     )
 
 
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     index = hand.index(card)
     return hand[:index] + hand[index + 1 :]
-
-
-def _with_hand(hands: tuple[tuple[Card, ...], ...], seat: int, hand: tuple[Card, ...]) -> tuple[tuple[Card, ...], ...]:
-    return (*hands[:seat], hand, *hands[seat + 1 :])
 
 
 # --- questions ---------------------------------------------------------------------
@@ -520,8 +578,7 @@ def legal_commands(state: PiratesState, seat: int) -> list[pb.Command]:
 
 def status(state: PiratesState) -> Status:
     if state.winner is None:
-        seat = to_act(state)
-        return Status(finished=False, to_act=() if seat is None else (seat,))
+        return playing(to_act(state))
     winner = state.winner
     rounds = "round" if state.round == 1 else "rounds"
     return Status(

@@ -161,9 +161,7 @@ def mount(web_app: web.Application, use_cases: Mapping[str, AnyUseCase], *, max_
     for method in SERVICE.methods:
         if method.client_streaming:
             continue  # needs full-duplex HTTP/2, which aiohttp lacks: unimplemented, below
-        endpoint = Endpoint(method, cast(UseCase | StreamUseCase, use_cases[method.name]), max_body_bytes)
-        handler = endpoint.stream if method.server_streaming else endpoint.unary
-        web_app.router.add_post(f"/{SERVICE.full_name}/{method.name}", handler)
+        mount_method(web_app, method, cast(UseCase | StreamUseCase, use_cases[method.name]), max_body_bytes)
 
     async def unknown_method(http: web.Request) -> web.Response:
         name = http.match_info["method"]
@@ -172,6 +170,15 @@ def mount(web_app: web.Application, use_cases: Mapping[str, AnyUseCase], *, max_
         ).response()
 
     web_app.router.add_post(f"/{SERVICE.full_name}/{{method}}", unknown_method)
+
+
+def mount_method(
+    web_app: web.Application, method: MethodDescriptor, use_case: UseCase | StreamUseCase, max_body_bytes: int
+) -> None:
+    """Adds the Connect route of one RPC (unary or server-streaming) of any service."""
+    endpoint = Endpoint(method, use_case, max_body_bytes)
+    handler = endpoint.stream if method.server_streaming else endpoint.unary
+    web_app.router.add_post(f"/{method.containing_service.full_name}/{method.name}", handler)
 
 
 class Endpoint:

@@ -19,7 +19,7 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from service.api import connect, websocket
+from service.api import connect, diagnostics, websocket
 from service.api import web as web_app_pages
 from service.api.http_body import BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT
 from service.api.http_guard import GuardedAppRunner
@@ -74,6 +74,12 @@ def build_http_app(
         )
         web_app.router.add_route(binding.verb, binding.route, handler)
     connect.mount(web_app, table, max_body_bytes=max_body_bytes)
+    # The echo baselines of the bench (REST and Connect), behind the same middleware.
+    for binding in http_bindings(diagnostics.SERVICE):
+        web_app.router.add_route(
+            binding.verb, binding.route, unary_handler(Transcoder(binding, max_body_bytes), diagnostics.echo)
+        )
+    connect.mount_method(web_app, diagnostics.SERVICE.methods_by_name["Echo"], diagnostics.echo, max_body_bytes)
     websocket.mount(
         web_app,
         cast(BidiUseCase, table["Play"]),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
 from ludotheque.v1 import choice_pb2, game_pb2
@@ -19,6 +20,9 @@ from engines.describers import DESCRIBERS
 from engines.phrases import Described, NumberArg, Phrase, SeatArg, StepRole, TextArg, phrase
 from service.app import envelopes
 from service.app.catalogs import Words, catalogs
+
+if TYPE_CHECKING:
+    from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
 
 ROLES = {
     StepRole.ACTION: choice_pb2.CHOICE_ROLE_ACTION,
@@ -38,7 +42,19 @@ class Audience:
     @staticmethod
     def of(seats: Sequence[game_pb2.Seat], locale: str) -> Audience:
         """`locale`: a request's locale field (a tag or an Accept-Language list)."""
-        return Audience(catalogs().words(locale), tuple(seat.name for seat in seats))
+        words, names = catalogs().words(locale), tuple([seat.name for seat in seats])
+        key = (words.locale, names)
+        made = _AUDIENCES.get(key)  # every answer asks: an audience is immutable, made once
+        if made is None or made.words is not words:
+            if len(_AUDIENCES) >= MAX_AUDIENCES:
+                _AUDIENCES.clear()
+            made = _AUDIENCES[key] = Audience(words, names)
+        return made
+
+
+# (language, the players' names) -> their audience.
+_AUDIENCES: dict[tuple[str, tuple[str, ...]], Audience] = {}
+MAX_AUDIENCES = 4096
 
 
 def describe_table_event(event: game_pb2.Event, audience: Audience) -> None:
@@ -101,15 +117,25 @@ def describe_loss(event: game_pb2.Event, audience: Audience) -> None:
 
 
 def described_commands(
-    kind: str, payloads: Sequence[Message], view: Message, audience: Audience
+    kind: str,
+    payloads: Sequence[Message],
+    view: Message,
+    audience: Audience,
+    *,
+    into: RepeatedCompositeFieldContainer[game_pb2.Command] | None = None,
 ) -> list[game_pb2.Command]:
     """The commands in their envelopes, each with its description and choice steps,
-    from `view`: what the seat that may play them sees."""
+    from `view`: what the seat that may play them sees. With `into` (an answer's
+    repeated field), appended there instead (and none returned)."""
     words, names = audience.words, audience.names
-    commands = []
+    commands: list[game_pb2.Command] = []
     for payload, described in zip(payloads, DESCRIBERS[kind].describe_commands(payloads, view), strict=True):
+        command = game_pb2.Command() if into is None else into.add()
+        if into is None:
+            commands.append(command)
         if described.personal:
-            commands.append(_decorate(envelopes.command(kind, payload), described, words, names))
+            getattr(command, kind).CopyFrom(payload)
+            _decorate(command, described, words, names)
             continue
         # Words that name no seat are the same in every game: the move with its words
         # is made once per language and copied after.
@@ -119,9 +145,7 @@ def described_commands(
             if len(_MADE) >= MAX_MADE:
                 _MADE.clear()
             made = _MADE[key] = _decorate(envelopes.command(kind, payload), described, words, names)
-        command = game_pb2.Command()
         command.CopyFrom(made)
-        commands.append(command)
     return commands
 
 

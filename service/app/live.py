@@ -304,7 +304,7 @@ class LiveGames:
         """The game's state after its first `version` events: from the nearest snapshot."""
         with store_errors():
             restored = await self.snapshots.restore(live.game_id, live.engine, version)
-        return fold(live.engine, payloads(restored.events), restored.state)
+        return fold(live.engine, payloads(restored.events, live.engine.kind), restored.state)
 
     def forget(self, game_id: str) -> None:
         """Drops a cached game (deleted, or to be read from the store at its next use)."""

@@ -28,7 +28,7 @@ from service.app.snapshots import checkpoints, passes
 from service.app.steps import Step, play_bots, rng, stamp
 from service.app.stored import parse_event, store_errors
 from service.app.viewers import Viewers, acting_seat
-from service.app.views import STATUS_NAMES, outcome, redact, shown, status_code, summary_bytes
+from service.app.views import STATUS_NAMES, events_into, outcome, shown_into, status_code, summary_bytes
 from service.store.base import CountersChanged, VersionConflict
 
 log = logging.getLogger(__name__)
@@ -284,18 +284,13 @@ def submit_response(
     state = live.state if state is None else state
     status = live.engine.status(state)
     audience = Audience.of(live.table.seats, locale)
-    seen, legal = shown(live, state, viewer, audience)
     response = game_service_pb2.SubmitCommandResponse(
         version=live.version if version is None else version,
-        view=seen,
-        legal_commands=legal,
         status=status_code(status),
         to_act=status.to_act,
-        outcome=outcome(live, status),
         replayed=replayed,
     )
-    for event in events:
-        redacted = redact(live.engine, event, viewer, audience)
-        if redacted is not None:
-            response.events.append(redacted)
+    response.outcome.CopyFrom(outcome(live, status))
+    shown_into(response.view, response.legal_commands, live, state, viewer, audience)
+    events_into(response.events, live.engine, events, viewer, audience)
     return response

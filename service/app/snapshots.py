@@ -31,7 +31,6 @@ from ludotheque.v1 import snapshot_pb2
 from engines.contract import fold
 from engines.registry import AnyEngine
 from engines.state_codec import CodecError, for_engine
-from service.app import envelopes
 from service.app.metrics import Metrics
 from service.app.stored import parse_event
 from service.store.base import EventStore, StoredEvent, StoredSnapshot, StoreError
@@ -101,7 +100,7 @@ class Snapshots:
             earlier = await self._store.read(game_id, 1, stored.version - 1)
             if at_snapshot is None:  # the game has no event there: fold all there is
                 return Restored(engine.initial_state(), 0, earlier + events)
-            state = fold(engine, payloads([*earlier, at_snapshot]))
+            state = fold(engine, payloads([*earlier, at_snapshot], engine.kind))
             self.save(game_id, engine, [Checkpoint(stored.version, state, at_snapshot.data)])  # repaired
         return Restored(state, stored.version, events[1:], at_snapshot)
 
@@ -202,12 +201,11 @@ def checkpoints(steps: Sequence[Any], first_version: int, events: Sequence[bytes
     return found
 
 
-def payloads(items: Sequence[StoredEvent]) -> list[Any]:
-    """The engine payloads of stored events, in order, leaving out those of no move
-    (versions the store lost and the notice after them; table events)."""
+def payloads(items: Sequence[StoredEvent], kind: str) -> list[Any]:
+    """The engine payloads of a `kind` game's stored events, in order, leaving out those
+    of no move (versions the store lost and the notice after them; table events). Each
+    envelope is only asked whether it holds a `kind` payload, not which one it holds
+    (envelopes.event_payloads: the cheaper question, in a replay's loop)."""
+    field: Any = kind  # one of the envelope's game fields, named at run time
     events = (parse_event(item) for item in items)
-    return [
-        envelopes.event_payload(event)
-        for event in events
-        if not (event.HasField("history_loss") or event.HasField("table"))
-    ]
+    return [getattr(event, kind) for event in events if event.HasField(field)]

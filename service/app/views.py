@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
@@ -23,6 +23,9 @@ from service.app.descriptions import (
 )
 from service.app.live import LiveGame
 
+if TYPE_CHECKING:
+    from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
+
 STATUS_NAMES = {
     game_pb2.GAME_STATUS_ACTIVE: "active",
     game_pb2.GAME_STATUS_FINISHED: "finished",
@@ -34,26 +37,34 @@ def redact(
     engine: AnyEngine, event: game_pb2.Event, viewer: Viewer, audience: Audience | None = None
 ) -> game_pb2.Event | None:
     """The event as `viewer` may see it (None: not at all); only the admin sees the
-    command. With an `audience`, described for it from what the viewer may see. A
-    table event (who sits and plays where) is no secret: everyone sees it whole; nor is
-    a placeholder or notice of lost versions (no move)."""
+    command. With an `audience`, described for it from what the viewer may see."""
+    if audience is None and (event.HasField("table") or event.HasField("history_loss")):
+        return event
+    if viewer.is_admin and audience is None:
+        return event if engine.redact(envelopes.event_payload(event), viewer) is not None else None
+    out = game_pb2.Event()
+    return out if redact_into(out, engine, event, viewer, audience) else None
+
+
+def redact_into(
+    out: game_pb2.Event, engine: AnyEngine, event: game_pb2.Event, viewer: Viewer, audience: Audience | None
+) -> bool:
+    """Writes the event as `viewer` may see it into `out` (empty); False when the viewer
+    may not see it at all (then `out` stays empty). A table event (who sits and plays
+    where) is no secret: everyone sees it whole; nor is a placeholder or notice of lost
+    versions (no move)."""
     if event.HasField("table") or event.HasField("history_loss"):
-        if audience is None:
-            return event
-        out = game_pb2.Event()
         out.CopyFrom(event)
-        if event.HasField("table"):
-            describe_table_event(out, audience)
-        else:
-            describe_loss(out, audience)
-        return out
+        if audience is not None:
+            if event.HasField("table"):
+                describe_table_event(out, audience)
+            else:
+                describe_loss(out, audience)
+        return True
     payload = envelopes.event_payload(event)
     redacted = engine.redact(payload, viewer)
     if redacted is None:
-        return None
-    if viewer.is_admin and audience is None:
-        return event
-    out = game_pb2.Event()
+        return False
     out.CopyFrom(event)
     if not viewer.is_admin:
         out.ClearField("command")
@@ -61,7 +72,20 @@ def redact(
         getattr(out, engine.kind).CopyFrom(redacted)
     if audience is not None:
         describe_event(engine.kind, out, redacted, audience)
-    return out
+    return True
+
+
+def events_into(
+    out: RepeatedCompositeFieldContainer[game_pb2.Event],
+    engine: AnyEngine,
+    events: Sequence[game_pb2.Event],
+    viewer: Viewer,
+    audience: Audience | None,
+) -> None:
+    """Appends the events as `viewer` may see them (those it may) to an answer's `out`."""
+    for event in events:
+        if not redact_into(out.add(), engine, event, viewer, audience):
+            del out[-1]
 
 
 class LiveAudience:
@@ -87,17 +111,19 @@ def legal_commands(
     """A seat's legal commands; the admin's are those of every seat to act. With an
     `audience`, each described and with its choice steps, from `seen`: the viewer's
     view of `state` (made here when not given)."""
-    if viewer.role is Role.SEAT:
-        assert viewer.seat is not None
-        seats: Sequence[int] = (viewer.seat,)
-    elif viewer.is_admin:
-        seats = engine.status(state).to_act
-    else:
-        return []
-    payloads = [c for seat in seats for c in engine.legal_commands(state, seat)]
+    payloads = _legal_payloads(engine, state, viewer)
     if audience is None or not payloads:
         return [envelopes.command(engine.kind, c) for c in payloads]
     return described_commands(engine.kind, payloads, seen or engine.view(state, viewer), audience)
+
+
+def _legal_payloads(engine: AnyEngine, state: Any, viewer: Viewer) -> list[Message]:
+    if viewer.role is Role.SEAT:
+        assert viewer.seat is not None
+        return engine.legal_commands(state, viewer.seat)
+    if viewer.is_admin:
+        return [c for seat in engine.status(state).to_act for c in engine.legal_commands(state, seat)]
+    return []
 
 
 def view(live: LiveGame, state: Any, viewer: Viewer, seen: Message | None = None) -> game_pb2.GameView:
@@ -111,6 +137,23 @@ def shown(
     """The viewer's view and legal commands (described), the view made once for both."""
     seen = live.engine.view(state, viewer)
     return view(live, state, viewer, seen), legal_commands(live.engine, state, viewer, audience, seen)
+
+
+def shown_into(
+    view_out: game_pb2.GameView,
+    commands_out: RepeatedCompositeFieldContainer[game_pb2.Command],
+    live: LiveGame,
+    state: Any,
+    viewer: Viewer,
+    audience: Audience,
+) -> None:
+    """shown(...) written into an answer's `view` and `legal_commands` fields (empty)."""
+    engine = live.engine
+    seen = engine.view(state, viewer)
+    getattr(view_out, engine.kind).CopyFrom(seen)
+    payloads = _legal_payloads(engine, state, viewer)
+    if payloads:
+        described_commands(engine.kind, payloads, seen, audience, into=commands_out)
 
 
 def outcome(live: LiveGame, status: Status) -> game_pb2.Outcome:
@@ -128,32 +171,15 @@ def outcome_of(status: Status, seats: Sequence[game_pb2.Seat]) -> game_pb2.Outco
 
 def summary(live: LiveGame) -> game_pb2.Game:
     """The game without any viewer's view: what ListGames shows."""
-    status = live.status
-    record = live.record
-    table = live.table
-    return game_pb2.Game(
-        game_id=record.game_id,
-        kind=record.kind,
-        status=status_code(status, table.started),
-        version=live.version,
-        seats=table.seats,
-        options=table.options,
-        to_act=status.to_act,
-        outcome=outcome(live, status),
-        created_at=record.created_at,
-        updated_at=timestamp(live.updated_at_ms),
-        rules_version=record.rules_version,
-        visibility=record.visibility,
-        history_losses=live.losses,
-        clock=record.clock if record.HasField("clock") else None,
-        join_code=record.join_code if not table.started else "",
-    )
+    return game_pb2.Game.FromString(summary_bytes(live, live.status, live.version, live.updated_at_ms))
 
 
 def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: int) -> bytes:
-    """summary(...).SerializeToString() of the game at `version`, from the fields that
-    never change (encoded once per cached game) and those that do: encoded messages
-    concatenated parse as one (the store keeps them opaque)."""
+    """The summary (the game without any viewer's view) at `version`, encoded, from the
+    fields that change only with the table (encoded once per revision of the table) and
+    those that do: encoded messages concatenated parse as one (the store keeps them
+    opaque; summary() parses them, which costs less than setting a dozen fields from
+    Python)."""
     table = live.table
     if not live.summary_head or live.summary_revision != table.revision:
         record = live.record
@@ -166,16 +192,21 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
             rules_version=record.rules_version,
             visibility=record.visibility,
             clock=record.clock if record.HasField("clock") else None,
+            join_code=record.join_code if not table.started else "",
         ).SerializeToString()
         live.summary_revision = table.revision
     tail = game_pb2.Game(
-        status=status_code(status, table.started),
-        version=version,
-        to_act=status.to_act,
-        outcome=outcome(live, status),
-        updated_at=timestamp(updated_at_ms),
-        history_losses=live.losses,
+        status=status_code(status, table.started), version=version, to_act=status.to_act, history_losses=live.losses
     )
+    # Set in place: an Outcome and a Timestamp made only to be copied cost more than
+    # the fields (an unfinished game's outcome is present and empty, as before).
+    if status.finished:
+        tail.outcome.CopyFrom(outcome(live, status))
+    else:
+        tail.outcome.SetInParent()
+    seconds, millis = divmod(updated_at_ms, 1000)
+    updated_at = tail.updated_at
+    updated_at.seconds, updated_at.nanos = seconds, millis * 1_000_000
     return live.summary_head + tail.SerializeToString()
 
 
@@ -185,9 +216,8 @@ def game_message(live: LiveGame, viewer: Viewer, locale: str, now_ms: int | None
     game = summary(live)
     table = live.table
     if table.started:  # nothing to see or play before the deal
-        seen, legal = shown(live, live.state, viewer, Audience.of(table.seats, locale))
-        game.view.CopyFrom(seen)
-        game.legal_commands.extend(legal)
+        audience = Audience.of(table.seats, locale)
+        shown_into(game.view, game.legal_commands, live, live.state, viewer, audience)
     if table.clock is not None and now_ms is not None:
         del game.seats[:]
         game.seats.extend(table.seat_messages(now_ms))
@@ -228,6 +258,5 @@ def viewer_message(viewer: Viewer) -> game_pb2.Viewer:
 
 
 def timestamp(ms: int) -> Timestamp:
-    stamp = Timestamp()
-    stamp.FromMilliseconds(ms)
-    return stamp
+    seconds, millis = divmod(ms, 1000)  # as Timestamp.FromMilliseconds, without its Python calls
+    return Timestamp(seconds=seconds, nanos=millis * 1_000_000)

@@ -18,11 +18,16 @@ frontends would be):
   usually come in the message that carries the move's events);
 - Play over WebSocket: the same, one WebSocket per seat (GET /v1/play, binary
   protobuf frames, the token in the join); its baseline is a WebSocket echo round trip
-  (GET /v1/diagnostics/echo) of the same 16 bytes as the gRPC echo."""
+  (GET /v1/diagnostics/echo) of the same 16 bytes as the gRPC echo.
+
+The transports' floors, each a call that does nothing with the same 16 bytes: a unary
+gRPC Echo, a message each way on an open gRPC EchoStream, Echo over Connect (binary
+protobuf) and over REST (JSON), and a WebSocket echo round trip."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import random
 import time
@@ -53,9 +58,10 @@ class NewGame:
 @dataclass(slots=True)
 class Job:
     """What one load process does next. mode: "create" (make `count` games, outside
-    any window), "echo", "unary", "unary-bot", "play", "play-bot", "rest", "stream",
-    "ws-echo", "ws-play", "ws-play-bot" (the -bot modes play games of one human seat
-    against the server's bots)."""
+    any window), "echo", "stream-echo", "connect-echo", "rest-echo", "ws-echo" (the
+    floors), "unary", "unary-bot", "play", "play-bot", "rest", "stream", "ws-play",
+    "ws-play-bot" (the -bot modes play games of one human seat against the server's
+    bots)."""
 
     mode: str
     target: str
@@ -244,6 +250,26 @@ async def _echo(stub: Any, window: Window, outcome: Outcome) -> None:
             outcome.latencies.append(latency)
 
 
+async def _stream_echo(stub: Any, window: Window, outcome: Outcome) -> None:
+    """One EchoStream: a message up, its answer down, again and again (one round trip
+    counted per answer)."""
+    call = stub.EchoStream()
+    request = diagnostics_pb2.EchoStreamRequest(payload=ECHO_PAYLOAD)
+    try:
+        while not window.over():
+            sent = time.perf_counter()
+            await call.write(request)
+            if await call.read() is grpc.aio.EOF:
+                return
+            latency = time.perf_counter() - sent
+            if window.open(time.time()):
+                outcome.count += 1
+                outcome.rpcs += 1
+                outcome.latencies.append(latency)
+    finally:
+        call.cancel()
+
+
 async def _subscribe(stub: Any, game: NewGame, window: Window, outcome: Outcome) -> None:
     """A spectator following a game: each event's delay from its recorded_at (events
     recorded before it subscribed are history: delivered, but no fan-out delay)."""
@@ -304,9 +330,9 @@ async def _run_grpc(job: Job, window: Window, ready: Callable[[], Awaitable[None
         tasks: list[Awaitable[None]] = []
         for index in range(job.concurrency):
             slot_stub = stubs[index % len(stubs)]
-            if job.mode == "echo":
+            if job.mode in ("echo", "stream-echo"):
                 echo = diagnostics_pb2_grpc.DiagnosticsServiceStub(channels[index % len(channels)])
-                tasks.append(_echo(echo, window, outcome))
+                tasks.append((_echo if job.mode == "echo" else _stream_echo)(echo, window, outcome))
             elif job.mode in ("unary", "unary-bot"):
                 tasks.append(_unary_games(slot_stub, games, window, outcome, rng))
             elif job.mode in ("play", "play-bot"):
@@ -403,6 +429,38 @@ async def _run_rest(job: Job, window: Window, ready: Callable[[], Awaitable[None
         tasks: list[Awaitable[None]] = [
             _rest_games(session, job.http, job, games, window, outcome) for _ in range(job.concurrency)
         ]
+        await _until_window_ends(tasks, window, outcome)
+    return outcome
+
+
+async def _http_echo(session: aiohttp.ClientSession, job: Job, window: Window, outcome: Outcome) -> None:
+    """Echo over Connect (binary protobuf) or REST (JSON), one call at a time."""
+    if job.mode == "connect-echo":
+        url = f"{job.http}/ludotheque.v1.DiagnosticsService/Echo"
+        body = diagnostics_pb2.EchoRequest(payload=ECHO_PAYLOAD).SerializeToString()
+        headers = {"Content-Type": "application/proto", "Connect-Protocol-Version": "1"}
+    else:
+        url = f"{job.http}/v1/diagnostics:echo"
+        body = json.dumps({"payload": base64.b64encode(ECHO_PAYLOAD).decode()}).encode()
+        headers = {"Content-Type": "application/json"}
+    while not window.over():
+        sent = time.perf_counter()
+        async with session.post(url, data=body, headers=headers) as response:
+            response.raise_for_status()
+            await response.read()
+        latency = time.perf_counter() - sent
+        if window.open(time.time()):
+            outcome.count += 1
+            outcome.rpcs += 1
+            outcome.latencies.append(latency)
+
+
+async def _run_http_echo(job: Job, window: Window, ready: Callable[[], Awaitable[None]]) -> Outcome:
+    outcome = Outcome()
+    connector = aiohttp.TCPConnector(limit=job.concurrency)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        await ready()
+        tasks: list[Awaitable[None]] = [_http_echo(session, job, window, outcome) for _ in range(job.concurrency)]
         await _until_window_ends(tasks, window, outcome)
     return outcome
 
@@ -518,6 +576,8 @@ async def _run_job(job: Job, connection: Connection) -> Outcome:
 
     if job.mode == "rest":
         return await _run_rest(job, window, ready)
+    if job.mode in ("connect-echo", "rest-echo"):
+        return await _run_http_echo(job, window, ready)
     if job.mode.startswith("ws-"):
         return await _run_ws(job, window, ready)
     return await _run_grpc(job, window, ready)

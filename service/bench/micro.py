@@ -5,22 +5,35 @@
   but Pirates & Compagnie's are the greedy bot's (see PLAYERS);
 - replay: events per second rebuilt from their stored bytes (parse the Event
   envelope, evolve), beside the protobuf parse of the same bytes alone, the floor
-  that any replay pays."""
+  that any replay pays;
+- app: GameApp alone (memory store, no transport), CPU per move;
+- own work: per move, what the engine itself does for the moves and answers of the
+  app benchmark (decide, evolve, the answer's redacted events, view and legal
+  commands), and the descriptions those answers carry, beside GameApp's cost;
+- ReplayGame: GameApp (memory store) answering a seat's ReplayGame at the last version
+  but one of a long game (bots only, played out at creation): the events read from
+  the store, parsed and folded, then the seat's view and legal commands."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from ludotheque.v1 import game_pb2
 
-from engines.contract import SeatInfo, fold
+from engines.contract import SeatInfo, Viewer, fold
+from engines.describers import DESCRIBERS
 from engines.registry import ENGINES, AnyEngine
 from service.app import envelopes
+from service.app.catalogs import catalogs
+from service.app.lazy_random import LazyRandom
+from service.app.seeding import DECIDE, game_rng
+from service.bench.load import seats_for
 
 # Who chooses the moves of a benchmark game, per game kind: a bot of the engine's.
 # Uniformly random Pirates & Compagnie players rarely empty a hand (they draw as often
@@ -124,9 +137,7 @@ def replay_rates(engine: AnyEngine, budget: float) -> tuple[float, float]:
     def replay() -> int:
         count = 0
         for blobs in games:
-            state = engine.initial_state()
-            for blob in blobs:
-                state = engine.evolve(state, envelopes.event_payload(parse(blob)))
+            fold(engine, envelopes.event_payloads(map(parse, blobs), engine.kind))
             count += len(blobs)
         return count
 
@@ -172,7 +183,6 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
     from service.app import GameApp
     from service.app.auth import TokenAuthority
     from service.app.metrics import InstrumentedStore, Metrics
-    from service.bench.load import seats_for
     from service.store.memory import MemoryStore
 
     metrics = Metrics()
@@ -185,7 +195,10 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
         game_id, tokens = created.game_id, created.seat_tokens
         start = time.process_time()
         seat = created.game.to_act[0]
-        legal = list((await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])).legal_commands)
+        # The answers' own repeated fields are chosen from (a list would copy them).
+        legal: Sequence[game_pb2.Command] = (
+            await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
+        ).legal_commands
         calls += 1
         while True:
             request = api.SubmitCommandRequest(game_id=game_id, command=rng.choice(legal), command_id=f"m{moves}")
@@ -196,12 +209,201 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
             if response.status == game_pb2.GAME_STATUS_FINISHED or not response.to_act:
                 break
             if response.to_act[0] == seat:
-                legal = list(response.legal_commands)
+                legal = response.legal_commands
             else:
                 seat = response.to_act[0]
                 game = await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
                 game.SerializeToString()
-                legal = list(game.legal_commands)
+                legal = game.legal_commands
                 calls += 1
         elapsed += time.process_time() - start
     return AppFigures(kind, moves, elapsed / moves * 1e6, calls / moves)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayGameFigures:
+    """ReplayGame at a late version: the events folded per call, and CPU per call."""
+
+    kind: str
+    events: int  # the version replayed (events read, parsed and folded)
+    us_per_call: float
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / self.us_per_call * 1e6
+
+
+LONG_GAME = 1000  # events: a game this long is long enough to replay
+
+
+def replay_game_figures(budget: float) -> list[ReplayGameFigures]:
+    return [asyncio.run(_replay_game(kind, budget)) for kind in sorted(ENGINES)]
+
+
+async def _replay_game(kind: str, budget: float) -> ReplayGameFigures:
+    from ludotheque.v1 import game_service_pb2 as api
+
+    from service.app import GameApp
+    from service.app.auth import TokenAuthority
+    from service.app.metrics import InstrumentedStore, Metrics
+    from service.store.memory import MemoryStore
+
+    metrics = Metrics()
+    # Snapshots off: the fold of every event is what is measured here (the long games'
+    # table measures the same replay from the nearest snapshot).
+    store = InstrumentedStore(MemoryStore(), metrics)
+    app = GameApp(store, TokenAuthority(b"b" * 32), metrics=metrics, snapshot_interval=0)
+    # Random bots: Pirates & Compagnie's play thousands of moves (the long game); the
+    # longest of a few games of the other kinds, whose games are short whoever plays.
+    longest: tuple[int, str, str] = (0, "", "")
+    for _ in range(8):
+        if longest[0] >= LONG_GAME:
+            break
+        seats = [game_pb2.SeatSpec(name=spec.name, age=spec.age, bot="random") for spec in seats_for(kind)]
+        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats), "")
+        longest = max(longest, (created.game.version, created.game_id, created.seat_tokens[0]))
+    version, game_id, token = longest
+    request = api.ReplayGameRequest(game_id=game_id, at_version=version - 1)
+    await app.replay(request, token)  # warm up
+    calls = 0
+    start = time.process_time()
+    while (elapsed := time.process_time() - start) < budget or calls == 0:
+        (await app.replay(request, token)).SerializeToString()
+        calls += 1
+    return ReplayGameFigures(kind, version - 1, elapsed / calls * 1e6)
+
+
+@dataclass(frozen=True, slots=True)
+class WorkFigures:
+    """One kind's moves as GameApp's driver plays them (`app`), and, per move, the
+    engine's own work their answers need: `engine_us` (decide, evolve, status, the
+    events redacted for the mover, the view and legal commands of each answer) and
+    `descriptions_us` (those events and legal commands described, in English)."""
+
+    kind: str
+    app: AppFigures
+    moves: int  # measured for the engine's own work
+    engine_us: float
+    descriptions_us: float
+
+    @property
+    def own_us(self) -> float:
+        """The engine's own work, descriptions included."""
+        return self.engine_us + self.descriptions_us
+
+    @property
+    def app_to_own(self) -> float:
+        return self.app.us_per_move / self.own_us
+
+
+def work_figures(budget: float) -> list[WorkFigures]:
+    figures = []
+    for kind, engine in sorted(ENGINES.items()):
+        moves, engine_us, descriptions_us = own_work(engine, budget)
+        figures.append(WorkFigures(kind, app_figures(kind, budget), moves, engine_us, descriptions_us))
+    return figures
+
+
+# One recorded game of the app benchmark's kind: its dealt state, then (seat, command, seed
+# of the decision's randomness) per move.
+Recorded = tuple[Any, list[tuple[int, Any, int]]]
+# What one answer shows: the events redacted for its viewer, its view, its legal commands.
+Answer = tuple[list[Any], Any, list[Any]]
+
+
+def recorded_games(engine: AnyEngine, moves: int, seed: int = 4) -> list[Recorded]:
+    """Games of random legal moves, as GameApp's driver plays them (app_figures): at
+    least `moves` moves in all."""
+    rng = random.Random(seed)
+    games: list[Recorded] = []
+    total = 0
+    while total < moves or not games:
+        seats = _seats(engine)
+        dealt = engine.setup(engine.resolve_options(engine.options_type(), seats), seats, rng)
+        state = start = fold(engine, dealt)
+        played: list[tuple[int, Any, int]] = []
+        status = engine.status(state)
+        while not status.finished and status.to_act:
+            seat = status.to_act[0]
+            command, decision = rng.choice(engine.legal_commands(state, seat)), rng.getrandbits(63)
+            for event in engine.decide(state, seat, command, _decision_rng(decision)):
+                state = engine.evolve(state, event)
+            played.append((seat, command, decision))
+            status = engine.status(state)
+        games.append((start, played))
+        total += len(played)
+    return games
+
+
+def _decision_rng(seed: int) -> random.Random:
+    """As GameApp gives a decision: seeded on its first draw (service/app/steps.py)."""
+    return LazyRandom(lambda: game_rng(seed, DECIDE, 0))
+
+
+def answers(engine: AnyEngine, games: Sequence[Recorded], keep: list[Answer] | None = None) -> int:
+    """The engine's own work of GameApp's driver on `games`: each move decided and
+    evolved, its answer to the mover (its events redacted, the view, the legal
+    commands), and when the turn passes the next seat's view and legal commands (its
+    GetGame); the first seat's too at the start. Returns the moves played."""
+    moves = 0
+    for start, played in games:
+        state = start
+        seat = engine.status(state).to_act[0]
+        viewer = Viewer.player(seat)
+        view, legal = engine.view(state, viewer), engine.legal_commands(state, seat)
+        if keep is not None:
+            keep.append(([], view, legal))
+        for seat, command, decision in played:
+            events = engine.decide(state, seat, command, _decision_rng(decision))
+            for event in events:
+                state = engine.evolve(state, event)
+            viewer = Viewer.player(seat)
+            redacted = [seen for event in events if (seen := engine.redact(event, viewer)) is not None]
+            view, legal = engine.view(state, viewer), engine.legal_commands(state, seat)
+            if keep is not None:
+                keep.append((redacted, view, legal))
+            status = engine.status(state)
+            if not status.finished and status.to_act and status.to_act[0] != seat:
+                following = status.to_act[0]
+                view = engine.view(state, Viewer.player(following))
+                legal = engine.legal_commands(state, following)
+                if keep is not None:
+                    keep.append(([], view, legal))
+        moves += len(played)
+    return moves
+
+
+def describe_answers(kind: str, kept: Sequence[Answer], names: Sequence[str]) -> None:
+    """The descriptions of answers: each event's and each legal command's phrase (with
+    its choice steps' labels), rendered as Description messages."""
+    describer = DESCRIBERS[kind]
+    words = catalogs().words("")
+    for events, view, legal in kept:
+        for event in events:
+            words.describe(describer.describe_event(event), names)
+        for described in describer.describe_commands(legal, view):
+            words.describe(described.phrase, names)
+            for step in described.steps:
+                words.describe(step.label, names)
+
+
+def own_work(engine: AnyEngine, budget: float) -> tuple[int, float, float]:
+    """(moves, engine µs per move, descriptions µs per move), in CPU time."""
+    games = recorded_games(engine, 2000)
+    kept: list[Answer] = []
+    moves = answers(engine, games, kept)  # also warms up
+    names = [seat.name for seat in seats_for(engine.kind)]
+    engine_seconds = _per_pass(lambda: answers(engine, games), budget)
+    describe_answers(engine.kind, kept, names)  # warm up
+    descriptions_seconds = _per_pass(lambda: describe_answers(engine.kind, kept, names), budget)
+    return moves, engine_seconds / moves * 1e6, descriptions_seconds / moves * 1e6
+
+
+def _per_pass(work: Any, budget: float) -> float:
+    """CPU seconds that one call of `work` takes, over as many as fit in `budget`."""
+    passes = 0
+    start = time.process_time()
+    while (elapsed := time.process_time() - start) < budget or passes == 0:
+        work()
+        passes += 1
+    return elapsed / passes

@@ -1,7 +1,8 @@
 """`ludotheque bench`: the benchmark, from start to report.
 
 For each store (memory, then Redis) it starts a real server, measures the echo
-baselines (gRPC, WebSocket), the memory a game takes, then moves over unary gRPC,
+baselines (the transports' floors: unary gRPC, a gRPC stream message, Connect, REST,
+WebSocket), the memory a game takes, then moves over unary gRPC,
 Play, Play over WebSocket, REST, and the events StreamEvents delivers; then the same unary load against 1 and 2 workers
 sharing Redis; then the engine micro-benchmarks. Every figure comes from one run on
 one machine, so the ratios compare things measured side by side."""
@@ -22,7 +23,15 @@ from engines.registry import ENGINES
 from service.bench import report
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
 from service.bench.long_games import LongGameFigures, long_game_figures
-from service.bench.micro import AppFigures, EngineFigures, app_figures, engine_figures
+from service.bench.micro import (
+    AppFigures,
+    EngineFigures,
+    ReplayGameFigures,
+    WorkFigures,
+    engine_figures,
+    replay_game_figures,
+    work_figures,
+)
 from service.bench.observation import ObservationFigures, observation_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
@@ -30,6 +39,9 @@ from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 # among them), then games of one human seat against a bot (a pool of their own).
 GAME_PATHS = ("unary", "play", "ws-play", "rest", "stream")
 BOT_PATHS = ("unary-bot", "play-bot", "ws-play-bot")
+# The transports' floors, measured first on each store's server: a unary gRPC call, a
+# message each way on a gRPC stream, a Connect call, a REST call, a WebSocket round trip.
+FLOORS = ("echo", "stream-echo", "connect-echo", "rest-echo", "ws-echo")
 SCALE_CONNECTIONS = 8  # per load process, for 1 and 2 workers alike
 
 
@@ -100,7 +112,9 @@ class Results:
     measured: list[Measured] = field(default_factory=list)
     memory: list[MemoryFigure] = field(default_factory=list)
     engines: list[EngineFigures] = field(default_factory=list)
-    app: AppFigures | None = None
+    app: AppFigures | None = None  # GameApp alone, for the run's kind (one of `work`)
+    work: list[WorkFigures] = field(default_factory=list)  # GameApp and the engine's own work, per kind
+    replay_game: list[ReplayGameFigures] = field(default_factory=list)  # ReplayGame at a late version
     long_games: LongGameFigures | None = None
     observation: ObservationFigures | None = None
 
@@ -238,7 +252,7 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
     url = redis.url if redis is not None else "memory"
     server = Server.start(url)
     try:
-        for echo in ("echo", "ws-echo"):  # the baselines: a gRPC call, a WebSocket round trip
+        for echo in FLOORS:  # the baselines: calls that do nothing, on every transport
             results.measured.append(_measure(pool, settings, server, echo, store, 1, settings.games, [], redis))
         rss_before = rss_bytes(server.pids)
         redis_before = redis.used_memory() if redis is not None else 0
@@ -294,7 +308,10 @@ def run(settings: Settings) -> Results:
                 redis.stop()
     progress("engine and replay micro-benchmarks")
     results.engines = engine_figures(settings.micro_budget)
-    results.app = app_figures(settings.kind, settings.micro_budget)
+    results.replay_game = replay_game_figures(settings.micro_budget)
+    progress("the game's own work per move, and GameApp's")
+    results.work = work_figures(settings.micro_budget)
+    results.app = next(figures.app for figures in results.work if figures.kind == settings.kind)
     progress("long games, with and without snapshots")
     results.long_games = long_game_figures(max(settings.micro_budget, 0.2))
     progress("what tracing and the access log cost per move")

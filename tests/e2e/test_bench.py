@@ -35,7 +35,16 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     moves = _rows(report, "Moves, per path and store")
     assert {(row[0], row[1]) for row in moves} == {
         (PATH_NAMES[path], store)
-        for path in ("echo", "ws-echo", "unary", "unary-bot", "play", "play-bot", "ws-play", "ws-play-bot", "rest")
+        for path in (
+            *("echo", "stream-echo", "connect-echo", "rest-echo", "ws-echo"),
+            *("unary", "unary-bot", "play", "play-bot", "ws-play", "ws-play-bot", "rest"),
+        )
+        for store in ("memory", "redis")
+    }
+    floors = _rows(report, "The transports' floor, and our work on top")
+    assert {(row[0], row[1]) for row in floors} == {
+        (PATH_NAMES[path], store)
+        for path in ("unary", "unary-bot", "play", "play-bot", "ws-play", "ws-play-bot", "rest")
         for store in ("memory", "redis")
     }
     stream = _rows(report, "Live events: StreamEvents fan-out")
@@ -44,11 +53,18 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     assert [row[0] for row in memory] == ["memory", "redis"] and memory[1][3].endswith("KiB")
     scale = _rows(report, "Scale: 1 and 2 workers sharing Redis")
     assert [row[0] for row in scale] == ["1", "2"]
-    engines = _rows(report, "Engines and replay")
+    # Two tables in that section: the engines', then ReplayGame's (its header a row here).
+    engine_rows = [row for row in _rows(report, "Engines and replay") if row[0] != "game"]
+    engines = [row for row in engine_rows if not row[2].endswith(" ms")]
     assert [row[0] for row in engines] == sorted(ENGINES)
     long_games = _rows(report, "Long games: snapshots")
     assert len(long_games) == 4 and all(row[1].endswith(" ms") and row[2].endswith(" ms") for row in long_games)
-    for row in moves + stream + scale + engines:
+    replayed = [row for row in engine_rows if row[2].endswith(" ms")]
+    assert [row[0] for row in replayed] == sorted(ENGINES)  # ReplayGame at a late version
+    work = _rows(report, "The game's own work, per move")
+    assert [row[0] for row in work] == sorted(ENGINES)
+    assert all(row[5].endswith("×") for row in work)  # GameApp against the engine's own work
+    for row in moves + floors + stream + scale + engines + work:
         assert "–" not in row, row  # every figure measured (– stands for none)
     for row in memory:
         assert "–" not in row[:3], row

@@ -22,19 +22,26 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fludotheque/v1/diagnostics.proto\x12\rludotheque.v1\"\x1e\n\x0b\x45\x63hoRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"\x1f\n\x0c\x45\x63hoResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\x32U\n\x12\x44iagnosticsService\x12?\n\x04\x45\x63ho\x12\x1a.ludotheque.v1.EchoRequest\x1a\x1b.ludotheque.v1.EchoResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fludotheque/v1/diagnostics.proto\x12\rludotheque.v1\x1a\x1cgoogle/api/annotations.proto\"\x1e\n\x0b\x45\x63hoRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"\x1f\n\x0c\x45\x63hoResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"$\n\x11\x45\x63hoStreamRequest\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\"%\n\x12\x45\x63hoStreamResponse\x12\x0f\n\x07payload\x18\x01 \x01(\x0c\x32\xcd\x01\n\x12\x44iagnosticsService\x12`\n\x04\x45\x63ho\x12\x1a.ludotheque.v1.EchoRequest\x1a\x1b.ludotheque.v1.EchoResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\"\x14/v1/diagnostics:echo:\x01*\x12U\n\nEchoStream\x12 .ludotheque.v1.EchoStreamRequest\x1a!.ludotheque.v1.EchoStreamResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ludotheque.v1.diagnostics_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_ECHOREQUEST']._serialized_start=50
-  _globals['_ECHOREQUEST']._serialized_end=80
-  _globals['_ECHORESPONSE']._serialized_start=82
-  _globals['_ECHORESPONSE']._serialized_end=113
-  _globals['_DIAGNOSTICSSERVICE']._serialized_start=115
-  _globals['_DIAGNOSTICSSERVICE']._serialized_end=200
+  _globals['_DIAGNOSTICSSERVICE'].methods_by_name['Echo']._loaded_options = None
+  _globals['_DIAGNOSTICSSERVICE'].methods_by_name['Echo']._serialized_options = b'\202\323\344\223\002\031\"\024/v1/diagnostics:echo:\001*'
+  _globals['_ECHOREQUEST']._serialized_start=80
+  _globals['_ECHOREQUEST']._serialized_end=110
+  _globals['_ECHORESPONSE']._serialized_start=112
+  _globals['_ECHORESPONSE']._serialized_end=143
+  _globals['_ECHOSTREAMREQUEST']._serialized_start=145
+  _globals['_ECHOSTREAMREQUEST']._serialized_end=181
+  _globals['_ECHOSTREAMRESPONSE']._serialized_start=183
+  _globals['_ECHOSTREAMRESPONSE']._serialized_end=220
+  _globals['_DIAGNOSTICSSERVICE']._serialized_start=223
+  _globals['_DIAGNOSTICSSERVICE']._serialized_end=428
 # @@protoc_insertion_point(module_scope)

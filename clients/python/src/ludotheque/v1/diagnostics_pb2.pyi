@@ -59,3 +59,47 @@ class EchoResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EchoResponse: _TypeAlias = EchoResponse  # noqa: Y015
+
+@_typing.final
+class EchoStreamRequest(_message.Message):
+    """One message of EchoStream's requests."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAYLOAD_FIELD_NUMBER: _builtins.int
+    payload: _builtins.bytes
+    """Any bytes; they come back as they are, in one response."""
+    def __init__(
+        self,
+        *,
+        payload: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EchoStreamRequest: _TypeAlias = EchoStreamRequest  # noqa: Y015
+
+@_typing.final
+class EchoStreamResponse(_message.Message):
+    """One message of EchoStream's responses."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PAYLOAD_FIELD_NUMBER: _builtins.int
+    payload: _builtins.bytes
+    """The payload of the request it answers."""
+    def __init__(
+        self,
+        *,
+        payload: _builtins.bytes = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["payload", b"payload"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___EchoStreamResponse: _TypeAlias = EchoStreamResponse  # noqa: Y015

@@ -26,8 +26,9 @@ if _version_not_supported:
 
 
 class DiagnosticsServiceStub:
-    """Served by the gRPC server beside GameService, behind the same interceptor, so
-    that a benchmark can compare a move's cost with a call that does nothing.
+    """Served by the gRPC server beside GameService, behind the same interceptor (Echo
+    also over REST and Connect on the HTTP port, behind the same middleware), so that a
+    benchmark can compare a move's cost with a call that does nothing on every path.
     """
 
     def __init__(self, channel):
@@ -41,15 +42,30 @@ class DiagnosticsServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_diagnostics__pb2.EchoRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_diagnostics__pb2.EchoResponse.FromString,
                 _registered_method=True)
+        self.EchoStream = channel.stream_stream(
+                '/ludotheque.v1.DiagnosticsService/EchoStream',
+                request_serializer=ludotheque_dot_v1_dot_diagnostics__pb2.EchoStreamRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_diagnostics__pb2.EchoStreamResponse.FromString,
+                _registered_method=True)
 
 
 class DiagnosticsServiceServicer:
-    """Served by the gRPC server beside GameService, behind the same interceptor, so
-    that a benchmark can compare a move's cost with a call that does nothing.
+    """Served by the gRPC server beside GameService, behind the same interceptor (Echo
+    also over REST and Connect on the HTTP port, behind the same middleware), so that a
+    benchmark can compare a move's cost with a call that does nothing on every path.
     """
 
     def Echo(self, request, context):
-        """Answers the payload it was sent, unchanged.
+        """Answers the payload it was sent, unchanged. Over REST: POST /v1/diagnostics:echo
+        with {"payload": "<base64>"}; over Connect: POST /ludotheque.v1.DiagnosticsService/Echo.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EchoStream(self, request_iterator, context):
+        """Answers every request of the stream with its payload, one response per request
+        (gRPC only): what one message each way on an open stream costs, as in Play.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -63,6 +79,11 @@ def add_DiagnosticsServiceServicer_to_server(servicer, server):
                     request_deserializer=ludotheque_dot_v1_dot_diagnostics__pb2.EchoRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_diagnostics__pb2.EchoResponse.SerializeToString,
             ),
+            'EchoStream': grpc.stream_stream_rpc_method_handler(
+                    servicer.EchoStream,
+                    request_deserializer=ludotheque_dot_v1_dot_diagnostics__pb2.EchoStreamRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_diagnostics__pb2.EchoStreamResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'ludotheque.v1.DiagnosticsService', rpc_method_handlers)
@@ -72,8 +93,9 @@ def add_DiagnosticsServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class DiagnosticsService:
-    """Served by the gRPC server beside GameService, behind the same interceptor, so
-    that a benchmark can compare a move's cost with a call that does nothing.
+    """Served by the gRPC server beside GameService, behind the same interceptor (Echo
+    also over REST and Connect on the HTTP port, behind the same middleware), so that a
+    benchmark can compare a move's cost with a call that does nothing on every path.
     """
 
     @staticmethod
@@ -93,6 +115,33 @@ class DiagnosticsService:
             '/ludotheque.v1.DiagnosticsService/Echo',
             ludotheque_dot_v1_dot_diagnostics__pb2.EchoRequest.SerializeToString,
             ludotheque_dot_v1_dot_diagnostics__pb2.EchoResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EchoStream(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/ludotheque.v1.DiagnosticsService/EchoStream',
+            ludotheque_dot_v1_dot_diagnostics__pb2.EchoStreamRequest.SerializeToString,
+            ludotheque_dot_v1_dot_diagnostics__pb2.EchoStreamResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -27,8 +27,9 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class DiagnosticsServiceStub:
-    """Served by the gRPC server beside GameService, behind the same interceptor, so
-    that a benchmark can compare a move's cost with a call that does nothing.
+    """Served by the gRPC server beside GameService, behind the same interceptor (Echo
+    also over REST and Connect on the HTTP port, behind the same middleware), so that a
+    benchmark can compare a move's cost with a call that does nothing on every path.
     """
 
     @_typing.overload
@@ -36,21 +37,35 @@ class DiagnosticsServiceStub:
     @_typing.overload
     def __new__(cls, channel: _aio.Channel) -> DiagnosticsServiceAsyncStub: ...
     Echo: _grpc.UnaryUnaryMultiCallable[_diagnostics_pb2.EchoRequest, _diagnostics_pb2.EchoResponse]
-    """Answers the payload it was sent, unchanged."""
+    """Answers the payload it was sent, unchanged. Over REST: POST /v1/diagnostics:echo
+    with {"payload": "<base64>"}; over Connect: POST /ludotheque.v1.DiagnosticsService/Echo.
+    """
+    EchoStream: _grpc.StreamStreamMultiCallable[_diagnostics_pb2.EchoStreamRequest, _diagnostics_pb2.EchoStreamResponse]
+    """Answers every request of the stream with its payload, one response per request
+    (gRPC only): what one message each way on an open stream costs, as in Play.
+    """
 
 @_typing.type_check_only
 class DiagnosticsServiceAsyncStub(DiagnosticsServiceStub):
-    """Served by the gRPC server beside GameService, behind the same interceptor, so
-    that a benchmark can compare a move's cost with a call that does nothing.
+    """Served by the gRPC server beside GameService, behind the same interceptor (Echo
+    also over REST and Connect on the HTTP port, behind the same middleware), so that a
+    benchmark can compare a move's cost with a call that does nothing on every path.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
     Echo: _aio.UnaryUnaryMultiCallable[_diagnostics_pb2.EchoRequest, _diagnostics_pb2.EchoResponse]  # type: ignore[assignment]
-    """Answers the payload it was sent, unchanged."""
+    """Answers the payload it was sent, unchanged. Over REST: POST /v1/diagnostics:echo
+    with {"payload": "<base64>"}; over Connect: POST /ludotheque.v1.DiagnosticsService/Echo.
+    """
+    EchoStream: _aio.StreamStreamMultiCallable[_diagnostics_pb2.EchoStreamRequest, _diagnostics_pb2.EchoStreamResponse]  # type: ignore[assignment]
+    """Answers every request of the stream with its payload, one response per request
+    (gRPC only): what one message each way on an open stream costs, as in Play.
+    """
 
 class DiagnosticsServiceServicer(metaclass=_abc_1.ABCMeta):
-    """Served by the gRPC server beside GameService, behind the same interceptor, so
-    that a benchmark can compare a move's cost with a call that does nothing.
+    """Served by the gRPC server beside GameService, behind the same interceptor (Echo
+    also over REST and Connect on the HTTP port, behind the same middleware), so that a
+    benchmark can compare a move's cost with a call that does nothing on every path.
     """
 
     @_abc_1.abstractmethod
@@ -59,6 +74,18 @@ class DiagnosticsServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _diagnostics_pb2.EchoRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_diagnostics_pb2.EchoResponse, _abc.Awaitable[_diagnostics_pb2.EchoResponse]]:
-        """Answers the payload it was sent, unchanged."""
+        """Answers the payload it was sent, unchanged. Over REST: POST /v1/diagnostics:echo
+        with {"payload": "<base64>"}; over Connect: POST /ludotheque.v1.DiagnosticsService/Echo.
+        """
+
+    @_abc_1.abstractmethod
+    def EchoStream(
+        self,
+        request_iterator: _MaybeAsyncIterator[_diagnostics_pb2.EchoStreamRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_diagnostics_pb2.EchoStreamResponse], _abc.AsyncIterator[_diagnostics_pb2.EchoStreamResponse]]:
+        """Answers every request of the stream with its payload, one response per request
+        (gRPC only): what one message each way on an open stream costs, as in Play.
+        """
 
 def add_DiagnosticsServiceServicer_to_server(servicer: DiagnosticsServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -6,13 +6,14 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ludotheque/v1/diagnostics.proto.
  */
 export const file_ludotheque_v1_diagnostics: GenFile = /*@__PURE__*/
-  fileDesc("Ch9sdWRvdGhlcXVlL3YxL2RpYWdub3N0aWNzLnByb3RvEg1sdWRvdGhlcXVlLnYxIh4KC0VjaG9SZXF1ZXN0Eg8KB3BheWxvYWQYASABKAwiHwoMRWNob1Jlc3BvbnNlEg8KB3BheWxvYWQYASABKAwyVQoSRGlhZ25vc3RpY3NTZXJ2aWNlEj8KBEVjaG8SGi5sdWRvdGhlcXVlLnYxLkVjaG9SZXF1ZXN0GhsubHVkb3RoZXF1ZS52MS5FY2hvUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("Ch9sdWRvdGhlcXVlL3YxL2RpYWdub3N0aWNzLnByb3RvEg1sdWRvdGhlcXVlLnYxIh4KC0VjaG9SZXF1ZXN0Eg8KB3BheWxvYWQYASABKAwiHwoMRWNob1Jlc3BvbnNlEg8KB3BheWxvYWQYASABKAwiJAoRRWNob1N0cmVhbVJlcXVlc3QSDwoHcGF5bG9hZBgBIAEoDCIlChJFY2hvU3RyZWFtUmVzcG9uc2USDwoHcGF5bG9hZBgBIAEoDDLNAQoSRGlhZ25vc3RpY3NTZXJ2aWNlEmAKBEVjaG8SGi5sdWRvdGhlcXVlLnYxLkVjaG9SZXF1ZXN0GhsubHVkb3RoZXF1ZS52MS5FY2hvUmVzcG9uc2UiH4LT5JMCGSIUL3YxL2RpYWdub3N0aWNzOmVjaG86ASoSVQoKRWNob1N0cmVhbRIgLmx1ZG90aGVxdWUudjEuRWNob1N0cmVhbVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkVjaG9TdHJlYW1SZXNwb25zZSgBMAFiBnByb3RvMw", [file_google_api_annotations]);
 
 /**
  * Echo's request.
@@ -57,14 +58,58 @@ export const EchoResponseSchema: GenMessage<EchoResponse> = /*@__PURE__*/
   messageDesc(file_ludotheque_v1_diagnostics, 1);
 
 /**
- * Served by the gRPC server beside GameService, behind the same interceptor, so
- * that a benchmark can compare a move's cost with a call that does nothing.
+ * One message of EchoStream's requests.
+ *
+ * @generated from message ludotheque.v1.EchoStreamRequest
+ */
+export type EchoStreamRequest = Message<"ludotheque.v1.EchoStreamRequest"> & {
+  /**
+   * Any bytes; they come back as they are, in one response.
+   *
+   * @generated from field: bytes payload = 1;
+   */
+  payload: Uint8Array;
+};
+
+/**
+ * Describes the message ludotheque.v1.EchoStreamRequest.
+ * Use `create(EchoStreamRequestSchema)` to create a new message.
+ */
+export const EchoStreamRequestSchema: GenMessage<EchoStreamRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_diagnostics, 2);
+
+/**
+ * One message of EchoStream's responses.
+ *
+ * @generated from message ludotheque.v1.EchoStreamResponse
+ */
+export type EchoStreamResponse = Message<"ludotheque.v1.EchoStreamResponse"> & {
+  /**
+   * The payload of the request it answers.
+   *
+   * @generated from field: bytes payload = 1;
+   */
+  payload: Uint8Array;
+};
+
+/**
+ * Describes the message ludotheque.v1.EchoStreamResponse.
+ * Use `create(EchoStreamResponseSchema)` to create a new message.
+ */
+export const EchoStreamResponseSchema: GenMessage<EchoStreamResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_diagnostics, 3);
+
+/**
+ * Served by the gRPC server beside GameService, behind the same interceptor (Echo
+ * also over REST and Connect on the HTTP port, behind the same middleware), so that a
+ * benchmark can compare a move's cost with a call that does nothing on every path.
  *
  * @generated from service ludotheque.v1.DiagnosticsService
  */
 export const DiagnosticsService: GenService<{
   /**
-   * Answers the payload it was sent, unchanged.
+   * Answers the payload it was sent, unchanged. Over REST: POST /v1/diagnostics:echo
+   * with {"payload": "<base64>"}; over Connect: POST /ludotheque.v1.DiagnosticsService/Echo.
    *
    * @generated from rpc ludotheque.v1.DiagnosticsService.Echo
    */
@@ -72,6 +117,17 @@ export const DiagnosticsService: GenService<{
     methodKind: "unary";
     input: typeof EchoRequestSchema;
     output: typeof EchoResponseSchema;
+  },
+  /**
+   * Answers every request of the stream with its payload, one response per request
+   * (gRPC only): what one message each way on an open stream costs, as in Play.
+   *
+   * @generated from rpc ludotheque.v1.DiagnosticsService.EchoStream
+   */
+  echoStream: {
+    methodKind: "bidi_streaming";
+    input: typeof EchoStreamRequestSchema;
+    output: typeof EchoStreamResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_ludotheque_v1_diagnostics, 0);
