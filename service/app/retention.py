@@ -36,6 +36,7 @@ from service.app.limits import Quotas
 from service.app.live import GAME_ID_PATTERN, LiveGames
 from service.app.metrics import Metrics
 from service.app.stored import parse_event, store_errors
+from service.app.table import Table
 from service.app.viewers import Viewers
 from service.app.views import STATUS_NAMES, redact
 from service.store.base import EventStore, GameInfo, GameNotFound, Keep, StoreError, StoreUnavailable
@@ -193,7 +194,11 @@ async def _described(record: game_pb2.GameRecord, events: list[game_pb2.Event]) 
     engine = ENGINES.get(record.kind)
     if engine is None or engine.rules_version != record.rules_version:
         return events
-    audience = Audience.of(record.seats, "")
+    table = Table(record, engine)  # the players' names, as the joins left them (ExportGame's words)
+    for event in events:
+        if event.HasField("table"):
+            table.apply_change(event.table)
+    audience = Audience.of(table.seats, "")
     described = []
     for index, event in enumerate(events, start=1):
         described.append(redact(engine, event, Viewer.admin(), audience) or event)

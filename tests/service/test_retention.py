@@ -25,6 +25,7 @@ from service.app.limits import CreationLimits
 from service.app.retention import RetentionPolicy
 from service.app.verify import Replayed, verify
 from service.store.base import EventStore
+from service.store.memory import MemoryStore
 from tests.service.conftest import memory_store
 from tests.service.test_app import ADMIN, DRAW_LEFT, SECRET, create_request, expect_error, submit
 from tests.support.aio import async_test
@@ -94,6 +95,27 @@ async def test_a_finished_game_expires_after_its_time_to_live_exported_first(
         exported = gamelog.parse((tmp_path / f"{finished}.jsonl").read_bytes())
         assert exported == expected and isinstance(verify(exported), Replayed)
         assert [p.name for p in tmp_path.iterdir()] == [f"{finished}.jsonl"]  # nothing half written
+
+
+@async_test
+async def test_an_online_game_expires_exported_with_the_words_export_gives_it(tmp_path: Path) -> None:
+    # Its players joined open seats: the exported log names them as ExportGame does.
+    clock = Clock()
+    app = app_on(MemoryStore(), clock, RetentionPolicy(abandoned_ttl=HOUR, export_dir=str(tmp_path)))
+    seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(open=True)]
+    game_id = (await app.create_game(api.CreateGameRequest(kind="mooki", seats=seats), ADMIN)).game_id
+    await app.join_game(api.JoinGameRequest(game_id=game_id, name="Robin"), "")
+    game = await app.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    while 1 not in game.to_act:  # until Robin plays a move: the words of its events name him
+        move = api.SubmitCommandRequest(game_id=game_id, command=game.legal_commands[0], seat=game.to_act[0])
+        await app.submit(move, ADMIN)
+        game = await app.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    await app.submit(api.SubmitCommandRequest(game_id=game_id, command=game.legal_commands[0], seat=1), ADMIN)
+    expected = (await app.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
+    assert any(event.seat == 1 and "Robin" in event.description.text for event in expected.events)
+    clock.now += HOUR
+    assert await app.retention.review() == 1
+    assert gamelog.parse((tmp_path / f"{game_id}.jsonl").read_bytes()) == expected
 
 
 @async_test
