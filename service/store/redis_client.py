@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import deque
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
@@ -57,6 +58,9 @@ RETRIES = 1
 MAX_CONNECTIONS = 64  # per Redis node
 WRITE_ATTEMPTS = 3  # a write that waits for replicas, across redirections and a failover
 TOPOLOGY_PAUSE = 0.05  # seconds before trying a cluster that is mid-failover again
+# Connections kept aside for scripts on a single Redis (RedisConnection.run): few, so
+# that the pool's other users never wait for one that sits idle here.
+KEPT_CONNECTIONS = 8
 
 
 class RedisConnection:
@@ -79,6 +83,7 @@ class RedisConnection:
         self.wait_timeout = wait_timeout
         self.wait_timeout_ms = max(int(wait_timeout * 1000), 1)
         self.timeout = timeout
+        self._kept: deque[Connection] = deque()  # single Redis: idle connections of `run`
 
     @classmethod
     def from_url(
@@ -141,10 +146,49 @@ class RedisConnection:
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)
         with unavailable_on_redis_errors():
             try:
-                return await self._write(command) if durable else await self.client.execute_command(*command)
+                return await self._run(command, durable)
             except NoScriptError:
                 await self._load(script, keys[0])
-                return await self._write(command) if durable else await self.client.execute_command(*command)
+                return await self._run(command, durable)
+
+    async def _run(self, command: tuple[Any, ...], durable: bool) -> Any:
+        if durable and self.wait_replicas:
+            return await self._write(command)
+        if isinstance(self.client, RedisCluster):
+            return await self.client.execute_command(*command)
+        return await self._direct(self.client, command)
+
+    async def _direct(self, client: Redis, command: tuple[Any, ...]) -> Any:
+        """`command` (a script: its reply needs no parsing) on a connection kept between
+        calls, without redis-py's per-command machinery (the blocking pool's condition
+        and timeout, the connection check, the instrumentation): a move's append is a
+        round trip of this. The same retry as the client's own (a dead connection is
+        reconnected once); a connection that failed or was interrupted mid-command goes
+        back to the pool disconnected, its reply never read by anyone."""
+        pool = client.connection_pool
+        connection = self._kept.pop() if self._kept else await pool.get_connection()  # type: ignore[no-untyped-call]
+
+        async def attempt() -> Any:
+            await connection.send_packed_command(connection.pack_command(*command), check_health=False)
+            return await connection.read_response()
+
+        try:
+            reply = await connection.retry.call_with_retry(attempt, lambda _: connection.disconnect(nowait=True))
+        except ResponseError:
+            await self._keep(pool, connection)  # answered in full (a script's error, NOSCRIPT): in step
+            raise
+        except BaseException:
+            await connection.disconnect(nowait=True)
+            await pool.release(connection)
+            raise
+        await self._keep(pool, connection)
+        return reply
+
+    async def _keep(self, pool: Any, connection: Connection) -> None:
+        if len(self._kept) < KEPT_CONNECTIONS:
+            self._kept.append(connection)
+        else:
+            await pool.release(connection)
 
     async def _load(self, script: Script, key: str) -> None:
         """Loads `script` on the node serving `key` (only there: another may be down)."""
@@ -272,6 +316,9 @@ class RedisConnection:
             await self.client.ping()
 
     async def close(self) -> None:
+        if isinstance(self.client, Redis):
+            while self._kept:
+                await self.client.connection_pool.release(self._kept.pop())
         await self.client.aclose()
         if self.blocking is not self.client:
             await self.blocking.aclose()

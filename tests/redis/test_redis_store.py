@@ -272,9 +272,24 @@ async def test_a_store_opened_while_redis_is_down_is_unavailable_until_redis_is_
 async def test_subscribers_and_writers_carry_on_across_a_redis_crash(own_redis: RedisServer) -> None:
     async with redis_store(own_redis.url) as store:
         await new_game(store)
-        follower = asyncio.create_task(first_versions(store.subscribe("g1", 1), 10))
+        live = asyncio.Event()
+        seen: list[int] = []
+
+        async def follow() -> list[int]:
+            async for event in store.subscribe("g1", 1):
+                seen.append(event.version)
+                if event.version == 5:
+                    live.set()
+                if len(seen) == 10:
+                    break
+            return seen
+
+        follower = asyncio.create_task(follow())
         for version in range(1, 5):
             await append(store, "g1", version, b"before")
+        # Followed live before the crash (its first read of the store is done: a read
+        # during the outage would end it UNAVAILABLE, as any read then).
+        await asyncio.wait_for(live.wait(), 30)
         await asyncio.to_thread(own_redis.stop, signal.SIGKILL)  # acknowledged writes are in the AOF
         with pytest.raises(StoreUnavailable):
             await append(store, "g1", 5, b"during")

@@ -1,0 +1,66 @@
+"""The connections a single Redis's scripts keep between calls (RedisConnection.run):
+a call cancelled or failed at any point never leaves its reply to the next call, and
+only a few connections are kept aside from the pool."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import pytest
+from redis.asyncio import Redis
+
+from service.store.base import StoreError
+from service.store.redis_client import KEPT_CONNECTIONS, RedisConnection
+from service.store.redis_lua import Script
+from tests.support.aio import async_test
+from tests.support.redis import RedisServer
+
+ECHO = Script("test_echo", "#!lua flags=no-writes\nreturn ARGV[1]\n")
+FAIL = Script("test_fail", "#!lua flags=no-writes\nreturn redis.error_reply('refused on purpose')\n")
+KEY = "{kept-connections-test}"
+
+
+@async_test
+async def test_a_call_cancelled_at_any_point_leaves_nothing_to_the_next(redis_server: RedisServer) -> None:
+    redis = RedisConnection.from_url(redis_server.url)
+    try:
+        # Cancelled after 0, 1, 2... turns of the loop: before sending, once sent, while
+        # reading: the next call on the connections kept reads its own reply all the same.
+        for turns in range(10):
+            first = asyncio.create_task(redis.run(ECHO, [KEY], [f"first-{turns}"]))
+            for _ in range(turns):
+                await asyncio.sleep(0)  # one turn of the event loop: no waiting for time
+            first.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await first
+            assert await redis.run(ECHO, [KEY], [f"next-{turns}"]) == f"next-{turns}".encode()
+    finally:
+        await redis.close()
+
+
+@async_test
+async def test_a_refused_script_keeps_its_connection_in_step(redis_server: RedisServer) -> None:
+    redis = RedisConnection.from_url(redis_server.url)
+    try:
+        for attempt in range(3):
+            with pytest.raises(StoreError):
+                await redis.run(FAIL, [KEY], [])
+            assert await redis.run(ECHO, [KEY], [f"after-{attempt}"]) == f"after-{attempt}".encode()
+    finally:
+        await redis.close()
+
+
+@async_test
+async def test_only_a_few_connections_are_kept_aside_from_the_pool(redis_server: RedisServer) -> None:
+    redis = RedisConnection.from_url(redis_server.url)
+    try:
+        replies = await asyncio.gather(*(redis.run(ECHO, [KEY], [str(i)]) for i in range(40)))
+        assert replies == [str(i).encode() for i in range(40)]
+        # The pool lends the rest to its other users (reads, WAIT) again.
+        assert isinstance(redis.client, Redis)
+        pool = redis.client.connection_pool
+        assert len(pool._in_use_connections) <= KEPT_CONNECTIONS
+        assert await redis.call("PING") is True
+    finally:
+        await redis.close()
