@@ -158,8 +158,7 @@ class Games:
         except BaseException:
             await self.quotas.release(creator, record.game_id)
             raise
-        if live.table.pristine:  # (table.py: an open or clocked game is folded from every event)
-            self._games.snapshots.save(record.game_id, engine, checkpoints(steps, 1, stored))
+        self._games.keep_snapshots(live, checkpoints(steps, 1, stored))
         if live.status.finished:
             await self.quotas.release(creator, record.game_id)
         return game_service_pb2.CreateGameResponse(

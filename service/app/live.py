@@ -201,12 +201,19 @@ class LiveGames:
         self.remember(live)
         return live
 
+    def keep_snapshots(self, live: LiveGame, checkpoints: Sequence[Checkpoint]) -> None:
+        """Snapshots `live`'s checkpoints, if its table never changed (Table.pristine): a
+        snapshot holds the engine's state alone, so an open or clocked game, or one a bot
+        took a seat of, is folded from every event instead."""
+        if checkpoints and live.table.pristine:
+            self.snapshots.save(live.game_id, live.engine, checkpoints)
+
     def _snapshot_if_far(self, live: LiveGame, restored: Restored) -> None:
         """A game folded over more events than a snapshot's interval (stored before
         snapshots existed, or whose snapshot was lost) gets one now."""
-        if restored.events and live.table.pristine and self.snapshots.due(restored.version, live.version):
+        if restored.events and self.snapshots.due(restored.version, live.version):
             last = restored.events[-1]
-            self.snapshots.save(live.game_id, live.engine, [Checkpoint(last.version, live.state, last.data)])
+            self.keep_snapshots(live, [Checkpoint(last.version, live.state, last.data)])
 
     async def caught_up(self, live: LiveGame) -> bool:
         """Applies the events other processes appended; whether there were any."""

@@ -136,12 +136,11 @@ class Logs:
             live.moved(played, data[len(events) :], state, now)
         live.updated_at_ms = now
         await self._creator.store_new_game(live, data, now)
-        if live.table.pristine:  # (table.py: an open or clocked game is folded from every event)
-            # The verification folded every state: the imported events' snapshots cost nothing.
-            versions = range(every, len(events) + 1, every) if every else range(0)
-            imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
-            later = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
-            self._games.snapshots.save(record.game_id, engine, imported + later)
+        # The verification folded every state: the imported events' snapshots cost nothing.
+        versions = range(every, len(events) + 1, every) if every else range(0)
+        imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
+        later = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
+        self._games.keep_snapshots(live, imported + later)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[

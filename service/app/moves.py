@@ -208,8 +208,7 @@ class Moves:
                     live.traced_move = None
                     return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
                 live.moved(events, stored, state, now)
-                if live.table.pristine:  # (table.py: an open or clocked game is folded from every event)
-                    games.snapshots.save(live.game_id, engine, checkpoints(steps, result.first_version, stored))
+                games.keep_snapshots(live, checkpoints(steps, result.first_version, stored))
                 if self._on_moved is not None:
                     await self._on_moved(live, base)
                 if status.finished:

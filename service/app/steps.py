@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -87,6 +87,23 @@ def bot_step(live: LiveGame, state: Any, version: int, bots: Mapping[int, str]) 
     return state, Step(seat, envelopes.command(engine.kind, payload), payloads)
 
 
+def _bot_chain(live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None) -> Iterator[tuple[Any, Step]]:
+    """The steps that follow `version` events, one at a time with the state after each:
+    the bots' moves while the game waits for one, or its stop at its event limit (the
+    last step then)."""
+    bots = live.table.bots if bots is None else bots
+    for _ in range(MAX_BOT_MOVES):
+        found = bot_step(live, state, version, bots)
+        if found is None:
+            return
+        state, step = found
+        yield state, step
+        if step.seat is None:  # the game's stop: nothing follows
+            return
+        version += len(step.payloads)
+    raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
+
+
 async def play_bots(
     live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None, snapshot_every: int = 0
 ) -> tuple[Any, list[Step]]:
@@ -95,25 +112,19 @@ async def play_bots(
     before these changed it (default: the table's). Yields the event loop every
     BOT_SLICE_SECONDS of a long chain. Keeps the state after each step that passes a
     multiple of `snapshot_every` (service/app/snapshots.py)."""
-    bots = live.table.bots if bots is None else bots
     steps: list[Step] = []
     slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
-    for _ in range(MAX_BOT_MOVES):
-        found = bot_step(live, state, version, bots)
-        if found is None:
-            return state, steps
-        state, step = found
+    after_steps = state
+    for after_steps, step in _bot_chain(live, state, version, bots):
         after = version + len(step.payloads)
         if passes(version, after, snapshot_every):
-            step.state = state
+            step.state = after_steps
         steps.append(step)
         version = after
-        if step.seat is None:  # the game's stop: nothing follows
-            return state, steps
         if time.perf_counter() > slice_ends:
             await asyncio.sleep(0)  # let other requests in
             slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
-    raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
+    return after_steps, steps
 
 
 def play_bots_now(
@@ -121,18 +132,12 @@ def play_bots_now(
 ) -> tuple[Any, list[Step]]:
     """play_bots without handing the event loop back, for a table change's decision
     (table_changes.Decide is synchronous): the event limit bounds its chain."""
-    bots = live.table.bots if bots is None else bots
     steps: list[Step] = []
-    for _ in range(MAX_BOT_MOVES):
-        found = bot_step(live, state, version, bots)
-        if found is None:
-            return state, steps
-        state, step = found
+    last = state
+    for after, step in _bot_chain(live, state, version, bots):
+        last = after
         steps.append(step)
-        version += len(step.payloads)
-        if step.seat is None:
-            return state, steps
-    raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
+    return last, steps
 
 
 async def stamp(
