@@ -173,7 +173,17 @@ class GameApp:
         live = await self.games.load(game_id)
         return live, self.viewers.in_game(live, token)
 
-    async def catch_up(self, live: LiveGame) -> None:
+    async def catch_up(self, live: LiveGame, version: int) -> None:
+        """Brings the live game to `version`, which a follower has seen stored. When a
+        move of this process holds the game (its append may be answered after the
+        follower saw its events), its end brings it, without reading the store; else
+        another process appended it, and the store is read."""
+        lock = self.games.lock(live.game_id)
+        if lock.locked():
+            async with lock:
+                pass
+            if live.version >= version:
+                return
         await self.games.refresh(live)
 
     def turn_of(

@@ -178,7 +178,7 @@ class _Session:
         if not (seat or self.join.view_updates):
             return
         if self.live.version < version:
-            await self.app.catch_up(self.live)  # another process appended it
+            await self.app.catch_up(self.live, version)
         if self.live.version != version:
             return  # more events are on their way: the game is not at rest yet
         response = api.PlayResponse()

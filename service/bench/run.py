@@ -33,6 +33,7 @@ from service.bench.micro import (
     work_figures,
 )
 from service.bench.observation import ObservationFigures, observation_figures
+from service.bench.store_cost import StoreCostFigures, store_cost_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
 # Each store's paths, in order: games of two human seats (a pool made beforehand, shared
@@ -58,6 +59,7 @@ class Settings:
     memory_games: int
     scale: bool  # 1 and 2 workers on Redis
     micro_budget: float  # CPU seconds per engine micro-benchmark
+    store_moves: int = 6000  # appends recorded for the store's own cost
 
 
 @dataclass(slots=True)
@@ -117,6 +119,7 @@ class Results:
     replay_game: list[ReplayGameFigures] = field(default_factory=list)  # ReplayGame at a late version
     long_games: LongGameFigures | None = None
     observation: ObservationFigures | None = None
+    store_cost: list[StoreCostFigures] = field(default_factory=list)  # the store alone, per append
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
         return next((m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None)
@@ -280,6 +283,18 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
         server.stop()
 
 
+def _store_cost(settings: Settings, redis: Redis) -> list[StoreCostFigures]:
+    """The store alone: on the memory store, on Redis as deployed, and on a Redis that
+    fsyncs once a second (what durability costs)."""
+    progress(f"the store's own cost per append ({settings.store_moves} recorded moves)")
+    lax = Redis.start("--appendfsync", "everysec")
+    try:
+        urls = {"redis": (redis.url, redis.process.pid), "redis, fsync every second": (lax.url, lax.process.pid)}
+        return store_cost_figures(settings.kind, settings.store_moves, urls)
+    finally:
+        lax.stop()
+
+
 def run(settings: Settings) -> Results:
     results = Results(settings)
     pool = LoadPool(settings.load_processes)
@@ -289,6 +304,8 @@ def run(settings: Settings) -> Results:
             redis = Redis.start()
         for store in settings.stores:
             _store_run(pool, settings, store, redis if store == "redis" else None, results)
+        if redis is not None and "redis" in settings.stores:
+            results.store_cost = _store_cost(settings, redis)
         if settings.scale:
             assert redis is not None
             for workers in (1, 2):
@@ -347,7 +364,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         if store not in ("memory", "redis"):
             raise SystemExit(f"--stores: unknown store {store!r} (memory, redis)")
     if args.quick:
-        return Settings(args.kind, 4, 0.5, 0.3, 2, stores, 2, 2, 16, not args.no_scale, 0.05)
+        return Settings(args.kind, 4, 0.5, 0.3, 2, stores, 2, 2, 16, not args.no_scale, 0.05, 100)
     return Settings(
         args.kind,
         args.games,

@@ -70,14 +70,15 @@ class Redis:
         return f"redis://127.0.0.1:{self.port}/0"
 
     @staticmethod
-    def start() -> Redis:
+    def start(*options: str) -> Redis:
+        """`options`: redis-server settings over the deployment's (e.g. "--appendfsync", "everysec")."""
         if shutil.which("redis-server") is None:
             raise SystemExit("the Redis benchmarks need redis-server on the PATH (apt-get install redis-server)")
         directory = Path(tempfile.mkdtemp(prefix="ludotheque-bench-redis-"))
         port = free_port()
         config = [str(REDIS_CONF)] if REDIS_CONF.exists() else ["--appendonly", "yes", "--appendfsync", "always"]
         process = subprocess.Popen(
-            ["redis-server", *config, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory)],
+            ["redis-server", *config, *options, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory)],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -29,9 +29,10 @@ from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+import hiredis
 from redis.asyncio import BlockingConnectionPool, Redis, RedisCluster
 from redis.asyncio.cluster import ClusterNode
-from redis.asyncio.connection import Connection
+from redis.asyncio.connection import AbstractConnection, Connection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
 from redis.crc import key_slot
@@ -58,9 +59,9 @@ RETRIES = 1
 MAX_CONNECTIONS = 64  # per Redis node
 WRITE_ATTEMPTS = 3  # a write that waits for replicas, across redirections and a failover
 TOPOLOGY_PAUSE = 0.05  # seconds before trying a cluster that is mid-failover again
-# Connections kept aside for scripts on a single Redis (RedisConnection.run): few, so
-# that the pool's other users never wait for one that sits idle here.
-KEPT_CONNECTIONS = 8
+# Connections of their own for scripts on a single Redis (RedisConnection.run), beside
+# the pool's: few, since each is one more client for Redis to serve.
+KEPT_CONNECTIONS = 32
 
 
 class RedisConnection:
@@ -83,7 +84,10 @@ class RedisConnection:
         self.wait_timeout = wait_timeout
         self.wait_timeout_ms = max(int(wait_timeout * 1000), 1)
         self.timeout = timeout
-        self._kept: deque[Connection] = deque()  # single Redis: idle connections of `run`
+        self._cluster = isinstance(client, RedisCluster)
+        self._single = client if isinstance(client, Redis) else None  # what `_direct` serves
+        self._kept: deque[AbstractConnection] = deque()  # single Redis: idle connections of `run`
+        self._made = 0  # connections of `run` made (at most KEPT_CONNECTIONS)
 
     @classmethod
     def from_url(
@@ -118,7 +122,7 @@ class RedisConnection:
 
     @property
     def is_cluster(self) -> bool:
-        return isinstance(self.client, RedisCluster)
+        return self._cluster
 
     def slot(self, key: str) -> int:
         """The key's cluster slot (0 for a single Redis: everything reads together)."""
@@ -154,41 +158,48 @@ class RedisConnection:
     async def _run(self, command: tuple[Any, ...], durable: bool) -> Any:
         if durable and self.wait_replicas:
             return await self._write(command)
-        if isinstance(self.client, RedisCluster):
+        if self._single is None:
             return await self.client.execute_command(*command)
-        return await self._direct(self.client, command)
+        return await self._direct(self._single, command)
 
     async def _direct(self, client: Redis, command: tuple[Any, ...]) -> Any:
-        """`command` (a script: its reply needs no parsing) on a connection kept between
-        calls, without redis-py's per-command machinery (the blocking pool's condition
-        and timeout, the connection check, the instrumentation): a move's append is a
-        round trip of this. The same retry as the client's own (a dead connection is
-        reconnected once); a connection that failed or was interrupted mid-command goes
-        back to the pool disconnected, its reply never read by anyone."""
-        pool = client.connection_pool
-        connection = self._kept.pop() if self._kept else await pool.get_connection()  # type: ignore[no-untyped-call]
+        """`command` (a script: its reply needs no parsing) on one of a few connections
+        of our own, kept between calls: packed by hiredis in C, sent and answered under
+        one timeout, without redis-py's per-command machinery (the blocking pool's
+        condition and timeout, the connection check, a task per send for its timeout):
+        a move's append is a round trip of this. While all of them are busy, the
+        command goes the pool's way. The same retry as the client's own (a dead
+        connection is reconnected once); a connection that failed or was interrupted
+        mid-command is dropped (its reply never read by anyone) and reconnects on its
+        next use."""
+        if self._kept:
+            connection = self._kept.pop()
+        elif self._made < KEPT_CONNECTIONS:
+            pool = client.connection_pool
+            # No socket timeout of its own: the one below covers the whole round trip.
+            connection = pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})
+            self._made += 1
+        else:
+            return await client.execute_command(*command)  # type: ignore[no-untyped-call]
+        packed = hiredis.pack_command(command)
 
         async def attempt() -> Any:
-            await connection.send_packed_command(connection.pack_command(*command), check_health=False)
-            return await connection.read_response()
+            async with asyncio.timeout(self.timeout):
+                await connection.send_packed_command(packed, check_health=False)
+                return await connection.read_response()
 
         try:
-            reply = await connection.retry.call_with_retry(attempt, lambda _: connection.disconnect(nowait=True))
+            return await connection.retry.call_with_retry(attempt, lambda _: connection.disconnect(nowait=True))
         except ResponseError:
-            await self._keep(pool, connection)  # answered in full (a script's error, NOSCRIPT): in step
-            raise
+            raise  # answered in full (a script's error, NOSCRIPT): the connection is in step
+        except TimeoutError:
+            await connection.disconnect(nowait=True)
+            raise RedisTimeoutError(f"no answer from Redis within {self.timeout} s") from None
         except BaseException:
             await connection.disconnect(nowait=True)
-            await pool.release(connection)
             raise
-        await self._keep(pool, connection)
-        return reply
-
-    async def _keep(self, pool: Any, connection: Connection) -> None:
-        if len(self._kept) < KEPT_CONNECTIONS:
+        finally:
             self._kept.append(connection)
-        else:
-            await pool.release(connection)
 
     async def _load(self, script: Script, key: str) -> None:
         """Loads `script` on the node serving `key` (only there: another may be down)."""
@@ -316,9 +327,8 @@ class RedisConnection:
             await self.client.ping()
 
     async def close(self) -> None:
-        if isinstance(self.client, Redis):
-            while self._kept:
-                await self.client.connection_pool.release(self._kept.pop())
+        while self._kept:
+            await self._kept.pop().disconnect()
         await self.client.aclose()
         if self.blocking is not self.client:
             await self.blocking.aclose()

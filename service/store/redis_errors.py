@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from types import TracebackType
 
 from redis.exceptions import (
     AskError,
@@ -111,14 +110,28 @@ def unavailable(error: BaseException) -> StoreUnavailable:
     return found
 
 
-@contextmanager
-def unavailable_on_redis_errors() -> Iterator[None]:
+class _UnavailableOnRedisErrors:
+    """The context of unavailable_on_redis_errors: a class, not a generator, since it
+    wraps every round trip (a generator's context manager costs several µs each)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        if not isinstance(error, Exception):
+            return  # no failure, or a cancellation: passes through
+        if isinstance(error, StoreUnavailable):
+            report(error)
+            return
+        raise unavailable(error) from error
+
+
+_UNAVAILABLE_ON_REDIS_ERRORS = _UnavailableOnRedisErrors()
+
+
+def unavailable_on_redis_errors() -> _UnavailableOnRedisErrors:
     """Any failure while talking to Redis becomes StoreUnavailable. Cancellation is
     not a failure (it is a BaseException, not an Exception) and passes through."""
-    try:
-        yield
-    except StoreUnavailable as error:
-        report(error)
-        raise
-    except Exception as error:
-        raise unavailable(error) from error
+    return _UNAVAILABLE_ON_REDIS_ERRORS

@@ -3,6 +3,9 @@ is not read before deciding, and the summary's fixed fields are encoded once."""
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
@@ -58,3 +61,59 @@ async def test_the_stored_summary_is_the_game_without_a_view() -> None:
         live.ClearField(field)
         listed.ClearField(field)
     assert stored == live and listed == live
+
+
+class _GatedStore(MemoryStore):
+    """A memory store whose appends wait for a gate once `hold` is set, and which counts
+    its reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold = False
+        self.appending = asyncio.Event()
+        self.gate = asyncio.Event()
+        self.reads = 0
+
+    async def append(self, *args: Any, **kwargs: Any) -> Any:
+        result = await super().append(*args, **kwargs)  # stored: a follower may see it now
+        if self.hold:
+            self.appending.set()
+            await self.gate.wait()  # ... while the append's answer is still on its way
+        return result
+
+    async def read(self, *args: Any, **kwargs: Any) -> Any:
+        self.reads += 1
+        return await super().read(*args, **kwargs)
+
+
+@async_test
+async def test_a_move_of_this_process_seen_stored_before_its_append_answered_is_not_read_back() -> None:
+    store = _GatedStore()
+    app = new_app(store)
+    created = await new_game(app)
+    live = await app.games.load(created.game_id)
+    version = live.version
+    store.hold, store.reads = True, 0
+    move = asyncio.create_task(app.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0]))
+    await store.appending.wait()
+    # A Play session's follower got the move's event from the store: the cached game is behind.
+    caught_up = asyncio.create_task(app.catch_up(live, version + 1))
+    await asyncio.sleep(0)
+    assert not caught_up.done()  # it waits for the move, which holds the game
+    store.gate.set()
+    await asyncio.gather(move, caught_up)
+    assert live.version == version + 1
+    assert store.reads == 0
+
+
+@async_test
+async def test_a_move_of_another_process_is_read_from_the_store() -> None:
+    store = _GatedStore()
+    one, two = new_app(store), new_app(store)
+    created = await new_game(one)
+    live = await two.games.load(created.game_id)
+    await one.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
+    store.reads = 0
+    await two.catch_up(live, live.version + 1)
+    assert live.version == 2
+    assert store.reads == 1

@@ -1,0 +1,314 @@
+"""The store's own cost per move: the appends GameApp makes for real games (each move's
+events, command id, summary, index labels), recorded once and made again on a store
+alone (no engine, no transport), with and without a live subscriber per game; and the
+round trips each makes to Redis. Measured on the memory store, on Redis as deployed
+(append-only file, fsync on every write) and on Redis fsyncing once a second: the
+difference between the last two is what durability costs."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.bench.load import seats_for
+from service.store.base import KEEP_FOREVER, EventStore, Keep
+from service.store.memory import MemoryStore
+from service.store.redis import RedisStore
+from service.store.redis_client import RedisConnection
+from service.store.redis_lua import Script
+
+
+@dataclass(frozen=True, slots=True)
+class Creation:
+    kind: str
+    status: str
+    record: bytes
+    summary: bytes
+    events: tuple[bytes, ...]
+    now_ms: int
+    keep: Keep
+    listed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Append:
+    expected_version: int
+    events: tuple[bytes, ...]
+    command_id: str
+    fingerprint: bytes
+    status: str
+    summary: bytes
+    now_ms: int
+    keep: Keep
+    after: bytes
+    counters_revision: int | None
+
+
+@dataclass(slots=True)
+class RecordedGame:
+    creation: Creation | None = None
+    appends: list[Append] = field(default_factory=list)
+
+
+class RecordingStore(MemoryStore):
+    """A memory store that remembers what GameApp asked it to write."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.games: dict[str, RecordedGame] = {}
+
+    async def create(
+        self,
+        game_id: str,
+        kind: str,
+        status: str,
+        record: bytes,
+        summary: bytes,
+        events: Sequence[bytes],
+        now_ms: int,
+        keep: Keep = KEEP_FOREVER,
+        *,
+        listed: bool = True,
+    ) -> None:
+        await super().create(game_id, kind, status, record, summary, events, now_ms, keep, listed=listed)
+        creation = Creation(kind, status, record, summary, tuple(events), now_ms, keep, listed)
+        self.games.setdefault(game_id, RecordedGame()).creation = creation
+
+    async def append(
+        self,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        command_id: str,
+        fingerprint: bytes,
+        status: str,
+        summary: bytes,
+        now_ms: int,
+        keep: Keep = KEEP_FOREVER,
+        *,
+        after: bytes = b"",
+        counters_revision: int | None = None,
+    ) -> Any:
+        result = await super().append(
+            game_id,
+            expected_version,
+            events,
+            command_id,
+            fingerprint,
+            status,
+            summary,
+            now_ms,
+            keep,
+            after=after,
+            counters_revision=counters_revision,
+        )
+        move = Append(
+            expected_version,
+            tuple(events),
+            command_id,
+            fingerprint,
+            status,
+            summary,
+            now_ms,
+            keep,
+            after,
+            counters_revision,
+        )
+        self.games[game_id].appends.append(move)
+        return result
+
+
+async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGame]:
+    """Games of random legal moves played through GameApp (two human seats), as the
+    store saw them: at least `moves` appends in all."""
+    from ludotheque.v1 import game_pb2
+    from ludotheque.v1 import game_service_pb2 as api
+
+    from service.app import GameApp
+    from service.app.auth import TokenAuthority
+
+    store = RecordingStore()
+    app = GameApp(store, TokenAuthority(b"s" * 32))
+    rng = random.Random(seed)
+    played = 0
+    while played < moves:
+        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
+        game_id, tokens = created.game_id, created.seat_tokens
+        status: Any = created.game  # a Game, then each move's SubmitCommandResponse
+        while status.status != game_pb2.GAME_STATUS_FINISHED and status.to_act:
+            seat = status.to_act[0]
+            game = await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
+            request = api.SubmitCommandRequest(
+                game_id=game_id, command=rng.choice(game.legal_commands), command_id=f"m{played}"
+            )
+            status = await app.submit(request, tokens[seat])
+            played += 1
+    return [game for game in store.games.values() if game.creation is not None and game.appends]
+
+
+class CountingConnection(RedisConnection):
+    """Counts the round trips the store makes (a pipeline of reads is one)."""
+
+    round_trips = 0
+
+    async def call(self, *command: Any) -> Any:
+        self.round_trips += 1
+        return await super().call(*command)
+
+    async def write(self, *command: Any) -> Any:
+        self.round_trips += 1
+        return await super().write(*command)
+
+    async def call_blocking(self, *command: Any) -> Any:
+        self.round_trips += 1
+        return await super().call_blocking(*command)
+
+    async def run(self, script: Script, keys: Sequence[str], args: Sequence[Any], *, durable: bool = False) -> Any:
+        self.round_trips += 1
+        return await super().run(script, keys, args, durable=durable)
+
+    async def read_many(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
+        self.round_trips += 1 if commands else 0
+        return await super().read_many(commands)
+
+
+@dataclass(frozen=True, slots=True)
+class StoreCostFigures:
+    """One store's appends, made `concurrency` games at a time."""
+
+    store: str  # memory, redis (as deployed), redis-everysec
+    subscribers: int  # live subscribers per game (0 or 1)
+    appends: int
+    events: int
+    us_per_append: float  # this process's CPU (the store's client side), per append
+    redis_us_per_append: float | None  # redis-server's CPU per append
+    round_trips_per_append: float | None
+    p50_ms: float  # wall-clock time of one append
+    p99_ms: float
+    delivered: int  # events handed to the live subscribers
+
+
+async def _make_appends(
+    store: EventStore, games: Sequence[RecordedGame], concurrency: int, prefix: str, subscribers: int
+) -> tuple[int, int, list[float]]:
+    """Creates the games (not measured), then makes their appends, `concurrency` games at
+    a time, each game's in order; with `subscribers`, one live subscriber per game
+    reading every event. Returns (appends, events delivered, latencies)."""
+    names = [f"{prefix}{index}" for index in range(len(games))]
+    for name, game in zip(names, games, strict=True):
+        made = game.creation
+        assert made is not None
+        await store.create(
+            name, made.kind, made.status, made.record, made.summary, made.events, made.now_ms, made.keep,
+            listed=made.listed,
+        )  # fmt: skip
+    latencies: list[float] = []
+    delivered = 0
+
+    async def follow(name: str, last: int) -> None:
+        nonlocal delivered
+        async for event in store.subscribe(name, 1):
+            delivered += 1
+            if event.version >= last:
+                return
+
+    async def play(name: str, game: RecordedGame) -> None:
+        for move in game.appends:
+            start = time.perf_counter()
+            await store.append(
+                name, move.expected_version, move.events, move.command_id, move.fingerprint, move.status,
+                move.summary, move.now_ms, move.keep, after=move.after, counters_revision=move.counters_revision,
+            )  # fmt: skip
+            latencies.append(time.perf_counter() - start)
+
+    queue = list(zip(names, games, strict=True))
+
+    async def worker() -> None:
+        while queue:
+            name, game = queue.pop()
+            assert game.creation is not None
+            followers = []
+            if subscribers:
+                last = len(game.creation.events) + sum(len(move.events) for move in game.appends)
+                followers = [asyncio.create_task(follow(name, last)) for _ in range(subscribers)]
+                await asyncio.sleep(0)  # the subscriptions start before the first append
+            await play(name, game)
+            await asyncio.gather(*followers)
+
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return sum(len(game.appends) for game in games), delivered, latencies
+
+
+def store_cost(
+    store: EventStore,
+    label: str,
+    games: Sequence[RecordedGame],
+    concurrency: int,
+    subscribers: int,
+    redis_pid: int | None,
+    connection: CountingConnection | None,
+    prefix: str,
+) -> StoreCostFigures:
+    """Measures `_make_appends` on `store` (in this process's running loop's stead: a
+    loop of its own)."""
+    from service.bench.target import cpu_seconds
+
+    async def measured() -> tuple[int, int, list[float], float, float, int]:
+        await _make_appends(store, games[:2], 2, prefix + "w", subscribers)  # warm up: scripts loaded
+        trips = connection.round_trips if connection is not None else 0
+        redis_before = cpu_seconds([redis_pid]) if redis_pid is not None else 0.0
+        cpu_before = time.process_time()
+        appends, delivered, latencies = await _make_appends(store, games, concurrency, prefix, subscribers)
+        cpu = time.process_time() - cpu_before
+        redis_cpu = cpu_seconds([redis_pid]) - redis_before if redis_pid is not None else 0.0
+        trips = (connection.round_trips if connection is not None else 0) - trips
+        return appends, delivered, latencies, cpu, redis_cpu, trips
+
+    appends, delivered, latencies, cpu, redis_cpu, trips = asyncio.run(_closing(store, measured()))
+    ordered = sorted(latencies)
+    events = sum(len(move.events) for game in games for move in game.appends)
+    return StoreCostFigures(
+        store=label,
+        subscribers=subscribers,
+        appends=appends,
+        events=events,
+        us_per_append=cpu / appends * 1e6,
+        redis_us_per_append=redis_cpu / appends * 1e6 if redis_pid is not None else None,
+        round_trips_per_append=trips / appends if connection is not None else None,
+        p50_ms=ordered[len(ordered) // 2] * 1e3,
+        p99_ms=ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e3,
+        delivered=delivered,
+    )
+
+
+async def _closing(store: EventStore, work: Any) -> Any:
+    try:
+        return await work
+    finally:
+        await store.close()
+
+
+CONCURRENCY = 16  # games whose appends are in flight at once
+
+
+def store_cost_figures(kind: str, moves: int, redis_urls: dict[str, tuple[str, int]]) -> list[StoreCostFigures]:
+    """Each store's cost per append, alone and with a live subscriber per game.
+    `redis_urls`: label -> (url, redis-server's pid)."""
+    games = asyncio.run(record_games(kind, moves))
+    figures = []
+    for subscribers in (0, 1):
+        figures.append(
+            store_cost(MemoryStore(), "memory", games, CONCURRENCY, subscribers, None, None, f"m{subscribers}-")
+        )
+        for label, (url, pid) in redis_urls.items():
+            connection = CountingConnection.from_url(url)
+            assert isinstance(connection, CountingConnection)
+            store = RedisStore(connection, reconcile_interval=0)
+            figures.append(
+                store_cost(store, label, games, CONCURRENCY, subscribers, pid, connection, f"r{subscribers}-")
+            )
+    return figures
