@@ -39,6 +39,7 @@ from redis.crc import key_slot
 from redis.exceptions import (
     ClusterDownError,
     ConnectionError,
+    MaxConnectionsError,
     MovedError,
     NoScriptError,
     ResponseError,
@@ -60,8 +61,8 @@ MAX_CONNECTIONS = 64  # per Redis node
 WRITE_ATTEMPTS = 3  # a write that waits for replicas, across redirections and a failover
 TOPOLOGY_PAUSE = 0.05  # seconds before trying a cluster that is mid-failover again
 # Connections of their own for scripts on a single Redis (RedisConnection.run), beside
-# the pool's: few, since each is one more client for Redis to serve.
-KEPT_CONNECTIONS = 32
+# the pool's (which serves the other commands): as many, made as they are needed.
+SCRIPT_CONNECTIONS = MAX_CONNECTIONS
 
 
 class RedisConnection:
@@ -87,7 +88,7 @@ class RedisConnection:
         self._cluster = isinstance(client, RedisCluster)
         self._single = client if isinstance(client, Redis) else None  # what `_direct` serves
         self._kept: deque[AbstractConnection] = deque()  # single Redis: idle connections of `run`
-        self._made = 0  # connections of `run` made (at most KEPT_CONNECTIONS)
+        self._free = asyncio.Semaphore(SCRIPT_CONNECTIONS)  # `run`'s connections not in use, made or not
 
     @classmethod
     def from_url(
@@ -163,24 +164,29 @@ class RedisConnection:
         return await self._direct(self._single, command)
 
     async def _direct(self, client: Redis, command: tuple[Any, ...]) -> Any:
-        """`command` (a script: its reply needs no parsing) on one of a few connections
-        of our own, kept between calls: packed by hiredis in C, sent and answered under
-        one timeout, without redis-py's per-command machinery (the blocking pool's
-        condition and timeout, the connection check, a task per send for its timeout):
-        a move's append is a round trip of this. While all of them are busy, the
-        command goes the pool's way. The same retry as the client's own (a dead
-        connection is reconnected once); a connection that failed or was interrupted
-        mid-command is dropped (its reply never read by anyone) and reconnects on its
-        next use."""
+        """`command` (a script: its reply needs no parsing) on a connection of our own,
+        kept between calls: packed by hiredis in C, sent and answered under one timeout,
+        without redis-py's per-command machinery (the blocking pool's condition and
+        timeout, the connection check, a task per send for its timeout): a move's
+        append is a round trip of this. While all of them are busy, the command waits
+        for one, as long as a command may take. The same retry as the client's own (a
+        dead connection is reconnected once); a connection that failed or was
+        interrupted mid-command is dropped (its reply never read by anyone) and
+        reconnects on its next use."""
+        if self._free.locked():
+            try:
+                async with asyncio.timeout(self.timeout):
+                    await self._free.acquire()
+            except TimeoutError:
+                raise MaxConnectionsError(f"all {SCRIPT_CONNECTIONS} connections busy for {self.timeout} s") from None
+        else:
+            await self._free.acquire()  # at once
         if self._kept:
             connection = self._kept.pop()
-        elif self._made < KEPT_CONNECTIONS:
+        else:
             pool = client.connection_pool
             # No socket timeout of its own: the one below covers the whole round trip.
             connection = pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})
-            self._made += 1
-        else:
-            return await client.execute_command(*command)  # type: ignore[no-untyped-call]
         packed = hiredis.pack_command(command)
 
         async def attempt() -> Any:
@@ -200,6 +206,7 @@ class RedisConnection:
             raise
         finally:
             self._kept.append(connection)
+            self._free.release()
 
     async def _load(self, script: Script, key: str) -> None:
         """Loads `script` on the node serving `key` (only there: another may be down)."""

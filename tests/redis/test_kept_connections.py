@@ -1,6 +1,6 @@
 """The connections a single Redis's scripts keep between calls (RedisConnection.run):
 a call cancelled or failed at any point never leaves its reply to the next call, and
-only a few are made beside the pool's (past them, calls go the pool's way)."""
+no more are made than the pool's size (past them, calls wait for one)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import contextlib
 import pytest
 from redis.asyncio import Redis
 
-from service.store.base import StoreError
-from service.store.redis_client import KEPT_CONNECTIONS, RedisConnection
+from service.store.base import StoreError, StoreUnavailable
+from service.store.redis_client import SCRIPT_CONNECTIONS, RedisConnection
 from service.store.redis_lua import Script
 from tests.support.aio import async_test
 from tests.support.redis import RedisServer
@@ -52,16 +52,32 @@ async def test_a_refused_script_keeps_its_connection_in_step(redis_server: Redis
 
 
 @async_test
-async def test_only_a_few_connections_are_made_beside_the_pool(redis_server: RedisServer) -> None:
+async def test_calls_past_the_connections_wait_for_one(redis_server: RedisServer) -> None:
     redis = RedisConnection.from_url(redis_server.url)
     try:
-        replies = await asyncio.gather(*(redis.run(ECHO, [KEY], [str(i)]) for i in range(40)))
-        assert replies == [str(i).encode() for i in range(40)]
-        assert len(redis._kept) == KEPT_CONNECTIONS  # as many made as were busy at once, no more
-        # The calls past them went the pool's way, and the pool has its connections back.
+        calls = SCRIPT_CONNECTIONS + 40
+        replies = await asyncio.gather(*(redis.run(ECHO, [KEY], [str(i)]) for i in range(calls)))
+        assert replies == [str(i).encode() for i in range(calls)]
+        assert len(redis._kept) == SCRIPT_CONNECTIONS  # as many made as may be busy at once, no more
+        # None went the pool's way: it serves the other commands.
         assert isinstance(redis.client, Redis)
         pool = redis.client.connection_pool
         assert not pool._in_use_connections
         assert await redis.call("PING") is True
+    finally:
+        await redis.close()
+
+
+@async_test
+async def test_a_call_that_waits_too_long_for_a_connection_is_unavailable(redis_server: RedisServer) -> None:
+    redis = RedisConnection.from_url(redis_server.url, timeout=0.2)
+    try:
+        for _ in range(SCRIPT_CONNECTIONS):  # every connection busy (with calls that never end)
+            await redis._free.acquire()
+        with pytest.raises(StoreUnavailable) as refused:
+            await redis.run(ECHO, [KEY], ["waited"])
+        assert refused.value.reason == "pool_exhausted"
+        redis._free.release()
+        assert await redis.run(ECHO, [KEY], ["served"]) == b"served"
     finally:
         await redis.close()
