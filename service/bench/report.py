@@ -489,6 +489,16 @@ def analysis(results: Results) -> list[str]:
             "of who is connected (a third), each a round trip; Redis itself is in the last column. The store "
             "alone is measured below (the store's own cost per move)."
         )
+    alone = next((f for f in results.store_cost if f.store == "redis" and f.subscribers == 1), None)
+    memory_play, redis_play = results.find("play", "memory"), results.find("play", "redis")
+    if alone is not None and memory_play is not None and redis_play is not None and memory_play.count:
+        lines.append(
+            f"- **Redis under `Play`** adds {redis_play.cpu_us - memory_play.cpu_us:,.0f} µs of server CPU per move "
+            f"({redis_play.cpu_us / memory_play.cpu_us:.2f}× the memory store). The store alone, its appends "
+            f"followed live, costs {alone.us_per_append:,.0f} µs of client CPU per append in "
+            f"{alone.round_trips_per_append or 0:.2f} round trips (the store's own cost per move, below): the "
+            "rest is spent in the server around the store's code, not in it."
+        )
     one, two = results.find("scale", "redis", 1), results.find("scale", "redis", 2)
     if one is not None and two is not None and one.count:
         busy = (one.cpu_seconds + one.load_cpu_seconds + one.redis_cpu_seconds) / one.seconds
