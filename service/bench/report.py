@@ -798,8 +798,34 @@ Left as they are, with the reason:
 - **WebSocket `Play` ≤ 4× a WebSocket echo** is out of reach by design of the measure: a
   WebSocket echo round trip costs aiohttp's server about 11 µs (its frame reader is in
   C and many frames are read per wake-up), less than `decide` and `evolve` of one move.
-- **Redis (item 2 of the issue)** was not worked on here: the Redis store was being
-  reworked on another branch; the `Play` Redis ÷ memory ratio is reported in the targets.
+- **Redis (item 2 of the issue)**: see the next section.
+
+### Issue 18, item 2: the Redis store's cost per move
+
+A move costs Redis one round trip: the append (one Lua script: the version check, the
+events, the command id, the summary, the index's labels). Counted under `Play` load
+(`MONITOR` on the benchmark's Redis): per append, 0.07 blocking `XREAD` (the live
+reader's, shared by every followed game), 0.06 reads of events (a session starting),
+and a few presence leases and notices; a `GetGame` on the unary path reads the events
+since the cached version and who is connected (two more). What was removed:
+
+- **the append's client path**: a script on a single Redis runs on a connection of the
+  store's own (as many as the pool's, made as they are needed, waited for when all are
+  busy), packed by hiredis in C (redis-py's asyncio client packs in Python), sent and
+  answered under one `asyncio.timeout` (redis-py's send wraps each write in `wait_for`,
+  a task per send), without the blocking pool's condition and connection check;
+  failures are mapped by a class-based context manager instead of a generator's;
+- **a read-back per move under `Play`**: a session that got its own process's move
+  from the live reader before the move's append was answered read the store to catch
+  up; it now waits for the move, which holds the game (`GameApp.catch_up`).
+
+Measured side by side, alternating three times with a checkout of main before this
+work (`eef255d`): the store alone (the section above, 6,000 recorded Mooki moves, 16
+games at once, Redis as deployed), client CPU µs per append: 93, 97, 92 → 67, 64, 65;
+followed live: 129, 126, 120 → 110, 100, 109. The server under `Play` load (64 games,
+6 s windows, the same runs' memory store beside it): 730, 712 → 652, 638 µs per move
+with Redis, which is 1.74×, 1.58× → 1.30×, 1.31× the memory store. The machine was
+shared with other work during these runs: the targets above are this run's.
 
 ### Earlier work
 
