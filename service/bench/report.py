@@ -824,8 +824,10 @@ work (`eef255d`): the store alone (the section above, 6,000 recorded Mooki moves
 games at once, Redis as deployed), client CPU µs per append: 93, 97, 92 → 67, 64, 65;
 followed live: 129, 126, 120 → 110, 100, 109. The server under `Play` load (64 games,
 6 s windows, the same runs' memory store beside it): 730, 712 → 652, 638 µs per move
-with Redis, which is 1.74×, 1.58× → 1.30×, 1.31× the memory store. The machine was
-shared with other work during these runs: the targets above are this run's.
+with Redis, against 418, 452 → 503, 485 with memory in the same runs (1.74×, 1.58× →
+1.30×, 1.31×); two more alternations of the memory store alone gave 469, 481 → 491,
+487: part of the ratio's fall is the memory figure's rise, which these runs cannot tell
+from the noise of a machine shared with other work. The targets above are this run's.
 
 ### Earlier work
 
