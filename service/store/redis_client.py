@@ -17,6 +17,10 @@ promoted master at once.
 
 Nothing connects until the first command, so a server starts while Redis is down;
 redis-py reconnects by itself on the next command once Redis is back.
+
+On a single Redis, scripts (a move's append among them) run on connections of their
+own beside the pool's, packed and answered without redis-py's per-command machinery:
+the round trip a move makes is the cheapest the client allows.
 """
 
 from __future__ import annotations
