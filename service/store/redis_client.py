@@ -177,6 +177,7 @@ class RedisConnection:
         dead connection is reconnected once); a connection that failed or was
         interrupted mid-command is dropped (its reply never read by anyone) and
         reconnects on its next use."""
+        packed = hiredis.pack_command(command)  # before taking a connection: a bad argument takes none
         if self._free.locked():
             try:
                 async with asyncio.timeout(self.timeout):
@@ -185,13 +186,11 @@ class RedisConnection:
                 raise MaxConnectionsError(f"all {SCRIPT_CONNECTIONS} connections busy for {self.timeout} s") from None
         else:
             await self._free.acquire()  # at once
-        if self._kept:
-            connection = self._kept.pop()
-        else:
-            pool = client.connection_pool
-            # No socket timeout of its own: the one below covers the whole round trip.
-            connection = pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})
-        packed = hiredis.pack_command(command)
+        try:
+            connection = self._kept.pop() if self._kept else _script_connection(client)
+        except BaseException:
+            self._free.release()
+            raise
 
         async def attempt() -> Any:
             async with asyncio.timeout(self.timeout):
@@ -343,3 +342,10 @@ class RedisConnection:
         await self.client.aclose()
         if self.blocking is not self.client:
             await self.blocking.aclose()
+
+
+def _script_connection(client: Redis) -> AbstractConnection:
+    """A connection like the pool's, with no socket timeout of its own (`_direct`'s one
+    timeout covers its whole round trip)."""
+    pool = client.connection_pool
+    return pool.connection_class(**{**pool.connection_kwargs, "socket_timeout": None})

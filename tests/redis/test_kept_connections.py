@@ -81,3 +81,15 @@ async def test_a_call_that_waits_too_long_for_a_connection_is_unavailable(redis_
         assert await redis.run(ECHO, [KEY], ["served"]) == b"served"
     finally:
         await redis.close()
+
+
+@async_test
+async def test_a_call_with_an_argument_redis_cannot_take_takes_no_connection(redis_server: RedisServer) -> None:
+    redis = RedisConnection.from_url(redis_server.url)
+    try:
+        for _ in range(SCRIPT_CONNECTIONS + 1):
+            with pytest.raises(StoreUnavailable):
+                await redis.run(ECHO, [KEY], [None])
+        assert await redis.run(ECHO, [KEY], ["served"]) == b"served"
+    finally:
+        await redis.close()
