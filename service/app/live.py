@@ -66,6 +66,9 @@ class LiveGame:
     traced_move: TracedMove | None = None  # the last move traced here, for its followers' spans
     event_limit: int = 0  # the most events this server lets the game have (0: its engine's default)
     table: Table = field(init=False)  # the seats: who sits and plays where, their clocks (table.py)
+    # The game's lock (LiveGames.lock), held while the game is cached: a lock nobody
+    # holds would be dropped after each move and made again for the next.
+    lock: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
         self.table = Table(self.record, self.engine)
@@ -319,6 +322,7 @@ class LiveGames:
         self._metrics.cached_games.set(len(self._cache))
 
     def remember(self, live: LiveGame) -> None:
+        live.lock = self.lock(live.game_id)
         self._cache[live.game_id] = live
         self._cache.move_to_end(live.game_id)
         while len(self._cache) > self._cache_size:
