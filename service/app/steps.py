@@ -9,7 +9,7 @@ import random
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
@@ -146,7 +146,7 @@ async def stamp(
     """The steps' events in their envelopes, numbered from `version` + 1; the last one
     says whether the game is over. Yields the event loop every BOT_SLICE_SECONDS of a
     long chain (thousands of bot moves take tens of milliseconds to wrap)."""
-    kind, rules_version = live.engine.kind, live.engine.rules_version
+    engine = live.engine
     recorded_at = timestamp(now_ms)
     events: list[game_pb2.Event] = []
     slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
@@ -154,24 +154,21 @@ async def stamp(
         if time.perf_counter() > slice_ends:
             await asyncio.sleep(0)
             slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
-        seat, command = step.seat, step.command
-        # Who made them (the game's own events: nobody), and the command, on the first.
-        by: dict[str, Any] = {} if seat is None else {"seat": seat, "command_id": command_id}
-        first_by = by if command is None else {**by, "command": command}
         for index, payload in enumerate(step.payloads):
             version += 1
-            # Made in one call (the envelope's fields copied by the constructor, not one by one).
-            # A table event is around the table, not in the game.
-            field = "table" if isinstance(payload, game_pb2.TableEvent) else kind
-            events.append(
-                game_pb2.Event(
-                    version=version,
-                    recorded_at=recorded_at,
-                    rules_version=rules_version,
-                    **(by if index else first_by),
-                    **{field: cast(Any, payload)},
-                )
-            )
+            if isinstance(payload, game_pb2.TableEvent):  # around the table, not in the game
+                event = game_pb2.Event(table=payload)
+            else:
+                event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
+            event.version = version
+            event.recorded_at.CopyFrom(recorded_at)
+            event.rules_version = engine.rules_version
+            event.command_id = command_id if step.seat is not None else ""
+            if step.seat is not None:
+                event.seat = step.seat
+            if index == 0 and step.command is not None:
+                event.command.CopyFrom(step.command)
+            events.append(event)
     if events:
         events[-1].game_over = finished
     return events
