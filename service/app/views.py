@@ -195,9 +195,12 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
             join_code=record.join_code if not table.started else "",
         ).SerializeToString()
         live.summary_revision = table.revision
-    tail = game_pb2.Game(
-        status=status_code(status, table.started), version=version, to_act=status.to_act, history_losses=live.losses
-    )
+    tail = game_pb2.Game()  # fields set one by one: the constructor's keywords cost more
+    tail.status = status_code(status, table.started)
+    tail.version = version
+    tail.to_act.extend(status.to_act)
+    if live.losses:
+        tail.history_losses.extend(live.losses)
     # Set in place: an Outcome and a Timestamp made only to be copied cost more than
     # the fields (an unfinished game's outcome is present and empty, as before).
     if status.finished:
@@ -221,7 +224,7 @@ def game_message(live: LiveGame, viewer: Viewer, locale: str, now_ms: int | None
     if table.clock is not None and now_ms is not None:
         del game.seats[:]
         game.seats.extend(table.seat_messages(now_ms))
-    game.viewer.CopyFrom(viewer_message(viewer))
+    viewer_into(game.viewer, viewer)
     if viewer.is_admin:
         game.created_by = live.record.created_by
     return game
@@ -245,16 +248,24 @@ def status_code(status: Status, started: bool = True) -> game_pb2.GameStatus.Val
     return game_pb2.GAME_STATUS_FINISHED if status.finished else game_pb2.GAME_STATUS_ACTIVE
 
 
+VIEWER_ROLES = {
+    Role.SEAT: game_pb2.VIEWER_ROLE_SEAT,
+    Role.SPECTATOR: game_pb2.VIEWER_ROLE_SPECTATOR,
+    Role.ADMIN: game_pb2.VIEWER_ROLE_ADMIN,
+}
+
+
 def viewer_message(viewer: Viewer) -> game_pb2.Viewer:
-    role = {
-        Role.SEAT: game_pb2.VIEWER_ROLE_SEAT,
-        Role.SPECTATOR: game_pb2.VIEWER_ROLE_SPECTATOR,
-        Role.ADMIN: game_pb2.VIEWER_ROLE_ADMIN,
-    }[viewer.role]
-    message = game_pb2.Viewer(role=role)
-    if viewer.seat is not None:
-        message.seat = viewer.seat
+    message = game_pb2.Viewer()
+    viewer_into(message, viewer)
     return message
+
+
+def viewer_into(out: game_pb2.Viewer, viewer: Viewer) -> None:
+    """viewer_message(viewer) written into an answer's `viewer` field (empty)."""
+    out.role = VIEWER_ROLES[viewer.role]
+    if viewer.seat is not None:
+        out.seat = viewer.seat
 
 
 def timestamp(ms: int) -> Timestamp:
