@@ -85,7 +85,8 @@ class LiveGame:
         again. Both are known on every process without a round trip of their own: the
         events come with the game's reads, and a rotation changes the counters'
         revision, which every read and append checks (LiveGames.refresh, Moves)."""
-        return self.table.joins[seat] + self.counters.get(seat_counter(seat), 0)
+        counters = self.counters  # (most games' are empty: no name to make)
+        return self.table.joins[seat] + (counters.get(seat_counter(seat), 0) if counters else 0)
 
     def take_counters(self, info: GameInfo) -> None:
         self.counters, self.counters_revision = info.counters, info.counters_revision
