@@ -250,9 +250,10 @@ class _Session:
             return result
 
     async def _apply(self, command: api.PlayCommand) -> api.PlayResult:
-        submit = api.SubmitCommandRequest(
-            game_id=self.live.game_id, command=command.command, command_id=command.command_id
-        )
+        submit = api.SubmitCommandRequest()  # set one by one: the constructor's keywords cost more
+        submit.game_id = self.live.game_id
+        submit.command.CopyFrom(command.command)
+        submit.command_id = command.command_id
         if command.HasField("expected_version"):
             submit.expected_version = command.expected_version
         try:
@@ -261,8 +262,11 @@ class _Session:
             error.locale = self.join.locale
             return api.PlayResult(command_id=command.command_id, error=status_of(error))
         await self._events_sent(done.last_version)  # the result comes after the events it caused
-        command_id = done.events[0].command_id if done.events else command.command_id
-        return api.PlayResult(command_id=command_id, version=done.last_version, replayed=done.replayed)
+        result = api.PlayResult()
+        result.command_id = done.events[0].command_id if done.events else command.command_id
+        result.version = done.last_version
+        result.replayed = done.replayed
+        return result
 
 
 def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:
