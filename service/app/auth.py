@@ -46,7 +46,7 @@ class TokenAuthority:
             raise ValueError(f"the admin token must be at least {MIN_SECRET_BYTES} bytes")
         self._secret = secret
         self._verifying = (secret, *previous_secrets)  # the current one first: the common case
-        self._admin_token = admin_token
+        self._admin_token = admin_token.encode()  # compared on every call
 
     @staticmethod
     def _mac(key: bytes, game_id: str, seat: int, generation: int) -> str:
@@ -79,7 +79,7 @@ class TokenAuthority:
         return hmac.new(self._secret, f"ludotheque key: {purpose}".encode(), hashlib.sha256).digest()
 
     def is_admin(self, token: str) -> bool:
-        return bool(self._admin_token) and hmac.compare_digest(token.encode(), self._admin_token.encode())
+        return bool(self._admin_token) and hmac.compare_digest(token.encode(), self._admin_token)
 
     def seat_claim(self, game_id: str, token: str) -> SeatClaim:
         """The seat and generation `token` was signed for in `game_id`. Raises BadToken."""

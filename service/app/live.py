@@ -66,6 +66,9 @@ class LiveGame:
     traced_move: TracedMove | None = None  # the last move traced here, for its followers' spans
     event_limit: int = 0  # the most events this server lets the game have (0: its engine's default)
     table: Table = field(init=False)  # the seats: who sits and plays where, their clocks (table.py)
+    # The game's lock (LiveGames.lock), held while the game is cached: a lock nobody
+    # holds would be dropped after each move and made again for the next.
+    lock: asyncio.Lock | None = None
 
     def __post_init__(self) -> None:
         self.table = Table(self.record, self.engine)
@@ -82,7 +85,8 @@ class LiveGame:
         again. Both are known on every process without a round trip of their own: the
         events come with the game's reads, and a rotation changes the counters'
         revision, which every read and append checks (LiveGames.refresh, Moves)."""
-        return self.table.joins[seat] + self.counters.get(seat_counter(seat), 0)
+        counters = self.counters  # (most games' are empty: no name to make)
+        return self.table.joins[seat] + (counters.get(seat_counter(seat), 0) if counters else 0)
 
     def take_counters(self, info: GameInfo) -> None:
         self.counters, self.counters_revision = info.counters, info.counters_revision
@@ -319,6 +323,7 @@ class LiveGames:
         self._metrics.cached_games.set(len(self._cache))
 
     def remember(self, live: LiveGame) -> None:
+        live.lock = self.lock(live.game_id)
         self._cache[live.game_id] = live
         self._cache.move_to_end(live.game_id)
         while len(self._cache) > self._cache_size:

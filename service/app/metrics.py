@@ -8,8 +8,8 @@ for counters); the gRPC ones use the names of the common gRPC server instrumenta
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Sequence
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics import MetricWrapperBase
@@ -28,8 +28,6 @@ from service.store.base import (
     StoreHealth,
     StoreUnavailable,
 )
-
-T = TypeVar("T")
 
 # Latency buckets from 0.5 ms to 10 s: moves are fast, store round trips slower.
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
@@ -282,16 +280,26 @@ class Metrics:
         self.labelled(self.games_finished, kind, "won" if won else "lost").inc()
 
 
-async def _timed(metrics: Metrics, operation: str, call: Awaitable[T]) -> T:
-    start = time.perf_counter()
-    try:
-        return await call
-    except StoreUnavailable as error:
-        metrics.labelled(metrics.store_errors, operation).inc()
-        metrics.labelled(metrics.redis_errors, error.reason).inc()
-        raise
-    finally:
-        metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - start)
+class _Timing:
+    """Times one store operation (a context manager: no coroutine of its own around
+    the operation's): its duration observed, and a failure to reach the store counted."""
+
+    __slots__ = ("_metrics", "_operation", "_start")
+
+    def __init__(self, metrics: Metrics, operation: str) -> None:
+        self._metrics = metrics
+        self._operation = operation
+        self._start = time.perf_counter()
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: object) -> None:
+        metrics, operation = self._metrics, self._operation
+        if isinstance(error, StoreUnavailable):
+            metrics.labelled(metrics.store_errors, operation).inc()
+            metrics.labelled(metrics.redis_errors, error.reason).inc()
+        metrics.labelled(metrics.store_seconds, operation).observe(time.perf_counter() - self._start)
 
 
 class InstrumentedStore:
@@ -302,9 +310,6 @@ class InstrumentedStore:
         self._metrics = metrics
         self._shards: set[str] = set()  # the shards the gauges have a value for
         self.coordination = InstrumentedCoordination(store.coordination, metrics)
-
-    async def _timed(self, operation: str, call: Awaitable[T]) -> T:
-        return await _timed(self._metrics, operation, call)
 
     async def create(
         self,
@@ -319,8 +324,8 @@ class InstrumentedStore:
         *,
         listed: bool = True,
     ) -> None:
-        call = self.inner.create(game_id, kind, status, record, summary, events, now_ms, keep, listed=listed)
-        await self._timed("create", call)
+        with _Timing(self._metrics, "create"):
+            await self.inner.create(game_id, kind, status, record, summary, events, now_ms, keep, listed=listed)
 
     async def append(
         self,
@@ -337,71 +342,84 @@ class InstrumentedStore:
         after: bytes = b"",
         counters_revision: int | None = None,
     ) -> AppendResult:
-        call = self.inner.append(
-            game_id,
-            expected_version,
-            events,
-            command_id,
-            fingerprint,
-            status,
-            summary,
-            now_ms,
-            keep,
-            after=after,
-            counters_revision=counters_revision,
-        )
-        return await self._timed("append", call)
+        with _Timing(self._metrics, "append"):
+            return await self.inner.append(
+                game_id,
+                expected_version,
+                events,
+                command_id,
+                fingerprint,
+                status,
+                summary,
+                now_ms,
+                keep,
+                after=after,
+                counters_revision=counters_revision,
+            )
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
-        return await self._timed("find_command", self.inner.find_command(game_id, command_id, fingerprint))
+        with _Timing(self._metrics, "find_command"):
+            return await self.inner.find_command(game_id, command_id, fingerprint)
 
     async def info(self, game_id: str) -> GameInfo:
-        return await self._timed("info", self.inner.info(game_id))
+        with _Timing(self._metrics, "info"):
+            return await self.inner.info(game_id)
 
     async def read(
         self, game_id: str, from_version: int, to_version: int | None = None, *, counters_revision: int | None = None
     ) -> list[StoredEvent]:
-        call = self.inner.read(game_id, from_version, to_version, counters_revision=counters_revision)
-        return await self._timed("read", call)
+        with _Timing(self._metrics, "read"):
+            return await self.inner.read(game_id, from_version, to_version, counters_revision=counters_revision)
 
     async def bump(self, game_id: str, name: str) -> int:
-        return await self._timed("bump", self.inner.bump(game_id, name))
+        with _Timing(self._metrics, "bump"):
+            return await self.inner.bump(game_id, name)
 
     async def list_games(
         self, kind: str, status: str, limit: int, cursor: str, *, listed_only: bool = False
     ) -> GamePage:
-        call = self.inner.list_games(kind, status, limit, cursor, listed_only=listed_only)
-        return await self._timed("list_games", call)
+        with _Timing(self._metrics, "list_games"):
+            return await self.inner.list_games(kind, status, limit, cursor, listed_only=listed_only)
 
     async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
-        return await self._timed("admit", self.inner.admit(key, member, limit, now_ms, ttl_ms))
+        with _Timing(self._metrics, "admit"):
+            return await self.inner.admit(key, member, limit, now_ms, ttl_ms)
 
     async def release(self, key: str, member: str) -> None:
-        await self._timed("release", self.inner.release(key, member))
+        with _Timing(self._metrics, "release"):
+            await self.inner.release(key, member)
 
     async def members(self, key: str, now_ms: int) -> list[str]:
-        return await self._timed("members", self.inner.members(key, now_ms))
+        with _Timing(self._metrics, "members"):
+            return await self.inner.members(key, now_ms)
 
     async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
-        await self._timed("put_snapshots", self.inner.put_snapshots(game_id, snapshots))
+        with _Timing(self._metrics, "put_snapshots"):
+            await self.inner.put_snapshots(game_id, snapshots)
 
     async def snapshot(self, game_id: str, at_most: int | None = None) -> StoredSnapshot | None:
-        return await self._timed("snapshot", self.inner.snapshot(game_id, at_most))
+        with _Timing(self._metrics, "snapshot"):
+            return await self.inner.snapshot(game_id, at_most)
 
     async def due_games(self, now_ms: int, limit: int) -> list[str]:
-        return await self._timed("due_games", self.inner.due_games(now_ms, limit))
+        with _Timing(self._metrics, "due_games"):
+            return await self.inner.due_games(now_ms, limit)
 
     async def keep(self, game_id: str, keep: Keep) -> None:
-        await self._timed("keep", self.inner.keep(game_id, keep))
+        with _Timing(self._metrics, "keep"):
+            await self.inner.keep(game_id, keep)
 
     async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
-        return await self._timed("claim", self.inner.claim(game_id, owner, until_ms, now_ms))
+        with _Timing(self._metrics, "claim"):
+            return await self.inner.claim(game_id, owner, until_ms, now_ms)
 
     async def delete(self, game_id: str, version: int | None = None) -> bool:
-        return await self._timed("delete", self.inner.delete(game_id, version))
+        with _Timing(self._metrics, "delete"):
+            return await self.inner.delete(game_id, version)
 
     async def forget(self, game_id: str) -> None:
-        await self._timed("forget", self.inner.forget(game_id))
+        with _Timing(self._metrics, "forget"):
+            await self.inner.forget(game_id)
 
     def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         return self.inner.subscribe(game_id, from_version)
@@ -410,10 +428,12 @@ class InstrumentedStore:
         self.inner.end_subscriptions()
 
     async def mark_once(self, key: str, ttl_ms: int) -> bool:
-        return await self._timed("mark_once", self.inner.mark_once(key, ttl_ms))
+        with _Timing(self._metrics, "mark_once"):
+            return await self.inner.mark_once(key, ttl_ms)
 
     async def ping(self) -> None:
-        await self._timed("ping", self.inner.ping())
+        with _Timing(self._metrics, "ping"):
+            await self.inner.ping()
 
     async def health(self) -> StoreHealth:
         """The store's health, also exported as gauges (shards gone since are dropped); a
@@ -447,31 +467,40 @@ class InstrumentedCoordination:
         self._metrics = metrics
 
     async def claim(self, key: str, value: str, ttl_ms: int) -> str:
-        return await _timed(self._metrics, "claim", self.inner.claim(key, value, ttl_ms))
+        with _Timing(self._metrics, "claim"):
+            return await self.inner.claim(key, value, ttl_ms)
 
     async def lookup(self, key: str) -> str | None:
-        return await _timed(self._metrics, "lookup", self.inner.lookup(key))
+        with _Timing(self._metrics, "lookup"):
+            return await self.inner.lookup(key)
 
     async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
-        return await _timed(self._metrics, "put_lease", self.inner.put_lease(scope, holder, now_ms, ttl_ms))
+        with _Timing(self._metrics, "put_lease"):
+            return await self.inner.put_lease(scope, holder, now_ms, ttl_ms)
 
     async def drop_lease(self, scope: str, holder: str) -> None:
-        await _timed(self._metrics, "drop_lease", self.inner.drop_lease(scope, holder))
+        with _Timing(self._metrics, "drop_lease"):
+            await self.inner.drop_lease(scope, holder)
 
     async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
-        return await _timed(self._metrics, "leases", self.inner.leases(scope, now_ms))
+        with _Timing(self._metrics, "leases"):
+            return await self.inner.leases(scope, now_ms)
 
     async def notify(self, topic: str) -> None:
-        await _timed(self._metrics, "notify", self.inner.notify(topic))
+        with _Timing(self._metrics, "notify"):
+            await self.inner.notify(topic)
 
     def notices(self) -> AsyncIterator[str]:
         return self.inner.notices()
 
     async def schedule(self, key: str, due_ms: int) -> None:
-        await _timed(self._metrics, "schedule", self.inner.schedule(key, due_ms))
+        with _Timing(self._metrics, "schedule"):
+            await self.inner.schedule(key, due_ms)
 
     async def unschedule(self, key: str) -> None:
-        await _timed(self._metrics, "unschedule", self.inner.unschedule(key))
+        with _Timing(self._metrics, "unschedule"):
+            await self.inner.unschedule(key)
 
     async def due(self, now_ms: int, limit: int) -> list[tuple[str, int]]:
-        return await _timed(self._metrics, "due", self.inner.due(now_ms, limit))
+        with _Timing(self._metrics, "due"):
+            return await self.inner.due(now_ms, limit)

@@ -283,13 +283,15 @@ def submit_response(
     state = live.state if state is None else state
     status = live.engine.status(state)
     audience = Audience.of(live.table.seats, locale)
-    response = game_service_pb2.SubmitCommandResponse(
-        version=live.version if version is None else version,
-        status=status_code(status),
-        to_act=status.to_act,
-        replayed=replayed,
-    )
-    response.outcome.CopyFrom(outcome(live, status))
+    response = game_service_pb2.SubmitCommandResponse()  # set one by one: keywords cost more
+    response.version = live.version if version is None else version
+    response.status = status_code(status)
+    response.to_act.extend(status.to_act)
+    response.replayed = replayed
+    if status.finished:
+        response.outcome.CopyFrom(outcome(live, status))
+    else:
+        response.outcome.SetInParent()  # present and empty, as outcome() makes it
     shown_into(response.view, response.legal_commands, live, state, viewer, audience)
     events_into(response.events, live.engine, events, viewer, audience)
     return response

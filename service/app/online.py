@@ -32,9 +32,10 @@ class Online:
     async def show(self, live: LiveGame, game: game_pb2.Game) -> None:
         """Fills in who is connected to the game, and a finished game's rematch."""
         with store_errors():
-            game.presence.SetInParent()
+            presence = game.presence
+            presence.SetInParent()
             seats = live.table.seats
             online = await self.presence.online(live.game_id)
-            game.presence.online_seats.extend(seat for seat in online if seat < len(seats) and not seats[seat].open)
+            presence.online_seats.extend([seat for seat in online if seat < len(seats) and not seats[seat].open])
             if live.status.finished:
                 game.rematch_game_id = await self.coordination.lookup(rematch_key(live.game_id)) or ""

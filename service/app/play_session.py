@@ -95,7 +95,9 @@ class _Session:
         self.out: asyncio.Queue[api.PlayResponse | BaseException | None] = asyncio.Queue(QUEUE_SIZE)
         self.sent_version = max(join.from_version, 1) - 1  # every version up to this one was sent
         self.following = True
-        self.progress = asyncio.Condition()
+        # Commands whose result waits for the events up to a version to be sent: that
+        # version and the future their task waits on (woken by _sent and _stopped).
+        self.waiting: list[tuple[int, asyncio.Future[None]]] = []
 
     async def run(self, requests: AsyncIterator[api.PlayRequest]) -> AsyncIterator[api.PlayResponse]:
         if self.sent_version == self.live.version:
@@ -139,15 +141,14 @@ class _Session:
             async for event, redacted in self.app.follow(self.live, self.viewer, start, self.join.locale):
                 if redacted is not None:
                     await self.out.put(api.PlayResponse(events=[redacted]))
-                await self._sent(event.version)
+                self._sent(event.version)
                 await self._at_rest(event.version)
         except ServiceError as error:
             error.locale = self.join.locale  # the session's end, told in its language
             await self.out.put(error)
         finally:
-            async with self.progress:
-                self.following = False
-                self.progress.notify_all()
+            self.following = False
+            self._wake()
             if self.live.status.finished:
                 self.app.game_over(self.live)  # the presence watch looks for a rematch from now on
 
@@ -166,10 +167,30 @@ class _Session:
                     message.rematch.seat_token = self.app.tokens.seat_token(rematch, self.viewer.seat)
             await self.out.put(message)
 
-    async def _sent(self, version: int) -> None:
-        async with self.progress:
-            self.sent_version = version
-            self.progress.notify_all()
+    def _sent(self, version: int) -> None:
+        self.sent_version = version
+        if self.waiting:
+            self._wake()
+
+    def _wake(self) -> None:
+        """Wakes the commands whose events are all sent now (all, once none follow)."""
+        waiting: list[tuple[int, asyncio.Future[None]]] = []
+        for version, waiter in self.waiting:
+            if waiter.done():
+                continue  # its task was cancelled
+            if version <= self.sent_version or not self.following:
+                waiter.set_result(None)
+            else:
+                waiting.append((version, waiter))
+        self.waiting = waiting
+
+    async def _events_sent(self, version: int) -> None:
+        """Returns once the events up to `version` are sent (or no more will be)."""
+        if self.sent_version >= version or not self.following:
+            return
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiting.append((version, waiter))
+        await waiter
 
     async def _at_rest(self, version: int) -> None:
         """When the game rests at `version`: a turn if it waits for this seat, and the
@@ -229,9 +250,10 @@ class _Session:
             return result
 
     async def _apply(self, command: api.PlayCommand) -> api.PlayResult:
-        submit = api.SubmitCommandRequest(
-            game_id=self.live.game_id, command=command.command, command_id=command.command_id
-        )
+        submit = api.SubmitCommandRequest()  # set one by one: the constructor's keywords cost more
+        submit.game_id = self.live.game_id
+        submit.command.CopyFrom(command.command)
+        submit.command_id = command.command_id
         if command.HasField("expected_version"):
             submit.expected_version = command.expected_version
         try:
@@ -239,10 +261,12 @@ class _Session:
         except ServiceError as error:
             error.locale = self.join.locale
             return api.PlayResult(command_id=command.command_id, error=status_of(error))
-        async with self.progress:  # the result comes after the events it caused
-            await self.progress.wait_for(lambda: self.sent_version >= done.last_version or not self.following)
-        command_id = done.events[0].command_id if done.events else command.command_id
-        return api.PlayResult(command_id=command_id, version=done.last_version, replayed=done.replayed)
+        await self._events_sent(done.last_version)  # the result comes after the events it caused
+        result = api.PlayResult()
+        result.command_id = done.events[0].command_id if done.events else command.command_id
+        result.version = done.last_version
+        result.replayed = done.replayed
+        return result
 
 
 def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:

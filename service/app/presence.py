@@ -50,7 +50,12 @@ class Sighting:
 
 def online_seats(leases: dict[str, int]) -> tuple[int, ...]:
     """The seats that hold a lease (holders are "<seat>/<process>/<what>")."""
-    return tuple(sorted({int(holder.split("/", 1)[0]) for holder in leases}))
+    return tuple(sorted(lease_seats(leases)))
+
+
+def lease_seats(leases: dict[str, int]) -> set[int]:
+    """online_seats(leases), as a set."""
+    return {int(holder.split("/", 1)[0]) for holder in leases}
 
 
 class _Watch:
@@ -100,9 +105,13 @@ class Presence:
         other processes once the background task has leased it."""
         key = (game_id, seat)
         now = self._now_ms()
-        if len(self._recent) > 2 * FORGET_PAST:  # (the background task forgets them, when it runs)
+        recent = self._recent
+        if len(recent) > 2 * FORGET_PAST:  # (the background task forgets them, when it runs)
             self._forget_old_calls()
-        self._recent.setdefault(game_id, {})[seat] = now
+        seats = recent.get(game_id)
+        if seats is None:
+            seats = recent[game_id] = {}
+        seats[seat] = now
         last = self._calls.get(key)
         if last is None or now - last > self.ttl_ms // 3:
             self._pending.add(key)
@@ -170,9 +179,11 @@ class Presence:
         if watch is not None and watch.current is not None:
             seats = set(watch.current.online)
         else:
-            seats = set(online_seats(await self._coordination.leases(game_id, now)))
-        recent = now - self.call_ttl_ms
-        seats.update(seat for seat, at in self._recent.get(game_id, {}).items() if at > recent)
+            seats = lease_seats(await self._coordination.leases(game_id, now))
+        called = self._recent.get(game_id)
+        if called:
+            recent = now - self.call_ttl_ms
+            seats.update([seat for seat, at in called.items() if at > recent])
         return tuple(sorted(seats))
 
     async def watch(self, game_id: str) -> AsyncIterator[Sighting]:

@@ -16,7 +16,7 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import Any
 
 # An incoming x-request-id is kept when it looks like an id (a proxy's, a client's);
@@ -82,7 +82,12 @@ def scope(**known: Any) -> Iterator[RequestFields]:
     """A part of the current request with a record of its own (a copy, then `known`),
     so that what it learns does not overwrite its siblings'."""
     parent = _current.get()
-    record = replace(parent, **known) if parent is not None else RequestFields(**known)
+    if parent is None:
+        record = RequestFields(**known)
+    else:  # a copy made field by field: dataclasses.replace looks the fields up on every call
+        record = RequestFields(*[getattr(parent, name) for name in _FIELD_NAMES])
+        for name, value in known.items():
+            setattr(record, name, value)
     with begin(record):
         yield record
 

@@ -112,6 +112,8 @@ async def play_bots(
     before these changed it (default: the table's). Yields the event loop every
     BOT_SLICE_SECONDS of a long chain. Keeps the state after each step that passes a
     multiple of `snapshot_every` (service/app/snapshots.py)."""
+    if not (live.table.bots if bots is None else bots) and version < live.limit:
+        return state, []  # no bot to play, and the limit not reached: nothing follows (bot_step)
     steps: list[Step] = []
     slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
     after_steps = state

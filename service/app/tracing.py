@@ -98,14 +98,20 @@ def this_move(first_version: int, last_version: int) -> TracedMove | None:
     return first_version, last_version, current.get_span_context()
 
 
-@contextmanager
-def delivery(move: TracedMove | None, version: int, **attributes: Any) -> Iterator[None]:
+def delivery(move: TracedMove | None, version: int, **attributes: Any) -> AbstractContextManager[None]:
     """A span for handing the event at `version` to one follower, child of the move
     that made it when that move was traced here. Not made current: the body may yield
     to a consumer running in another task."""
     if not _enabled or move is None or not move[0] <= version <= move[1]:
-        yield
-        return
+        return _NO_DELIVERY  # every event, to every follower: a generator-based context costs more
+    return _delivery(move, version, attributes)
+
+
+_NO_DELIVERY = nullcontext()
+
+
+@contextmanager
+def _delivery(move: TracedMove, version: int, attributes: dict[str, Any]) -> Iterator[None]:
     parent = trace.set_span_in_context(trace.NonRecordingSpan(move[2]))
     links = []
     follower = trace.get_current_span().get_span_context()

@@ -170,8 +170,11 @@ def outcome_of(status: Status, seats: Sequence[game_pb2.Seat]) -> game_pb2.Outco
 
 
 def summary(live: LiveGame) -> game_pb2.Game:
-    """The game without any viewer's view: what ListGames shows."""
-    return game_pb2.Game.FromString(summary_bytes(live, live.status, live.version, live.updated_at_ms))
+    """The game without any viewer's view: what ListGames shows (summary_bytes parsed;
+    its tail set in place rather than encoded to be parsed again)."""
+    game = game_pb2.Game.FromString(_summary_head(live))
+    _summary_tail_into(game, live, live.status, live.version, live.updated_at_ms)
+    return game
 
 
 def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: int) -> bytes:
@@ -180,6 +183,13 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
     those that do: encoded messages concatenated parse as one (the store keeps them
     opaque; summary() parses them, which costs less than setting a dozen fields from
     Python)."""
+    tail = game_pb2.Game()
+    _summary_tail_into(tail, live, status, version, updated_at_ms)
+    return _summary_head(live) + tail.SerializeToString()
+
+
+def _summary_head(live: LiveGame) -> bytes:
+    """The summary's fields that change only with the table, encoded once per revision."""
     table = live.table
     if not live.summary_head or live.summary_revision != table.revision:
         record = live.record
@@ -195,19 +205,26 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
             join_code=record.join_code if not table.started else "",
         ).SerializeToString()
         live.summary_revision = table.revision
-    tail = game_pb2.Game(
-        status=status_code(status, table.started), version=version, to_act=status.to_act, history_losses=live.losses
-    )
+    return live.summary_head
+
+
+def _summary_tail_into(out: game_pb2.Game, live: LiveGame, status: Status, version: int, updated_at_ms: int) -> None:
+    """Writes the summary's fields that change with every move into `out` (none set):
+    one by one, as the constructor's keywords cost more."""
+    out.status = status_code(status, live.table.started)
+    out.version = version
+    out.to_act.extend(status.to_act)
+    if live.losses:
+        out.history_losses.extend(live.losses)
     # Set in place: an Outcome and a Timestamp made only to be copied cost more than
     # the fields (an unfinished game's outcome is present and empty, as before).
     if status.finished:
-        tail.outcome.CopyFrom(outcome(live, status))
+        out.outcome.CopyFrom(outcome(live, status))
     else:
-        tail.outcome.SetInParent()
+        out.outcome.SetInParent()
     seconds, millis = divmod(updated_at_ms, 1000)
-    updated_at = tail.updated_at
+    updated_at = out.updated_at
     updated_at.seconds, updated_at.nanos = seconds, millis * 1_000_000
-    return live.summary_head + tail.SerializeToString()
 
 
 def game_message(live: LiveGame, viewer: Viewer, locale: str, now_ms: int | None = None) -> game_pb2.Game:
@@ -221,7 +238,7 @@ def game_message(live: LiveGame, viewer: Viewer, locale: str, now_ms: int | None
     if table.clock is not None and now_ms is not None:
         del game.seats[:]
         game.seats.extend(table.seat_messages(now_ms))
-    game.viewer.CopyFrom(viewer_message(viewer))
+    viewer_into(game.viewer, viewer)
     if viewer.is_admin:
         game.created_by = live.record.created_by
     return game
@@ -245,16 +262,24 @@ def status_code(status: Status, started: bool = True) -> game_pb2.GameStatus.Val
     return game_pb2.GAME_STATUS_FINISHED if status.finished else game_pb2.GAME_STATUS_ACTIVE
 
 
+VIEWER_ROLES = {
+    Role.SEAT: game_pb2.VIEWER_ROLE_SEAT,
+    Role.SPECTATOR: game_pb2.VIEWER_ROLE_SPECTATOR,
+    Role.ADMIN: game_pb2.VIEWER_ROLE_ADMIN,
+}
+
+
 def viewer_message(viewer: Viewer) -> game_pb2.Viewer:
-    role = {
-        Role.SEAT: game_pb2.VIEWER_ROLE_SEAT,
-        Role.SPECTATOR: game_pb2.VIEWER_ROLE_SPECTATOR,
-        Role.ADMIN: game_pb2.VIEWER_ROLE_ADMIN,
-    }[viewer.role]
-    message = game_pb2.Viewer(role=role)
-    if viewer.seat is not None:
-        message.seat = viewer.seat
+    message = game_pb2.Viewer()
+    viewer_into(message, viewer)
     return message
+
+
+def viewer_into(out: game_pb2.Viewer, viewer: Viewer) -> None:
+    """viewer_message(viewer) written into an answer's `viewer` field (empty)."""
+    out.role = VIEWER_ROLES[viewer.role]
+    if viewer.seat is not None:
+        out.seat = viewer.seat
 
 
 def timestamp(ms: int) -> Timestamp:

@@ -777,15 +777,42 @@ place). gRPC server options `grpc.optimization_target=throughput` and
 `grpc.http2.bdp_probe=0`, against the defaults: `Echo` 278, 358 → 357, 298 µs;
 `SubmitCommand` 764, 825 → 971, 977 µs; `Play` 411, 465 → 434, 468 µs: no gain, not kept.
 
+Then, on GameApp's own path and the `Play` session's (`py-spy`, `cProfile`'s calls per
+move, and instructions counted by `valgrind --tool=callgrind` over a fixed set of games,
+which the machine's noise does not move), removed (behaviour identical):
+
+- **store**: each operation timed by a context manager instead of two coroutines around
+  it; the memory store's append keeps the status, version, time and summary it sets
+  until someone reads the game's info, instead of a `dataclasses.replace` per move;
+  `store_errors` a class, not a generator; a cached game keeps its lock (it was dropped
+  and made again for every move);
+- **answers**: `SubmitCommandResponse`'s, the summary tail's, `PlayResult`'s and Play's
+  `SubmitCommandRequest`'s fields set one by one (a constructor's keywords cost more;
+  but a `stamp`ed event's envelope made by one constructor call measured slower, 3.1
+  against 2.2 µs, and was not kept); `GetGame`'s summary tail set on the parsed head,
+  not encoded to be parsed again; no bot chain started when no seat is a bot's;
+  presence's per-call bookkeeping without a new dict or a second sort;
+- **`Play`**: a command's result waits for its events on a future woken when they are
+  sent, not a `Condition` that every event of the session locked and notified; a
+  delivery span is free when tracing is off; a command's request record copied field by
+  field instead of by `dataclasses.replace`.
+
+Instructions per move (fixed games, memory store, creations included): GameApp's Mooki
+moves 1,070k → 979k, Pirates' 1,239k → 1,147k; a Mooki move of two in-process `Play`
+sessions (no transport) 1,657k → 1,526k. In CPU time, alternating with the code before
+(`eef255d`), GameApp alone per Mooki move 169, 191, 170 → 150, 161, 148 µs; per Pirates
+move 190, 199, 211 → 204, 195, 178 µs; the in-process `Play` move 281, 277, 275 → 245,
+239, 259 µs.
+
 Left as they are, with the reason:
 
 - **GameApp ≤ 2× the engine's own work** is missed for Mooki and Pirates & Compagnie
-  (about 3× and 2.6×; the picnic's is near 2×: the targets above say this run's). Outside the engine
-  no single cost of a move stands out in the profile of GameApp alone: the store's
-  append (its `dataclasses.replace` of the game's info alone about 3%), the metrics'
-  histograms (about 3%), the summary (3%), the command's fingerprint (2%), the lock, the
-  token, the envelopes, the request's facts for the logs: each a few µs. The store is
-  being reworked on another branch, so it was left to it.
+  (about 3× and 2.6×; the picnic's is near 2×: the targets above say this run's). What
+  stands out is gone (above); what is left is spread over the whole path, about 490
+  calls (Python's and C's) a move: the metrics' histograms and counters (4% of a move), `GetGame`'s
+  presence (3%: a store read of the leases), the summary the store keeps (2%), the
+  token, the lock, the request's facts for the logs, the envelopes, each 1% or less.
+  Reaching 2× would take well over half of the service's work away, not one cost.
 - **Replay ≥ 30% of the parse rate** is missed (about 20% in the table above): the parse
   is one call into upb's C, while a fold asks the envelope for the game's payload, the
   payload which event it holds, and then reads the event's fields, each read a crossing
@@ -794,7 +821,10 @@ Left as they are, with the reason:
 - **`Play` ≤ 0.8× a unary echo** is missed: the stream's floor under a move is small (a
   round trip on an open stream costs a fifth of a unary call), so nearly all of a `Play`
   move is ours: the session's two tasks and queue, the move, its events to both seats,
-  the next turn described.
+  the next turn described. In-process (no transport) a `Play` move costs more than
+  GameApp's unary one (about 250 against 150 µs): the other seat's events described,
+  and about 9 event-loop callbacks a move (the queue, the store's wake-ups, the
+  batching turn of the loop) that only a session of one task would remove.
 - **WebSocket `Play` ≤ 4× a WebSocket echo** is out of reach by design of the measure: a
   WebSocket echo round trip costs aiohttp's server about 11 µs (its frame reader is in
   C and many frames are read per wake-up), less than `decide` and `evolve` of one move.

@@ -39,7 +39,7 @@ from service.store.memory_coordination import MemoryCoordination
 
 @dataclass(slots=True)
 class _Game:
-    info: GameInfo
+    written: GameInfo  # the game's info, but for what `latest` holds
     sequence: int  # creation order, for listing newest first
     events: list[bytes] = field(default_factory=list)
     commands: dict[str, tuple[bytes, int, int]] = field(default_factory=dict)
@@ -49,6 +49,24 @@ class _Game:
     claim: tuple[str, int] | None = None  # (owner, until_ms)
     deleted: bool = False
     appended: asyncio.Event = field(default_factory=asyncio.Event)
+    # The last append's status, version, time and summary, until `info` is asked for:
+    # an append sets them, it does not make a GameInfo that nobody may read.
+    latest: tuple[str, int, int, bytes] | None = None
+
+    @property
+    def info(self) -> GameInfo:
+        latest = self.latest
+        if latest is not None:
+            status, version, updated_at_ms, summary = latest
+            self.written = replace(
+                self.written, status=status, version=version, updated_at_ms=updated_at_ms, summary=summary
+            )
+            self.latest = None
+        return self.written
+
+    @info.setter
+    def info(self, info: GameInfo) -> None:
+        self.written, self.latest = info, None
 
 
 class MemoryStore:
@@ -121,7 +139,7 @@ class MemoryStore:
         game.events.extend(events)
         first, last = current + 1, len(game.events)
         game.commands[command_id] = (fingerprint, first, last)
-        game.info = replace(game.info, status=status, version=last, updated_at_ms=now_ms, summary=summary)
+        game.latest = (status, last, now_ms, summary)
         game.keep = keep
         waiters, game.appended = game.appended, asyncio.Event()
         waiters.set()
@@ -195,7 +213,7 @@ class MemoryStore:
 
     async def due_games(self, now_ms: int, limit: int) -> list[str]:
         self._check_open()
-        due = [(g.keep.review_at_ms, g.sequence, g.info.game_id) for g in self._games.values()]
+        due = [(g.keep.review_at_ms, g.sequence, g.written.game_id) for g in self._games.values()]
         return [game_id for review_at, _, game_id in sorted(due) if 0 < review_at <= now_ms][:limit]
 
     async def keep(self, game_id: str, keep: Keep) -> None:
@@ -305,8 +323,8 @@ class MemoryStore:
 
 
 def _check_revision(game: _Game, counters_revision: int | None) -> None:
-    if counters_revision is not None and counters_revision != game.info.counters_revision:
-        raise CountersChanged(game.info.game_id)
+    if counters_revision is not None and counters_revision != game.written.counters_revision:
+        raise CountersChanged(game.written.game_id)
 
 
 def _previous_result(game: _Game, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
