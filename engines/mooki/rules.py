@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.immutable import replacer
+from engines.immutable import own_copy, replacer
 from engines.mooki.cards import (
     CARDS,
     FAMILIES,
@@ -228,12 +228,14 @@ def scoring_to_proto(scoring: Scoring) -> pb.TrophiesAwarded:
 
 
 def evolve(state: MookiState, event: pb.Event) -> MookiState:
-    return evolve_all(state, (event,))
+    return evolve_all(state, (event,))[0]
 
 
-def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
-    """The state after `events`, in order: what evolving one event at a time gives,
-    without making the states in between (a replay folds a whole game). The state's
+def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiState, int | None]:
+    """The state after `events`, in order, up to a game_stopped event, and that
+    event's limit (None: none met; engines/limits.py stops the state): what evolving
+    one event at a time gives, without making the states in between (a replay folds a
+    whole game). The state's
     fields are local variables here, and the card in hand a plain tuple until the end
     (most are placed at once). A pile is not copied for each card drawn from it: how
     many were drawn is counted, and the pile cut once at the end; a collection that
@@ -259,6 +261,7 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
     # and each collection as a list once a card is placed in it.
     taken_from = [0] * len(piles)
     growing: list[tuple[Placed, ...] | list[Placed]] = list(collections)
+    stopped_at = None
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "card_drawn":
@@ -295,7 +298,7 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
             taken_from = [0] * len(piles)
             growing = list(fresh.collections)
             holding, scoring, trophies = None, None, fresh.trophies
-            discarded, result, options = None, None, started.options
+            discarded, result, options = None, None, own_copy(started.options)
         elif kind == "trophies_awarded":
             scoring = _scoring_from_proto(event.trophies_awarded)
             trophies = tuple([trophies_won(scoring, seat) for seat in range(SEAT_COUNT)])
@@ -319,11 +322,14 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
         elif kind == "game_finished":
             finished = event.game_finished
             result, phase = Result(tuple(finished.stars), finished.winner, finished.won_by_age), pb.PHASE_FINISHED
+        elif kind == "game_stopped":
+            stopped_at = event.game_stopped.event_limit
+            break
         # any other kind is one this rules version does not know: it changes nothing
     if any(taken_from):
         piles = tuple([pile[top:] if top else pile for pile, top in zip(piles, taken_from, strict=True)])
     collections = tuple([tuple(collection) if isinstance(collection, list) else collection for collection in growing])
-    return MookiState(
+    state = MookiState(
         phase,
         stars,
         youngest_seat,
@@ -337,6 +343,7 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
         result,
         options,
     )
+    return state, stopped_at
 
 
 # One shared instance per card and side up (72 in all): every live game holds 36. Found

@@ -12,7 +12,7 @@ from typing import TypeVar
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.immutable import replacer
+from engines.immutable import own_copy, replacer
 from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
 from engines.picnic.data import DATA
 from engines.picnic.moves import Route, dragon_move, facteur_routes, friend_routes
@@ -436,12 +436,14 @@ _PHASE_AFTER_DRAW = {
 
 
 def evolve(state: PicnicState, event: pb.Event) -> PicnicState:
-    return evolve_all(state, (event,))
+    return evolve_all(state, (event,))[0]
 
 
-def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
-    """The state after `events`, in order: what evolving one event at a time gives,
-    without making the states in between (a replay folds a whole game). The state's
+def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> tuple[PicnicState, int | None]:
+    """The state after `events`, in order, up to a game_stopped event, and that
+    event's limit (None: none met; engines/limits.py stops the state): what evolving
+    one event at a time gives, without making the states in between (a replay folds a
+    whole game). The state's
     fields are local variables here; the lid and the tiles out of the game, changed a
     tile at a time, are lists until the end."""
     phase, board_id, seat_count, active_seat, backs, lid = (
@@ -468,6 +470,7 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
         state.result,
         state.options,
     )
+    stopped_at = None
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "tile_drawn":
@@ -532,7 +535,7 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
         elif kind == "game_started":
             started = event.game_started
             DATA.require(started.data_digest)
-            options = started.options
+            options = own_copy(started.options)
             board, fresh = BOARDS[options.board], PicnicState()
             phase, board_id, seat_count, active_seat = (
                 pb.PHASE_DRAW,
@@ -546,8 +549,11 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
             dragon = board.dragon_start if options.cold_dragon else None
             tent, tent_tile, nights, kept = fresh.tent, fresh.tent_tile, fresh.nights, (None,) * started.seat_count
             drawn, removed, rain_places, result = fresh.drawn, [], fresh.rain_places, fresh.result
+        elif kind == "game_stopped":
+            stopped_at = event.game_stopped.event_limit
+            break
         # any other kind is one this rules version does not know: it changes nothing
-    return PicnicState(
+    state = PicnicState(
         phase=phase,
         board_id=board_id,
         seat_count=seat_count,
@@ -567,6 +573,7 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
         result=result,
         options=options,
     )
+    return state, stopped_at
 
 
 def _put(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:

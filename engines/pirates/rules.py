@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.immutable import replacer
+from engines.immutable import own_copy, replacer
 from engines.pirates.cards import (
     COLOUR_NAMES,
     COLOURS,
@@ -383,12 +383,14 @@ def _direction_proto(direction: int) -> pb.Direction.ValueType:
 
 
 def evolve(state: PiratesState, event: pb.Event) -> PiratesState:
-    return evolve_all(state, (event,))
+    return evolve_all(state, (event,))[0]
 
 
-def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
-    """The state after `events`, in order: what evolving one event at a time gives,
-    without making the states in between (a replay folds a whole game). The state's
+def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[PiratesState, int | None]:
+    """The state after `events`, in order, up to a game_stopped event, and that
+    event's limit (None: none met; engines/limits.py stops the state): what evolving
+    one event at a time gives, without making the states in between (a replay folds a
+    whole game). The state's
     fields are local variables here; the discard pile, which grows by a card a turn,
     and the hands are lists until the end."""
     phase, options, seat_count, removed, round_number, round_first_seat = (
@@ -415,6 +417,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
         state.ships,
         state.winner,
     )
+    stopped_at = None
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "turn_passed":
@@ -477,7 +480,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
             started = event.game_started
             DATA.require(started.data_digest)
             fresh = PiratesState()
-            options, seat_count = started.options, started.seat_count
+            options, seat_count = own_copy(started.options), started.seat_count
             removed, ships = tuple(map(Card.from_proto, started.removed)), (0,) * started.seat_count
             phase, round_number, round_first_seat, hands, draw_pile, discard = (
                 fresh.phase,
@@ -496,8 +499,11 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
                 fresh.drawn_reason,
             )
             rebuilds, winner = fresh.rebuilds, fresh.winner
+        elif kind == "game_stopped":
+            stopped_at = event.game_stopped.event_limit
+            break
         # any other kind is one this rules version does not know: it changes nothing
-    return PiratesState(
+    state = PiratesState(
         phase=phase,
         options=options,
         seat_count=seat_count,
@@ -517,6 +523,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
         ships=ships,
         winner=winner,
     )
+    return state, stopped_at
 
 
 def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
