@@ -235,11 +235,12 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
     """The state after `events`, in order, up to a game_stopped event, and that
     event's limit (None: none met; engines/limits.py stops the state): what evolving
     one event at a time gives, without making the states in between (a replay folds a
-    whole game). The state's
-    fields are local variables here, and the card in hand a plain tuple until the end
-    (most are placed at once). A pile is not copied for each card drawn from it: how
-    many were drawn is counted, and the pile cut once at the end; a collection that
-    grows is a list until the end."""
+    whole game). The state's fields are local variables here, and the card in hand a
+    plain tuple until the end (most are placed at once). A pile is not copied for each
+    card drawn from it: how many were drawn is counted, and the pile cut once at the
+    end; a collection that grows is a list until the end. The loop reads the enums it
+    compares from locals, and makes a Placed with tuple.__new__ (what its class's
+    __new__ does, without the call): each costs a replay per event."""
     phase, stars, youngest_seat, active_seat, piles, collections = (
         state.phase,
         state.stars,
@@ -262,6 +263,7 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
     taken_from = [0] * len(piles)
     growing: list[tuple[Placed, ...] | list[Placed]] = list(collections)
     stopped_at = None
+    phase_place, phase_draw, side_shown, new_tuple = pb.PHASE_PLACE, pb.PHASE_DRAW, pb.SIDE_SHOWN, tuple.__new__
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "card_drawn":
@@ -270,20 +272,20 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
             top = taken_from[index]
             holding = (taken.seat, index, piles[index][top])
             taken_from[index] = top + 1
-            phase = pb.PHASE_PLACE
+            phase = phase_place
         elif kind == "card_placed":
             placed = event.card_placed
             assert holding is not None
             card, side, seat, target = holding[2], placed.side, placed.seat, placed.collection_seat
-            if side == pb.SIDE_SHOWN:
-                kept = Placed(card.card_id, card.shown, card.hidden, seat, side)
+            if side == side_shown:
+                kept = new_tuple(Placed, (card.card_id, card.shown, card.hidden, seat, side))
             else:
-                kept = Placed(card.card_id, card.hidden, card.shown, seat, side)
+                kept = new_tuple(Placed, (card.card_id, card.hidden, card.shown, seat, side))
             collection = growing[target]
             if not isinstance(collection, list):
                 collection = growing[target] = list(collection)
             collection.append(kept)
-            holding, phase, active_seat = None, pb.PHASE_DRAW, _opponent(seat)
+            holding, phase, active_seat = None, phase_draw, 1 - seat  # the opponent's turn
         elif kind == "game_started":
             started = event.game_started
             DATA.require(started.data_digest)
@@ -294,7 +296,8 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
                 started.youngest_seat,
                 started.first_seat,
             )
-            piles = tuple([tuple(map(_pile_card, pile.cards)) for pile in started.piles])
+            shared, encoded = _PILE_CARDS.get, _encoded  # _pile_card, inlined: once per card dealt
+            piles = tuple([tuple([shared(encoded(c)) or _pile_card(c) for c in pile.cards]) for pile in started.piles])
             taken_from = [0] * len(piles)
             growing = list(fresh.collections)
             holding, scoring, trophies = None, None, fresh.trophies
