@@ -10,12 +10,12 @@ from collections.abc import Iterable, Sequence
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
+from engines.encoded import Shared, parts
 from engines.immutable import own_copy, replacer
 from engines.mooki.cards import (
     CARDS,
     FAMILIES,
     FAMILY_NAMES,
-    MAX_SHARED,
     PILE_COUNT,
     SEAT_COUNT,
     STAR_TABLES,
@@ -296,8 +296,7 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
                 started.youngest_seat,
                 started.first_seat,
             )
-            shared, encoded = _PILE_CARDS.get, _encoded  # _pile_card, inlined: once per card dealt
-            piles = tuple([tuple([shared(encoded(c)) or _pile_card(c) for c in pile.cards]) for pile in started.piles])
+            piles = tuple([PILE_CARDS.of_encodings(parts(pile).field_1) for pile in started.piles])  # PileSetup.cards
             taken_from = [0] * len(piles)
             growing = list(fresh.collections)
             holding, scoring, trophies = None, None, fresh.trophies
@@ -350,19 +349,10 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
 
 
 # One shared instance per card and side up (72 in all): every live game holds 36. Found
-# by the card's encoding: encoding a dealt card costs less than reading its five fields.
-_PILE_CARDS: dict[bytes, PileCard] = {}
-_encoded = pb.DealtCard.SerializeToString
-
-
-def _pile_card(dealt: pb.DealtCard) -> PileCard:
-    key = _encoded(dealt)
-    known = _PILE_CARDS.get(key)
-    if known is None:
-        known = PileCard(dealt.card_id, Face.from_proto(dealt.shown), Face.from_proto(dealt.hidden))
-        if len(_PILE_CARDS) < MAX_SHARED:  # a malformed log must not grow it without end
-            _PILE_CARDS[key] = known
-    return known
+# by the card's encoding (engines/encoded.py).
+PILE_CARDS: Shared[pb.DealtCard, PileCard] = Shared(
+    pb.DealtCard, lambda dealt: PileCard(dealt.card_id, Face.from_proto(dealt.shown), Face.from_proto(dealt.hidden))
+)
 
 
 def _scoring_from_proto(message: pb.TrophiesAwarded) -> Scoring:

@@ -12,12 +12,13 @@ from typing import TypeVar
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
+from engines.encoded import parts
 from engines.immutable import own_copy, replacer
 from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
 from engines.picnic.data import DATA
 from engines.picnic.moves import Route, dragon_move, facteur_routes, friend_routes
 from engines.picnic.state import Drawn, PicnicState, Result
-from engines.picnic.tiles import Tile, lid_tiles
+from engines.picnic.tiles import LID_TILES, TILES, Tile, lid_tiles
 from engines.seating import youngest_by_age
 
 # dataclasses.replace, without its per-call introspection (engines/immutable.py).
@@ -471,63 +472,68 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> tuple[PicnicSt
         state.options,
     )
     stopped_at = None
+    tile_of, after_draw, new_tuple = TILES.of, _PHASE_AFTER_DRAW.get, tuple.__new__
+    phase_draw, tile_kind_rain, tile_source_kept = pb.PHASE_DRAW, pb.TILE_KIND_RAIN, pb.TILE_SOURCE_KEPT
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "tile_drawn":
             taken = event.tile_drawn
-            tile, place = Tile.from_proto(taken.tile), taken.place
-            phase = _PHASE_AFTER_DRAW.get(tile.kind, phase)
+            tile, place = tile_of(taken.tile), taken.place
+            tile_kind = tile.kind
+            phase = after_draw(tile_kind, phase)
             # Rain lets the player choose a shelter when a Tent stands away from the house.
-            if tile.kind == pb.TILE_KIND_RAIN and tent is not None and tent != BOARDS[board_id].house:
+            if tile_kind == tile_kind_rain and tent is not None and tent != BOARDS[board_id].house:
                 phase = pb.PHASE_SHELTER
             lid[place] = None
-            drawn = Drawn(taken.seat, place, tile)
+            drawn = new_tuple(Drawn, (taken.seat, place, tile))
             if place in rain_places:
                 rain_places = rain_places - {place}
         elif kind == "turn_passed":
-            active_seat, phase = event.turn_passed.seat, pb.PHASE_DRAW
+            active_seat, phase = event.turn_passed.seat, phase_draw
         elif kind == "facteur_moved":
             moved = event.facteur_moved
             facteur = moved.route[-1]
-            if moved.source == pb.TILE_SOURCE_KEPT:
+            if moved.source == tile_source_kept:
                 removed.append(_held(kept, moved.seat))
                 kept = _put(kept, moved.seat, None)
             else:
-                removed.append(_tile_of(drawn))
-                drawn, phase = None, pb.PHASE_DRAW
+                assert drawn is not None
+                removed.append(drawn.tile)
+                drawn, phase = None, phase_draw
         elif kind == "friend_moved":
+            assert drawn is not None
             walked = event.friend_moved
             friends = _put(friends, walked.friend, walked.route[-1])
-            removed.append(_tile_of(drawn))
-            drawn, phase = None, pb.PHASE_DRAW
+            removed.append(drawn.tile)
+            drawn, phase = None, phase_draw
         elif kind == "night_fell":
             nights = (*nights, _tile_of(drawn))
-            drawn, phase = None, pb.PHASE_DRAW
+            drawn, phase = None, phase_draw
         elif kind == "rain_fell":
             rain = event.rain_fell
             lid[rain.place] = _tile_of(drawn)
-            drawn, phase, facteur, rain_places = None, pb.PHASE_DRAW, rain.cell, rain_places | {rain.place}
+            drawn, phase, facteur, rain_places = None, phase_draw, rain.cell, rain_places | {rain.place}
         elif kind == "tile_kept":
             kept = _put(kept, event.tile_kept.seat, _tile_of(drawn))
-            drawn, phase = None, pb.PHASE_DRAW
+            drawn, phase = None, phase_draw
         elif kind == "tent_built":
             if tent_tile is not None:
                 removed.append(tent_tile)
             tent, tent_tile = event.tent_built.cell, _tile_of(drawn)
-            drawn, phase = None, pb.PHASE_DRAW
+            drawn, phase = None, phase_draw
         elif kind == "tile_discarded":
             gone = event.tile_discarded
-            if gone.source == pb.TILE_SOURCE_KEPT:
+            if gone.source == tile_source_kept:
                 removed.append(_held(kept, gone.seat))
                 kept = _put(kept, gone.seat, None)
             else:
                 removed.append(_tile_of(drawn))
-                drawn, phase = None, pb.PHASE_DRAW
+                drawn, phase = None, phase_draw
         elif kind == "friend_invited":
             friends = _put(friends, event.friend_invited.friend, None)
         elif kind == "dragon_moved":
             removed.append(_tile_of(drawn))
-            dragon, drawn, phase = event.dragon_moved.to, None, pb.PHASE_DRAW
+            dragon, drawn, phase = event.dragon_moved.to, None, phase_draw
         elif kind == "game_won":
             result, phase = Result(won=True), pb.PHASE_FINISHED
         elif kind == "game_lost":
@@ -538,13 +544,13 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> tuple[PicnicSt
             options = own_copy(started.options)
             board, fresh = BOARDS[options.board], PicnicState()
             phase, board_id, seat_count, active_seat = (
-                pb.PHASE_DRAW,
+                phase_draw,
                 options.board,
                 started.seat_count,
                 started.first_seat,
             )
-            backs = tuple([place.back for place in started.lid])
-            lid = [Tile.from_proto(place.tile) for place in started.lid]
+            lid_tiles = LID_TILES.of_encodings(parts(started).field_4)  # GameStarted.lid
+            backs, lid = tuple([back for back, _ in lid_tiles]), [tile for _, tile in lid_tiles]
             facteur, friends = board.house, board.friend_starts
             dragon = board.dragon_start if options.cold_dragon else None
             tent, tent_tile, nights, kept = fresh.tent, fresh.tent_tile, fresh.nights, (None,) * started.seat_count

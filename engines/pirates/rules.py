@@ -11,8 +11,10 @@ from collections.abc import Iterable, Sequence
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
+from engines.encoded import parts
 from engines.immutable import own_copy, replacer
 from engines.pirates.cards import (
+    CARDS,
     COLOUR_NAMES,
     COLOURS,
     DECK,
@@ -418,19 +420,31 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
         state.winner,
     )
     stopped_at = None
+    card_of, cards_of = CARDS.of, CARDS.of_encodings
+    phase_play, phase_bottle, phase_drawn, clockwise, counterclockwise, unspecified_reason, reason_ohe = (
+        pb.PHASE_PLAY,
+        pb.PHASE_BOTTLE,
+        pb.PHASE_DRAWN,
+        pb.DIRECTION_CLOCKWISE,
+        -CLOCKWISE,
+        pb.DRAW_REASON_UNSPECIFIED,
+        pb.DRAW_REASON_OHE,
+    )
     for event in events:
         kind = event.WhichOneof("kind")
         if kind == "turn_passed":
             passed = event.turn_passed
             draw_penalty = passed.draw_penalty
-            phase = pb.PHASE_BOTTLE if draw_penalty else pb.PHASE_PLAY
+            phase = phase_bottle if draw_penalty else phase_play
             active_seat = passed.next_seat
-            direction = CLOCKWISE if passed.direction == pb.DIRECTION_CLOCKWISE else -CLOCKWISE
-            drawn, drawn_reason = (), pb.DRAW_REASON_UNSPECIFIED
+            direction = CLOCKWISE if passed.direction == clockwise else counterclockwise
+            drawn, drawn_reason = (), unspecified_reason
         elif kind == "card_played":
             played = event.card_played
-            card, seat = Card.from_proto(played.card), played.seat
-            hands[seat] = _without(hands[seat], card)
+            card, seat = card_of(played.card), played.seat
+            hand = hands[seat]
+            index = hand.index(card)
+            hands[seat] = hand[:index] + hand[index + 1 :]
             discard.append(card)
             announced = played.announced
             drawn = ()  # whatever was drawn this turn is now in the hand or on the pile
@@ -441,24 +455,25 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
             count, seat = taken.count, taken.seat
             cards, draw_pile = draw_pile[:count], draw_pile[count:]
             hands[seat] = tuple(sorted(hands[seat] + cards))
-            if taken.reason != pb.DRAW_REASON_OHE:
-                phase, drawn, drawn_reason, draw_penalty = pb.PHASE_DRAWN, cards, taken.reason, 0
+            reason = taken.reason
+            if reason != reason_ohe:
+                phase, drawn, drawn_reason, draw_penalty = phase_drawn, cards, reason, 0
         elif kind == "draw_pile_rebuilt":
-            draw_pile += tuple(map(Card.from_proto, event.draw_pile_rebuilt.cards))
+            draw_pile += cards_of(parts(event.draw_pile_rebuilt).field_2)  # DrawPileRebuilt.cards
             discard = [discard[-1]]  # the top card stays
             rebuilds += 1
         elif kind == "round_dealt":
             dealt = event.round_dealt
             dealt_hands: list[tuple[Card, ...]] = [()] * seat_count
-            for hand in dealt.hands:
-                dealt_hands[hand.seat] = tuple(map(Card.from_proto, hand.cards))
+            for hand_dealt in dealt.hands:
+                dealt_hands[hand_dealt.seat] = tuple(map(card_of, hand_dealt.cards))
             hands, draw_pile, discard = (
                 dealt_hands,
-                tuple(map(Card.from_proto, dealt.draw_pile)),
-                [Card.from_proto(dealt.discard)],
+                cards_of(parts(dealt).field_6),  # RoundDealt.draw_pile
+                [card_of(dealt.discard)],
             )
             phase, round_number, round_first_seat, active_seat = (
-                pb.PHASE_PLAY,
+                phase_play,
                 dealt.round,
                 dealt.first_seat,
                 dealt.first_seat,
@@ -468,7 +483,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
                 pb.COLOUR_UNSPECIFIED,
                 0,
                 (),
-                pb.DRAW_REASON_UNSPECIFIED,
+                unspecified_reason,
                 0,
             )
         elif kind == "round_won":
@@ -481,7 +496,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
             DATA.require(started.data_digest)
             fresh = PiratesState()
             options, seat_count = own_copy(started.options), started.seat_count
-            removed, ships = tuple(map(Card.from_proto, started.removed)), (0,) * started.seat_count
+            removed, ships = cards_of(parts(started).field_3), (0,) * started.seat_count  # GameStarted.removed
             phase, round_number, round_first_seat, hands, draw_pile, discard = (
                 fresh.phase,
                 fresh.round,
@@ -524,11 +539,6 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
         winner=winner,
     )
     return state, stopped_at
-
-
-def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    index = hand.index(card)
-    return hand[:index] + hand[index + 1 :]
 
 
 # --- questions ---------------------------------------------------------------------
