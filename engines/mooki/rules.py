@@ -227,6 +227,10 @@ def scoring_to_proto(scoring: Scoring) -> pb.TrophiesAwarded:
 # --- evolve ------------------------------------------------------------------------
 
 
+# The initial state, whose fields a game_started event starts from (states are immutable).
+_FRESH = MookiState()
+
+
 def evolve(state: MookiState, event: pb.Event) -> MookiState:
     return evolve_all(state, (event,))[0]
 
@@ -289,10 +293,10 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
         elif kind == "game_started":
             started = event.game_started
             DATA.require(started.data_digest)
-            fresh = MookiState()
+            fresh = _FRESH
             phase, stars, youngest_seat, active_seat = (
                 pb.PHASE_DRAW,
-                tuple([s.stars for s in started.stars]),
+                tuple([s.stars for s in started.stars[:]]),
                 started.youngest_seat,
                 started.first_seat,
             )
@@ -323,7 +327,7 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
             discarded, phase = (lost.seat, lost.family, lost.auto), pb.PHASE_SCORING
         elif kind == "game_finished":
             finished = event.game_finished
-            result, phase = Result(tuple(finished.stars), finished.winner, finished.won_by_age), pb.PHASE_FINISHED
+            result, phase = Result(tuple(finished.stars[:]), finished.winner, finished.won_by_age), pb.PHASE_FINISHED
         elif kind == "game_stopped":
             stopped_at = event.game_stopped.event_limit
             break
@@ -356,15 +360,16 @@ PILE_CARDS: Shared[pb.DealtCard, PileCard] = Shared(
 
 
 def _scoring_from_proto(message: pb.TrophiesAwarded) -> Scoring:
+    # Repeated fields read as slices: one call into upb each, not one per element.
     counts: list[tuple[int, ...]] = []
     winners: list[int | None] = []
-    for tally_message in message.families:
-        counts.append(tuple(tally_message.counts))
+    for tally_message in message.families[:]:
+        counts.append(tuple(tally_message.counts[:]))
         winners.append(tally_message.winner if tally_message.HasField("winner") else None)
     return Scoring(
         counts=tuple(counts),
         winners=tuple(winners),
-        spiders=tuple(message.spiders),
+        spiders=tuple(message.spiders[:]),
         penalised_seat=message.penalised_seat if message.HasField("penalised_seat") else None,
     )
 

@@ -436,6 +436,10 @@ _PHASE_AFTER_DRAW = {
 }
 
 
+# The initial state, whose fields a game_started event starts from (states are immutable).
+_FRESH = PicnicState()
+
+
 def evolve(state: PicnicState, event: pb.Event) -> PicnicState:
     return evolve_all(state, (event,))[0]
 
@@ -542,7 +546,7 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> tuple[PicnicSt
             started = event.game_started
             DATA.require(started.data_digest)
             options = own_copy(started.options)
-            board, fresh = BOARDS[options.board], PicnicState()
+            board, fresh = BOARDS[options.board], _FRESH
             phase, board_id, seat_count, active_seat = (
                 phase_draw,
                 options.board,

@@ -384,6 +384,10 @@ def _direction_proto(direction: int) -> pb.Direction.ValueType:
 # --- evolve ------------------------------------------------------------------------
 
 
+# The initial state, whose fields a game_started event starts from (states are immutable).
+_FRESH = PiratesState()
+
+
 def evolve(state: PiratesState, event: pb.Event) -> PiratesState:
     return evolve_all(state, (event,))[0]
 
@@ -487,14 +491,14 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
                 0,
             )
         elif kind == "round_won":
-            ships = tuple(event.round_won.ships)
+            ships = tuple(event.round_won.ships[:])  # a slice: one call into upb, not one per seat
         elif kind == "game_won":
             won = event.game_won
-            ships, winner, phase = tuple(won.ships), won.seat, pb.PHASE_FINISHED
+            ships, winner, phase = tuple(won.ships[:]), won.seat, pb.PHASE_FINISHED
         elif kind == "game_started":
             started = event.game_started
             DATA.require(started.data_digest)
-            fresh = PiratesState()
+            fresh = _FRESH
             options, seat_count = own_copy(started.options), started.seat_count
             removed, ships = cards_of(parts(started).field_3), (0,) * started.seat_count  # GameStarted.removed
             phase, round_number, round_first_seat, hands, draw_pile, discard = (

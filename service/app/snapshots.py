@@ -206,7 +206,7 @@ def checkpoints(steps: Sequence[Any], first_version: int, events: Sequence[bytes
 _ONE_OF_EACH_EVENT = [field.name for field in event_run_pb2.EventRun.DESCRIPTOR.fields if field.name != "versions"]
 
 
-def payloads(items: Sequence[StoredEvent], kind: str) -> Sequence[Any]:
+def payloads(items: Sequence[StoredEvent], kind: str) -> list[Any]:
     """The engine payloads of a `kind` game's stored events, in order, leaving out those
     of no move (versions the store lost and the notice after them; table events).
 
@@ -222,9 +222,10 @@ def payloads(items: Sequence[StoredEvent], kind: str) -> Sequence[Any]:
     except DecodeError:
         return _one_at_a_time(items, kind)
     given = sum([len(getattr(run, name)) for name in _ONE_OF_EACH_EVENT])
-    if given != len(items) or run.versions != [item.version for item in items]:
+    # Repeated fields read as slices: one call into upb each, not one per element.
+    if given != len(items) or run.versions[:] != [item.version for item in items]:
         return _one_at_a_time(items, kind)
-    found: Sequence[Any] = getattr(run, kind)
+    found: list[Any] = getattr(run, kind)[:]
     return found
 
 
