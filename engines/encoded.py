@@ -10,7 +10,7 @@ encoding asked of each (two crossings per card: most of a replay's cost of a dea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 from google.protobuf.message import Message
@@ -29,6 +29,12 @@ def parts(message: Message) -> EncodedFields:
     return _parse_parts(message.SerializeToString())
 
 
+def parts_of(encoding: bytes) -> EncodedFields:
+    """The message encoded as `encoding`, read as `parts` reads one (e.g. an element of
+    another's parts)."""
+    return _parse_parts(encoding)
+
+
 class Shared(Generic[M, T]):
     """The shared instances of the values that messages of one type encode; `make`:
     a value from its message. Values are non-empty tuples (named tuples), so true."""
@@ -45,10 +51,15 @@ class Shared(Generic[M, T]):
         known = self._known.get(key)
         return known if known is not None else self._add(key, message)
 
-    def of_encodings(self, encodings: Iterable[bytes]) -> tuple[T, ...]:
-        """The values of messages given as their encodings (EncodedFields' elements)."""
+    def of_encodings(self, encodings: Sequence[bytes]) -> tuple[T, ...]:
+        """The values of messages given as their encodings (an EncodedFields' field:
+        read as a slice, one call into upb; then looked up in C, by map)."""
+        keys = encodings[:]
+        values = tuple(map(self._known.get, keys))
+        if all(values):  # every one known (a value is a non-empty tuple)
+            return values  # type: ignore[return-value]
         known, decoded = self._known.get, self._decoded
-        return tuple([known(key) or decoded(key) for key in encodings])
+        return tuple([known(key) or decoded(key) for key in keys])
 
     def _decoded(self, key: bytes) -> T:
         return self._add(key, self._message_type.FromString(key))

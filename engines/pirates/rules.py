@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.encoded import parts
+from engines.encoded import parts, parts_of
 from engines.immutable import own_copy, replacer
 from engines.pirates.cards import (
     CARDS,
@@ -468,12 +468,13 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
             rebuilds += 1
         elif kind == "round_dealt":
             dealt = event.round_dealt
+            dealt_parts = parts(dealt)
             dealt_hands: list[tuple[Card, ...]] = [()] * seat_count
-            for hand_dealt in dealt.hands:
-                dealt_hands[hand_dealt.seat] = tuple(map(card_of, hand_dealt.cards))
+            for hand_dealt, encoded in zip(dealt.hands, dealt_parts.field_3, strict=True):  # RoundDealt.hands
+                dealt_hands[hand_dealt.seat] = cards_of(parts_of(encoded).field_3)  # SeatHand.cards
             hands, draw_pile, discard = (
                 dealt_hands,
-                cards_of(parts(dealt).field_6),  # RoundDealt.draw_pile
+                cards_of(dealt_parts.field_6),  # RoundDealt.draw_pile
                 [card_of(dealt.discard)],
             )
             phase, round_number, round_first_seat, active_seat = (
