@@ -39,15 +39,16 @@ class Shared(Generic[M, T]):
     """The shared instances of the values that messages of one type encode; `make`:
     a value from its message. Values are non-empty tuples (named tuples), so true."""
 
-    __slots__ = ("_known", "_make", "_message_type")
+    __slots__ = ("_encode", "_known", "_make", "_message_type")
 
     def __init__(self, message_type: type[M], make: Callable[[M], T]) -> None:
         self._known: dict[bytes, T] = {}
         self._make = make
         self._message_type = message_type
+        self._encode = message_type.SerializeToString  # from the class: no lookup on each message
 
     def of(self, message: M) -> T:
-        key = message.SerializeToString()
+        key = self._encode(message)
         known = self._known.get(key)
         return known if known is not None else self._add(key, message)
 

@@ -268,8 +268,9 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiStat
     growing: list[tuple[Placed, ...] | list[Placed]] = list(collections)
     stopped_at = None
     phase_place, phase_draw, side_shown, new_tuple = pb.PHASE_PLACE, pb.PHASE_DRAW, pb.SIDE_SHOWN, tuple.__new__
+    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
     for event in events:
-        kind = event.WhichOneof("kind")
+        kind = which(event, "kind")
         if kind == "card_drawn":
             taken = event.card_drawn
             index = taken.pile

@@ -478,8 +478,9 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> tuple[PicnicSt
     stopped_at = None
     tile_of, after_draw, new_tuple = TILES.of, _PHASE_AFTER_DRAW.get, tuple.__new__
     phase_draw, tile_kind_rain, tile_source_kept = pb.PHASE_DRAW, pb.TILE_KIND_RAIN, pb.TILE_SOURCE_KEPT
+    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
     for event in events:
-        kind = event.WhichOneof("kind")
+        kind = which(event, "kind")
         if kind == "tile_drawn":
             taken = event.tile_drawn
             tile, place = tile_of(taken.tile), taken.place

@@ -434,8 +434,9 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
         pb.DRAW_REASON_UNSPECIFIED,
         pb.DRAW_REASON_OHE,
     )
+    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
     for event in events:
-        kind = event.WhichOneof("kind")
+        kind = which(event, "kind")
         if kind == "turn_passed":
             passed = event.turn_passed
             draw_penalty = passed.draw_penalty
