@@ -37,18 +37,20 @@ def parts_of(encoding: bytes) -> EncodedFields:
 
 class Shared(Generic[M, T]):
     """The shared instances of the values that messages of one type encode; `make`:
-    a value from its message. Values are non-empty tuples (named tuples), so true."""
+    a value from its message. Values are non-empty tuples (named tuples), so true.
+    A fold's loop may inline `of`: `known(encode(message)) or of(message)`."""
 
-    __slots__ = ("_encode", "_known", "_make", "_message_type")
+    __slots__ = ("_known", "_make", "_message_type", "encode", "known")
 
     def __init__(self, message_type: type[M], make: Callable[[M], T]) -> None:
         self._known: dict[bytes, T] = {}
         self._make = make
         self._message_type = message_type
-        self._encode = message_type.SerializeToString  # from the class: no lookup on each message
+        self.encode: Callable[[M], bytes] = message_type.SerializeToString  # the class's: no lookup per message
+        self.known = self._known.get  # the instance of an encoding, if known
 
     def of(self, message: M) -> T:
-        key = self._encode(message)
+        key = self.encode(message)
         known = self._known.get(key)
         return known if known is not None else self._add(key, message)
 

@@ -476,14 +476,16 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> tuple[PicnicSt
         state.options,
     )
     stopped_at = None
-    tile_of, after_draw, new_tuple = TILES.of, _PHASE_AFTER_DRAW.get, tuple.__new__
+    tile_of, known_tile, encode_tile = TILES.of, TILES.known, TILES.encode
+    after_draw, new_tuple = _PHASE_AFTER_DRAW.get, tuple.__new__
     phase_draw, tile_kind_rain, tile_source_kept = pb.PHASE_DRAW, pb.TILE_KIND_RAIN, pb.TILE_SOURCE_KEPT
     which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
     for event in events:
         kind = which(event, "kind")
         if kind == "tile_drawn":
             taken = event.tile_drawn
-            tile, place = tile_of(taken.tile), taken.place
+            face = taken.tile
+            tile, place = known_tile(encode_tile(face)) or tile_of(face), taken.place
             tile_kind = tile.kind
             phase = after_draw(tile_kind, phase)
             # Rain lets the player choose a shelter when a Tent stands away from the house.

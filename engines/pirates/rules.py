@@ -424,7 +424,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
         state.winner,
     )
     stopped_at = None
-    card_of, cards_of = CARDS.of, CARDS.of_encodings
+    card_of, cards_of, known_card, encode_card = CARDS.of, CARDS.of_encodings, CARDS.known, CARDS.encode
     phase_play, phase_bottle, phase_drawn, clockwise, counterclockwise, unspecified_reason, reason_ohe = (
         pb.PHASE_PLAY,
         pb.PHASE_BOTTLE,
@@ -446,7 +446,8 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
             drawn, drawn_reason = (), unspecified_reason
         elif kind == "card_played":
             played = event.card_played
-            card, seat = card_of(played.card), played.seat
+            face = played.card
+            card, seat = known_card(encode_card(face)) or card_of(face), played.seat
             hand = hands[seat]
             index = hand.index(card)
             hands[seat] = hand[:index] + hand[index + 1 :]
