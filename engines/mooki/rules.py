@@ -360,16 +360,15 @@ PILE_CARDS: Shared[pb.DealtCard, PileCard] = Shared(
 )
 
 
+_has_winner = pb.FamilyTally.HasField  # from the class: asking each tally for the method costs a lookup
+
+
 def _scoring_from_proto(message: pb.TrophiesAwarded) -> Scoring:
     # Repeated fields read as slices: one call into upb each, not one per element.
-    counts: list[tuple[int, ...]] = []
-    winners: list[int | None] = []
-    for tally_message in message.families[:]:
-        counts.append(tuple(tally_message.counts[:]))
-        winners.append(tally_message.winner if tally_message.HasField("winner") else None)
+    families = message.families[:]
     return Scoring(
-        counts=tuple(counts),
-        winners=tuple(winners),
+        counts=tuple([tuple(tally_message.counts[:]) for tally_message in families]),
+        winners=tuple([t.winner if _has_winner(t, "winner") else None for t in families]),
         spiders=tuple(message.spiders[:]),
         penalised_seat=message.penalised_seat if message.HasField("penalised_seat") else None,
     )
