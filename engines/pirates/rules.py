@@ -425,15 +425,14 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
     )
     stopped_at = None
     card_of, cards_of, known_card, encode_card = CARDS.of, CARDS.of_encodings, CARDS.known, CARDS.encode
-    phase_play, phase_bottle, phase_drawn, clockwise, counterclockwise, unspecified_reason, reason_ohe = (
+    phase_play, phase_bottle, phase_drawn, unspecified_reason, reason_ohe = (
         pb.PHASE_PLAY,
         pb.PHASE_BOTTLE,
         pb.PHASE_DRAWN,
-        pb.DIRECTION_CLOCKWISE,
-        -CLOCKWISE,
         pb.DRAW_REASON_UNSPECIFIED,
         pb.DRAW_REASON_OHE,
     )
+    clockwise_proto, clockwise, counterclockwise = pb.DIRECTION_CLOCKWISE, CLOCKWISE, -CLOCKWISE
     which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
     for event in events:
         kind = which(event, "kind")
@@ -442,7 +441,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
             draw_penalty = passed.draw_penalty
             phase = phase_bottle if draw_penalty else phase_play
             active_seat = passed.next_seat
-            direction = CLOCKWISE if passed.direction == clockwise else counterclockwise
+            direction = clockwise if passed.direction == clockwise_proto else counterclockwise
             drawn, drawn_reason = (), unspecified_reason
         elif kind == "card_played":
             played = event.card_played

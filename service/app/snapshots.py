@@ -215,15 +215,18 @@ def payloads(items: Sequence[StoredEvent], kind: str) -> list[Any]:
     run holds what parsing each event gives when each holds its version and one game
     payload, table event or loss, each once, as the server's own encoding of an event
     does. It is used only when it has as many of those as there are events, and their
-    versions in order (which a corrupt event's bytes, run into the next, would break);
-    otherwise each event is parsed on its own, which reports a corrupt one."""
+    versions in a row from the first item's (which a corrupt event's bytes, run into the
+    next, would break); otherwise each event is parsed on its own, which reports a
+    corrupt one."""
     try:
         run = event_run_pb2.EventRun.FromString(b"".join([item.data for item in items]))
     except DecodeError:
         return _one_at_a_time(items, kind)
     given = sum([len(getattr(run, name)) for name in _ONE_OF_EACH_EVENT])
-    # Repeated fields read as slices: one call into upb each, not one per element.
-    if given != len(items) or run.versions[:] != [item.version for item in items]:
+    # The store's events are numbered in a row: their own versions, read as a slice
+    # (one call into upb), must be the items' (an item out of that row is read alone).
+    first = items[0].version if items else 0
+    if given != len(items) or run.versions[:] != list(range(first, first + len(items))):
         return _one_at_a_time(items, kind)
     found: list[Any] = getattr(run, kind)[:]
     return found

@@ -56,6 +56,8 @@ def test_a_run_gives_each_events_payload_in_order(kind: str) -> None:
     found = list(payloads(_stored(events), kind))
     assert found == _each(events, kind) and len(found) == len(events) - 3
     assert list(payloads(_stored(events)[4:9], kind)) == _each(events[4:9], kind)
+    skipping = [*events[:3], *events[6:]]  # not in a row: read one at a time, alike
+    assert list(payloads(_stored(skipping), kind)) == _each(skipping, kind)
 
 
 def test_an_event_that_is_not_one_event_of_the_run_is_read_on_its_own() -> None:
