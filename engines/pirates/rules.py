@@ -424,6 +424,9 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
         state.winner,
     )
     stopped_at = None
+    # Cards drawn from the draw pile since the last cut (draw_pile[taken_from] is its
+    # top): the pile is cut once at the end, not copied for each draw.
+    taken_from = 0
     card_of, cards_of, known_card, encode_card = CARDS.of, CARDS.of_encodings, CARDS.known, CARDS.encode
     phase_play, phase_bottle, phase_drawn, unspecified_reason, reason_ohe = (
         pb.PHASE_PLAY,
@@ -458,18 +461,20 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
             # The cards drawn are the draw pile's top ones (decide draws them there,
             # after any rebuild's event): they are taken from the state, not read.
             count, seat = taken.count, taken.seat
-            cards, draw_pile = draw_pile[:count], draw_pile[count:]
+            cards = draw_pile[taken_from : taken_from + count]
+            taken_from += count
             hands[seat] = tuple(sorted(hands[seat] + cards))
             reason = taken.reason
             if reason != reason_ohe:
                 phase, drawn, drawn_reason, draw_penalty = phase_drawn, cards, reason, 0
         elif kind == "draw_pile_rebuilt":
-            draw_pile += cards_of(parts(event.draw_pile_rebuilt).field_2)  # DrawPileRebuilt.cards
+            draw_pile = draw_pile[taken_from:] + cards_of(parts(event.draw_pile_rebuilt).field_2)  # its .cards
+            taken_from = 0
             discard = [discard[-1]]  # the top card stays
             rebuilds += 1
         elif kind == "round_dealt":
             dealt = event.round_dealt
-            dealt_parts = parts(dealt)
+            dealt_parts, taken_from = parts(dealt), 0
             dealt_hands: list[tuple[Card, ...]] = [()] * seat_count
             for hand_dealt, encoded in zip(dealt.hands, dealt_parts.field_3, strict=True):  # RoundDealt.hands
                 dealt_hands[hand_dealt.seat] = cards_of(parts_of(encoded).field_3)  # SeatHand.cards
@@ -500,7 +505,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
         elif kind == "game_started":
             started = event.game_started
             DATA.require(started.data_digest)
-            fresh = _FRESH
+            fresh, taken_from = _FRESH, 0
             options, seat_count = own_copy(started.options), started.seat_count
             removed, ships = cards_of(parts(started).field_3), (0,) * started.seat_count  # GameStarted.removed
             phase, round_number, round_first_seat, hands, draw_pile, discard = (
@@ -524,6 +529,8 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
             stopped_at = event.game_stopped.event_limit
             break
         # any other kind is one this rules version does not know: it changes nothing
+    if taken_from:
+        draw_pile = draw_pile[taken_from:]
     state = PiratesState(
         phase=phase,
         options=options,
