@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import random
+from bisect import insort
 from collections.abc import Iterable, Sequence
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
@@ -463,7 +464,10 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[Pirates
             count, seat = taken.count, taken.seat
             cards = draw_pile[taken_from : taken_from + count]
             taken_from += count
-            hands[seat] = tuple(sorted(hands[seat] + cards))
+            hand_list = list(hands[seat])
+            for card in cards:  # into the sorted hand, each where it belongs: cheaper than a sort
+                insort(hand_list, card)
+            hands[seat] = tuple(hand_list)
             reason = taken.reason
             if reason != reason_ohe:
                 phase, drawn, drawn_reason, draw_penalty = phase_drawn, cards, reason, 0
