@@ -12,6 +12,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from google.protobuf.message import Message
+
 T = TypeVar("T")
 
 
@@ -50,3 +52,15 @@ def replacer(cls: type[T]) -> Callable[..., T]:
 def put(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     """`items` with `value` at `index` (a new tuple: the old one may be shared)."""
     return (*items[:index], value, *items[index + 1 :])
+
+
+M = TypeVar("M", bound=Message)
+
+
+def own_copy(message: M) -> M:
+    """A copy of `message` that shares nothing with what it was parsed in: a state keeps
+    it, and a part of a parsed message keeps all of that message alive (a replay parses
+    a game's events at once)."""
+    copy = type(message)()
+    copy.CopyFrom(message)
+    return copy

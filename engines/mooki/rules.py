@@ -10,12 +10,12 @@ from collections.abc import Iterable, Sequence
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.immutable import replacer
+from engines.encoded import Shared, parts
+from engines.immutable import own_copy, replacer
 from engines.mooki.cards import (
     CARDS,
     FAMILIES,
     FAMILY_NAMES,
-    MAX_SHARED,
     PILE_COUNT,
     SEAT_COUNT,
     STAR_TABLES,
@@ -227,17 +227,24 @@ def scoring_to_proto(scoring: Scoring) -> pb.TrophiesAwarded:
 # --- evolve ------------------------------------------------------------------------
 
 
+# The initial state, whose fields a game_started event starts from (states are immutable).
+_FRESH = MookiState()
+
+
 def evolve(state: MookiState, event: pb.Event) -> MookiState:
-    return evolve_all(state, (event,))
+    return evolve_all(state, (event,))[0]
 
 
-def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
-    """The state after `events`, in order: what evolving one event at a time gives,
-    without making the states in between (a replay folds a whole game). The state's
-    fields are local variables here, and the card in hand a plain tuple until the end
-    (most are placed at once). A pile is not copied for each card drawn from it: how
-    many were drawn is counted, and the pile cut once at the end; a collection that
-    grows is a list until the end."""
+def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiState, int | None]:
+    """The state after `events`, in order, up to a game_stopped event, and that
+    event's limit (None: none met; engines/limits.py stops the state): what evolving
+    one event at a time gives, without making the states in between (a replay folds a
+    whole game). The state's fields are local variables here, and the card in hand a
+    plain tuple until the end (most are placed at once). A pile is not copied for each
+    card drawn from it: how many were drawn is counted, and the pile cut once at the
+    end; a collection that grows is a list until the end. The loop reads the enums it
+    compares from locals, and makes a Placed with tuple.__new__ (what its class's
+    __new__ does, without the call): each costs a replay per event."""
     phase, stars, youngest_seat, active_seat, piles, collections = (
         state.phase,
         state.stars,
@@ -259,43 +266,46 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
     # and each collection as a list once a card is placed in it.
     taken_from = [0] * len(piles)
     growing: list[tuple[Placed, ...] | list[Placed]] = list(collections)
+    stopped_at = None
+    phase_place, phase_draw, side_shown, new_tuple = pb.PHASE_PLACE, pb.PHASE_DRAW, pb.SIDE_SHOWN, tuple.__new__
+    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
     for event in events:
-        kind = event.WhichOneof("kind")
+        kind = which(event, "kind")
         if kind == "card_drawn":
             taken = event.card_drawn
             index = taken.pile
             top = taken_from[index]
             holding = (taken.seat, index, piles[index][top])
             taken_from[index] = top + 1
-            phase = pb.PHASE_PLACE
+            phase = phase_place
         elif kind == "card_placed":
             placed = event.card_placed
             assert holding is not None
             card, side, seat, target = holding[2], placed.side, placed.seat, placed.collection_seat
-            if side == pb.SIDE_SHOWN:
-                kept = Placed(card.card_id, card.shown, card.hidden, seat, side)
+            if side == side_shown:
+                kept = new_tuple(Placed, (card.card_id, card.shown, card.hidden, seat, side))
             else:
-                kept = Placed(card.card_id, card.hidden, card.shown, seat, side)
+                kept = new_tuple(Placed, (card.card_id, card.hidden, card.shown, seat, side))
             collection = growing[target]
             if not isinstance(collection, list):
                 collection = growing[target] = list(collection)
             collection.append(kept)
-            holding, phase, active_seat = None, pb.PHASE_DRAW, _opponent(seat)
+            holding, phase, active_seat = None, phase_draw, 1 - seat  # the opponent's turn
         elif kind == "game_started":
             started = event.game_started
             DATA.require(started.data_digest)
-            fresh = MookiState()
+            fresh = _FRESH
             phase, stars, youngest_seat, active_seat = (
                 pb.PHASE_DRAW,
-                tuple([s.stars for s in started.stars]),
+                tuple([s.stars for s in started.stars[:]]),
                 started.youngest_seat,
                 started.first_seat,
             )
-            piles = tuple([tuple(map(_pile_card, pile.cards)) for pile in started.piles])
+            piles = tuple([PILE_CARDS.of_encodings(parts(pile).field_1) for pile in started.piles])  # PileSetup.cards
             taken_from = [0] * len(piles)
             growing = list(fresh.collections)
             holding, scoring, trophies = None, None, fresh.trophies
-            discarded, result, options = None, None, started.options
+            discarded, result, options = None, None, own_copy(started.options)
         elif kind == "trophies_awarded":
             scoring = _scoring_from_proto(event.trophies_awarded)
             trophies = tuple([trophies_won(scoring, seat) for seat in range(SEAT_COUNT)])
@@ -318,12 +328,15 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
             discarded, phase = (lost.seat, lost.family, lost.auto), pb.PHASE_SCORING
         elif kind == "game_finished":
             finished = event.game_finished
-            result, phase = Result(tuple(finished.stars), finished.winner, finished.won_by_age), pb.PHASE_FINISHED
+            result, phase = Result(tuple(finished.stars[:]), finished.winner, finished.won_by_age), pb.PHASE_FINISHED
+        elif kind == "game_stopped":
+            stopped_at = event.game_stopped.event_limit
+            break
         # any other kind is one this rules version does not know: it changes nothing
     if any(taken_from):
         piles = tuple([pile[top:] if top else pile for pile, top in zip(piles, taken_from, strict=True)])
     collections = tuple([tuple(collection) if isinstance(collection, list) else collection for collection in growing])
-    return MookiState(
+    state = MookiState(
         phase,
         stars,
         youngest_seat,
@@ -337,34 +350,26 @@ def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> MookiState:
         result,
         options,
     )
+    return state, stopped_at
 
 
 # One shared instance per card and side up (72 in all): every live game holds 36. Found
-# by the card's encoding: encoding a dealt card costs less than reading its five fields.
-_PILE_CARDS: dict[bytes, PileCard] = {}
-_encoded = pb.DealtCard.SerializeToString
+# by the card's encoding (engines/encoded.py).
+PILE_CARDS: Shared[pb.DealtCard, PileCard] = Shared(
+    pb.DealtCard, lambda dealt: PileCard(dealt.card_id, Face.from_proto(dealt.shown), Face.from_proto(dealt.hidden))
+)
 
 
-def _pile_card(dealt: pb.DealtCard) -> PileCard:
-    key = _encoded(dealt)
-    known = _PILE_CARDS.get(key)
-    if known is None:
-        known = PileCard(dealt.card_id, Face.from_proto(dealt.shown), Face.from_proto(dealt.hidden))
-        if len(_PILE_CARDS) < MAX_SHARED:  # a malformed log must not grow it without end
-            _PILE_CARDS[key] = known
-    return known
+_has_winner = pb.FamilyTally.HasField  # from the class: asking each tally for the method costs a lookup
 
 
 def _scoring_from_proto(message: pb.TrophiesAwarded) -> Scoring:
-    counts: list[tuple[int, ...]] = []
-    winners: list[int | None] = []
-    for tally_message in message.families:
-        counts.append(tuple(tally_message.counts))
-        winners.append(tally_message.winner if tally_message.HasField("winner") else None)
+    # Repeated fields read as slices: one call into upb each, not one per element.
+    families = message.families[:]
     return Scoring(
-        counts=tuple(counts),
-        winners=tuple(winners),
-        spiders=tuple(message.spiders),
+        counts=tuple([tuple(tally_message.counts[:]) for tally_message in families]),
+        winners=tuple([t.winner if _has_winner(t, "winner") else None for t in families]),
+        spiders=tuple(message.spiders[:]),
         penalised_seat=message.penalised_seat if message.HasField("penalised_seat") else None,
     )
 

@@ -45,7 +45,7 @@ def score(counts: Sequence[Sequence[int]], spiders: Sequence[int]) -> Scoring:
 
 
 def trophies_won(scoring: Scoring, seat: int) -> tuple[FamilyId, ...]:
-    return tuple(family for family, winner in zip(FAMILIES, scoring.winners, strict=True) if winner == seat)
+    return tuple([family for family, winner in zip(FAMILIES, scoring.winners, strict=True) if winner == seat])
 
 
 def cheapest_trophy(trophies: Sequence[FamilyId], stars: Sequence[int]) -> FamilyId:

@@ -12,12 +12,13 @@ from typing import TypeVar
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.immutable import replacer
+from engines.encoded import parts
+from engines.immutable import own_copy, replacer
 from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
 from engines.picnic.data import DATA
 from engines.picnic.moves import Route, dragon_move, facteur_routes, friend_routes
 from engines.picnic.state import Drawn, PicnicState, Result
-from engines.picnic.tiles import Tile, lid_tiles
+from engines.picnic.tiles import LID_TILES, TILES, Tile, lid_tiles
 from engines.seating import youngest_by_age
 
 # dataclasses.replace, without its per-call introspection (engines/immutable.py).
@@ -435,13 +436,19 @@ _PHASE_AFTER_DRAW = {
 }
 
 
+# The initial state, whose fields a game_started event starts from (states are immutable).
+_FRESH = PicnicState()
+
+
 def evolve(state: PicnicState, event: pb.Event) -> PicnicState:
-    return evolve_all(state, (event,))
+    return evolve_all(state, (event,))[0]
 
 
-def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
-    """The state after `events`, in order: what evolving one event at a time gives,
-    without making the states in between (a replay folds a whole game). The state's
+def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> tuple[PicnicState, int | None]:
+    """The state after `events`, in order, up to a game_stopped event, and that
+    event's limit (None: none met; engines/limits.py stops the state): what evolving
+    one event at a time gives, without making the states in between (a replay folds a
+    whole game). The state's
     fields are local variables here; the lid and the tiles out of the game, changed a
     tile at a time, are lists until the end."""
     phase, board_id, seat_count, active_seat, backs, lid = (
@@ -468,63 +475,72 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
         state.result,
         state.options,
     )
+    stopped_at = None
+    tile_of, known_tile, encode_tile = TILES.of, TILES.known, TILES.encode
+    after_draw, new_tuple = _PHASE_AFTER_DRAW.get, tuple.__new__
+    phase_draw, tile_kind_rain, tile_source_kept = pb.PHASE_DRAW, pb.TILE_KIND_RAIN, pb.TILE_SOURCE_KEPT
+    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
     for event in events:
-        kind = event.WhichOneof("kind")
+        kind = which(event, "kind")
         if kind == "tile_drawn":
             taken = event.tile_drawn
-            tile, place = Tile.from_proto(taken.tile), taken.place
-            phase = _PHASE_AFTER_DRAW.get(tile.kind, phase)
+            face = taken.tile
+            tile, place = known_tile(encode_tile(face)) or tile_of(face), taken.place
+            tile_kind = tile.kind
+            phase = after_draw(tile_kind, phase)
             # Rain lets the player choose a shelter when a Tent stands away from the house.
-            if tile.kind == pb.TILE_KIND_RAIN and tent is not None and tent != BOARDS[board_id].house:
+            if tile_kind == tile_kind_rain and tent is not None and tent != BOARDS[board_id].house:
                 phase = pb.PHASE_SHELTER
             lid[place] = None
-            drawn = Drawn(taken.seat, place, tile)
+            drawn = new_tuple(Drawn, (taken.seat, place, tile))
             if place in rain_places:
                 rain_places = rain_places - {place}
         elif kind == "turn_passed":
-            active_seat, phase = event.turn_passed.seat, pb.PHASE_DRAW
+            active_seat, phase = event.turn_passed.seat, phase_draw
         elif kind == "facteur_moved":
             moved = event.facteur_moved
             facteur = moved.route[-1]
-            if moved.source == pb.TILE_SOURCE_KEPT:
+            if moved.source == tile_source_kept:
                 removed.append(_held(kept, moved.seat))
                 kept = _put(kept, moved.seat, None)
             else:
-                removed.append(_tile_of(drawn))
-                drawn, phase = None, pb.PHASE_DRAW
+                assert drawn is not None
+                removed.append(drawn.tile)
+                drawn, phase = None, phase_draw
         elif kind == "friend_moved":
+            assert drawn is not None
             walked = event.friend_moved
             friends = _put(friends, walked.friend, walked.route[-1])
-            removed.append(_tile_of(drawn))
-            drawn, phase = None, pb.PHASE_DRAW
+            removed.append(drawn.tile)
+            drawn, phase = None, phase_draw
         elif kind == "night_fell":
             nights = (*nights, _tile_of(drawn))
-            drawn, phase = None, pb.PHASE_DRAW
+            drawn, phase = None, phase_draw
         elif kind == "rain_fell":
             rain = event.rain_fell
             lid[rain.place] = _tile_of(drawn)
-            drawn, phase, facteur, rain_places = None, pb.PHASE_DRAW, rain.cell, rain_places | {rain.place}
+            drawn, phase, facteur, rain_places = None, phase_draw, rain.cell, rain_places | {rain.place}
         elif kind == "tile_kept":
             kept = _put(kept, event.tile_kept.seat, _tile_of(drawn))
-            drawn, phase = None, pb.PHASE_DRAW
+            drawn, phase = None, phase_draw
         elif kind == "tent_built":
             if tent_tile is not None:
                 removed.append(tent_tile)
             tent, tent_tile = event.tent_built.cell, _tile_of(drawn)
-            drawn, phase = None, pb.PHASE_DRAW
+            drawn, phase = None, phase_draw
         elif kind == "tile_discarded":
             gone = event.tile_discarded
-            if gone.source == pb.TILE_SOURCE_KEPT:
+            if gone.source == tile_source_kept:
                 removed.append(_held(kept, gone.seat))
                 kept = _put(kept, gone.seat, None)
             else:
                 removed.append(_tile_of(drawn))
-                drawn, phase = None, pb.PHASE_DRAW
+                drawn, phase = None, phase_draw
         elif kind == "friend_invited":
             friends = _put(friends, event.friend_invited.friend, None)
         elif kind == "dragon_moved":
             removed.append(_tile_of(drawn))
-            dragon, drawn, phase = event.dragon_moved.to, None, pb.PHASE_DRAW
+            dragon, drawn, phase = event.dragon_moved.to, None, phase_draw
         elif kind == "game_won":
             result, phase = Result(won=True), pb.PHASE_FINISHED
         elif kind == "game_lost":
@@ -532,22 +548,25 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
         elif kind == "game_started":
             started = event.game_started
             DATA.require(started.data_digest)
-            options = started.options
-            board, fresh = BOARDS[options.board], PicnicState()
+            options = own_copy(started.options)
+            board, fresh = BOARDS[options.board], _FRESH
             phase, board_id, seat_count, active_seat = (
-                pb.PHASE_DRAW,
+                phase_draw,
                 options.board,
                 started.seat_count,
                 started.first_seat,
             )
-            backs = tuple([place.back for place in started.lid])
-            lid = [Tile.from_proto(place.tile) for place in started.lid]
+            lid_tiles = LID_TILES.of_encodings(parts(started).field_4)  # GameStarted.lid
+            backs, lid = tuple([back for back, _ in lid_tiles]), [tile for _, tile in lid_tiles]
             facteur, friends = board.house, board.friend_starts
             dragon = board.dragon_start if options.cold_dragon else None
             tent, tent_tile, nights, kept = fresh.tent, fresh.tent_tile, fresh.nights, (None,) * started.seat_count
             drawn, removed, rain_places, result = fresh.drawn, [], fresh.rain_places, fresh.result
+        elif kind == "game_stopped":
+            stopped_at = event.game_stopped.event_limit
+            break
         # any other kind is one this rules version does not know: it changes nothing
-    return PicnicState(
+    state = PicnicState(
         phase=phase,
         board_id=board_id,
         seat_count=seat_count,
@@ -567,6 +586,7 @@ def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> PicnicState:
         result=result,
         options=options,
     )
+    return state, stopped_at
 
 
 def _put(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:

@@ -8,6 +8,7 @@ from typing import NamedTuple, TypeAlias
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
+from engines.encoded import Shared
 from engines.picnic.data import DATA
 
 TileKindId: TypeAlias = pb.TileKind.ValueType
@@ -44,24 +45,18 @@ class Tile(NamedTuple):
 
     @staticmethod
     def from_proto(tile: pb.Tile) -> Tile:
-        # One shared instance per tile, found by its encoding: encoding a tile costs
-        # less than reading its three fields and making a tuple, and a replay reads
-        # every tile of the lid and every tile drawn.
-        key = _encoded(tile)
-        known = _SHARED.get(key)
-        if known is None:
-            known = Tile(tile.kind, tile.value, tile.back)
-            if len(_SHARED) < MAX_SHARED:  # a malformed log must not grow it without end
-                _SHARED[key] = known
-        return known
+        return TILES.of(tile)
 
     def __str__(self) -> str:
         return tile_text(self.kind, self.value)
 
 
-MAX_SHARED = 1024
-_SHARED: dict[bytes, Tile] = {}
-_encoded = pb.Tile.SerializeToString
+# One shared instance per tile, and per tile in the lid with its back, found by its
+# encoding (engines/encoded.py).
+TILES: Shared[pb.Tile, Tile] = Shared(pb.Tile, lambda tile: Tile(tile.kind, tile.value, tile.back))
+LID_TILES: Shared[pb.LidTile, tuple[TileBackId, Tile]] = Shared(
+    pb.LidTile, lambda lid_tile: (lid_tile.back, TILES.of(lid_tile.tile))
+)
 
 
 def tile_text(kind: TileKindId, value: int) -> str:

@@ -8,6 +8,7 @@ from typing import NamedTuple, TypeAlias
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
+from engines.encoded import Shared
 from engines.pirates.data import DATA
 
 ColourId: TypeAlias = pb.Colour.ValueType
@@ -59,16 +60,7 @@ class Card(NamedTuple):
 
     @staticmethod
     def from_proto(card: pb.Card) -> Card:
-        # One shared instance per card, found by its encoding: encoding a card costs
-        # less than reading its three fields and making a tuple, and a replay reads
-        # every card dealt, drawn and played.
-        key = _encoded(card)
-        known = _SHARED.get(key)
-        if known is None:
-            known = Card(card.kind, card.colour, card.value)
-            if len(_SHARED) < MAX_SHARED:  # a malformed log must not grow it without end
-                _SHARED[key] = known
-        return known
+        return CARDS.of(card)
 
     def __str__(self) -> str:
         colour = COLOUR_NAMES.get(self.colour, "?").capitalize()
@@ -80,9 +72,8 @@ class Card(NamedTuple):
 
 
 PARROT = Card(pb.CARD_KIND_PARROT, pb.COLOUR_UNSPECIFIED, 0)
-MAX_SHARED = 1024
-_SHARED: dict[bytes, Card] = {}
-_encoded = pb.Card.SerializeToString
+# One shared instance per card, found by its encoding (engines/encoded.py).
+CARDS: Shared[pb.Card, Card] = Shared(pb.Card, lambda card: Card(card.kind, card.colour, card.value))
 
 
 def parse_card(raw: dict[str, object]) -> Card:

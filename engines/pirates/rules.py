@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import functools
 import random
+from bisect import insort
 from collections.abc import Iterable, Sequence
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.immutable import replacer
+from engines.encoded import parts, parts_of
+from engines.immutable import own_copy, replacer
 from engines.pirates.cards import (
+    CARDS,
     COLOUR_NAMES,
     COLOURS,
     DECK,
@@ -382,13 +385,19 @@ def _direction_proto(direction: int) -> pb.Direction.ValueType:
 # --- evolve ------------------------------------------------------------------------
 
 
+# The initial state, whose fields a game_started event starts from (states are immutable).
+_FRESH = PiratesState()
+
+
 def evolve(state: PiratesState, event: pb.Event) -> PiratesState:
-    return evolve_all(state, (event,))
+    return evolve_all(state, (event,))[0]
 
 
-def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
-    """The state after `events`, in order: what evolving one event at a time gives,
-    without making the states in between (a replay folds a whole game). The state's
+def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[PiratesState, int | None]:
+    """The state after `events`, in order, up to a game_stopped event, and that
+    event's limit (None: none met; engines/limits.py stops the state): what evolving
+    one event at a time gives, without making the states in between (a replay folds a
+    whole game). The state's
     fields are local variables here; the discard pile, which grows by a card a turn,
     and the hands are lists until the end."""
     phase, options, seat_count, removed, round_number, round_first_seat = (
@@ -415,19 +424,36 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
         state.ships,
         state.winner,
     )
+    stopped_at = None
+    # Cards drawn from the draw pile since the last cut (draw_pile[taken_from] is its
+    # top): the pile is cut once at the end, not copied for each draw.
+    taken_from = 0
+    card_of, cards_of, known_card, encode_card = CARDS.of, CARDS.of_encodings, CARDS.known, CARDS.encode
+    phase_play, phase_bottle, phase_drawn, unspecified_reason, reason_ohe = (
+        pb.PHASE_PLAY,
+        pb.PHASE_BOTTLE,
+        pb.PHASE_DRAWN,
+        pb.DRAW_REASON_UNSPECIFIED,
+        pb.DRAW_REASON_OHE,
+    )
+    clockwise_proto, clockwise, counterclockwise = pb.DIRECTION_CLOCKWISE, CLOCKWISE, -CLOCKWISE
+    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
     for event in events:
-        kind = event.WhichOneof("kind")
+        kind = which(event, "kind")
         if kind == "turn_passed":
             passed = event.turn_passed
             draw_penalty = passed.draw_penalty
-            phase = pb.PHASE_BOTTLE if draw_penalty else pb.PHASE_PLAY
+            phase = phase_bottle if draw_penalty else phase_play
             active_seat = passed.next_seat
-            direction = CLOCKWISE if passed.direction == pb.DIRECTION_CLOCKWISE else -CLOCKWISE
-            drawn, drawn_reason = (), pb.DRAW_REASON_UNSPECIFIED
+            direction = clockwise if passed.direction == clockwise_proto else counterclockwise
+            drawn, drawn_reason = (), unspecified_reason
         elif kind == "card_played":
             played = event.card_played
-            card, seat = Card.from_proto(played.card), played.seat
-            hands[seat] = _without(hands[seat], card)
+            face = played.card
+            card, seat = known_card(encode_card(face)) or card_of(face), played.seat
+            hand = hands[seat]
+            index = hand.index(card)
+            hands[seat] = hand[:index] + hand[index + 1 :]
             discard.append(card)
             announced = played.announced
             drawn = ()  # whatever was drawn this turn is now in the hand or on the pile
@@ -436,26 +462,33 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
             # The cards drawn are the draw pile's top ones (decide draws them there,
             # after any rebuild's event): they are taken from the state, not read.
             count, seat = taken.count, taken.seat
-            cards, draw_pile = draw_pile[:count], draw_pile[count:]
-            hands[seat] = tuple(sorted(hands[seat] + cards))
-            if taken.reason != pb.DRAW_REASON_OHE:
-                phase, drawn, drawn_reason, draw_penalty = pb.PHASE_DRAWN, cards, taken.reason, 0
+            cards = draw_pile[taken_from : taken_from + count]
+            taken_from += count
+            hand_list = list(hands[seat])
+            for card in cards:  # into the sorted hand, each where it belongs: cheaper than a sort
+                insort(hand_list, card)
+            hands[seat] = tuple(hand_list)
+            reason = taken.reason
+            if reason != reason_ohe:
+                phase, drawn, drawn_reason, draw_penalty = phase_drawn, cards, reason, 0
         elif kind == "draw_pile_rebuilt":
-            draw_pile += tuple(map(Card.from_proto, event.draw_pile_rebuilt.cards))
+            draw_pile = draw_pile[taken_from:] + cards_of(parts(event.draw_pile_rebuilt).field_2)  # its .cards
+            taken_from = 0
             discard = [discard[-1]]  # the top card stays
             rebuilds += 1
         elif kind == "round_dealt":
             dealt = event.round_dealt
+            dealt_parts, taken_from = parts(dealt), 0
             dealt_hands: list[tuple[Card, ...]] = [()] * seat_count
-            for hand in dealt.hands:
-                dealt_hands[hand.seat] = tuple(map(Card.from_proto, hand.cards))
+            for hand_dealt, encoded in zip(dealt.hands, dealt_parts.field_3, strict=True):  # RoundDealt.hands
+                dealt_hands[hand_dealt.seat] = cards_of(parts_of(encoded).field_3)  # SeatHand.cards
             hands, draw_pile, discard = (
                 dealt_hands,
-                tuple(map(Card.from_proto, dealt.draw_pile)),
-                [Card.from_proto(dealt.discard)],
+                cards_of(dealt_parts.field_6),  # RoundDealt.draw_pile
+                [card_of(dealt.discard)],
             )
             phase, round_number, round_first_seat, active_seat = (
-                pb.PHASE_PLAY,
+                phase_play,
                 dealt.round,
                 dealt.first_seat,
                 dealt.first_seat,
@@ -465,20 +498,20 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
                 pb.COLOUR_UNSPECIFIED,
                 0,
                 (),
-                pb.DRAW_REASON_UNSPECIFIED,
+                unspecified_reason,
                 0,
             )
         elif kind == "round_won":
-            ships = tuple(event.round_won.ships)
+            ships = tuple(event.round_won.ships[:])  # a slice: one call into upb, not one per seat
         elif kind == "game_won":
             won = event.game_won
-            ships, winner, phase = tuple(won.ships), won.seat, pb.PHASE_FINISHED
+            ships, winner, phase = tuple(won.ships[:]), won.seat, pb.PHASE_FINISHED
         elif kind == "game_started":
             started = event.game_started
             DATA.require(started.data_digest)
-            fresh = PiratesState()
-            options, seat_count = started.options, started.seat_count
-            removed, ships = tuple(map(Card.from_proto, started.removed)), (0,) * started.seat_count
+            fresh, taken_from = _FRESH, 0
+            options, seat_count = own_copy(started.options), started.seat_count
+            removed, ships = cards_of(parts(started).field_3), (0,) * started.seat_count  # GameStarted.removed
             phase, round_number, round_first_seat, hands, draw_pile, discard = (
                 fresh.phase,
                 fresh.round,
@@ -496,8 +529,13 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
                 fresh.drawn_reason,
             )
             rebuilds, winner = fresh.rebuilds, fresh.winner
+        elif kind == "game_stopped":
+            stopped_at = event.game_stopped.event_limit
+            break
         # any other kind is one this rules version does not know: it changes nothing
-    return PiratesState(
+    if taken_from:
+        draw_pile = draw_pile[taken_from:]
+    state = PiratesState(
         phase=phase,
         options=options,
         seat_count=seat_count,
@@ -517,11 +555,7 @@ def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> PiratesState:
         ships=ships,
         winner=winner,
     )
-
-
-def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
-    index = hand.index(card)
-    return hand[:index] + hand[index + 1 :]
+    return state, stopped_at
 
 
 # --- questions ---------------------------------------------------------------------

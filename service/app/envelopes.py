@@ -5,8 +5,7 @@ is named after the game's kind, so this works for every game without a table."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
@@ -54,15 +53,3 @@ def event_payload(event: game_pb2.Event) -> Message:
         raise ValueError(f"event {event.version} has no payload")
     payload: Message = getattr(event, which)
     return payload
-
-
-def event_payloads(events: Iterable[game_pb2.Event], kind: str) -> Iterator[Message]:
-    """The payloads of a `kind` game's events, one at a time, for a replay
-    (engine.evolve_all): each envelope is only asked whether it holds a `kind`
-    payload, not which one it holds, and is let go once its payload is applied."""
-    field: Any = kind  # one of the envelope's game fields, named at run time
-    return (getattr(event, kind) if event.HasField(field) else _no_payload(event, kind) for event in events)
-
-
-def _no_payload(event: game_pb2.Event, kind: str) -> Message:
-    raise ValueError(f"event {event.version} has no {kind!r} payload")

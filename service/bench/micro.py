@@ -3,9 +3,10 @@
 - games: full games per second (setup, then moves chosen among legal_commands,
   decide, evolve), as a bot-only game server would play them: random legal moves,
   but Pirates & Compagnie's are the greedy bot's (see PLAYERS);
-- replay: events per second rebuilt from their stored bytes (parse the Event
-  envelope, evolve), beside the protobuf parse of the same bytes alone, the floor
-  that any replay pays;
+- replay: events per second rebuilt from their stored bytes (as ReplayGame reads them:
+  snapshots.payloads, then the engine's evolve_all), beside the protobuf parse of the
+  same bytes alone, each event's Event envelope on its own: the floor that a replay
+  parsing each event pays;
 - app: GameApp alone (memory store, no transport), CPU per move;
 - own work: per move, what the engine itself does for the moves and answers of the
   app benchmark (decide, evolve, the answer's redacted events, view and legal
@@ -29,11 +30,12 @@ from ludotheque.v1 import game_pb2
 from engines.contract import SeatInfo, Viewer, fold
 from engines.describers import DESCRIBERS
 from engines.registry import ENGINES, AnyEngine
-from service.app import envelopes
+from service.app import envelopes, snapshots
 from service.app.catalogs import catalogs
 from service.app.lazy_random import LazyRandom
 from service.app.seeding import DECIDE, game_rng
 from service.bench.load import seats_for
+from service.store.base import StoredEvent
 
 # Who chooses the moves of a benchmark game, per game kind: a bot of the engine's.
 # Uniformly random Pirates & Compagnie players rarely empty a hand (they draw as often
@@ -134,11 +136,15 @@ def replay_rates(engine: AnyEngine, budget: float) -> tuple[float, float]:
             count += len(blobs)
         return count
 
+    # A replay starts from the same bytes, as the store returns them (with their
+    # versions), and reads them as ReplayGame does.
+    items = [[StoredEvent(version, blob) for version, blob in enumerate(blobs, 1)] for blobs in games]
+
     def replay() -> int:
         count = 0
-        for blobs in games:
-            fold(engine, envelopes.event_payloads(map(parse, blobs), engine.kind))
-            count += len(blobs)
+        for stored in items:
+            fold(engine, snapshots.payloads(stored, engine.kind))
+            count += len(stored)
         return count
 
     return _rate(replay, budget), _rate(parse_only, budget)

@@ -514,11 +514,12 @@ def analysis(results: Results) -> list[str]:
         worst = min(results.engines, key=lambda f: f.replay_to_parse)
         lines.append(
             f"- **Replay** rebuilds {worst.replay_events_per_second:,.0f} {worst.kind} events per second against "
-            f"{worst.parse_events_per_second:,.0f} parsed: the parse runs in C (upb) and builds no Python "
-            "object until a field is read, while the fold (`evolve_all`, one state made at the end) asks each "
-            "envelope for its game's payload and the payload which event it holds, then reads the event's "
-            "fields: each of those reads crosses from Python into upb and makes a Python object (about 40 to "
-            "110 ns each on this machine, `timeit`), several per event, on top of the parse."
+            f"{worst.parse_events_per_second:,.0f} parsed one `Event` at a time: a game's events are parsed "
+            "at once (one `EventRun`, about half the cost of parsing them one by one), but the fold still "
+            "takes each event's payload from the run, asks which event it holds, takes that event and reads "
+            "its fields: each a crossing from Python into upb that makes a Python object (about 30 to 90 ns "
+            "each on this machine, `timeit`), together about 1.3 to 1.5 times the parse of the event before "
+            "any rule is applied."
         )
     return lines
 
@@ -708,8 +709,10 @@ METHOD = """\
   legal ones but for Pirates & Compagnie, whose games its greedy bot plays: uniformly random
   Pirates players rarely empty a hand, so their games run to thousands of moves (about 250
   with the greedy bot for two players) and games per second would not compare across kinds;
-  and replay: events rebuilt per second from their stored bytes (parse the `Event`
-  envelope, `evolve`) beside the protobuf parse of the same bytes alone.
+  and replay: events rebuilt per second from their stored bytes as `ReplayGame` reads
+  them (`snapshots.payloads`: the events' bytes joined and parsed at once as an
+  `EventRun`; then the engine's `evolve_all`) beside the protobuf parse of the same
+  bytes alone, each event's `Event` on its own.
 - **The store alone** (Redis store runs only): the appends of recorded games made again on
   each store in the benchmark's process, no server; its section below says how."""
 
@@ -735,9 +738,18 @@ once gives the states of one event at a time, from the start or from any state b
   Pirates' hands), Mooki's piles are cut once at the end (a count of the cards drawn
   from each) and a Pirates card drawn is taken from the draw pile's top, where `decide`
   drew it, instead of being parsed again; cards, drawn cards and tiles are named tuples,
-  shared instances found by their encoding; the envelope's payload is taken without
-  `WhichOneof` (`envelopes.event_payloads`; `ReplayGame` at an earlier version asks its events
-  the same way, `snapshots.payloads`).
+  shared instances found by their encoding;
+- **a game's events parsed at once**: their stored bytes, joined, parse as one `EventRun`
+  (`proto/ludotheque/v1/event_run.proto`: each repeated field gathers one field of every
+  event, in order, as protobuf merges concatenated messages), so that a replay makes no
+  envelope per event (`snapshots.payloads`, for `ReplayGame` and a cold read: a run
+  without one version in a row and one payload, table event or loss per event is read
+  event by event, as before); a deal's cards and tiles are read from the deal's encoding
+  parsed as an `EncodedFields` (`engines/encoded.py`), repeated fields as slices, one
+  call into upb each; each fold asks the class's `WhichOneof` (asking the event for the
+  method costs a failed field lookup), reads the enums it compares from locals, ends at
+  `game_stopped` itself (`limits.evolve_all` asked every event), takes Pirates' drawn
+  cards by an index into the draw pile and puts them in the hand with `insort`.
 
 Measured side by side on this machine, alternating three times between a checkout of
 the code before this issue (`bc2ee05`) and this one, with the same drivers (GameApp
@@ -754,6 +766,21 @@ above and the ratio lower):
 | picnic replay: events per second | 217,435, 226,202, 225,661 | 635,408, 627,290, 634,209 |
 | Pirates replay: events per second | 193,310, 186,710, 196,661 | 556,425, 561,869, 559,164 |
 | replay / parse (Mooki, picnic, Pirates; third run) | 7%, 6%, 6% | 15%, 15%, 15% |
+
+Replay, measured again side by side after the events were parsed at once (above),
+alternating six times between a checkout of `eef255d` and this one (the replay
+benchmark of the table above, `service.bench.micro.replay_rates`, 3 CPU seconds each;
+events rebuilt per second, and the lowest and highest replay / parse):
+
+| run | Mooki before | Mooki after | picnic before | picnic after | Pirates before | Pirates after |
+|---|---|---|---|---|---|---|
+| 1 | 488,167 | 802,660 | 548,281 | 923,768 | 531,659 | 858,733 |
+| 2 | 478,516 | 728,009 | 511,371 | 839,318 | 518,345 | 791,398 |
+| 3 | 478,175 | 749,096 | 495,192 | 845,883 | 512,603 | 821,809 |
+| 4 | 494,866 | 746,514 | 536,216 | 908,423 | 522,906 | 856,380 |
+| 5 | 458,177 | 742,642 | 552,379 | 918,912 | 533,529 | 838,102 |
+| 6 | 475,046 | 746,834 | 516,869 | 893,586 | 510,157 | 822,332 |
+| replay / parse | 17.7–19.5% | 28.8–30.8% | 16.5–17.7% | 27.9–31.2% | 18.0–18.1% | 27.6–30.5% |
 
 Tried and not kept, each measured side by side (two alternating runs of `ludotheque bench
 --stores memory --no-scale --duration 4 --warmup 1 --memory-games 300`, server CPU µs
@@ -813,11 +840,20 @@ Left as they are, with the reason:
   presence (3%: a store read of the leases), the summary the store keeps (2%), the
   token, the lock, the request's facts for the logs, the envelopes, each 1% or less.
   Reaching 2× would take well over half of the service's work away, not one cost.
-- **Replay ≥ 30% of the parse rate** is missed (about 20% in the table above): the parse
-  is one call into upb's C, while a fold asks the envelope for the game's payload, the
-  payload which event it holds, and then reads the event's fields, each read a crossing
-  into upb that makes a Python object (40 to 110 ns each, `timeit`): those reads alone,
-  before any rule is applied, cost about what the parse does.
+- **Replay ≥ 30% of the parse rate** is at the edge (27.6% to 31.2% over the six runs
+  above, about 29.5% on average; the machine's noise moves it by two points; the targets
+  above say this run's): a
+  game's events are parsed at once, but each event still costs the crossings into upb
+  that make its Python objects: its payload taken from the parsed run (about 90 ns),
+  the kind of event asked (60 ns), that event taken (85 ns) and two or three fields
+  read (30 ns each), with the run's parse and checks (about 170 ns) about 1.3 to 1.5
+  times the parse of the event on its own before any rule applies, of a budget of 3.3
+  times at 30%. The rest is the rules' own Python and each game's deal and scoring (a
+  Mooki game's deal and scoring cost about what 15 of its moves do). Not taken: decoding
+  small events through a table found by their encoding, as the cards are: it would skip
+  those crossings, but this benchmark, replaying the same games, would flatter it; the
+  kind and the event taken in one `ListFields` call (about 20 ns less, `timeit`, within
+  the noise of the table).
 - **`Play` ≤ 0.8× a unary echo** is missed: the stream's floor under a move is small (a
   round trip on an open stream costs a fifth of a unary call), so nearly all of a `Play`
   move is ours: the session's two tasks and queue, the move, its events to both seats,
