@@ -889,11 +889,18 @@ Measured side by side, alternating three times with a checkout of main before th
 work (`eef255d`): the store alone (the section above, 6,000 recorded Mooki moves, 16
 games at once, Redis as deployed), client CPU µs per append: 93, 97, 92 → 67, 64, 65;
 followed live: 129, 126, 120 → 110, 100, 109. The server under `Play` load (64 games,
-6 s windows, the same runs' memory store beside it): 730, 712 → 652, 638 µs per move
-with Redis, against 418, 452 → 503, 485 with memory in the same runs (1.74×, 1.58× →
-1.30×, 1.31×); two more alternations of the memory store alone gave 469, 481 → 491,
-487: part of the ratio's fall is the memory figure's rise, which these runs cannot tell
-from the noise of a machine shared with other work. The targets above are this run's.
+6 s windows; "after" is all of this issue's work, GameApp's and replay's included), µs
+of server CPU per move: with Redis 830, 852, 811 → 702, 746, 668; with memory 456, 516,
+526 → 451, 494, 443; Redis ÷ memory 1.82×, 1.65×, 1.54× → 1.56×, 1.51×, 1.51×.
+Redis's own CPU per move rose from 100, 95, 96 to 115, 119, 119 µs (it serves more
+connections). The store's own code accounts for well under half of what Redis adds
+to a `Play` move (the table above); the rest is spread over the server's event loop,
+the session's tasks and gRPC's polling thread (py-spy), with no single cost to take
+away.
+
+Tried and not kept: handing a process's own appended events to its live subscribers at
+once, instead of when the live reader's `XREAD` brings them back (three alternations,
+`Play` with Redis: 735, 711, 720 → 715, 777, 753 µs per move: no gain).
 
 ### Earlier work
 
