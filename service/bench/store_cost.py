@@ -232,11 +232,10 @@ async def _make_appends(
         while queue:
             name, game = queue.pop()
             assert game.creation is not None
-            followers = []
-            if subscribers:
-                last = len(game.creation.events) + sum(len(move.events) for move in game.appends)
-                followers = [asyncio.create_task(follow(name, last)) for _ in range(subscribers)]
-                await asyncio.sleep(0)  # the subscriptions start before the first append
+            # Each follower reads from version 1: what was appended before it subscribed, it
+            # reads from the store, the rest comes live.
+            last = len(game.creation.events) + sum(len(move.events) for move in game.appends)
+            followers = [asyncio.create_task(follow(name, last)) for _ in range(subscribers)]
             await play(name, game)
             await asyncio.gather(*followers)
 
@@ -254,8 +253,8 @@ def store_cost(
     connection: CountingConnection | None,
     prefix: str,
 ) -> StoreCostFigures:
-    """Measures `_make_appends` on `store` (in this process's running loop's stead: a
-    loop of its own)."""
+    """Measures `_make_appends` on `store`, in an event loop of its own, then closes
+    the store."""
     from service.bench.target import cpu_seconds
 
     async def measured() -> tuple[int, int, list[float], float, float, int]:
