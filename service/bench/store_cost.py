@@ -16,111 +16,47 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.bench.load import seats_for
-from service.store.base import KEEP_FOREVER, EventStore, Keep
+from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from service.store.redis_client import RedisConnection
 from service.store.redis_lua import Script
 
-
-@dataclass(frozen=True, slots=True)
-class Creation:
-    kind: str
-    status: str
-    record: bytes
-    summary: bytes
-    events: tuple[bytes, ...]
-    now_ms: int
-    keep: Keep
-    listed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Append:
-    expected_version: int
-    events: tuple[bytes, ...]
-    command_id: str
-    fingerprint: bytes
-    status: str
-    summary: bytes
-    now_ms: int
-    keep: Keep
-    after: bytes
-    counters_revision: int | None
+# One call GameApp made to the store, but for the game id: its other arguments.
+Call = tuple[tuple[Any, ...], dict[str, Any]]
 
 
 @dataclass(slots=True)
 class RecordedGame:
-    creation: Creation | None = None
-    appends: list[Append] = field(default_factory=list)
+    creation: Call | None = None
+    appends: list[Call] = field(default_factory=list)
+    version: int = 0  # the last version stored
 
 
 class RecordingStore(MemoryStore):
-    """A memory store that remembers what GameApp asked it to write."""
+    """A memory store that remembers what GameApp asked it to write (each call's
+    arguments as given, so that they are made again as they were)."""
 
     def __init__(self) -> None:
         super().__init__()
         self.games: dict[str, RecordedGame] = {}
 
-    async def create(
-        self,
-        game_id: str,
-        kind: str,
-        status: str,
-        record: bytes,
-        summary: bytes,
-        events: Sequence[bytes],
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        listed: bool = True,
-    ) -> None:
-        await super().create(game_id, kind, status, record, summary, events, now_ms, keep, listed=listed)
-        creation = Creation(kind, status, record, summary, tuple(events), now_ms, keep, listed)
-        self.games.setdefault(game_id, RecordedGame()).creation = creation
+    async def create(self, game_id: str, *args: Any, **kwargs: Any) -> None:
+        await super().create(game_id, *args, **kwargs)
+        game = self.games.setdefault(game_id, RecordedGame())
+        game.creation, game.version = _kept(args, kwargs), (await self.info(game_id)).version
 
-    async def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[bytes],
-        command_id: str,
-        fingerprint: bytes,
-        status: str,
-        summary: bytes,
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        after: bytes = b"",
-        counters_revision: int | None = None,
-    ) -> Any:
-        result = await super().append(
-            game_id,
-            expected_version,
-            events,
-            command_id,
-            fingerprint,
-            status,
-            summary,
-            now_ms,
-            keep,
-            after=after,
-            counters_revision=counters_revision,
-        )
-        move = Append(
-            expected_version,
-            tuple(events),
-            command_id,
-            fingerprint,
-            status,
-            summary,
-            now_ms,
-            keep,
-            after,
-            counters_revision,
-        )
-        self.games[game_id].appends.append(move)
+    async def append(self, game_id: str, *args: Any, **kwargs: Any) -> Any:
+        result = await super().append(game_id, *args, **kwargs)
+        game = self.games[game_id]
+        game.appends.append(_kept(args, kwargs))
+        game.version = result.last_version
         return result
+
+
+def _kept(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:
+    """The arguments of a call, their lists copied (the caller's own)."""
+    return tuple([list(arg) if isinstance(arg, list) else arg for arg in args]), dict(kwargs)
 
 
 async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGame]:
@@ -184,46 +120,35 @@ class StoreCostFigures:
     store: str  # memory, redis (as deployed), redis-everysec
     subscribers: int  # live subscribers per game (0 or 1)
     appends: int
-    events: int
     us_per_append: float  # this process's CPU (the store's client side), per append
     redis_us_per_append: float | None  # redis-server's CPU per append
     round_trips_per_append: float | None
     p50_ms: float  # wall-clock time of one append
     p99_ms: float
-    delivered: int  # events handed to the live subscribers
 
 
 async def _make_appends(
     store: EventStore, games: Sequence[RecordedGame], concurrency: int, prefix: str, subscribers: int
-) -> tuple[int, int, list[float]]:
+) -> tuple[int, list[float]]:
     """Creates the games (not measured), then makes their appends, `concurrency` games at
     a time, each game's in order; with `subscribers`, one live subscriber per game
-    reading every event. Returns (appends, events delivered, latencies)."""
+    reading every event. Returns (appends, latencies)."""
     names = [f"{prefix}{index}" for index in range(len(games))]
     for name, game in zip(names, games, strict=True):
-        made = game.creation
-        assert made is not None
-        await store.create(
-            name, made.kind, made.status, made.record, made.summary, made.events, made.now_ms, made.keep,
-            listed=made.listed,
-        )  # fmt: skip
+        assert game.creation is not None
+        args, kwargs = game.creation
+        await store.create(name, *args, **kwargs)
     latencies: list[float] = []
-    delivered = 0
 
     async def follow(name: str, last: int) -> None:
-        nonlocal delivered
         async for event in store.subscribe(name, 1):
-            delivered += 1
             if event.version >= last:
                 return
 
     async def play(name: str, game: RecordedGame) -> None:
-        for move in game.appends:
+        for args, kwargs in game.appends:
             start = time.perf_counter()
-            await store.append(
-                name, move.expected_version, move.events, move.command_id, move.fingerprint, move.status,
-                move.summary, move.now_ms, move.keep, after=move.after, counters_revision=move.counters_revision,
-            )  # fmt: skip
+            await store.append(name, *args, **kwargs)
             latencies.append(time.perf_counter() - start)
 
     queue = list(zip(names, games, strict=True))
@@ -231,16 +156,14 @@ async def _make_appends(
     async def worker() -> None:
         while queue:
             name, game = queue.pop()
-            assert game.creation is not None
             # Each follower reads from version 1: what was appended before it subscribed, it
             # reads from the store, the rest comes live.
-            last = len(game.creation.events) + sum(len(move.events) for move in game.appends)
-            followers = [asyncio.create_task(follow(name, last)) for _ in range(subscribers)]
+            followers = [asyncio.create_task(follow(name, game.version)) for _ in range(subscribers)]
             await play(name, game)
             await asyncio.gather(*followers)
 
     await asyncio.gather(*(worker() for _ in range(concurrency)))
-    return sum(len(game.appends) for game in games), delivered, latencies
+    return sum(len(game.appends) for game in games), latencies
 
 
 def store_cost(
@@ -257,32 +180,29 @@ def store_cost(
     the store."""
     from service.bench.target import cpu_seconds
 
-    async def measured() -> tuple[int, int, list[float], float, float, int]:
+    async def measured() -> tuple[int, list[float], float, float, int]:
         await _make_appends(store, games[:2], 2, prefix + "w", subscribers)  # warm up: scripts loaded
         gc.collect()  # each store measured from the same start, not paying for the garbage of the one before
         trips = connection.round_trips if connection is not None else 0
         redis_before = cpu_seconds([redis_pid]) if redis_pid is not None else 0.0
         cpu_before = time.process_time()
-        appends, delivered, latencies = await _make_appends(store, games, concurrency, prefix, subscribers)
+        appends, latencies = await _make_appends(store, games, concurrency, prefix, subscribers)
         cpu = time.process_time() - cpu_before
         redis_cpu = cpu_seconds([redis_pid]) - redis_before if redis_pid is not None else 0.0
         trips = (connection.round_trips if connection is not None else 0) - trips
-        return appends, delivered, latencies, cpu, redis_cpu, trips
+        return appends, latencies, cpu, redis_cpu, trips
 
-    appends, delivered, latencies, cpu, redis_cpu, trips = asyncio.run(_closing(store, measured()))
+    appends, latencies, cpu, redis_cpu, trips = asyncio.run(_closing(store, measured()))
     ordered = sorted(latencies)
-    events = sum(len(move.events) for game in games for move in game.appends)
     return StoreCostFigures(
         store=label,
         subscribers=subscribers,
         appends=appends,
-        events=events,
         us_per_append=cpu / appends * 1e6,
         redis_us_per_append=redis_cpu / appends * 1e6 if redis_pid is not None else None,
         round_trips_per_append=trips / appends if connection is not None else None,
         p50_ms=ordered[len(ordered) // 2] * 1e3,
         p99_ms=ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))] * 1e3,
-        delivered=delivered,
     )
 
 
