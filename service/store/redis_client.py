@@ -89,8 +89,9 @@ class RedisConnection:
         self.wait_timeout = wait_timeout
         self.wait_timeout_ms = max(int(wait_timeout * 1000), 1)
         self.timeout = timeout
-        self._cluster = isinstance(client, RedisCluster)
-        self._single = client if isinstance(client, Redis) else None  # what `_direct` serves
+        self._single = (
+            client if isinstance(client, Redis) else None
+        )  # None: a cluster (`_direct` serves a single Redis)
         self._kept: deque[AbstractConnection] = deque()  # single Redis: idle connections of `run`
         self._free = asyncio.Semaphore(SCRIPT_CONNECTIONS)  # `run`'s connections not in use, made or not
 
@@ -127,7 +128,7 @@ class RedisConnection:
 
     @property
     def is_cluster(self) -> bool:
-        return self._cluster
+        return self._single is None
 
     def slot(self, key: str) -> int:
         """The key's cluster slot (0 for a single Redis: everything reads together)."""
