@@ -3,7 +3,7 @@ key and its arguments, and the steps that pick a move among the legal ones.
 
 Engines say what things mean (engines/<kind>/describe.py); the service renders the
 phrases in the caller's language from the message catalogs of seeds/locales/
-(service/app/catalogs.py). Nothing here knows a language."""
+(service/app/words/catalogs.py). Nothing here knows a language."""
 
 from __future__ import annotations
 
@@ -140,7 +140,7 @@ V = TypeVar("V")
 class Memo(Generic[K, V]):
     """Immutable words (phrases, described moves) by the facts they are made of: a game
     asks for the same ones answer after answer, and the service renders each once
-    (service/app/catalogs.py). Bounded: emptied when full."""
+    (service/app/words/catalogs.py). Bounded: emptied when full."""
 
     def __init__(self, size: int = 4096) -> None:
         self._items: dict[K, V] = {}

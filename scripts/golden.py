@@ -35,9 +35,10 @@ from ludotheque.v1 import game_service_pb2 as api  # noqa: E402
 
 from engines.contract import Viewer  # noqa: E402
 from engines.registry import ENGINES, AnyEngine  # noqa: E402
-from service.app import GameApp, gamelog  # noqa: E402
-from service.app.auth import TokenAuthority  # noqa: E402
-from service.app.verify import Replayed, verify  # noqa: E402
+from service.app import GameApp  # noqa: E402
+from service.app.access.auth import TokenAuthority  # noqa: E402
+from service.app.logs.verify import Replayed, verify  # noqa: E402
+from service.app.model import gamelog  # noqa: E402
 from service.store.memory import MemoryStore  # noqa: E402
 
 REPLAYS = ROOT / "seeds" / "replays"

@@ -19,8 +19,8 @@ DOCUMENT = ROOT / "docs" / "RULE_CODES.md"
 def render() -> str:
     sys.path.insert(0, str(ROOT))
     from engines.describers import DESCRIBERS
-    from service.app.catalogs import catalogs
-    from service.app.errors import Code
+    from service.app.model.errors import Code
+    from service.app.words.catalogs import catalogs
 
     english = catalogs().words("en")
     lines = [

@@ -38,7 +38,7 @@ from service.api.grpc_server import bearer_token
 from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
 from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
-from service.app.errors import ServiceError, details_of, invalid_argument, retry_after_seconds
+from service.app.model.errors import ServiceError, details_of, invalid_argument, retry_after_seconds
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The edge of every request, whatever its transport: `observed()` gives it a request id
 (the caller's `x-request-id`, or a new one), reads the W3C `traceparent`'s trace id,
-makes both the request context's (service/app/request_context.py) so every log line of
+makes both the request context's (service/app/observe/request_context.py) so every log line of
 the request carries them, and writes its access log line when it ends.
 
 A transport calls it once per request, around its handling; gRPC does it in
@@ -26,8 +26,8 @@ from opentelemetry import trace
 from opentelemetry.trace import format_trace_id
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from service.app import access_log, request_context, tracing
-from service.app.request_context import REQUEST_ID_HEADER, RequestFields
+from service.app.observe import access_log, request_context, tracing
+from service.app.observe.request_context import REQUEST_ID_HEADER, RequestFields
 
 TRACEPARENT_HEADER = "traceparent"
 _W3C = TraceContextTextMapPropagator()

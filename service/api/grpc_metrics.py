@@ -9,7 +9,7 @@ from typing import Any
 
 import grpc
 
-from service.app.metrics import Metrics
+from service.app.observe.metrics import Metrics
 
 
 def _code_name(context: grpc.aio.ServicerContext[Any, Any], failed: bool) -> str:

@@ -14,7 +14,7 @@ import grpc
 
 from service.api.edge import Call, observed
 from service.api.grpc_metrics import _code_name as code_name
-from service.app.request_context import REQUEST_ID_HEADER
+from service.app.observe.request_context import REQUEST_ID_HEADER
 
 Context = Any  # grpc.aio.ServicerContext
 

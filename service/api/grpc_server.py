@@ -23,8 +23,8 @@ from google.protobuf.message import DecodeError, Message
 from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, UseCase, use_cases
 from service.app import GameApp
-from service.app.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
-from service.app.origins import Origin, calling_from, forwarded_for, grpc_peer_address
+from service.app.access.origins import Origin, calling_from, forwarded_for, grpc_peer_address
+from service.app.model.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
 
 log = logging.getLogger(__name__)
 

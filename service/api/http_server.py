@@ -30,9 +30,9 @@ from service.api.rpcs import SERVICE, BidiUseCase, use_cases
 from service.api.sse import sse_handler
 from service.api.websocket import WebSocketSettings
 from service.app import GameApp
-from service.app.errors import Code, ServiceError, invalid_argument, status_of
-from service.app.metrics import Metrics
-from service.app.origins import Origin, calling_from, forwarded_for
+from service.app.access.origins import Origin, calling_from, forwarded_for
+from service.app.model.errors import Code, ServiceError, invalid_argument, status_of
+from service.app.observe.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

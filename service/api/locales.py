@@ -1,7 +1,7 @@
 """The caller's language: a request's own `locale` field, else the call's
 Accept-Language header (HTTP) or `accept-language` metadata (gRPC). Transports copy
 the header into requests that name no locale; the use cases choose the language
-(service/app/catalogs.py)."""
+(service/app/words/catalogs.py)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, re
 from service.api.http_rules import HttpBinding
 from service.api.locales import fill_locale
 from service.api.rpcs import UseCase
-from service.app.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
+from service.app.model.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 DEADLINE_EXCEEDED = 4  # google.rpc.Code

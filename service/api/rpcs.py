@@ -11,8 +11,8 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from service.app import GameApp
-from service.app.errors import ServiceError
-from service.app.play_session import play
+from service.app.model.errors import ServiceError
+from service.app.play.play_session import play
 
 SERVICE = game_service_pb2.DESCRIPTOR.services_by_name["GameService"]
 

@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 from service.api.locales import fill_locale
 from service.api.rest import Handler, Transcoder, bearer_token, error_response, to_json
 from service.api.rpcs import StreamUseCase
-from service.app.errors import ServiceError, invalid_argument, status_of
+from service.app.model.errors import ServiceError, invalid_argument, status_of
 
 HEARTBEAT_SECONDS = 15.0
 MAX_VERSION = (1 << 64) - 1  # versions are uint64

@@ -1,7 +1,7 @@
 """Play over WebSocket: GET /v1/play on the HTTP port, upgraded.
 
 The same PlayRequest / PlayResponse messages as the gRPC Play stream, one per frame,
-served by the same use case (service/app/play_session.py): binary protobuf frames
+served by the same use case (service/app/play/play_session.py): binary protobuf frames
 (subprotocol `ludotheque.v1.proto`, or none) or proto3 JSON text frames
 (`ludotheque.v1.json`). The first message is the join, which carries the seat token:
 never the URL. This module translates frames, keeps the connection alive (pings), cuts
@@ -29,8 +29,8 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.api.rest import bearer_token, error_response, to_json
 from service.api.rpcs import BidiUseCase
-from service.app.errors import Code, ServiceError, invalid_argument, permission_denied, status_of
-from service.app.metrics import Metrics
+from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, status_of
+from service.app.observe.metrics import Metrics
 
 log = logging.getLogger(__name__)
 

@@ -24,33 +24,33 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES
-from service.app.auth import TokenAuthority
-from service.app.clocks import ClockWorker
-from service.app.creators import CreationPolicy, OpenCreation
-from service.app.descriptions import Audience
-from service.app.errors import unavailable
-from service.app.games import Games, random_game_id
-from service.app.history import DEFAULT_MAX_FOLLOWERS, History
-from service.app.kinds import Kinds
-from service.app.limits import CreationLimits, Quotas
-from service.app.live import LiveGame, LiveGames
-from service.app.log_replay import LogReplays
-from service.app.logs import Logs
-from service.app.losses import Losses
-from service.app.metrics import Metrics
-from service.app.moves import Moves
-from service.app.online import Online
-from service.app.origins import ClientAddresses
-from service.app.presence import Sighting
-from service.app.retention import Retention, RetentionPolicy
-from service.app.seating import Seating
-from service.app.seats import Seats
-from service.app.snapshots import DEFAULT_EVERY, Snapshots
-from service.app.table_changes import TableChanges
-from service.app.takeover import TakeOvers
-from service.app.tickets import StreamTickets
-from service.app.viewers import Viewers
-from service.app.views import legal_commands, shown, view
+from service.app.access.auth import TokenAuthority
+from service.app.access.creators import CreationPolicy, OpenCreation
+from service.app.access.limits import CreationLimits, Quotas
+from service.app.access.origins import ClientAddresses
+from service.app.access.tickets import StreamTickets
+from service.app.access.viewers import Viewers
+from service.app.games.games import Games, random_game_id
+from service.app.games.seats import Seats
+from service.app.history.history import DEFAULT_MAX_FOLLOWERS, History
+from service.app.keeping.losses import Losses
+from service.app.keeping.retention import Retention, RetentionPolicy
+from service.app.logs.log_replay import LogReplays
+from service.app.logs.logs import Logs
+from service.app.model.errors import unavailable
+from service.app.model.live import LiveGame, LiveGames
+from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
+from service.app.moves.moves import Moves
+from service.app.moves.table_changes import TableChanges
+from service.app.observe.metrics import Metrics
+from service.app.online.clocks import ClockWorker
+from service.app.online.online import Online
+from service.app.online.presence import Sighting
+from service.app.tables.seating import Seating
+from service.app.tables.takeover import TakeOvers
+from service.app.views.descriptions import Audience
+from service.app.views.kinds import Kinds
+from service.app.views.views import legal_commands, shown, view
 from service.store.base import EventStore
 
 

@@ -19,8 +19,8 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.snapshots import DEFAULT_EVERY
+from service.app.access.auth import TokenAuthority
+from service.app.model.snapshots import DEFAULT_EVERY
 from service.store.memory import MemoryStore
 
 ADMIN = "bench-admin-token-0123456789abcdef-0123"

@@ -30,10 +30,10 @@ from ludotheque.v1 import game_pb2
 from engines.contract import SeatInfo, Viewer, fold
 from engines.describers import DESCRIBERS
 from engines.registry import ENGINES, AnyEngine
-from service.app import envelopes, snapshots
-from service.app.catalogs import catalogs
-from service.app.lazy_random import LazyRandom
-from service.app.seeding import DECIDE, game_rng
+from service.app.model import envelopes, snapshots
+from service.app.model.lazy_random import LazyRandom
+from service.app.model.seeding import DECIDE, game_rng
+from service.app.words.catalogs import catalogs
 from service.bench.load import seats_for
 from service.store.base import StoredEvent
 
@@ -187,8 +187,8 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
     from ludotheque.v1 import game_service_pb2 as api
 
     from service.app import GameApp
-    from service.app.auth import TokenAuthority
-    from service.app.metrics import InstrumentedStore, Metrics
+    from service.app.access.auth import TokenAuthority
+    from service.app.observe.metrics import InstrumentedStore, Metrics
     from service.store.memory import MemoryStore
 
     metrics = Metrics()
@@ -250,8 +250,8 @@ async def _replay_game(kind: str, budget: float) -> ReplayGameFigures:
     from ludotheque.v1 import game_service_pb2 as api
 
     from service.app import GameApp
-    from service.app.auth import TokenAuthority
-    from service.app.metrics import InstrumentedStore, Metrics
+    from service.app.access.auth import TokenAuthority
+    from service.app.observe.metrics import InstrumentedStore, Metrics
     from service.store.memory import MemoryStore
 
     metrics = Metrics()
@@ -342,7 +342,7 @@ def recorded_games(engine: AnyEngine, moves: int, seed: int = 4) -> list[Recorde
 
 
 def _decision_rng(seed: int) -> random.Random:
-    """As GameApp gives a decision: seeded on its first draw (service/app/steps.py)."""
+    """As GameApp gives a decision: seeded on its first draw (service/app/moves/steps.py)."""
     return LazyRandom(lambda: game_rng(seed, DECIDE, 0))
 
 

@@ -100,7 +100,7 @@ def _rpc(method: str) -> Iterator[None]:
     from opentelemetry import trace
 
     from service.api.edge import observed
-    from service.app import tracing
+    from service.app.observe import tracing
 
     with ExitStack() as stack:
         if tracing.enabled():
@@ -115,8 +115,8 @@ async def _moves(kind: str, budget: float, seed: int = 3) -> tuple[int, float]:
     from ludotheque.v1 import game_service_pb2 as api
 
     from service.app import GameApp
-    from service.app.auth import TokenAuthority
-    from service.app.metrics import InstrumentedStore, Metrics
+    from service.app.access.auth import TokenAuthority
+    from service.app.observe.metrics import InstrumentedStore, Metrics
     from service.bench.load import seats_for
     from service.store.memory import MemoryStore
 

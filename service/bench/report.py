@@ -925,7 +925,7 @@ the echo call also pays. Removed then (behaviour identical):
   fields that never change are encoded once per cached game;
 - **seeding a random generator per decision** (SHA-512 of the seed text, then Mersenne
   Twister's key schedule): generators now seed themselves on their first draw
-  (`service/app/lazy_random.py`), and most decisions draw nothing;
+  (`service/app/model/lazy_random.py`), and most decisions draw nothing;
 - **`dataclasses.replace`** in the engines' `evolve`: `engines/immutable.py` writes a
   plain copy function once per state class;
 - **Mooki views** built from throwaway messages: fields are set in place; Mooki's 72

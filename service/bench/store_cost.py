@@ -66,7 +66,7 @@ async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGam
     from ludotheque.v1 import game_service_pb2 as api
 
     from service.app import GameApp
-    from service.app.auth import TokenAuthority
+    from service.app.access.auth import TokenAuthority
 
     store = RecordingStore()
     app = GameApp(store, TokenAuthority(b"s" * 32))

@@ -97,7 +97,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return bench.main(args)
     if args.command == "api-key":
-        from service.app.creators import hash_api_key, new_api_key, parse_api_keys
+        from service.app.access.creators import hash_api_key, new_api_key, parse_api_keys
 
         key = new_api_key()
         line = f"{args.name}:{hash_api_key(key)}"

@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 
 from engines.registry import ENGINES
 
-MIN_SECRET_BYTES = 32  # service/app/auth.py refuses shorter ones too
+MIN_SECRET_BYTES = 32  # service/app/access/auth.py refuses shorter ones too
 POLICIES = ("open", "api-keys", "jwt")
 
 

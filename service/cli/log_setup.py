@@ -1,6 +1,6 @@
 """How the server logs: to stderr, as JSON lines (one object per line: what log collectors
 read, the default when stderr is not a terminal) or as text for a person at a terminal;
-every line with the facts of its request (service/app/request_context.py), the access
+every line with the facts of its request (service/app/observe/request_context.py), the access
 log sampled when asked (errors always kept), and secrets scrubbed from every line."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
-from service.app import access_log, request_context
+from service.app.observe import access_log, request_context
 
 FORMATS = ("auto", "json", "text")
 REDACTED = "<redacted>"

@@ -23,10 +23,10 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from engines.registry import AnyEngine
-from service.app import gamelog
-from service.app.descriptions import Audience
-from service.app.verify import Problem, payload_of, verify
-from service.app.views import redact
+from service.app.logs.verify import Problem, payload_of, verify
+from service.app.model import gamelog
+from service.app.views.descriptions import Audience
+from service.app.views.views import redact
 from service.cli import language
 from service.cli.render import RENDERERS
 

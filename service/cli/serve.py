@@ -23,13 +23,13 @@ from service.api.http_server import build_http_app, serve_http
 from service.api.rpcs import SERVICE
 from service.api.websocket import WebSocketSettings
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.creators import CreationPolicy, creation_policy
-from service.app.errors import ServiceError
-from service.app.limits import CreationLimits
-from service.app.metrics import InstrumentedStore, Metrics
-from service.app.origins import ClientAddresses, parse_networks
-from service.app.retention import RetentionPolicy
+from service.app.access.auth import TokenAuthority
+from service.app.access.creators import CreationPolicy, creation_policy
+from service.app.access.limits import CreationLimits
+from service.app.access.origins import ClientAddresses, parse_networks
+from service.app.keeping.retention import RetentionPolicy
+from service.app.model.errors import ServiceError
+from service.app.observe.metrics import InstrumentedStore, Metrics
 from service.cli import log_setup, telemetry
 from service.cli.config import Config, event_limits
 from service.store import open_store
@@ -55,7 +55,7 @@ class Running:
     watcher: asyncio.Task[None]
     config: Config
     stopping: asyncio.Event
-    reviews: asyncio.Task[None]  # the retention reviews (service/app/retention.py)
+    reviews: asyncio.Task[None]  # the retention reviews (service/app/keeping/retention.py)
 
     async def stop(self) -> None:
         """Stops taking calls, ends the live streams at once (UNAVAILABLE: their

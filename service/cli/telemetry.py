@@ -7,7 +7,7 @@ OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG; the OTLP exporter from
 OTEL_EXPORTER_OTLP_*, over gRPC), the maintained instrumentations — gRPC (a span per
 RPC, `traceparent` read from the metadata; health checks left out), aiohttp's server (a
 span per HTTP request; probes and scrapes left out), Redis (a span per round trip) —
-and the use cases' own spans (service/app/tracing.py)."""
+and the use cases' own spans (service/app/observe/tracing.py)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from opentelemetry.sdk.trace.sampling import Decision, Sampler, SamplingResult
 from opentelemetry.trace import Link, SpanKind
 from opentelemetry.util.types import Attributes
 
-from service.app import tracing
+from service.app.observe import tracing
 
 EXPORTERS = ("otlp", "console")
 # HTTP paths that machines call every few seconds: no span (a regex list, as the

@@ -158,7 +158,7 @@ class StoreHealth:
 @dataclass(frozen=True, slots=True)
 class Keep:
     """How long the store keeps a game, as the service decided at a write
-    (service/app/retention.py): when to list it among the games due for review
+    (service/app/keeping/retention.py): when to list it among the games due for review
     (`due_games`), and when the store may drop it by itself should nobody have
     reviewed it (Redis: every key of the game expires then). 0: never."""
 
@@ -353,7 +353,7 @@ class EventStore(Protocol):
         Raises GameNotFound."""
         ...
 
-    # --- retention (service/app/retention.py) ---------------------------------------
+    # --- retention (service/app/keeping/retention.py) ---------------------------------------
 
     async def due_games(self, now_ms: int, limit: int) -> list[str]:
         """Up to `limit` games whose review time (Keep.review_at_ms) has come, the

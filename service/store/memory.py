@@ -1,6 +1,6 @@
 """The embedded event store: everything in this process's memory, lost on exit.
 The default of `ludotheque serve`, and the reference the Redis store is tested against.
-It never drops a game by itself: the service's retention sweeps (service/app/retention.py)
+It never drops a game by itself: the service's retention sweeps (service/app/keeping/retention.py)
 delete the games due."""
 
 from __future__ import annotations

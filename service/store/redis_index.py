@@ -30,7 +30,7 @@ What readers see meanwhile: a game is listed only when its labels match the filt
 game not yet filed may be missing from a page until it is.
 
 Retention rides on the same filings: each files the game's next review time in the
-`due` sorted set, which the service's reviews read (service/app/retention.py); a review
+`due` sorted set, which the service's reviews read (service/app/keeping/retention.py); a review
 that keeps a game schedules it anew. A game deleted, or dropped by Redis when its keys
 expired, leaves the listing and the schedule by a filing of nothing (`sync(game_id,
 None)`; `settle` finds it gone); a filing arriving after that files it again, and the

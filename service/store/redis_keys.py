@@ -14,7 +14,7 @@ slot and one Lua script can change all of it at once:
                                    live readers block on when writes wait for replicas
     <prefix>:{<game_id>}:snapshots sorted set: "<version>:<snapshot>" scored by version
 Every key of a game expires at the time its last write (or review) set, a backstop
-should no server delete it (service/app/retention.py). A deleted game's events stream
+should no server delete it (service/app/keeping/retention.py). A deleted game's events stream
 stays a minute with one last entry that holds no event: live readers end its followers.
 Games whose listing may lag behind them, one sorted set per cluster slot, in that slot
 (the tag is any string that hashes to it), so a game's own script records it:

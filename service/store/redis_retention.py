@@ -1,4 +1,4 @@
-"""The Redis store's part of retention (service/app/retention.py): how long each game is
+"""The Redis store's part of retention (service/app/keeping/retention.py): how long each game is
 kept, the games due for review, one process at a time claiming a game to expire it, and
 deleting a game, every key of it at once.
 

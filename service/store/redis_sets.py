@@ -1,6 +1,6 @@
 """The Redis store's bounded sets and marks, shared by every server process. The sets
 (EventStore.admit, release, members: creation quotas and rate limits,
-service/app/limits.py) are one sorted set each, `<prefix>:limit:<key>`, their members
+service/app/access/limits.py) are one sorted set each, `<prefix>:limit:<key>`, their members
 scored by when they expire (+inf: never); the ADMIT script counts and adds in one step.
 A mark (EventStore.mark_once: a stream ticket spent) is a key with an expiry,
 `<prefix>:mark:<key>`, set with SET NX PX."""

@@ -10,9 +10,9 @@ from typing import Any
 import helm_python as helm
 import pytest
 
-from service.app.creators import creation_policy, parse_api_keys
-from service.app.jwks import parse_key_set
-from service.app.origins import ClientAddresses, parse_networks
+from service.app.access.creators import creation_policy, parse_api_keys
+from service.app.access.jwks import parse_key_set
+from service.app.access.origins import ClientAddresses, parse_networks
 from tests.deploy.chart import (
     EXISTING_CONFIG_MAPS,
     VALUE_SETS,

@@ -16,7 +16,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.app.metrics import Metrics
+from service.app.observe.metrics import Metrics
 from tests.support.rest import Rest
 from tests.support.server import ROOT, running_server
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from service.app.metrics import Metrics
+from service.app.observe.metrics import Metrics
 from service.cli import build_parser
 from service.cli.config import SETTINGS
 from service.store.redis_keys import Keys

@@ -16,7 +16,7 @@ from google.rpc import error_details_pb2, status_pb2
 from ludotheque import Client, error_status, retry_delay
 from ludotheque.v1 import game_pb2, game_service_pb2
 
-from service.app.creators import hash_api_key
+from service.app.access.creators import hash_api_key
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess, running_server
 

@@ -16,7 +16,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 
 from engines.mooki import ENGINE as MOOKI
-from service.app import gamelog
+from service.app.model import gamelog
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
 

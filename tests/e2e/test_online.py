@@ -18,7 +18,7 @@ from ludotheque.client import PlaySession
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app.verify import Replayed, verify
+from service.app.logs.verify import Replayed, verify
 from tests.support.connect import Connect, Failure
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess, running_server

@@ -11,8 +11,8 @@ import grpc
 import pytest
 from ludotheque import Client
 
-from service.app import gamelog
-from service.app.verify import Replayed, verify
+from service.app.logs.verify import Replayed, verify
+from service.app.model import gamelog
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
 

@@ -27,11 +27,11 @@ from engines.contract import SeatInfo, Viewer, fold
 from engines.describers import DESCRIBERS
 from engines.phrases import Arg, ListArg, NumberArg, Phrase, StepRole, phrase
 from engines.registry import ENGINES, AnyEngine
-from service.app.catalogs import DEFAULT_LOCALE, Catalogs, catalogs, placeholders
-from service.app.descriptions import LOSS_KEYS, TABLE_EVENT_KINDS, table_phrase
-from service.app.errors import Code
-from service.app.kinds import game_kind
-from service.app.table import REFUSALS, refusal_key
+from service.app.model.errors import Code
+from service.app.model.table import REFUSALS, refusal_key
+from service.app.views.descriptions import LOSS_KEYS, TABLE_EVENT_KINDS, table_phrase
+from service.app.views.kinds import game_kind
+from service.app.words.catalogs import DEFAULT_LOCALE, Catalogs, catalogs, placeholders
 
 ROOT = Path(__file__).resolve().parents[2]
 KINDS = sorted(ENGINES)
@@ -76,7 +76,7 @@ TABLE_EVENTS = [
 
 def test_every_table_event_has_a_description() -> None:
     kinds = {field.name for field in game_pb2.TableEvent.DESCRIPTOR.oneofs_by_name["change"].fields}
-    assert kinds == TABLE_EVENT_KINDS, "describe every table event in service/app/descriptions.py"
+    assert kinds == TABLE_EVENT_KINDS, "describe every table event in service/app/views/descriptions.py"
     described = {str(event.WhichOneof("change")) for event in TABLE_EVENTS if event.WhichOneof("change")}
     assert described == kinds
     for event in TABLE_EVENTS[:-1]:
@@ -91,7 +91,7 @@ def test_every_table_refusal_the_service_raises_is_listed() -> None:
                 first = node.args[0]
                 assert isinstance(first, ast.Constant), f"{path}: a refusal's reason must be a literal"
                 raised.add(str(first.value))
-    assert raised == set(REFUSALS), "update REFUSALS in service/app/table.py"
+    assert raised == set(REFUSALS), "update REFUSALS in service/app/model/table.py"
 
 
 def raised_rule_codes(kind: str) -> set[str]:
@@ -172,7 +172,7 @@ def used_keys() -> set[str]:
         "error.versions_lost",
         "seat.unnamed",
     }
-    keys.update(LOSS_KEYS)  # the events that record versions the store lost (service/app/losses.py)
+    keys.update(LOSS_KEYS)  # the events that record versions the store lost (service/app/keeping/losses.py)
     keys.update(refusal_key(reason) for reason in REFUSALS)
     for change in TABLE_EVENTS:
         keys.update(phrase_keys(table_phrase(change)))

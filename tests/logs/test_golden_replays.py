@@ -13,8 +13,8 @@ from google.protobuf import json_format
 
 from engines.registry import ENGINES
 from scripts.golden import viewers
-from service.app import gamelog
-from service.app.verify import Replayed, verify
+from service.app.logs.verify import Replayed, verify
+from service.app.model import gamelog
 from tests.support.server import ROOT
 
 REPLAYS = ROOT / "seeds" / "replays"

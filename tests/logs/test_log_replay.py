@@ -1,4 +1,4 @@
-"""ReplayLog's use case (service/app/log_replay.py): a log sent in the request is
+"""ReplayLog's use case (service/app/logs/log_replay.py): a log sent in the request is
 verified and replayed, storing nothing, its versions shown a page at a time as any
 viewer saw them, or its first bad event named with the versions before it."""
 
@@ -11,10 +11,10 @@ import pytest
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
-from service.app import envelopes, gamelog
-from service.app.errors import Code, ServiceError
-from service.app.log_replay import MAX_AT_ONCE, MAX_LOG_EVENTS, MAX_WAITING, LogReplays
-from service.app.verify import Replayed, verify
+from service.app.logs.log_replay import MAX_AT_ONCE, MAX_LOG_EVENTS, MAX_WAITING, LogReplays
+from service.app.logs.verify import Replayed, verify
+from service.app.model import envelopes, gamelog
+from service.app.model.errors import Code, ServiceError
 from tests.support.aio import async_test
 from tests.support.server import ROOT
 

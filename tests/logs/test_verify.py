@@ -9,8 +9,8 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 
 from engines.mooki import ENGINE as MOOKI
-from service.app import gamelog
-from service.app.verify import Problem, Replayed, verify
+from service.app.logs.verify import Problem, Replayed, verify
+from service.app.model import gamelog
 from tests.support.server import ROOT
 
 GOLDEN = ROOT / "seeds" / "replays" / "mooki" / "game-1.jsonl"

@@ -12,7 +12,7 @@ from engines.contract import SeatInfo, Viewer, fold
 from engines.picnic import ENGINE
 from engines.picnic.bots import greedy_bot
 from engines.picnic.describe import DESCRIBER
-from service.app.catalogs import catalogs
+from service.app.words.catalogs import catalogs
 from service.cli.render import picnic as render
 from tests.picnic.helpers import RAIN, at, dealt, draw, facteur, place, run, started
 

@@ -15,8 +15,8 @@ from ludotheque.v1 import game_service_pb2 as api
 from redis.asyncio.connection import AbstractConnection
 
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.errors import Code, ServiceError
+from service.app.access.auth import TokenAuthority
+from service.app.model.errors import Code, ServiceError
 from service.store.base import StoreUnavailable
 from service.store.redis import RedisStore
 from tests.support.aio import async_test

@@ -24,9 +24,9 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Viewer
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.errors import Code, ServiceError
-from service.app.views import legal_commands
+from service.app.access.auth import TokenAuthority
+from service.app.model.errors import Code, ServiceError
+from service.app.views.views import legal_commands
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.redis import RedisServer

@@ -17,7 +17,7 @@ from ludotheque import Client
 from ludotheque.client import PlaySession
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app.verify import Replayed, verify
+from service.app.logs.verify import Replayed, verify
 from tests.support.redis import RedisServer
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
 

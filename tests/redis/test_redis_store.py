@@ -16,9 +16,9 @@ from contextlib import asynccontextmanager
 import pytest
 
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.errors import Code, ServiceError
-from service.app.metrics import InstrumentedStore, Metrics
+from service.app.access.auth import TokenAuthority
+from service.app.model.errors import Code, ServiceError
+from service.app.observe.metrics import InstrumentedStore, Metrics
 from service.store import open_store
 from service.store.base import (
     AppendResult,

@@ -13,11 +13,11 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.creators import OpenCreation
-from service.app.errors import Code, retry_after_seconds
-from service.app.limits import CreationLimits
-from service.app.origins import ClientAddresses, Origin, calling_from, parse_networks
+from service.app.access.auth import TokenAuthority
+from service.app.access.creators import OpenCreation
+from service.app.access.limits import CreationLimits
+from service.app.access.origins import ClientAddresses, Origin, calling_from, parse_networks
+from service.app.model.errors import Code, retry_after_seconds
 from service.store.memory import MemoryStore
 from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, SECRET, create_request, expect_error, submit
 from tests.support.aio import async_test
@@ -326,7 +326,7 @@ def test_secrets_and_admin_tokens_shorter_than_32_bytes_are_refused() -> None:
 
 @pytest.mark.parametrize("token", ["².x", "0.²", "0.0.mac", "1.-1.mac", "0.1.2.mac", "99999.mac", "", "0."])
 def test_malformed_seat_tokens_are_unauthenticated(token: str) -> None:
-    from service.app.auth import BadToken
+    from service.app.access.auth import BadToken
 
     with pytest.raises(BadToken):
         TokenAuthority(SECRET).seat_claim("game", token)

@@ -19,10 +19,10 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.contract import Viewer, fold
 from engines.mooki import ENGINE
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.errors import Code, ServiceError
-from service.app.games import random_game_id
-from service.app.live import GAME_ID_PATTERN
+from service.app.access.auth import TokenAuthority
+from service.app.games.games import random_game_id
+from service.app.model.errors import Code, ServiceError
+from service.app.model.live import GAME_ID_PATTERN
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from tests.mooki.helpers import command_universe

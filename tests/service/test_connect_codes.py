@@ -4,7 +4,7 @@ gives it too."""
 from __future__ import annotations
 
 from service.api.connect import HTTP_STATUS, ConnectFailure
-from service.app.errors import Code, ServiceError
+from service.app.model.errors import Code, ServiceError
 
 
 def test_every_service_error_code_is_a_connect_code_with_the_same_http_status() -> None:

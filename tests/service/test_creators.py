@@ -16,10 +16,10 @@ from aiohttp import web
 from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 
-from service.app.creators import ApiKeyCreation, JwtCreation, creation_policy, hash_api_key, parse_api_keys
-from service.app.errors import Code, ServiceError
-from service.app.jwks import MAX_AGE_SECONDS, MIN_REFETCH_SECONDS, KeySet
-from service.app.origins import ClientAddresses, Origin
+from service.app.access.creators import ApiKeyCreation, JwtCreation, creation_policy, hash_api_key, parse_api_keys
+from service.app.access.jwks import MAX_AGE_SECONDS, MIN_REFETCH_SECONDS, KeySet
+from service.app.access.origins import ClientAddresses, Origin
+from service.app.model.errors import Code, ServiceError
 from tests.support.aio import async_test
 
 ISSUER, AUDIENCE = "https://id.example", "ludotheque"

@@ -8,7 +8,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app.stored import parse_event
+from service.app.model.stored import parse_event
 from service.cli.language import environment_locale
 from tests.service.test_app import ADMIN, new_app, new_game, submit
 from tests.support.aio import async_test

@@ -11,8 +11,8 @@ from ludotheque.v1 import event_run_pb2, game_pb2
 
 from engines.contract import SeatInfo
 from engines.registry import ENGINES
-from service.app.errors import Code, ServiceError
-from service.app.snapshots import payloads
+from service.app.model.errors import Code, ServiceError
+from service.app.model.snapshots import payloads
 from service.store.base import StoredEvent
 
 

@@ -14,7 +14,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.api.grpc_server import _bidi, _streaming, _unary
 from service.api.rpcs import SERVICE, Responses
-from service.app.errors import not_found
+from service.app.model.errors import not_found
 from tests.support.aio import async_test
 
 GET_GAME = SERVICE.methods_by_name["GetGame"]

@@ -10,7 +10,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app.errors import Code
+from service.app.model.errors import Code
 from service.store.memory import MemoryStore
 from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, command, expect_error, new_app, new_game, submit
 from tests.support.aio import async_test

@@ -9,8 +9,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from service.api.http_server import build_http_app
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.metrics import InstrumentedStore, Metrics
+from service.app.access.auth import TokenAuthority
+from service.app.observe.metrics import InstrumentedStore, Metrics
 from service.store.base import (
     KEEP_FOREVER,
     Admission,

@@ -1,5 +1,5 @@
 """ImportGame checks a log's header as CreateGame checks a request (the same code, in
-service/app/games.py): one test per way a header can be wrong. Before, these made
+service/app/games/games.py): one test per way a header can be wrong. Before, these made
 games nobody could play, tokens that failed, or an INTERNAL error."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from ludotheque.pirates.v1 import pirates_pb2
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app.errors import Code
+from service.app.model.errors import Code
 from tests.service.test_app import ADMIN, DRAW_LEFT, expect_error, new_app, new_game, submit
 from tests.support.aio import async_test
 

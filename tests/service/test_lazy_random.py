@@ -1,4 +1,4 @@
-"""service/app/lazy_random.py: a generator seeded on its first draw draws exactly what the
+"""service/app/model/lazy_random.py: a generator seeded on its first draw draws exactly what the
 generator it stands for draws."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from service.app.lazy_random import LazyRandom
-from service.app.seeding import BOT, DECIDE, SETUP, game_rng
+from service.app.model.lazy_random import LazyRandom
+from service.app.model.seeding import BOT, DECIDE, SETUP, game_rng
 
 
 def _draws(rng: random.Random) -> list[object]:

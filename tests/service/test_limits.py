@@ -14,8 +14,8 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.registry import ENGINES
-from service.app.errors import Code
-from service.app.verify import Problem, Replayed, verify
+from service.app.logs.verify import Problem, Replayed, verify
+from service.app.model.errors import Code
 from service.cli import build_parser
 from service.cli.config import event_limits, from_arguments
 from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, create_request, expect_error, new_app, submit

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.app import access_log, request_context
-from service.app.request_context import RequestFields
+from service.app.observe import access_log, request_context
+from service.app.observe.request_context import RequestFields
 from service.cli.log_setup import AccessSampler, Redactor, chosen_format, configure_logging, store_password
 
 SEAT_TOKEN = "1.lmqWCFp74va15iRu6UXFaq_TGsesE97IaEvD7tWxYXY"

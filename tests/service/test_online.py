@@ -15,10 +15,10 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.errors import Code, ServiceError
-from service.app.join_codes import ALPHABET, LENGTH
-from service.app.verify import Replayed, verify
+from service.app.access.auth import TokenAuthority
+from service.app.logs.verify import Replayed, verify
+from service.app.model.errors import Code, ServiceError
+from service.app.online.join_codes import ALPHABET, LENGTH
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 

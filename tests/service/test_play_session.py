@@ -11,9 +11,9 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.auth import TokenAuthority
-from service.app.errors import Code, ServiceError
-from service.app.play_session import play
+from service.app.access.auth import TokenAuthority
+from service.app.model.errors import Code, ServiceError
+from service.app.play.play_session import play
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 

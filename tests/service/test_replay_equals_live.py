@@ -21,7 +21,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.auth import TokenAuthority
+from service.app.access.auth import TokenAuthority
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore

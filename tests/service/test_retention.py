@@ -1,4 +1,4 @@
-"""Retention (service/app/retention.py): finished and abandoned games expire after
+"""Retention (service/app/keeping/retention.py): finished and abandoned games expire after
 their times to live, exported first when asked, once across several processes, and
 are unlisted; a game that moves meanwhile stays; the admin's DeleteGame."""
 
@@ -17,13 +17,14 @@ import pytest
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app import GameApp, gamelog
-from service.app import retention as retention_module
-from service.app.auth import TokenAuthority
-from service.app.errors import Code
-from service.app.limits import CreationLimits
-from service.app.retention import RetentionPolicy
-from service.app.verify import Replayed, verify
+from service.app import GameApp
+from service.app.access.auth import TokenAuthority
+from service.app.access.limits import CreationLimits
+from service.app.keeping import retention as retention_module
+from service.app.keeping.retention import RetentionPolicy
+from service.app.logs.verify import Replayed, verify
+from service.app.model import gamelog
+from service.app.model.errors import Code
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from tests.service.conftest import memory_store
@@ -33,7 +34,7 @@ from tests.support.aio import async_test
 StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 HOUR = 3600.0
 POLICY = RetentionPolicy(finished_ttl=2 * HOUR, abandoned_ttl=10 * HOUR)
-LIVE = "live:ip:unknown"  # the live games of the creator these tests create as (service/app/limits.py)
+LIVE = "live:ip:unknown"  # the live games of the creator these tests create as (service/app/access/limits.py)
 
 
 class Clock:

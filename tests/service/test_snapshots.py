@@ -1,4 +1,4 @@
-"""Snapshots (service/app/snapshots.py): a long game keeps one every N events; a cold
+"""Snapshots (service/app/model/snapshots.py): a long game keeps one every N events; a cold
 GetGame, a replay at any version and a catch-up read about N events, not the game;
 and they answer exactly what folding every event answers. A snapshot that does not
 match its events is ignored, reported, and written again."""
@@ -16,7 +16,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.snapshots import Checkpoint
+from service.app.model.snapshots import Checkpoint
 from service.store.base import EventStore, StoredEvent, StoredSnapshot, head
 from service.store.memory import MemoryStore
 from tests.service.test_app import ADMIN, new_app
@@ -167,7 +167,7 @@ async def test_a_snapshot_that_does_not_match_its_events_is_ignored_reported_and
         request = api.ReplayGameRequest(game_id=game_id, at_version=spoilt + 3)
         expected = await app_on(store, every=0).replay(request, ADMIN)
         app = app_on(store)
-        with caplog.at_level(logging.WARNING, logger="service.app.snapshots"):
+        with caplog.at_level(logging.WARNING, logger="service.app.model.snapshots"):
             assert await app.replay(request, ADMIN) == expected
         assert [r for r in caplog.records if f"version {spoilt} ignored" in r.getMessage()]
         rejected = app.metrics.registry.get_sample_value(
@@ -197,7 +197,7 @@ async def _without_snapshots(store: EventStore) -> tuple[str, int]:
     return game.game_id, game.version
 
 
-# --- games whose table changes (service/app/table.py) ----------------------------------
+# --- games whose table changes (service/app/model/table.py) ----------------------------------
 
 
 async def _play_as_admin(app: GameApp, game_id: str, until_version: int, rng: random.Random) -> game_pb2.Game:

@@ -25,8 +25,9 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import RuleViolation, SeatInfo, Viewer, fold
 from engines.registry import AnyEngine
-from service.app import envelopes, views
-from service.app.descriptions import Audience
+from service.app.model import envelopes
+from service.app.views import views
+from service.app.views.descriptions import Audience
 
 SEATS = [game_pb2.Seat(index=i, name=name) for i, name in enumerate(("Cléo", "Robin", "Lou", "Sam"))]
 AUDIENCES = [Audience.of(SEATS, locale) for locale in ("en", "fr")]

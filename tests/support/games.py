@@ -17,7 +17,7 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import fold
 from engines.registry import get_engine
-from service.app import envelopes
+from service.app.model import envelopes
 from tests.support.server import ADMIN_TOKEN
 
 RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}

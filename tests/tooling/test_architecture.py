@@ -59,6 +59,52 @@ def violations(module: str, source: str) -> list[str]:
     return found
 
 
+# service/app's packages, lowest first: each may import only those before it (and
+# itself); game_app.py composes them all, and play/ uses the composed GameApp.
+APP_PACKAGES = (
+    "observe",
+    "words",
+    "model",
+    "views",
+    "access",
+    "keeping",
+    "moves",
+    "online",
+    "games",
+    "tables",
+    "history",
+    "logs",
+    "game_app",
+    "play",
+)
+
+
+def app_unit(name: str) -> str | None:
+    """The service/app package (or top module) a dotted module name belongs to."""
+    parts = name.split(".")
+    if parts[:2] != ["service", "app"] or len(parts) < 3:
+        return None
+    return parts[2]
+
+
+def order_violations(module: str, source: str) -> list[str]:
+    """The imports of `module` that point up or sideways in APP_PACKAGES' order."""
+    unit = app_unit(module)
+    if unit is None:
+        return []
+    rank = APP_PACKAGES.index(unit)
+    found = []
+    for name in sorted(imported(ast.parse(source), module)):
+        other = app_unit(name)
+        if other is None or other == unit:
+            continue
+        if other not in APP_PACKAGES:
+            continue  # a name imported from service.app itself (GameApp, LiveGame)
+        if APP_PACKAGES.index(other) > rank:
+            found.append(f"{module} imports {name} ({unit} comes before {other} in service/app's order)")
+    return found
+
+
 def sources() -> list[Path]:
     return sorted([*ROOT.glob("engines/**/*.py"), *ROOT.glob("service/**/*.py")])
 
@@ -72,12 +118,12 @@ def test_imports_point_down_only() -> None:
     ("module", "source"),
     [
         ("engines.mooki.rules", "from service.app import envelopes"),
-        ("service.store.redis", "import service.app.live"),
+        ("service.store.redis", "import service.app.model.live"),
         ("service.store.memory", "from ludotheque.v1 import game_pb2"),
-        ("service.app.moves", "from service.api.rest import to_json"),
-        ("service.app.moves", "from service.api import rest"),
+        ("service.app.moves.moves", "from service.api.rest import to_json"),
+        ("service.app.moves.moves", "from service.api import rest"),
         ("service.api.rest", "from service.cli.config import SETTINGS"),
-        ("service.app.games", "from ..api import rest"),
+        ("service.app.games.games", "from ...api import rest"),
     ],
 )
 def test_the_check_catches_an_import_pointing_up(module: str, source: str) -> None:
@@ -87,14 +133,51 @@ def test_the_check_catches_an_import_pointing_up(module: str, source: str) -> No
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("service.api.rest", "from service.app.errors import ServiceError"),
-        ("service.app.moves", "from service.store.base import VersionConflict"),
+        ("service.api.rest", "from service.app.model.errors import ServiceError"),
+        ("service.app.moves.moves", "from service.store.base import VersionConflict"),
         ("service.cli.serve", "from service.api import grpc_server"),
         ("service.store.redis", "from service.store.base import EventStore"),
     ],
 )
 def test_the_check_lets_imports_point_down(module: str, source: str) -> None:
     assert not violations(module, source)
+
+
+def test_service_app_is_made_of_the_packages_in_order() -> None:
+    app = ROOT / "service" / "app"
+    units = {p.name for p in app.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    units |= {p.stem for p in app.glob("*.py") if p.stem != "__init__"}
+    assert units == set(APP_PACKAGES)
+
+
+def test_service_app_packages_import_only_those_below() -> None:
+    problems = [p for path in sources() for p in order_violations(module_name(path), path.read_text())]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("service.app.model.live", "from service.app.views.views import view"),
+        ("service.app.observe.metrics", "from service.app.model import errors"),
+        ("service.app.moves.moves", "from service.app.online.online import Online"),
+        ("service.app.views.kinds", "import service.app.access.auth"),
+    ],
+)
+def test_the_order_check_catches_an_import_pointing_up(module: str, source: str) -> None:
+    assert order_violations(module, source)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("service.app.moves.moves", "from service.app.model.live import LiveGame"),
+        ("service.app.play.play_session", "from service.app import GameApp"),
+        ("service.app.model.live", "from service.app.model.marks import Marks"),
+    ],
+)
+def test_the_order_check_lets_imports_point_down(module: str, source: str) -> None:
+    assert not order_violations(module, source)
 
 
 def test_every_module_says_what_it_holds() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from ludotheque import Client
 from ludotheque.v1 import game_pb2
 
-from service.app import gamelog
+from service.app.model import gamelog
 from tests.support.browser import Page
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
 from tests.web.playing import CHOICES, assert_accessible, assert_the_log_is_the_games, play_by_clicking, wait_for_a_turn

@@ -1,6 +1,6 @@
 """Plain-text drawing of each game's views (`ludotheque play`, `ludotheque replay`).
 One module per game, the same function. Moves and events are told in the words every
-client gets (their descriptions: service/app/descriptions.py), not here."""
+client gets (their descriptions: service/app/views/descriptions.py), not here."""
 
 from __future__ import annotations
 

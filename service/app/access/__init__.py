@@ -1,0 +1,1 @@
+"""Who is asking and what they may do: tokens, viewers, who may create games and how many, stream tickets."""

@@ -1,0 +1,1 @@
+"""Games created, read and listed; seat tokens rotated."""

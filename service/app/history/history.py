@@ -1,0 +1,194 @@
+"""Use cases of a game's history: its events (a page, or followed live) and its state
+at any version (time travel), each as the caller may see them. A game takes at most so
+many spectators following it live in one process."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import AsyncGenerator, AsyncIterator
+from dataclasses import dataclass
+
+from ludotheque.v1 import game_pb2, game_service_pb2
+
+from engines.contract import Role, Viewer
+from service.app.access.tickets import StreamTickets
+from service.app.access.viewers import Viewers
+from service.app.model.errors import Code, ServiceError, invalid_argument, unauthenticated, versions_lost
+from service.app.model.live import LiveGame, LiveGames
+from service.app.model.stored import parse_event, store_errors
+from service.app.observe import tracing
+from service.app.observe.metrics import Metrics
+from service.app.views.descriptions import Audience
+from service.app.views.views import LiveAudience, outcome, redact, shown, status_code
+from service.store.base import VersionsLost
+
+MAX_EVENTS_PAGE = 1000
+DEFAULT_MAX_FOLLOWERS = 1000  # spectators of one game following it live in one process
+
+
+@dataclass(frozen=True, slots=True)
+class EventStream:
+    """A game's events for one viewer, from a version on. `ended`: nothing will ever
+    come (a finished game read past its last event)."""
+
+    events: AsyncIterator[game_pb2.Event]
+    ended: bool
+
+
+class History:
+    def __init__(
+        self,
+        games: LiveGames,
+        viewers: Viewers,
+        metrics: Metrics,
+        tickets: StreamTickets,
+        max_followers: int = DEFAULT_MAX_FOLLOWERS,
+    ) -> None:
+        self._games = games
+        self._viewers = viewers
+        self._metrics = metrics
+        self._tickets = tickets
+        self._max_followers = max_followers
+        self._spectators: Counter[str] = Counter()  # game id -> its spectators following it in this process
+
+    def _admit(self, live: LiveGame, viewer: Viewer) -> None:
+        """Refuses a spectator once `max_followers` spectators follow the game here (its
+        seats and the admin are not counted, and always let in: spectators must not lock
+        the players out)."""
+        count = self._spectators[live.game_id]
+        if viewer.role is Role.SPECTATOR and count >= self._max_followers:
+            raise ServiceError(
+                Code.RESOURCE_EXHAUSTED,
+                f"This game has {count} spectators on this server, the most it takes: try again later, "
+                "or read its events a page at a time (ListEvents).",
+            )
+
+    async def list_events(
+        self, request: game_service_pb2.ListEventsRequest, token: str
+    ) -> game_service_pb2.ListEventsResponse:
+        live = await self._games.load(request.game_id)
+        viewer = self._viewers.in_game(live, token)
+        if request.page_size > MAX_EVENTS_PAGE:
+            raise invalid_argument("page_size", f"page_size is at most {MAX_EVENTS_PAGE}.")
+        first = max(request.from_version, 1)
+        last = min(request.to_version or live.version, live.version)
+        stop = min(last, first + (request.page_size or MAX_EVENTS_PAGE) - 1)
+        with store_errors():
+            stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
+        response = game_service_pb2.ListEventsResponse(version=live.version)
+        audience = Audience.of(live.table.seats, request.locale)
+        for item in stored:
+            redacted = redact(live.engine, parse_event(item), viewer, audience)
+            if redacted is not None:
+                response.events.append(redacted)
+        if stop < last:
+            response.next_from_version = stop + 1
+        return response
+
+    async def stream_events(self, request: game_service_pb2.StreamEventsRequest, token: str) -> EventStream:
+        """Checks the request now (so transports can answer an error before they
+        start streaming), then returns the events as they come."""
+        live = await self._games.load(request.game_id)
+        if request.ticket:
+            if token:
+                raise invalid_argument("ticket", "Send a stream ticket or a token, not both.")
+            viewer = await self._tickets.redeem(live, request.ticket)
+        else:
+            viewer = self._viewers.in_game(live, token)
+        from_version = max(request.from_version, 1)
+        ended = live.status.finished and from_version > live.version
+        if not ended:
+            self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
+        return EventStream(_visible(self.follow(live, viewer, from_version, request.locale)), ended)
+
+    async def follow(
+        self, live: LiveGame, viewer: Viewer, from_version: int, locale: str | None = None
+    ) -> AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]]:
+        """Every event from `from_version` on, then live ones, until the game is over:
+        each as stored and as `viewer` may see it (None: not at all), described in
+        `locale` (None: not described). A seat's stream ends when its token is no
+        longer the seat's: when the admin rotated it (at the next event once this
+        process knows), or after the event that says its player left the seat."""
+        if live.status.finished and from_version > live.version:
+            return
+        seat = viewer.seat if viewer.role is Role.SEAT else None
+        generation = live.seat_generation(seat) if seat is not None else 0
+        if from_version > live.version + 1:  # the caller was given versions the store does not have
+            raise versions_lost(live.version + 1, from_version - 1, live.version, "from_version")
+        self._admit(live, viewer)
+        game_id = live.game_id
+        counted = viewer.role is Role.SPECTATOR
+        self._spectators[game_id] += counted
+        held_since = live.version  # the token was the seat's at this version
+        audience = None if locale is None else LiveAudience(live, locale)
+        self._metrics.subscriptions.inc()
+        since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
+        try:
+            with store_errors():
+                async for stored in self._games.store.subscribe(game_id, from_version):
+                    if seat is not None and live.seat_generation(seat) != generation:
+                        raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
+                    with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
+                        event = parse_event(stored)
+                        if event.HasField("table") and event.version > live.version:
+                            await self._games.refresh(live)  # who sits where: the names the words use
+                        self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
+                        yield event, redact(live.engine, event, viewer, audience.now() if audience else None)
+                    if event.game_over:
+                        return
+                    if seat is not None and event.version > held_since and _left(event, seat):
+                        raise unauthenticated("This seat was left: its token is not valid any more.")
+        except VersionsLost as lost:
+            raise await self._lost(live, lost) from lost
+        finally:
+            self._metrics.subscriptions.dec()
+            self._spectators[game_id] -= counted
+            if not self._spectators[game_id]:
+                del self._spectators[game_id]
+
+    async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
+        """The store went back behind what this stream had sent: record the loss (the
+        game is rebuilt from the store) and tell the follower what it lost."""
+        await self._games.store_behind(live, lost.seen)
+        loss = live.losses[-1] if live.losses else None
+        if loss is not None and loss.last >= lost.seen:
+            return versions_lost(loss.first, loss.last, live.version, "from_version")
+        return versions_lost(lost.version + 1, lost.seen, live.version, "from_version")
+
+    async def replay(
+        self, request: game_service_pb2.ReplayGameRequest, token: str
+    ) -> game_service_pb2.ReplayGameResponse:
+        live = await self._games.load(request.game_id)
+        viewer = self._viewers.in_game(live, token)
+        at = request.at_version if request.HasField("at_version") else live.version
+        if at > live.version:
+            raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
+        state = live.state if at == live.version else await self._games.state_at(live, at)
+        status = live.engine.status(state)
+        seen, legal = shown(live, state, viewer, Audience.of(live.table.seats, request.locale))
+        return game_service_pb2.ReplayGameResponse(
+            at_version=at,
+            version=live.version,
+            status=status_code(status, live.table.started_at(at)),
+            to_act=status.to_act,
+            outcome=outcome(live, status),
+            view=seen,
+            legal_commands=legal,
+        )
+
+
+async def _visible(
+    events: AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]],
+) -> AsyncIterator[game_pb2.Event]:
+    try:
+        async for _, redacted in events:
+            if redacted is not None:
+                yield redacted
+    finally:
+        await events.aclose()  # at once, not when collected: its follower's place is freed
+
+
+def _left(event: game_pb2.Event, seat: int) -> bool:
+    """Whether `event` says the seat's player left it."""
+    return event.table.WhichOneof("change") == "left" and event.table.left.seat == seat

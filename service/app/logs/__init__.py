@@ -1,0 +1,1 @@
+"""Game logs: exported, imported, verified, and replayed from a request."""

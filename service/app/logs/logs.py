@@ -1,0 +1,169 @@
+"""Use cases of game logs: export a game's log as a viewer saw it, import a verified
+log as a new game."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from ludotheque.v1 import game_pb2, game_service_pb2
+
+from engines.contract import Viewer
+from engines.registry import ENGINES, get_engine
+from service.app.access.auth import TokenAuthority
+from service.app.access.creators import ADMIN_IDENTITY
+from service.app.access.viewers import Viewers
+from service.app.games.games import Games, resolve_options, validate_seats
+from service.app.logs.verify import Problem, payload_of, verify
+from service.app.model import gamelog
+from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
+from service.app.model.live import LiveGame, LiveGames
+from service.app.model.snapshots import Checkpoint, checkpoints
+from service.app.model.stored import parse_event, store_errors
+from service.app.moves.steps import play_bots, stamp
+from service.app.views.descriptions import Audience
+from service.app.views.views import game_message, redact, timestamp, viewer_message
+
+
+class Logs:
+    def __init__(
+        self,
+        games: LiveGames,
+        viewers: Viewers,
+        tokens: TokenAuthority,
+        creator: Games,
+        now_ms: Callable[[], int],
+        new_game_id: Callable[[], str],
+    ) -> None:
+        self._games = games
+        self._viewers = viewers
+        self._tokens = tokens
+        self._creator = creator
+        self._now_ms = now_ms
+        self._new_game_id = new_game_id
+
+    async def export_game(
+        self, request: game_service_pb2.ExportGameRequest, token: str
+    ) -> game_service_pb2.ExportGameResponse:
+        live = await self._games.load(request.game_id)
+        caller = self._viewers.in_game(live, token)
+        viewer = caller
+        if request.HasField("as_seat") or request.as_spectator:
+            if not caller.is_admin:
+                raise permission_denied("Only the admin may export the log as another viewer saw it.")
+            if request.HasField("as_seat"):
+                if request.as_seat >= len(live.record.seats):
+                    raise invalid_argument("as_seat", f"This game has no seat {request.as_seat}.")
+                viewer = Viewer.player(request.as_seat)
+            else:
+                viewer = Viewer.spectator()
+        with store_errors():
+            stored = await self._games.store.read(live.game_id, 1, live.version)
+        log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
+        audience = Audience.of(live.table.seats, request.locale)
+        for index, item in enumerate(stored, start=1):
+            redacted = redact(live.engine, parse_event(item), viewer, audience)
+            if redacted is not None:
+                log.events.append(redacted)
+            if index % gamelog.EXPORT_SLICE == 0:
+                await asyncio.sleep(0)  # a long game's log: let other requests in
+        return game_service_pb2.ExportGameResponse(log=log)
+
+    async def import_game(
+        self, request: game_service_pb2.ImportGameRequest, token: str
+    ) -> game_service_pb2.ImportGameResponse:
+        if not self._tokens.is_admin(token):
+            if token:
+                raise permission_denied("Only the admin may import a game.")
+            raise unauthenticated("Send the admin token to import a game.")
+        log = request.log
+        seats = check_header(log.header)
+        checked = verify(log)
+        if isinstance(checked, Problem):
+            field = "log.header" if checked.index is None else f"log.events[{checked.index}]"
+            if checked.rules_mismatch:
+                raise ServiceError(Code.FAILED_PRECONDITION, f"This log cannot be replayed: {checked.reason}.")
+            raise invalid_argument(field, f"The log breaks the rules at {checked.where}: {checked.reason}.")
+        engine = checked.engine
+        events = list(log.events)
+        if request.HasField("truncate_at"):
+            cut = request.truncate_at
+            # Between two moves: before a command's first event, unless a table event
+            # before it says why it was played (a timeout's stand-in move).
+            starts = [
+                e.version - 1
+                for e in events
+                if e.HasField("command") and not (e.version > 1 and events[e.version - 2].HasField("table"))
+            ] + [len(events)]
+            if cut not in starts or cut == 0:
+                nearest = ", ".join(str(v) for v in starts[:3]) + (" ..." if len(starts) > 3 else "")
+                raise invalid_argument("truncate_at", f"Cut between two moves, e.g. at {nearest}; not at {cut}.")
+            events = events[:cut]
+        now = self._now_ms()
+        record = game_pb2.GameRecord(
+            game_id=self._new_game_id(),
+            kind=engine.kind,
+            seats=seats,
+            options=log.header.options,
+            seed=log.header.seed,
+            created_at=timestamp(now),
+            rules_version=engine.rules_version,
+            visibility=game_pb2.VISIBILITY_UNLISTED,
+            created_by=ADMIN_IDENTITY,
+            clock=log.header.clock if log.header.HasField("clock") else None,
+        )
+        live = LiveGame(record, engine, engine.initial_state(), 0, now)
+        live.event_limit = self._games.event_limits.get(engine.kind, 0)
+        stored = [game_pb2.Event() for _ in events]
+        for copy, event in zip(stored, events, strict=True):
+            copy.CopyFrom(event)
+            copy.game_over = False
+            # Descriptions are words for one reader, never stored (an exported log has them).
+            copy.ClearField("description")
+            if copy.HasField("command"):
+                copy.command.ClearField("description")
+                del copy.command.choices[:]
+            live.apply(copy)  # the state, and the table: who sits and plays where, the clocks
+        # A cut where a bot was to act: it plays; a log past this server's limit stops.
+        every = self._games.snapshots.every
+        state, bot_steps = await play_bots(live, live.state, len(events), snapshot_every=every)
+        finished = engine.status(state).finished
+        played = await stamp(live, len(events), bot_steps, "import", now, finished)
+        stored += played
+        stored[-1].game_over = finished
+        data = [event.SerializeToString() for event in stored]
+        if played:
+            live.moved(played, data[len(events) :], state, now)
+        live.updated_at_ms = now
+        await self._creator.store_new_game(live, data, now)
+        # The verification folded every state: the imported events' snapshots cost nothing.
+        versions = range(every, len(events) + 1, every) if every else range(0)
+        imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
+        later = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
+        self._games.keep_snapshots(live, imported + later)
+        return game_service_pb2.ImportGameResponse(
+            game_id=record.game_id,
+            seat_tokens=[
+                ""
+                if seat.open
+                else self._tokens.seat_token(record.game_id, seat.index, live.seat_generation(seat.index))
+                for seat in live.table.seats
+            ],
+            game=game_message(live, Viewer.admin(), request.locale, now),
+        )
+
+
+def check_header(header: game_pb2.GameLogHeader) -> list[game_pb2.Seat]:
+    """A log's header is checked as CreateGame checks a request (the same code): its
+    kind, its seats (names, count, indices 0, 1, 2..., bots) and its options (the first
+    seat among them), so no import makes a game a create could not."""
+    engine = get_engine(header.kind)
+    if engine is None:
+        known = ", ".join(sorted(ENGINES))
+        raise invalid_argument("log.header.kind", f"Unknown game kind {header.kind!r}: choose one of {known}.")
+    seats = validate_seats(header.seats, engine, "log.header.seats")
+    options = payload_of(header.options, engine.kind)
+    if options is None:
+        raise invalid_argument("log.header.options", f"The options are not {engine.kind!r} options.")
+    resolve_options(engine, options, seats, "log.header.options")
+    return seats

@@ -1,0 +1,298 @@
+"""Use cases of moves: play a seat's command (and the bot moves it lets happen), once
+per command id, retried on a conflict with another process, and answer with the result."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+from ludotheque.v1 import game_pb2, game_service_pb2
+
+from engines.contract import RuleViolation, Viewer
+from service.app.access.limits import Quotas
+from service.app.access.viewers import Viewers, acting_seat
+from service.app.keeping.retention import RetentionPolicy
+from service.app.model import envelopes
+from service.app.model.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version, versions_lost
+from service.app.model.live import LiveGame, LiveGames
+from service.app.model.seeding import DECIDE
+from service.app.model.snapshots import checkpoints, passes
+from service.app.model.stored import parse_event, store_errors
+from service.app.moves.steps import Step, play_bots, rng, stamp
+from service.app.observe import request_context, tracing
+from service.app.observe.metrics import Metrics
+from service.app.views.descriptions import Audience
+from service.app.views.views import STATUS_NAMES, events_into, outcome, shown_into, status_code, summary_bytes
+from service.store.base import CountersChanged, VersionConflict
+
+log = logging.getLogger(__name__)
+
+COMMAND_ID_PATTERN = re.compile(r"^[\x21-\x7e]{1,128}$")
+
+# How ludotheque_commands_total labels a refused command.
+OUTCOMES = {
+    Code.FAILED_PRECONDITION: "illegal",
+    Code.INVALID_ARGUMENT: "invalid",
+    Code.NOT_FOUND: "invalid",
+    Code.ALREADY_EXISTS: "invalid",
+    Code.ABORTED: "stale",
+    Code.UNAUTHENTICATED: "unauthorised",
+    Code.PERMISSION_DENIED: "unauthorised",
+    Code.UNAVAILABLE: "unavailable",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """A command played (or found already played: `replayed`): its events, versions
+    first_version..last_version (bot moves included)."""
+
+    live: LiveGame
+    viewer: Viewer
+    events: list[game_pb2.Event]
+    first_version: int
+    last_version: int
+    replayed: bool = False
+
+
+class Moves:
+    def __init__(
+        self,
+        games: LiveGames,
+        viewers: Viewers,
+        metrics: Metrics,
+        now_ms: Callable[[], int],
+        max_conflict_retries: int,
+        quotas: Quotas,
+        retention: RetentionPolicy,
+        on_moved: Callable[[LiveGame, int], Awaitable[None]] | None = None,
+    ) -> None:
+        self._games = games
+        self._viewers = viewers
+        self._metrics = metrics
+        self._now_ms = now_ms
+        self._max_retries = max_conflict_retries
+        self._quotas = quotas
+        self._retention = retention
+        self._on_moved = on_moved  # after each move this process stored (the turn clocks' schedule)
+
+    async def submit(
+        self, request: game_service_pb2.SubmitCommandRequest, token: str
+    ) -> game_service_pb2.SubmitCommandResponse:
+        done = await self.apply_command(request, token)
+        if done.replayed:
+            response = await self._replayed(done.live, token, done.first_version, done.last_version, request.locale)
+        else:
+            response = submit_response(done.live, done.viewer, done.events, request.locale)
+        if done.live.table.clock is not None:
+            response.seats.extend(done.live.table.seat_messages(self._now_ms()))
+        return response
+
+    @tracing.move_span
+    async def apply_command(self, request: game_service_pb2.SubmitCommandRequest, token: str) -> Applied:
+        """Plays a command (SubmitCommand without building its response: Play uses it)."""
+        labels = {"kind": "unknown", "command": "unknown"}
+        metrics = self._metrics
+        start = time.perf_counter()
+        try:
+            done = await self._apply(request, token, labels)
+        except ServiceError as error:
+            outcome = OUTCOMES.get(error.code, "error")
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], outcome).inc()
+            request_context.note(outcome=outcome)
+            raise
+        if done.replayed:
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "replayed").inc()
+            metrics.labelled(metrics.idempotent_replays, labels["kind"]).inc()
+            request_context.note(outcome="replayed")
+        else:
+            metrics.labelled(metrics.commands, labels["kind"], labels["command"], "accepted").inc()
+            metrics.labelled(metrics.command_seconds, labels["kind"]).observe(time.perf_counter() - start)
+            request_context.note(outcome="accepted")
+        return done
+
+    async def _apply(
+        self, request: game_service_pb2.SubmitCommandRequest, token: str, labels: dict[str, str]
+    ) -> Applied:
+        command_id = request.command_id
+        if command_id and not COMMAND_ID_PATTERN.match(command_id):
+            raise invalid_argument("command_id", "command_id must be 1 to 128 printable ASCII characters, no spaces.")
+        request_context.note(command_id=command_id)
+        if not request.HasField("command"):
+            raise invalid_argument("command", "command is missing.")
+        games = self._games
+        async with games.lock(request.game_id):
+            # A cached game is not read again before deciding: the append's
+            # compare-and-set finds out when another process moved it (then we catch up
+            # and decide again), which saves the store a round trip on every move.
+            live = await games.load(request.game_id, refresh=False)
+            engine = live.engine
+            labels["kind"] = engine.kind
+            viewer = self._viewers.in_game(live, token)
+            seat = acting_seat(live, viewer, request)
+            request_context.note(seat=seat)
+            live.table.check_playable(seat)
+            payload = envelopes.unwrap(request.command, engine.kind, "command")
+            labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
+            command = envelopes.command(engine.kind, payload)
+            fingerprint = hashlib.sha256(b"%d:" % seat + command.SerializeToString(deterministic=True)).digest()
+            key = f"{seat}/{command_id}" if command_id else f"{seat}/auto-{uuid.uuid4().hex}"
+            expected = request.expected_version if request.HasField("expected_version") else None
+            for _ in range(self._max_retries):
+                # The version decided at: a long chain of bot moves hands the event loop back,
+                # and a read of this process may catch the cached game up meanwhile; the
+                # append's compare-and-set on `base` then tells, and we decide again.
+                base, head = live.version, live.head
+                try:
+                    if expected is not None and expected != base:
+                        raise version_error(live, expected)
+                    with tracing.span("decide", seat=seat, version=base):
+                        state, steps = await decide(live, seat, command, payload, games.snapshots.every)
+                except ServiceError:
+                    # A command id already played answers its first result whatever the
+                    # game is now (the append would tell too, but a refused move never
+                    # gets there); else the refusal stands, unless the cached state was
+                    # behind: then decide again on the latest.
+                    with store_errors():
+                        previous = await games.store.find_command(live.game_id, key, fingerprint)
+                    if previous is not None:
+                        return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
+                    moved = await games.caught_up(live)
+                    self._viewers.in_game(live, token)  # say nothing more to a token rotated meanwhile
+                    live.table.check_playable(seat)  # nor to a seat a bot took over meanwhile
+                    if moved:
+                        continue
+                    raise
+                now = self._now_ms()
+                status = engine.status(state)
+                label = STATUS_NAMES[status_code(status)]
+                events = await stamp(live, base, steps, key.split("/", 1)[1], now, status.finished)
+                stored = [e.SerializeToString() for e in events]
+                # Before the append: a follower may be handed these events before it returns.
+                live.traced_move = tracing.this_move(base + 1, base + len(events))
+                try:
+                    with store_errors(), tracing.span("append", expected_version=base):
+                        result = await games.store.append(
+                            live.game_id,
+                            base,
+                            stored,
+                            key,
+                            fingerprint,
+                            label,
+                            summary_bytes(live, status, base + len(events), now),
+                            now,
+                            self._retention.keep(label, now),
+                            after=head,  # never build on a history this cache did not see
+                            counters_revision=live.counters_revision,
+                        )
+                except VersionConflict as conflict:
+                    live.traced_move = None
+                    self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
+                    if conflict.current < live.version:
+                        await games.store_behind(live)  # the store lost versions: it is the truth
+                    else:
+                        await games.refresh(live)  # another process moved first: catch up, decide again
+                    live.table.check_playable(seat)  # (a bot may have taken the seat over)
+                    continue
+                except CountersChanged:  # a seat token was rotated (on any process): is ours still good?
+                    await games.reload_counters(live)
+                    self._viewers.in_game(live, token)
+                    continue
+                if result.replayed:  # the command id was played already (here, or on another process)
+                    live.traced_move = None
+                    return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
+                live.moved(events, stored, state, now)
+                games.keep_snapshots(live, checkpoints(steps, result.first_version, stored))
+                if self._on_moved is not None:
+                    await self._on_moved(live, base)
+                if status.finished:
+                    self._metrics.game_finished(engine.kind, bool(status.winners))
+                    await self._quotas.game_over(live.record.created_by, live.game_id)
+                return Applied(live, viewer, events, result.first_version, result.last_version)
+            self._metrics.labelled(self._metrics.conflict_storms, engine.kind).inc()
+            log.warning(
+                "game %s: a command conflicted %d times in a row with other writers and gave up (ABORTED)",
+                live.game_id,
+                self._max_retries,
+            )
+            raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
+
+    async def _replayed(
+        self, live: LiveGame, token: str, first: int, last: int, locale: str
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """The response the first submission of a command id got."""
+        games = self._games
+        await games.refresh(live)
+        viewer = self._viewers.in_game(live, token)  # as of now: the seat's token may have been rotated
+        with store_errors():
+            stored = await games.store.read(live.game_id, first, last)
+        state = live.state if last == live.version else await games.state_at(live, last)
+        events = [parse_event(item) for item in stored]
+        return submit_response(live, viewer, events, locale, state=state, version=last, replayed=True)
+
+
+def version_error(live: LiveGame, expected: int) -> ServiceError:
+    """Why `expected` is not the game's version: it moved on (ABORTED: read it again and
+    retry), or the store lost that version (FAILED_PRECONDITION, naming what was lost)."""
+    for loss in live.losses:
+        if loss.first <= expected <= loss.last:
+            return versions_lost(loss.first, loss.last, live.version)
+    if expected > live.version:
+        return versions_lost(live.version + 1, expected, live.version)
+    return stale_version(expected, live.version)
+
+
+async def decide(
+    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, snapshot_every: int
+) -> tuple[Any, list[Step]]:
+    """The events of `command` then of the bot moves it lets happen (or the stop of a
+    game that reaches its event limit), and the state after them; the steps that pass a
+    multiple of `snapshot_every` keep their state."""
+    engine, version = live.engine, live.version
+    try:
+        payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
+    except RuleViolation as violation:
+        raise rule_violation(engine.kind, violation.code, violation.message) from violation
+    state = live.state
+    for item in payloads:
+        state = engine.evolve(state, item)
+    after = version + len(payloads)
+    kept = state if passes(version, after, snapshot_every) else None
+    state, bot_steps = await play_bots(live, state, after, snapshot_every=snapshot_every)
+    return state, [Step(seat, command, payloads, kept), *bot_steps]
+
+
+def submit_response(
+    live: LiveGame,
+    viewer: Viewer,
+    events: Sequence[game_pb2.Event],
+    locale: str,
+    *,
+    state: Any = None,
+    version: int | None = None,
+    replayed: bool = False,
+) -> game_service_pb2.SubmitCommandResponse:
+    """The answer to a command, in `locale`: the events redacted for the caller, their
+    view and legal commands."""
+    state = live.state if state is None else state
+    status = live.engine.status(state)
+    audience = Audience.of(live.table.seats, locale)
+    response = game_service_pb2.SubmitCommandResponse()  # set one by one: keywords cost more
+    response.version = live.version if version is None else version
+    response.status = status_code(status)
+    response.to_act.extend(status.to_act)
+    response.replayed = replayed
+    if status.finished:
+        response.outcome.CopyFrom(outcome(live, status))
+    else:
+        response.outcome.SetInParent()  # present and empty, as outcome() makes it
+    shown_into(response.view, response.legal_commands, live, state, viewer, audience)
+    events_into(response.events, live.engine, events, viewer, audience)
+    return response

@@ -1,0 +1,176 @@
+"""From decisions to stored events: a command's events, then the moves of the bots it
+lets play, each stamped with its version, author and time; and the end of a game that
+reaches its event limit."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from google.protobuf.message import Message
+from ludotheque.v1 import game_pb2
+
+from engines.contract import RuleViolation
+from service.app.model import envelopes
+from service.app.model.errors import Code, ServiceError
+from service.app.model.lazy_random import LazyRandom
+from service.app.model.live import LiveGame
+from service.app.model.seeding import BOT, DECIDE, game_rng
+from service.app.model.snapshots import passes
+from service.app.views.views import timestamp
+
+# A game's bots may not play more moves than this in a row: a guard against an
+# engine whose bots never hand the turn back (the event limit stops any game first,
+# unless a bot's move makes no event).
+MAX_BOT_MOVES = 100_000
+# A chain of bot moves hands the event loop back this often (seconds), so that other
+# requests are served while an all-bot game plays itself out.
+BOT_SLICE_SECONDS = 0.002
+
+
+@dataclass(slots=True)
+class Step:
+    """One command's worth of events: a player's command or a bot's; or, with no seat,
+    events of the game itself (its deal, or its stop) or table events
+    (game_pb2.TableEvent payloads)."""
+
+    seat: int | None
+    command: game_pb2.Command | None
+    payloads: list[Message]
+    state: Any = None  # the state after the step, kept when it is to be snapshotted
+
+
+def rng(live: LiveGame, purpose: str, version: int) -> random.Random:
+    """The randomness of one decision, derived from the game's secret seed. Seeded on its
+    first draw only: most decisions draw nothing (service/app/model/lazy_random.py)."""
+    seed = live.record.seed
+    return LazyRandom(lambda: game_rng(seed, purpose, version))
+
+
+def stop_if_too_long(live: LiveGame, state: Any, version: int) -> tuple[Any, Step | None]:
+    """A game that has `version` >= its event limit events and is not over is stopped
+    now (engines/limits.py): the state after, and the step of the stop's events."""
+    engine, event_limit = live.engine, live.limit
+    if version < event_limit or engine.status(state).finished:
+        return state, None
+    payloads = engine.stop(state, event_limit)
+    for item in payloads:
+        state = engine.evolve(state, item)
+    return state, Step(None, None, payloads)
+
+
+def bot_step(live: LiveGame, state: Any, version: int, bots: Mapping[int, str]) -> tuple[Any, Step] | None:
+    """The next step after `version` events: the stop of a game at its event limit, or
+    the move of a bot the game waits for (deterministic from the seed); None when the
+    game is over or waits for no bot."""
+    state, stop = stop_if_too_long(live, state, version)
+    if stop is not None:
+        return state, stop
+    engine = live.engine
+    status = engine.status(state)
+    seat = next((s for s in status.to_act if s in bots), None)
+    if status.finished or seat is None:
+        return None
+    payload = engine.bots[bots[seat]](state, seat, rng(live, BOT, version))
+    try:
+        payloads = engine.decide(state, seat, payload, rng(live, DECIDE, version))
+    except RuleViolation as violation:  # a bot must only play legal moves
+        raise ServiceError(
+            Code.INTERNAL, f"bot {bots[seat]!r} played an illegal move: {violation.message}"
+        ) from violation
+    for item in payloads:
+        state = engine.evolve(state, item)
+    return state, Step(seat, envelopes.command(engine.kind, payload), payloads)
+
+
+def _bot_chain(live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None) -> Iterator[tuple[Any, Step]]:
+    """The steps that follow `version` events, one at a time with the state after each:
+    the bots' moves while the game waits for one, or its stop at its event limit (the
+    last step then)."""
+    bots = live.table.bots if bots is None else bots
+    for _ in range(MAX_BOT_MOVES):
+        found = bot_step(live, state, version, bots)
+        if found is None:
+            return
+        state, step = found
+        yield state, step
+        if step.seat is None:  # the game's stop: nothing follows
+            return
+        version += len(step.payloads)
+    raise ServiceError(Code.INTERNAL, "the bots did not hand the turn back")
+
+
+async def play_bots(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None, snapshot_every: int = 0
+) -> tuple[Any, list[Step]]:
+    """Plays bot seats while the game waits for one, and stops the game once it reaches
+    its event limit between two steps. `bots`: who plays which seat, when the steps
+    before these changed it (default: the table's). Yields the event loop every
+    BOT_SLICE_SECONDS of a long chain. Keeps the state after each step that passes a
+    multiple of `snapshot_every` (service/app/model/snapshots.py)."""
+    if not (live.table.bots if bots is None else bots) and version < live.limit:
+        return state, []  # no bot to play, and the limit not reached: nothing follows (bot_step)
+    steps: list[Step] = []
+    slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+    after_steps = state
+    for after_steps, step in _bot_chain(live, state, version, bots):
+        after = version + len(step.payloads)
+        if passes(version, after, snapshot_every):
+            step.state = after_steps
+        steps.append(step)
+        version = after
+        if time.perf_counter() > slice_ends:
+            await asyncio.sleep(0)  # let other requests in
+            slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+    return after_steps, steps
+
+
+def play_bots_now(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None
+) -> tuple[Any, list[Step]]:
+    """play_bots without handing the event loop back, for a table change's decision
+    (table_changes.Decide is synchronous): the event limit bounds its chain."""
+    steps: list[Step] = []
+    last = state
+    for after, step in _bot_chain(live, state, version, bots):
+        last = after
+        steps.append(step)
+    return last, steps
+
+
+async def stamp(
+    live: LiveGame, version: int, steps: Sequence[Step], command_id: str, now_ms: int, finished: bool
+) -> list[game_pb2.Event]:
+    """The steps' events in their envelopes, numbered from `version` + 1; the last one
+    says whether the game is over. Yields the event loop every BOT_SLICE_SECONDS of a
+    long chain (thousands of bot moves take tens of milliseconds to wrap)."""
+    engine = live.engine
+    recorded_at = timestamp(now_ms)
+    events: list[game_pb2.Event] = []
+    slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+    for step in steps:
+        if time.perf_counter() > slice_ends:
+            await asyncio.sleep(0)
+            slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+        for index, payload in enumerate(step.payloads):
+            version += 1
+            if isinstance(payload, game_pb2.TableEvent):  # around the table, not in the game
+                event = game_pb2.Event(table=payload)
+            else:
+                event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
+            event.version = version
+            event.recorded_at.CopyFrom(recorded_at)
+            event.rules_version = engine.rules_version
+            event.command_id = command_id if step.seat is not None else ""
+            if step.seat is not None:
+                event.seat = step.seat
+            if index == 0 and step.command is not None:
+                event.command.CopyFrom(step.command)
+            events.append(event)
+    if events:
+        events[-1].game_over = finished
+    return events

@@ -1,0 +1,1 @@
+"""Playing online: presence, join codes, the turn clocks' schedule and worker."""
