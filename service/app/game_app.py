@@ -40,6 +40,7 @@ from service.app.logs.logs import Logs
 from service.app.model.errors import unavailable
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
+from service.app.moves.append import Appends
 from service.app.moves.moves import Moves
 from service.app.moves.table_changes import TableChanges
 from service.app.observe.metrics import Metrics
@@ -112,16 +113,10 @@ class GameApp:
             policy,
             self.online,
         )
-        moves = Moves(
-            self.games,
-            self.viewers,
-            self.metrics,
-            self.now_ms,
-            max_conflict_retries,
-            quotas,
-            policy,
-            self.online.moved,
+        self.appends = appends = Appends(
+            self.games, self.metrics, self.now_ms, max_conflict_retries, quotas, policy, self.online.moved
         )
+        moves = Moves(self.games, self.viewers, appends, self.now_ms)
         tickets = StreamTickets(self.games, self.viewers, tokens, self.now_ms, stream_ticket_ttl)
         history = History(self.games, self.viewers, self.metrics, tickets, max_followers)
         # How long a Play session may take to send its join (every transport).
@@ -129,9 +124,7 @@ class GameApp:
         logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
         seats = Seats(self.games, tokens)
         kinds = Kinds()
-        changes = TableChanges(
-            self.games, self.metrics, self.now_ms, max_conflict_retries, self.online.moved, quotas, policy
-        )
+        changes = TableChanges(self.games, appends)
         seating = Seating(
             self.games, self.viewers, tokens, self.metrics, self.now_ms, changes, creating, self.online, new_game_id
         )

@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,21 +16,18 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import RuleViolation, Viewer
-from service.app.access.limits import Quotas
 from service.app.access.viewers import Viewers, acting_seat
-from service.app.keeping.retention import RetentionPolicy
 from service.app.model import envelopes
 from service.app.model.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version, versions_lost
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.seeding import DECIDE
-from service.app.model.snapshots import checkpoints, passes
+from service.app.model.snapshots import passes
 from service.app.model.stored import parse_event, store_errors
-from service.app.moves.steps import Step, play_bots, rng, stamp
+from service.app.moves.append import Appends, Decision
+from service.app.moves.steps import Step, play_bots, rng
 from service.app.observe import request_context, tracing
-from service.app.observe.metrics import Metrics
 from service.app.views.descriptions import Audience
-from service.app.views.views import STATUS_NAMES, events_into, outcome, shown_into, status_code, summary_bytes
-from service.store.base import CountersChanged, VersionConflict
+from service.app.views.views import events_into, outcome, shown_into, status_code
 
 log = logging.getLogger(__name__)
 
@@ -63,25 +60,12 @@ class Applied:
 
 
 class Moves:
-    def __init__(
-        self,
-        games: LiveGames,
-        viewers: Viewers,
-        metrics: Metrics,
-        now_ms: Callable[[], int],
-        max_conflict_retries: int,
-        quotas: Quotas,
-        retention: RetentionPolicy,
-        on_moved: Callable[[LiveGame, int], Awaitable[None]] | None = None,
-    ) -> None:
+    def __init__(self, games: LiveGames, viewers: Viewers, appends: Appends, now_ms: Callable[[], int]) -> None:
         self._games = games
         self._viewers = viewers
-        self._metrics = metrics
+        self._appends = appends
         self._now_ms = now_ms
-        self._max_retries = max_conflict_retries
-        self._quotas = quotas
-        self._retention = retention
-        self._on_moved = on_moved  # after each move this process stored (the turn clocks' schedule)
+        self._metrics = appends.metrics
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
@@ -138,6 +122,7 @@ class Moves:
             viewer = self._viewers.in_game(live, token)
             seat = acting_seat(live, viewer, request)
             request_context.note(seat=seat)
+            tracing.annotate(seat=seat)
             live.table.check_playable(seat)
             payload = envelopes.unwrap(request.command, engine.kind, "command")
             labels["command"] = payload.WhichOneof(payload.DESCRIPTOR.oneofs[0].name) or "unknown"
@@ -145,84 +130,23 @@ class Moves:
             fingerprint = hashlib.sha256(b"%d:" % seat + command.SerializeToString(deterministic=True)).digest()
             key = f"{seat}/{command_id}" if command_id else f"{seat}/auto-{uuid.uuid4().hex}"
             expected = request.expected_version if request.HasField("expected_version") else None
-            for _ in range(self._max_retries):
-                # The version decided at: a long chain of bot moves hands the event loop back,
-                # and a read of this process may catch the cached game up meanwhile; the
-                # append's compare-and-set on `base` then tells, and we decide again.
-                base, head = live.version, live.head
-                try:
-                    if expected is not None and expected != base:
-                        raise version_error(live, expected)
-                    with tracing.span("decide", seat=seat, version=base):
-                        state, steps = await decide(live, seat, command, payload, games.snapshots.every)
-                except ServiceError:
-                    # A command id already played answers its first result whatever the
-                    # game is now (the append would tell too, but a refused move never
-                    # gets there); else the refusal stands, unless the cached state was
-                    # behind: then decide again on the latest.
-                    with store_errors():
-                        previous = await games.store.find_command(live.game_id, key, fingerprint)
-                    if previous is not None:
-                        return Applied(live, viewer, [], previous.first_version, previous.last_version, replayed=True)
-                    moved = await games.caught_up(live)
-                    self._viewers.in_game(live, token)  # say nothing more to a token rotated meanwhile
-                    live.table.check_playable(seat)  # nor to a seat a bot took over meanwhile
-                    if moved:
-                        continue
-                    raise
-                now = self._now_ms()
-                status = engine.status(state)
-                label = STATUS_NAMES[status_code(status)]
-                events = await stamp(live, base, steps, key.split("/", 1)[1], now, status.finished)
-                stored = [e.SerializeToString() for e in events]
-                # Before the append: a follower may be handed these events before it returns.
-                live.traced_move = tracing.this_move(base + 1, base + len(events))
-                try:
-                    with store_errors(), tracing.span("append", expected_version=base):
-                        result = await games.store.append(
-                            live.game_id,
-                            base,
-                            stored,
-                            key,
-                            fingerprint,
-                            label,
-                            summary_bytes(live, status, base + len(events), now),
-                            now,
-                            self._retention.keep(label, now),
-                            after=head,  # never build on a history this cache did not see
-                            counters_revision=live.counters_revision,
-                        )
-                except VersionConflict as conflict:
-                    live.traced_move = None
-                    self._metrics.labelled(self._metrics.append_conflicts, engine.kind).inc()
-                    if conflict.current < live.version:
-                        await games.store_behind(live)  # the store lost versions: it is the truth
-                    else:
-                        await games.refresh(live)  # another process moved first: catch up, decide again
-                    live.table.check_playable(seat)  # (a bot may have taken the seat over)
-                    continue
-                except CountersChanged:  # a seat token was rotated (on any process): is ours still good?
-                    await games.reload_counters(live)
-                    self._viewers.in_game(live, token)
-                    continue
-                if result.replayed:  # the command id was played already (here, or on another process)
-                    live.traced_move = None
-                    return Applied(live, viewer, [], result.first_version, result.last_version, replayed=True)
-                live.moved(events, stored, state, now)
-                games.keep_snapshots(live, checkpoints(steps, result.first_version, stored))
-                if self._on_moved is not None:
-                    await self._on_moved(live, base)
-                if status.finished:
-                    self._metrics.game_finished(engine.kind, bool(status.winners))
-                    await self._quotas.game_over(live.record.created_by, live.game_id)
-                return Applied(live, viewer, events, result.first_version, result.last_version)
-            self._metrics.labelled(self._metrics.conflict_storms, engine.kind).inc()
-            log.warning(
-                "game %s: a command conflicted %d times in a row with other writers and gave up (ABORTED)",
-                live.game_id,
-                self._max_retries,
-            )
-            raise ServiceError(Code.ABORTED, "The game is changing too fast: retry the move.")
+            every = games.snapshots.every
+
+            async def decide_move(live: LiveGame) -> Decision:
+                # Decided at live.version: a long chain of bot moves hands the event loop
+                # back, and a read of this process may catch the cached game up
+                # meanwhile; the append's compare-and-set on that version then tells.
+                if expected is not None and expected != live.version:
+                    raise version_error(live, expected)
+                state, steps = await decide(live, seat, command, payload, every)
+                return Decision(steps, state, key, fingerprint)
+
+            def recheck(live: LiveGame) -> None:
+                self._viewers.in_game(live, token)  # say nothing more to a token rotated meanwhile
+                live.table.check_playable(seat)  # nor to a seat a bot took over meanwhile
+
+            done = await self._appends.append(live, decide_move, recheck, key=key, fingerprint=fingerprint)
+            return Applied(live, viewer, done.events, done.first_version, done.last_version, done.replayed)
 
     async def _replayed(
         self, live: LiveGame, token: str, first: int, last: int, locale: str

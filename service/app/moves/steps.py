@@ -129,19 +129,6 @@ async def play_bots(
     return after_steps, steps
 
 
-def play_bots_now(
-    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None
-) -> tuple[Any, list[Step]]:
-    """play_bots without handing the event loop back, for a table change's decision
-    (table_changes.Decide is synchronous): the event limit bounds its chain."""
-    steps: list[Step] = []
-    last = state
-    for after, step in _bot_chain(live, state, version, bots):
-        last = after
-        steps.append(step)
-    return last, steps
-
-
 async def stamp(
     live: LiveGame, version: int, steps: Sequence[Step], command_id: str, now_ms: int, finished: bool
 ) -> list[game_pb2.Event]:

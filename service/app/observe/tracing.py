@@ -51,9 +51,13 @@ _NO_SPAN = nullcontext(trace.INVALID_SPAN)  # reusable: it holds nothing but the
 
 def annotate(**attributes: Any) -> None:
     """Sets attributes on the current span (nothing when it records nothing)."""
-    current = trace.get_current_span()
-    if _enabled and current.is_recording():
-        current.set_attributes(_attributes(attributes))
+    annotate_span(trace.get_current_span(), **attributes)
+
+
+def annotate_span(made: Span, **attributes: Any) -> None:
+    """Sets attributes on `made`, a span of ours that may not be the current one."""
+    if _enabled and made.is_recording():
+        made.set_attributes(_attributes(attributes))
 
 
 def move_span(apply: Callable[[Any, Any, str], Awaitable[T]]) -> Callable[[Any, Any, str], Awaitable[T]]:

@@ -30,7 +30,7 @@ from service.app.model.errors import Code, ServiceError, invalid_argument
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.stored import store_errors
 from service.app.model.table import table_event
-from service.app.moves.steps import Step, play_bots_now
+from service.app.moves.steps import Step, play_bots
 from service.app.moves.table_changes import Change, TableChanges
 from service.app.observe import request_context
 from service.app.observe.metrics import Metrics
@@ -188,7 +188,7 @@ class ClockWorker:
             self._metrics.labelled(self._metrics.take_overs, kind, "missed_turns").inc()
         return 1
 
-    def _timeout(self, live: LiveGame, version: int) -> Change | None:
+    async def _timeout(self, live: LiveGame, version: int) -> Change | None:
         """The seat's time ran out at `version`: its stand-in plays its turn."""
         clock = live.table.clock
         deadline = clock.next_deadline() if clock is not None and live.version == version else None
@@ -206,7 +206,7 @@ class ClockWorker:
             changes.append(table_event(taken_over=game_pb2.SeatTakenOver(seat=seat, bot=stand_in, reason=reason)))
             bots[seat] = stand_in
         at = version + len(changes)
-        state, stand_in_steps = play_bots_now(live, live.state, at, turn)  # the seat's turn, to its end
+        state, stand_in_steps = await play_bots(live, live.state, at, turn)  # the seat's turn, to its end
         at += sum(len(step.payloads) for step in stand_in_steps)
-        state, bot_steps = play_bots_now(live, state, at, bots)
+        state, bot_steps = await play_bots(live, state, at, bots)
         return Change([Step(None, None, list(changes)), *stand_in_steps, *bot_steps], state, f"table/timeout-{version}")

@@ -80,7 +80,7 @@ class Seating:
                 )
         taken: list[int] = []
 
-        def decide(live: LiveGame) -> Change:
+        async def decide(live: LiveGame) -> Change:
             table = live.table
             _check_waiting(live)
             free = table.open_seats
@@ -99,7 +99,7 @@ class Seating:
             if free == [seat]:  # the last open seat: deal
                 seated = table.clone()
                 seated.apply_change(change)
-                state, deal = dealt(live, seated, live.version + 1)
+                state, deal = await dealt(live, seated, live.version + 1)
                 steps += deal
             taken[:] = [seat]
             return Change(steps, state, f"table/join-{uuid.uuid4().hex}")
@@ -129,7 +129,7 @@ class Seating:
             raise invalid_argument("authorization", "Only a seat's player can leave it: the admin has no seat.")
         seat, generation = viewer.seat, live.table.joins[viewer.seat]
 
-        def decide(live: LiveGame) -> Change | None:
+        async def decide(live: LiveGame) -> Change | None:
             if live.table.started:
                 raise refusal(
                     "GAME_STARTED",
@@ -162,7 +162,7 @@ class Seating:
             creator = ADMIN_CREATOR if admin else Creator(record.created_by, record.created_by == ADMIN_IDENTITY)
             await self._creator.quotas.admit_bots_only(creator, live.game_id)
 
-        def decide(live: LiveGame) -> Change:
+        async def decide(live: LiveGame) -> Change:
             table = live.table
             _check_waiting(live)
             free = table.open_seats
@@ -173,7 +173,7 @@ class Seating:
             seated = table.clone()
             for change in changes:
                 seated.apply_change(change)
-            state, deal = dealt(live, seated, live.version + len(changes))
+            state, deal = await dealt(live, seated, live.version + len(changes))
             return Change([Step(None, None, list(changes)), *deal], state, "table/start")
 
         live, events = await self._changes.make(live.game_id, decide)

@@ -16,7 +16,7 @@ from service.app.games.games import validate_bot
 from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.table import refusal, table_event
-from service.app.moves.steps import Step, play_bots_now
+from service.app.moves.steps import Step, play_bots
 from service.app.moves.table_changes import Change, TableChanges
 from service.app.observe.metrics import Metrics
 from service.app.online.online import Online
@@ -49,7 +49,7 @@ class TakeOvers:
         bot = request.bot or live.table.stand_in(seat)
         validate_bot(bot, "bot", live.engine)
 
-        def decide(live: LiveGame) -> Change | None:
+        async def decide(live: LiveGame) -> Change | None:
             table = live.table
             _check_playing(live)
             if table.seats[seat].taken_over_by == bot:
@@ -57,7 +57,7 @@ class TakeOvers:
             reason = game_pb2.TAKE_OVER_REASON_REQUESTED
             change = table_event(taken_over=game_pb2.SeatTakenOver(seat=seat, bot=bot, reason=reason))
             bots = {**table.bots, seat: bot}
-            state, steps = play_bots_now(live, live.state, live.version + 1, bots)
+            state, steps = await play_bots(live, live.state, live.version + 1, bots)
             return Change([Step(None, None, [change]), *steps], state, f"table/takeover-{uuid.uuid4().hex}")
 
         live, events = await self._changes.make(live.game_id, decide)
@@ -83,7 +83,7 @@ class TakeOvers:
             await self._hand_back(live, seat, by_clock)
 
     async def _hand_back(self, live: LiveGame, seat: int, only: game_pb2.TakeOverReason.ValueType | None) -> LiveGame:
-        def decide(live: LiveGame) -> Change | None:
+        async def decide(live: LiveGame) -> Change | None:
             table = live.table
             if not table.seats[seat].taken_over_by or (only is not None and table.reasons.get(seat) != only):
                 return None  # the player plays it already
