@@ -188,11 +188,12 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
 
     from service.app import GameApp
     from service.app.access.auth import TokenAuthority
-    from service.app.observe.metrics import InstrumentedStore, Metrics
+    from service.app.observe.instrumented import instrumented
+    from service.app.observe.metrics import Metrics
     from service.store.memory import MemoryStore
 
     metrics = Metrics()
-    app = GameApp(InstrumentedStore(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
+    app = GameApp(instrumented(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
     rng = random.Random(seed)
     moves = calls = 0
     elapsed = 0.0
@@ -251,13 +252,14 @@ async def _replay_game(kind: str, budget: float) -> ReplayGameFigures:
 
     from service.app import GameApp
     from service.app.access.auth import TokenAuthority
-    from service.app.observe.metrics import InstrumentedStore, Metrics
+    from service.app.observe.instrumented import instrumented
+    from service.app.observe.metrics import Metrics
     from service.store.memory import MemoryStore
 
     metrics = Metrics()
     # Snapshots off: the fold of every event is what is measured here (the long games'
     # table measures the same replay from the nearest snapshot).
-    store = InstrumentedStore(MemoryStore(), metrics)
+    store = instrumented(MemoryStore(), metrics)
     app = GameApp(store, TokenAuthority(b"b" * 32), metrics=metrics, snapshot_interval=0)
     # Random bots: Pirates & Compagnie's play thousands of moves (the long game); the
     # longest of a few games of the other kinds, whose games are short whoever plays.

@@ -116,12 +116,13 @@ async def _moves(kind: str, budget: float, seed: int = 3) -> tuple[int, float]:
 
     from service.app import GameApp
     from service.app.access.auth import TokenAuthority
-    from service.app.observe.metrics import InstrumentedStore, Metrics
+    from service.app.observe.instrumented import instrumented
+    from service.app.observe.metrics import Metrics
     from service.bench.load import seats_for
     from service.store.memory import MemoryStore
 
     metrics = Metrics()
-    app = GameApp(InstrumentedStore(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
+    app = GameApp(instrumented(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
     rng = random.Random(seed)
     moves = 0
     elapsed = 0.0

@@ -29,7 +29,8 @@ from service.app.access.limits import CreationLimits
 from service.app.access.origins import ClientAddresses, parse_networks
 from service.app.keeping.retention import RetentionPolicy
 from service.app.model.errors import ServiceError
-from service.app.observe.metrics import InstrumentedStore, Metrics
+from service.app.observe.instrumented import instrumented
+from service.app.observe.metrics import Metrics
 from service.cli import log_setup, telemetry
 from service.cli.config import Config, event_limits
 from service.store import open_store
@@ -103,7 +104,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     """Starts the server. `reuse_port`: one of several worker processes listening on
     the same ports (SO_REUSEPORT: the kernel spreads connections between them)."""
     metrics = Metrics()
-    store = InstrumentedStore(
+    store = instrumented(
         open_store(
             config.store,
             redis_wait_replicas=config.redis_wait_replicas,

@@ -18,7 +18,8 @@ import pytest
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
 from service.app.model.errors import Code, ServiceError
-from service.app.observe.metrics import InstrumentedStore, Metrics
+from service.app.observe.instrumented import instrumented
+from service.app.observe.metrics import Metrics
 from service.store import open_store
 from service.store.base import (
     AppendResult,
@@ -352,7 +353,7 @@ async def test_memory_pressure_fails_readiness_and_is_a_gauge(own_redis: RedisSe
     metrics = Metrics()
     async with redis_store(own_redis.url) as store:
         app = GameApp(
-            InstrumentedStore(store, metrics),
+            instrumented(store, metrics),
             TokenAuthority(b"0123456789abcdef-secret-0123456789abcdef"),
             metrics=metrics,
         )

@@ -10,7 +10,8 @@ from aiohttp.test_utils import TestClient, TestServer
 from service.api.http_server import build_http_app
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
-from service.app.observe.metrics import InstrumentedStore, Metrics
+from service.app.observe.instrumented import instrumented
+from service.app.observe.metrics import Metrics
 from service.store.base import (
     KEEP_FOREVER,
     Admission,
@@ -144,7 +145,7 @@ class DownStore:
 @async_test
 async def test_an_unreachable_store_is_a_503_with_a_google_rpc_status() -> None:
     metrics = Metrics()
-    store = InstrumentedStore(DownStore(), metrics)
+    store = instrumented(DownStore(), metrics)
     app = GameApp(store, TokenAuthority(b"0123456789abcdef0123456789abcdef"), metrics=metrics)
     async with TestClient(TestServer(build_http_app(app, metrics))) as client:
         for method, path, body in (
