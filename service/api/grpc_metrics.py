@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
 
+from service.api.grpc_wrapping import WrappingInterceptor
 from service.app.observe.metrics import Metrics
 
 
@@ -21,30 +22,13 @@ def _code_name(context: grpc.aio.ServicerContext[Any, Any], failed: bool) -> str
     return "UNKNOWN" if failed else "OK"
 
 
-class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class MetricsInterceptor(WrappingInterceptor):
     def __init__(self, metrics: Metrics) -> None:
+        super().__init__()
         self._metrics = metrics
-        # Each method's wrapped handler, built on its first call: building it (and
-        # looking its metrics up by labels) on every call cost more than the metrics.
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        known = self._wrapped.get(details.method)
-        if known is not None and known[0] is handler:
-            return known[1]
-        wrapped = self._wrap(handler, details)
-        self._wrapped[details.method] = (handler, wrapped)
-        return wrapped
-
-    def _wrap(self, handler: grpc.RpcMethodHandler, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler:
-        service, _, method = details.method.lstrip("/").partition("/")
+    def wrap(self, handler: grpc.RpcMethodHandler, full_name: str) -> grpc.RpcMethodHandler:
+        service, _, method = full_name.lstrip("/").partition("/")
         if handler.unary_unary:
             labels = ("unary", service, method)
             return grpc.unary_unary_rpc_method_handler(

@@ -14,6 +14,7 @@ import grpc
 
 from service.api.edge import Call, observed
 from service.api.grpc_metrics import _code_name as code_name
+from service.api.grpc_wrapping import WrappingInterceptor
 from service.app.observe.request_context import REQUEST_ID_HEADER
 
 Context = Any  # grpc.aio.ServicerContext
@@ -33,55 +34,26 @@ def _size(message: Any) -> int:
     return len(message) if isinstance(message, bytes) else int(message.ByteSize())
 
 
-class ObservingInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        if handler is None:
-            return None
-        known = self._wrapped.get(details.method)
-        if known is not None and known[0] is handler:
-            return known[1]
-        wrapped = _wrap(handler, details.method.lstrip("/"))
-        self._wrapped[details.method] = (handler, wrapped)
-        return wrapped
+class ObservingInterceptor(WrappingInterceptor):
+    def wrap(self, handler: grpc.RpcMethodHandler, full_name: str) -> grpc.RpcMethodHandler:
+        return _wrap(handler, full_name.lstrip("/"))
 
 
-class ClosingStreams(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+class ClosingStreams(WrappingInterceptor):
     """Streams responses with `context.write` from a coroutine instead of handing grpc
     the generator: grpc abandons a generator whose write failed (a client gone mid-send)
     and the event loop closes it later in a task of its own, where the layers holding
     context variables across their yields (the request context, a span) cannot undo
     them. Closed here, in the RPC's task, they can."""
 
-    def __init__(self) -> None:
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        streaming = handler is not None and (handler.unary_stream or handler.stream_stream)
+    def wrap(self, handler: grpc.RpcMethodHandler, full_name: str) -> grpc.RpcMethodHandler:
+        streaming = handler.unary_stream or handler.stream_stream
         if not streaming or not inspect.isasyncgenfunction(streaming):
             return handler
-        known = self._wrapped.get(details.method)
-        if known is not None and known[0] is handler:
-            return known[1]
         serializers = (handler.request_deserializer, handler.response_serializer)
         if handler.unary_stream:
-            wrapped = grpc.unary_stream_rpc_method_handler(_writing(handler.unary_stream), *serializers)
-        else:
-            wrapped = grpc.stream_stream_rpc_method_handler(_writing(handler.stream_stream), *serializers)
-        self._wrapped[details.method] = (handler, wrapped)
-        return wrapped
+            return grpc.unary_stream_rpc_method_handler(_writing(handler.unary_stream), *serializers)
+        return grpc.stream_stream_rpc_method_handler(_writing(handler.stream_stream), *serializers)
 
 
 def _writing(behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., Awaitable[None]]:
