@@ -37,6 +37,7 @@ from engines.contract import Viewer  # noqa: E402
 from engines.registry import ENGINES, AnyEngine  # noqa: E402
 from service.app import GameApp  # noqa: E402
 from service.app.access.auth import TokenAuthority  # noqa: E402
+from service.app.game_app import World  # noqa: E402
 from service.app.logs.verify import Replayed, verify  # noqa: E402
 from service.app.model import gamelog  # noqa: E402
 from service.store.memory import MemoryStore  # noqa: E402
@@ -83,15 +84,17 @@ async def play(engine: AnyEngine, number: int) -> game_pb2.GameLog:
     app = GameApp(
         MemoryStore(),
         TokenAuthority(b"golden-logs-secret-0123456789abcdef", ADMIN),
-        clock=lambda: next(clock) / 1000,
-        new_game_id=lambda: f"golden-{engine.kind}-{number + 1}",
-        new_seed=lambda: 1000 + number,
+        world=World(
+            clock=lambda: next(clock) / 1000,
+            new_game_id=lambda: f"golden-{engine.kind}-{number + 1}",
+            new_seed=lambda: 1000 + number,
+        ),
     )
     specs = [game_pb2.SeatSpec(name=f"Player {s + 1}", bot=bots[s % len(bots)], age=5 + s) for s in range(seats)]
-    created = await app.create_game(api.CreateGameRequest(kind=engine.kind, seats=specs), ADMIN)
+    created = await app.games.create_game(api.CreateGameRequest(kind=engine.kind, seats=specs), ADMIN)
     if created.game.status != game_pb2.GAME_STATUS_FINISHED:
         raise SystemExit(f"{engine.kind}: a game of bots did not finish")
-    log = (await app.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
+    log = (await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
     for event in log.events:  # words follow the catalogs; a golden log pins the game only
         event.ClearField("description")
     return log

@@ -36,35 +36,35 @@ AnyUseCase = UseCase | StreamUseCase | BidiUseCase  # which one: the method's st
 
 def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
     async def stream_events(request: game_service_pb2.StreamEventsRequest, token: str) -> Responses:
-        events = await app.stream_events(request, token)
+        events = await app.history.stream_events(request, token)
         return Responses(_in_language(_as_responses(events.events), request.locale), events.ended)
 
     def play_session(requests: AsyncIterator[Any], token: str) -> AsyncIterator[Message]:
         return play(app, requests, token)
 
     table: dict[str, AnyUseCase] = {
-        "CreateGame": app.create_game,
-        "GetGame": app.get_game,
-        "ListGames": app.list_games,
-        "SubmitCommand": app.submit,
+        "CreateGame": app.games.create_game,
+        "GetGame": app.games.get_game,
+        "ListGames": app.games.list_games,
+        "SubmitCommand": app.moves.submit,
         "StreamEvents": stream_events,
-        "ListEvents": app.list_events,
-        "ReplayGame": app.replay,
-        "ExportGame": app.export_game,
-        "ImportGame": app.import_game,
-        "ReplayLog": app.replay_log,
-        "RotateSeatToken": app.rotate_seat_token,
-        "DeleteGame": app.delete_game,
+        "ListEvents": app.history.list_events,
+        "ReplayGame": app.history.replay,
+        "ExportGame": app.logs.export_game,
+        "ImportGame": app.logs.import_game,
+        "ReplayLog": app.log_replays.replay_log,
+        "RotateSeatToken": app.seats.rotate_seat_token,
+        "DeleteGame": app.retention.delete_game,
         "Play": play_session,
-        "IssueStreamTicket": app.issue_stream_ticket,
-        "GetGameKind": app.get_game_kind,
-        "ListGameKinds": app.list_game_kinds,
-        "JoinGame": app.join_game,
-        "LeaveGame": app.leave_game,
-        "StartGame": app.start_game,
-        "PlayAgain": app.play_again,
-        "TakeOverSeat": app.take_over_seat,
-        "HandBackSeat": app.hand_back_seat,
+        "IssueStreamTicket": app.tickets.issue_stream_ticket,
+        "GetGameKind": app.kinds.get_game_kind,
+        "ListGameKinds": app.kinds.list_game_kinds,
+        "JoinGame": app.seating.join_game,
+        "LeaveGame": app.seating.leave_game,
+        "StartGame": app.seating.start_game,
+        "PlayAgain": app.seating.play_again,
+        "TakeOverSeat": app.takeovers.take_over,
+        "HandBackSeat": app.takeovers.hand_back,
     }
     missing = {method.name for method in SERVICE.methods} - set(table)
     if missing:

@@ -1,16 +1,17 @@
 """GameApp: every use case of the service, behind one object, independent of any transport.
 
-Create a game, read it, play a move, list and stream its events, travel back in time,
-export and import logs, replay a log sent in a request; play online: join open seats,
-leave them, start and replay games, let bots take seats over and hand them back, see
-who is connected, and play for seats whose turn clock ran out. Each family of use cases
-lives in its own module (games, moves, history, logs, log_replay, seats, seating,
-takeover; online, presence and clocks for what the others hook into); GameApp wires
-them to one store, one live-game cache and one token authority. Moves on one game are
+The use cases live in their families (service/app/<family>/), each built whole here
+and reached through GameApp's attribute of that name: `games` (create, read, list),
+`moves` (a seat's command), `history` (events listed, streamed, followed, replayed),
+`tickets`, `logs` and `log_replays`, `seats` (token rotation), `retention`
+(DeleteGame), `kinds`, `seating` (join, leave, start, play again) and `takeovers`;
+`service/api/rpcs.py` names which one answers each RPC. They share one store, one
+live-game cache (`live`), one token authority and the parts of playing online
+(`online`: presence, join codes, the clocks' schedule). Moves on one game are
 serialised inside this process; between processes the store's compare-and-set append
 decides, and a loser catches up and decides again. start() and stop() run the
 background work: presence leases and notices, and the worker that fires the turn
-clocks' timeouts."""
+clocks' timeouts. What a Play session needs of a game it holds open is here too."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import contextlib
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
+from dataclasses import dataclass, field
 
 from ludotheque.v1 import game_pb2
 
@@ -55,115 +57,101 @@ from service.app.views.views import legal_commands, shown, view
 from service.store.base import EventStore
 
 
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """How this server plays, as its configuration says (service/cli/config.py)."""
+
+    cache_size: int = 10_000  # games whose state is kept in memory
+    max_conflict_retries: int = 8  # decisions made again after another process moved first
+    memory_threshold: float = 0.9  # of a store shard's memory limit, past which this server is not ready
+    event_limits: Mapping[str, int] = field(default_factory=dict)  # per kind; default: its engine's
+    snapshot_interval: int = DEFAULT_EVERY
+    retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+    limits: CreationLimits = field(default_factory=CreationLimits)  # default: no limit
+    max_followers: int = DEFAULT_MAX_FOLLOWERS  # spectators following one game in this process
+    stream_ticket_ttl: float = 60.0  # seconds
+    play_join_timeout: float = 10.0  # seconds a Play session may take to send its join (every transport)
+    presence_ttl: float = 15.0  # seconds a seat stays online without its session's renewal
+    clock_interval: float = 1.0  # seconds between two looks at the turn clocks' schedule
+
+    def __post_init__(self) -> None:
+        if self.presence_ttl <= 0 or self.clock_interval <= 0:
+            raise ValueError("the presence ttl and the clock interval must be positive")
+
+    def event_limit_per_kind(self) -> dict[str, int]:
+        """Each kind's event limit: the configured one, else the engine's default."""
+        return {kind: self.event_limits.get(kind, engine.default_event_limit) for kind, engine in ENGINES.items()}
+
+
+def _new_seed() -> int:
+    return secrets.randbits(63)
+
+
+@dataclass(frozen=True, slots=True)
+class World:
+    """What the app takes from the world: the time, new game ids and secret seeds
+    (fixed by tests)."""
+
+    clock: Callable[[], float] = time.time
+    new_game_id: Callable[[], str] = random_game_id
+    new_seed: Callable[[], int] = _new_seed
+
+    def now_ms(self) -> int:
+        return int(self.clock() * 1000)
+
+
 class GameApp:
     def __init__(
         self,
         store: EventStore,
         tokens: TokenAuthority,
+        settings: Settings | None = None,
         *,
-        cache_size: int = 10_000,
-        max_conflict_retries: int = 8,
-        clock: Callable[[], float] = time.time,
-        new_game_id: Callable[[], str] = random_game_id,
-        new_seed: Callable[[], int] = lambda: secrets.randbits(63),
+        world: World | None = None,
         metrics: Metrics | None = None,
         creation: CreationPolicy | None = None,
-        limits: CreationLimits | None = None,
-        memory_threshold: float = 0.9,
-        event_limits: Mapping[str, int] | None = None,
-        snapshot_interval: int = DEFAULT_EVERY,
-        retention: RetentionPolicy | None = None,
-        max_followers: int = DEFAULT_MAX_FOLLOWERS,
-        stream_ticket_ttl: float = 60.0,
-        play_join_timeout: float = 10.0,
-        presence_ttl: float = 15.0,
-        clock_interval: float = 1.0,
     ) -> None:
-        if presence_ttl <= 0 or clock_interval <= 0:
-            raise ValueError("the presence ttl and the clock interval must be positive")
-        self.store = store
-        self.metrics = metrics or Metrics()
-        self.tokens = tokens
-        self._clock = clock
-        self.memory_threshold = memory_threshold
+        settings, world = settings or Settings(), world or World()
+        self.store, self.tokens, self.settings = store, tokens, settings
+        self.metrics = metrics = metrics or Metrics()
+        self.now_ms = now_ms = world.now_ms
         self.unready_reason = ""  # why the last readiness check failed
-        self.clock_interval = clock_interval
-        policy = retention or RetentionPolicy()
-        # Each kind's event limit: the configured one, else the engine's default.
-        self.event_limits = {kind: engine.default_event_limit for kind, engine in ENGINES.items()}
-        self.event_limits.update(event_limits or {})
-        snapshots = Snapshots(store, self.metrics, snapshot_interval)
-        self.games = LiveGames(store, self.metrics, cache_size, snapshots, self.event_limits)
-        self.games.reconcile = Losses(self.metrics, self.now_ms, policy).reconcile
-        self.viewers = Viewers(tokens)
-        self.online = Online(store.coordination, self.now_ms, self.metrics, int(presence_ttl * 1000))
-        self.viewers.seen = self.online.presence.seen
-        quotas = Quotas(store, limits or CreationLimits(), self.now_ms)  # default: no limit
-        self.retention = Retention(self.games, self.viewers, policy, self.metrics, self.now_ms, quotas)
-        creating = Games(
-            self.games,
-            self.viewers,
-            tokens,
-            self.metrics,
-            self.now_ms,
-            new_game_id,
-            new_seed,
-            creation or OpenCreation(ClientAddresses()),
-            quotas,
-            policy,
-            self.online,
+        policy = settings.retention
+        presence_ttl_ms = int(settings.presence_ttl * 1000)
+        self.online = online = Online(store.coordination, now_ms, metrics, presence_ttl_ms)
+        self.viewers = viewers = Viewers(tokens, seen=online.presence.seen)
+        snapshots = Snapshots(store, metrics, settings.snapshot_interval)
+        losses = Losses(metrics, now_ms, policy)
+        limits = settings.event_limit_per_kind()
+        self.live = live = LiveGames(store, metrics, settings.cache_size, snapshots, limits, losses.reconcile)
+        quotas = Quotas(store, settings.limits, now_ms)
+        retries = settings.max_conflict_retries
+        self.appends = appends = Appends(live, metrics, now_ms, retries, quotas, policy, online.moved)
+        changes = TableChanges(live, appends)
+        creation = creation or OpenCreation(ClientAddresses())
+        new_id = world.new_game_id
+        self.games = Games(
+            live, viewers, tokens, metrics, now_ms, new_id, world.new_seed, creation, quotas, policy, online
         )
-        self.appends = appends = Appends(
-            self.games, self.metrics, self.now_ms, max_conflict_retries, quotas, policy, self.online.moved
-        )
-        moves = Moves(self.games, self.viewers, appends, self.now_ms)
-        tickets = StreamTickets(self.games, self.viewers, tokens, self.now_ms, stream_ticket_ttl)
-        history = History(self.games, self.viewers, self.metrics, tickets, max_followers)
-        # How long a Play session may take to send its join (every transport).
-        self.play_join_timeout = play_join_timeout
-        logs = Logs(self.games, self.viewers, tokens, creating, self.now_ms, new_game_id)
-        seats = Seats(self.games, tokens)
-        kinds = Kinds()
-        changes = TableChanges(self.games, appends)
-        seating = Seating(
-            self.games, self.viewers, tokens, self.metrics, self.now_ms, changes, creating, self.online, new_game_id
-        )
-        self.takeovers = TakeOvers(self.games, self.viewers, self.metrics, self.now_ms, changes, self.online)
-        self.clocks = ClockWorker(
-            self.games, changes, self.online.schedule, store.coordination, self.metrics, self.now_ms
-        )
+        self.moves = Moves(live, viewers, appends, now_ms)
+        self.tickets = StreamTickets(live, viewers, tokens, now_ms, settings.stream_ticket_ttl)
+        self.history = History(live, viewers, metrics, self.tickets, settings.max_followers)
+        self.logs = Logs(live, viewers, tokens, self.games, now_ms, new_id)
+        self.log_replays = LogReplays()
+        self.seats = Seats(live, tokens)
+        self.retention = Retention(live, viewers, policy, metrics, now_ms, quotas)
+        self.kinds = Kinds()
+        self.seating = Seating(live, viewers, tokens, metrics, now_ms, changes, self.games, online, new_id)
+        self.takeovers = TakeOvers(live, viewers, metrics, now_ms, changes, online)
+        self.clocks = ClockWorker(live, changes, online.schedule, store.coordination, metrics, now_ms)
         self._background: list[asyncio.Task[None]] = []
         self._stopping = asyncio.Event()
-        # The use cases, one per RPC (service/api/rpcs.py maps them).
-        self.create_game = creating.create_game
-        self.get_game = creating.get_game
-        self.list_games = creating.list_games
-        self.submit = moves.submit
-        self.apply_command = moves.apply_command
-        self.list_events = history.list_events
-        self.stream_events = history.stream_events
-        self.follow = history.follow
-        self.issue_stream_ticket = tickets.issue_stream_ticket
-        self.replay = history.replay
-        self.export_game = logs.export_game
-        self.import_game = logs.import_game
-        self.replay_log = LogReplays().replay_log
-        self.rotate_seat_token = seats.rotate_seat_token
-        self.delete_game = self.retention.delete_game
-        self.get_game_kind = kinds.get_game_kind
-        self.list_game_kinds = kinds.list_game_kinds
-        self.join_game = seating.join_game
-        self.leave_game = seating.leave_game
-        self.start_game = seating.start_game
-        self.play_again = seating.play_again
-        self.take_over_seat = self.takeovers.take_over
-        self.hand_back_seat = self.takeovers.hand_back
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
     async def open_game(self, game_id: str, token: str) -> tuple[LiveGame, Viewer]:
         """The live game and who the token stands for in it."""
-        live = await self.games.load(game_id)
+        live = await self.live.load(game_id)
         return live, self.viewers.in_game(live, token)
 
     async def catch_up(self, live: LiveGame, version: int) -> None:
@@ -171,13 +159,13 @@ class GameApp:
         move of this process holds the game (its append may be answered after the
         follower saw its events), its end brings it, without reading the store; else
         another process appended it, and the store is read."""
-        lock = self.games.lock(live.game_id)
+        lock = self.live.lock(live.game_id)
         if lock.locked():
             async with lock:
                 pass
             if live.version >= version:
                 return
-        await self.games.refresh(live)
+        await self.live.refresh(live)
 
     def turn_of(
         self, live: LiveGame, viewer: Viewer, audience: Audience, *, with_view: bool = False
@@ -228,7 +216,8 @@ class GameApp:
     async def start(self) -> None:
         """Starts the background work: presence, and the turn clocks' worker."""
         await self.online.presence.start()
-        self._background.append(asyncio.create_task(self.clocks.run(self.clock_interval, self._stopping)))
+        interval = self.settings.clock_interval
+        self._background.append(asyncio.create_task(self.clocks.run(interval, self._stopping)))
 
     async def stop(self) -> None:
         self._stopping.set()
@@ -240,12 +229,13 @@ class GameApp:
 
     async def ready(self) -> None:
         """Raises ServiceError(UNAVAILABLE) unless every shard of the store takes writes
-        now and none uses more than `memory_threshold` of its memory limit."""
+        now and none uses more than the settings' memory threshold of its limit."""
         health = await self.store.health()
+        threshold = self.settings.memory_threshold
         problems = health.problems + [
             f"{shard.name}: {shard.memory_used:.0%} of its memory limit in use"
             for shard in health.shards
-            if shard.writable and shard.memory_used > self.memory_threshold
+            if shard.writable and shard.memory_used > threshold
         ]
         self.unready_reason = "; ".join(problems)
         if problems:
@@ -253,7 +243,4 @@ class GameApp:
 
     async def drain(self) -> None:
         """Waits for the work under way in the background (snapshot writes)."""
-        await self.games.snapshots.idle()
-
-    def now_ms(self) -> int:
-        return int(self._clock() * 1000)
+        await self.live.snapshots.idle()

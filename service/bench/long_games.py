@@ -20,6 +20,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
+from service.app.game_app import Settings, World
 from service.app.model.snapshots import DEFAULT_EVERY
 from service.store.memory import MemoryStore
 
@@ -52,9 +53,8 @@ def _app(store: MemoryStore, interval: int, event_limit: int, seed: int) -> Game
     return GameApp(
         store,
         TokenAuthority(b"bench-secret-0123456789abcdef-0123456789", ADMIN),
-        new_seed=lambda: seed,
-        snapshot_interval=interval,
-        event_limits={"pirates": event_limit},
+        Settings(snapshot_interval=interval, event_limits={"pirates": event_limit}),
+        world=World(new_seed=lambda: seed),
     )
 
 
@@ -62,20 +62,21 @@ async def _measure(seconds: float, event_limit: int, seed: int) -> LongGameFigur
     store = MemoryStore()
     writer = _app(store, DEFAULT_EVERY, event_limit, seed)
     bots = [game_pb2.SeatSpec(name=f"bot {i}", bot="random") for i in range(2)]
-    game = (await writer.create_game(api.CreateGameRequest(kind="pirates", seats=bots), ADMIN)).game
+    game = (await writer.games.create_game(api.CreateGameRequest(kind="pirates", seats=bots), ADMIN)).game
     humans = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    other = (await writer.create_game(api.CreateGameRequest(kind="mooki", seats=humans), "")).game
+    other = (await writer.games.create_game(api.CreateGameRequest(kind="mooki", seats=humans), "")).game
     await writer.drain()
     late = [game.version - offset for offset in (1, 17, 38, 61, 96) if offset < game.version]
     timings = {}
     for interval in (0, DEFAULT_EVERY):
         reader = _app(store, interval, event_limit, seed)
         replay = [
-            await _timed(reader.replay(api.ReplayGameRequest(game_id=game.game_id, at_version=v), ADMIN)) for v in late
+            await _timed(reader.history.replay(api.ReplayGameRequest(game_id=game.game_id, at_version=v), ADMIN))
+            for v in late
         ]
         cold = [
             await _timed(
-                _app(store, interval, event_limit, seed).get_game(api.GetGameRequest(game_id=game.game_id), "")
+                _app(store, interval, event_limit, seed).games.get_game(api.GetGameRequest(game_id=game.game_id), "")
             )
             for _ in range(3)
         ]
@@ -106,7 +107,7 @@ async def _waits_while_replaying(
     async def spectate() -> None:
         while time.perf_counter() < stop:
             request = api.ReplayGameRequest(game_id=long_game, at_version=rng.choice(versions))
-            await app.replay(request, "")
+            await app.history.replay(request, "")
             await asyncio.sleep(0)
 
     spectators = [asyncio.create_task(spectate()) for _ in range(SPECTATORS)]
@@ -114,7 +115,7 @@ async def _waits_while_replaying(
     while time.perf_counter() < stop or not waits:
         asked = time.perf_counter()
         await asyncio.sleep(0.001)  # a request arriving: served once the loop is free
-        await app.get_game(api.GetGameRequest(game_id=other_game), "")
+        await app.games.get_game(api.GetGameRequest(game_id=other_game), "")
         waits.append(time.perf_counter() - asked - 0.001)
     await asyncio.gather(*spectators)
     return waits

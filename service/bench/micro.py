@@ -198,18 +198,18 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
     moves = calls = 0
     elapsed = 0.0
     while elapsed < budget or moves == 0:
-        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
+        created = await app.games.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
         game_id, tokens = created.game_id, created.seat_tokens
         start = time.process_time()
         seat = created.game.to_act[0]
         # The answers' own repeated fields are chosen from (a list would copy them).
         legal: Sequence[game_pb2.Command] = (
-            await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
+            await app.games.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
         ).legal_commands
         calls += 1
         while True:
             request = api.SubmitCommandRequest(game_id=game_id, command=rng.choice(legal), command_id=f"m{moves}")
-            response = await app.submit(request, tokens[seat])
+            response = await app.moves.submit(request, tokens[seat])
             response.SerializeToString()
             moves += 1
             calls += 1
@@ -219,7 +219,7 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
                 legal = response.legal_commands
             else:
                 seat = response.to_act[0]
-                game = await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
+                game = await app.games.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
                 game.SerializeToString()
                 legal = game.legal_commands
                 calls += 1
@@ -252,6 +252,7 @@ async def _replay_game(kind: str, budget: float) -> ReplayGameFigures:
 
     from service.app import GameApp
     from service.app.access.auth import TokenAuthority
+    from service.app.game_app import Settings
     from service.app.observe.instrumented import instrumented
     from service.app.observe.metrics import Metrics
     from service.store.memory import MemoryStore
@@ -260,7 +261,7 @@ async def _replay_game(kind: str, budget: float) -> ReplayGameFigures:
     # Snapshots off: the fold of every event is what is measured here (the long games'
     # table measures the same replay from the nearest snapshot).
     store = instrumented(MemoryStore(), metrics)
-    app = GameApp(store, TokenAuthority(b"b" * 32), metrics=metrics, snapshot_interval=0)
+    app = GameApp(store, TokenAuthority(b"b" * 32), Settings(snapshot_interval=0), metrics=metrics)
     # Random bots: Pirates & Compagnie's play thousands of moves (the long game); the
     # longest of a few games of the other kinds, whose games are short whoever plays.
     longest: tuple[int, str, str] = (0, "", "")
@@ -268,15 +269,15 @@ async def _replay_game(kind: str, budget: float) -> ReplayGameFigures:
         if longest[0] >= LONG_GAME:
             break
         seats = [game_pb2.SeatSpec(name=spec.name, age=spec.age, bot="random") for spec in seats_for(kind)]
-        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats), "")
+        created = await app.games.create_game(api.CreateGameRequest(kind=kind, seats=seats), "")
         longest = max(longest, (created.game.version, created.game_id, created.seat_tokens[0]))
     version, game_id, token = longest
     request = api.ReplayGameRequest(game_id=game_id, at_version=version - 1)
-    await app.replay(request, token)  # warm up
+    await app.history.replay(request, token)  # warm up
     calls = 0
     start = time.process_time()
     while (elapsed := time.process_time() - start) < budget or calls == 0:
-        (await app.replay(request, token)).SerializeToString()
+        (await app.history.replay(request, token)).SerializeToString()
         calls += 1
     return ReplayGameFigures(kind, version - 1, elapsed / calls * 1e6)
 

@@ -127,17 +127,17 @@ async def _moves(kind: str, budget: float, seed: int = 3) -> tuple[int, float]:
     moves = 0
     elapsed = 0.0
     while elapsed < budget or moves == 0:
-        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
+        created = await app.games.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
         game_id, tokens = created.game_id, created.seat_tokens
         start = time.process_time()
         seat = created.game.to_act[0]
         status = game_pb2.GAME_STATUS_ACTIVE
         while status == game_pb2.GAME_STATUS_ACTIVE:
             with _rpc("GetGame"):
-                legal = (await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])).legal_commands
+                legal = (await app.games.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])).legal_commands
             request = api.SubmitCommandRequest(game_id=game_id, command=rng.choice(legal), command_id=f"m{moves}")
             with _rpc("SubmitCommand"):
-                response = await app.submit(request, tokens[seat])
+                response = await app.moves.submit(request, tokens[seat])
                 response.SerializeToString()
             moves += 1
             status = response.status

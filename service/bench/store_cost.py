@@ -73,16 +73,16 @@ async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGam
     rng = random.Random(seed)
     played = 0
     while played < moves:
-        created = await app.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
+        created = await app.games.create_game(api.CreateGameRequest(kind=kind, seats=seats_for(kind)), "")
         game_id, tokens = created.game_id, created.seat_tokens
         status: Any = created.game  # a Game, then each move's SubmitCommandResponse
         while status.status != game_pb2.GAME_STATUS_FINISHED and status.to_act:
             seat = status.to_act[0]
-            game = await app.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
+            game = await app.games.get_game(api.GetGameRequest(game_id=game_id), tokens[seat])
             request = api.SubmitCommandRequest(
                 game_id=game_id, command=rng.choice(game.legal_commands), command_id=f"m{played}"
             )
-            status = await app.submit(request, tokens[seat])
+            status = await app.moves.submit(request, tokens[seat])
             played += 1
     return [game for game in store.games.values() if game.creation is not None and game.appends]
 

@@ -27,6 +27,7 @@ from service.app.access.auth import TokenAuthority
 from service.app.access.creators import CreationPolicy, creation_policy
 from service.app.access.limits import CreationLimits
 from service.app.access.origins import ClientAddresses, parse_networks
+from service.app.game_app import Settings
 from service.app.keeping.retention import RetentionPolicy
 from service.app.model.errors import ServiceError
 from service.app.observe.instrumented import instrumented
@@ -131,19 +132,21 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     app = GameApp(
         store,
         tokens,
-        cache_size=config.cache_size,
+        Settings(
+            cache_size=config.cache_size,
+            limits=limits,
+            memory_threshold=config.redis_memory_threshold,
+            event_limits=event_limits(config),
+            snapshot_interval=config.snapshot_interval,
+            retention=retention,
+            max_followers=config.max_followers_per_game,
+            stream_ticket_ttl=config.stream_ticket_ttl,
+            play_join_timeout=config.play_join_timeout,
+            presence_ttl=config.presence_ttl,
+            clock_interval=config.clock_interval,
+        ),
         metrics=metrics,
         creation=who_may_create(config),
-        limits=limits,
-        memory_threshold=config.redis_memory_threshold,
-        event_limits=event_limits(config),
-        snapshot_interval=config.snapshot_interval,
-        retention=retention,
-        max_followers=config.max_followers_per_game,
-        stream_ticket_ttl=config.stream_ticket_ttl,
-        play_join_timeout=config.play_join_timeout,
-        presence_ttl=config.presence_ttl,
-        clock_interval=config.clock_interval,
     )
     await app.start()
     server = grpc.aio.server(

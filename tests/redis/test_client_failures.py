@@ -16,6 +16,7 @@ from redis.asyncio.connection import AbstractConnection
 
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
+from service.app.game_app import World
 from service.app.model.errors import Code, ServiceError
 from service.store.base import StoreUnavailable
 from service.store.redis import RedisStore
@@ -88,15 +89,17 @@ async def test_a_game_read_while_the_client_misbehaves_is_unavailable_not_intern
     ids = itertools.count(1)
     store = RedisStore.from_url(redis_server.url, prefix=f"test-{uuid.uuid4().hex[:12]}")
     app = GameApp(
-        store, TokenAuthority(b"0123456789abcdef-test-secret-0123456789abcdef"), new_game_id=lambda: f"g{next(ids)}"
+        store,
+        TokenAuthority(b"0123456789abcdef-test-secret-0123456789abcdef"),
+        world=World(new_game_id=lambda: f"g{next(ids)}"),
     )
     try:
         seats = [game_pb2.SeatSpec(name="A"), game_pb2.SeatSpec(name="B")]
-        created = await app.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
-        app.games.forget(created.game_id)  # read from the store, not the cache
+        created = await app.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
+        app.live.forget(created.game_id)  # read from the store, not the cache
         broken_client(AttributeError("'NoneType' object has no attribute 'read'"))
         with pytest.raises(ServiceError) as refused:
-            await app.get_game(api.GetGameRequest(game_id=created.game_id), "")
+            await app.games.get_game(api.GetGameRequest(game_id=created.game_id), "")
         assert refused.value.code is Code.UNAVAILABLE
     finally:
         await store.close()

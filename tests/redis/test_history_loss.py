@@ -25,6 +25,7 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.contract import Viewer
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
+from service.app.game_app import Settings, World
 from service.app.model.errors import Code, ServiceError
 from service.app.views.views import legal_commands
 from service.store.redis import RedisStore
@@ -46,8 +47,8 @@ def new_app(store: RedisStore, snapshot_interval: int = 100) -> GameApp:
     return GameApp(
         store,
         TokenAuthority(SECRET, ADMIN),
-        new_game_id=lambda: f"g{next(ids)}{uuid.uuid4().hex[:6]}",
-        snapshot_interval=snapshot_interval,
+        Settings(snapshot_interval=snapshot_interval),
+        world=World(new_game_id=lambda: f"g{next(ids)}{uuid.uuid4().hex[:6]}"),
     )
 
 
@@ -65,7 +66,7 @@ async def stores(server: RedisServer, count: int = 1, prefix: str = "") -> Async
 
 async def new_game(app: GameApp) -> Game:
     seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    created = await app.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
+    created = await app.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
     return Game(created.game_id, list(created.seat_tokens))
 
 
@@ -73,13 +74,13 @@ async def play(app: GameApp, game: Game, moves: int) -> int:
     """Plays `moves` moves (each seat's first legal command); the version after them."""
     version = 0
     for _ in range(moves):
-        public = await app.get_game(api.GetGameRequest(game_id=game.game_id), "")
+        public = await app.games.get_game(api.GetGameRequest(game_id=game.game_id), "")
         token = game.tokens[public.to_act[0]]
-        mine = await app.get_game(api.GetGameRequest(game_id=game.game_id), token)
+        mine = await app.games.get_game(api.GetGameRequest(game_id=game.game_id), token)
         request = api.SubmitCommandRequest(
             game_id=game.game_id, command=mine.legal_commands[0], command_id=uuid.uuid4().hex
         )
-        version = (await app.submit(request, token)).version
+        version = (await app.moves.submit(request, token)).version
     return version
 
 
@@ -97,11 +98,11 @@ def restore(server: RedisServer, saved: dict[str, bytes | None]) -> None:
 
 
 async def get(app: GameApp, game: Game, token: str = "") -> game_pb2.Game:
-    return await app.get_game(api.GetGameRequest(game_id=game.game_id), token)
+    return await app.games.get_game(api.GetGameRequest(game_id=game.game_id), token)
 
 
 async def events(app: GameApp, game: Game) -> list[game_pb2.Event]:
-    return list((await app.list_events(api.ListEventsRequest(game_id=game.game_id), ADMIN)).events)
+    return list((await app.history.list_events(api.ListEventsRequest(game_id=game.game_id), ADMIN)).events)
 
 
 def losses(game: game_pb2.Game) -> list[tuple[int, int, bool]]:
@@ -139,12 +140,12 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
             assert event.HasField("history_loss") and not event.WhichOneof("game") and not event.HasField("command")
             assert (event.history_loss.first, event.history_loss.last) == (kept + 1, known)
         # Described as any event, in the caller's language: each placeholder, then the notice.
-        told = (await app.list_events(api.ListEventsRequest(game_id=game.game_id, locale="fr"), "")).events
+        told = (await app.history.list_events(api.ListEventsRequest(game_id=game.game_id, locale="fr"), "")).events
         assert {event.description.key for event in told[kept:known]} == {"history.lost_version"}
         notice = told[known].description
         assert notice.key == "history.loss" and notice.args["first"].value == str(kept + 1)
         assert f"{known - kept} coups ({kept + 1} à {known}) ont été perdus" in notice.text
-        replayed = await app.replay(api.ReplayGameRequest(game_id=game.game_id, at_version=known), "")
+        replayed = await app.history.replay(api.ReplayGameRequest(game_id=game.game_id, at_version=known), "")
         assert replayed.view == view_then  # a lost version shows the state before the loss
 
         # A client that names a lost version is told which were lost.
@@ -153,24 +154,26 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
         )
         stale.expected_version = known
         with pytest.raises(ServiceError) as refused:
-            await app.submit(stale, game.tokens[now.to_act[0]])
+            await app.moves.submit(stale, game.tokens[now.to_act[0]])
         assert refused.value.code is Code.FAILED_PRECONDITION
         info = reason(refused.value)
         assert info.reason == "VERSIONS_LOST" and info.metadata["message_key"] == "error.versions_lost"
         assert (info.metadata["first_lost"], info.metadata["last_lost"]) == (str(kept + 1), str(known))
         stale.expected_version = known + 1
-        assert (await app.submit(stale, game.tokens[now.to_act[0]])).version > known + 1
+        assert (await app.moves.submit(stale, game.tokens[now.to_act[0]])).version > known + 1
         assert metric(app, "ludotheque_store_behind_total", kind="mooki") == 1
         assert metric(app, "ludotheque_history_losses_total", kind="mooki", reused="false") == 1
 
         # A stream resumed past what the store has is told what was lost.
         with pytest.raises(ServiceError) as resumed:
-            past = await app.stream_events(api.StreamEventsRequest(game_id=game.game_id, from_version=known + 9), "")
+            past = await app.history.stream_events(
+                api.StreamEventsRequest(game_id=game.game_id, from_version=known + 9), ""
+            )
             await anext(past.events)
         assert reason(resumed.value).reason == "VERSIONS_LOST"
         # The game's log, lost versions included, still verifies and imports.
-        log = (await app.export_game(api.ExportGameRequest(game_id=game.game_id), ADMIN)).log
-        imported = await app.import_game(api.ImportGameRequest(log=log), ADMIN)
+        log = (await app.logs.export_game(api.ExportGameRequest(game_id=game.game_id), ADMIN)).log
+        imported = await app.logs.import_game(api.ImportGameRequest(log=log), ADMIN)
         assert losses(imported.game) == losses(now) and imported.game.version == len(log.events)
 
         # The other server had cached the lost versions too: it rebuilds, and finds the
@@ -202,7 +205,9 @@ async def test_a_fold_from_a_snapshot_passes_over_the_lost_versions(redis_server
         assert (await get(cold, game, ADMIN)).view == (await get(reference, game, ADMIN)).view
         for at in range(1, last + 1):
             request = api.ReplayGameRequest(game_id=game.game_id, at_version=at)
-            assert (await cold.replay(request, ADMIN)).view == (await reference.replay(request, ADMIN)).view, at
+            assert (await cold.history.replay(request, ADMIN)).view == (
+                await reference.history.replay(request, ADMIN)
+            ).view, at
 
 
 @pytest.mark.parametrize("moves_meanwhile", [1, 3, 6])
@@ -224,7 +229,7 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
         restore(redis_server, saved)
         again = await play(unaware, game, moves_meanwhile)
         # A move decided on the first server's cache (as it stood before the fork).
-        cached = await app.games.load(game.game_id, refresh=False)
+        cached = await app.live.load(game.game_id, refresh=False)
         seat = cached.engine.status(cached.state).to_act[0]
         stale = api.SubmitCommandRequest(
             game_id=game.game_id,
@@ -232,7 +237,7 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
             command_id="stale",
         )
         with contextlib.suppress(ServiceError):  # decided again on the store's history: legal or not
-            await app.submit(stale, game.tokens[seat])
+            await app.moves.submit(stale, game.tokens[seat])
 
         now = await get(app, game)
         ((first, last, reused),) = losses(now)
@@ -259,7 +264,7 @@ async def test_a_stream_given_versions_the_store_then_lost_ends_saying_which(own
         aof = own_redis.directory / "appendonlydir"
         saved = own_redis.directory / "saved-aof"
         shutil.copytree(aof, saved)
-        stream = await app.stream_events(api.StreamEventsRequest(game_id=game.game_id), "")
+        stream = await app.history.stream_events(api.StreamEventsRequest(game_id=game.game_id), "")
         received: list[int] = []
         known = await play(app, game, 3)
 

@@ -17,6 +17,7 @@ from service.app.access.auth import TokenAuthority
 from service.app.access.creators import OpenCreation
 from service.app.access.limits import CreationLimits
 from service.app.access.origins import ClientAddresses, Origin, calling_from, parse_networks
+from service.app.game_app import Settings, World
 from service.app.model.errors import Code, retry_after_seconds
 from service.store.memory import MemoryStore
 from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, SECRET, create_request, expect_error, submit
@@ -40,10 +41,8 @@ def limited_app(
     return GameApp(
         store or MemoryStore(),
         TokenAuthority(SECRET, ADMIN),
-        new_game_id=lambda: f"{prefix}{next(ids)}",
-        new_seed=lambda: 42,
-        clock=clock or Clock(),
-        limits=CreationLimits(**limits),
+        Settings(limits=CreationLimits(**limits)),
+        world=World(new_game_id=lambda: f"{prefix}{next(ids)}", new_seed=lambda: 42, clock=clock or Clock()),
     )
 
 
@@ -51,7 +50,7 @@ async def create(app: GameApp, *seats: dict[str, Any], token: str = "", **fields
     request = create_request(*seats)
     for name, value in fields.items():
         setattr(request, name, value)
-    return await app.create_game(request, token)
+    return await app.games.create_game(request, token)
 
 
 def detail(error: Any, kind: type[Any]) -> Any:
@@ -73,7 +72,7 @@ async def test_a_creator_past_the_rate_is_told_when_to_come_back_and_the_window_
     assert retry_after_seconds(refused.details) == 30  # the first creation leaves the window at 60 s
     assert detail(refused, error_details_pb2.ErrorInfo).reason == "CREATE_RATE"
     assert detail(refused, error_details_pb2.QuotaFailure).violations[0].subject == "create:ip:unknown"
-    assert len((await app.list_games(api.ListGamesRequest(), ADMIN)).games) == 2  # nothing created
+    assert len((await app.games.list_games(api.ListGamesRequest(), ADMIN)).games) == 2  # nothing created
     with calling_from(Origin("203.0.113.9")):
         await create(app)  # another address, another creator
     clock.now += 30
@@ -106,12 +105,12 @@ async def test_live_games_count_until_they_finish_and_a_missed_release_heals_its
 async def play_to_the_end(app: GameApp, created: api.CreateGameResponse) -> None:
     tokens = list(created.seat_tokens)
     while True:
-        game = await app.get_game(api.GetGameRequest(game_id=created.game_id), ADMIN)
+        game = await app.games.get_game(api.GetGameRequest(game_id=created.game_id), ADMIN)
         if game.status == game_pb2.GAME_STATUS_FINISHED:
             return
         seat = game.to_act[0]
-        mine = await app.get_game(api.GetGameRequest(game_id=created.game_id), tokens[seat])
-        await app.submit(submit(created.game_id, mine.legal_commands[0]), tokens[seat])
+        mine = await app.games.get_game(api.GetGameRequest(game_id=created.game_id), tokens[seat])
+        await app.moves.submit(submit(created.game_id, mine.legal_commands[0]), tokens[seat])
 
 
 @async_test
@@ -134,16 +133,16 @@ async def test_a_host_who_starts_a_game_nobody_joined_makes_a_game_of_bots_only(
     admin_only = limited_app(per_minute=100, bot_games_per_minute=0)
     waiting = await create(admin_only, *nobody)
     start = api.StartGameRequest(game_id=waiting.game_id)
-    await expect_error(Code.PERMISSION_DENIED, admin_only.start_game(start, waiting.host_token))
-    assert (await admin_only.get_game(api.GetGameRequest(game_id=waiting.game_id), "")).version == 0  # nothing
-    assert (await admin_only.start_game(start, ADMIN)).game.status == game_pb2.GAME_STATUS_FINISHED
+    await expect_error(Code.PERMISSION_DENIED, admin_only.seating.start_game(start, waiting.host_token))
+    assert (await admin_only.games.get_game(api.GetGameRequest(game_id=waiting.game_id), "")).version == 0  # nothing
+    assert (await admin_only.seating.start_game(start, ADMIN)).game.status == game_pb2.GAME_STATUS_FINISHED
     seated = await create(admin_only, {"name": "Cléo"}, {"open": True})  # a player: the bots play with her
-    await admin_only.start_game(api.StartGameRequest(game_id=seated.game_id), seated.host_token)
+    await admin_only.seating.start_game(api.StartGameRequest(game_id=seated.game_id), seated.host_token)
     app = limited_app(per_minute=100, bot_games_per_minute=1)
     first, second = await create(app, *nobody), await create(app, *nobody)
-    await app.start_game(api.StartGameRequest(game_id=first.game_id), first.host_token)
+    await app.seating.start_game(api.StartGameRequest(game_id=first.game_id), first.host_token)
     refused = await expect_error(
-        Code.RESOURCE_EXHAUSTED, app.start_game(api.StartGameRequest(game_id=second.game_id), second.host_token)
+        Code.RESOURCE_EXHAUSTED, app.seating.start_game(api.StartGameRequest(game_id=second.game_id), second.host_token)
     )
     assert detail(refused, error_details_pb2.ErrorInfo).reason == "BOT_GAMES_RATE"
 
@@ -152,7 +151,7 @@ async def test_a_host_who_starts_a_game_nobody_joined_makes_a_game_of_bots_only(
 async def test_a_malformed_creation_counts_against_nothing() -> None:
     app = limited_app(per_minute=1, live_games=1)
     for _ in range(3):
-        await expect_error(Code.INVALID_ARGUMENT, app.create_game(api.CreateGameRequest(kind="chess"), ""))
+        await expect_error(Code.INVALID_ARGUMENT, app.games.create_game(api.CreateGameRequest(kind="chess"), ""))
     await create(app)
 
 
@@ -186,15 +185,15 @@ async def test_the_creator_is_recorded_on_the_game_and_only_the_admin_sees_it() 
         creation=OpenCreation(ClientAddresses(parse_networks("127.0.0.1"))),
     )
     with calling_from(Origin("127.0.0.1", ("198.51.100.7",))):
-        created = await app.create_game(create_request(), "")
+        created = await app.games.create_game(create_request(), "")
     assert created.game.created_by == ""  # the creator does not see it either
     game_id = created.game_id
-    assert (await app.get_game(api.GetGameRequest(game_id=game_id), ADMIN)).created_by == "ip:198.51.100.7"
-    assert (await app.get_game(api.GetGameRequest(game_id=game_id), "")).created_by == ""
-    assert (await app.get_game(api.GetGameRequest(game_id=game_id), created.seat_tokens[0])).created_by == ""
-    listed = await app.list_games(api.ListGamesRequest(), ADMIN)
+    assert (await app.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)).created_by == "ip:198.51.100.7"
+    assert (await app.games.get_game(api.GetGameRequest(game_id=game_id), "")).created_by == ""
+    assert (await app.games.get_game(api.GetGameRequest(game_id=game_id), created.seat_tokens[0])).created_by == ""
+    listed = await app.games.list_games(api.ListGamesRequest(), ADMIN)
     assert [g.created_by for g in listed.games] == ["ip:198.51.100.7"]
-    assert (await app.create_game(create_request(), ADMIN)).game.created_by == "admin"
+    assert (await app.games.create_game(create_request(), ADMIN)).game.created_by == "admin"
 
 
 # --- privacy ---------------------------------------------------------------------------
@@ -210,7 +209,7 @@ async def test_games_are_unlisted_unless_asked_and_only_public_ones_show_names_t
     finished = await create(app, *BOTS, visibility=game_pb2.VISIBILITY_LISTED)
     assert unlisted.game.visibility == game_pb2.VISIBILITY_UNLISTED
     for token in ("", unlisted.seat_tokens[0]):  # a seat token means nothing outside its game
-        everyone = (await app.list_games(api.ListGamesRequest(), token)).games
+        everyone = (await app.games.list_games(api.ListGamesRequest(), token)).games
         assert [g.game_id for g in everyone] == [finished.game_id, public.game_id, listed.game_id]
         shown = {g.game_id: g for g in everyone}
         assert [(s.name, s.HasField("age"), s.bot) for s in shown[listed.game_id].seats] == [
@@ -220,10 +219,10 @@ async def test_games_are_unlisted_unless_asked_and_only_public_ones_show_names_t
         assert shown[finished.game_id].outcome.summary == ""  # it names the winner
         assert shown[finished.game_id].outcome.winners == finished.game.outcome.winners
         assert (shown[public.game_id].seats[0].name, shown[public.game_id].seats[0].age) == ("Cléo", 6)
-    admin = (await app.list_games(api.ListGamesRequest(), ADMIN)).games
+    admin = (await app.games.list_games(api.ListGamesRequest(), ADMIN)).games
     assert len(admin) == 4 and admin[-1].seats[0].name == "Cléo" and admin[0].outcome.summary
     # Whoever has the id still watches the game (the id is the invitation).
-    assert (await app.get_game(api.GetGameRequest(game_id=unlisted.game_id), "")).seats[0].name == "Cléo"
+    assert (await app.games.get_game(api.GetGameRequest(game_id=unlisted.game_id), "")).seats[0].name == "Cléo"
     await expect_error(Code.INVALID_ARGUMENT, create(app, visibility=7))
 
 
@@ -237,21 +236,23 @@ async def test_a_rotated_seat_token_stops_working_at_once_on_every_process() -> 
     created = await create(here)
     game_id, (cleo, robin) = created.game_id, created.seat_tokens
     # The other process has the game cached and Cléo's token checked.
-    assert (await there.get_game(api.GetGameRequest(game_id=game_id), cleo)).viewer.seat == 0
-    rotated = await here.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)
+    assert (await there.games.get_game(api.GetGameRequest(game_id=game_id), cleo)).viewer.seat == 0
+    rotated = await here.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)
     new = rotated.seat_token
     assert new != cleo and new.startswith("0.1.")
     for app in (here, there):
-        refused = await expect_error(Code.UNAUTHENTICATED, app.get_game(api.GetGameRequest(game_id=game_id), cleo))
+        refused = await expect_error(
+            Code.UNAUTHENTICATED, app.games.get_game(api.GetGameRequest(game_id=game_id), cleo)
+        )
         assert "replaced" in refused.message
-        await expect_error(Code.UNAUTHENTICATED, app.list_events(api.ListEventsRequest(game_id=game_id), cleo))
-    await expect_error(Code.UNAUTHENTICATED, there.submit(submit(game_id, DRAW_LEFT, "old"), cleo))
-    assert (await there.get_game(api.GetGameRequest(game_id=game_id), ADMIN)).version == 1  # nothing played
-    assert (await there.submit(submit(game_id, DRAW_LEFT, "new"), new)).version == 2
-    assert (await here.get_game(api.GetGameRequest(game_id=game_id), robin)).viewer.seat == 1  # others unchanged
-    again = await here.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)
-    await expect_error(Code.UNAUTHENTICATED, there.submit(submit(game_id, PLACE_SHOWN, "p"), new))
-    assert (await there.submit(submit(game_id, PLACE_SHOWN, "p"), again.seat_token)).version == 3
+        await expect_error(Code.UNAUTHENTICATED, app.history.list_events(api.ListEventsRequest(game_id=game_id), cleo))
+    await expect_error(Code.UNAUTHENTICATED, there.moves.submit(submit(game_id, DRAW_LEFT, "old"), cleo))
+    assert (await there.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)).version == 1  # nothing played
+    assert (await there.moves.submit(submit(game_id, DRAW_LEFT, "new"), new)).version == 2
+    assert (await here.games.get_game(api.GetGameRequest(game_id=game_id), robin)).viewer.seat == 1  # others unchanged
+    again = await here.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)
+    await expect_error(Code.UNAUTHENTICATED, there.moves.submit(submit(game_id, PLACE_SHOWN, "p"), new))
+    assert (await there.moves.submit(submit(game_id, PLACE_SHOWN, "p"), again.seat_token)).version == 3
 
 
 @async_test
@@ -260,11 +261,11 @@ async def test_a_move_cached_before_the_rotation_is_refused_by_the_append() -> N
     here, there = limited_app(store), limited_app(store)
     created = await create(here)
     game_id, cleo = created.game_id, created.seat_tokens[0]
-    await there.get_game(api.GetGameRequest(game_id=game_id), cleo)  # cached there, token checked
-    await here.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)
+    await there.games.get_game(api.GetGameRequest(game_id=game_id), cleo)  # cached there, token checked
+    await here.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)
     # `there` decides on its cache without reading the game: its append is refused, and
     # then the token is found rotated.
-    await expect_error(Code.UNAUTHENTICATED, there.submit(submit(game_id, DRAW_LEFT, "late"), cleo))
+    await expect_error(Code.UNAUTHENTICATED, there.moves.submit(submit(game_id, DRAW_LEFT, "late"), cleo))
     assert (await store.info(game_id)).version == 1
 
 
@@ -273,12 +274,15 @@ async def test_only_the_admin_rotates_and_only_existing_seats() -> None:
     app = limited_app()
     created = await create(app)
     request = api.RotateSeatTokenRequest(game_id=created.game_id, seat=0)
-    await expect_error(Code.UNAUTHENTICATED, app.rotate_seat_token(request, ""))
-    await expect_error(Code.PERMISSION_DENIED, app.rotate_seat_token(request, created.seat_tokens[0]))
+    await expect_error(Code.UNAUTHENTICATED, app.seats.rotate_seat_token(request, ""))
+    await expect_error(Code.PERMISSION_DENIED, app.seats.rotate_seat_token(request, created.seat_tokens[0]))
     await expect_error(
-        Code.INVALID_ARGUMENT, app.rotate_seat_token(api.RotateSeatTokenRequest(game_id=created.game_id, seat=2), ADMIN)
+        Code.INVALID_ARGUMENT,
+        app.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=created.game_id, seat=2), ADMIN),
     )
-    await expect_error(Code.NOT_FOUND, app.rotate_seat_token(api.RotateSeatTokenRequest(game_id="nope", seat=0), ADMIN))
+    await expect_error(
+        Code.NOT_FOUND, app.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id="nope", seat=0), ADMIN)
+    )
 
 
 @async_test
@@ -286,10 +290,10 @@ async def test_an_open_stream_of_a_rotated_token_ends_at_its_next_event() -> Non
     app = limited_app()
     created = await create(app)
     game_id, (cleo, robin) = created.game_id, created.seat_tokens
-    stream = (await app.stream_events(api.StreamEventsRequest(game_id=game_id), robin)).events
+    stream = (await app.history.stream_events(api.StreamEventsRequest(game_id=game_id), robin)).events
     assert (await anext(stream)).version == 1
-    await app.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=1), ADMIN)
-    await app.submit(submit(game_id, DRAW_LEFT), cleo)
+    await app.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=1), ADMIN)
+    await app.moves.submit(submit(game_id, DRAW_LEFT), cleo)
     with pytest.raises(Exception) as ended:
         await anext(stream)
     assert getattr(ended.value, "code", None) is Code.UNAUTHENTICATED
@@ -303,14 +307,18 @@ async def test_during_a_secret_rotation_tokens_of_both_secrets_work_and_new_ones
     store = MemoryStore()
     old_secret, new_secret = SECRET, b"the-next-secret-0123456789abcdef-0123"
     before = GameApp(store, TokenAuthority(old_secret, ADMIN))
-    created = await before.create_game(create_request(), "")
+    created = await before.games.create_game(create_request(), "")
     during = GameApp(store, TokenAuthority(new_secret, ADMIN, previous_secrets=[old_secret]))
-    assert (await during.get_game(api.GetGameRequest(game_id=created.game_id), created.seat_tokens[0])).viewer.seat == 0
-    fresh = await during.create_game(create_request(), "")
+    assert (
+        await during.games.get_game(api.GetGameRequest(game_id=created.game_id), created.seat_tokens[0])
+    ).viewer.seat == 0
+    fresh = await during.games.create_game(create_request(), "")
     after = GameApp(store, TokenAuthority(new_secret, ADMIN))
-    assert (await after.get_game(api.GetGameRequest(game_id=fresh.game_id), fresh.seat_tokens[1])).viewer.seat == 1
+    assert (
+        await after.games.get_game(api.GetGameRequest(game_id=fresh.game_id), fresh.seat_tokens[1])
+    ).viewer.seat == 1
     await expect_error(
-        Code.UNAUTHENTICATED, after.get_game(api.GetGameRequest(game_id=created.game_id), created.seat_tokens[0])
+        Code.UNAUTHENTICATED, after.games.get_game(api.GetGameRequest(game_id=created.game_id), created.seat_tokens[0])
     )
 
 

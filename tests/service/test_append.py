@@ -17,6 +17,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
+from service.app.game_app import Settings, World
 from service.app.model.errors import Code, ServiceError, rule_violation
 from service.app.model.live import LiveGame
 from service.app.moves.append import TOO_FAST, Decide, Decision
@@ -29,12 +30,17 @@ SECRET = b"0123456789abcdef-append-secret-0123456789abcdef"
 
 
 def app(store: MemoryStore, **kwargs: Any) -> GameApp:
-    return GameApp(store, TokenAuthority(SECRET, ADMIN), new_game_id=lambda: "g1", new_seed=lambda: 7, **kwargs)
+    return GameApp(
+        store,
+        TokenAuthority(SECRET, ADMIN),
+        Settings(**kwargs),
+        world=World(new_game_id=lambda: "g1", new_seed=lambda: 7),
+    )
 
 
 async def new_game(one: GameApp) -> api.CreateGameResponse:
     seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    return await one.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
+    return await one.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
 
 
 def draw_decision(key: str) -> Decide:
@@ -54,7 +60,7 @@ def fingerprint(key: str) -> bytes:
 
 
 async def cached(one: GameApp, game_id: str) -> LiveGame:
-    return await one.games.load(game_id)
+    return await one.live.load(game_id)
 
 
 def conflicts(one: GameApp) -> float:
@@ -163,7 +169,7 @@ async def test_a_seat_token_rotated_meanwhile_is_checked_again_before_anything_i
     one, two = app(store), app(store)
     created = await new_game(one)
     live = await cached(one, created.game_id)
-    await two.rotate_seat_token(api.RotateSeatTokenRequest(game_id=created.game_id, seat=0), ADMIN)
+    await two.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=created.game_id, seat=0), ADMIN)
     token = created.seat_tokens[0]
 
     def recheck(live: LiveGame) -> None:

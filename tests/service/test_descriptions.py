@@ -18,16 +18,16 @@ from tests.support.aio import async_test
 async def test_an_imported_log_keeps_no_words() -> None:
     app = new_app()
     created = await new_game(app)
-    await app.submit(
+    await app.moves.submit(
         submit(created.game_id, game_pb2.Command(mooki=mooki.Command(draw=mooki.Draw(pile=0)))), created.seat_tokens[0]
     )
-    exported = await app.export_game(api.ExportGameRequest(game_id=created.game_id, locale="fr"), ADMIN)
+    exported = await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id, locale="fr"), ADMIN)
     assert all(event.description.text for event in exported.log.events)
-    imported = await app.import_game(api.ImportGameRequest(log=exported.log), ADMIN)
+    imported = await app.logs.import_game(api.ImportGameRequest(log=exported.log), ADMIN)
     stored = [parse_event(item) for item in await app.store.read(imported.game_id, 1, imported.game.version)]
     assert stored and not any(event.HasField("description") for event in stored)
     assert not any(event.command.HasField("description") or event.command.choices for event in stored)
-    again = await app.export_game(api.ExportGameRequest(game_id=imported.game_id, locale="fr"), ADMIN)
+    again = await app.logs.export_game(api.ExportGameRequest(game_id=imported.game_id, locale="fr"), ADMIN)
     assert [e.description for e in again.log.events] == [e.description for e in exported.log.events]
 
 
@@ -36,14 +36,14 @@ async def test_only_the_drawer_is_told_the_face_underneath() -> None:
     app = new_app()
     created = await new_game(app)
     cleo, robin = created.seat_tokens
-    drew = await app.submit(
+    drew = await app.moves.submit(
         submit(created.game_id, game_pb2.Command(mooki=mooki.Command(draw=mooki.Draw(pile=0)))), cleo
     )
     hidden = drew.view.mooki.drawn.hidden
     request = api.ListEventsRequest(game_id=created.game_id, from_version=drew.version)
-    mine = (await app.list_events(request, cleo)).events[-1].description
-    theirs = (await app.list_events(request, robin)).events[-1].description
-    spectator = (await app.list_events(request, "")).events[-1].description
+    mine = (await app.history.list_events(request, cleo)).events[-1].description
+    theirs = (await app.history.list_events(request, robin)).events[-1].description
+    spectator = (await app.history.list_events(request, "")).events[-1].description
     face = f"{mooki.FaceKind.Name(hidden.kind)}/{mooki.Family.Name(hidden.family)}"
     assert mine.key == "mooki.event.card_drawn_seen" and mine.args["hidden"].value in (face, "FACE_KIND_SPIDER")
     assert mine.args["hidden"].text in mine.text

@@ -17,7 +17,7 @@ from tests.support.aio import async_test
 @async_test
 async def test_a_game_dealt_with_other_game_data_is_refused_naming_the_rules_version() -> None:
     store = MemoryStore()
-    created = await new_app(store).create_game(create_request(), "")
+    created = await new_app(store).games.create_game(create_request(), "")
     info = await store.info(created.game_id)
     (stored,) = await store.read(created.game_id, 1, 1)
     started = game_pb2.Event.FromString(stored.data)
@@ -26,8 +26,8 @@ async def test_a_game_dealt_with_other_game_data_is_refused_naming_the_rules_ver
     await store.create("other", "mooki", "active", info.record, b"", [started.SerializeToString()], 0)
 
     error = await expect_error(
-        Code.FAILED_PRECONDITION, new_app(store).get_game(api.GetGameRequest(game_id="other"), "")
+        Code.FAILED_PRECONDITION, new_app(store).games.get_game(api.GetGameRequest(game_id="other"), "")
     )
     assert ENGINE.rules_version in error.message and "sha256:111" in error.message
     assert "no longer has" in error.message
-    assert (await new_app(store).get_game(api.GetGameRequest(game_id=created.game_id), "")).version == 1
+    assert (await new_app(store).games.get_game(api.GetGameRequest(game_id=created.game_id), "")).version == 1

@@ -24,11 +24,11 @@ async def test_an_expected_version_newer_than_the_cache_is_the_latest_not_stale(
     one, two = new_app(store), new_app(store)
     created = await new_game(one)
     cleo = created.seat_tokens[0]
-    await two.get_game(api.GetGameRequest(game_id=created.game_id), "")  # two caches version 1
-    await one.submit(submit(created.game_id, DRAW_LEFT), cleo)
-    placed = await two.submit(submit(created.game_id, PLACE_SHOWN, expected_version=2), cleo)
+    await two.games.get_game(api.GetGameRequest(game_id=created.game_id), "")  # two caches version 1
+    await one.moves.submit(submit(created.game_id, DRAW_LEFT), cleo)
+    placed = await two.moves.submit(submit(created.game_id, PLACE_SHOWN, expected_version=2), cleo)
     assert placed.version == 3
-    await expect_error(Code.ABORTED, two.submit(submit(created.game_id, ROBIN_DRAW, expected_version=2), cleo))
+    await expect_error(Code.ABORTED, two.moves.submit(submit(created.game_id, ROBIN_DRAW, expected_version=2), cleo))
 
 
 @async_test
@@ -37,13 +37,13 @@ async def test_a_command_id_played_elsewhere_and_now_illegal_still_answers_its_f
     one, two = new_app(store), new_app(store)
     created = await new_game(one)
     cleo, robin = created.seat_tokens
-    await two.get_game(api.GetGameRequest(game_id=created.game_id), "")
-    await one.submit(submit(created.game_id, DRAW_LEFT, "d"), cleo)
-    await one.submit(submit(created.game_id, PLACE_SHOWN, "p"), cleo)
-    await one.submit(submit(created.game_id, ROBIN_DRAW, "r"), robin)
-    again = await two.submit(submit(created.game_id, DRAW_LEFT, "d"), cleo)  # not Cléo's turn any more
+    await two.games.get_game(api.GetGameRequest(game_id=created.game_id), "")
+    await one.moves.submit(submit(created.game_id, DRAW_LEFT, "d"), cleo)
+    await one.moves.submit(submit(created.game_id, PLACE_SHOWN, "p"), cleo)
+    await one.moves.submit(submit(created.game_id, ROBIN_DRAW, "r"), robin)
+    again = await two.moves.submit(submit(created.game_id, DRAW_LEFT, "d"), cleo)  # not Cléo's turn any more
     assert again.replayed and again.version == 2
-    changed = await expect_error(Code.ALREADY_EXISTS, two.submit(submit(created.game_id, PLACE_SHOWN, "d"), cleo))
+    changed = await expect_error(Code.ALREADY_EXISTS, two.moves.submit(submit(created.game_id, PLACE_SHOWN, "d"), cleo))
     assert "command_id" in changed.message
 
 
@@ -52,10 +52,10 @@ async def test_the_stored_summary_is_the_game_without_a_view() -> None:
     store = MemoryStore()
     app = new_app(store)
     created = await new_game(app)
-    await app.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
+    await app.moves.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
     stored = game_pb2.Game.FromString((await store.info(created.game_id)).summary)
-    listed = (await app.list_games(api.ListGamesRequest(), ADMIN)).games[0]
-    live = await app.get_game(api.GetGameRequest(game_id=created.game_id), ADMIN)
+    listed = (await app.games.list_games(api.ListGamesRequest(), ADMIN)).games[0]
+    live = await app.games.get_game(api.GetGameRequest(game_id=created.game_id), ADMIN)
     assert stored.version == 2 and stored.seats == live.seats and stored.options == live.options
     for field in ("view", "legal_commands", "viewer", "created_by", "presence"):  # the caller's, and now's
         live.ClearField(field)
@@ -91,10 +91,10 @@ async def test_a_move_of_this_process_seen_stored_before_its_append_answered_is_
     store = _GatedStore()
     app = new_app(store)
     created = await new_game(app)
-    live = await app.games.load(created.game_id)
+    live = await app.live.load(created.game_id)
     version = live.version
     store.hold, store.reads = True, 0
-    move = asyncio.create_task(app.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0]))
+    move = asyncio.create_task(app.moves.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0]))
     await store.appending.wait()
     # A Play session's follower got the move's event from the store: the cached game is behind.
     caught_up = asyncio.create_task(app.catch_up(live, version + 1))
@@ -111,8 +111,8 @@ async def test_a_move_of_another_process_is_read_from_the_store() -> None:
     store = _GatedStore()
     one, two = new_app(store), new_app(store)
     created = await new_game(one)
-    live = await two.games.load(created.game_id)
-    await one.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
+    live = await two.live.load(created.game_id)
+    await one.moves.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
     store.reads = 0
     await two.catch_up(live, live.version + 1)
     assert live.version == 2

@@ -77,13 +77,13 @@ async def test_a_header_create_game_would_refuse_is_an_invalid_argument_and_crea
 ) -> None:
     app = new_app()
     created = await new_game(app, {"name": "Cléo"}, {"name": "Robin", "bot": "greedy"})
-    await app.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
-    log = (await app.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
+    await app.moves.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
+    log = (await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
     change(log.header)
-    error = await expect_error(Code.INVALID_ARGUMENT, app.import_game(api.ImportGameRequest(log=log), ADMIN))
+    error = await expect_error(Code.INVALID_ARGUMENT, app.logs.import_game(api.ImportGameRequest(log=log), ADMIN))
     (bad_request,) = [d for d in error.details if isinstance(d, error_details_pb2.BadRequest)]
     assert bad_request.field_violations[0].field == field, error.message
-    listed = await app.list_games(api.ListGamesRequest(), ADMIN)
+    listed = await app.games.list_games(api.ListGamesRequest(), ADMIN)
     assert [game.game_id for game in listed.games] == [created.game_id]
 
 
@@ -91,8 +91,8 @@ async def test_a_header_create_game_would_refuse_is_an_invalid_argument_and_crea
 async def test_a_sound_header_still_imports() -> None:
     app = new_app()
     created = await new_game(app, {"name": "Cléo", "age": 6}, {"name": "Robin", "bot": "greedy"})
-    log = (await app.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
-    imported = await app.import_game(api.ImportGameRequest(log=log), ADMIN)
+    log = (await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
+    imported = await app.logs.import_game(api.ImportGameRequest(log=log), ADMIN)
     assert [seat.name for seat in imported.game.seats] == ["Cléo", "Robin"]
     assert imported.game.options.mooki.youngest_seat == 0 and imported.game.created_by == "admin"
     assert imported.game.visibility == game_pb2.VISIBILITY_UNLISTED

@@ -27,7 +27,7 @@ def bots(kind: str, count: int, bot: str = "random") -> api.CreateGameRequest:
 
 
 async def admin_log(app: object, game_id: str) -> game_pb2.GameLog:
-    exported = await app.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)  # type: ignore[attr-defined]
+    exported = await app.logs.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)  # type: ignore[attr-defined]
     return exported.log  # type: ignore[no-any-return]
 
 
@@ -41,7 +41,7 @@ def test_every_kind_has_a_limit_well_above_its_games() -> None:
 @async_test
 async def test_an_all_bot_game_stops_at_its_event_limit_and_its_log_still_verifies() -> None:
     app = new_app(event_limits={"pirates": 300})
-    game = (await app.create_game(bots("pirates", 2), ADMIN)).game
+    game = (await app.games.create_game(bots("pirates", 2), ADMIN)).game
     assert game.status == game_pb2.GAME_STATUS_FINISHED
     assert list(game.outcome.winners) == [] and "stopped after 300 events" in game.outcome.summary
     assert 300 < game.version <= 310  # the last move's events, then the stop
@@ -56,12 +56,12 @@ async def test_an_all_bot_game_stops_at_its_event_limit_and_its_log_still_verifi
 @async_test
 async def test_the_move_that_reaches_the_limit_stops_the_game_and_no_move_follows() -> None:
     app = new_app(event_limits={"mooki": 4})
-    created = await app.create_game(create_request(), "")
+    created = await app.games.create_game(create_request(), "")
     cleo, robin = created.seat_tokens
     game_id = created.game_id
-    await app.submit(submit(game_id, DRAW_LEFT, "1"), cleo)
-    await app.submit(submit(game_id, PLACE_SHOWN, "2"), cleo)  # version 3
-    reached = await app.submit(submit(game_id, DRAW_LEFT, "3"), robin)  # version 4: the limit
+    await app.moves.submit(submit(game_id, DRAW_LEFT, "1"), cleo)
+    await app.moves.submit(submit(game_id, PLACE_SHOWN, "2"), cleo)  # version 3
+    reached = await app.moves.submit(submit(game_id, DRAW_LEFT, "3"), robin)  # version 4: the limit
     assert reached.status == game_pb2.GAME_STATUS_FINISHED and reached.version == 5
     assert reached.events[-1].mooki.game_stopped.event_limit == 4
     assert reached.outcome.summary.startswith("The game was stopped after 4 events")
@@ -70,11 +70,11 @@ async def test_the_move_that_reaches_the_limit_stops_the_game_and_no_move_follow
     assert said.text == "The game was stopped after 4 events, the most a game may have here: nobody wins."
     request = submit(game_id, DRAW_LEFT, "3")  # the same move again: its first answer, in French
     request.locale = "fr"
-    (replayed,) = [e for e in (await app.submit(request, robin)).events if e.HasField("mooki") and e.version == 5]
+    (replayed,) = [e for e in (await app.moves.submit(request, robin)).events if e.HasField("mooki") and e.version == 5]
     assert replayed.description.text.startswith("La partie a été arrêtée après 4 événements")
-    refused = await expect_error(Code.FAILED_PRECONDITION, app.submit(submit(game_id, PLACE_SHOWN, "4"), robin))
+    refused = await expect_error(Code.FAILED_PRECONDITION, app.moves.submit(submit(game_id, PLACE_SHOWN, "4"), robin))
     assert "over" in refused.message
-    seen = await app.get_game(api.GetGameRequest(game_id=game_id), cleo)
+    seen = await app.games.get_game(api.GetGameRequest(game_id=game_id), cleo)
     assert seen.view.mooki.phase == mooki.PHASE_FINISHED
     assert seen.view.mooki.stopped.event_limit == 4 and list(seen.legal_commands) == []
 
@@ -82,7 +82,7 @@ async def test_the_move_that_reaches_the_limit_stops_the_game_and_no_move_follow
 @async_test
 async def test_a_log_stopped_before_its_limit_is_refused() -> None:
     app = new_app(event_limits={"pirates": 300})
-    game = (await app.create_game(bots("pirates", 2), ADMIN)).game
+    game = (await app.games.create_game(bots("pirates", 2), ADMIN)).game
     log = await admin_log(app, game.game_id)
     log.events[-1].pirates.game_stopped.event_limit = game.version  # more events than the game had
     problem = verify(log)
@@ -93,10 +93,10 @@ async def test_a_log_stopped_before_its_limit_is_refused() -> None:
 @async_test
 async def test_an_import_longer_than_this_servers_limit_is_stopped_at_once() -> None:
     source = new_app()
-    created = await source.create_game(bots("picnic", 2, "greedy"), ADMIN)
+    created = await source.games.create_game(bots("picnic", 2, "greedy"), ADMIN)
     log = await admin_log(source, created.game_id)
     cut = next(e.version - 1 for e in log.events if e.HasField("command") and e.version > 25)  # a fork at move 25+
-    imported = await new_app(event_limits={"picnic": 20}).import_game(
+    imported = await new_app(event_limits={"picnic": 20}).logs.import_game(
         api.ImportGameRequest(log=log, truncate_at=cut), ADMIN
     )
     assert imported.game.version == cut + 1
@@ -107,14 +107,14 @@ async def test_an_import_longer_than_this_servers_limit_is_stopped_at_once() -> 
 @async_test
 async def test_a_long_chain_of_bot_moves_lets_other_requests_in() -> None:
     app = new_app()
-    other = await app.create_game(create_request(), "")
+    other = await app.games.create_game(create_request(), "")
     # Two random Pirates take thousands of moves (a few hundred milliseconds of play):
     # other games' reads must be answered meanwhile, not after.
-    creating = asyncio.create_task(app.create_game(bots("pirates", 2), ADMIN))
+    creating = asyncio.create_task(app.games.create_game(bots("pirates", 2), ADMIN))
     gaps: list[float] = []
     last = time.perf_counter()
     while not creating.done():
-        await app.get_game(api.GetGameRequest(game_id=other.game_id), "")
+        await app.games.get_game(api.GetGameRequest(game_id=other.game_id), "")
         await asyncio.sleep(0)
         now = time.perf_counter()
         gaps.append(now - last)
@@ -139,14 +139,14 @@ def test_the_limits_are_configured_per_kind() -> None:
 @async_test
 async def test_a_game_takes_so_many_spectators_and_a_stream_that_ends_frees_its_place() -> None:
     app = new_app(max_followers=2)
-    created = await app.create_game(create_request(), "")
+    created = await app.games.create_game(create_request(), "")
     request = api.StreamEventsRequest(game_id=created.game_id)
-    streams = [(await app.stream_events(request, "")).events for _ in range(2)]
+    streams = [(await app.history.stream_events(request, "")).events for _ in range(2)]
     for stream in streams:
         assert (await anext(stream)).version == 1
-    await expect_error(Code.RESOURCE_EXHAUSTED, app.stream_events(request, ""))
-    seat = (await app.stream_events(request, created.seat_tokens[1])).events  # the players always
+    await expect_error(Code.RESOURCE_EXHAUSTED, app.history.stream_events(request, ""))
+    seat = (await app.history.stream_events(request, created.seat_tokens[1])).events  # the players always
     assert (await anext(seat)).version == 1
     await streams[0].aclose()  # type: ignore[attr-defined]
-    third = (await app.stream_events(request, "")).events
+    third = (await app.history.stream_events(request, "")).events
     assert (await anext(third)).version == 1

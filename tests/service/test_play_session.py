@@ -12,6 +12,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
+from service.app.game_app import Settings
 from service.app.model.errors import Code, ServiceError
 from service.app.play.play_session import play
 from service.store.memory import MemoryStore
@@ -23,7 +24,7 @@ DEADLINE = 5.0  # seconds: far more than any of these sessions needs
 
 async def new_game(app: GameApp) -> api.CreateGameResponse:
     seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    return await app.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
+    return await app.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
 
 
 async def requests(*messages: api.PlayRequest) -> AsyncIterator[api.PlayRequest]:
@@ -71,7 +72,7 @@ async def test_a_session_ends_after_the_result_of_the_last_command_sent() -> Non
 
 @async_test
 async def test_a_session_that_never_joins_ends_after_the_join_deadline() -> None:
-    app = GameApp(MemoryStore(), TokenAuthority(SECRET), play_join_timeout=0.05)
+    app = GameApp(MemoryStore(), TokenAuthority(SECRET), Settings(play_join_timeout=0.05))
 
     async def silent() -> AsyncIterator[api.PlayRequest]:
         await asyncio.Event().wait()  # a client that connects and says nothing

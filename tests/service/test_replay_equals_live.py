@@ -22,6 +22,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
+from service.app.game_app import World
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
@@ -88,7 +89,9 @@ def stores(request: pytest.FixtureRequest) -> StoreFactory:
 
 def new_app(store: EventStore, seed: int) -> GameApp:
     ids = itertools.count(1)
-    return GameApp(store, TokenAuthority(SECRET, ADMIN), new_game_id=lambda: f"live{next(ids)}", new_seed=lambda: seed)
+    return GameApp(
+        store, TokenAuthority(SECRET, ADMIN), world=World(new_game_id=lambda: f"live{next(ids)}", new_seed=lambda: seed)
+    )
 
 
 def _choose(legal: list[game_pb2.Command], rng: random.Random) -> game_pb2.Command:
@@ -102,7 +105,7 @@ async def _seen(app: GameApp, game_id: str, tokens: list[str]) -> list[tuple[Any
     """What every seat and the spectator are shown: status, version, view, moves."""
     seen = []
     for token in [*tokens, ""]:
-        game = await app.get_game(api.GetGameRequest(game_id=game_id), token)
+        game = await app.games.get_game(api.GetGameRequest(game_id=game_id), token)
         seen.append((game.status, game.version, list(game.to_act), game.view, list(game.legal_commands)))
     return seen
 
@@ -115,7 +118,7 @@ async def test_the_live_game_is_what_a_cold_replay_from_the_store_gives(kind: st
             live_app = new_app(store, seed=100 + number)
             request = api.CreateGameRequest(kind=kind, seats=seats)
             getattr(request.options, kind).CopyFrom(options)
-            created = await live_app.create_game(request, ADMIN)
+            created = await live_app.games.create_game(request, ADMIN)
             game_id, tokens = created.game_id, list(created.seat_tokens)
             humans = [seat for seat, spec in enumerate(seats) if not spec.bot]
             rng = random.Random(number)
@@ -132,12 +135,14 @@ async def test_the_live_game_is_what_a_cold_replay_from_the_store_gives(kind: st
                 seat = live[0][2][0]
                 assert seat in humans, "the bots play inside the humans' moves"
                 command = _choose(live[seat][4], rng)
-                await live_app.submit(
+                await live_app.moves.submit(
                     api.SubmitCommandRequest(game_id=game_id, command=command, command_id=f"m{move}"), tokens[seat]
                 )
             for version, views in history.items():  # time travel shows what was live then
                 for token, view in zip([*tokens, ""], views, strict=True):
-                    past = await live_app.replay(api.ReplayGameRequest(game_id=game_id, at_version=version), token)
+                    past = await live_app.history.replay(
+                        api.ReplayGameRequest(game_id=game_id, at_version=version), token
+                    )
                     assert past.view == view, f"{kind} game {number}: ReplayGame at {version} differs"
 
 
@@ -151,12 +156,12 @@ async def test_an_online_game_live_is_its_cold_replay_table_events_and_all(store
         seats = [game_pb2.SeatSpec(name="Ana"), game_pb2.SeatSpec(open=True), game_pb2.SeatSpec(open=True)]
         request = api.CreateGameRequest(kind="pirates", seats=seats)
         request.options.pirates.CopyFrom(pirates.Options(island_distance=1))
-        created = await live_app.create_game(request, ADMIN)
+        created = await live_app.games.create_game(request, ADMIN)
         game_id = created.game_id
-        ben = await live_app.join_game(api.JoinGameRequest(game_id=game_id, name="Ben"), "")
+        ben = await live_app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Ben"), "")
         tokens = [created.seat_tokens[0], ben.seat_token, ""]
         history: dict[int, list[Any]] = {0: [(game_pb2.GAME_STATUS_OPEN, None)] * 4}
-        await live_app.start_game(api.StartGameRequest(game_id=game_id, bot="random"), created.host_token)
+        await live_app.seating.start_game(api.StartGameRequest(game_id=game_id, bot="random"), created.host_token)
         rng = random.Random(3)
         for move in itertools.count():
             live = await _seen(live_app, game_id, tokens)
@@ -167,20 +172,20 @@ async def test_an_online_game_live_is_its_cold_replay_table_events_and_all(store
             assert move < 3000, "the game should have ended"
             seat = live[0][2][0]
             if move == 5:  # Ana away for a while: a bot plays her seat, then she is back
-                await live_app.take_over_seat(api.TakeOverSeatRequest(game_id=game_id), tokens[0])
-                await live_app.hand_back_seat(api.HandBackSeatRequest(game_id=game_id), tokens[0])
+                await live_app.takeovers.take_over(api.TakeOverSeatRequest(game_id=game_id), tokens[0])
+                await live_app.takeovers.hand_back(api.HandBackSeatRequest(game_id=game_id), tokens[0])
                 continue
             command = _choose(live[seat][4], rng)
-            await live_app.submit(api.SubmitCommandRequest(game_id=game_id, command=command), tokens[seat])
+            await live_app.moves.submit(api.SubmitCommandRequest(game_id=game_id, command=command), tokens[seat])
         changes = [
             e.table.WhichOneof("change")
-            for e in (await live_app.list_events(api.ListEventsRequest(game_id=game_id), ADMIN)).events
+            for e in (await live_app.history.list_events(api.ListEventsRequest(game_id=game_id), ADMIN)).events
             if e.HasField("table")
         ]
         assert changes[:4] == ["joined", "joined", "taken_over", "handed_back"]
         for version, shown in history.items():
             for token, (status, view) in zip([*tokens, ""], shown, strict=True):
-                past = await live_app.replay(api.ReplayGameRequest(game_id=game_id, at_version=version), token)
+                past = await live_app.history.replay(api.ReplayGameRequest(game_id=game_id, at_version=version), token)
                 assert past.status == status, f"ReplayGame at {version}: status"
                 if view is not None:
                     assert past.view == view, f"ReplayGame at {version} differs"

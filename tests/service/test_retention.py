@@ -20,6 +20,7 @@ from ludotheque.v1 import game_service_pb2 as api
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
 from service.app.access.limits import CreationLimits
+from service.app.game_app import Settings, World
 from service.app.keeping import retention as retention_module
 from service.app.keeping.retention import RetentionPolicy
 from service.app.logs.verify import Replayed, verify
@@ -54,11 +55,8 @@ def app_on(store: EventStore, clock: Clock, policy: RetentionPolicy = POLICY, **
     return GameApp(
         store,
         TokenAuthority(SECRET, ADMIN),
-        clock=clock,
-        retention=policy,
-        new_game_id=lambda: f"{prefix}{next(ids)}",
-        new_seed=lambda: 42,
-        **options,
+        Settings(retention=policy, **options),
+        world=World(clock=clock, new_game_id=lambda: f"{prefix}{next(ids)}", new_seed=lambda: 42),
     )
 
 
@@ -68,7 +66,7 @@ def bots() -> api.CreateGameRequest:
 
 
 async def listed(app: GameApp) -> list[str]:
-    return [game.game_id for game in (await app.list_games(api.ListGamesRequest(), ADMIN)).games]
+    return [game.game_id for game in (await app.games.list_games(api.ListGamesRequest(), ADMIN)).games]
 
 
 def expired(app: GameApp, reason: str) -> float:
@@ -83,14 +81,14 @@ async def test_a_finished_game_expires_after_its_time_to_live_exported_first(
     clock = Clock()
     async with store_factory() as store:
         app = app_on(store, clock, RetentionPolicy(finished_ttl=2 * HOUR, export_dir=str(tmp_path)))
-        finished = (await app.create_game(bots(), ADMIN)).game_id  # bots play it out at once
-        playing = (await app.create_game(create_request(), "")).game_id
-        expected = (await app.export_game(api.ExportGameRequest(game_id=finished), ADMIN)).log
+        finished = (await app.games.create_game(bots(), ADMIN)).game_id  # bots play it out at once
+        playing = (await app.games.create_game(create_request(), "")).game_id
+        expected = (await app.logs.export_game(api.ExportGameRequest(game_id=finished), ADMIN)).log
         clock.now += 2 * HOUR - 1
         assert await app.retention.review() == 0
         clock.now += 1
         assert await app.retention.review() == 1
-        await expect_error(Code.NOT_FOUND, app.get_game(api.GetGameRequest(game_id=finished), ""))
+        await expect_error(Code.NOT_FOUND, app.games.get_game(api.GetGameRequest(game_id=finished), ""))
         assert await listed(app) == [playing]
         assert expired(app, "finished") == 1
         exported = gamelog.parse((tmp_path / f"{finished}.jsonl").read_bytes())
@@ -104,15 +102,15 @@ async def test_an_online_game_expires_exported_with_the_words_export_gives_it(tm
     clock = Clock()
     app = app_on(MemoryStore(), clock, RetentionPolicy(abandoned_ttl=HOUR, export_dir=str(tmp_path)))
     seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(open=True)]
-    game_id = (await app.create_game(api.CreateGameRequest(kind="mooki", seats=seats), ADMIN)).game_id
-    await app.join_game(api.JoinGameRequest(game_id=game_id, name="Robin"), "")
-    game = await app.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    game_id = (await app.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), ADMIN)).game_id
+    await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Robin"), "")
+    game = await app.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
     while 1 not in game.to_act:  # until Robin plays a move: the words of its events name him
         move = api.SubmitCommandRequest(game_id=game_id, command=game.legal_commands[0], seat=game.to_act[0])
-        await app.submit(move, ADMIN)
-        game = await app.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
-    await app.submit(api.SubmitCommandRequest(game_id=game_id, command=game.legal_commands[0], seat=1), ADMIN)
-    expected = (await app.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
+        await app.moves.submit(move, ADMIN)
+        game = await app.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    await app.moves.submit(api.SubmitCommandRequest(game_id=game_id, command=game.legal_commands[0], seat=1), ADMIN)
+    expected = (await app.logs.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
     assert any(event.seat == 1 and "Robin" in event.description.text for event in expected.events)
     clock.now += HOUR
     assert await app.retention.review() == 1
@@ -124,9 +122,9 @@ async def test_a_game_without_a_move_for_its_time_to_live_is_abandoned() -> None
     clock = Clock()
     async with memory_store() as store:
         app = app_on(store, clock)
-        created = await app.create_game(create_request(), "")
+        created = await app.games.create_game(create_request(), "")
         clock.now += 6 * HOUR
-        await app.submit(submit(created.game_id, DRAW_LEFT, "1"), created.seat_tokens[0])
+        await app.moves.submit(submit(created.game_id, DRAW_LEFT, "1"), created.seat_tokens[0])
         clock.now += 4 * HOUR  # ten hours after creation, four after the move: kept
         await app.retention.review()
         assert await listed(app) == [created.game_id]
@@ -143,10 +141,10 @@ async def test_a_game_that_goes_unfinished_leaves_its_creators_live_games() -> N
     clock = Clock()
     async with memory_store() as store:
         app = app_on(store, clock, limits=CreationLimits(live_games=2))
-        abandoned = (await app.create_game(create_request(), "")).game_id
-        deleted = (await app.create_game(create_request(), "")).game_id
+        abandoned = (await app.games.create_game(create_request(), "")).game_id
+        deleted = (await app.games.create_game(create_request(), "")).game_id
         assert await store.members(LIVE, app.now_ms()) == sorted([abandoned, deleted])
-        await app.delete_game(api.DeleteGameRequest(game_id=deleted), ADMIN)
+        await app.retention.delete_game(api.DeleteGameRequest(game_id=deleted), ADMIN)
         assert await store.members(LIVE, app.now_ms()) == [abandoned]
         clock.now += 10 * HOUR
         assert await app.retention.review() == 1
@@ -169,8 +167,8 @@ async def test_several_processes_expire_each_game_once_and_unlist_it(
     policy = RetentionPolicy(finished_ttl=HOUR, export_dir=str(tmp_path))
     async with store_factory() as store:
         processes = [app_on(store, clock, policy) for _ in range(3)]
-        games = [(await processes[i % 3].create_game(bots(), ADMIN)).game_id for i in range(12)]
-        staying = (await processes[0].create_game(create_request(), "")).game_id
+        games = [(await processes[i % 3].games.create_game(bots(), ADMIN)).game_id for i in range(12)]
+        staying = (await processes[0].games.create_game(create_request(), "")).game_id
         clock.now += HOUR
         await asyncio.gather(*(process.retention.review() for process in processes))
         assert sorted(written) == sorted(tmp_path / f"{game_id}.jsonl" for game_id in games)
@@ -184,21 +182,21 @@ async def test_a_game_that_moves_while_it_expires_stays() -> None:
     clock = Clock()
     async with memory_store() as store:
         app = app_on(store, clock)
-        created = await app.create_game(create_request(), "")
+        created = await app.games.create_game(create_request(), "")
         game_id = created.game_id
         other = app_on(store, clock)
         claim = store.claim
 
         async def claim_then_move(*args: Any) -> bool:
             claimed = await claim(*args)
-            await other.submit(submit(game_id, DRAW_LEFT, "late"), created.seat_tokens[0])  # the last second
+            await other.moves.submit(submit(game_id, DRAW_LEFT, "late"), created.seat_tokens[0])  # the last second
             return claimed
 
         with pytest.MonkeyPatch.context() as patch:
             patch.setattr(store, "claim", claim_then_move)
             clock.now += 10 * HOUR
             assert await app.retention.review() == 1
-        assert (await app.get_game(api.GetGameRequest(game_id=game_id), "")).version == 2
+        assert (await app.games.get_game(api.GetGameRequest(game_id=game_id), "")).version == 2
         assert expired(app, "abandoned") == 0
         clock.now += 10 * HOUR
         assert await app.retention.review() == 1
@@ -210,7 +208,7 @@ async def test_a_setting_changed_later_reaches_games_kept_forever() -> None:
     clock = Clock()
     async with memory_store() as store:
         keeping = app_on(store, clock, RetentionPolicy(finished_ttl=0))
-        game_id = (await keeping.create_game(bots(), ADMIN)).game_id
+        game_id = (await keeping.games.create_game(bots(), ADMIN)).game_id
         clock.now += 400 * 24 * HOUR
         assert await keeping.retention.review() == 1  # looked at again, kept
         assert await listed(keeping) == [game_id]
@@ -224,17 +222,19 @@ async def test_a_setting_changed_later_reaches_games_kept_forever() -> None:
 async def test_only_the_admin_deletes_a_game_and_its_followers_are_told() -> None:
     async with memory_store() as store:
         app = app_on(store, Clock())
-        created = await app.create_game(create_request(), "")
+        created = await app.games.create_game(create_request(), "")
         game_id = created.game_id
         request = api.DeleteGameRequest(game_id=game_id)
-        await expect_error(Code.UNAUTHENTICATED, app.delete_game(request, ""))
-        await expect_error(Code.PERMISSION_DENIED, app.delete_game(request, created.seat_tokens[0]))
-        await expect_error(Code.INVALID_ARGUMENT, app.delete_game(api.DeleteGameRequest(game_id="a/b"), ADMIN))
-        stream = (await app.stream_events(api.StreamEventsRequest(game_id=game_id), "")).events
+        await expect_error(Code.UNAUTHENTICATED, app.retention.delete_game(request, ""))
+        await expect_error(Code.PERMISSION_DENIED, app.retention.delete_game(request, created.seat_tokens[0]))
+        await expect_error(
+            Code.INVALID_ARGUMENT, app.retention.delete_game(api.DeleteGameRequest(game_id="a/b"), ADMIN)
+        )
+        stream = (await app.history.stream_events(api.StreamEventsRequest(game_id=game_id), "")).events
         assert (await anext(stream)).version == 1
         waiting = asyncio.ensure_future(anext(stream))
-        assert await app.delete_game(request, ADMIN) == api.DeleteGameResponse()
+        assert await app.retention.delete_game(request, ADMIN) == api.DeleteGameResponse()
         await expect_error(Code.NOT_FOUND, waiting)
-        await expect_error(Code.NOT_FOUND, app.get_game(api.GetGameRequest(game_id=game_id), ""))
-        await expect_error(Code.NOT_FOUND, app.delete_game(request, ADMIN))
+        await expect_error(Code.NOT_FOUND, app.games.get_game(api.GetGameRequest(game_id=game_id), ""))
+        await expect_error(Code.NOT_FOUND, app.retention.delete_game(request, ADMIN))
         assert await listed(app) == [] and expired(app, "deleted") == 1

@@ -59,8 +59,8 @@ def app_on(store: Any, every: int = EVERY, **kwargs: Any) -> GameApp:
 async def long_game(store: EventStore) -> tuple[str, int]:
     """A finished game of two random Pirates bots (thousands of events), its snapshots written."""
     app = app_on(store, seed=7)
-    game = (await app.create_game(bots(), ADMIN)).game
-    await app.games.snapshots.idle()
+    game = (await app.games.create_game(bots(), ADMIN)).game
+    await app.live.snapshots.idle()
     assert game.version > 20 * EVERY
     return game.game_id, game.version
 
@@ -84,13 +84,13 @@ async def test_replays_and_cold_reads_fold_about_one_interval_and_answer_as_a_fu
     for at in [1, 2, EVERY - 1, EVERY, version // 2, version - 3, version]:
         request = api.ReplayGameRequest(game_id=game_id, at_version=at)
         store.events_read = 0
-        replayed = await with_snapshots.replay(request, ADMIN)
+        replayed = await with_snapshots.history.replay(request, ADMIN)
         assert store.events_read <= EVERY + 10, f"at {at}: {store.events_read} events read"
-        assert replayed == await folding_everything.replay(request, ADMIN)
+        assert replayed == await folding_everything.history.replay(request, ADMIN)
     store.events_read = 0
-    cold = await app_on(store).get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    cold = await app_on(store).games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
     assert store.events_read <= EVERY + 10
-    assert cold == await folding_everything.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    assert cold == await folding_everything.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
 
 
 @async_test
@@ -98,32 +98,32 @@ async def test_a_process_far_behind_catches_up_from_a_snapshot() -> None:
     store = CountingStore(MemoryStore())
     behind, ahead = app_on(store), app_on(store)
     humans = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    game_id = (await behind.create_game(api.CreateGameRequest(kind="pirates", seats=humans), ADMIN)).game_id
+    game_id = (await behind.games.create_game(api.CreateGameRequest(kind="pirates", seats=humans), ADMIN)).game_id
     rng = random.Random(3)
     moves = 0
     while moves < 1000:  # the admin plays both seats on the other process
-        game = await ahead.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+        game = await ahead.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
         if game.status == game_pb2.GAME_STATUS_FINISHED:
             break
         seat = game.to_act[0]
         command = rng.choice(list(game.legal_commands))
-        await ahead.submit(api.SubmitCommandRequest(game_id=game_id, command=command, seat=seat), ADMIN)
+        await ahead.moves.submit(api.SubmitCommandRequest(game_id=game_id, command=command, seat=seat), ADMIN)
         moves += 1
-    await ahead.games.snapshots.idle()
-    latest = await ahead.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    await ahead.live.snapshots.idle()
+    latest = await ahead.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
     assert latest.version > 6 * EVERY
     store.events_read = 0
-    caught_up = await behind.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    caught_up = await behind.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
     assert caught_up == latest
     assert store.events_read <= 4 * EVERY  # two intervals looked at, then the snapshot and what follows
     # What the store has at its version is what it has cached: the next move builds on it.
-    live = await behind.games.load(game_id, refresh=False)
+    live = await behind.live.load(game_id, refresh=False)
     (stored,) = await store.read(game_id, live.version, live.version)
     assert live.head == head(stored.data) and live.marks.matches(stored)
     if latest.status != game_pb2.GAME_STATUS_FINISHED:
         command = rng.choice(list(latest.legal_commands))
         request = api.SubmitCommandRequest(game_id=game_id, command=command, seat=latest.to_act[0])
-        assert (await behind.submit(request, ADMIN)).version > latest.version
+        assert (await behind.moves.submit(request, ADMIN)).version > latest.version
         assert not behind.metrics.registry.get_sample_value("ludotheque_append_conflicts_total", {"kind": "pirates"})
 
 
@@ -134,11 +134,11 @@ async def test_a_game_read_from_a_snapshot_of_its_last_version_builds_on_its_las
     store = MemoryStore()
     game_id, version = await long_game(store)
     app = app_on(store)
-    live = await app.games.load(game_id)
+    live = await app.live.load(game_id)
     (last,) = await store.read(game_id, version, version)
-    packed = app.games.snapshots.pack(game_id, live.engine, Checkpoint(version, live.state, last.data))
+    packed = app.live.snapshots.pack(game_id, live.engine, Checkpoint(version, live.state, last.data))
     await store.put_snapshots(game_id, [StoredSnapshot(version, packed)])
-    cold = await app_on(store).games.load(game_id)
+    cold = await app_on(store).live.load(game_id)
     assert cold.version == version and cold.head == head(last.data) and cold.marks.matches(last)
 
 
@@ -165,10 +165,10 @@ async def test_a_snapshot_that_does_not_match_its_events_is_ignored_reported_and
         spoilt = sorted(blobs)[len(blobs) // 2]
         await store.put_snapshots(game_id, [StoredSnapshot(spoilt, spoil(blobs, spoilt))])
         request = api.ReplayGameRequest(game_id=game_id, at_version=spoilt + 3)
-        expected = await app_on(store, every=0).replay(request, ADMIN)
+        expected = await app_on(store, every=0).history.replay(request, ADMIN)
         app = app_on(store)
         with caplog.at_level(logging.WARNING, logger="service.app.model.snapshots"):
-            assert await app.replay(request, ADMIN) == expected
+            assert await app.history.replay(request, ADMIN) == expected
         assert [r for r in caplog.records if f"version {spoilt} ignored" in r.getMessage()]
         rejected = app.metrics.registry.get_sample_value(
             "ludotheque_snapshots_rejected_total", {"kind": "pirates", "reason": "corrupt"}
@@ -176,7 +176,7 @@ async def test_a_snapshot_that_does_not_match_its_events_is_ignored_reported_and
             "ludotheque_snapshots_rejected_total", {"kind": "pirates", "reason": "mismatch"}
         )
         assert rejected == 1
-        await app.games.snapshots.idle()
+        await app.live.snapshots.idle()
         assert await store.snapshot(game_id, spoilt) == StoredSnapshot(spoilt, blobs[spoilt]), "written again"
 
 
@@ -186,14 +186,14 @@ async def test_a_game_stored_without_snapshots_gets_one_when_it_is_read() -> Non
     game_id, version = await _without_snapshots(store)
     assert await store.snapshot(game_id) is None
     app = app_on(store)
-    await app.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
-    await app.games.snapshots.idle()
+    await app.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    await app.live.snapshots.idle()
     snapshot = await store.snapshot(game_id)
     assert snapshot is not None and snapshot.version == version
 
 
 async def _without_snapshots(store: EventStore) -> tuple[str, int]:
-    game = (await app_on(store, every=0, seed=7).create_game(bots(), ADMIN)).game
+    game = (await app_on(store, every=0, seed=7).games.create_game(bots(), ADMIN)).game
     return game.game_id, game.version
 
 
@@ -203,11 +203,11 @@ async def _without_snapshots(store: EventStore) -> tuple[str, int]:
 async def _play_as_admin(app: GameApp, game_id: str, until_version: int, rng: random.Random) -> game_pb2.Game:
     """The admin plays the seats the game waits for until it has `until_version` events."""
     while True:
-        game = await app.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+        game = await app.games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
         if game.status == game_pb2.GAME_STATUS_FINISHED or game.version >= until_version:
             return game
         command = rng.choice(list(game.legal_commands))
-        await app.submit(api.SubmitCommandRequest(game_id=game_id, command=command, seat=game.to_act[0]), ADMIN)
+        await app.moves.submit(api.SubmitCommandRequest(game_id=game_id, command=command, seat=game.to_act[0]), ADMIN)
 
 
 @async_test
@@ -217,17 +217,17 @@ async def test_a_game_taken_over_reads_cold_as_it_is_live() -> None:
     store = MemoryStore()
     app = app_on(store)
     humans = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    created = await app.create_game(api.CreateGameRequest(kind="pirates", seats=humans), ADMIN)
+    created = await app.games.create_game(api.CreateGameRequest(kind="pirates", seats=humans), ADMIN)
     game_id = created.game_id
     rng = random.Random(5)
     before = await _play_as_admin(app, game_id, 2 * EVERY, rng)
     assert before.status == game_pb2.GAME_STATUS_ACTIVE
-    await app.take_over_seat(api.TakeOverSeatRequest(game_id=game_id, bot="random"), created.seat_tokens[0])
+    await app.takeovers.take_over(api.TakeOverSeatRequest(game_id=game_id, bot="random"), created.seat_tokens[0])
     live = await _play_as_admin(app, game_id, 4 * EVERY, rng)
-    await app.games.snapshots.idle()
+    await app.live.snapshots.idle()
     snapshot = await store.snapshot(game_id)
     assert snapshot is not None and snapshot.version <= before.version, "none once the table changed"
-    cold = await app_on(store).get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    cold = await app_on(store).games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
     assert cold.seats[0].taken_over_by == "random"
     live.ClearField("presence")  # Cléo was seen by the live process (her take-over), not by the cold one
     cold.ClearField("presence")
@@ -239,12 +239,12 @@ async def test_a_game_with_open_seats_is_never_snapshotted_and_reads_cold_as_it_
     store = MemoryStore()
     app = app_on(store)
     seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(open=True)]
-    created = await app.create_game(api.CreateGameRequest(kind="pirates", seats=seats), ADMIN)
+    created = await app.games.create_game(api.CreateGameRequest(kind="pirates", seats=seats), ADMIN)
     game_id = created.game_id
-    await app.join_game(api.JoinGameRequest(game_id=game_id, name="Robin"), "")
+    await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Robin"), "")
     live = await _play_as_admin(app, game_id, 3 * EVERY, random.Random(6))
     assert live.version >= 3 * EVERY or live.status == game_pb2.GAME_STATUS_FINISHED
-    await app.games.snapshots.idle()
+    await app.live.snapshots.idle()
     assert await store.snapshot(game_id) is None
-    cold = await app_on(store).get_game(api.GetGameRequest(game_id=game_id), ADMIN)
+    cold = await app_on(store).games.get_game(api.GetGameRequest(game_id=game_id), ADMIN)
     assert cold.seats[1].name == "Robin" and cold == live

@@ -17,13 +17,13 @@ VIEWER_CACHE_SIZE = 100_000
 
 
 class Viewers:
-    def __init__(self, tokens: TokenAuthority) -> None:
+    def __init__(self, tokens: TokenAuthority, seen: Callable[[str, int], None] | None = None) -> None:
         self.tokens = tokens
         # Seat tokens whose signature was checked (an HMAC per call otherwise):
         # (game id, token) -> the seat and generation it was signed for.
         self._known: dict[tuple[str, str], SeatClaim] = {}
         # Told of every call a seat makes with its token (presence: a recent call).
-        self.seen: Callable[[str, int], None] | None = None
+        self.seen = seen
 
     def in_game(self, live: LiveGame, token: str) -> Viewer:
         """Who `token` stands for in this game; a bad token, the token of a seat its

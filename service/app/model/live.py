@@ -154,6 +154,7 @@ class LiveGames:
         cache_size: int,
         snapshots: Snapshots,
         event_limits: Mapping[str, int] | None = None,
+        reconcile: Reconcile | None = None,
     ) -> None:
         self.store = store
         self.snapshots = snapshots
@@ -162,7 +163,9 @@ class LiveGames:
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
         self._cache_size = cache_size
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self.reconcile: Reconcile | None = None  # set by GameApp
+        # What to do when the store is found behind this cache (GameApp: record the loss,
+        # keeping/losses.py); without it, the game is just rebuilt from the store.
+        self.reconcile = reconcile
 
     async def load(self, game_id: str, *, refresh: bool = True) -> LiveGame:
         """The game, cached; `refresh`: with the events other processes appended."""

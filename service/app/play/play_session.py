@@ -64,12 +64,12 @@ async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: st
 async def _join(app: GameApp, requests: AsyncIterator[api.PlayRequest]) -> api.PlayJoin:
     """The session's first message, which must be a join and come in time."""
     try:
-        async with asyncio.timeout(app.play_join_timeout):
+        async with asyncio.timeout(app.settings.play_join_timeout):
             first = await anext(requests, None)
     except TimeoutError:
         raise ServiceError(
             Code.DEADLINE_EXCEEDED,
-            f"No join came within {app.play_join_timeout:g} s: a Play session starts with a join.",
+            f"No join came within {app.settings.play_join_timeout:g} s: a Play session starts with a join.",
         ) from None
     if first is None or first.WhichOneof("message") != "join":
         raise invalid_argument("join", "The first message of a Play session must be a join.")
@@ -139,7 +139,7 @@ class _Session:
     async def _forward_events(self) -> None:
         try:
             start = max(self.join.from_version, 1)
-            async for event, redacted in self.app.follow(self.live, self.viewer, start, self.join.locale):
+            async for event, redacted in self.app.history.follow(self.live, self.viewer, start, self.join.locale):
                 if redacted is not None:
                     await self.out.put(api.PlayResponse(events=[redacted]))
                 self._sent(event.version)
@@ -258,7 +258,7 @@ class _Session:
         if command.HasField("expected_version"):
             submit.expected_version = command.expected_version
         try:
-            done = await self.app.apply_command(submit, self.token)
+            done = await self.app.moves.apply_command(submit, self.token)
         except ServiceError as error:
             error.locale = self.join.locale
             return api.PlayResult(command_id=command.command_id, error=status_of(error))
