@@ -85,7 +85,7 @@ def test_every_table_event_has_a_description() -> None:
 
 def test_every_table_refusal_the_service_raises_is_listed() -> None:
     raised = set()
-    for path in (ROOT / "service" / "app").glob("*.py"):
+    for path in (ROOT / "service" / "app").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "refusal" and node.args:
                 first = node.args[0]
