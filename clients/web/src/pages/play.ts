@@ -38,6 +38,7 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
   return () => page.leave();
 }
 
+/** The page's parts, the game's facts they share, and when the page is drawn again. */
 class PlayPage {
   private left = false;
   private scheduled = false;
@@ -48,7 +49,10 @@ class PlayPage {
   private readonly status = new StatusLine();
   private readonly connection = new ConnectionLine(() => this.sessions.open());
   private readonly error = h("p", { class: "error", attrs: { role: "alert" } });
-  private readonly seatSwitch = new SeatSwitch((seat) => (this.sessions.choose(seat), this.schedule()));
+  private readonly seatSwitch = new SeatSwitch((seat) => {
+    this.sessions.choose(seat);
+    this.schedule();
+  });
   private readonly outcome: OutcomePanel;
   private readonly board = new PlayBoard((command) => this.play(command));
   private readonly table = new TablePanel();

@@ -23,13 +23,14 @@ export function showTimeline(panel: HTMLElement, problemBox: HTMLElement, timeli
   if (timeline.problem) {
     showProblem(problemBox, timeline.problem, timeline.last);
     if (timeline.problem.event === 0) {
-      fill(panel); // not even the header: nothing to step through
+      fill(panel); // a bad header: no version to step through
       return;
     }
   }
   new TimelinePanel(timeline, facts, signal).draw(panel, label);
 }
 
+/** The panel's parts, and the version, the viewer and the version compared with they share. */
 class TimelinePanel {
   private version: number;
   private viewer: ViewerId;
@@ -56,8 +57,14 @@ class TimelinePanel {
     const at = (): number => this.version;
     const go = (version: number): void => this.go(version);
     this.travel = new TimeTravel(last, at, go);
-    this.viewers = viewerChoice(timeline, (viewer) => ((this.viewer = viewer), void this.refresh()));
-    this.compare = compareChoice(last, this.compareWith, (version) => ((this.compareWith = clamp(version, 0, last)), void this.refresh()));
+    this.viewers = viewerChoice(timeline, (viewer) => {
+      this.viewer = viewer;
+      void this.refresh();
+    });
+    this.compare = compareChoice(last, this.compareWith, (version) => {
+      this.compareWith = clamp(version, 0, last);
+      void this.refresh();
+    });
     this.list = new TimelineList(timeline, go);
     this.search = new MoveSearch(this.list, at, go);
     this.actions = new PanelActions(timeline, at);
