@@ -38,6 +38,11 @@ export function optionsMessage(kind: string): DescMessage | undefined {
   return field?.fieldKind === "message" ? field.message : undefined;
 }
 
+/** A bot's name in the page's language ("greedy": "the clever robot"), else the server's name for it. */
+export function botName(bot: string): string {
+  return lookup(`lobby.bot.${bot}`) ?? bot;
+}
+
 /** The kind's name: the server's words once loaded, else the app's catalog. */
 export function kindName(kind: string): string {
   const facts = known.get(locale())?.find((k) => k.kind === kind);

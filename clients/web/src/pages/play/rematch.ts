@@ -5,7 +5,7 @@
 
 import type { PlayRematch } from "@ludotheque/client";
 
-import { api, seats as heldSeats, type HeldSeat } from "../api";
+import { api, seats as heldSeats, type HeldSeat } from "../../api";
 
 /** The rematch of `gameId` for the `held` seats; its game id ("" when no seat is held). */
 export async function playAgain(gameId: string, held: readonly HeldSeat[], offered: (seat: HeldSeat) => PlayRematch | undefined): Promise<string> {

@@ -6,9 +6,9 @@
 
 import { ScalarType, create, type DescField, type DescMessage, type GameKind, type GameOptions, type GameOptionsInit } from "@ludotheque/client";
 
-import { h, uid } from "../dom";
-import { t } from "../i18n";
-import { enumLabel, fieldLabel } from "../views/message";
+import { h, uid } from "../../dom";
+import { t } from "../../i18n";
+import { enumLabel, fieldLabel } from "../../views/message";
 
 type Values = Record<string, unknown>;
 

@@ -6,9 +6,9 @@
 
 import { GameStatus, type Game } from "@ludotheque/client";
 
-import { fill, h } from "../dom";
-import { t } from "../i18n";
-import { paths } from "../router";
+import { fill, h } from "../../dom";
+import { t } from "../../i18n";
+import { paths } from "../../router";
 
 export interface TableFacts {
   game: Game;

@@ -1,0 +1,108 @@
+// The new-game form's seats: a row per seat (a name, an age, and who plays it: a person
+// here, a robot, or left open for a friend to join), as many as the kind allows.
+
+import type { GameKind } from "@ludotheque/client";
+
+import { h, uid } from "../../dom";
+import { t } from "../../i18n";
+import { botName } from "../../kinds";
+
+// The seat chooser's value for a seat left open for a friend to join (not a bot's name).
+const OPEN = "open";
+
+/** A seat as CreateGame takes it. */
+export interface NewSeat {
+  name: string;
+  bot: string;
+  open: boolean;
+  age?: number;
+}
+
+export class SeatList {
+  /** The fieldset: the rows and "Add a seat". */
+  readonly element: HTMLElement;
+  private readonly rows = h("ol", { class: "seats" });
+  private readonly addSeat: HTMLButtonElement;
+  private kind: GameKind | undefined;
+
+  constructor() {
+    this.addSeat = h("button", { class: "secondary", attrs: { type: "button" }, on: { click: () => (this.add(""), this.updateButtons()) } }, t("lobby.addSeat"));
+    this.element = h("fieldset", { class: "seats-box" }, h("legend", {}, t("lobby.seats")), this.rows, this.addSeat);
+  }
+
+  /** The seats of a new game of `kind`: the fewest it takes, a person in the first, robots in the others. */
+  reset(kind: GameKind): void {
+    this.kind = kind;
+    this.rows.replaceChildren();
+    const bot = kind.bots.find((b) => b.name === "greedy")?.name ?? kind.bots[0]?.name ?? "";
+    for (let index = 0; index < Math.max(kind.minSeats, 1); index++) this.add(index === 0 ? "" : bot);
+    this.updateButtons();
+  }
+
+  /** The seats as filled in (an open seat's player gives their own name and age). */
+  read(): NewSeat[] {
+    return [...this.rows.children].map((row) => {
+      const name = (row.querySelector("[name=name]") as HTMLInputElement).value.trim();
+      const age = (row.querySelector("[name=age]") as HTMLInputElement).value;
+      const bot = (row.querySelector("[name=bot]") as HTMLSelectElement).value;
+      if (bot === OPEN) return { name: "", bot: "", open: true };
+      return { name, bot, open: false, ...(age ? { age: Number(age) } : {}) };
+    });
+  }
+
+  /** A row played by `bot` ("": a person here; OPEN: left open). */
+  private add(bot: string): void {
+    const number = this.rows.children.length + 1;
+    const nameId = uid("seat-name");
+    const ageId = uid("seat-age");
+    const whoId = uid("seat-who");
+    const remove = (): void => {
+      row.remove();
+      this.updateButtons();
+      (this.rows.querySelector("input") as HTMLInputElement | null)?.focus();
+    };
+    const row = h(
+      "li",
+      { class: "seat" },
+      h("span", { class: "seat-number", attrs: { "aria-hidden": "true" } }, String(number)),
+      h("label", { class: "visually-hidden", attrs: { for: nameId } }, t("lobby.seatName", { n: number })),
+      h("input", {
+        attrs: { id: nameId, name: "name", required: true, maxlength: 64, autocomplete: "off", value: bot ? t("lobby.botName", { n: number }) : t("lobby.playerName", { n: number }) },
+      }),
+      h("label", { attrs: { for: ageId } }, t("lobby.age")),
+      h("input", { class: "age", attrs: { id: ageId, name: "age", type: "number", min: 1, max: 120, inputmode: "numeric" } }),
+      h("label", { attrs: { for: whoId } }, t("lobby.who")),
+      this.whoPlays(whoId, bot),
+      h("button", { class: "remove", attrs: { type: "button", "aria-label": t("lobby.removeSeat", { n: number }) }, on: { click: remove } }, "✕"),
+    );
+    this.rows.append(row);
+    // An open seat's player gives their own name and age when they join.
+    const who = row.querySelector("select") as HTMLSelectElement;
+    const typed = [...row.querySelectorAll("input")];
+    const openOrNot = (): void => {
+      for (const input of typed) input.disabled = who.value === OPEN;
+    };
+    who.addEventListener("change", openOrNot);
+    openOrNot();
+  }
+
+  /** Who plays a seat: a person here, left open, or one of the kind's bots. */
+  private whoPlays(id: string, bot: string): HTMLSelectElement {
+    return h(
+      "select",
+      { attrs: { id, name: "bot" } },
+      h("option", { attrs: { value: "", selected: bot === "" } }, t("lobby.human")),
+      h("option", { attrs: { value: OPEN, selected: bot === OPEN } }, t("lobby.openSeat")),
+      ...(this.kind?.bots ?? []).map((b) => h("option", { attrs: { value: b.name, selected: b.name === bot, title: b.description?.text ?? "" } }, botName(b.name))),
+    );
+  }
+
+  /** No more seats than the kind takes, no fewer. */
+  private updateButtons(): void {
+    const n = this.rows.children.length;
+    const kind = this.kind;
+    if (kind === undefined) return;
+    this.addSeat.disabled = n >= kind.maxSeats;
+    for (const remove of this.rows.querySelectorAll<HTMLButtonElement>("button.remove")) remove.disabled = n <= kind.minSeats;
+  }
+}
