@@ -57,7 +57,9 @@ def replacer(cls: type[T]) -> Callable[..., T]:
 
 def put(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
     """`items` with `value` at `index` (a new tuple: the old one may be shared)."""
-    return (*items[:index], value, *items[index + 1 :])
+    changed = list(items)  # cheaper than joining slices, however short the tuple
+    changed[index] = value
+    return tuple(changed)
 
 
 M = TypeVar("M", bound=Message)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -40,14 +41,10 @@ class MookiEngine:
         return MookiState()
 
     def evolve(self, state: MookiState, event: pb.Event) -> MookiState:
-        if isinstance(state, Stopped):
-            return state  # nothing happens to a stopped game
-        if event.HasField("game_stopped"):
-            return limits.stop(state, event.game_stopped.event_limit)
-        return rules.evolve(state, event)
+        return rules.evolve(state, event)  # a stopped game stays as it is (engines/evolving.py)
 
     def evolve_all(self, state: MookiState, events: Iterable[pb.Event]) -> MookiState:
-        return limits.evolve_all(state, events, rules.evolve_all)
+        return functools.reduce(rules.evolve, events, state)
 
     def decide(self, state: MookiState, seat: int, command: pb.Command, rng: random.Random) -> list[pb.Event]:
         if isinstance(state, Stopped):
