@@ -184,7 +184,7 @@ class Engine(Protocol[S, C, E, Opt, V]):
 
     def evolve_all(self, state: S, events: Iterable[E]) -> S:
         """The state after `events`, in order: what `evolve` gives one event at a
-        time, without the states in between (a replay folds a whole game at once)."""
+        time (a replay folds a whole game at once; engines/adapter.py)."""
         ...
 
     def decide(self, state: S, seat: int, command: C, rng: random.Random) -> list[E]:

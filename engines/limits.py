@@ -11,7 +11,6 @@ an instance of a subclass of the game's state class that also says `event_limit`
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable
 from typing import Any, NoReturn, TypeVar
 
 from engines.contract import RuleViolation, Status
@@ -55,16 +54,10 @@ def stop(state: T, event_limit: int) -> T:
     return stopped
 
 
-def evolve_all(state: T, events: Iterable[Any], rules_fold: Callable[[T, Iterable[Any]], tuple[T, int | None]]) -> T:
-    """An engine's fold of `events` with its rules' `rules_fold`, which ends at a
-    `game_stopped` event and gives its event limit (None: none met): the game is
-    stopped there, and nothing that follows changes it (as evolving one event at a
-    time does). The rules' fold asks each event which kind it is anyway: the stop is
-    one more kind there, not one more question per event here."""
-    if isinstance(state, Stopped):
-        return state
-    state, limit = rules_fold(state, events)
-    return state if limit is None else stop(state, limit)
+def game_stopped(state: T, stopped: Any) -> T:
+    """Every game's rule for its GameStopped event (a game's own message, whose
+    `event_limit` says the limit it reached): the game stops where it stands."""
+    return stop(state, stopped.event_limit)
 
 
 def summary(event_limit: int) -> str:

@@ -1,5 +1,5 @@
 """Mooki Island (rulebooks: ../shared/seeds/000_*.txt in French, 001_*.txt in English)."""
 
-from engines.mooki.engine import ENGINE, MookiEngine
+from engines.mooki.engine import ENGINE
 
-__all__ = ["ENGINE", "MookiEngine"]
+__all__ = ["ENGINE"]

@@ -5,13 +5,14 @@ Read beside seeds/mooki/RULES.md, which names the test of each rule."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
+from engines import limits
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.encoded import Shared, parts
-from engines.immutable import own_copy, replacer
+from engines.evolving import Rule, by_kind
+from engines.immutable import own_copy, put, replacer
 from engines.mooki.cards import (
     CARDS,
     FAMILIES,
@@ -19,13 +20,12 @@ from engines.mooki.cards import (
     PILE_COUNT,
     SEAT_COUNT,
     STAR_TABLES,
-    Face,
     FamilyId,
     family_index,
 )
 from engines.mooki.data import DATA
 from engines.mooki.scoring import cheapest_trophy, final_result, score, tally, trophies_won
-from engines.mooki.state import Drawn, MookiState, PileCard, Placed, Result, Scoring
+from engines.mooki.state import PILE_CARDS, Drawn, MookiState, Placed, Result, Scoring
 from engines.seating import youngest_by_age
 
 # dataclasses.replace, without its per-call introspection (engines/immutable.py).
@@ -227,149 +227,91 @@ def scoring_to_proto(scoring: Scoring) -> pb.TrophiesAwarded:
 # --- evolve ------------------------------------------------------------------------
 
 
-# The initial state, whose fields a game_started event starts from (states are immutable).
-_FRESH = MookiState()
-
-
-def evolve(state: MookiState, event: pb.Event) -> MookiState:
-    return evolve_all(state, (event,))[0]
-
-
-def evolve_all(state: MookiState, events: Iterable[pb.Event]) -> tuple[MookiState, int | None]:
-    """The state after `events`, in order, up to a game_stopped event, and that
-    event's limit (None: none met; engines/limits.py stops the state): what evolving
-    one event at a time gives, without making the states in between (a replay folds a
-    whole game). The state's fields are local variables here, and the card in hand a
-    plain tuple until the end (most are placed at once). A pile is not copied for each
-    card drawn from it: how many were drawn is counted, and the pile cut once at the
-    end; a collection that grows is a list until the end. The loop reads the enums it
-    compares from locals, and makes a Placed with tuple.__new__ (what its class's
-    __new__ does, without the call): each costs a replay per event."""
-    phase, stars, youngest_seat, active_seat, piles, collections = (
-        state.phase,
-        state.stars,
-        state.youngest_seat,
-        state.active_seat,
-        state.piles,
-        state.collections,
+def _game_started(state: MookiState, started: pb.GameStarted) -> MookiState:
+    """The two piles are dealt; the youngest player begins."""
+    DATA.require(started.data_digest)
+    return MookiState(
+        phase=pb.PHASE_DRAW,
+        stars=tuple(trophy.stars for trophy in started.stars),
+        youngest_seat=started.youngest_seat,
+        active_seat=started.first_seat,
+        piles=tuple(PILE_CARDS.of_field(pile, "cards") for pile in started.piles),
+        options=own_copy(started.options),
     )
-    scoring, trophies, discarded, result, options = (
-        state.scoring,
-        state.trophies,
-        state.discarded,
-        state.result,
-        state.options,
+
+
+def _card_drawn(state: MookiState, drawn: pb.CardDrawn) -> MookiState:
+    """The player takes the top card of a pile in hand, to choose which face to play."""
+    pile = state.piles[drawn.pile]
+    return replace(
+        state,
+        phase=pb.PHASE_PLACE,
+        piles=put(state.piles, drawn.pile, pile[1:]),
+        drawn=Drawn(drawn.seat, drawn.pile, pile[0]),
     )
-    drawn = state.drawn
-    holding: tuple[int, int, PileCard] | None = None if drawn is None else (drawn.seat, drawn.pile, drawn.card)
-    # Cards drawn from each pile since the last cut (piles[i][taken_from[i]] is its top),
-    # and each collection as a list once a card is placed in it.
-    taken_from = [0] * len(piles)
-    growing: list[tuple[Placed, ...] | list[Placed]] = list(collections)
-    stopped_at = None
-    phase_place, phase_draw, side_shown, new_tuple = pb.PHASE_PLACE, pb.PHASE_DRAW, pb.SIDE_SHOWN, tuple.__new__
-    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
-    for event in events:
-        kind = which(event, "kind")
-        if kind == "card_drawn":
-            taken = event.card_drawn
-            index = taken.pile
-            top = taken_from[index]
-            holding = (taken.seat, index, piles[index][top])
-            taken_from[index] = top + 1
-            phase = phase_place
-        elif kind == "card_placed":
-            placed = event.card_placed
-            assert holding is not None
-            card, side, seat, target = holding[2], placed.side, placed.seat, placed.collection_seat
-            if side == side_shown:
-                kept = new_tuple(Placed, (card.card_id, card.shown, card.hidden, seat, side))
-            else:
-                kept = new_tuple(Placed, (card.card_id, card.hidden, card.shown, seat, side))
-            collection = growing[target]
-            if not isinstance(collection, list):
-                collection = growing[target] = list(collection)
-            collection.append(kept)
-            holding, phase, active_seat = None, phase_draw, 1 - seat  # the opponent's turn
-        elif kind == "game_started":
-            started = event.game_started
-            DATA.require(started.data_digest)
-            fresh = _FRESH
-            phase, stars, youngest_seat, active_seat = (
-                pb.PHASE_DRAW,
-                tuple([s.stars for s in started.stars[:]]),
-                started.youngest_seat,
-                started.first_seat,
-            )
-            piles = tuple([PILE_CARDS.of_encodings(parts(pile).field_1) for pile in started.piles])  # PileSetup.cards
-            taken_from = [0] * len(piles)
-            growing = list(fresh.collections)
-            holding, scoring, trophies = None, None, fresh.trophies
-            discarded, result, options = None, None, own_copy(started.options)
-        elif kind == "trophies_awarded":
-            scoring = _scoring_from_proto(event.trophies_awarded)
-            trophies = tuple([trophies_won(scoring, seat) for seat in range(SEAT_COUNT)])
-            penalised = scoring.penalised_seat
-            if penalised is not None and must_choose(trophies[penalised]):
-                phase, active_seat = pb.PHASE_DISCARD_TROPHY, penalised
-            else:
-                # Nothing to choose: the move's next events give back the only trophy
-                # (if any) and end the game. Nobody acts in between.
-                phase = pb.PHASE_SCORING
-        elif kind == "trophy_discarded":
-            lost = event.trophy_discarded
-            trophies = tuple(
-                [
-                    tuple([f for f in held if not (s == lost.seat and f == lost.family)])
-                    for s, held in enumerate(trophies)
-                ]
-            )
-            # The game ends with the move's next event: nobody acts in between.
-            discarded, phase = (lost.seat, lost.family, lost.auto), pb.PHASE_SCORING
-        elif kind == "game_finished":
-            finished = event.game_finished
-            result, phase = Result(tuple(finished.stars[:]), finished.winner, finished.won_by_age), pb.PHASE_FINISHED
-        elif kind == "game_stopped":
-            stopped_at = event.game_stopped.event_limit
-            break
-        # any other kind is one this rules version does not know: it changes nothing
-    if any(taken_from):
-        piles = tuple([pile[top:] if top else pile for pile, top in zip(piles, taken_from, strict=True)])
-    collections = tuple([tuple(collection) if isinstance(collection, list) else collection for collection in growing])
-    state = MookiState(
-        phase,
-        stars,
-        youngest_seat,
-        active_seat,
-        piles,
-        collections,
-        None if holding is None else Drawn(*holding),
-        scoring,
-        trophies,
-        discarded,
-        result,
-        options,
+
+
+def _card_placed(state: MookiState, placed: pb.CardPlaced) -> MookiState:
+    """The card goes on top of a collection, the chosen face up; the opponent's turn."""
+    assert state.drawn is not None
+    card = state.drawn.card
+    face, other = (card.shown, card.hidden) if placed.side == pb.SIDE_SHOWN else (card.hidden, card.shown)
+    target = placed.collection_seat
+    collection = (*state.collections[target], Placed(card.card_id, face, other, placed.seat, placed.side))
+    return replace(
+        state,
+        phase=pb.PHASE_DRAW,
+        active_seat=_opponent(placed.seat),
+        collections=put(state.collections, target, collection),
+        drawn=None,
     )
-    return state, stopped_at
 
 
-# One shared instance per card and side up (72 in all): every live game holds 36. Found
-# by the card's encoding (engines/encoded.py).
-PILE_CARDS: Shared[pb.DealtCard, PileCard] = Shared(
-    pb.DealtCard, lambda dealt: PileCard(dealt.card_id, Face.from_proto(dealt.shown), Face.from_proto(dealt.hidden))
-)
+def _trophies_awarded(state: MookiState, awarded: pb.TrophiesAwarded) -> MookiState:
+    """Each family's trophy goes to the most Mookies; the most Spiders may cost one."""
+    scoring = _scoring_from_proto(awarded)
+    trophies = tuple(trophies_won(scoring, seat) for seat in range(SEAT_COUNT))
+    penalised = scoring.penalised_seat
+    if penalised is not None and must_choose(trophies[penalised]):
+        return replace(state, phase=pb.PHASE_DISCARD_TROPHY, active_seat=penalised, scoring=scoring, trophies=trophies)
+    # Nothing to choose: the move's next events give back the only trophy (if any)
+    # and end the game. Nobody acts in between.
+    return replace(state, phase=pb.PHASE_SCORING, scoring=scoring, trophies=trophies)
 
 
-_has_winner = pb.FamilyTally.HasField  # from the class: asking each tally for the method costs a lookup
+def _trophy_discarded(state: MookiState, lost: pb.TrophyDiscarded) -> MookiState:
+    """The penalised player gives a trophy back; the game ends with the move's next
+    event: nobody acts in between."""
+    trophies = put(state.trophies, lost.seat, tuple(f for f in state.trophies[lost.seat] if f != lost.family))
+    return replace(state, phase=pb.PHASE_SCORING, trophies=trophies, discarded=(lost.seat, lost.family, lost.auto))
+
+
+def _game_finished(state: MookiState, finished: pb.GameFinished) -> MookiState:
+    """The most stars win; on a tie, the youngest player."""
+    result = Result(tuple(finished.stars), finished.winner, finished.won_by_age)
+    return replace(state, phase=pb.PHASE_FINISHED, result=result)
+
+
+# Each kind of event's rule, above.
+_EVOLVE: dict[str, Rule[MookiState]] = {
+    "game_started": _game_started,
+    "card_drawn": _card_drawn,
+    "card_placed": _card_placed,
+    "trophies_awarded": _trophies_awarded,
+    "trophy_discarded": _trophy_discarded,
+    "game_finished": _game_finished,
+    "game_stopped": limits.game_stopped,
+}
+
+# The state after an event: the rule of its kind (engines/evolving.py).
+evolve = by_kind(pb.Event, _EVOLVE)
 
 
 def _scoring_from_proto(message: pb.TrophiesAwarded) -> Scoring:
-    # Repeated fields read as slices: one call into upb each, not one per element.
-    families = message.families[:]
     return Scoring(
-        counts=tuple([tuple(tally_message.counts[:]) for tally_message in families]),
-        winners=tuple([t.winner if _has_winner(t, "winner") else None for t in families]),
-        spiders=tuple(message.spiders[:]),
+        counts=tuple(tuple(family.counts) for family in message.families),
+        winners=tuple(family.winner if family.HasField("winner") else None for family in message.families),
+        spiders=tuple(message.spiders),
         penalised_seat=message.penalised_seat if message.HasField("penalised_seat") else None,
     )
 

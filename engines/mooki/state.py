@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
+from engines.encoded import Shared
 from engines.mooki.cards import Face, FamilyId
 
 
@@ -19,6 +20,13 @@ class PileCard(NamedTuple):
     card_id: int
     shown: Face
     hidden: Face
+
+
+# One shared instance per card and side up (72 in all): every live game holds 36. Found
+# by the card's encoding (engines/encoded.py).
+PILE_CARDS: Shared[pb.DealtCard, PileCard] = Shared(
+    pb.DealtCard, lambda dealt: PileCard(dealt.card_id, Face.from_proto(dealt.shown), Face.from_proto(dealt.hidden))
+)
 
 
 class Drawn(NamedTuple):

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Sequence
+from typing import Any
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
+from engines import limits
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.encoded import parts
-from engines.immutable import own_copy, replacer
+from engines.evolving import Rule, by_kind
+from engines.immutable import own_copy, put, replacer
 from engines.picnic.board import BOARD_NAMES, BOARDS, Board, BoardId
 from engines.picnic.data import DATA
 from engines.picnic.moves import Route, dragon_move, facteur_routes, friend_routes
@@ -29,7 +30,6 @@ FRIENDS_NEEDED = 4
 TENT_SITES = (pb.TENT_SITE_FACTEUR, pb.TENT_SITE_CHOSEN)
 PRESETS = (pb.PRESET_UNSPECIFIED, pb.PRESET_FIRST_GAME)
 SHELTERS = (pb.SHELTER_HOUSE, pb.SHELTER_TENT)
-T = TypeVar("T")
 
 # --- setup -----------------------------------------------------------------------
 
@@ -425,6 +425,29 @@ def dragon_choices(state: PicnicState) -> tuple[int, ...]:
 
 # --- evolve ------------------------------------------------------------------------
 
+
+def _game_started(state: PicnicState, started: pb.GameStarted) -> PicnicState:
+    """The tiles lie face down in the lid; Facteur Souris and his friends stand at their
+    starting spaces (and the dragon at its cave, in the Cold Dragon variant)."""
+    DATA.require(started.data_digest)
+    options = own_copy(started.options)
+    board = BOARDS[options.board]
+    lid = LID_TILES.of_field(started, "lid")
+    return PicnicState(
+        phase=pb.PHASE_DRAW,
+        board_id=options.board,
+        seat_count=started.seat_count,
+        active_seat=started.first_seat,
+        backs=tuple(back for back, _ in lid),
+        lid=tuple(tile for _, tile in lid),
+        facteur=board.house,
+        friends=board.friend_starts,
+        dragon=board.dragon_start if options.cold_dragon else None,
+        kept=(None,) * started.seat_count,
+        options=options,
+    )
+
+
 # A drawn tile waits for its player's decision in these phases; the others take
 # effect at once. Once a drawn tile is played, the phase is PHASE_DRAW again until
 # the turn passes (the same command's next event).
@@ -436,170 +459,142 @@ _PHASE_AFTER_DRAW = {
 }
 
 
-# The initial state, whose fields a game_started event starts from (states are immutable).
-_FRESH = PicnicState()
-
-
-def evolve(state: PicnicState, event: pb.Event) -> PicnicState:
-    return evolve_all(state, (event,))[0]
-
-
-def evolve_all(state: PicnicState, events: Iterable[pb.Event]) -> tuple[PicnicState, int | None]:
-    """The state after `events`, in order, up to a game_stopped event, and that
-    event's limit (None: none met; engines/limits.py stops the state): what evolving
-    one event at a time gives, without making the states in between (a replay folds a
-    whole game). The state's
-    fields are local variables here; the lid and the tiles out of the game, changed a
-    tile at a time, are lists until the end."""
-    phase, board_id, seat_count, active_seat, backs, lid = (
-        state.phase,
-        state.board_id,
-        state.seat_count,
-        state.active_seat,
-        state.backs,
-        list(state.lid),
-    )
-    facteur, friends, dragon, tent, tent_tile, nights = (
-        state.facteur,
-        state.friends,
-        state.dragon,
-        state.tent,
-        state.tent_tile,
-        state.nights,
-    )
-    kept, drawn, removed, rain_places, result, options = (
-        state.kept,
-        state.drawn,
-        list(state.removed),
-        state.rain_places,
-        state.result,
-        state.options,
-    )
-    stopped_at = None
-    tile_of, known_tile, encode_tile = TILES.of, TILES.known, TILES.encode
-    after_draw, new_tuple = _PHASE_AFTER_DRAW.get, tuple.__new__
-    phase_draw, tile_kind_rain, tile_source_kept = pb.PHASE_DRAW, pb.TILE_KIND_RAIN, pb.TILE_SOURCE_KEPT
-    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
-    for event in events:
-        kind = which(event, "kind")
-        if kind == "tile_drawn":
-            taken = event.tile_drawn
-            face = taken.tile
-            tile, place = known_tile(encode_tile(face)) or tile_of(face), taken.place
-            tile_kind = tile.kind
-            phase = after_draw(tile_kind, phase)
-            # Rain lets the player choose a shelter when a Tent stands away from the house.
-            if tile_kind == tile_kind_rain and tent is not None and tent != BOARDS[board_id].house:
-                phase = pb.PHASE_SHELTER
-            lid[place] = None
-            drawn = new_tuple(Drawn, (taken.seat, place, tile))
-            if place in rain_places:
-                rain_places = rain_places - {place}
-        elif kind == "turn_passed":
-            active_seat, phase = event.turn_passed.seat, phase_draw
-        elif kind == "facteur_moved":
-            moved = event.facteur_moved
-            facteur = moved.route[-1]
-            if moved.source == tile_source_kept:
-                removed.append(_held(kept, moved.seat))
-                kept = _put(kept, moved.seat, None)
-            else:
-                assert drawn is not None
-                removed.append(drawn.tile)
-                drawn, phase = None, phase_draw
-        elif kind == "friend_moved":
-            assert drawn is not None
-            walked = event.friend_moved
-            friends = _put(friends, walked.friend, walked.route[-1])
-            removed.append(drawn.tile)
-            drawn, phase = None, phase_draw
-        elif kind == "night_fell":
-            nights = (*nights, _tile_of(drawn))
-            drawn, phase = None, phase_draw
-        elif kind == "rain_fell":
-            rain = event.rain_fell
-            lid[rain.place] = _tile_of(drawn)
-            drawn, phase, facteur, rain_places = None, phase_draw, rain.cell, rain_places | {rain.place}
-        elif kind == "tile_kept":
-            kept = _put(kept, event.tile_kept.seat, _tile_of(drawn))
-            drawn, phase = None, phase_draw
-        elif kind == "tent_built":
-            if tent_tile is not None:
-                removed.append(tent_tile)
-            tent, tent_tile = event.tent_built.cell, _tile_of(drawn)
-            drawn, phase = None, phase_draw
-        elif kind == "tile_discarded":
-            gone = event.tile_discarded
-            if gone.source == tile_source_kept:
-                removed.append(_held(kept, gone.seat))
-                kept = _put(kept, gone.seat, None)
-            else:
-                removed.append(_tile_of(drawn))
-                drawn, phase = None, phase_draw
-        elif kind == "friend_invited":
-            friends = _put(friends, event.friend_invited.friend, None)
-        elif kind == "dragon_moved":
-            removed.append(_tile_of(drawn))
-            dragon, drawn, phase = event.dragon_moved.to, None, phase_draw
-        elif kind == "game_won":
-            result, phase = Result(won=True), pb.PHASE_FINISHED
-        elif kind == "game_lost":
-            result, phase = Result(won=False, reason=event.game_lost.reason), pb.PHASE_FINISHED
-        elif kind == "game_started":
-            started = event.game_started
-            DATA.require(started.data_digest)
-            options = own_copy(started.options)
-            board, fresh = BOARDS[options.board], _FRESH
-            phase, board_id, seat_count, active_seat = (
-                phase_draw,
-                options.board,
-                started.seat_count,
-                started.first_seat,
-            )
-            lid_tiles = LID_TILES.of_encodings(parts(started).field_4)  # GameStarted.lid
-            backs, lid = tuple([back for back, _ in lid_tiles]), [tile for _, tile in lid_tiles]
-            facteur, friends = board.house, board.friend_starts
-            dragon = board.dragon_start if options.cold_dragon else None
-            tent, tent_tile, nights, kept = fresh.tent, fresh.tent_tile, fresh.nights, (None,) * started.seat_count
-            drawn, removed, rain_places, result = fresh.drawn, [], fresh.rain_places, fresh.result
-        elif kind == "game_stopped":
-            stopped_at = event.game_stopped.event_limit
-            break
-        # any other kind is one this rules version does not know: it changes nothing
-    state = PicnicState(
+def _tile_drawn(state: PicnicState, drawn: pb.TileDrawn) -> PicnicState:
+    """The tile is turned over for all to see; what it does waits for the player's
+    choice (the phase), or follows in the move's next events. Rain lets the player
+    choose a shelter when a Tent stands away from the house."""
+    tile = TILES.of(drawn.tile)
+    phase = _PHASE_AFTER_DRAW.get(tile.kind, state.phase)
+    if tile.kind == pb.TILE_KIND_RAIN and shelter_choice(state):
+        phase = pb.PHASE_SHELTER
+    return replace(
+        state,
         phase=phase,
-        board_id=board_id,
-        seat_count=seat_count,
-        active_seat=active_seat,
-        backs=backs,
-        lid=tuple(lid),
-        facteur=facteur,
-        friends=friends,
-        dragon=dragon,
-        tent=tent,
-        tent_tile=tent_tile,
-        nights=nights,
-        kept=kept,
-        drawn=drawn,
-        removed=tuple(removed),
-        rain_places=rain_places,
-        result=result,
-        options=options,
+        lid=put(state.lid, drawn.place, None),
+        drawn=Drawn(drawn.seat, drawn.place, tile),
+        rain_places=state.rain_places - {drawn.place},
     )
-    return state, stopped_at
 
 
-def _put(items: tuple[T, ...], index: int, value: T) -> tuple[T, ...]:
-    return (*items[:index], value, *items[index + 1 :])
+def _facteur_moved(state: PicnicState, moved: pb.FacteurMoved) -> PicnicState:
+    """Facteur Souris walks to the end of his route; the tile he walked with leaves the game."""
+    if moved.source == pb.TILE_SOURCE_KEPT:
+        kept = _kept_tile(state, moved.seat)
+        return replace(
+            state,
+            facteur=moved.route[-1],
+            kept=put(state.kept, moved.seat, None),
+            removed=(*state.removed, kept),
+        )
+    return _played(state, facteur=moved.route[-1])
 
 
-def _tile_of(drawn: Drawn | None) -> Tile:
-    assert drawn is not None
-    return drawn.tile
+def _friend_moved(state: PicnicState, moved: pb.FriendMoved) -> PicnicState:
+    """The friend walks to the end of the route; the Friend tile leaves the game."""
+    return _played(state, friends=put(state.friends, moved.friend, moved.route[-1]))
 
 
-def _held(kept: tuple[Tile | None, ...], seat: int) -> Tile:
-    tile = kept[seat]
+def _friend_invited(state: PicnicState, invited: pb.FriendInvited) -> PicnicState:
+    """An invited friend goes straight to the picnic site."""
+    return replace(state, friends=put(state.friends, invited.friend, None))
+
+
+def _rain_fell(state: PicnicState, rain: pb.RainFell) -> PicnicState:
+    """Facteur Souris runs to his shelter; the Rain tile goes back face down to the
+    very place it came from, which everyone saw."""
+    tile = _drawn_tile(state)
+    return replace(
+        state,
+        phase=pb.PHASE_DRAW,
+        lid=put(state.lid, rain.place, tile),
+        facteur=rain.cell,
+        drawn=None,
+        rain_places=state.rain_places | {rain.place},
+    )
+
+
+def _tent_built(state: PicnicState, built: pb.TentBuilt) -> PicnicState:
+    """The Tent goes up (a second one replaces the first, which leaves the game)."""
+    removed = state.removed if state.tent_tile is None else (*state.removed, state.tent_tile)
+    tile = _drawn_tile(state)
+    return replace(state, phase=pb.PHASE_DRAW, tent=built.cell, tent_tile=tile, drawn=None, removed=removed)
+
+
+def _night_fell(state: PicnicState, night: pb.NightFell) -> PicnicState:
+    """The Night tile goes on the next night space."""
+    return replace(state, phase=pb.PHASE_DRAW, nights=(*state.nights, _drawn_tile(state)), drawn=None)
+
+
+def _tile_kept(state: PicnicState, kept: pb.TileKept) -> PicnicState:
+    """The drawn Facteur Souris tile waits in front of its player (one each at most)."""
+    tile = _drawn_tile(state)
+    return replace(state, phase=pb.PHASE_DRAW, kept=put(state.kept, kept.seat, tile), drawn=None)
+
+
+def _tile_discarded(state: PicnicState, gone: pb.TileDiscarded) -> PicnicState:
+    """A tile leaves the game unused: the one drawn, or the one kept."""
+    if gone.source == pb.TILE_SOURCE_KEPT:
+        tile = _kept_tile(state, gone.seat)
+        return replace(state, kept=put(state.kept, gone.seat, None), removed=(*state.removed, tile))
+    return _played(state)
+
+
+def _dragon_moved(state: PicnicState, moved: pb.DragonMoved) -> PicnicState:
+    """The dragon walks its way towards Facteur Souris; the Dragon tile leaves the game."""
+    return _played(state, dragon=moved.to)
+
+
+def _turn_passed(state: PicnicState, passed: pb.TurnPassed) -> PicnicState:
+    """The next player draws."""
+    return replace(state, phase=pb.PHASE_DRAW, active_seat=passed.seat)
+
+
+def _game_won(state: PicnicState, won: pb.GameWon) -> PicnicState:
+    """Facteur Souris is at the picnic with four friends: everybody wins."""
+    return replace(state, phase=pb.PHASE_FINISHED, result=Result(won=True))
+
+
+def _game_lost(state: PicnicState, lost: pb.GameLost) -> PicnicState:
+    """The sixth night fell, or the dragon caught Facteur Souris: everybody loses."""
+    return replace(state, phase=pb.PHASE_FINISHED, result=Result(won=False, reason=lost.reason))
+
+
+# Each kind of event's rule, above.
+_EVOLVE: dict[str, Rule[PicnicState]] = {
+    "game_started": _game_started,
+    "tile_drawn": _tile_drawn,
+    "facteur_moved": _facteur_moved,
+    "friend_moved": _friend_moved,
+    "friend_invited": _friend_invited,
+    "rain_fell": _rain_fell,
+    "tent_built": _tent_built,
+    "night_fell": _night_fell,
+    "tile_kept": _tile_kept,
+    "tile_discarded": _tile_discarded,
+    "dragon_moved": _dragon_moved,
+    "turn_passed": _turn_passed,
+    "game_won": _game_won,
+    "game_lost": _game_lost,
+    "game_stopped": limits.game_stopped,
+}
+
+# The state after an event: the rule of its kind (engines/evolving.py).
+evolve = by_kind(pb.Event, _EVOLVE)
+
+
+def _played(state: PicnicState, **changes: Any) -> PicnicState:
+    """`state` with `changes`, once the drawn tile has done what it does and left the
+    game: the player is back in PHASE_DRAW until the turn passes."""
+    return replace(state, phase=pb.PHASE_DRAW, drawn=None, removed=(*state.removed, _drawn_tile(state)), **changes)
+
+
+def _drawn_tile(state: PicnicState) -> Tile:
+    assert state.drawn is not None
+    return state.drawn.tile
+
+
+def _kept_tile(state: PicnicState, seat: int) -> Tile:
+    tile = state.kept[seat]
     assert tile is not None
     return tile
 

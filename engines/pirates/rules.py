@@ -7,13 +7,14 @@ from __future__ import annotations
 import functools
 import random
 from bisect import insort
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
+from engines import limits
 from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Status, playing
-from engines.encoded import parts, parts_of
-from engines.immutable import own_copy, replacer
+from engines.evolving import Rule, by_kind
+from engines.immutable import own_copy, put, replacer
 from engines.pirates.cards import (
     CARDS,
     COLOUR_NAMES,
@@ -29,7 +30,7 @@ from engines.pirates.cards import (
     fits,
 )
 from engines.pirates.data import DATA
-from engines.pirates.state import CLOCKWISE, PiratesState
+from engines.pirates.state import CLOCKWISE, COUNTERCLOCKWISE, PiratesState
 
 # dataclasses.replace, without its per-call introspection (engines/immutable.py).
 replace = replacer(PiratesState)
@@ -183,7 +184,7 @@ def _play(state: PiratesState, seat: int, play: pb.Play, rng: random.Random) -> 
             return events + _pile_exhausted(after, seat, rng)
         events += penalty
     elif left == 0:
-        return events + _round_won(after, seat, pb.ROUND_END_LAST_CARD, rng)
+        return events + _win_round(after, seat, pb.ROUND_END_LAST_CARD, rng)
     return [*events, pb.Event(turn_passed=_turn_after(state, seat, card))]
 
 
@@ -344,10 +345,10 @@ def _pile_exhausted(state: PiratesState, seat: int, rng: random.Random) -> list[
     direction of play, starting with `seat`)."""
     order = [(seat + step * state.direction) % state.seat_count for step in range(state.seat_count)]
     winner = min(order, key=lambda other: len(state.hands[other]))  # min keeps the first of equals
-    return _round_won(state, winner, pb.ROUND_END_PILE_EXHAUSTED, rng)
+    return _win_round(state, winner, pb.ROUND_END_PILE_EXHAUSTED, rng)
 
 
-def _round_won(state: PiratesState, seat: int, end: pb.RoundEnd.ValueType, rng: random.Random) -> list[pb.Event]:
+def _win_round(state: PiratesState, seat: int, end: pb.RoundEnd.ValueType, rng: random.Random) -> list[pb.Event]:
     ships = list(state.ships)
     ships[seat] += 1
     won = pb.RoundWon(
@@ -385,177 +386,137 @@ def _direction_proto(direction: int) -> pb.Direction.ValueType:
 # --- evolve ------------------------------------------------------------------------
 
 
-# The initial state, whose fields a game_started event starts from (states are immutable).
-_FRESH = PiratesState()
+def _game_started(state: PiratesState, started: pb.GameStarted) -> PiratesState:
+    """The ships line up on their first cross; the special kinds taken out stay in the box."""
+    DATA.require(started.data_digest)
+    return PiratesState(
+        options=own_copy(started.options),
+        seat_count=started.seat_count,
+        removed=CARDS.of_field(started, "removed"),
+        ships=(0,) * started.seat_count,
+    )
 
 
-def evolve(state: PiratesState, event: pb.Event) -> PiratesState:
-    return evolve_all(state, (event,))[0]
-
-
-def evolve_all(state: PiratesState, events: Iterable[pb.Event]) -> tuple[PiratesState, int | None]:
-    """The state after `events`, in order, up to a game_stopped event, and that
-    event's limit (None: none met; engines/limits.py stops the state): what evolving
-    one event at a time gives, without making the states in between (a replay folds a
-    whole game). The state's
-    fields are local variables here; the discard pile, which grows by a card a turn,
-    and the hands are lists until the end."""
-    phase, options, seat_count, removed, round_number, round_first_seat = (
-        state.phase,
-        state.options,
-        state.seat_count,
-        state.removed,
-        state.round,
-        state.round_first_seat,
-    )
-    hands, draw_pile, discard, active_seat, direction, announced = (
-        list(state.hands),
-        state.draw_pile,
-        list(state.discard),
-        state.active_seat,
-        state.direction,
-        state.announced,
-    )
-    draw_penalty, drawn, drawn_reason, rebuilds, ships, winner = (
-        state.draw_penalty,
-        state.drawn,
-        state.drawn_reason,
-        state.rebuilds,
-        state.ships,
-        state.winner,
-    )
-    stopped_at = None
-    # Cards drawn from the draw pile since the last cut (draw_pile[taken_from] is its
-    # top): the pile is cut once at the end, not copied for each draw.
-    taken_from = 0
-    card_of, cards_of, known_card, encode_card = CARDS.of, CARDS.of_encodings, CARDS.known, CARDS.encode
-    phase_play, phase_bottle, phase_drawn, unspecified_reason, reason_ohe = (
-        pb.PHASE_PLAY,
-        pb.PHASE_BOTTLE,
-        pb.PHASE_DRAWN,
-        pb.DRAW_REASON_UNSPECIFIED,
-        pb.DRAW_REASON_OHE,
-    )
-    clockwise_proto, clockwise, counterclockwise = pb.DIRECTION_CLOCKWISE, CLOCKWISE, -CLOCKWISE
-    which = pb.Event.WhichOneof  # from the class: asking each event for the method costs a lookup
-    for event in events:
-        kind = which(event, "kind")
-        if kind == "turn_passed":
-            passed = event.turn_passed
-            draw_penalty = passed.draw_penalty
-            phase = phase_bottle if draw_penalty else phase_play
-            active_seat = passed.next_seat
-            direction = clockwise if passed.direction == clockwise_proto else counterclockwise
-            drawn, drawn_reason = (), unspecified_reason
-        elif kind == "card_played":
-            played = event.card_played
-            face = played.card
-            card, seat = known_card(encode_card(face)) or card_of(face), played.seat
-            hand = hands[seat]
-            index = hand.index(card)
-            hands[seat] = hand[:index] + hand[index + 1 :]
-            discard.append(card)
-            announced = played.announced
-            drawn = ()  # whatever was drawn this turn is now in the hand or on the pile
-        elif kind == "cards_drawn":
-            taken = event.cards_drawn
-            # The cards drawn are the draw pile's top ones (decide draws them there,
-            # after any rebuild's event): they are taken from the state, not read.
-            count, seat = taken.count, taken.seat
-            cards = draw_pile[taken_from : taken_from + count]
-            taken_from += count
-            hand_list = list(hands[seat])
-            for card in cards:  # into the sorted hand, each where it belongs: cheaper than a sort
-                insort(hand_list, card)
-            hands[seat] = tuple(hand_list)
-            reason = taken.reason
-            if reason != reason_ohe:
-                phase, drawn, drawn_reason, draw_penalty = phase_drawn, cards, reason, 0
-        elif kind == "draw_pile_rebuilt":
-            draw_pile = draw_pile[taken_from:] + cards_of(parts(event.draw_pile_rebuilt).field_2)  # its .cards
-            taken_from = 0
-            discard = [discard[-1]]  # the top card stays
-            rebuilds += 1
-        elif kind == "round_dealt":
-            dealt = event.round_dealt
-            dealt_parts, taken_from = parts(dealt), 0
-            dealt_hands: list[tuple[Card, ...]] = [()] * seat_count
-            for hand_dealt, encoded in zip(dealt.hands, dealt_parts.field_3, strict=True):  # RoundDealt.hands
-                dealt_hands[hand_dealt.seat] = cards_of(parts_of(encoded).field_3)  # SeatHand.cards
-            hands, draw_pile, discard = (
-                dealt_hands,
-                cards_of(dealt_parts.field_6),  # RoundDealt.draw_pile
-                [card_of(dealt.discard)],
-            )
-            phase, round_number, round_first_seat, active_seat = (
-                phase_play,
-                dealt.round,
-                dealt.first_seat,
-                dealt.first_seat,
-            )
-            direction, announced, draw_penalty, drawn, drawn_reason, rebuilds = (
-                CLOCKWISE,
-                pb.COLOUR_UNSPECIFIED,
-                0,
-                (),
-                unspecified_reason,
-                0,
-            )
-        elif kind == "round_won":
-            ships = tuple(event.round_won.ships[:])  # a slice: one call into upb, not one per seat
-        elif kind == "game_won":
-            won = event.game_won
-            ships, winner, phase = tuple(won.ships[:]), won.seat, pb.PHASE_FINISHED
-        elif kind == "game_started":
-            started = event.game_started
-            DATA.require(started.data_digest)
-            fresh, taken_from = _FRESH, 0
-            options, seat_count = own_copy(started.options), started.seat_count
-            removed, ships = cards_of(parts(started).field_3), (0,) * started.seat_count  # GameStarted.removed
-            phase, round_number, round_first_seat, hands, draw_pile, discard = (
-                fresh.phase,
-                fresh.round,
-                fresh.round_first_seat,
-                list(fresh.hands),
-                fresh.draw_pile,
-                list(fresh.discard),
-            )
-            active_seat, direction, announced, draw_penalty, drawn, drawn_reason = (
-                fresh.active_seat,
-                fresh.direction,
-                fresh.announced,
-                fresh.draw_penalty,
-                fresh.drawn,
-                fresh.drawn_reason,
-            )
-            rebuilds, winner = fresh.rebuilds, fresh.winner
-        elif kind == "game_stopped":
-            stopped_at = event.game_stopped.event_limit
-            break
-        # any other kind is one this rules version does not know: it changes nothing
-    if taken_from:
-        draw_pile = draw_pile[taken_from:]
-    state = PiratesState(
-        phase=phase,
-        options=options,
-        seat_count=seat_count,
-        removed=removed,
-        round=round_number,
-        round_first_seat=round_first_seat,
+def _round_dealt(state: PiratesState, dealt: pb.RoundDealt) -> PiratesState:
+    """Five secret cards each, the rest the draw pile, a pirate card turned up on the
+    discard pile; play goes clockwise from the round's first player."""
+    hands: list[tuple[Card, ...]] = [()] * state.seat_count
+    for hand in dealt.hands:
+        hands[hand.seat] = CARDS.of_field(hand, "cards")
+    return replace(
+        state,
+        phase=pb.PHASE_PLAY,
+        round=dealt.round,
+        round_first_seat=dealt.first_seat,
         hands=tuple(hands),
-        draw_pile=draw_pile,
-        discard=tuple(discard),
-        active_seat=active_seat,
-        direction=direction,
-        announced=announced,
-        draw_penalty=draw_penalty,
-        drawn=drawn,
-        drawn_reason=drawn_reason,
-        rebuilds=rebuilds,
-        ships=ships,
-        winner=winner,
+        draw_pile=CARDS.of_field(dealt, "draw_pile"),
+        discard=(CARDS.of(dealt.discard),),
+        active_seat=dealt.first_seat,
+        direction=CLOCKWISE,
+        announced=pb.COLOUR_UNSPECIFIED,
+        draw_penalty=0,
+        drawn=(),
+        drawn_reason=pb.DRAW_REASON_UNSPECIFIED,
+        rebuilds=0,
     )
-    return state, stopped_at
+
+
+def _card_played(state: PiratesState, played: pb.CardPlayed) -> PiratesState:
+    """The card leaves the hand for the top of the discard pile (a Parrot says which
+    colour must follow); whatever was drawn this turn is now in the hand or on the pile."""
+    card = CARDS.of(played.card)
+    return replace(
+        state,
+        hands=put(state.hands, played.seat, _without(state.hands[played.seat], card)),
+        discard=(*state.discard, card),
+        announced=played.announced,
+        drawn=(),
+    )
+
+
+def _cards_drawn(state: PiratesState, taken: pb.CardsDrawn) -> PiratesState:
+    """The top cards of the draw pile go into the hand (decide draws them there, after
+    any rebuild's event: they are taken from the state, not read from the event). Drawn
+    for the turn or for a Bottle, they are the ones the player may lay now; a penalty
+    for a forgotten "ohé!" changes nothing else."""
+    cards = state.draw_pile[: taken.count]
+    hands = put(state.hands, taken.seat, _into(state.hands[taken.seat], cards))
+    if taken.reason == pb.DRAW_REASON_OHE:
+        return replace(state, hands=hands, draw_pile=state.draw_pile[taken.count :])
+    return replace(
+        state,
+        phase=pb.PHASE_DRAWN,
+        hands=hands,
+        draw_pile=state.draw_pile[taken.count :],
+        draw_penalty=0,
+        drawn=cards,
+        drawn_reason=taken.reason,
+    )
+
+
+def _draw_pile_rebuilt(state: PiratesState, rebuilt: pb.DrawPileRebuilt) -> PiratesState:
+    """The discard pile but its top card, shuffled, goes under the draw pile."""
+    return replace(
+        state,
+        draw_pile=state.draw_pile + CARDS.of_field(rebuilt, "cards"),
+        discard=state.discard[-1:],
+        rebuilds=state.rebuilds + 1,
+    )
+
+
+def _turn_passed(state: PiratesState, passed: pb.TurnPassed) -> PiratesState:
+    """The next player's turn, in the direction of play; a Bottle's penalty, if any,
+    is theirs to draw or to answer."""
+    return replace(
+        state,
+        phase=pb.PHASE_BOTTLE if passed.draw_penalty else pb.PHASE_PLAY,
+        active_seat=passed.next_seat,
+        direction=CLOCKWISE if passed.direction == pb.DIRECTION_CLOCKWISE else COUNTERCLOCKWISE,
+        draw_penalty=passed.draw_penalty,
+        drawn=(),
+        drawn_reason=pb.DRAW_REASON_UNSPECIFIED,
+    )
+
+
+def _round_won(state: PiratesState, won: pb.RoundWon) -> PiratesState:
+    """The round's winner sails one space towards the island."""
+    return replace(state, ships=tuple(won.ships))
+
+
+def _game_won(state: PiratesState, won: pb.GameWon) -> PiratesState:
+    """The first ship to reach the treasure island wins."""
+    return replace(state, phase=pb.PHASE_FINISHED, ships=tuple(won.ships), winner=won.seat)
+
+
+# Each kind of event's rule, above.
+_EVOLVE: dict[str, Rule[PiratesState]] = {
+    "game_started": _game_started,
+    "round_dealt": _round_dealt,
+    "card_played": _card_played,
+    "cards_drawn": _cards_drawn,
+    "draw_pile_rebuilt": _draw_pile_rebuilt,
+    "turn_passed": _turn_passed,
+    "round_won": _round_won,
+    "game_won": _game_won,
+    "game_stopped": limits.game_stopped,
+}
+
+# The state after an event: the rule of its kind (engines/evolving.py).
+evolve = by_kind(pb.Event, _EVOLVE)
+
+
+def _without(hand: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
+    """`hand` without one `card` (it may hold two alike)."""
+    index = hand.index(card)
+    return hand[:index] + hand[index + 1 :]
+
+
+def _into(hand: tuple[Card, ...], cards: Sequence[Card]) -> tuple[Card, ...]:
+    """The sorted `hand` with `cards`, each where it belongs (cheaper than a sort)."""
+    merged = list(hand)
+    for card in cards:
+        insort(merged, card)
+    return tuple(merged)
 
 
 # --- questions ---------------------------------------------------------------------

@@ -38,8 +38,12 @@ def test_replacing_fields_gives_what_dataclasses_replace_gives(kind: str) -> Non
     for index, state in enumerate(states):
         other = states[(index + 1) % len(states)]
         changes = {name: getattr(other, name) for name in names[index % len(names) :: 3]}
-        assert replace(state, **changes) == dataclasses.replace(state, **changes)
+        replaced = replace(state, **changes)
+        assert replaced == dataclasses.replace(state, **changes)
+        assert type(replaced) is type(state)
         assert replace(state) == state and replace(state) is not state
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            replaced.phase = state.phase  # still frozen: the copy is an instance of the state's class
 
 
 def test_unknown_fields_are_refused_as_dataclasses_replace_refuses_them() -> None:
@@ -48,7 +52,7 @@ def test_unknown_fields_are_refused_as_dataclasses_replace_refuses_them() -> Non
         replacer(type(state))(state, no_such_field=1)
 
 
-def test_only_plain_dataclasses_are_accepted() -> None:
+def test_only_slotted_dataclasses_without_a_base_are_accepted() -> None:
     @dataclasses.dataclass(frozen=True)
     class Checked:
         value: int
@@ -58,3 +62,20 @@ def test_only_plain_dataclasses_are_accepted() -> None:
 
     with pytest.raises(TypeError):
         replacer(Checked)
+
+    @dataclasses.dataclass(frozen=True)
+    class Unslotted:
+        value: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Base:
+        value: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Derived(Base):
+        other: int
+
+    for cls in (Unslotted, Derived):
+        with pytest.raises(TypeError):
+            replacer(cls)
+    assert replacer(Base)(Base(1), value=2) == Base(2)

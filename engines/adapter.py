@@ -1,0 +1,141 @@
+"""One engine for every game: a game's rules and its facts behind the engine contract
+(engines/contract.py).
+
+Each engines/<kind>/engine.py declares its game as a `GameEngine`: its kind and rules
+version, its seats, its messages, its rules (engines/<kind>/rules.py) and what each
+viewer sees (engines/<kind>/visibility.py), its bots and its event limit. What every
+game does alike is written here once: a game stopped at its event limit
+(engines/limits.py) refuses every command, offers none, shows itself over and stopped,
+and nothing changes it; `evolve_all` folds `evolve`."""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, Generic, Protocol, TypeVar
+
+from google.protobuf.message import Message
+
+from engines import limits
+from engines.contract import Bot, SeatInfo, Status, Viewer
+from engines.limits import Stopped
+
+S = TypeVar("S")
+C = TypeVar("C", bound=Message)
+E = TypeVar("E", bound=Message)
+Opt = TypeVar("Opt", bound=Message)
+V = TypeVar("V", bound=Message)
+S_contra = TypeVar("S_contra", contravariant=True)
+V_co = TypeVar("V_co", bound=Message, covariant=True)
+
+
+class Rules(Protocol[S, C, E, Opt]):
+    """A game's rules (engines/<kind>/rules.py): the decider, for a game going on."""
+
+    def resolve_options(self, options: Opt, seats: Sequence[SeatInfo]) -> Opt: ...
+
+    def setup(self, options: Opt, seats: Sequence[SeatInfo], rng: random.Random) -> list[E]: ...
+
+    @property
+    def evolve(self) -> Callable[[S, E], S]: ...  # engines/evolving.py's by_kind
+
+    def decide(self, state: S, seat: int, command: C, rng: random.Random) -> list[E]: ...
+
+    def legal_commands(self, state: S, seat: int) -> list[C]: ...
+
+    def status(self, state: S) -> Status: ...
+
+
+class Visibility(Protocol[S_contra, E, V_co]):
+    """What each viewer may see of a game (engines/<kind>/visibility.py)."""
+
+    def view(self, state: S_contra, viewer: Viewer) -> V_co: ...
+
+    def redact(self, event: E, viewer: Viewer) -> E | None: ...
+
+
+class GameEngine(Generic[S, C, E, Opt, V]):
+    """A game behind the engine contract: `Engine[S, C, E, Opt, V]`."""
+
+    def __init__(
+        self,
+        *,
+        kind: str,
+        rules_version: str,
+        seats: range,
+        messages: tuple[type[C], type[E], type[Opt], type[V]],
+        state_type: Callable[[], S],
+        rules: Rules[S, C, E, Opt],
+        visibility: Visibility[S, E, V],
+        bots: Mapping[str, Bot[S, C]],
+        default_event_limit: int,
+        finished_phase: int,
+        stopped_scores: Callable[[S], tuple[int, ...]] = lambda state: (),
+    ) -> None:
+        """`seats`: how many players may sit (range(2, 5): two to four); `messages`: the
+        game's Command, Event, Options and View; `state_type`: its state class, whose
+        instance made without arguments is the state before any event; `finished_phase`:
+        the phase a View shows once the game is over; `stopped_scores`: the scores of a
+        game stopped at its event limit, as they stood (none by default)."""
+        self.kind = kind
+        self.rules_version = rules_version
+        self.min_seats, self.max_seats = seats[0], seats[-1]
+        self.command_type, self.event_type, self.options_type, self.view_type = messages
+        self.bots: Mapping[str, Bot[S, C]] = MappingProxyType(dict(bots))
+        self.default_event_limit = default_event_limit
+        self._state_type = state_type
+        self._rules = rules
+        self._evolve = rules.evolve
+        self._visibility = visibility
+        self._finished_phase = finished_phase
+        self._stopped_scores = stopped_scores
+
+    def resolve_options(self, options: Opt, seats: Sequence[SeatInfo]) -> Opt:
+        return self._rules.resolve_options(options, seats)
+
+    def setup(self, options: Opt, seats: Sequence[SeatInfo], rng: random.Random) -> list[E]:
+        return self._rules.setup(options, seats, rng)
+
+    def initial_state(self) -> S:
+        return self._state_type()
+
+    def evolve(self, state: S, event: E) -> S:
+        return self._evolve(state, event)  # a stopped game stays as it is (engines/evolving.py)
+
+    def evolve_all(self, state: S, events: Iterable[E]) -> S:
+        return functools.reduce(self._evolve, events, state)
+
+    def decide(self, state: S, seat: int, command: C, rng: random.Random) -> list[E]:
+        if isinstance(state, Stopped):
+            limits.refuse(state)
+        return self._rules.decide(state, seat, command, rng)
+
+    def view(self, state: S, viewer: Viewer) -> V:
+        view = self._visibility.view(state, viewer)
+        if isinstance(state, Stopped):  # as it stood, marked over and stopped
+            shown: Any = view  # every game's View has a phase and `stopped`, its GameStopped
+            shown.phase = self._finished_phase
+            shown.stopped.event_limit = state.event_limit
+        return view
+
+    def legal_commands(self, state: S, seat: int) -> list[C]:
+        if isinstance(state, Stopped):
+            return []
+        return self._rules.legal_commands(state, seat)
+
+    def redact(self, event: E, viewer: Viewer) -> E | None:
+        return self._visibility.redact(event, viewer)
+
+    def status(self, state: S) -> Status:
+        if isinstance(state, Stopped):
+            return limits.status(state, self._stopped_scores(state))
+        return self._rules.status(state)
+
+    def stop(self, state: S, event_limit: int) -> list[E]:
+        """The game reached the server's event limit unfinished (engines/limits.py)."""
+        event: Any = self.event_type()  # every game's Event has `game_stopped`, its GameStopped
+        event.game_stopped.SetInParent()
+        event.game_stopped.event_limit = event_limit
+        return [event]
