@@ -25,7 +25,9 @@ from tests.support.server import ROOT
 DOC = (ROOT / "docs" / "OPERATIONS.md").read_text()
 # Settings the runbook names that come with work merged separately, and where from.
 PENDING: dict[str, str] = {}
+# Besides the cluster's tools: the server on one machine (redis-server, ludotheque), its image (docker).
 TOOLS = {"kubectl", "helm", "jq", "grep", "sort", "uniq", "head", "base64", "openssl", "date", "ludotheque", "export"}
+TOOLS |= {"redis-server", "docker"}
 IN_CONTAINERS = {"redis-cli", "redis-server", "rm"}
 RESTORE_POD = "redis-restore"  # the one-off pod the page defines
 
