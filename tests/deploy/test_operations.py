@@ -1,7 +1,8 @@
 """docs/OPERATIONS.md stays true: a runbook section for every alert of the chart and an alert
 for every section; every command it shows exists (the `ludotheque` ones parse, the chart
 values and Kubernetes objects they name are the chart's, the Redis commands are Redis's);
-every setting, metric, Redis key and link it names exists; the READMEs link to it."""
+every setting, metric, Redis key and link it names exists, and its metrics table lists every
+metric the server exports; the READMEs link to it."""
 
 from __future__ import annotations
 
@@ -25,7 +26,9 @@ from tests.support.server import ROOT
 DOC = (ROOT / "docs" / "OPERATIONS.md").read_text()
 # Settings the runbook names that come with work merged separately, and where from.
 PENDING: dict[str, str] = {}
+# Besides the cluster's tools: the server on one machine (redis-server, ludotheque), its image (docker).
 TOOLS = {"kubectl", "helm", "jq", "grep", "sort", "uniq", "head", "base64", "openssl", "date", "ludotheque", "export"}
+TOOLS |= {"redis-server", "docker"}
 IN_CONTAINERS = {"redis-cli", "redis-server", "rm"}
 RESTORE_POD = "redis-restore"  # the one-off pod the page defines
 
@@ -207,3 +210,9 @@ def test_every_setting_metric_and_key_named_exists() -> None:
     for slot_key in (keys.filing(0), keys.probe(0)):  # one per slot: named by its tag
         assert f"`{slot_key.split('{')[0]}{{<slot tag>}}`" in DOC, slot_key
     assert keys.index_prefix in DOC
+
+
+def test_the_metrics_table_lists_every_metric_the_server_exports() -> None:
+    rows = set(re.findall(r"^\| `((?:ludotheque|grpc_server)_[a-z_]+)` \|", DOC, re.M))
+    exported = {collector._name for collector in vars(Metrics()).values() if hasattr(collector, "_name")}
+    assert {row.removesuffix("_total") for row in rows} == exported

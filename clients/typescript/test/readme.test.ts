@@ -1,5 +1,6 @@
 // The README's example is examples/tour.ts, word for word (so tsc checks it), and it
-// plays a whole game against a real server.
+// plays a whole game against a real server; so does the WebSocket example of the
+// repository's docs/API.md.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -47,11 +48,14 @@ describe("the README", () => {
     }
   });
 
-  test("the repository README's WebSocket example plays a whole game against a bot", async () => {
-    const readme = readFileSync(join(PACKAGE, "..", "..", "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("## Play over WebSocket"));
+  test("docs/API.md's WebSocket example plays a whole game against a bot", async () => {
+    const api = readFileSync(join(PACKAGE, "..", "..", "docs", "API.md"), "utf8");
+    const start = api.indexOf("\n## Play over WebSocket\n");
+    assert.ok(start >= 0, "docs/API.md has no section Play over WebSocket");
+    const end = api.indexOf("\n## ", start + 1);
+    const section = api.slice(start, end < 0 ? undefined : end);
     const block = /```js\n([\s\S]*?)```/.exec(section)?.[1];
-    assert.ok(block !== undefined && block.includes("ws://localhost:8080"), "no WebSocket example in the README");
+    assert.ok(block !== undefined && block.includes("ws://localhost:8080"), "no WebSocket example in docs/API.md");
     const lobby = new Ludotheque({ baseUrl: server.baseUrl });
     const { gameId, seatTokens } = await lobby.createGame("mooki", [{ name: "Cléo" }, { name: "Robin", bot: "greedy" }]);
     const code = block.replace("ws://localhost:8080", server.baseUrl.replace("http:", "ws:")) + "\nreturn socket;";
