@@ -39,7 +39,7 @@ ECHO_PATH = "/v1/diagnostics/echo"
 PROTO = "ludotheque.v1.proto"  # binary frames, each a serialized message (the default)
 JSON = "ludotheque.v1.json"  # text frames, each a message in the proto3 JSON mapping
 
-# Close codes (README.md, "Play over WebSocket").
+# Close codes (docs/API.md, "Play over WebSocket").
 CLOSE_NORMAL = 1000  # the client closed: the session is over
 CLOSE_GOING_AWAY = 1001  # the server is stopping: resume elsewhere
 ERROR_CLOSE_BASE = 4000  # + the gRPC status code: the session ended on that error

@@ -732,13 +732,17 @@ once gives the states of one event at a time, from the start or from any state b
   bytes) instead of copying a Timestamp and an Outcome made for it;
 - **spans free when tracing is off** (one shared null context, not a generator per span);
   audiences (a language's words and the players' names) made once;
-- **replay folds a whole game at once**: each engine's `evolve_all` keeps the state's
-  fields in local variables and makes one state at the end (`evolve` is `evolve_all` of
-  one event); what grows is a list until the end (the discard pile, Mooki's collections,
-  Pirates' hands), Mooki's piles are cut once at the end (a count of the cards drawn
-  from each) and a Pirates card drawn is taken from the draw pile's top, where `decide`
-  drew it, instead of being parsed again; cards, drawn cards and tiles are named tuples,
-  shared instances found by their encoding;
+- **replay folded a whole game at once** (undone by issue 26): each engine's `evolve_all`
+  kept the state's fields in local variables and made one state at the end; since issue 26
+  `evolve` folds one event through a small rule per kind of event
+  (`engines/evolving.py`), as the rulebook reads, and `evolve_all` is a plain fold of it.
+  Measured side by side (3 runs each, before/after issue 26, `service/bench/micro.py`'s
+  drivers): replay events per second Mooki 707k–727k / 379k–410k, picnic 816k–874k /
+  402k–458k, Pirates 754k–842k / 399k–478k (about half); `ReplayGame` 0.64–0.76×; and a
+  live move cheaper (GameApp alone 9–13% less CPU per move, games per second 16–34%
+  more), since `evolve` of one event no longer runs a fold. Kept: state copies through
+  a slotted draft class (`engines/immutable.py`), shared card and tile instances found
+  by their encoding (`engines/encoded.py`), the event's kind asked of its class once;
 - **a game's events parsed at once**: their stored bytes, joined, parse as one `EventRun`
   (`proto/ludotheque/v1/event_run.proto`: each repeated field gathers one field of every
   event, in order, as protobuf merges concatenated messages), so that a replay makes no
@@ -746,10 +750,7 @@ once gives the states of one event at a time, from the start or from any state b
   without one version in a row and one payload, table event or loss per event is read
   event by event, as before); a deal's cards and tiles are read from the deal's encoding
   parsed as an `EncodedFields` (`engines/encoded.py`), repeated fields as slices, one
-  call into upb each; each fold asks the class's `WhichOneof` (asking the event for the
-  method costs a failed field lookup), reads the enums it compares from locals, ends at
-  `game_stopped` itself (`limits.evolve_all` asked every event), takes Pirates' drawn
-  cards by an index into the draw pile and puts them in the hand with `insort`.
+  call into upb each.
 
 Measured side by side on this machine, alternating three times between a checkout of
 the code before this issue (`bc2ee05`) and this one, with the same drivers (GameApp

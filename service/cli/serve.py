@@ -104,7 +104,30 @@ def who_may_create(config: Config) -> CreationPolicy:
 async def start(config: Config, *, reuse_port: bool = False) -> Running:
     """Starts the server. `reuse_port`: one of several worker processes listening on
     the same ports (SO_REUSEPORT: the kernel spreads connections between them)."""
+    check_limits(config)
     metrics = Metrics()
+    app = build_app(config, metrics)
+    await app.start()
+    server, port, health_servicer, readiness = await start_grpc(config, app, metrics, reuse_port)
+    runner, http_port = await start_http(config, app, metrics, reuse_port)
+    watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
+    stopping = asyncio.Event()
+    reviews = asyncio.create_task(app.retention.run_until(stopping), name="retention")
+    return Running(port, http_port, app, server, runner, health_servicer, watcher, config, stopping, reviews)
+
+
+def check_limits(config: Config) -> None:
+    """Refuses, before anything starts, limits that make no sense."""
+    if config.snapshot_interval < 0:
+        raise SystemExit("--snapshot-interval: a number of events, 0 for no snapshots")
+    if config.max_streams_per_connection < 1 or config.max_followers_per_game < 0:
+        raise SystemExit("--max-streams-per-connection is at least 1, --max-followers-per-game at least 0")
+    if config.http_header_timeout < 0 or config.http_idle_timeout < 0:
+        raise SystemExit("--http-header-timeout and --http-idle-timeout are seconds (0: none)")
+
+
+def build_app(config: Config, metrics: Metrics) -> GameApp:
+    """The use cases, on the configured store, with the configured settings."""
     store = instrumented(
         open_store(
             config.store,
@@ -116,39 +139,32 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     )
     previous = (config.previous_secret.encode(),) if config.previous_secret else ()
     tokens = TokenAuthority(token_secret(config), config.admin_token, previous_secrets=previous)
-    limits = CreationLimits(config.create_rate, config.live_games, config.bot_game_rate)
-    if config.snapshot_interval < 0:
-        raise SystemExit("--snapshot-interval: a number of events, 0 for no snapshots")
-    if config.max_streams_per_connection < 1 or config.max_followers_per_game < 0:
-        raise SystemExit("--max-streams-per-connection is at least 1, --max-followers-per-game at least 0")
-    if config.http_header_timeout < 0 or config.http_idle_timeout < 0:
-        raise SystemExit("--http-header-timeout and --http-idle-timeout are seconds (0: none)")
     try:
         retention = RetentionPolicy(
             config.finished_game_ttl, config.abandoned_game_ttl, config.expired_games_dir, config.retention_interval
         )
     except ValueError as error:
         raise SystemExit(f"retention: {error}") from None
-    app = GameApp(
-        store,
-        tokens,
-        Settings(
-            cache_size=config.cache_size,
-            limits=limits,
-            memory_threshold=config.redis_memory_threshold,
-            event_limits=event_limits(config),
-            snapshot_interval=config.snapshot_interval,
-            retention=retention,
-            max_followers=config.max_followers_per_game,
-            stream_ticket_ttl=config.stream_ticket_ttl,
-            play_join_timeout=config.play_join_timeout,
-            presence_ttl=config.presence_ttl,
-            clock_interval=config.clock_interval,
-        ),
-        metrics=metrics,
-        creation=who_may_create(config),
+    settings = Settings(
+        cache_size=config.cache_size,
+        limits=CreationLimits(config.create_rate, config.live_games, config.bot_game_rate),
+        memory_threshold=config.redis_memory_threshold,
+        event_limits=event_limits(config),
+        snapshot_interval=config.snapshot_interval,
+        retention=retention,
+        max_followers=config.max_followers_per_game,
+        stream_ticket_ttl=config.stream_ticket_ttl,
+        play_join_timeout=config.play_join_timeout,
+        presence_ttl=config.presence_ttl,
+        clock_interval=config.clock_interval,
     )
-    await app.start()
+    return GameApp(store, tokens, settings, metrics=metrics, creation=who_may_create(config))
+
+
+async def start_grpc(
+    config: Config, app: GameApp, metrics: Metrics, reuse_port: bool
+) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer, health_pb2.HealthCheckResponse.ServingStatus.ValueType]:
+    """The gRPC server, listening: the service, diagnostics, health and reflection."""
     server = grpc.aio.server(
         interceptors=[
             ClosingStreams(),
@@ -181,6 +197,11 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     if port == 0:
         raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
     await server.start()
+    return server, port, health_servicer, readiness
+
+
+async def start_http(config: Config, app: GameApp, metrics: Metrics, reuse_port: bool) -> tuple[web.AppRunner, int]:
+    """The HTTP port, listening: REST, Connect, server-sent events, WebSocket Play, the web app."""
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
     websockets = WebSocketSettings(
         heartbeat=config.websocket_heartbeat,
@@ -196,7 +217,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         body_idle_timeout=config.http_idle_timeout,
         websockets=websockets,
     )
-    runner, http_port = await serve_http(
+    return await serve_http(
         web_app,
         config.host,
         config.http_port,
@@ -205,10 +226,6 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
         header_timeout=config.http_header_timeout,
         idle_timeout=config.http_idle_timeout,
     )
-    watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
-    stopping = asyncio.Event()
-    reviews = asyncio.create_task(app.retention.run_until(stopping), name="retention")
-    return Running(port, http_port, app, server, runner, health_servicer, watcher, config, stopping, reviews)
 
 
 async def _readiness(app: GameApp) -> health_pb2.HealthCheckResponse.ServingStatus.ValueType:

@@ -41,7 +41,7 @@ from tests.support.server import ROOT, running_server
 
 # The names the server's gRPC health service answers for (service/cli/serve.py).
 HEALTH_NAMES = {"", SERVICE_NAME}
-# What the HTTP port answers while the process runs (README.md, Observability).
+# What the HTTP port answers while the process runs (docs/OPERATIONS.md, Observability).
 LIVENESS_PATHS = {"/healthz"}
 # The chart's only defaults that are not the server's, and why.
 CHART_DEFAULTS = {"logFormat": "json"}  # a pod has no terminal; say what log collectors read outright

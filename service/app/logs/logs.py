@@ -87,18 +87,7 @@ class Logs:
         engine = checked.engine
         events = list(log.events)
         if request.HasField("truncate_at"):
-            cut = request.truncate_at
-            # Between two moves: before a command's first event, unless a table event
-            # before it says why it was played (a timeout's stand-in move).
-            starts = [
-                e.version - 1
-                for e in events
-                if e.HasField("command") and not (e.version > 1 and events[e.version - 2].HasField("table"))
-            ] + [len(events)]
-            if cut not in starts or cut == 0:
-                nearest = ", ".join(str(v) for v in starts[:3]) + (" ..." if len(starts) > 3 else "")
-                raise invalid_argument("truncate_at", f"Cut between two moves, e.g. at {nearest}; not at {cut}.")
-            events = events[:cut]
+            events = events[: _cut(events, request.truncate_at)]
         now = self._now_ms()
         record = game_pb2.GameRecord(
             game_id=self._new_game_id(),
@@ -114,16 +103,9 @@ class Logs:
         )
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
         live.event_limit = self._games.event_limits.get(engine.kind, 0)
-        stored = [game_pb2.Event() for _ in events]
-        for copy, event in zip(stored, events, strict=True):
-            copy.CopyFrom(event)
-            copy.game_over = False
-            # Descriptions are words for one reader, never stored (an exported log has them).
-            copy.ClearField("description")
-            if copy.HasField("command"):
-                copy.command.ClearField("description")
-                del copy.command.choices[:]
-            live.apply(copy)  # the state, and the table: who sits and plays where, the clocks
+        stored = [_as_stored(event) for event in events]
+        for event in stored:
+            live.apply(event)  # the state, and the table: who sits and plays where, the clocks
         # A cut where a bot was to act: it plays; a log past this server's limit stops.
         every = self._games.snapshots.every
         state, bot_steps = await play_bots(live, live.state, len(events), snapshot_every=every)
@@ -151,6 +133,33 @@ class Logs:
             ],
             game=game_message(live, Viewer.admin(), request.locale, now),
         )
+
+
+def _cut(events: list[game_pb2.Event], cut: int) -> int:
+    """`cut` if it falls between two moves: before a command's first event, unless a
+    table event before it says why it was played (a timeout's stand-in move)."""
+    starts = [
+        e.version - 1
+        for e in events
+        if e.HasField("command") and not (e.version > 1 and events[e.version - 2].HasField("table"))
+    ] + [len(events)]
+    if cut not in starts or cut == 0:
+        nearest = ", ".join(str(v) for v in starts[:3]) + (" ..." if len(starts) > 3 else "")
+        raise invalid_argument("truncate_at", f"Cut between two moves, e.g. at {nearest}; not at {cut}.")
+    return cut
+
+
+def _as_stored(event: game_pb2.Event) -> game_pb2.Event:
+    """A logged event as the store keeps it: not marked last (the import may go on),
+    without descriptions (words for one reader, never stored: an exported log has them)."""
+    copy = game_pb2.Event()
+    copy.CopyFrom(event)
+    copy.game_over = False
+    copy.ClearField("description")
+    if copy.HasField("command"):
+        copy.command.ClearField("description")
+        del copy.command.choices[:]
+    return copy
 
 
 def check_header(header: game_pb2.GameLogHeader) -> list[game_pb2.Seat]:

@@ -29,7 +29,7 @@ class EventRun(_message.Message):
     and reads the games' payloads in order, without asking each envelope which one it
     holds. Each field has the number of the Event field whose values it gathers, one
     per event that has it; the Event's other fields are not read. Internal to the
-    service: never stored, sent or returned (service/app/snapshots.py).
+    service: never stored, sent or returned (service/app/model/snapshots.py).
     """
 
     DESCRIPTOR: _descriptor.Descriptor

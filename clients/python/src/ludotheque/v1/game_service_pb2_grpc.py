@@ -222,7 +222,7 @@ class GameServiceServicer:
 
     def Play(self, request_iterator, context):
         """A seat's session on one connection (a bidirectional stream over gRPC; the
-        same messages over a WebSocket at GET /v1/play, see the README): send `join`
+        same messages over a WebSocket at GET /v1/play, see docs/API.md): send `join`
         first, then commands; receive every event of the game from the version asked
         (redacted for the seat), a `turn` whenever the game waits for the seat (with
         its legal commands), and the `result` of each command after the events it
@@ -273,7 +273,7 @@ class GameServiceServicer:
     def DeleteGame(self, request, context):
         """Admin: delete a game and everything kept about it (its events, snapshots
         and listing) at once. Its live event streams end with NOT_FOUND. (Finished
-        and abandoned games also expire by themselves: README, "Limits".)
+        and abandoned games also expire by themselves: docs/OPERATIONS.md, "Limits".)
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -73,7 +73,7 @@ class GameServiceStub:
     """
     Play: _grpc.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]
     """A seat's session on one connection (a bidirectional stream over gRPC; the
-    same messages over a WebSocket at GET /v1/play, see the README): send `join`
+    same messages over a WebSocket at GET /v1/play, see docs/API.md): send `join`
     first, then commands; receive every event of the game from the version asked
     (redacted for the seat), a `turn` whenever the game waits for the seat (with
     its legal commands), and the `result` of each command after the events it
@@ -104,7 +104,7 @@ class GameServiceStub:
     DeleteGame: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.DeleteGameRequest, _game_service_pb2.DeleteGameResponse]
     """Admin: delete a game and everything kept about it (its events, snapshots
     and listing) at once. Its live event streams end with NOT_FOUND. (Finished
-    and abandoned games also expire by themselves: README, "Limits".)
+    and abandoned games also expire by themselves: docs/OPERATIONS.md, "Limits".)
     """
     GetGameKind: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetGameKindRequest, _game_kind_pb2.GameKind]
     """What a renderer needs to know about a kind of game: its names, seats, bots,
@@ -180,7 +180,7 @@ class GameServiceAsyncStub(GameServiceStub):
     """
     Play: _aio.StreamStreamMultiCallable[_game_service_pb2.PlayRequest, _game_service_pb2.PlayResponse]  # type: ignore[assignment]
     """A seat's session on one connection (a bidirectional stream over gRPC; the
-    same messages over a WebSocket at GET /v1/play, see the README): send `join`
+    same messages over a WebSocket at GET /v1/play, see docs/API.md): send `join`
     first, then commands; receive every event of the game from the version asked
     (redacted for the seat), a `turn` whenever the game waits for the seat (with
     its legal commands), and the `result` of each command after the events it
@@ -211,7 +211,7 @@ class GameServiceAsyncStub(GameServiceStub):
     DeleteGame: _aio.UnaryUnaryMultiCallable[_game_service_pb2.DeleteGameRequest, _game_service_pb2.DeleteGameResponse]  # type: ignore[assignment]
     """Admin: delete a game and everything kept about it (its events, snapshots
     and listing) at once. Its live event streams end with NOT_FOUND. (Finished
-    and abandoned games also expire by themselves: README, "Limits".)
+    and abandoned games also expire by themselves: docs/OPERATIONS.md, "Limits".)
     """
     GetGameKind: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetGameKindRequest, _game_kind_pb2.GameKind]  # type: ignore[assignment]
     """What a renderer needs to know about a kind of game: its names, seats, bots,
@@ -338,7 +338,7 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_game_service_pb2.PlayResponse], _abc.AsyncIterator[_game_service_pb2.PlayResponse]]:
         """A seat's session on one connection (a bidirectional stream over gRPC; the
-        same messages over a WebSocket at GET /v1/play, see the README): send `join`
+        same messages over a WebSocket at GET /v1/play, see docs/API.md): send `join`
         first, then commands; receive every event of the game from the version asked
         (redacted for the seat), a `turn` whenever the game waits for the seat (with
         its legal commands), and the `result` of each command after the events it
@@ -399,7 +399,7 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.DeleteGameResponse, _abc.Awaitable[_game_service_pb2.DeleteGameResponse]]:
         """Admin: delete a game and everything kept about it (its events, snapshots
         and listing) at once. Its live event streams end with NOT_FOUND. (Finished
-        and abandoned games also expire by themselves: README, "Limits".)
+        and abandoned games also expire by themselves: docs/OPERATIONS.md, "Limits".)
         """
 
     @_abc_1.abstractmethod

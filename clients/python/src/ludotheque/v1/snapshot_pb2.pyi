@@ -22,7 +22,7 @@ class StateSnapshot(_message.Message):
     the game (a cold load, a replay at a version, a catch-up) folds only the events
     after the nearest snapshot instead of every event from the first. Internal to the
     service: the store keeps it as an opaque blob and no call returns it. A snapshot
-    that does not match its events is ignored (service/app/snapshots.py).
+    that does not match its events is ignored (service/app/model/snapshots.py).
     """
 
     DESCRIPTOR: _descriptor.Descriptor

@@ -2027,7 +2027,7 @@ export const GameService: GenService<{
   },
   /**
    * A seat's session on one connection (a bidirectional stream over gRPC; the
-   * same messages over a WebSocket at GET /v1/play, see the README): send `join`
+   * same messages over a WebSocket at GET /v1/play, see docs/API.md): send `join`
    * first, then commands; receive every event of the game from the version asked
    * (redacted for the seat), a `turn` whenever the game waits for the seat (with
    * its legal commands), and the `result` of each command after the events it
@@ -2093,7 +2093,7 @@ export const GameService: GenService<{
   /**
    * Admin: delete a game and everything kept about it (its events, snapshots
    * and listing) at once. Its live event streams end with NOT_FOUND. (Finished
-   * and abandoned games also expire by themselves: README, "Limits".)
+   * and abandoned games also expire by themselves: docs/OPERATIONS.md, "Limits".)
    *
    * @generated from rpc ludotheque.v1.GameService.DeleteGame
    */
