@@ -325,9 +325,22 @@ def store_cost_section(results: Results) -> list[str]:
     return out
 
 
-def targets(results: Results) -> list[tuple[str, str, bool | None]]:
+Target = tuple[str, str, bool | None]
+
+
+def targets(results: Results) -> list[Target]:
     """(target, measured, met) for each target of the issue that this run measured."""
-    rows: list[tuple[str, str, bool | None]] = []
+    return [
+        *_cpu_targets(results),
+        *_websocket_targets(results),
+        *_latency_and_scale_targets(results),
+        *_engine_and_memory_targets(results),
+    ]
+
+
+def _cpu_targets(results: Results) -> list[Target]:
+    """Server CPU per move against an echo call, and the Redis store against memory."""
+    rows: list[Target] = []
 
     def cpu_ratio(path: str, store: str, limit: float) -> None:
         m, echo = results.find(path, store), echo_of(results, store)
@@ -354,6 +367,12 @@ def targets(results: Results) -> list[tuple[str, str, bool | None]]:
                     ratio <= 1.3,
                 )
             )
+    return rows
+
+
+def _websocket_targets(results: Results) -> list[Target]:
+    """Play over WebSocket against its echo and against gRPC's Play."""
+    rows: list[Target] = []
     for store in results.settings.stores:
         for path in ("ws-play", "ws-play-bot"):
             ws, ws_echo, grpc_play = (
@@ -383,6 +402,12 @@ def targets(results: Results) -> list[tuple[str, str, bool | None]]:
                         ratio <= 0.5,
                     )
                 )
+    return rows
+
+
+def _latency_and_scale_targets(results: Results) -> list[Target]:
+    """The latency spread under load, and what a second worker adds."""
+    rows: list[Target] = []
     for store in results.settings.stores:
         m = results.find("unary", store)
         if m is not None and m.latencies:
@@ -398,6 +423,12 @@ def targets(results: Results) -> list[tuple[str, str, bool | None]]:
     if one is not None and two is not None and one.count:
         gain = two.per_second / one.per_second
         rows.append(("2 workers ≥ 1.6× the moves per second of 1 (Redis)", f"{gain:.2f}×", gain >= 1.6))
+    return rows
+
+
+def _engine_and_memory_targets(results: Results) -> list[Target]:
+    """GameApp against the engine's own work, replay against the parse, a game's memory."""
+    rows: list[Target] = []
     for w in results.work:
         rows.append(
             (
@@ -424,6 +455,11 @@ def targets(results: Results) -> list[tuple[str, str, bool | None]]:
 
 def analysis(results: Results) -> list[str]:
     """The misses and what they come from, in this run's own figures."""
+    return [*_unary_analysis(results), *_stream_analysis(results), *_store_and_engine_analysis(results)]
+
+
+def _unary_analysis(results: Results) -> list[str]:
+    """What a unary move costs against an echo, and the game's own work in it."""
     lines: list[str] = []
     kind = results.settings.kind
     for store in results.settings.stores:
@@ -449,6 +485,12 @@ def analysis(results: Results) -> list[str]:
             "token, the lock, the envelopes, the store, the summary, the metrics and the response. With a "
             "gRPC call's floor on top, a move cannot cost 1.5 echoes unless that work is well under half an echo."
         )
+    return lines
+
+
+def _stream_analysis(results: Results) -> list[str]:
+    """What a Play move costs, over gRPC and over WebSocket."""
+    lines: list[str] = []
     for store in results.settings.stores:
         play, echo = results.find("play", store), echo_of(results, store)
         if play is None or echo is None or not play.count:
@@ -481,6 +523,12 @@ def analysis(results: Results) -> list[str]:
             f"gRPC `Play` stream ({ws.cpu_us / play.cpu_us:.2f}×): the same session and the same move, so the "
             "difference is what a message costs on each transport."
         )
+    return lines
+
+
+def _store_and_engine_analysis(results: Results) -> list[str]:
+    """What Redis adds, what a second worker adds, and what bounds replay."""
+    lines: list[str] = []
     memory, redis = results.find("unary", "memory"), results.find("unary", "redis")
     if memory is not None and redis is not None and memory.count and redis.count:
         lines.append(
@@ -562,6 +610,11 @@ def summary(results: Results) -> str:
 
 
 def markdown(results: Results, command: str) -> str:
+    return "\n".join([*_preamble(results, command), *_sections(results)])
+
+
+def _preamble(results: Results, command: str) -> list[str]:
+    """The title, how to run it, the method, the machine, the targets and why they were missed."""
     s = results.settings
     quick = s.duration < 2
     out = [
@@ -606,6 +659,13 @@ def markdown(results: Results, command: str) -> str:
     out += ["## Targets", "", "| target | measured | |", "|---|---|---|"]
     out += [f"| {name} | {value} | {'met' if met else '**missed**'} |" for name, value, met in targets(results)]
     out += ["", "Why, figure by figure (from this run):", "", *analysis(results), ""]
+    return out
+
+
+def _sections(results: Results) -> list[str]:
+    """Each measure's section, in the order of the method."""
+    s = results.settings
+    out: list[str] = []
     out += ["## Moves, per path and store", "", *moves_table(results), ""]
     out += [
         "## The transports' floor, and our work on top",
@@ -655,7 +715,7 @@ def markdown(results: Results, command: str) -> str:
     out += ["## Long games: snapshots", "", *long_games_table(results), ""]
     out += observation_section(results)
     out += ["## Profile and what was removed", "", *PROFILE.splitlines(), ""]
-    return "\n".join(out)
+    return out
 
 
 METHOD = """\

@@ -1,6 +1,6 @@
-"""The layers of docs/ARCHITECTURE.md hold: imports point down only, every module says
-what it holds, no class grows past what a reader takes in at once, and every path the
-document names exists."""
+"""The layers of docs/ARCHITECTURE.md hold: imports point down only (service/app's
+packages in their order), every module says what it holds, no class or function grows
+past what a reader takes in at once, and every path the document names exists."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
 MAX_CLASS_LINES = 300
+MAX_FUNCTION_LINES = 80
 
 # package -> the packages of ours it must never import (prefix match on dotted names).
 FORBIDDEN: dict[str, tuple[str, ...]] = {
@@ -198,6 +199,28 @@ def test_no_class_is_too_long_to_read() -> None:
                 if lines > MAX_CLASS_LINES:
                     long.append(f"{path.relative_to(ROOT)}: {node.name} has {lines} lines")
     assert not long, "\n".join(long)
+
+
+def long_functions(source: str, limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """The functions of `source` longer than `limit` lines, with their length."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None:
+            lines = node.end_lineno - node.lineno + 1
+            if lines > limit:
+                found.append(f"{node.name} has {lines} lines")
+    return found
+
+
+def test_no_function_is_too_long_to_read() -> None:
+    long = [f"{path.relative_to(ROOT)}: {found}" for path in sources() for found in long_functions(path.read_text())]
+    assert not long, "\n".join(long)
+
+
+def test_the_function_check_counts_lines() -> None:
+    body = "\n".join(f"    x = {n}" for n in range(MAX_FUNCTION_LINES))
+    assert long_functions(f"def f():\n{body}\n") == [f"f has {MAX_FUNCTION_LINES + 1} lines"]
+    assert long_functions(f"def f():\n{body}\n", limit=MAX_FUNCTION_LINES + 1) == []
 
 
 def test_every_path_the_architecture_names_exists() -> None:
