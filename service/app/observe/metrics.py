@@ -16,7 +16,7 @@ from prometheus_client.metrics import MetricWrapperBase
 # No `*_created` series: each counter and histogram would export a second series with
 # its creation time, which nobody graphs and every scrape pays for (process-wide: it
 # applies to the metrics made after it, here all of ours).
-disable_created_metrics()
+disable_created_metrics()  # type: ignore[no-untyped-call]
 
 # Latency buckets from 0.5 ms to 10 s: moves are fast, store round trips slower.
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
