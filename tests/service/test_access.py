@@ -20,8 +20,9 @@ from service.app.access.origins import ClientAddresses, Origin, calling_from, pa
 from service.app.game_app import Settings, World
 from service.app.model.errors import Code, retry_after_seconds
 from service.store.memory import MemoryStore
-from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, SECRET, create_request, expect_error, submit
+from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, SECRET, create_request, submit
 from tests.support.aio import async_test
+from tests.support.refusals import expect_error
 
 BOTS = ({"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"})
 

@@ -28,6 +28,7 @@ from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from tests.mooki.helpers import command_universe
 from tests.support.aio import async_test
+from tests.support.refusals import expect_error
 
 ADMIN = "admin-token-for-the-service-tests-0123456789"
 SECRET = b"0123456789abcdef-test-secret-0123456789abcdef"
@@ -71,14 +72,6 @@ PLACE_SHOWN = command(mooki.Command(place=mooki.Place(side=mooki.SIDE_SHOWN)))
 
 def submit(game_id: str, cmd: game_pb2.Command, command_id: str = "", **fields: Any) -> api.SubmitCommandRequest:
     return api.SubmitCommandRequest(game_id=game_id, command=cmd, command_id=command_id, **fields)
-
-
-async def expect_error(code: Code, call: Any) -> ServiceError:
-    with pytest.raises(ServiceError) as raised:
-        await call
-    assert raised.value.code is code, raised.value.message
-    assert raised.value.message
-    return raised.value
 
 
 # --- creating ----------------------------------------------------------------------

@@ -12,8 +12,9 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.model.errors import Code
 from service.store.memory import MemoryStore
-from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, command, expect_error, new_app, new_game, submit
+from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, command, new_app, new_game, submit
 from tests.support.aio import async_test
+from tests.support.refusals import expect_error
 
 ROBIN_DRAW = command(mooki.Command(draw=mooki.Draw(pile=1)))
 

@@ -13,8 +13,9 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.model.errors import Code
-from tests.service.test_app import ADMIN, DRAW_LEFT, expect_error, new_app, new_game, submit
+from tests.service.test_app import ADMIN, DRAW_LEFT, new_app, new_game, submit
 from tests.support.aio import async_test
+from tests.support.refusals import expect_error
 
 Change = Callable[[game_pb2.GameLogHeader], None]
 

@@ -29,8 +29,9 @@ from service.app.model.errors import Code
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from tests.service.conftest import memory_store
-from tests.service.test_app import ADMIN, DRAW_LEFT, SECRET, create_request, expect_error, submit
+from tests.service.test_app import ADMIN, DRAW_LEFT, SECRET, create_request, submit
 from tests.support.aio import async_test
+from tests.support.refusals import expect_error
 
 StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 HOUR = 3600.0
