@@ -25,8 +25,8 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from tests.support.aio import async_test
 from tests.support.raw_websocket import TEXT, RawWebSocket
-from tests.support.redis import wait_until
 from tests.support.server import ServerProcess, running_server
+from tests.support.waiting import wait_until
 
 ALLOWED_ORIGIN = "https://games.example"
 SETTINGS = {

@@ -25,9 +25,10 @@ from ludotheque.v1 import game_pb2
 
 from tests.support.games import Move, history, next_move, seats, submit
 from tests.support.load import Load
-from tests.support.redis import RedisClusterNodes, running_cluster, wait_until
+from tests.support.redis import RedisClusterNodes, running_cluster
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 

@@ -21,9 +21,10 @@ from tests.support.games import (
     submit,
 )
 from tests.support.load import Load
-from tests.support.redis import RedisServer, running_redis, wait_until
+from tests.support.redis import RedisServer, running_redis
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 

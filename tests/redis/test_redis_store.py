@@ -35,7 +35,8 @@ from service.store.redis import RedisStore
 from service.store.redis_index import Labels
 from service.store.redis_lua import APPEND, CREATE
 from tests.support.aio import async_test, first_versions
-from tests.support.redis import RedisServer, running_redis, wait_until
+from tests.support.redis import RedisServer, running_redis
+from tests.support.waiting import wait_until
 
 
 @asynccontextmanager
