@@ -6,11 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.support.server import ServerProcess, running_server
+from tests.support.server import ServerProcess, watched_server
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
-    with running_server() as process:
+    with watched_server() as process:
         yield process
-        assert process.process.poll() is None, f"the server died:\n{process.log()}"

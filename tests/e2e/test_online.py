@@ -19,7 +19,7 @@ from service.app.logs.verify import Replayed, verify
 from tests.support.connect import Connect, Failure
 from tests.support.games import next_message, presence_until, table_changes
 from tests.support.rest import Rest
-from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess, running_server
+from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess, watched_server
 from tests.support.waiting import eventually
 
 WAIT = 20.0  # seconds before a test gives up waiting for what must come
@@ -29,9 +29,8 @@ WAIT = 20.0  # seconds before a test gives up waiting for what must come
 def server() -> Iterator[ServerProcess]:
     # Short presence and a quick look at the clocks, so that the tests wait little.
     env = {"LUDOTHEQUE_PRESENCE_TTL": "1.5", "LUDOTHEQUE_CLOCK_INTERVAL": "0.1"}
-    with running_server(env=env) as process:
+    with watched_server(env=env) as process:
         yield process
-        assert process.process.poll() is None, f"the server died:\n{process.log()}"
 
 
 def test_players_join_by_its_code_over_grpc_rest_and_connect(server: ServerProcess) -> None:

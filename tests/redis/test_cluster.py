@@ -15,16 +15,15 @@ from ludotheque.v1 import game_pb2
 from engines.registry import ENGINES
 from tests.support.games import assert_replays_cleanly, next_move, seats, short_game, submit
 from tests.support.redis import RedisClusterNodes
-from tests.support.server import ServerProcess, running_server
+from tests.support.server import ServerProcess, watched_server
 
 KINDS = sorted(ENGINES)
 
 
 @pytest.fixture(scope="module")
 def cluster_server(redis_cluster: RedisClusterNodes) -> Iterator[ServerProcess]:
-    with running_server(env={"LUDOTHEQUE_STORE": redis_cluster.url}) as server:
+    with watched_server(env={"LUDOTHEQUE_STORE": redis_cluster.url}) as server:
         yield server
-        assert server.process.poll() is None, f"the server died:\n{server.log()}"
 
 
 def listed(client: Client, kind: str) -> set[str]:

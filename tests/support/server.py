@@ -94,3 +94,14 @@ def running_server(
         if server.process.poll() is None:
             server.stop(signal.SIGKILL)
         server.log_path.unlink(missing_ok=True)
+
+
+@contextmanager
+def watched_server(
+    args: list[str] | None = None, env: Mapping[str, str] | None = None, module: str = "service"
+) -> Iterator[ServerProcess]:
+    """A running_server that must still be running when the tests are done with it: one
+    that died meanwhile fails them, with its log."""
+    with running_server(args, env, module) as server:
+        yield server
+        assert server.process.poll() is None, f"the server died:\n{server.log()}"

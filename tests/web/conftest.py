@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.browser import Browser, Page
-from tests.support.server import ServerProcess, running_server
+from tests.support.server import ServerProcess, watched_server
 
 
 @pytest.fixture(scope="session")
@@ -21,9 +21,8 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
-    with running_server() as process:
+    with watched_server() as process:
         yield process
-        assert process.process.poll() is None, f"the server died:\n{process.log()}"
 
 
 @pytest.fixture(scope="session")
