@@ -13,8 +13,6 @@ import itertools
 import shutil
 import signal
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 import pytest
@@ -31,6 +29,7 @@ from service.app.views.views import legal_commands
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.redis import RedisServer
+from tests.support.stores import redis_stores
 
 ADMIN = "admin-token-for-history-tests-0123456789"
 SECRET = b"0123456789abcdef-history-secret-0123456789abcdef"
@@ -50,18 +49,6 @@ def new_app(store: RedisStore, snapshot_interval: int = 100) -> GameApp:
         Settings(snapshot_interval=snapshot_interval),
         world=World(new_game_id=lambda: f"g{next(ids)}{uuid.uuid4().hex[:6]}"),
     )
-
-
-@asynccontextmanager
-async def stores(server: RedisServer, count: int = 1, prefix: str = "") -> AsyncIterator[list[RedisStore]]:
-    """`count` stores on one Redis, as as many server processes would have (one prefix)."""
-    prefix = prefix or f"test-{uuid.uuid4().hex[:12]}"
-    opened = [RedisStore.from_url(server.url, prefix=prefix) for _ in range(count)]
-    try:
-        yield opened
-    finally:
-        for store in opened:
-            await store.close()
 
 
 async def new_game(app: GameApp) -> Game:
@@ -121,7 +108,7 @@ def reason(error: ServiceError) -> error_details_pb2.ErrorInfo:
 async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_never_used_again(
     redis_server: RedisServer,
 ) -> None:
-    async with stores(redis_server, 2) as (store, elsewhere):
+    async with redis_stores(redis_server.url, 2) as (store, elsewhere):
         app, other = new_app(store), new_app(elsewhere)
         game = await new_game(app)
         kept = await play(app, game, 3)
@@ -189,7 +176,7 @@ async def test_a_fold_from_a_snapshot_passes_over_the_lost_versions(redis_server
     """Snapshots every 2 events: a game that lost versions (placeholders and a notice in
     its history) and went on is read from a snapshot taken before the loss, by a cold
     server and at every version, the same as by one that folds every event."""
-    async with stores(redis_server, 3) as (store, cold_store, reference_store):
+    async with redis_stores(redis_server.url, 3) as (store, cold_store, reference_store):
         app = new_app(store, snapshot_interval=2)
         game = await new_game(app)
         kept = await play(app, game, 3)
@@ -220,7 +207,7 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
     undone; it is recorded as `reused` (the game is damaged), whether the store is
     still behind the first server's cache, as far as it, or past it. The first server
     notices on its next move too, not only on a read: it never builds on the fork."""
-    async with stores(redis_server, 2) as (store, elsewhere):
+    async with redis_stores(redis_server.url, 2) as (store, elsewhere):
         app, unaware = new_app(store), new_app(elsewhere)
         game = await new_game(app)
         kept = await play(app, game, 2)
@@ -257,7 +244,7 @@ async def test_a_stream_given_versions_the_store_then_lost_ends_saying_which(own
     """Redis comes back from an older append-only file (as a failover to a lagging
     replica would leave it): a live stream that had been given the lost versions ends
     with VERSIONS_LOST; the game records the loss."""
-    async with stores(own_redis) as (store,):
+    async with redis_stores(own_redis.url) as (store,):
         app = new_app(store)
         game = await new_game(app)
         kept = await play(app, game, 2)

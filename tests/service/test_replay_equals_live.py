@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import pytest
@@ -24,11 +22,8 @@ from service.app import GameApp
 from service.app.access.auth import TokenAuthority
 from service.app.game_app import World
 from service.store.base import EventStore
-from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
 from tests.support.aio import async_test
-
-StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
+from tests.support.stores import StoreFactory, memory_store, redis_store_factory
 
 ADMIN = "admin-token-for-the-replay-equals-live-tests"
 SECRET = b"replay-equals-live-secret-0123456789"
@@ -60,31 +55,12 @@ GAMES: dict[str, list[tuple[Message, list[game_pb2.SeatSpec]]]] = {
 }
 
 
-@asynccontextmanager
-async def _memory() -> AsyncIterator[EventStore]:
-    store = MemoryStore()
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
 @pytest.fixture(params=["memory", "redis"])
 def stores(request: pytest.FixtureRequest) -> StoreFactory:
     """A fresh store: in memory, or on a real Redis (with a key prefix of its own)."""
     if request.param == "memory":
-        return _memory
-    url = request.getfixturevalue("redis_server").url
-
-    @asynccontextmanager
-    async def redis() -> AsyncIterator[EventStore]:
-        store = RedisStore.from_url(url, prefix=f"replay-{random.randrange(2**48):x}")
-        try:
-            yield store
-        finally:
-            await store.close()
-
-    return redis
+        return memory_store
+    return redis_store_factory(request.getfixturevalue("redis_server").url)
 
 
 def new_app(store: EventStore, seed: int) -> GameApp:

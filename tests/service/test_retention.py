@@ -8,8 +8,6 @@ import asyncio
 import itertools
 import time
 import uuid
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +26,11 @@ from service.app.model import gamelog
 from service.app.model.errors import Code
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
-from tests.service.conftest import memory_store
 from tests.service.test_app import ADMIN, DRAW_LEFT, SECRET, create_request, submit
 from tests.support.aio import async_test
 from tests.support.refusals import expect_error
+from tests.support.stores import StoreFactory, memory_store
 
-StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 HOUR = 3600.0
 POLICY = RetentionPolicy(finished_ttl=2 * HOUR, abandoned_ttl=10 * HOUR)
 LIVE = "live:ip:unknown"  # the live games of the creator these tests create as (service/app/access/limits.py)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
@@ -21,8 +20,8 @@ from service.store.base import EventStore, StoredEvent, StoredSnapshot, head
 from service.store.memory import MemoryStore
 from tests.service.test_app import ADMIN, new_app
 from tests.support.aio import async_test
+from tests.support.stores import StoreFactory
 
-StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 EVERY = 50
 
 
