@@ -18,8 +18,8 @@ from service.app.logs.verify import Problem, Replayed, verify
 from service.app.model.errors import Code
 from service.cli import build_parser
 from service.cli.config import event_limits, from_arguments
-from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, create_request, new_app, submit
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, DRAW_LEFT, PLACE_SHOWN, create_request, new_app, submit
 from tests.support.refusals import expect_error
 
 

@@ -5,7 +5,6 @@ handing them back, turn clocks, presence; and every such game's log replays exac
 from __future__ import annotations
 
 import asyncio
-import itertools
 from typing import Any
 
 import pytest
@@ -15,17 +14,14 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import World
 from service.app.logs.verify import Replayed, verify
 from service.app.model.errors import Code, ServiceError
 from service.app.online.join_codes import ALPHABET, LENGTH
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, events, new_app
 from tests.support.refusals import expect_error
 
-ADMIN = "admin-token-for-the-online-tests-0123456789"
-SECRET = b"0123456789abcdef-online-test-secret-0123456789"
 START = 1_800_000_000.0
 
 
@@ -39,14 +35,10 @@ class Clock:
         return self.now
 
 
-def new_app(clock: Clock | None = None, *, store: MemoryStore | None = None, prefix: str = "game") -> GameApp:
-    """An app on its own store, or on `store` (two apps on one store: two processes)."""
-    ids = itertools.count(1)
-    return GameApp(
-        store or MemoryStore(),
-        TokenAuthority(SECRET, ADMIN),
-        world=World(clock=clock or Clock(), new_game_id=lambda: f"{prefix}{next(ids)}", new_seed=lambda: 7),
-    )
+def online_app(clock: Clock | None = None, *, store: MemoryStore | None = None, prefix: str = "game") -> GameApp:
+    """An app on its own store, or on `store` (two apps on one store: two processes), in
+    the test's time (`clock`, or one of its own)."""
+    return new_app(store, 7, clock=clock or Clock(), prefix=prefix)
 
 
 def seat(**fields: Any) -> game_pb2.SeatSpec:
@@ -64,10 +56,6 @@ async def create(
     return await app.games.create_game(request, "")
 
 
-async def events(app: GameApp, game_id: str) -> list[game_pb2.Event]:
-    return list((await app.history.list_events(api.ListEventsRequest(game_id=game_id), ADMIN)).events)
-
-
 async def replays_exactly(app: GameApp, game_id: str) -> None:
     """The complete log verifies event by event, table events and clocks included."""
     log = (await app.logs.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
@@ -83,7 +71,7 @@ def changes(log: list[game_pb2.Event]) -> list[str]:
 
 @async_test
 async def test_a_game_with_an_open_seat_waits_then_is_dealt_when_a_player_joins_by_its_code() -> None:
-    app = new_app()
+    app = online_app()
     unlisted = await create(app, "mooki", seat(name="Lou", age=5), seat(open=True))  # found by its code only
     listing = game_pb2.VISIBILITY_LISTED  # players looking for a game find it (ListGames)
     created = await create(app, "mooki", seat(name="Cléo", age=6), seat(open=True), visibility=listing)
@@ -117,7 +105,7 @@ async def test_a_game_with_an_open_seat_waits_then_is_dealt_when_a_player_joins_
 
 @async_test
 async def test_joining_a_full_or_finished_game_or_twice_is_refused_and_changes_nothing() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
     game_id = created.game_id
     first = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Ben"), "")
@@ -153,7 +141,7 @@ async def test_joining_a_full_or_finished_game_or_twice_is_refused_and_changes_n
 
 @async_test
 async def test_racing_joiners_get_one_seat_each() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", *(seat(open=True) for _ in range(4)))
     outcomes = await asyncio.gather(
         *(app.seating.join_game(api.JoinGameRequest(game_id=created.game_id, name=f"P{i}"), "") for i in range(7)),
@@ -170,7 +158,7 @@ async def test_racing_joiners_get_one_seat_each() -> None:
 
 @async_test
 async def test_a_player_who_leaves_before_the_start_frees_the_seat_and_loses_their_token() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True, name="for Ben"), seat(open=True))
     game_id = created.game_id
     ben = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Ben", seat=1), "")
@@ -199,7 +187,7 @@ async def test_a_player_who_leaves_before_the_start_frees_the_seat_and_loses_the
 
 @async_test
 async def test_the_host_starts_the_game_with_bots_in_the_empty_seats() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
     request = api.StartGameRequest(game_id=created.game_id, bot="random")
     await expect_error(Code.UNAUTHENTICATED, app.seating.start_game(request, ""))
@@ -229,7 +217,7 @@ def submit_first_legal(game_id: str, game: game_pb2.Game, command_id: str) -> ap
 @async_test
 async def test_a_joined_seat_rotated_later_takes_the_new_token_on_every_process() -> None:
     store = MemoryStore()
-    here, there = new_app(store=store), new_app(store=store, prefix="other")
+    here, there = online_app(store=store), online_app(store=store, prefix="other")
     created = await create(here, "mooki", seat(name="Cléo", age=6), seat(open=True))
     game_id = created.game_id
     robin = await there.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Robin", age=4), "")
@@ -261,7 +249,7 @@ async def test_a_joined_seat_rotated_later_takes_the_new_token_on_every_process(
 
 @async_test
 async def test_joins_and_rotations_both_move_a_seats_generation_on() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
     game_id = created.game_id
 
@@ -292,7 +280,7 @@ async def test_joins_and_rotations_both_move_a_seats_generation_on() -> None:
 
 @async_test
 async def test_table_events_are_described_for_everyone_in_their_language() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
     game_id = created.game_id
     ben = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Ben"), "")
@@ -326,7 +314,7 @@ async def test_table_events_are_described_for_everyone_in_their_language() -> No
 
 @async_test
 async def test_a_bot_takes_a_seat_over_plays_its_turns_and_hands_it_back() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana", stand_in="random"), seat(name="Ben"))
     game_id, ana = created.game_id, created.seat_tokens[0]
     take = api.TakeOverSeatRequest(game_id=game_id)
@@ -350,7 +338,7 @@ async def test_a_bot_takes_a_seat_over_plays_its_turns_and_hands_it_back() -> No
 
 @async_test
 async def test_play_again_deals_one_rematch_with_the_same_seats_and_new_tokens() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "mooki", seat(open=True), seat(name="Bot", bot="greedy"))
     cleo = await app.seating.join_game(api.JoinGameRequest(game_id=created.game_id, name="Cléo", age=6), "")
     request = api.PlayAgainRequest(game_id=created.game_id)
@@ -390,7 +378,7 @@ CLOCK = game_pb2.TurnClock(turn_seconds=10, bank_seconds=5, take_over_after=2)
 )
 @async_test
 async def test_a_clock_out_of_range_is_refused_and_creates_nothing(clock: game_pb2.TurnClock, field: str) -> None:
-    app = new_app()
+    app = online_app()
     error = await expect_error(Code.INVALID_ARGUMENT, create(app, "mooki", seat(name="A"), seat(name="B"), clock=clock))
     assert field in str(error.details)
     assert not (await app.games.list_games(api.ListGamesRequest(), ADMIN)).games
@@ -399,7 +387,7 @@ async def test_a_clock_out_of_range_is_refused_and_creates_nothing(clock: game_p
 @async_test
 async def test_when_a_seats_time_runs_out_its_stand_in_plays_and_after_missed_turns_takes_the_seat_over() -> None:
     clock = Clock()
-    app = new_app(clock)
+    app = online_app(clock)
     created = await create(app, "mooki", seat(name="Cléo", age=6), seat(name="Robin", age=4), clock=CLOCK)
     game_id = created.game_id
     game = await app.games.get_game(api.GetGameRequest(game_id=game_id), "")
@@ -443,7 +431,7 @@ async def test_when_a_seats_time_runs_out_its_stand_in_plays_and_after_missed_tu
 @async_test
 async def test_a_move_in_time_uses_the_turn_then_the_bank_and_resets_the_missed_turns() -> None:
     clock = Clock()
-    app = new_app(clock)
+    app = online_app(clock)
     created = await create(app, "mooki", seat(name="Cléo", age=6), seat(name="Robin", age=4), clock=CLOCK)
     robin = created.seat_tokens[1]
     clock.now += 12  # 2 s of the bank
@@ -469,7 +457,7 @@ async def until(condition: Any, what: str) -> None:
 
 @async_test
 async def test_presence_shows_open_sessions_and_recent_calls_and_is_not_an_event() -> None:
-    app = new_app()
+    app = online_app()
     await app.start()
     try:
         created = await create(app, "mooki", seat(name="Cléo"), seat(name="Robin"))

@@ -19,14 +19,9 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import World
-from service.store.base import EventStore
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, new_app
 from tests.support.stores import StoreFactory, memory_store, redis_store_factory
-
-ADMIN = "admin-token-for-the-replay-equals-live-tests"
-SECRET = b"replay-equals-live-secret-0123456789"
 
 # Per kind: the options and seats of the games played (a bot seat among them), and
 # how many games. Pirates sails one space (one round) so that random moves end soon.
@@ -61,13 +56,6 @@ def stores(request: pytest.FixtureRequest) -> StoreFactory:
     if request.param == "memory":
         return memory_store
     return redis_store_factory(request.getfixturevalue("redis_server").url)
-
-
-def new_app(store: EventStore, seed: int) -> GameApp:
-    ids = itertools.count(1)
-    return GameApp(
-        store, TokenAuthority(SECRET, ADMIN), world=World(new_game_id=lambda: f"live{next(ids)}", new_seed=lambda: seed)
-    )
 
 
 def _choose(legal: list[game_pb2.Command], rng: random.Random) -> game_pb2.Command:

@@ -5,9 +5,7 @@ are unlisted; a game that moves meanwhile stays; the admin's DeleteGame."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +14,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
 from service.app.access.limits import CreationLimits
-from service.app.game_app import Settings, World
 from service.app.keeping import retention as retention_module
 from service.app.keeping.retention import RetentionPolicy
 from service.app.logs.verify import Replayed, verify
@@ -26,8 +22,8 @@ from service.app.model import gamelog
 from service.app.model.errors import Code
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
-from tests.service.test_app import ADMIN, DRAW_LEFT, SECRET, create_request, submit
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, DRAW_LEFT, create_request, new_app, submit
 from tests.support.refusals import expect_error
 from tests.support.stores import StoreFactory, memory_store
 
@@ -48,14 +44,7 @@ class Clock:
 
 def app_on(store: EventStore, clock: Clock, policy: RetentionPolicy = POLICY, **options: Any) -> GameApp:
     """A server process on `store`: its game ids are its own."""
-    ids = itertools.count(1)
-    prefix = uuid.uuid4().hex[:8]
-    return GameApp(
-        store,
-        TokenAuthority(SECRET, ADMIN),
-        Settings(retention=policy, **options),
-        world=World(clock=clock, new_game_id=lambda: f"{prefix}{next(ids)}", new_seed=lambda: 42),
-    )
+    return new_app(store, clock=clock, prefix=None, retention=policy, **options)
 
 
 def bots() -> api.CreateGameRequest:

@@ -18,8 +18,8 @@ from service.app import GameApp
 from service.app.model.snapshots import Checkpoint
 from service.store.base import EventStore, StoredEvent, StoredSnapshot, head
 from service.store.memory import MemoryStore
-from tests.service.test_app import ADMIN, new_app
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, new_app
 from tests.support.stores import StoreFactory
 
 EVERY = 50
