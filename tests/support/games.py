@@ -13,8 +13,10 @@ import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
+from google.protobuf import json_format
 from ludotheque import Client
 from ludotheque.client import PlaySession
 from ludotheque.pirates.v1 import pirates_pb2
@@ -24,6 +26,7 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.contract import fold
 from engines.registry import get_engine
 from service.app.model import envelopes
+from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN
 
 RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
@@ -35,6 +38,18 @@ def short_game(kind: str) -> game_pb2.GameOptions | None:
     if kind == "pirates":
         return game_pb2.GameOptions(pirates=pirates_pb2.Options(island_distance=1))
     return None
+
+
+def create_over_rest(rest: Rest, kind: str, seats: list[dict[str, Any]]) -> dict[str, Any]:
+    """A game of `kind` and `seats` created with POST /v1/games (kept short: see
+    short_game), which must succeed; the answer (gameId, seatTokens, game...)."""
+    body: dict[str, Any] = {"kind": kind, "seats": seats}
+    options = short_game(kind)
+    if options is not None:
+        body["options"] = json_format.MessageToDict(options)
+    reply = rest.post("/v1/games", body)
+    assert reply.status == 200, reply.body
+    return reply.json  # type: ignore[no-any-return]
 
 
 def seats(kind: str, humans: int = 0) -> list[dict[str, str]]:
