@@ -25,7 +25,7 @@ from tests.pirates.helpers import (
     bottle,
     inventory,
     kinds,
-    new_game,
+    new_state,
     pirate,
     play,
     run,
@@ -80,7 +80,7 @@ def test_what_fits_on_what() -> None:
 
 @pytest.mark.parametrize("count", [2, 3, 4])
 def test_setup_deals_five_secret_cards_each_and_turns_up_a_pirate_card(count: int) -> None:
-    state = new_game(count, seed=count)
+    state = new_state(count, seed=count)
     assert [len(hand) for hand in state.hands] == [5] * count
     assert len(state.discard) == 1 and state.top.is_pirate
     assert len(state.draw_pile) == 52 - 5 * count - 1
@@ -124,8 +124,8 @@ def test_specials_turned_up_go_under_the_draw_pile_until_a_pirate_card_shows() -
 
 
 def test_the_player_who_last_bathed_in_the_sea_starts() -> None:
-    assert to_act(new_game(3)) == 0  # by default seat 0
-    assert to_act(new_game(3, pb.Options(first_seat=2))) == 2
+    assert to_act(new_state(3)) == 0  # by default seat 0
+    assert to_act(new_state(3, pb.Options(first_seat=2))) == 2
 
 
 @pytest.mark.parametrize(
@@ -157,7 +157,7 @@ def test_options_get_their_defaults() -> None:
 
 def test_removed_special_kinds_stay_in_the_box() -> None:
     options = pb.Options(removed_specials=[pb.CARD_KIND_PARROT, pb.CARD_KIND_BOTTLE])
-    state = new_game(4, options)
+    state = new_state(4, options)
     assert len(state.removed) == 8
     assert {c.kind for c in state.removed} == {pb.CARD_KIND_PARROT, pb.CARD_KIND_BOTTLE}
     in_play = [c for hand in state.hands for c in hand] + list(state.draw_pile) + list(state.discard)
@@ -698,7 +698,7 @@ def test_the_first_ship_to_reach_the_treasure_island_wins() -> None:
 
 
 def test_a_whole_game_runs_round_after_round_until_a_ship_lands() -> None:
-    state = new_game(3, pb.Options(island_distance=2), seed=4)
+    state = new_state(3, pb.Options(island_distance=2), seed=4)
     rng = random.Random(4)
     rounds_won = []
     while not ENGINE.status(state).finished:
@@ -718,6 +718,6 @@ def test_nothing_happens_before_the_deal() -> None:
 
 
 def test_unknown_seats_cannot_act() -> None:
-    state = new_game(2)
+    state = new_state(2)
     assert refused(ENGINE, state, 5, DRAW) == "not_your_turn"
     assert ENGINE.legal_commands(state, 5) == []

@@ -21,7 +21,7 @@ from tests.pirates.helpers import (
     STAR,
     bottle,
     kinds,
-    new_game,
+    new_state,
     pirate,
     play,
     run,
@@ -115,7 +115,7 @@ def test_a_drawn_card_laid_as_the_next_to_last_card_needs_ohe_too() -> None:
     ],
 )
 def test_removed_special_kinds_never_come_into_play(removed: list[pb.CardKind.ValueType]) -> None:
-    state = new_game(2, pb.Options(removed_specials=removed, island_distance=1), seed=9)
+    state = new_state(2, pb.Options(removed_specials=removed, island_distance=1), seed=9)
     rng = random.Random(2)
     while not ENGINE.status(state).finished:
         seat = to_act(state)
