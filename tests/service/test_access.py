@@ -21,6 +21,7 @@ from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 from tests.support.apps import (
     ADMIN,
+    BOTS,
     DRAW_LEFT,
     PLACE_SHOWN,
     SECRET,
@@ -31,8 +32,6 @@ from tests.support.apps import (
     submit,
 )
 from tests.support.refusals import expect_error
-
-BOTS = ({"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"})
 
 
 class Clock:

@@ -23,7 +23,7 @@ from service.app.model.errors import Code
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
-from tests.support.apps import ADMIN, DRAW_LEFT, create_request, new_app, submit
+from tests.support.apps import ADMIN, BOTS, DRAW_LEFT, create_request, new_app, submit
 from tests.support.refusals import expect_error
 from tests.support.stores import StoreFactory, memory_store
 
@@ -47,11 +47,6 @@ def app_on(store: EventStore, clock: Clock, policy: RetentionPolicy = POLICY, **
     return new_app(store, clock=clock, prefix=None, retention=policy, **options)
 
 
-def bots() -> api.CreateGameRequest:
-    seats = [game_pb2.SeatSpec(name="A", bot="greedy"), game_pb2.SeatSpec(name="B", bot="random")]
-    return api.CreateGameRequest(kind="mooki", seats=seats)
-
-
 async def listed(app: GameApp) -> list[str]:
     return [game.game_id for game in (await app.games.list_games(api.ListGamesRequest(), ADMIN)).games]
 
@@ -68,7 +63,7 @@ async def test_a_finished_game_expires_after_its_time_to_live_exported_first(
     clock = Clock()
     async with store_factory() as store:
         app = app_on(store, clock, RetentionPolicy(finished_ttl=2 * HOUR, export_dir=str(tmp_path)))
-        finished = (await app.games.create_game(bots(), ADMIN)).game_id  # bots play it out at once
+        finished = (await app.games.create_game(create_request(*BOTS), ADMIN)).game_id  # bots play it out at once
         playing = (await app.games.create_game(create_request(), "")).game_id
         expected = (await app.logs.export_game(api.ExportGameRequest(game_id=finished), ADMIN)).log
         clock.now += 2 * HOUR - 1
@@ -154,7 +149,7 @@ async def test_several_processes_expire_each_game_once_and_unlist_it(
     policy = RetentionPolicy(finished_ttl=HOUR, export_dir=str(tmp_path))
     async with store_factory() as store:
         processes = [app_on(store, clock, policy) for _ in range(3)]
-        games = [(await processes[i % 3].games.create_game(bots(), ADMIN)).game_id for i in range(12)]
+        games = [(await processes[i % 3].games.create_game(create_request(*BOTS), ADMIN)).game_id for i in range(12)]
         staying = (await processes[0].games.create_game(create_request(), "")).game_id
         clock.now += HOUR
         await asyncio.gather(*(process.retention.review() for process in processes))
@@ -195,7 +190,7 @@ async def test_a_setting_changed_later_reaches_games_kept_forever() -> None:
     clock = Clock()
     async with memory_store() as store:
         keeping = app_on(store, clock, RetentionPolicy(finished_ttl=0))
-        game_id = (await keeping.games.create_game(bots(), ADMIN)).game_id
+        game_id = (await keeping.games.create_game(create_request(*BOTS), ADMIN)).game_id
         clock.now += 400 * 24 * HOUR
         assert await keeping.retention.review() == 1  # looked at again, kept
         assert await listed(keeping) == [game_id]

@@ -21,6 +21,7 @@ from service.store.memory import MemoryStore
 
 ADMIN = "admin-token-for-the-service-tests-0123456789"
 SECRET = b"0123456789abcdef-test-secret-0123456789abcdef"
+BOTS = ({"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"})  # two bots' seats
 
 
 def new_app(
@@ -54,6 +55,11 @@ def create_request(*seats: dict[str, Any], options: mooki.Options | None = None)
     if options is not None:
         request.options.mooki.CopyFrom(options)
     return request
+
+
+def bots_request(kind: str, count: int, bot: str = "random") -> api.CreateGameRequest:
+    """A game of `kind` for `count` bots (`bot` ones) and nobody else."""
+    return api.CreateGameRequest(kind=kind, seats=[game_pb2.SeatSpec(name=f"bot {i}", bot=bot) for i in range(count)])
 
 
 async def create_game(app: GameApp, *seats: dict[str, Any], token: str = "", **fields: Any) -> api.CreateGameResponse:
