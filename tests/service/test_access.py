@@ -31,22 +31,17 @@ from tests.support.apps import (
     play_first_moves,
     submit,
 )
+from tests.support.clock import Clock
 from tests.support.refusals import expect_error
 
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+START = 1_000_000.0  # the tests' time, moved by hand
 
 
 def limited_app(
     store: MemoryStore | None = None, clock: Clock | None = None, prefix: str = "game", **limits: Any
 ) -> GameApp:
     """An app whose creators are held to `limits`, in the test's time."""
-    return new_app(store, clock=clock or Clock(), prefix=prefix, limits=CreationLimits(**limits))
+    return new_app(store, clock=clock or Clock(START), prefix=prefix, limits=CreationLimits(**limits))
 
 
 def detail(error: Any, kind: type[Any]) -> Any:
@@ -58,7 +53,7 @@ def detail(error: Any, kind: type[Any]) -> Any:
 
 @async_test
 async def test_a_creator_past_the_rate_is_told_when_to_come_back_and_the_window_slides() -> None:
-    clock = Clock()
+    clock = Clock(START)
     app = limited_app(clock=clock, per_minute=2)
     await create_game(app)
     clock.now += 20

@@ -21,18 +21,11 @@ from service.app.access.jwks import MAX_AGE_SECONDS, MIN_REFETCH_SECONDS, KeySet
 from service.app.access.origins import ClientAddresses, Origin
 from service.app.model.errors import Code
 from tests.support.aio import async_test
+from tests.support.clock import Clock
 from tests.support.refusals import expect_error
 
 ISSUER, AUDIENCE = "https://id.example", "ludotheque"
 NOWHERE = Origin()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 # --- API keys ----------------------------------------------------------------------------
@@ -42,7 +35,7 @@ class Clock:
 async def test_api_keys_are_checked_by_their_hash_and_the_file_is_read_again_when_it_changes(tmp_path: Path) -> None:
     keys = tmp_path / "api-keys"
     keys.write_text(f"# the schools\nschool-42:{hash_api_key('key-of-school-42')}\n")
-    clock = Clock()
+    clock = Clock(100.0)
     policy = ApiKeyCreation(str(keys), clock=clock)
     assert (await policy.creator("key-of-school-42", NOWHERE)).identity == "key:school-42"
     await expect_error(Code.UNAUTHENTICATED, policy.creator("key-of-school-43", NOWHERE))
@@ -168,7 +161,7 @@ async def jwks_server(provider: Provider) -> AsyncIterator[tuple[str, list[int]]
 @async_test
 async def test_a_jwks_from_a_url_is_cached_refreshed_for_a_new_key_and_kept_when_the_provider_fails() -> None:
     provider = Provider()
-    clock = Clock()
+    clock = Clock(100.0)
     async with jwks_server(provider) as (url, fetches):
         policy = JwtCreation(KeySet(url, clock=clock), ISSUER, AUDIENCE)
         for _ in range(3):

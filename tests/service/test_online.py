@@ -20,25 +20,16 @@ from service.app.online.join_codes import ALPHABET, LENGTH
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, events, new_app
+from tests.support.clock import Clock
 from tests.support.refusals import expect_error
 
 START = 1_800_000_000.0
 
 
-class Clock:
-    """The app's clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def online_app(clock: Clock | None = None, *, store: MemoryStore | None = None, prefix: str = "game") -> GameApp:
     """An app on its own store, or on `store` (two apps on one store: two processes), in
     the test's time (`clock`, or one of its own)."""
-    return new_app(store, 7, clock=clock or Clock(), prefix=prefix)
+    return new_app(store, 7, clock=clock or Clock(START), prefix=prefix)
 
 
 def seat(**fields: Any) -> game_pb2.SeatSpec:
@@ -386,7 +377,7 @@ async def test_a_clock_out_of_range_is_refused_and_creates_nothing(clock: game_p
 
 @async_test
 async def test_when_a_seats_time_runs_out_its_stand_in_plays_and_after_missed_turns_takes_the_seat_over() -> None:
-    clock = Clock()
+    clock = Clock(START)
     app = online_app(clock)
     created = await create(app, "mooki", seat(name="Cléo", age=6), seat(name="Robin", age=4), clock=CLOCK)
     game_id = created.game_id
@@ -430,7 +421,7 @@ async def test_when_a_seats_time_runs_out_its_stand_in_plays_and_after_missed_tu
 
 @async_test
 async def test_a_move_in_time_uses_the_turn_then_the_bank_and_resets_the_missed_turns() -> None:
-    clock = Clock()
+    clock = Clock(START)
     app = online_app(clock)
     created = await create(app, "mooki", seat(name="Cléo", age=6), seat(name="Robin", age=4), clock=CLOCK)
     robin = created.seat_tokens[1]
