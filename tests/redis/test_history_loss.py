@@ -25,6 +25,7 @@ from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, create_game, events, new_app, play_first_moves
 from tests.support.redis import RedisServer
+from tests.support.refusals import detail
 from tests.support.stores import redis_stores
 
 
@@ -56,10 +57,6 @@ def losses(game: game_pb2.Game) -> list[tuple[int, int, bool]]:
 
 def metric(app: GameApp, name: str, **labels: str) -> float:
     return app.metrics.registry.get_sample_value(name, labels) or 0.0
-
-
-def reason(error: ServiceError) -> error_details_pb2.ErrorInfo:
-    return next(d for d in error.details if isinstance(d, error_details_pb2.ErrorInfo))
 
 
 @async_test
@@ -101,7 +98,7 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
         with pytest.raises(ServiceError) as refused:
             await app.moves.submit(stale, game.seat_tokens[now.to_act[0]])
         assert refused.value.code is Code.FAILED_PRECONDITION
-        info = reason(refused.value)
+        info = detail(refused.value, error_details_pb2.ErrorInfo)
         assert info.reason == "VERSIONS_LOST" and info.metadata["message_key"] == "error.versions_lost"
         assert (info.metadata["first_lost"], info.metadata["last_lost"]) == (str(kept + 1), str(known))
         stale.expected_version = known + 1
@@ -115,7 +112,7 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
                 api.StreamEventsRequest(game_id=game.game_id, from_version=known + 9), ""
             )
             await anext(past.events)
-        assert reason(resumed.value).reason == "VERSIONS_LOST"
+        assert detail(resumed.value, error_details_pb2.ErrorInfo).reason == "VERSIONS_LOST"
         # The game's log, lost versions included, still verifies and imports.
         log = (await app.logs.export_game(api.ExportGameRequest(game_id=game.game_id), ADMIN)).log
         imported = await app.logs.import_game(api.ImportGameRequest(log=log), ADMIN)
@@ -226,6 +223,9 @@ async def test_a_stream_given_versions_the_store_then_lost_ends_saying_which(own
         await asyncio.to_thread(own_redis.start)
         with pytest.raises(ServiceError) as ended:
             await asyncio.wait_for(follower, 30)
-        assert ended.value.code is Code.FAILED_PRECONDITION and reason(ended.value).reason == "VERSIONS_LOST"
+        assert (
+            ended.value.code is Code.FAILED_PRECONDITION
+            and detail(ended.value, error_details_pb2.ErrorInfo).reason == "VERSIONS_LOST"
+        )
         assert f"versions {kept + 1} to {known}" in ended.value.message
         assert losses(await get(app, game)) == [(kept + 1, known, False)]

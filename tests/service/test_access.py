@@ -32,7 +32,7 @@ from tests.support.apps import (
     submit,
 )
 from tests.support.clock import Clock
-from tests.support.refusals import expect_error
+from tests.support.refusals import detail, expect_error
 
 START = 1_000_000.0  # the tests' time, moved by hand
 
@@ -42,10 +42,6 @@ def limited_app(
 ) -> GameApp:
     """An app whose creators are held to `limits`, in the test's time."""
     return new_app(store, clock=clock or Clock(START), prefix=prefix, limits=CreationLimits(**limits))
-
-
-def detail(error: Any, kind: type[Any]) -> Any:
-    return next(d for d in error.details if isinstance(d, kind))
 
 
 # --- creation limits -----------------------------------------------------------------

@@ -1,5 +1,5 @@
 """Expecting refusals: an engine's (a RuleViolation, by its code) and a use case's (a
-ServiceError, by its code and the reason of its details)."""
+ServiceError, by its code and the reason of its details), and reading their details."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from service.app.model.errors import Code, ServiceError
 
 S = TypeVar("S")
 C = TypeVar("C", bound=Message)
+D = TypeVar("D", bound=Message)
 
 
 def refused(engine: Engine[S, C, Any, Any, Any], state: S, seat: int, command: C) -> str:
@@ -36,3 +37,10 @@ async def expect_error(code: Code, call: Awaitable[Any], reason: str | None = No
     if reason is not None:
         assert any(getattr(d, "reason", None) == reason for d in raised.value.details), raised.value.details
     return raised.value
+
+
+def detail(error: ServiceError, kind: type[D]) -> D:
+    """The error's detail of `kind` (an ErrorInfo, a QuotaFailure...): it must have one."""
+    found = [d for d in error.details if isinstance(d, kind)]
+    assert found, f"no {kind.__name__} in {error.details}"
+    return found[0]
