@@ -13,7 +13,7 @@ from ludotheque import Client
 from ludotheque.v1 import game_pb2
 
 from engines.registry import ENGINES
-from tests.support.games import assert_replays_cleanly, next_move, seats, short_game, submit
+from tests.support.games import assert_replays_cleanly, next_move, play_move, seats, short_game
 from tests.support.redis import RedisClusterNodes
 from tests.support.server import ServerProcess, watched_server
 
@@ -59,7 +59,7 @@ def test_a_player_plays_a_game_to_its_end_through_the_cluster_while_a_spectator_
         rng = random.Random(kind)
         moves = 0
         while (move := next_move(lobby, game_id, tokens, rng)) is not None:
-            submit(lobby, move, tokens)
+            play_move(lobby, move, tokens)
             moves += 1
         spectator.join(60)
         assert not spectator.is_alive(), "the live stream must end with the game"

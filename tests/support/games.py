@@ -84,7 +84,7 @@ def next_move(client: Client, game_id: str, tokens: list[str], rng: random.Rando
             return Move(game_id, seat, rng.choice(list(mine.legal_commands)), mine.version)
 
 
-def submit(client: Client, move: Move, tokens: list[str]) -> int:
+def play_move(client: Client, move: Move, tokens: list[str]) -> int:
     """Plays `move`; the version after it."""
     return client.with_token(tokens[move.seat]).submit(move.game_id, move.command, command_id=move.command_id).version
 
