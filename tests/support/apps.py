@@ -32,10 +32,10 @@ def new_app(
     prefix: str | None = "game",
     **settings: Any,
 ) -> GameApp:
-    """A GameApp on `store` (a MemoryStore of its own if None), its admin ADMIN, its
-    `settings` given. Its games are `prefix`1, `prefix`2... (prefix None: one of its own,
-    as apart from another app's on the same store as two server processes' would be),
-    dealt from `seed` (None: a random seed each), and its time is `clock`'s (None: the
+    """A GameApp on `store` (None: a MemoryStore of its own), its admin token ADMIN, its
+    Settings `settings`. Its game ids are `prefix`1, `prefix`2... (None: a random prefix,
+    so that apps on one store, like server processes, never make the same id); its games
+    are dealt from `seed` (None: a random seed each); its time is `clock`'s (None: the
     real time)."""
     ids = itertools.count(1)
     prefix = uuid.uuid4().hex[:8] if prefix is None else prefix

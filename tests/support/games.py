@@ -1,6 +1,6 @@
 """Playing games of any kind through real servers, and checking what they stored:
-moves, a spectator following in the background, a Play session's messages, the table
-changes of a game's history.
+games created over REST, moves, a spectator following in the background, a Play
+session's messages, the table changes of a game's history.
 
 Kind-generic on purpose: seats come from the engine's min_seats, bots are "random",
 moves are picked among the legal commands the server offers, so a game kind added to
