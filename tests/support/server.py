@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef-0123456789"
 SECRET = "e2e-secret-0123456789abcdef-0123456789abcdef"
@@ -94,3 +96,21 @@ def running_server(
         if server.process.poll() is None:
             server.stop(signal.SIGKILL)
         server.log_path.unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    """One real server for the tests of a module (the end-to-end and web tests')."""
+    with watched_server() as process:
+        yield process
+
+
+@contextmanager
+def watched_server(
+    args: list[str] | None = None, env: Mapping[str, str] | None = None, module: str = "service"
+) -> Iterator[ServerProcess]:
+    """A running_server that must still be running when the tests are done with it: one
+    that died meanwhile fails them, with its log."""
+    with running_server(args, env, module) as server:
+        yield server
+        assert server.process.poll() is None, f"the server died:\n{server.log()}"
