@@ -52,11 +52,14 @@ def build_http_app(
     serve_web: bool = False,
     body_idle_timeout: float = DEFAULT_BODY_IDLE_TIMEOUT,
     websockets: WebSocketSettings | None = None,
+    public_origin: str = "",
 ) -> web.Application:
-    """The aiohttp application for one server (`body_idle_timeout`: http_body.py)."""
+    """The aiohttp application for one server (`body_idle_timeout`: http_body.py;
+    `public_origin`: where browsers reach it, for the web app's policy and WebSockets)."""
     table = use_cases(app)
     origins = tuple(cors_origins)
     preflight, add_cors_headers = _cors(origins)
+    own = (public_origin.rstrip("/"),) if public_origin else ()
     web_app = web.Application(
         middlewares=[observe_requests, _metrics_middleware(metrics), _error_middleware, _origin_middleware, preflight],
         client_max_size=max_body_bytes,
@@ -84,7 +87,7 @@ def build_http_app(
         web_app,
         cast(BidiUseCase, table["Play"]),
         websockets or WebSocketSettings(max_message_bytes=max_body_bytes),
-        lambda request: origin_allowed(request, origins),
+        lambda request: origin_allowed(request, origins + own),
         metrics,
     )
 
@@ -109,7 +112,7 @@ def build_http_app(
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
     if serve_web:
-        web_app_pages.mount(web_app)
+        web_app_pages.mount(web_app, public_origin)
     return web_app
 
 

@@ -22,6 +22,9 @@ from service.app.model.errors import ServiceError, invalid_argument, retry_after
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 DEADLINE_EXCEEDED = 4  # google.rpc.Code
+JSON = "application/json"
+# Methods that only read: any other one changes something, and needs a JSON body.
+READING = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def to_json(message: Message) -> str:
@@ -95,7 +98,6 @@ class Transcoder:
         return message
 
     async def _body(self, http: web.Request) -> str:
-        # The body is read as JSON whatever Content-Type says (curl -d sends a form's).
         try:
             data = await read_body(http, self.max_body_bytes)
         except (BodyTooLarge, BodyUndecodable) as error:
@@ -122,15 +124,47 @@ def request_timeout(error: BodyStalled) -> web.Response:
     return web.Response(status=408, text=to_json(status), content_type="application/json")
 
 
+def check_writable(http: web.Request) -> None:
+    """Refuses a request that changes something unless it is JSON (or, bodiless, carries
+    a token). A browser sends a form's or a `text/plain` body across origins without
+    asking the server first (a "simple" request): a foreign page could then create games
+    or take seats in its visitors' name. A JSON body, or an Authorization header, makes
+    the browser ask first (a preflight), which --cors-origins answers."""
+    if http.method in READING or http.content_type == JSON:
+        return
+    if "Authorization" in http.headers and not http.body_exists:
+        return
+    raise UnsupportedMediaType()
+
+
+class UnsupportedMediaType(Exception):
+    """A request that changes something, sent as what a foreign page may send unasked."""
+
+    def response(self, http: web.Request) -> web.Response:
+        sent = http.headers.get("Content-Type", "")
+        error = invalid_argument(
+            "Content-Type",
+            f"A request that changes something needs Content-Type: {JSON}, not {sent or 'none'!r} "
+            "(a browser's form or text/plain request cannot write).",
+        )
+        reply = error_response(error)
+        reply.set_status(415)
+        reply.headers["Accept-Post"] = JSON
+        return reply
+
+
 def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
     async def handle(http: web.Request) -> web.StreamResponse:
         try:
+            check_writable(http)
             request = fill_locale(await transcoder.request(http), http.headers.get("Accept-Language", ""))
             response = await use_case(request, bearer_token(http))
         except ServiceError as error:
             return error_response(error)
         except BodyStalled as error:
             return request_timeout(error)
-        return web.Response(text=to_json(response), content_type="application/json")
+        except UnsupportedMediaType as refusal:
+            return refusal.response(http)
+        return web.Response(text=to_json(response), content_type=JSON)
 
     return handle

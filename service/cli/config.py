@@ -7,6 +7,7 @@ import argparse
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from urllib.parse import urlsplit
 
 from engines.registry import ENGINES
 
@@ -66,6 +67,13 @@ SETTINGS: tuple[Setting, ...] = (
         "http_port", int, 8080, "HTTP port: REST, server-sent events, /metrics, /healthz, /readyz (0: any free port)"
     ),
     Setting("cors_origins", str, "", "browser origins allowed to call the HTTP API, comma-separated ('*': any)"),
+    Setting(
+        "public_origin",
+        str,
+        "",
+        "the origin browsers reach this server at, e.g. https://ludo.example.org: the web app's "
+        "Content-Security-Policy names its WebSocket, and WebSockets opened from it are let in",
+    ),
     Setting(
         "secret",
         str,
@@ -248,6 +256,7 @@ class Config:
     grpc_port: int
     http_port: int
     cors_origins: str
+    public_origin: str
     secret: str
     previous_secret: str
     admin_token: str
@@ -352,6 +361,11 @@ def from_arguments(args: argparse.Namespace, environ: Mapping[str, str] = os.env
     return config
 
 
+def _is_origin(text: str) -> bool:
+    parts = urlsplit(text)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and parts.path in ("", "/") and not parts.query
+
+
 def check(config: Config) -> list[str]:
     """What is wrong with `config`, each said so that an operator knows what to fix."""
     problems = []
@@ -371,6 +385,10 @@ def check(config: Config) -> list[str]:
         problems.append("LUDOTHEQUE_PREVIOUS_SECRET needs LUDOTHEQUE_SECRET, the secret that replaces it")
     if config.create_policy not in POLICIES:
         problems.append(f"LUDOTHEQUE_CREATE_POLICY {config.create_policy!r} is not one of {', '.join(POLICIES)}")
+    if config.public_origin and not _is_origin(config.public_origin):
+        problems.append(
+            f"LUDOTHEQUE_PUBLIC_ORIGIN {config.public_origin!r} is not an origin: http(s)://host[:port], nothing after"
+        )
     for name in ("create_rate", "live_games", "bot_game_rate"):
         if getattr(config, name) < 0:
             problems.append(f"LUDOTHEQUE_{name.upper()} must be 0 or more")

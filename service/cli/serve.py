@@ -216,6 +216,7 @@ async def start_http(config: Config, app: GameApp, metrics: Metrics, reuse_port:
         serve_web=config.web,
         body_idle_timeout=config.http_idle_timeout,
         websockets=websockets,
+        public_origin=config.public_origin,
     )
     return await serve_http(
         web_app,
