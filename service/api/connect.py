@@ -35,7 +35,7 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from service.api.grpc_server import bearer_token
-from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
+from service.api.http_body import BodyGone, BodyStalled, BodyTooLarge, BodyUndecodable, read_body
 from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
 from service.app.model.errors import ServiceError, details_of, invalid_argument, retry_after_seconds
@@ -324,6 +324,8 @@ async def _body(http: web.Request, limit: int) -> bytes:
         raise invalid_argument("request", str(error)) from None
     except BodyStalled as error:
         raise ConnectFailure("deadline_exceeded", str(error), http_status=408) from None
+    except BodyGone as error:
+        raise ConnectFailure("canceled", str(error)) from None
 
 
 def _too_large(limit: int) -> ConnectFailure:

@@ -38,7 +38,9 @@ def bearer_token(metadata: Any) -> str:
     """The token of an `authorization: Bearer <token>` entry; "" when there is none."""
     for key, value in metadata or ():
         if key.lower() == "authorization":
-            text = value.decode() if isinstance(value, bytes) else value
+            text = value.decode(errors="replace") if isinstance(value, bytes) else value
+            if not text.isascii():  # a token is ASCII (HTTP headers may carry other bytes)
+                raise unauthenticated("The authorization header must be 'Bearer <token>', in ASCII.")
             scheme, _, token = text.strip().partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
                 raise unauthenticated("The authorization header must be 'Bearer <token>'.")

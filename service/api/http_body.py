@@ -30,6 +30,13 @@ class BodyUndecodable(BodyError):
         super().__init__("The request body does not decode as its Content-Encoding says.")
 
 
+class BodyGone(BodyError):
+    """The client closed its connection before its body was whole: nobody to answer."""
+
+    def __init__(self) -> None:
+        super().__init__("The client closed the connection before its request body was whole.")
+
+
 class BodyStalled(BodyError):
     def __init__(self, seconds: float) -> None:
         super().__init__(f"The request body stopped arriving: nothing came for {seconds:g} seconds.")
@@ -52,5 +59,7 @@ async def read_body(http: web.Request, limit: int) -> bytes:
                 raise BodyTooLarge(limit)
     except RequestPayloadError:  # e.g. a body that is not the gzip it claims to be
         raise BodyUndecodable() from None
+    except ConnectionError:  # reset, or closed mid-body
+        raise BodyGone() from None
     except TimeoutError:
         raise BodyStalled(timeout) from None

@@ -11,28 +11,54 @@ or a request a byte at a time, and request heads that aiohttp's own handling tri
   stream for one, is never cut).
 - An `Expect` header whose value is not printable ASCII is replaced before any handler
   reads it: aiohttp answers an unknown expectation with a 417 that quotes it, and fails
-  (a 500) when the bytes are not UTF-8."""
+  (a 500) when the bytes are not UTF-8.
+- A request that is not HTTP (aiohttp answers 400 and closes) is one warning line in the
+  log, not an ERROR with a traceback: the internet sends such bytes all day."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestHandler
 from multidict import CIMultiDict, CIMultiDictProxy
 
+log = logging.getLogger(__name__)
+
 UNREADABLE = "unreadable"  # what an Expect header of other bytes becomes (a 417 all the same)
+MAX_LOGGED_CHARACTERS = 200  # of what aiohttp says of a malformed request
 
 
 class _HeaderTimedHandler(RequestHandler):
     """aiohttp's request handler, with a deadline on each request's head."""
 
-    __slots__ = ("_head_deadline", "_header_timeout")
+    __slots__ = ("_head_deadline", "_header_timeout", "_quiet")
 
     def __init__(self, manager: web.Server, *, header_timeout: float, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
         self._header_timeout = header_timeout
         self._head_deadline: float | None = None
+        self._quiet = False
+
+    def handle_error(
+        self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None, message: str | None = None
+    ) -> web.StreamResponse:
+        """aiohttp's answer to a request it could not read (or a handler's failure, which
+        the error middleware answers first); a client's malformed request is a warning."""
+        if status >= 500 or exc is None:
+            return super().handle_error(request, status, exc, message)
+        said = str(exc).replace("\n", " ")[:MAX_LOGGED_CHARACTERS]
+        log.warning("malformed HTTP request from %s answered %d: %s", request.remote, status, said)
+        self._quiet = True
+        try:
+            return super().handle_error(request, status, exc, message)
+        finally:
+            self._quiet = False
+
+    def log_exception(self, *args: Any, **kwargs: Any) -> None:
+        if not self._quiet:
+            super().log_exception(*args, **kwargs)
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)

@@ -14,14 +14,15 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 
-from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
+from service.api.http_body import BodyGone, BodyStalled, BodyTooLarge, BodyUndecodable, read_body
 from service.api.http_rules import HttpBinding
 from service.api.locales import fill_locale
 from service.api.rpcs import UseCase
 from service.app.model.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-DEADLINE_EXCEEDED = 4  # google.rpc.Code
+CANCELLED, DEADLINE_EXCEEDED = 1, 4  # google.rpc.Code
+CLIENT_CLOSED = 499  # what the access log says of a request its client left (nobody reads the answer)
 JSON = "application/json"
 # Methods that only read: any other one changes something, and needs a JSON body.
 READING = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -49,6 +50,8 @@ def bearer_token(request: web.Request) -> str:
     header = request.headers.get("Authorization", "")
     if not header:
         return ""
+    if not header.isascii():  # a token is ASCII; other bytes come undecoded (surrogates)
+        raise unauthenticated("The Authorization header must be 'Bearer <token>', in ASCII.")
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise unauthenticated("The Authorization header must be 'Bearer <token>'.")
@@ -153,6 +156,13 @@ class UnsupportedMediaType(Exception):
         return reply
 
 
+def client_gone(error: BodyGone) -> web.Response:
+    """The answer to a request whose client left in the middle of its body: never read,
+    but the access log tells it from a server's failure."""
+    status = status_pb2.Status(code=CANCELLED, message=str(error))
+    return web.Response(status=CLIENT_CLOSED, text=to_json(status), content_type=JSON)
+
+
 def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
     async def handle(http: web.Request) -> web.StreamResponse:
         try:
@@ -163,6 +173,8 @@ def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
             return error_response(error)
         except BodyStalled as error:
             return request_timeout(error)
+        except BodyGone as error:
+            return client_gone(error)
         except UnsupportedMediaType as refusal:
             return refusal.response(http)
         return web.Response(text=to_json(response), content_type=JSON)
