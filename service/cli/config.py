@@ -111,6 +111,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("live_games", int, 100, "unfinished games one creator may have at once; 0: no limit"),
     Setting("bot_game_rate", int, 0, "games of bots only one creator may create per minute; 0: only the admin"),
     Setting(
+        "join_code_rate",
+        int,
+        30,
+        "join codes one client address may try per minute (JoinGame by a code; an IPv6 client by its /64), "
+        "whatever the creation policy; 0: no limit",
+    ),
+    Setting(
         "trusted_proxies",
         str,
         "",
@@ -268,6 +275,7 @@ class Config:
     create_rate: int
     live_games: int
     bot_game_rate: int
+    join_code_rate: int
     trusted_proxies: str
     cache_size: int
     presence_ttl: float
@@ -389,7 +397,7 @@ def check(config: Config) -> list[str]:
         problems.append(
             f"LUDOTHEQUE_PUBLIC_ORIGIN {config.public_origin!r} is not an origin: http(s)://host[:port], nothing after"
         )
-    for name in ("create_rate", "live_games", "bot_game_rate"):
+    for name in ("create_rate", "live_games", "bot_game_rate", "join_code_rate"):
         if getattr(config, name) < 0:
             problems.append(f"LUDOTHEQUE_{name.upper()} must be 0 or more")
     return problems

@@ -147,7 +147,7 @@ def build_app(config: Config, metrics: Metrics) -> GameApp:
         raise SystemExit(f"retention: {error}") from None
     settings = Settings(
         cache_size=config.cache_size,
-        limits=CreationLimits(config.create_rate, config.live_games, config.bot_game_rate),
+        limits=CreationLimits(config.create_rate, config.live_games, config.bot_game_rate, config.join_code_rate),
         memory_threshold=config.redis_memory_threshold,
         event_limits=event_limits(config),
         snapshot_interval=config.snapshot_interval,

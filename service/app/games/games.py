@@ -82,6 +82,10 @@ class Games:
         self.quotas = quotas
         self._online = online
 
+    def client_identity(self) -> str:
+        """The current caller as its address tells it ("ip:<address>", IPv6 by /64)."""
+        return self._creation.addresses.identity(current_origin())
+
     async def creator(self, token: str) -> Creator:
         """Who creates a game with this token (the admin, or whoever the policy says)."""
         if self._tokens.is_admin(token):

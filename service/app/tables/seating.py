@@ -68,7 +68,7 @@ class Seating:
         name = validate_name(request.name, "name")
         if request.HasField("age"):
             validate_age(request.age, "age")
-        live = await self._game(request.game_id)
+        live = await self._game(request.game_id, token)
         validate_bot(request.stand_in, "stand_in", live.engine)
         if token and not self._tokens.is_admin(token) and not self._tokens.is_host(live.game_id, token):
             seated = self._viewers.in_game(live, token)  # a token of another game: UNAUTHENTICATED
@@ -235,18 +235,29 @@ class Seating:
                 await self._online.presence.notify(live.game_id)  # its Play sessions hear of it
         return await self._games.load(rematch_id)
 
-    async def _game(self, game_id_or_code: str) -> LiveGame:
-        """The game named by its identifier or by its join code."""
-        game_id = await self._online.join_codes.game_of(game_id_or_code)
+    async def _game(self, game_id_or_code: str, token: str) -> LiveGame:
+        """The game named by its identifier, or by its join code while it waits for its
+        players. Every code that does not find such a game gets the same answer (so a
+        guess tells nothing of started, finished or deleted games), and the codes tried
+        are counted per client address: past --join-code-rate a minute, 429."""
+        code = normalized(game_id_or_code)
+        if code is None:
+            return await self._games.load(game_id_or_code)
+        if not self._tokens.is_admin(token):
+            await self._creator.quotas.guess_join_code(self._creator.client_identity())
+        game_id = await self._online.join_codes.game_of(code)
         try:
-            return await self._games.load(game_id or game_id_or_code)
+            live = await self._games.load(game_id or game_id_or_code)
         except ServiceError as error:
-            code = normalized(game_id_or_code)
-            if error.code is Code.NOT_FOUND and code is not None:
-                raise ServiceError(
-                    Code.NOT_FOUND, f"No game has the join code {code!r} (a code lasts a week)."
-                ) from None
-            raise
+            if error.code is not Code.NOT_FOUND:
+                raise
+            live = None
+        if live is None or (game_id is not None and live.table.started):
+            raise ServiceError(
+                Code.NOT_FOUND,
+                f"No game waits for players with the join code {code!r} (a code lasts a week, until its game starts).",
+            )
+        return live
 
     async def _shown(self, live: LiveGame, viewer: Viewer, locale: str) -> game_pb2.Game:
         game = game_message(live, viewer, locale, self._now_ms())
