@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+# Where the servers the tests start run from: this checkout, or another one named by
+# LUDOTHEQUE_TEST_SERVER_ROOT (to see a test fail against the code before a fix).
+SERVER_ROOT = Path(os.environ.get("LUDOTHEQUE_TEST_SERVER_ROOT") or ROOT)
 ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef-0123456789"
 SECRET = "e2e-secret-0123456789abcdef-0123456789abcdef"
 
@@ -68,7 +71,7 @@ def start_server(
     with log.open("w") as log_file:
         process = subprocess.Popen(
             [sys.executable, "-m", module, "serve", *(args or [])],
-            cwd=ROOT,
+            cwd=SERVER_ROOT,
             env=environment,
             stdout=subprocess.PIPE,
             stderr=log_file,

@@ -45,6 +45,11 @@ class Creator:
 ADMIN_CREATOR = Creator(ADMIN_IDENTITY, is_admin=True)
 
 
+def recorded_creator(created_by: str) -> Creator:
+    """The creator a game recorded (GameRecord.created_by), whose limits it counts against."""
+    return Creator(created_by, is_admin=created_by == ADMIN_IDENTITY)
+
+
 class CreationPolicy(Protocol):
     # How clients are told apart by address (--trusted-proxies), whatever the policy:
     # what limits anonymous callers (join-code guesses) counts under it.

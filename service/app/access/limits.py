@@ -65,15 +65,17 @@ class Quotas:
             await self.release(creator, game_id)
             raise
 
-    async def admit_bots_only(self, creator: Creator, game_id: str) -> None:
-        """A game its host starts with nobody seated: every seat a bot, it plays itself
-        out here, like a game created with bots only, and counts as one (its live slot
-        was taken at its creation)."""
+    async def admit_bots_only(self, creator: Creator, game_id: str, refusal: str = "") -> None:
+        """A game that becomes one of bots only: its host starts it with nobody seated,
+        or a bot takes over its last player's seat (its player asked, or its turn clock
+        did). It then plays itself out here, like a game created with bots only, and
+        counts as one, once (its live slot was taken at its creation). `refusal`: what
+        to tell a creator who may have none (PERMISSION_DENIED)."""
         if creator.is_admin:
             return
         if self.limits.bot_games_per_minute == 0:
             raise permission_denied(
-                "Only the admin may start a game whose every seat would be a bot: wait for a player."
+                refusal or "Only the admin may start a game whose every seat would be a bot: wait for a player."
             )
         await self._take_rate(creator, game_id, bots_only=True)
 

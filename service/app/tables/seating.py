@@ -19,7 +19,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
 from service.app.access.auth import TokenAuthority
-from service.app.access.creators import ADMIN_CREATOR, ADMIN_IDENTITY, Creator
+from service.app.access.creators import ADMIN_CREATOR, recorded_creator
 from service.app.access.viewers import Viewers
 from service.app.games.games import Games, validate_age, validate_bot, validate_name
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
@@ -158,8 +158,7 @@ class Seating:
         validate_bot(bot, "bot", live.engine)
         if all(seat.open or seat.bot for seat in live.table.seats) and not live.table.started:
             # Nobody seated: a game of bots only, which creation limits (limits.py).
-            record = live.record
-            creator = ADMIN_CREATOR if admin else Creator(record.created_by, record.created_by == ADMIN_IDENTITY)
+            creator = ADMIN_CREATOR if admin else recorded_creator(live.record.created_by)
             await self._creator.quotas.admit_bots_only(creator, live.game_id)
 
         async def decide(live: LiveGame) -> Change:
@@ -224,7 +223,7 @@ class Seating:
                 spec.age = seat.age
         # Created for the finished game's creator (their quotas count it), without asking
         # the creation policy: the caller's seat of the finished game is their right to it.
-        creator = Creator(record.created_by, is_admin=record.created_by == ADMIN_IDENTITY)
+        creator = recorded_creator(record.created_by)
         try:
             await self._creator.create(again, creator, Viewer.spectator(), rematch_id)
         except GameExists:
