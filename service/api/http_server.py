@@ -21,8 +21,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api import connect, diagnostics, websocket
 from service.api import web as web_app_pages
-from service.api.http_body import BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT
-from service.api.http_guard import GuardedAppRunner
+from service.api.connections import Connections
+from service.api.http_body import BODY_IDLE_TIMEOUT, BODY_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT, DEFAULT_BODY_TIMEOUT
+from service.api.http_guard import GuardedAppRunner, refusing
 from service.api.http_observe import add_request_id, observe_requests
 from service.api.http_rules import http_bindings
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
@@ -51,21 +52,31 @@ def build_http_app(
     cors_origins: Sequence[str] = (),
     serve_web: bool = False,
     body_idle_timeout: float = DEFAULT_BODY_IDLE_TIMEOUT,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
     websockets: WebSocketSettings | None = None,
     public_origin: str = "",
 ) -> web.Application:
-    """The aiohttp application for one server (`body_idle_timeout`: http_body.py;
-    `public_origin`: where browsers reach it, for the web app's policy and WebSockets)."""
+    """The aiohttp application for one server (`body_idle_timeout`, `body_timeout`:
+    http_body.py; `public_origin`: where browsers reach it, for the web app's policy and
+    WebSockets)."""
     table = use_cases(app)
     origins = tuple(cors_origins)
     preflight, add_cors_headers = _cors(origins)
     own = (public_origin.rstrip("/"),) if public_origin else ()
     web_app = web.Application(
-        middlewares=[observe_requests, _metrics_middleware(metrics), _error_middleware, _origin_middleware, preflight],
+        middlewares=[
+            refusing(metrics),
+            observe_requests,
+            _metrics_middleware(metrics),
+            _error_middleware,
+            _origin_middleware,
+            preflight,
+        ],
         client_max_size=max_body_bytes,
     )
     web_app.on_response_prepare.append(add_cors_headers)
     web_app[BODY_IDLE_TIMEOUT] = body_idle_timeout
+    web_app[BODY_TIMEOUT] = body_timeout
     web_app.on_response_prepare.append(add_request_id)
     for binding in http_bindings(SERVICE):
         transcoder = Transcoder(binding, max_body_bytes)
@@ -225,11 +236,18 @@ async def serve_http(
     reuse_port: bool = False,
     header_timeout: float = 10.0,
     idle_timeout: float = 60.0,
+    connections: Connections | None = None,
 ) -> tuple[web.AppRunner, int]:
     """Starts `web_app`; returns its runner and the bound port. `reuse_port`: other
-    processes listen on the same port (SO_REUSEPORT). The timeouts: http_guard.py."""
+    processes listen on the same port (SO_REUSEPORT). The timeouts and `connections`
+    (the limits on them, shared with the gRPC port): http_guard.py."""
     runner = GuardedAppRunner(
-        web_app, header_timeout=header_timeout, idle_timeout=idle_timeout, access_log=None, handle_signals=False
+        web_app,
+        header_timeout=header_timeout,
+        idle_timeout=idle_timeout,
+        connections=connections,
+        access_log=None,
+        handle_signals=False,
     )
     await runner.setup()
     site = web.TCPSite(

@@ -14,7 +14,14 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 
-from service.api.http_body import BodyGone, BodyStalled, BodyTooLarge, BodyUndecodable, read_body
+from service.api.http_body import (
+    BodyGone,
+    BodyStalled,
+    BodyTooLarge,
+    BodyUndecodable,
+    answer_and_close,
+    read_body,
+)
 from service.api.http_rules import HttpBinding
 from service.api.locales import fill_locale
 from service.api.rpcs import UseCase
@@ -122,9 +129,10 @@ def _query_value(field: FieldDescriptor, value: str) -> Any:
 
 
 def request_timeout(error: BodyStalled) -> web.Response:
-    """408, with DEADLINE_EXCEEDED in its google.rpc.Status: the client stopped sending."""
+    """408, with DEADLINE_EXCEEDED in its google.rpc.Status: the client stopped sending
+    (or sent too slowly); the connection is closed, what is left of the body unread."""
     status = status_pb2.Status(code=DEADLINE_EXCEEDED, message=str(error))
-    return web.Response(status=408, text=to_json(status), content_type="application/json")
+    return web.Response(status=408, text=to_json(status), content_type=JSON)
 
 
 def check_writable(http: web.Request) -> None:
@@ -172,7 +180,7 @@ def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
         except ServiceError as error:
             return error_response(error)
         except BodyStalled as error:
-            return request_timeout(error)
+            return await answer_and_close(http, request_timeout(error))
         except BodyGone as error:
             return client_gone(error)
         except UnsupportedMediaType as refusal:

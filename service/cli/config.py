@@ -236,6 +236,48 @@ SETTINGS: tuple[Setting, ...] = (
         "response) before it is closed, and a request body may go without a byte (then 408)",
     ),
     Setting(
+        "http_body_timeout",
+        float,
+        30.0,
+        "HTTP port: seconds a request's whole body may take to arrive once its head is in, however "
+        "steadily it trickles (then 408 and the connection is closed); 0: no limit",
+    ),
+    Setting(
+        "max_connections",
+        int,
+        0,
+        "connections both ports may hold at once; past it a new one is refused (HTTP 503, gRPC a GOAWAY). "
+        "0: as many as the process's file descriptors allow (ulimit -n, less 256; a gRPC connection takes 3)",
+    ),
+    Setting(
+        "max_connections_per_client",
+        int,
+        256,
+        "connections one client address (an IPv6 client by its /64) may hold at once on both ports; past it "
+        "a new one is refused (HTTP 429, gRPC a GOAWAY). Trusted proxies are held to the total only; 0: no limit",
+    ),
+    Setting(
+        "grpc_max_concurrent_streams",
+        int,
+        200,
+        "gRPC: streams (calls in flight) one connection may have at once (HTTP/2 MAX_CONCURRENT_STREAMS); "
+        "past it grpc refuses the stream before any handler runs. More than --max-streams-per-connection",
+    ),
+    Setting(
+        "grpc_max_resets",
+        int,
+        200,
+        "gRPC: streams one connection may reset or have refused in a burst, coming back over 10 s; past it "
+        "the connection gets a GOAWAY and is closed (HTTP/2 rapid reset). 0: no limit",
+    ),
+    Setting(
+        "grpc_gate",
+        bool,
+        True,
+        "pass gRPC connections through the server's gate (connection limits, rapid-reset cuts; the gRPC "
+        "server listens on a loopback port behind it); --no-grpc-gate: clients reach grpc directly",
+    ),
+    Setting(
         "max_streams_per_connection",
         int,
         100,
@@ -300,6 +342,12 @@ class Config:
     retention_interval: float
     http_header_timeout: float
     http_idle_timeout: float
+    http_body_timeout: float
+    max_connections: int
+    max_connections_per_client: int
+    grpc_max_concurrent_streams: int
+    grpc_max_resets: int
+    grpc_gate: bool
     max_streams_per_connection: int
     max_followers_per_game: int
 

@@ -71,8 +71,11 @@ class Frame:
 class RawConnection:
     """One TCP connection speaking HTTP/2 frame by frame."""
 
-    def __init__(self, host: str, port: int, timeout: float = 10.0) -> None:
-        self.socket = socket.create_connection((host, port), timeout=timeout)
+    def __init__(self, host: str, port: int, timeout: float = 10.0, *, source: str = "") -> None:
+        """`source`: the address to connect from (another loopback one: another client)."""
+        self.socket = socket.create_connection(
+            (host, port), timeout=timeout, source_address=(source, 0) if source else None
+        )
         self.authority = f"{host}:{port}"
         self._buffer = b""
         self.sent = 0
@@ -81,8 +84,17 @@ class RawConnection:
         self.socket.sendall(data)
         self.sent += len(data)
 
-    def handshake(self) -> None:
+    def handshake(self, *, acknowledge: bool = False) -> None:
+        """The client preface and its SETTINGS; `acknowledge`: then waits for the
+        server's SETTINGS and acknowledges them (as any HTTP/2 library does)."""
         self.send(PREFACE + frame(SETTINGS, 0, 0))
+        while acknowledge:
+            received = self.read_frame()
+            if received is None:
+                return
+            if received.kind == SETTINGS and not received.flags & ACK:
+                self.send(frame(SETTINGS, ACK, 0))
+                return
 
     def read_frame(self) -> Frame | None:
         """The next frame from the server; None once it closed the connection."""

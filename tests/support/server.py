@@ -66,6 +66,10 @@ def start_server(
         "LUDOTHEQUE_CREATE_RATE": "0",
         "LUDOTHEQUE_LIVE_GAMES": "0",
         "LUDOTHEQUE_BOT_GAME_RATE": "1000000",
+        # Nor limits on connections and join codes from that one address (tests/hostile
+        # has theirs).
+        "LUDOTHEQUE_MAX_CONNECTIONS_PER_CLIENT": "0",
+        "LUDOTHEQUE_JOIN_CODE_RATE": "0",
         **(env or {}),
     }
     with log.open("w") as log_file:
