@@ -27,7 +27,7 @@ from service.api.http_guard import GuardedAppRunner, refusing
 from service.api.http_observe import add_request_id, observe_requests
 from service.api.http_rules import http_bindings
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
-from service.api.rpcs import SERVICE, BidiUseCase, use_cases
+from service.api.rpcs import SERVICE, AnyUseCase, BidiUseCase, use_cases
 from service.api.sse import sse_handler
 from service.api.websocket import WebSocketSettings
 from service.app import GameApp
@@ -78,22 +78,7 @@ def build_http_app(
     web_app[BODY_IDLE_TIMEOUT] = body_idle_timeout
     web_app[BODY_TIMEOUT] = body_timeout
     web_app.on_response_prepare.append(add_request_id)
-    for binding in http_bindings(SERVICE):
-        transcoder = Transcoder(binding, max_body_bytes)
-        use_case = table[binding.method.name]
-        handler = (
-            sse_handler(transcoder, use_case)  # type: ignore[arg-type]
-            if binding.streaming
-            else unary_handler(transcoder, use_case)  # type: ignore[arg-type]
-        )
-        web_app.router.add_route(binding.verb, binding.route, handler)
-    connect.mount(web_app, table, max_body_bytes=max_body_bytes)
-    # The echo baselines of the bench (REST and Connect), behind the same middleware.
-    for binding in http_bindings(diagnostics.SERVICE):
-        web_app.router.add_route(
-            binding.verb, binding.route, unary_handler(Transcoder(binding, max_body_bytes), diagnostics.echo)
-        )
-    connect.mount_method(web_app, diagnostics.SERVICE.methods_by_name["Echo"], diagnostics.echo, max_body_bytes)
+    _mount_rpcs(web_app, table, max_body_bytes)
     websocket.mount(
         web_app,
         cast(BidiUseCase, table["Play"]),
@@ -125,6 +110,26 @@ def build_http_app(
     if serve_web:
         web_app_pages.mount(web_app, public_origin)
     return web_app
+
+
+def _mount_rpcs(web_app: web.Application, table: dict[str, AnyUseCase], max_body_bytes: int) -> None:
+    """Every annotated RPC on its REST route (server-streaming ones as server-sent
+    events), every RPC over Connect, and the bench's echo baselines (REST and Connect)."""
+    for binding in http_bindings(SERVICE):
+        transcoder = Transcoder(binding, max_body_bytes)
+        use_case = table[binding.method.name]
+        handler = (
+            sse_handler(transcoder, use_case)  # type: ignore[arg-type]
+            if binding.streaming
+            else unary_handler(transcoder, use_case)  # type: ignore[arg-type]
+        )
+        web_app.router.add_route(binding.verb, binding.route, handler)
+    connect.mount(web_app, table, max_body_bytes=max_body_bytes)
+    for binding in http_bindings(diagnostics.SERVICE):
+        web_app.router.add_route(
+            binding.verb, binding.route, unary_handler(Transcoder(binding, max_body_bytes), diagnostics.echo)
+        )
+    connect.mount_method(web_app, diagnostics.SERVICE.methods_by_name["Echo"], diagnostics.echo, max_body_bytes)
 
 
 @web.middleware

@@ -246,14 +246,14 @@ SETTINGS: tuple[Setting, ...] = (
         "max_connections",
         int,
         0,
-        "connections both ports may hold at once; past it a new one is refused (HTTP 503, gRPC a GOAWAY). "
+        "connections one server process may hold at once on its two ports; past it a new one is refused (HTTP 503, gRPC a GOAWAY). "
         "0: as many as the process's file descriptors allow (ulimit -n, less 256; a gRPC connection takes 3)",
     ),
     Setting(
         "max_connections_per_client",
         int,
         256,
-        "connections one client address (an IPv6 client by its /64) may hold at once on both ports; past it "
+        "connections one client address (an IPv6 client by its /64) may hold at once on a server process's two ports; "
         "a new one is refused (HTTP 429, gRPC a GOAWAY). Trusted proxies are held to the total only; 0: no limit",
     ),
     Setting(
