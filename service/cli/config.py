@@ -246,8 +246,9 @@ SETTINGS: tuple[Setting, ...] = (
         "max_connections",
         int,
         0,
-        "connections one server process may hold at once on its two ports; past it a new one is refused (HTTP 503, gRPC a GOAWAY). "
-        "0: as many as the process's file descriptors allow (ulimit -n, less 256; a gRPC connection takes 3)",
+        "connections one server process may hold at once on its two ports; past it a new one is refused "
+        "(HTTP 503, gRPC a GOAWAY). 0: as many as the process's file descriptors allow (ulimit -n, less 256; "
+        "a gRPC connection takes 3)",
     ),
     Setting(
         "max_connections_per_client",
