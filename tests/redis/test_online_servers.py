@@ -84,7 +84,9 @@ def test_racing_joiners_on_two_servers_get_one_seat_each(two_servers: tuple[Serv
     for game in games:
         mine = [outcome for game_id, outcome in outcomes if game_id == game.game_id]
         assert sorted(o for o in mine if isinstance(o, int)) == [0, 1, 2, 3]
-        assert [o for o in mine if not isinstance(o, int)] == [grpc.StatusCode.FAILED_PRECONDITION] * 4
+        # Turned away: by id, the game is full; by code, also no game at all once it started.
+        refused = [o for o in mine if not isinstance(o, int)]
+        assert len(refused) == 4 and set(refused) <= {grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND}
         assert table_changes(two_servers[1].target, game.game_id) == ["joined"] * 4
         replays_exactly(two_servers[1].target, game.game_id)
     for client in clients:

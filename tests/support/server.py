@@ -19,6 +19,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+# Where the servers the tests start run from: this checkout, or another one named by
+# LUDOTHEQUE_TEST_SERVER_ROOT (to see a test fail against the code before a fix).
+SERVER_ROOT = Path(os.environ.get("LUDOTHEQUE_TEST_SERVER_ROOT") or ROOT)
 ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef-0123456789"
 SECRET = "e2e-secret-0123456789abcdef-0123456789abcdef"
 
@@ -65,12 +68,16 @@ def start_server(
         "LUDOTHEQUE_CREATE_RATE": "0",
         "LUDOTHEQUE_LIVE_GAMES": "0",
         "LUDOTHEQUE_BOT_GAME_RATE": "1000000",
+        # Nor limits on connections and join codes from that one address (tests/hostile
+        # has theirs).
+        "LUDOTHEQUE_MAX_CONNECTIONS_PER_CLIENT": "0",
+        "LUDOTHEQUE_JOIN_CODE_RATE": "0",
         **(env or {}),
     }
     with log.open("w") as log_file:
         process = subprocess.Popen(
             [sys.executable, "-m", module, "serve", *(args or [])],
-            cwd=ROOT,
+            cwd=SERVER_ROOT,
             env=environment,
             stdout=subprocess.PIPE,
             stderr=log_file,
