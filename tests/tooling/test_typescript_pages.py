@@ -4,7 +4,8 @@ framework-free one (`examples/page.ts`), each bundled by esbuild and served from
 of their own, are played whole by two people at two browsers (one invites, the other
 joins by the link), one of them reloading mid-game and playing on from the seat its
 browser kept; each page load opens one WebSocket; and a page on an origin the server does
-not list says so, naming the origin and the setting."""
+not list says so, naming the origin and the setting. docs/API.md's EventSource example
+follows a seat's game in a page too."""
 
 from __future__ import annotations
 
@@ -38,6 +39,12 @@ COUNTING = """<script>
     constructor(url, protocols) { super(url, protocols); window.sockets.push(String(url)); }
   };
 </script>"""
+
+
+# Marks the page when an EventSource is closed (a change the test can wait for).
+WATCHED_EVENT_SOURCE = """window.EventSource = class extends EventSource {
+  close() { super.close(); document.body.dataset.closed = "yes"; }
+}"""
 
 
 class _Quiet(SimpleHTTPRequestHandler):
@@ -189,5 +196,33 @@ def test_a_page_on_an_origin_the_server_does_not_list_says_which_and_where_to_li
             said = page.text('[role="alert"]')
             assert f"http://localhost:{port}" in said and "--cors-origins" in said, said
             assert page.evaluate("window.sockets.length") == 1, "said at once: no retry"
+        finally:
+            page.close()
+
+
+def test_the_api_docs_event_source_example_follows_a_seats_game_in_a_browser(
+    site: tuple[Path, int], browser: Browser
+) -> None:
+    # docs/API.md, "A seat's own events in a browser": a stream ticket for the seat's
+    # token, then EventSource, in a page of another origin (listed in --cors-origins).
+    api_doc = (ROOT / "docs" / "API.md").read_text()
+    section = api_doc[api_doc.index("\n## REST, with curl\n") : api_doc.index("\n## Play over WebSocket\n")]
+    [example] = re.findall(r"```js\n(.*?)```", section, re.S)
+    directory, port = site
+    (directory / "blank.html").write_text('<!doctype html><html lang="en"><title>blank</title><body></body></html>')
+    with running_server(env={"LUDOTHEQUE_CORS_ORIGINS": f"http://127.0.0.1:{port}"}) as server:
+        with Client(server.target) as lobby:
+            created = lobby.create_game("mooki", ["Cléo", {"name": "Robin", "bot": "greedy"}])
+            cleo = lobby.with_token(created.seat_tokens[0])
+            finished = cleo.take_over(created.game_id, bot="random")  # the bots play it out
+        page = browser.new_page(isolated=True)
+        try:
+            page.goto(f"http://127.0.0.1:{port}/blank.html")
+            given = {"H": server.http, "gameId": created.game_id, "seatToken": created.seat_tokens[0]}
+            names = "".join(f"const {name} = {json.dumps(value)}; " for name, value in given.items())
+            page.evaluate(WATCHED_EVENT_SOURCE)
+            page.evaluate(f"(async () => {{ {names}let next = 1; window.following = () => next;\n{example}\n}})()")
+            page.wait_until("document.body.dataset.closed === 'yes'")  # the stream ended, and the page closed it
+            assert page.evaluate("window.following()") == finished.version + 1  # every event, in order
         finally:
             page.close()
