@@ -9,6 +9,13 @@ a client that stops reading, and turns the session's end into a close code (1000
 4000 + the gRPC status code of the error, after a last message carrying the whole
 google.rpc.Status); it decides nothing.
 
+A browser cannot read the status of a refused handshake (its WebSocket only says
+1006), so what a page can get wrong is refused after the upgrade, as such an error
+with its close code and reason: an origin missing from --cors-origins (4007), a query
+string (4003). A browser cannot send headers either: its W3C `traceparent` may come as
+the one query parameter allowed, and each command of a session is a request of its
+own in the logs (`<the session's request id>.<n>`).
+
 Also GET /v1/diagnostics/echo: a WebSocket that sends every frame back, the baseline
 `ludotheque bench` compares a move over WebSocket with."""
 
@@ -19,17 +26,21 @@ import contextlib
 import logging
 import socket as stdlib_socket
 import weakref
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
 
 from aiohttp import WSMsgType, web
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError, Message
 from ludotheque.v1 import game_service_pb2 as api
+from opentelemetry import trace
+from opentelemetry.trace import Link, SpanKind, format_trace_id
+from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from service.api.rest import bearer_token, error_response, to_json
 from service.api.rpcs import BidiUseCase
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, status_of
+from service.app.observe import request_context, tracing
 from service.app.observe.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -50,6 +61,10 @@ FRAME_HEADER_BYTES = 14  # at most, for a frame the server sends (unmasked)
 SEND_BUFFER_BYTES = 128 * 1024
 MAX_REASON_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
 ECHO_MAX_BYTES = 1024  # the echo returns small frames only: a baseline, not a relay
+TRACEPARENT = "traceparent"  # the only query parameter of /v1/play: a browser's W3C trace context
+CORS_FLAG = "--cors-origins (LUDOTHEQUE_CORS_ORIGINS)"
+_W3C = TraceContextTextMapPropagator()
+_tracer = trace.get_tracer("ludotheque")
 SLOW_READER = ServiceError(
     Code.RESOURCE_EXHAUSTED,
     "You read too slowly: the server stopped waiting. Join again from the last version received plus one.",
@@ -84,10 +99,11 @@ def mount(
         if not socket.can_prepare(http).ok:
             return _upgrade_required(http)
         try:
-            _check_handshake(http, origin_allowed, play=True)
+            _check_subprotocols(http)  # no subprotocol agreed, no socket a browser keeps open
             token = bearer_token(http)  # programs may send the header; browsers put it in the join
         except ServiceError as error:
             return error_response(error)
+        refused = _refusal(http, origin_allowed)
         await socket.prepare(http)
         sockets.add(socket)
         _cap_send_buffer(http)
@@ -96,17 +112,20 @@ def mount(
         def closing(code: int) -> None:
             metrics.labelled(metrics.websocket_closes, str(code)).inc()
 
-        await _serve_session(http, socket, play(_requests(socket, codec), token), codec, settings, closing)
+        if refused is not None:
+            await _serve_session(http, socket, _refused(refused), codec, settings, closing)
+            return socket
+        with _client_trace(http):
+            await _serve_session(http, socket, play(_requests(socket, codec), token), codec, settings, closing)
         return socket
 
     async def echo_handler(http: web.Request) -> web.StreamResponse:
         socket = web.WebSocketResponse(heartbeat=settings.heartbeat, max_msg_size=ECHO_MAX_BYTES, compress=False)
         if not socket.can_prepare(http).ok:
             return _upgrade_required(http)
-        try:
-            _check_handshake(http, origin_allowed, play=False)
-        except ServiceError as error:
-            return error_response(error)
+        refused = _refusal(http, origin_allowed, play=False)
+        if refused is not None:
+            return error_response(refused)
         await socket.prepare(http)
         sockets.add(socket)
         async for message in socket:
@@ -128,25 +147,67 @@ def mount(
     web_app.on_shutdown.append(close_all)
 
 
-def _check_handshake(
-    http: web.Request,
-    origin_allowed: Callable[[web.Request], bool],
-    *,
-    play: bool,
-) -> None:
-    """Refuses, before the upgrade, what must not become a session (`play`: of /v1/play)."""
-    if play and http.query_string:
-        raise invalid_argument(
-            "query", "GET /v1/play takes no query parameter: the token goes in the join message, never in the URL."
-        )
-    if not origin_allowed(http):
-        raise permission_denied("This origin may not open a WebSocket here (see --cors-origins).")
+def _check_subprotocols(http: web.Request) -> None:
+    """Refuses, before the upgrade, a client offering only subprotocols we do not speak."""
     offered = {p.strip() for p in http.headers.get("Sec-WebSocket-Protocol", "").split(",") if p.strip()}
-    if play and offered and not offered & {PROTO, JSON}:
+    if offered and not offered & {PROTO, JSON}:
         raise invalid_argument(
             "Sec-WebSocket-Protocol",
             f"Unknown subprotocol {', '.join(sorted(offered))}: use {PROTO} (binary) or {JSON}.",
         )
+
+
+def _refusal(
+    http: web.Request,
+    origin_allowed: Callable[[web.Request], bool],
+    *,
+    play: bool = True,
+) -> ServiceError | None:
+    """Why this handshake must not become a session (`play`: of /v1/play), if it must
+    not: told after the upgrade, where a browser can read it."""
+    if play and set(http.query) - {TRACEPARENT}:
+        return invalid_argument(
+            "query",
+            f"GET /v1/play takes no query parameter but {TRACEPARENT}: the token goes in the join message, "
+            "never in the URL.",
+        )
+    if not origin_allowed(http):
+        origin = http.headers.get("Origin", "")
+        log.info("a WebSocket from origin %r was refused: it is not in --cors-origins", origin)
+        # The first 123 bytes are the close frame's reason: the flag and the origin come first.
+        return permission_denied(
+            f"Origin not in {CORS_FLAG}: {origin}. Add it to the server's list to open a WebSocket "
+            "from this page, or serve the page from the server's own origin."
+        )
+    return None
+
+
+async def _refused(error: ServiceError) -> AsyncIterator[Message]:
+    """A session that ends on `error` before it starts."""
+    raise error
+    yield  # unreachable: it makes this function an async generator, as a session is
+
+
+@contextlib.contextmanager
+def _client_trace(http: web.Request) -> Iterator[None]:
+    """The trace a browser's session belongs to, from its `traceparent` query parameter
+    (a browser cannot send it as a header): the session's log lines carry its trace id
+    and, when tracing, its moves are spans of that trace, under a span of the session
+    linked to the upgrade's own. A malformed traceparent is ignored, as in a header."""
+    traceparent = http.query.get(TRACEPARENT, "")
+    context = _W3C.extract({TRACEPARENT: traceparent}) if traceparent else None
+    parent = trace.get_current_span(context).get_span_context() if context is not None else None
+    if parent is None or not parent.is_valid:
+        yield
+        return
+    request_context.note(trace_id=format_trace_id(parent.trace_id))
+    if not tracing.enabled():
+        yield
+        return
+    upgrade = trace.get_current_span().get_span_context()
+    links = [Link(upgrade)] if upgrade.is_valid else []
+    with _tracer.start_as_current_span("ludotheque.play", context=context, kind=SpanKind.SERVER, links=links):
+        yield
 
 
 def _cap_send_buffer(http: web.Request) -> None:
@@ -194,12 +255,24 @@ _JSON_CODEC = _Codec(WSMsgType.TEXT, f"proto3 JSON text ({JSON})")
 
 
 async def _requests(socket: web.WebSocketResponse, codec: _Codec) -> AsyncIterator[api.PlayRequest]:
-    """The client's messages, until it closes (pings and pongs are aiohttp's)."""
+    """The client's messages, until it closes (pings and pongs are aiohttp's). Each
+    command is handed over inside a request scope of its own: the move it plays has its
+    own request id in the logs and in its errors, the session's with the move's number."""
+    session = request_context.current()
+    moves = 0
     while True:
         frame = await socket.receive()
         if frame.type not in (WSMsgType.BINARY, WSMsgType.TEXT):
             return  # closing, closed, or an error aiohttp has closed the connection for
-        yield codec.decode(frame.type, frame.data)
+        request = codec.decode(frame.type, frame.data)
+        if request.WhichOneof("message") != "command" or session is None:
+            yield request
+            continue
+        moves += 1
+        # The session plays a command before it asks for the next message, in the task
+        # that asks: while this generator waits at the yield, the move's scope is current.
+        with request_context.scope(request_id=request_context.request_id_from(f"{session.request_id}.{moves}")):
+            yield request
 
 
 async def _serve_session(

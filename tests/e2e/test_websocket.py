@@ -9,23 +9,28 @@ import json
 import re
 import signal
 import socket
+import tempfile
 import threading
 import urllib.request
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import grpc
 import pytest
+from google.rpc import error_details_pb2
 from ludotheque import Client
+from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from tests.support.aio import async_test
 from tests.support.raw_websocket import TEXT, RawWebSocket
-from tests.support.server import ServerProcess, running_server, watched_server
+from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server, watched_server
+from tests.support.traced_server import SPANS_ENV
 from tests.support.waiting import wait_until
 
 ALLOWED_ORIGIN = "https://games.example"
@@ -36,6 +41,8 @@ SETTINGS = {
     "LUDOTHEQUE_CORS_ORIGINS": ALLOWED_ORIGIN,
 }
 DEADLINE = 20.0  # seconds any of these exchanges may take at most
+TRACE_ID = "5ce0e9a56015fec5aadfa328ae398115"
+TRACEPARENT = f"00-{TRACE_ID}-ab42124a3c573678-01"
 
 
 @pytest.fixture(scope="module")
@@ -290,14 +297,8 @@ async def test_what_is_refused_before_the_upgrade(server: ServerProcess) -> None
     async with aiohttp.ClientSession() as session:
         created = new_game(server)
         with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-            await session.ws_connect(f"{server.http}/v1/play?token={created.seat_tokens[0]}")
-        assert refused.value.status == 400  # a token never goes in the URL
-        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
             await session.ws_connect(f"{server.http}/v1/play", protocols=("chat",))
-        assert refused.value.status == 400
-        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
-            await session.ws_connect(f"{server.http}/v1/play", origin="https://elsewhere.example")
-        assert refused.value.status == 403
+        assert refused.value.status == 400  # no subprotocol agreed: no socket to keep open
         async with session.get(f"{server.http}/v1/play") as response:  # not an upgrade
             assert response.status == 426 and (await response.json())["code"] == 3
         for origin in (ALLOWED_ORIGIN, server.http, None):  # listed, the server's own, or none (not a browser)
@@ -305,6 +306,56 @@ async def test_what_is_refused_before_the_upgrade(server: ServerProcess) -> None
             await send(ws, join(created.game_id))
             assert (await receive(ws)) is not None
             await ws.close()
+
+
+async def refused(server: ServerProcess, path: str = "/v1/play", **options: Any) -> tuple[int, str, api.PlayResponse]:
+    """What a page is told when its socket is refused: a browser cannot read a refused
+    handshake's status, so the upgrade is accepted and then closed, saying why. The close
+    code and reason (what a browser's CloseEvent has), and the last message."""
+    last = api.PlayResponse()
+    async with aiohttp.ClientSession() as session, session.ws_connect(f"{server.http}{path}", **options) as ws:
+        while True:  # nothing is sent: the server reads nothing from a refused client
+            async with asyncio.timeout(DEADLINE):
+                frame = await ws.receive()
+            if frame.type is aiohttp.WSMsgType.BINARY:
+                last = api.PlayResponse.FromString(frame.data)
+            else:
+                assert frame.type is aiohttp.WSMsgType.CLOSE, frame
+                return int(frame.data), str(frame.extra), last
+
+
+@async_test
+async def test_a_page_on_an_origin_not_listed_is_told_which_origin_and_which_setting(server: ServerProcess) -> None:
+    page = "http://localhost:5173"  # e.g. a dev server on localhost while the list names 127.0.0.1
+    code, reason, last = await refused(server, origin=page)
+    assert code == 4000 + grpc.StatusCode.PERMISSION_DENIED.value[0]
+    assert page in reason and "--cors-origins" in reason and "LUDOTHEQUE_CORS_ORIGINS" in reason
+    assert len(reason.encode()) <= 123
+    assert last.error.code == grpc.StatusCode.PERMISSION_DENIED.value[0]
+    assert page in last.error.message and "--cors-origins" in last.error.message
+    assert metric(server, 'ludotheque_websocket_closes_total{code="4007"}') >= 1
+
+
+@async_test
+async def test_a_token_in_the_url_is_refused_with_a_reason_the_page_can_read(server: ServerProcess) -> None:
+    created = new_game(server)
+    code, reason, _ = await refused(server, f"/v1/play?token={created.seat_tokens[0]}")
+    assert code == 4000 + grpc.StatusCode.INVALID_ARGUMENT.value[0]
+    assert "join message" in reason and created.seat_tokens[0] not in reason
+    async with connected(server, params={"traceparent": TRACEPARENT}) as ws:  # the one parameter allowed
+        await send(ws, join(created.game_id))
+        assert (await receive(ws)) is not None
+
+
+@async_test
+async def test_a_wrong_or_revoked_token_ends_the_session_saying_so(server: ServerProcess) -> None:
+    created = new_game(server, "Cléo", "Robin")
+    with Client(server.target, token=ADMIN_TOKEN) as admin:
+        admin.rotate_seat_token(created.game_id, 0)  # Cléo's first token stops working
+    for token in ("0.forged", created.seat_tokens[0]):
+        code, last = await closing(server, join(created.game_id, token))
+        assert code == 4000 + grpc.StatusCode.UNAUTHENTICATED.value[0], token
+        assert last.error.code == grpc.StatusCode.UNAUTHENTICATED.value[0] and last.error.message, token
 
 
 def test_a_client_that_stops_reading_is_cut_and_resumes_where_it_was(server: ServerProcess) -> None:
@@ -375,3 +426,48 @@ async def test_sessions_are_told_when_the_server_stops() -> None:
             assert ws.close_code in (1001, 4000 + grpc.StatusCode.UNAVAILABLE.value[0])
             if ws.close_code != 1001:
                 assert "shutting down" in messages[-1].error.message
+
+
+@async_test
+async def test_each_move_is_a_request_of_its_own_in_the_trace_the_page_sent() -> None:
+    # A browser cannot send headers with its WebSocket: its traceparent comes as the one
+    # query parameter, and every move gets a request id of its own, the session's with
+    # the move's number, in its access line and in the error a refused move carries.
+    spans_file = Path(tempfile.mkstemp(prefix="ludotheque-spans-", suffix=".jsonl")[1])
+    env = {**SETTINGS, "LUDOTHEQUE_LOG_FORMAT": "json", SPANS_ENV: str(spans_file)}
+    with running_server(env=env, module="tests.support.traced_server") as traced:
+        created = new_game(traced, "Cléo", "Robin")
+        cleo = Seat()
+        async with connected(traced, params={"traceparent": TRACEPARENT}) as ws:
+            await send(ws, join(created.game_id, created.seat_tokens[0]))
+            await read_until(ws, cleo, lambda: cleo.turn is not None)
+            assert cleo.turn is not None
+            place = game_pb2.Command(mooki=mooki.Command(place=mooki.Place()))  # before drawing: illegal
+            await send(ws, play(place, "too-soon"))
+            await send(ws, play(cleo.turn.legal_commands[0], "drawn"))
+            await read_until(ws, cleo, lambda: len(cleo.results) == 2)
+        refused_result = next(result for result in cleo.results if result.command_id == "too-soon")
+        info = error_details_pb2.RequestInfo()
+        assert [detail for detail in refused_result.error.details if detail.Unpack(info)], "a RequestInfo"
+        assert info.serving_data == f"trace_id={TRACE_ID}"
+        assert traced.stop() == 0
+        lines = [json.loads(line) for line in traced.log().splitlines() if line.startswith("{")]
+    spans = [json.loads(line) for line in spans_file.read_text().splitlines()]
+    spans_file.unlink()
+
+    access = [line for line in lines if line["logger"] == "ludotheque.access"]
+    [session] = [line for line in access if line["method"] == "GET /v1/play"]
+    moves = {line["command_id"]: line for line in access if line["method"] == "GET /v1/play command"}
+    assert moves.keys() == {"too-soon", "drawn"}
+    assert {moves["too-soon"]["request_id"], moves["drawn"]["request_id"]} == {
+        f"{session['request_id']}.1",
+        f"{session['request_id']}.2",
+    }
+    assert moves["too-soon"]["request_id"] == info.request_id
+    assert all(line["trace_id"] == TRACE_ID for line in (session, *moves.values()))
+    [play_span] = [span for span in spans if span["name"] == "ludotheque.play"]
+    assert play_span["trace_id"] == TRACE_ID and play_span["parent_id"] == TRACEPARENT.split("-")[2]
+    [upgrade] = [span for span in spans if span["name"] == "GET /v1/play"]
+    assert play_span["links"] == [upgrade["span_id"]]
+    played = [span for span in spans if span["name"] == "ludotheque.move"]
+    assert len(played) == 2 and all(span["parent_id"] == play_span["span_id"] for span in played)

@@ -1,6 +1,10 @@
-"""docs/API.md works as written: its grpcurl bodies parse as the requests they are sent as,
-its curl tour plays a whole game and its descriptions tour says it in French, each against
-a real server. (Its WebSocket example is played by clients/typescript/test/readme.test.ts.)"""
+"""docs/API.md works as written: its grpcurl bodies parse as the requests they are sent as
+(the suite has no grpcurl), and its shell blocks, run in order in one shell as a reader
+follows the page, play a whole game over REST and list it, follow it live, read it over
+Connect, say it in French, and play a game online from its join code to its rematch,
+against a real server. (Its WebSocket example is played by
+clients/typescript/test/readme.test.ts, its EventSource one in a browser by
+tests/tooling/test_typescript_pages.py.)"""
 
 from __future__ import annotations
 
@@ -14,15 +18,6 @@ from ludotheque.v1 import game_service_pb2 as api
 from tests.support.server import ROOT, running_server
 
 DOC = (ROOT / "docs" / "API.md").read_text()
-
-
-def sh_block_after(heading: str) -> str:
-    """The first sh block of the section `heading` (a level-2 heading of the page)."""
-    section = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", DOC, re.S | re.M)
-    assert section is not None, f"docs/API.md has no section {heading!r}"
-    block = re.search(r"```sh\n(.*?)```", section.group(1), re.S)
-    assert block is not None, f"docs/API.md, {heading!r}: no sh block"
-    return block.group(1)
 
 
 def run_against_a_server(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -48,14 +43,43 @@ def test_the_grpcurl_bodies_are_valid_requests() -> None:
         json_format.Parse(body.replace("'$GAME_ID'", "g1"), bodies[method]())
 
 
-def test_the_curl_tour_plays_a_whole_game(tmp_path: Path) -> None:
-    done = run_against_a_server(sh_block_after("REST, with curl"), tmp_path)
-    assert done.returncode == 0, done.stderr
-    assert '"summary":' in done.stdout and "stars to" in done.stdout
+def sh_blocks() -> list[tuple[str, str]]:
+    """Every sh block of the page but the grpcurl ones, in order, with its section."""
+    found = []
+    for section in re.finditer(r"^## ([^\n]+)\n(.*?)(?=^## |\Z)", DOC, re.S | re.M):
+        for block in re.findall(r"```sh\n(.*?)```", section.group(2), re.S):
+            if "grpcurl" not in block:
+                found.append((section.group(1), block))
+    return found
 
 
-def test_the_descriptions_tour_says_it_in_french(tmp_path: Path) -> None:
-    done = run_against_a_server(sh_block_after("Descriptions, languages and choices"), tmp_path)
+def test_its_shell_blocks_run_in_order(tmp_path: Path) -> None:
+    sections = [section for section, _ in sh_blocks()]
+    assert sections == [
+        "REST, with curl",
+        "REST, with curl",
+        "Connect",
+        "Descriptions, languages and choices",
+        "Playing online",
+    ]
+    blocks = [block for _, block in sh_blocks()]
+    blocks.insert(1, 'echo "tour game: $GAME"\n')  # what the tour's listing must have listed
+    script = "\n".join(blocks)
+    done = run_against_a_server(script, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert '"Le pique-nique de Facteur Souris"' in done.stdout and '"first_game"' in done.stdout
-    assert '"say":"Piocher une carte"' in done.stdout and "Manche 1 : cinq cartes chacun" in done.stdout
+    out = done.stdout
+    # REST: a whole game, its outcome, and the finished games listed, this one among them.
+    assert '"summary":' in out and "stars to" in out
+    tour_game = re.search(r"^tour game: (\S+)$", out, re.M)
+    assert tour_game is not None and re.search(rf"^{tour_game.group(1)}$", out, re.M), "the listing lists it"
+    # Live events (SSE, the whole game then its end) and the Connect call.
+    assert "event: error" not in out and re.search(r"^id: 12$", out, re.M) and re.search(r"^id: 13$", out, re.M)
+    assert f'"gameId":"{tour_game.group(1)}"' in out.replace(" ", "")
+    # Descriptions, in French.
+    assert '"Le pique-nique de Facteur Souris"' in out and '"first_game"' in out
+    assert '"say":"Piocher une carte"' in out and "Manche 1 : cinq cartes chacun" in out
+    # Playing online: joined by the code, dealt, played out by the bots, and its rematch.
+    *_, presence, summary, rematch = out.rstrip().splitlines()
+    assert presence == '["GAME_STATUS_ACTIVE",[1]]'  # dealt once Robin joined; his call: online
+    assert re.fullmatch(r"(Cléo|Robin) wins(:| with) \d+ stars to \d+.*", summary), summary
+    assert re.fullmatch(r"[A-Za-z0-9_-]{8,}", rematch), "the rematch's id"

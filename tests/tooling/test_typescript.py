@@ -1,6 +1,9 @@
 """The TypeScript client (clients/typescript): it compiles under `tsc --strict`, and its
 Node tests (node --test) pass against a real server, which they start themselves with
-this Python (a whole game of every kind over Connect, a spectator, typed errors)."""
+this Python (a whole game of every kind over Connect, a spectator, typed errors). It is
+publishable: `npm publish --dry-run` publishes the compiled package with its license, and
+the packed package installs into a fresh project with other versions of its peers than
+its own, type-checks there and plays a whole game."""
 
 from __future__ import annotations
 
@@ -12,7 +15,10 @@ import sys
 import tomllib
 from pathlib import Path
 
-from tests.support.server import ROOT
+import pytest
+from ludotheque import Client
+
+from tests.support.server import ROOT, running_server
 
 PACKAGE = ROOT / "clients" / "typescript"
 
@@ -45,9 +51,47 @@ def test_the_package_version_follows_the_api_version() -> None:
     assert json.loads((PACKAGE / "package.json").read_text())["version"] == service
 
 
-def test_npm_pack_yields_a_package_another_project_installs_and_type_checks(tmp_path: Path) -> None:
+def test_the_package_is_publishable() -> None:
+    package = json.loads((PACKAGE / "package.json").read_text())
+    assert "private" not in package and package["license"] == "Apache-2.0"
+    assert package["repository"]["directory"] == "clients/typescript" and package["repository"]["url"]
+    assert package["sideEffects"] is False and package["publishConfig"] == {"access": "public"}
+    assert set(package["exports"]) == {".", "./react", "./gen/*", "./package.json"}
+    # An app shares one copy of what it uses too: ranges over the 2.x lines, as peers.
+    peers = package["peerDependencies"]
+    assert peers == {
+        "@bufbuild/protobuf": "^2.7.0",
+        "@connectrpc/connect": "^2.0.0",
+        "@connectrpc/connect-web": "^2.0.0",
+        "react": ">=18",
+    }
+    assert package["peerDependenciesMeta"] == {"react": {"optional": True}}
+    assert "dependencies" not in package
+
+
+def test_npm_publish_dry_run_publishes_the_compiled_package_and_its_license() -> None:
+    done = subprocess.run(
+        ["npm", "publish", "--dry-run", "--json"], cwd=PACKAGE, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-5000:]
+    report = json.loads(done.stdout[done.stdout.index("{") :])  # after the build's own output
+    published = report.get("@ludotheque/client", report)
+    assert (
+        published["name"] == "@ludotheque/client"
+        and published["version"] == json.loads((PACKAGE / "package.json").read_text())["version"]
+    )
+    files = {entry["path"] for entry in published["files"]}
+    for module in ("index", "ludotheque", "session", "seats", "trace", "react"):
+        assert {f"dist/src/{module}.js", f"dist/src/{module}.d.ts"} <= files  # compiled ESM and its types
+    assert {"LICENSE", "README.md", "package.json"} <= files
+    assert not any(path.startswith(("dist/test", "test/", "dist/examples", "examples/")) for path in files)
+
+
+@pytest.fixture(scope="module")
+def tarball(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    destination = tmp_path_factory.mktemp("packed")
     packed = subprocess.run(
-        ["npm", "pack", "--json", "--pack-destination", str(tmp_path)],
+        ["npm", "pack", "--json", "--pack-destination", str(destination)],
         cwd=PACKAGE,
         capture_output=True,
         text=True,
@@ -55,38 +99,97 @@ def test_npm_pack_yields_a_package_another_project_installs_and_type_checks(tmp_
         check=True,
     )
     [package] = json.loads(packed.stdout[packed.stdout.index("[") :])  # after the build's own output
-    files = {entry["path"] for entry in package["files"]}
-    for module in ("index", "ludotheque", "session"):
-        assert {f"dist/src/{module}.js", f"dist/src/{module}.d.ts"} <= files  # compiled ESM and its types
-    assert "README.md" in files and not any(path.startswith(("dist/test", "test/")) for path in files)
+    return destination / str(package["filename"])
+
+
+# Other versions of the peers than the package's own (protobuf-es 2.13.0, Connect 2.3.0):
+# the lowest its ranges allow, with React 18, and others again, without React at all.
+PEER_SETS = {
+    "lowest": [
+        "@bufbuild/protobuf@2.7.0",
+        "@connectrpc/connect@2.0.0",
+        "@connectrpc/connect-web@2.0.0",
+        "react@18.3.1",
+        "@types/react@18.3.12",
+    ],
+    "others": ["@bufbuild/protobuf@2.14.1", "@connectrpc/connect@2.1.2", "@connectrpc/connect-web@2.1.2"],
+}
+
+
+@pytest.mark.parametrize("peers", sorted(PEER_SETS))
+def test_another_project_installs_the_package_with_its_own_versions_and_plays_a_game(
+    peers: str, tarball: Path, tmp_path: Path
+) -> None:
     consumer = tmp_path / "consumer"
     consumer.mkdir()
     (consumer / "package.json").write_text('{"name": "consumer", "private": true, "type": "module"}')
-    subprocess.run(
-        ["npm", "install", str(tmp_path / package["filename"]), "--prefer-offline", "--no-audit", "--no-fund"],
+    installed = subprocess.run(
+        ["npm", "install", str(tarball), *PEER_SETS[peers], "--no-audit", "--no-fund"],
         cwd=consumer,
         capture_output=True,
-        timeout=300,
-        check=True,
+        text=True,
+        timeout=600,
     )
+    assert installed.returncode == 0, installed.stderr[-5000:]
+    # One copy of each: the package uses the app's (nothing nested under it).
+    assert not (consumer / "node_modules" / "@ludotheque" / "client" / "node_modules").exists()
+    listed = subprocess.run(["npm", "ls", "--all", "--json"], cwd=consumer, capture_output=True, text=True)
+    versions = json.loads(listed.stdout)["dependencies"]
+    wanted = dict(spec.rsplit("@", 1) for spec in PEER_SETS[peers])
+    assert {name: versions[name]["version"] for name in wanted} == wanted
     (consumer / "main.ts").write_text(CONSUMER)
-    (consumer / "tsconfig.json").write_text(json.dumps(CONSUMER_TSCONFIG))
+    files = ["main.ts"]
+    if "react@18.3.1" in PEER_SETS[peers]:
+        (consumer / "hook.ts").write_text(CONSUMER_HOOK)  # the binding type-checks against React 18
+        files.append("hook.ts")
+    (consumer / "tsconfig.json").write_text(json.dumps({**CONSUMER_TSCONFIG, "files": files}))
     compiled = subprocess.run(
         [str(PACKAGE / "node_modules" / ".bin" / "tsc"), "-p", "."], cwd=consumer, capture_output=True, text=True
     )
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr
-    ran = subprocess.run(["node", "out/main.js"], cwd=consumer, capture_output=True, text=True, timeout=60)
-    assert ran.stdout.split() == ["function", "function", "mooki", "function"], ran.stderr
+    with running_server() as server:
+        ran = subprocess.run(
+            ["node", "--experimental-websocket", "out/main.js", server.http],
+            cwd=consumer,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert ran.returncode == 0, ran.stderr
+        with Client(server.target) as lobby:
+            [game_id, summary] = ran.stdout.strip().split("\n")
+            assert summary == lobby.get_game(game_id).outcome.summary != ""
 
 
-# A project using the installed package: the entry point, a game's own messages, the types.
+# A project using the installed package: the entry point, a game's own messages, the
+# types, and a whole game over Connect and the WebSocket at the versions it installed.
 CONSUMER = """\
 import { GameSession, Ludotheque, type GameSnapshot } from "@ludotheque/client";
 import { CommandSchema } from "@ludotheque/client/gen/ludotheque/mooki/v1/mooki_pb";
 
-const lobby = new Ludotheque({ baseUrl: "http://localhost:8080" });
-const view = (snapshot: GameSnapshot): string | undefined => snapshot.view?.game.case;
-console.log(typeof GameSession, typeof lobby.createGame, CommandSchema.typeName.split(".")[1], typeof view);
+declare const process: { argv: string[] }; // (no @types/node in this project)
+const baseUrl = process.argv[2]!;
+const lobby = new Ludotheque({ baseUrl });
+const seats = [{ name: "Cléo" }, { name: CommandSchema.typeName.split(".")[1]!, bot: "greedy" }];
+const { gameId, seatTokens } = await lobby.createGame("mooki", seats);
+const session = new GameSession({ baseUrl, gameId, token: seatTokens[0] });
+const end = await new Promise<GameSnapshot>((resolve) => {
+  session.subscribe(() => {
+    const game = session.getSnapshot();
+    if (game.status === "closed") resolve(game);
+    else if (game.legalCommands.length > 0 && game.pending.length === 0) void session.play(game.legalCommands[0]!);
+  });
+});
+console.log(gameId);
+console.log(end.outcome?.summary ?? end.error?.message);
+"""
+CONSUMER_HOOK = """\
+import { useGameSession } from "@ludotheque/client/react";
+
+export function useCleo(gameId: string): string {
+  const [game] = useGameSession({ baseUrl: "http://localhost:8080", gameId });
+  return game.status;
+}
 """
 CONSUMER_TSCONFIG = {
     "compilerOptions": {
@@ -97,6 +200,6 @@ CONSUMER_TSCONFIG = {
         "moduleResolution": "NodeNext",
         "types": [],
         "outDir": "out",
+        "skipLibCheck": False,
     },
-    "files": ["main.ts"],
 }

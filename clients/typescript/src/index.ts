@@ -1,10 +1,13 @@
-// The package's entry point: the wrapper, the WebSocket GameSession, the service and
-// its envelopes. Each game's own messages are at
-// "@ludotheque/client/gen/ludotheque/<kind>/v1/<kind>_pb".
+// The package's entry point: the wrapper, the WebSocket GameSession and its seat
+// stores, trace context, the service and its envelopes. Each game's own messages are
+// at "@ludotheque/client/gen/ludotheque/<kind>/v1/<kind>_pb"; the React binding at
+// "@ludotheque/client/react".
 
 export * from "./ludotheque.js";
 export * from "./logs.js";
 export * from "./session.js";
+export * from "./seats.js";
+export * from "./trace.js";
 export * from "./gen/ludotheque/v1/game_pb.js";
 export * from "./gen/ludotheque/v1/game_service_pb.js";
 export * from "./gen/ludotheque/v1/choice_pb.js";

@@ -1,7 +1,8 @@
 // A thin typed wrapper over the generated GameService client: the calls a frontend
 // makes most (create a game, act for a seat, follow a game, replay it), with the
 // protocol's chores done once here: the bearer token, idempotency keys and retries,
-// and resuming a followed game after a dropped connection.
+// resuming a followed game after a dropped connection, and a W3C `traceparent` on
+// every call.
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
@@ -10,6 +11,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { PreconditionFailureSchema, RequestInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 import { newCommandId } from "./ids.js";
+import { newTraceparent, type TraceparentSource } from "./trace.js";
 import type {
   CommandSchema,
   Event,
@@ -73,6 +75,11 @@ export interface LudothequeOptions {
    * `accept-language` header, which fills in every request's `locale`). Default: the
    * runtime's own header (a browser's languages), else English. */
   locale?: string;
+  /** Each call's W3C `traceparent` header: default a new trace per call (its id is in
+   * the server's logs, and in `requestInfo(error)` when traced); a function to give
+   * your own (an OpenTelemetry context's); `false`: none. A header an interceptor of
+   * yours sets wins. */
+  traceparent?: TraceparentSource;
 }
 
 export interface ActOptions {
@@ -322,6 +329,7 @@ export function requestInfo(reason: unknown): { requestId: string; traceId?: str
  * `options.locale`, if any. */
 export function transportFor(options: LudothequeOptions): Transport {
   const interceptors = [
+    ...(options.traceparent === false ? [] : [traced(options.traceparent ?? (() => newTraceparent()))]),
     ...(options.token ? [bearer(options.token)] : []),
     ...(options.locale ? [language(options.locale)] : []),
     ...(options.interceptors ?? []),
@@ -332,6 +340,14 @@ export function transportFor(options: LudothequeOptions): Transport {
     interceptors,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+}
+
+function traced(traceparent: () => string | undefined): Interceptor {
+  return (next) => (request) => {
+    const header = traceparent();
+    if (header !== undefined && !request.header.has("traceparent")) request.header.set("traceparent", header);
+    return next(request);
+  };
 }
 
 function bearer(token: string): Interceptor {

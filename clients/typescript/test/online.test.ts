@@ -8,9 +8,9 @@ import { after, before, describe, test } from "node:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 
 import { Ludotheque } from "../src/ludotheque.js";
-import { GameSession, type GameSnapshot } from "../src/session.js";
 import { GameStatus } from "../src/gen/ludotheque/v1/game_pb.js";
 import { startServer, type Server } from "./support/server.js";
+import { started, until } from "./support/sessions.js";
 
 describe("playing online", () => {
   let server: Server;
@@ -37,8 +37,9 @@ describe("playing online", () => {
     assert.deepEqual(game.toAct, [1]); // the youngest starts
     assert.ok(game.seats[1]?.clock?.deadline, "the clock runs for the seat to act");
     assert.deepEqual(game.presence?.onlineSeats, [1]); // Robin's own call
+    // A started game's code answers as an unknown one does (nothing to learn by guessing).
     await assert.rejects(lobby.joinGame(code, "Zoé"), (error: unknown) => {
-      return ConnectError.from(error).code === Code.FailedPrecondition;
+      return ConnectError.from(error).code === Code.NotFound;
     });
   });
 
@@ -79,10 +80,10 @@ describe("playing online", () => {
       clock: { turnSeconds: 600 },
     });
     const [cleoToken, robinToken] = created.seatTokens;
-    const cleo = new GameSession({ baseUrl: server.baseUrl, gameId: created.gameId, token: cleoToken, presence: true });
+    const cleo = started({ baseUrl: server.baseUrl, gameId: created.gameId, token: cleoToken, presence: true });
     try {
       await until(cleo, (s) => s.onlineSeats.includes(0), "Cléo online");
-      const robin = new GameSession({ baseUrl: server.baseUrl, gameId: created.gameId, token: robinToken, presence: true });
+      const robin = started({ baseUrl: server.baseUrl, gameId: created.gameId, token: robinToken, presence: true });
       const seen = await until(cleo, (s) => s.onlineSeats.length === 2, "both online");
       assert.deepEqual(seen.onlineSeats, [0, 1]);
       const turn = await until(robin, (s) => s.legalCommands.length > 0, "Robin's turn (the youngest starts)");
@@ -103,21 +104,3 @@ describe("playing online", () => {
     }
   });
 });
-
-/** Resolves with the first snapshot for which `holds` is true (the current one included). */
-function until(session: GameSession, holds: (snapshot: GameSnapshot) => boolean, what: string): Promise<GameSnapshot> {
-  return new Promise((resolve, reject) => {
-    const check = (): void => {
-      if (!holds(session.getSnapshot())) return;
-      clearTimeout(timer);
-      stop();
-      resolve(session.getSnapshot());
-    };
-    const timer = setTimeout(() => {
-      stop();
-      reject(new Error(`timed out waiting for ${what}`));
-    }, 20_000);
-    const stop = session.subscribe(check);
-    check();
-  });
-}

@@ -1,10 +1,11 @@
-// The README's example is examples/tour.ts, word for word (so tsc checks it), and it
-// plays a whole game against a real server; so does the WebSocket example of the
+// The README's examples are files of examples/, word for word (so tsc checks them), and
+// those that run in Node run against a real server (the pages run in a browser:
+// tests/tooling/test_typescript_pages.py); so does the WebSocket example of the
 // repository's docs/API.md.
 
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -17,6 +18,22 @@ import { startServer, type Server } from "./support/server.js";
 const PACKAGE = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const EXAMPLE = "http://localhost:8080";
 
+/** Runs a compiled example against `baseUrl` instead of the README's address (from
+ * beside the compiled examples, so that it imports the package by its own name); its
+ * output. */
+async function runExample(name: string, baseUrl: string): Promise<string> {
+  const compiled = readFileSync(join(PACKAGE, "dist", "examples", `${name}.js`), "utf8");
+  assert.ok(compiled.includes(EXAMPLE));
+  const script = join(PACKAGE, "dist", "examples", `${name}-against-test-server.js`);
+  writeFileSync(script, compiled.replace(EXAMPLE, baseUrl));
+  try {
+    const run = promisify(execFile)(process.execPath, ["--experimental-websocket", script], { timeout: 60_000 });
+    return (await run).stdout;
+  } finally {
+    rmSync(script, { force: true });
+  }
+}
+
 describe("the README", () => {
   let server: Server;
   before(async () => {
@@ -26,26 +43,35 @@ describe("the README", () => {
     await server.stop();
   });
 
-  test("shows examples/tour.ts as it is", () => {
-    const readme = readFileSync(join(PACKAGE, "README.md"), "utf8");
-    const tour = readFileSync(join(PACKAGE, "examples", "tour.ts"), "utf8");
-    assert.ok(readme.includes("```ts\n" + tour + "```\n"), "the README's first example must be examples/tour.ts");
+  test("shows examples/ word for word: every ts and tsx block of the README and of docs/CLIENTS.md", () => {
+    const examples = new Map(
+      readdirSync(join(PACKAGE, "examples")).map((name) => [readFileSync(join(PACKAGE, "examples", name), "utf8"), name]),
+    );
+    const shown = new Set<string>();
+    for (const document of [join(PACKAGE, "README.md"), join(PACKAGE, "..", "..", "docs", "CLIENTS.md")]) {
+      for (const [, code] of readFileSync(document, "utf8").matchAll(/```tsx?\n([\s\S]*?)```\n/g)) {
+        const name = examples.get(code!);
+        assert.ok(name !== undefined, `${document}: a block that is no file of examples/:\n${code}`);
+        shown.add(name);
+      }
+    }
+    assert.deepEqual([...shown].sort(), [...examples.values()].sort(), "every example is shown");
   });
 
-  test("shows examples/session.ts as it is, and it plays a whole game over a WebSocket", async () => {
-    const readme = readFileSync(join(PACKAGE, "README.md"), "utf8");
-    const example = readFileSync(join(PACKAGE, "examples", "session.ts"), "utf8");
-    assert.ok(readme.includes("```ts\n" + example + "```\n"), "the README must show examples/session.ts");
-    const compiled = readFileSync(join(PACKAGE, "dist", "examples", "session.js"), "utf8");
-    assert.ok(compiled.includes(EXAMPLE));
-    const script = join(PACKAGE, "dist", "examples", "session-against-test-server.js");
-    writeFileSync(script, compiled.replace(EXAMPLE, server.baseUrl));
-    try {
-      const run = promisify(execFile)(process.execPath, ["--experimental-websocket", script], { timeout: 60_000 });
-      assert.match((await run).stdout, /^game over after \d+ events$/m);
-    } finally {
-      rmSync(script, { force: true });
-    }
+  test("examples/session.ts plays a whole game over a WebSocket", async () => {
+    assert.match(await runExample("session", server.baseUrl), /^game over after \d+ events$/m);
+  });
+
+  test("examples/connect.ts calls the generated service with Connect's own client", async () => {
+    const stdout = await runExample("connect", server.baseUrl);
+    assert.match(stdout, /^\d+ moves for Cléo$/m);
+    assert.match(stdout, /^event 1: The cards are shuffled/m);
+  });
+
+  test("examples/follow.ts (docs/CLIENTS.md) follows a game to its end", async () => {
+    const versions = (await runExample("follow", server.baseUrl)).trim().split("\n").map((line) => Number(line.slice(6)));
+    assert.deepEqual(versions, versions.map((_, index) => index + 1));
+    assert.ok(versions.length > 10);
   });
 
   test("docs/API.md's WebSocket example plays a whole game against a bot", async () => {
@@ -71,18 +97,9 @@ describe("the README", () => {
     assert.equal(finished.status, GameStatus.FINISHED);
   });
 
-  test("its example plays a whole game", async () => {
-    // Next to the compiled example, so that it imports the package by its own name.
-    const compiled = readFileSync(join(PACKAGE, "dist", "examples", "tour.js"), "utf8");
-    assert.ok(compiled.includes(EXAMPLE));
-    const script = join(PACKAGE, "dist", "examples", "tour-against-test-server.js");
-    writeFileSync(script, compiled.replace(EXAMPLE, server.baseUrl));
-    try {
-      const { stdout } = await promisify(execFile)(process.execPath, [script], { timeout: 60_000 });
-      assert.match(stdout, /^event 1: mooki$/m);
-      assert.match(stdout, /stars/);
-    } finally {
-      rmSync(script, { force: true });
-    }
+  test("examples/tour.ts plays a whole game", async () => {
+    const stdout = await runExample("tour", server.baseUrl);
+    assert.match(stdout, /^event 1: mooki$/m);
+    assert.match(stdout, /stars/);
   });
 });

@@ -7,38 +7,12 @@ import { after, before, describe, test } from "node:test";
 
 import { Code, ConnectError } from "@connectrpc/connect";
 
-import { GameSession, type GameSnapshot } from "../src/session.js";
+import type { GameSession } from "../src/session.js";
 import { Ludotheque, ruleCode } from "../src/ludotheque.js";
 import type { Event } from "../src/gen/ludotheque/v1/game_pb.js";
 import { startProxy, type Proxy } from "./support/proxy.js";
 import { startServer, type Server } from "./support/server.js";
-
-const DEADLINE_MS = 20_000;
-
-/** Resolves with the first snapshot for which `holds` is true (the current one included). */
-function until(session: GameSession, holds: (snapshot: GameSnapshot) => boolean, what: string): Promise<GameSnapshot> {
-  return new Promise((resolve, reject) => {
-    const check = (): boolean => {
-      const snapshot = session.getSnapshot();
-      if (!holds(snapshot)) return false;
-      clearTimeout(timer);
-      stop();
-      resolve(snapshot);
-      return true;
-    };
-    const timer = setTimeout(() => {
-      stop();
-      reject(new Error(`timed out waiting for ${what}: ${JSON.stringify(session.getSnapshot(), replacer)}`));
-    }, DEADLINE_MS);
-    const stop = session.subscribe(check);
-    check();
-  });
-}
-
-function replacer(key: string, value: unknown): unknown {
-  if (typeof value === "bigint") return value.toString();
-  return key === "events" ? `${(value as unknown[]).length} events` : value;
-}
+import { started, until } from "./support/sessions.js";
 
 /** Plays the seat's first legal move whenever it may, until the game ends; calls
  * `between` after each move. Returns how many moves it played. */
@@ -76,8 +50,8 @@ describe("GameSession", () => {
 
   test("a whole game against a bot, while a spectator's session follows in JSON", async () => {
     const { gameId, seatTokens } = await lobby.createGame("mooki", [{ name: "Cléo" }, { name: "Robin", bot: "greedy" }]);
-    const cleo = new GameSession({ baseUrl: server.baseUrl, gameId, token: seatTokens[0] });
-    const spectator = new GameSession({ baseUrl: server.baseUrl, gameId, format: "json" });
+    const cleo = started({ baseUrl: server.baseUrl, gameId, token: seatTokens[0] });
+    const spectator = started({ baseUrl: server.baseUrl, gameId, format: "json" });
     const first = await until(cleo, (s) => s.legalCommands.length > 0, "Cléo's first turn");
     assert.equal(first.status, "open");
     assert.equal(first.view?.game.case, "mooki"); // the view comes with the turn, unasked
@@ -99,7 +73,7 @@ describe("GameSession", () => {
   test("speaks the language it is asked for: events and moves in French, the kind's facts too", async () => {
     const french = lobby.withLocale("fr");
     const { gameId, seatTokens } = await french.createGame("mooki", [{ name: "Cléo" }, { name: "Robin", bot: "greedy" }]);
-    const cleo = new GameSession({ baseUrl: server.baseUrl, gameId, token: seatTokens[0], locale: "fr" });
+    const cleo = started({ baseUrl: server.baseUrl, gameId, token: seatTokens[0], locale: "fr" });
     const turn = await until(cleo, (s) => s.legalCommands.length > 0, "Cléo's first turn");
     cleo.close();
     assert.equal(turn.events[0]?.description?.key, "mooki.event.game_started");
@@ -127,7 +101,7 @@ describe("GameSession", () => {
 
     test("reconnects by itself, resumes from the last version, and plays a pending move once", async () => {
       const { gameId, seatTokens } = await lobby.createGame("mooki", [{ name: "Cléo" }, { name: "Robin", bot: "greedy" }]);
-      const cleo = new GameSession({ baseUrl: proxy.baseUrl, gameId, token: seatTokens[0], backoffMs: 10 });
+      const cleo = started({ baseUrl: proxy.baseUrl, gameId, token: seatTokens[0], backoffMs: 10 });
       const cuts: bigint[] = [];
       // Every third move is sent and its connection cut at once: the move is pending
       // across the drop, sent again with its command id, and answered after the resync.
@@ -152,7 +126,7 @@ describe("GameSession", () => {
 
   test("gives up after maxRetries failed connections in a row", async () => {
     const nowhere = "http://127.0.0.1:9"; // the discard port: every connection is refused
-    const session = new GameSession({ baseUrl: nowhere, gameId: "any", maxRetries: 2, backoffMs: 1 });
+    const session = started({ baseUrl: nowhere, gameId: "any", maxRetries: 2, backoffMs: 1 });
     const end = await until(session, (s) => s.status === "closed", "giving up");
     assert.equal(end.error?.code, Code.Unavailable);
     assert.equal(end.reconnects, 2);
@@ -160,7 +134,7 @@ describe("GameSession", () => {
 
   test("a refused move rejects with the rule it broke, and the session goes on", async () => {
     const { gameId, seatTokens } = await lobby.createGame("mooki", [{ name: "Cléo" }, { name: "Robin" }]);
-    const robin = new GameSession({ baseUrl: server.baseUrl, gameId, token: seatTokens[1] });
+    const robin = started({ baseUrl: server.baseUrl, gameId, token: seatTokens[1] });
     await until(robin, (s) => s.view !== undefined, "Robin's view");
     const draw = { game: { case: "mooki", value: { action: { case: "draw", value: { pile: 0 } } } } } as const;
     const refused = robin.play(draw, { commandId: "too-early" });
@@ -182,7 +156,7 @@ describe("GameSession", () => {
 
   test("a bad token closes the session for good", async () => {
     const { gameId } = await lobby.createGame("mooki", [{ name: "A" }, { name: "B" }]);
-    const session = new GameSession({ baseUrl: server.baseUrl, gameId, token: "0.forged", backoffMs: 1 });
+    const session = started({ baseUrl: server.baseUrl, gameId, token: "0.forged", backoffMs: 1 });
     const end = await until(session, (s) => s.status === "closed", "the refusal");
     assert.equal(end.error?.code, Code.Unauthenticated);
     assert.equal(end.reconnects, 0);

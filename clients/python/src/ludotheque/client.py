@@ -1,4 +1,5 @@
-"""A small synchronous client for the Ludothèque GameService.
+"""A small synchronous client for the Ludothèque GameService (its asyncio twin is
+`ludotheque.aio.Client`: the same calls, awaited).
 
     from ludotheque import Client
     from ludotheque.mooki.v1 import mooki_pb2 as mooki
@@ -11,7 +12,8 @@
 Commands may be given as a game's own Command (it is wrapped in the envelope for you)
 or as the envelope `ludotheque.v1.Command`. Every submit carries a command id (a new
 UUID unless you pass one), and a call that fails with UNAVAILABLE is retried with the
-same id, so a move is never played twice.
+same id, so a move is never played twice. The calls themselves are written once for
+both clients, in ludotheque/calls.py.
 
 Playing online: leave seats open for players to join, with a turn clock:
 
@@ -25,21 +27,35 @@ from __future__ import annotations
 import queue
 import time
 import uuid
-from collections.abc import Generator, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import grpc
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 
-from ludotheque.v1 import game_kind_pb2, game_pb2, game_service_pb2, game_service_pb2_grpc
+from ludotheque.calls import Blocking, Calls, SeatLike, envelope, metadata, should_retry
+from ludotheque.v1 import game_pb2, game_service_pb2, game_service_pb2_grpc
 
-SeatLike = game_pb2.SeatSpec | Mapping[str, Any] | str
+__all__ = [
+    "Client",
+    "PlaySession",
+    "SeatLike",
+    "error_status",
+    "localized_message",
+    "request_info",
+    "retry_delay",
+    "rule_code",
+]
 
 _STATUS_DETAILS_KEY = "grpc-status-details-bin"
 
 
-class Client:
+class Client(Calls, Blocking):
+    """One caller of the service over a gRPC channel: a seat (its token), the admin
+    (the admin token) or a spectator (no token). Its calls (create_game, get_game,
+    submit...) are ludotheque/calls.py's; `stream`, `history` and `play` here."""
+
     def __init__(
         self,
         target: str,
@@ -80,129 +96,21 @@ class Client:
 
     @property
     def _metadata(self) -> tuple[tuple[str, str], ...]:
-        metadata = (("authorization", f"Bearer {self.token}"),) if self.token else ()
-        return (*metadata, ("accept-language", self.locale)) if self.locale else metadata
+        return metadata(self.token, self.locale)
 
-    # --- calls -------------------------------------------------------------------
-
-    def create_game(
-        self,
-        kind: str,
-        seats: Sequence[SeatLike],
-        options: Message | None = None,
-        *,
-        visibility: game_pb2.Visibility.ValueType = game_pb2.VISIBILITY_UNSPECIFIED,
-        clock: game_pb2.TurnClock | Mapping[str, int] | None = None,
-    ) -> game_service_pb2.CreateGameResponse:
-        """Creates a game. Seats: SeatSpec messages, dicts like {"name": "Cléo",
-        "age": 6}, {"name": "Bot", "bot": "greedy"} or {"open": True} (a player joins
-        it: join_game), or plain names. Unlisted unless `visibility` says otherwise.
-        `clock`: a TurnClock or a dict like {"turn_seconds": 60, "bank_seconds": 300,
-        "take_over_after": 3}."""
-        request = game_service_pb2.CreateGameRequest(kind=kind, seats=[_seat(s) for s in seats], visibility=visibility)
-        if options is not None:
-            request.options.CopyFrom(_envelope(game_pb2.GameOptions, options))
-        if clock is not None:
-            request.clock.CopyFrom(clock if isinstance(clock, game_pb2.TurnClock) else game_pb2.TurnClock(**clock))
-        return self.stub.CreateGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def join_game(
-        self,
-        game_id_or_code: str,
-        name: str,
-        *,
-        age: int | None = None,
-        seat: int | None = None,
-        stand_in: str = "",
-    ) -> game_service_pb2.JoinGameResponse:
-        """Takes an open seat of a game, by its id or its join code; the response holds
-        the seat's token (use it with with_token)."""
-        request = game_service_pb2.JoinGameRequest(game_id=game_id_or_code, name=name, stand_in=stand_in)
-        if age is not None:
-            request.age = age
-        if seat is not None:
-            request.seat = seat
-        return self.stub.JoinGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def leave_game(self, game_id: str) -> game_pb2.Game:
-        """Leaves this client's seat before the game starts (its token then stops working)."""
-        request = game_service_pb2.LeaveGameRequest(game_id=game_id)
-        return self.stub.LeaveGame(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
-
-    def start_game(self, game_id: str, bot: str = "") -> game_pb2.Game:
-        """The host (a client with the host token) or the admin: deals the game now,
-        with `bot` (default "greedy") in the seats nobody took."""
-        request = game_service_pb2.StartGameRequest(game_id=game_id, bot=bot)
-        return self.stub.StartGame(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
-
-    def play_again(self, game_id: str) -> game_service_pb2.PlayAgainResponse:
-        """The rematch of a finished game (the same for every player who asks), with
-        this client's seat's token in it."""
-        request = game_service_pb2.PlayAgainRequest(game_id=game_id)
-        return self.stub.PlayAgain(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def take_over(self, game_id: str, *, bot: str = "", seat: int | None = None) -> game_pb2.Game:
-        """Lets a bot (default: the seat's stand-in) play this client's seat (admins:
-        pass `seat`) until it is handed back."""
-        request = game_service_pb2.TakeOverSeatRequest(game_id=game_id, bot=bot)
-        if seat is not None:
-            request.seat = seat
-        return self.stub.TakeOverSeat(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
-
-    def hand_back(self, game_id: str, *, seat: int | None = None) -> game_pb2.Game:
-        """Plays this client's seat again after a bot took it over (admins: pass `seat`)."""
-        request = game_service_pb2.HandBackSeatRequest(game_id=game_id)
-        if seat is not None:
-            request.seat = seat
-        return self.stub.HandBackSeat(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
-
-    def get_game(self, game_id: str) -> game_pb2.Game:
-        return self.stub.GetGame(  # type: ignore[no-any-return]
-            game_service_pb2.GetGameRequest(game_id=game_id), metadata=self._metadata, timeout=self.timeout
-        )
-
-    def list_games(
-        self,
-        kind: str = "",
-        status: game_pb2.GameStatus.ValueType = game_pb2.GAME_STATUS_UNSPECIFIED,
-        page_size: int = 0,
-        page_token: str = "",
-    ) -> game_service_pb2.ListGamesResponse:
-        request = game_service_pb2.ListGamesRequest(
-            kind=kind,
-            status=status,
-            page_size=page_size,
-            page_token=page_token,
-        )
-        return self.stub.ListGames(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def submit(
-        self,
-        game_id: str,
-        command: Message,
-        *,
-        command_id: str | None = None,
-        expected_version: int | None = None,
-        seat: int | None = None,
-    ) -> game_service_pb2.SubmitCommandResponse:
-        """Plays a move for this client's seat (admins: pass `seat`)."""
-        request = game_service_pb2.SubmitCommandRequest(
-            game_id=game_id,
-            command=_envelope(game_pb2.Command, command),
-            command_id=command_id or uuid.uuid4().hex,
-        )
-        if expected_version is not None:
-            request.expected_version = expected_version
-        if seat is not None:
-            request.seat = seat
+    def _unary(self, rpc: str, request: Message, *, retry: bool) -> Any:
+        method = getattr(self.stub, rpc)
         for attempt in range(self.retries + 1):
             try:
-                return self.stub.SubmitCommand(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+                return method(request, metadata=self._metadata, timeout=self.timeout)
             except grpc.RpcError as error:
-                if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == self.retries:
+                delay = should_retry(error, attempt, self.retries) if retry else None
+                if delay is None:
                     raise
-                time.sleep(0.1 * 2**attempt)  # the same command id: at most once, whatever happened
+                time.sleep(delay)
         raise AssertionError("unreachable")
+
+    # --- streams -------------------------------------------------------------------
 
     def stream(self, game_id: str, from_version: int = 1) -> Generator[game_pb2.Event, None, None]:
         """Events from `from_version`, then live ones; ends after a finished game's
@@ -215,14 +123,6 @@ class Client:
         finally:
             call.cancel()  # the caller stopped reading: end the call on the server too
 
-    def list_events(
-        self, game_id: str, from_version: int = 1, to_version: int = 0, page_size: int = 0
-    ) -> game_service_pb2.ListEventsResponse:
-        request = game_service_pb2.ListEventsRequest(
-            game_id=game_id, from_version=from_version, to_version=to_version, page_size=page_size
-        )
-        return self.stub.ListEvents(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
     def history(self, game_id: str, from_version: int = 1) -> list[game_pb2.Event]:
         """Every event from `from_version` to the latest, as this client may see them,
         however many pages that takes."""
@@ -232,81 +132,6 @@ class Client:
             events.extend(page.events)
             from_version = page.next_from_version
         return events
-
-    def replay(self, game_id: str, at_version: int | None = None) -> game_service_pb2.ReplayGameResponse:
-        """The game as this client saw it at `at_version` (default: now)."""
-        request = game_service_pb2.ReplayGameRequest(game_id=game_id)
-        if at_version is not None:
-            request.at_version = at_version
-        return self.stub.ReplayGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def export_game(self, game_id: str, *, as_seat: int | None = None, as_spectator: bool = False) -> game_pb2.GameLog:
-        """The game's log: complete with the admin token (and, for the admin, as a seat
-        or a spectator saw it), else as this client's seat or a spectator saw it."""
-        request = game_service_pb2.ExportGameRequest(game_id=game_id, as_spectator=as_spectator)
-        if as_seat is not None:
-            request.as_seat = as_seat
-        response = self.stub.ExportGame(request, metadata=self._metadata, timeout=self.timeout)
-        return response.log  # type: ignore[no-any-return]
-
-    def import_game(self, log: game_pb2.GameLog, truncate_at: int | None = None) -> game_service_pb2.ImportGameResponse:
-        """Admin: loads a complete log as a new game (cut at `truncate_at`)."""
-        request = game_service_pb2.ImportGameRequest(log=log)
-        if truncate_at is not None:
-            request.truncate_at = truncate_at
-        return self.stub.ImportGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def replay_log(
-        self,
-        log: game_pb2.GameLog,
-        *,
-        from_version: int = 0,
-        to_version: int | None = None,
-        page_size: int = 0,
-        as_seat: int | None = None,
-        as_spectator: bool = False,
-    ) -> game_service_pb2.ReplayLogResponse:
-        """Has the server verify and replay a complete log, storing nothing: whether it
-        is valid (else its first bad event, `problem`) and the views of a page of its
-        versions, complete or as a seat or a spectator saw them."""
-        request = game_service_pb2.ReplayLogRequest(
-            log=log, from_version=from_version, page_size=page_size, as_spectator=as_spectator
-        )
-        if to_version is not None:
-            request.to_version = to_version
-        if as_seat is not None:
-            request.as_seat = as_seat
-        return self.stub.ReplayLog(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def rotate_seat_token(self, game_id: str, seat: int) -> str:
-        """Admin: the seat's new token; its previous ones stop working."""
-        request = game_service_pb2.RotateSeatTokenRequest(game_id=game_id, seat=seat)
-        response = self.stub.RotateSeatToken(request, metadata=self._metadata, timeout=self.timeout)
-        return str(response.seat_token)
-
-    def delete_game(self, game_id: str) -> None:
-        """Admin: deletes a game and everything kept about it; its followers' streams end."""
-        request = game_service_pb2.DeleteGameRequest(game_id=game_id)
-        self.stub.DeleteGame(request, metadata=self._metadata, timeout=self.timeout)
-
-    def issue_stream_ticket(self, game_id: str) -> game_service_pb2.IssueStreamTicketResponse:
-        """A short-lived, single-use ticket standing for this client's seat in the game:
-        `GET /v1/games/{game_id}/events:stream?ticket=...` then streams the seat's events
-        without an authorization header (what a browser's EventSource needs)."""
-        request = game_service_pb2.IssueStreamTicketRequest(game_id=game_id)
-        return self.stub.IssueStreamTicket(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def get_game_kind(self, kind: str) -> game_kind_pb2.GameKind:
-        """What a renderer needs to know about a kind of game (names, options and
-        presets, rule codes, material), in this client's language."""
-        request = game_service_pb2.GetGameKindRequest(kind=kind)
-        return self.stub.GetGameKind(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
-
-    def list_game_kinds(self) -> list[game_kind_pb2.GameKind]:
-        """Every kind of game the server plays."""
-        request = game_service_pb2.ListGameKindsRequest()
-        response = self.stub.ListGameKinds(request, metadata=self._metadata, timeout=self.timeout)
-        return list(response.kinds)
 
     def play(
         self,
@@ -318,17 +143,19 @@ class Client:
         presence: bool = False,
     ) -> PlaySession:
         """A Play session for this client's seat on one stream: iterate over it for
-        events, turns and results; send() commands. `views`: the seat's view with each
-        turn; `view_updates`: the view in every message where the game comes to rest;
-        `presence`: also receive who is connected, and a finished game's rematch."""
+        events, turns and results (it ends with the game); send() commands. `views`:
+        the seat's view with each turn; `view_updates`: the view in every message where
+        the game comes to rest; `presence`: also receive who is connected, and a
+        finished game's rematch (the session then lasts until you close it)."""
         return PlaySession(self, game_id, from_version, views, view_updates, presence)
 
 
 class PlaySession:
     """One seat's Play session: `for message in session` yields PlayResponses, each
     read as its events, then a command's result, then a turn with the seat's legal
-    commands (any may be absent); `send(command)` plays a move. Close it (or use
-    `with`) to end the session."""
+    commands (any may be absent); `send(command)` plays a move. The iteration ends
+    once the game is over and every move sent has its result (unless the session
+    follows presence, to hear of a rematch). Close it (or use `with`) to end it sooner."""
 
     def __init__(
         self,
@@ -345,6 +172,7 @@ class PlaySession:
         )
         self._requests.put(game_service_pb2.PlayRequest(join=join))
         self._call = client.stub.Play(self._outgoing(), metadata=client._metadata)
+        self._ending = GameEnd(presence)
 
     def _outgoing(self) -> Iterator[game_service_pb2.PlayRequest]:
         while (request := self._requests.get()) is not None:
@@ -352,26 +180,29 @@ class PlaySession:
 
     def send(self, command: Message, *, command_id: str | None = None, expected_version: int | None = None) -> str:
         """Sends a move; returns its command id (its result will carry it)."""
-        command_id = command_id or uuid.uuid4().hex
-        message = game_service_pb2.PlayCommand(command=_envelope(game_pb2.Command, command), command_id=command_id)
-        if expected_version is not None:
-            message.expected_version = expected_version
-        self._requests.put(game_service_pb2.PlayRequest(command=message))
-        return command_id
+        request = play_command(command, command_id, expected_version)
+        self._ending.sent(request.command.command_id)
+        self._requests.put(request)
+        return request.command.command_id
 
     def __iter__(self) -> Iterator[game_service_pb2.PlayResponse]:
         return self
 
     def __next__(self) -> game_service_pb2.PlayResponse:
-        return next(self._call)  # type: ignore[no-any-return]
+        message: game_service_pb2.PlayResponse = next(self._call)
+        if self._ending.received(message):
+            self.finish()  # the server then ends the stream: the iteration stops
+        return message
 
     def finish(self) -> None:
         """Sends nothing more (a half-close): the session then ends by itself once the
         results of the commands sent have come, and iterating over it stops."""
-        self._requests.put(None)
+        if not self._ending.finished:
+            self._ending.finished = True
+            self._requests.put(None)
 
     def close(self) -> None:
-        self._requests.put(None)
+        self.finish()
         self._call.cancel()
 
     def __enter__(self) -> PlaySession:
@@ -379,6 +210,40 @@ class PlaySession:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class GameEnd:
+    """When a Play session has nothing more to wait for: the game is over, every move
+    sent has its result, and it does not wait for a rematch (presence)."""
+
+    def __init__(self, presence: bool) -> None:
+        self.presence = presence
+        self.over = False
+        self.waiting: set[str] = set()
+        self.finished = False  # the client half-closed
+
+    def sent(self, command_id: str) -> None:
+        self.waiting.add(command_id)
+
+    def received(self, message: game_service_pb2.PlayResponse) -> bool:
+        """Whether the session may end after `message`."""
+        if any(event.game_over for event in message.events):
+            self.over = True
+        if message.HasField("result"):
+            self.waiting.discard(message.result.command_id)
+        return self.over and not self.waiting and not self.presence and not self.finished
+
+
+def play_command(
+    command: Message, command_id: str | None = None, expected_version: int | None = None
+) -> game_service_pb2.PlayRequest:
+    """A Play session's move, with its command id (a new UUID unless given)."""
+    message = game_service_pb2.PlayCommand(
+        command=envelope(game_pb2.Command, command), command_id=command_id or uuid.uuid4().hex
+    )
+    if expected_version is not None:
+        message.expected_version = expected_version
+    return game_service_pb2.PlayRequest(command=message)
 
 
 def error_status(error: grpc.RpcError) -> status_pb2.Status | None:
@@ -435,24 +300,3 @@ def request_info(error: grpc.RpcError) -> error_details_pb2.RequestInfo | None:
             detail.Unpack(info)
             return info
     return None
-
-
-def _seat(seat: SeatLike) -> game_pb2.SeatSpec:
-    if isinstance(seat, game_pb2.SeatSpec):
-        return seat
-    if isinstance(seat, str):
-        return game_pb2.SeatSpec(name=seat)
-    return game_pb2.SeatSpec(**seat)
-
-
-def _envelope(envelope_type: type[Any], message: Message) -> Any:
-    """Wraps a game's own message (e.g. ludotheque.mooki.v1.Command) in the envelope
-    whose oneof field is named after the game (ludotheque.<kind>.v1)."""
-    if isinstance(message, envelope_type):
-        return message
-    package = message.DESCRIPTOR.full_name.split(".")
-    if len(package) < 3 or package[0] != "ludotheque":
-        raise TypeError(f"cannot wrap a {message.DESCRIPTOR.full_name} in a {envelope_type.__name__}")
-    envelope = envelope_type()
-    getattr(envelope, package[1]).CopyFrom(message)
-    return envelope

@@ -17,6 +17,8 @@ export interface Server {
   grpcPort: number;
   /** What the server logged so far (stderr). */
   log(): string;
+  /** Resolves once what the server logged makes `holds` true (checked as each line comes). */
+  logged(holds: (log: string) => boolean, what: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -54,8 +56,10 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
     stdio: ["ignore", "pipe", "pipe"],
   });
   let log = "";
+  const watchers = new Set<() => void>();
   child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
     log += chunk;
+    for (const watcher of [...watchers]) watcher();
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const firstLine = await new Promise<string>((resolve, reject) => {
@@ -72,6 +76,22 @@ export async function startServer(env: Record<string, string> = {}): Promise<Ser
     baseUrl: `http://127.0.0.1:${ports.http_port}`,
     grpcPort: ports.grpc_port,
     log: () => log,
+    logged(holds, what) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (!holds(log)) return;
+          watchers.delete(check);
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          watchers.delete(check);
+          reject(new Error(`the server never logged ${what}`));
+        }, 20_000);
+        watchers.add(check);
+        check();
+      });
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);

@@ -1,0 +1,352 @@
+"""The unary calls of the Python clients, written once for both: `ludotheque.Client`
+(blocking) and `ludotheque.aio.Client` (asyncio) are the same table of calls over two
+transports.
+
+Each call is a `Call`: the RPC, a function that builds its request from the method's
+arguments (whose signature and docstring are the method's), and what the method
+returns of the response. Read on a blocking client (a `Blocking`) a call is a method
+that returns it; read on an asyncio one (an `Asynchronous`), a method that returns an
+awaitable of it. Both kinds of client send the same metadata (the bearer token, the
+language) and retry a move the same way: with the same command id, so it is played at
+most once."""
+
+from __future__ import annotations
+
+import functools
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Generic, ParamSpec, TypeVar, overload
+
+import grpc
+from google.protobuf.message import Message
+
+from ludotheque.v1 import game_kind_pb2, game_pb2
+from ludotheque.v1 import game_service_pb2 as api
+
+P = ParamSpec("P")
+R = TypeVar("R")
+M = TypeVar("M", bound=Message)
+
+SeatLike = game_pb2.SeatSpec | Mapping[str, Any] | str
+
+RETRY_FIRST_DELAY = 0.1  # seconds before the first resend of a move, doubled each time
+
+
+class Blocking:
+    """A blocking client's side of a call: it sends the request and waits."""
+
+    def _unary(self, rpc: str, request: Message, *, retry: bool) -> Any:
+        raise NotImplementedError
+
+
+class Asynchronous:
+    """An asyncio client's side of a call: a coroutine that sends the request."""
+
+    async def _unary(self, rpc: str, request: Message, *, retry: bool) -> Any:
+        raise NotImplementedError
+
+
+class Call(Generic[P, R]):
+    """One unary call of the clients: `build(*args, **kwargs)` makes its request, `pick`
+    takes what the method returns from the response; `retry`: a move, resent after
+    UNAVAILABLE with its command id."""
+
+    def __init__(self, rpc: str, build: Callable[P, Message], pick: Callable[[Any], R], *, retry: bool = False) -> None:
+        self.rpc = rpc
+        self.build = build
+        self.pick = pick
+        self.retry = retry
+
+    @overload
+    def __get__(self, client: Asynchronous, owner: type | None = None) -> Callable[P, Awaitable[R]]: ...
+
+    @overload
+    def __get__(self, client: Blocking, owner: type | None = None) -> Callable[P, R]: ...
+
+    @overload
+    def __get__(self, client: None, owner: type | None = None) -> Call[P, R]: ...
+
+    def __get__(self, client: Blocking | Asynchronous | None, owner: type | None = None) -> Any:
+        if client is None:
+            return self
+        if isinstance(client, Asynchronous):
+            asynchronous = client
+
+            @functools.wraps(self.build)
+            async def awaited(*args: P.args, **kwargs: P.kwargs) -> R:
+                request = self.build(*args, **kwargs)
+                return self.pick(await asynchronous._unary(self.rpc, request, retry=self.retry))
+
+            return awaited
+        blocking = client
+
+        @functools.wraps(self.build)
+        def called(*args: P.args, **kwargs: P.kwargs) -> R:
+            return self.pick(blocking._unary(self.rpc, self.build(*args, **kwargs), retry=self.retry))
+
+        return called
+
+
+def whole(kind: type[M]) -> Callable[[Any], M]:
+    """The response itself (of type `kind`)."""
+
+    def pick(response: Any) -> M:
+        assert isinstance(response, kind), f"{type(response).__name__} is no {kind.__name__}"
+        return response
+
+    return pick
+
+
+def game_of(response: Any) -> game_pb2.Game:
+    return whole(game_pb2.Game)(response.game)
+
+
+def kinds_of(response: Any) -> list[game_kind_pb2.GameKind]:
+    return list(response.kinds)
+
+
+def should_retry(error: grpc.RpcError, attempt: int, retries: int) -> float | None:
+    """Seconds to wait before resending a move after `error` (its `attempt`-th failure,
+    from 0), or None: not worth resending (only UNAVAILABLE is, `retries` times)."""
+    if error.code() != grpc.StatusCode.UNAVAILABLE or attempt >= retries:
+        return None
+    return float(RETRY_FIRST_DELAY * 2**attempt)  # the same command id: at most once, whatever happened
+
+
+def metadata(token: str | None, locale: str | None) -> tuple[tuple[str, str], ...]:
+    """The bearer token (none: a spectator) and the language of descriptions and errors."""
+    found = (("authorization", f"Bearer {token}"),) if token else ()
+    return (*found, ("accept-language", locale)) if locale else found
+
+
+# --- the requests ---------------------------------------------------------------------
+
+
+def create_game(
+    kind: str,
+    seats: Sequence[SeatLike],
+    options: Message | None = None,
+    *,
+    visibility: game_pb2.Visibility.ValueType = game_pb2.VISIBILITY_UNSPECIFIED,
+    clock: game_pb2.TurnClock | Mapping[str, int] | None = None,
+) -> api.CreateGameRequest:
+    """Creates a game. Seats: SeatSpec messages, dicts like {"name": "Cléo",
+    "age": 6}, {"name": "Bot", "bot": "greedy"} or {"open": True} (a player joins
+    it: join_game), or plain names. Unlisted unless `visibility` says otherwise.
+    `clock`: a TurnClock or a dict like {"turn_seconds": 60, "bank_seconds": 300,
+    "take_over_after": 3}."""
+    request = api.CreateGameRequest(kind=kind, seats=[seat_spec(s) for s in seats], visibility=visibility)
+    if options is not None:
+        request.options.CopyFrom(envelope(game_pb2.GameOptions, options))
+    if clock is not None:
+        request.clock.CopyFrom(clock if isinstance(clock, game_pb2.TurnClock) else game_pb2.TurnClock(**clock))
+    return request
+
+
+def join_game(
+    game_id_or_code: str, name: str, *, age: int | None = None, seat: int | None = None, stand_in: str = ""
+) -> api.JoinGameRequest:
+    """Takes an open seat of a game, by its id or its join code; the response holds
+    the seat's token (use it with with_token)."""
+    request = api.JoinGameRequest(game_id=game_id_or_code, name=name, stand_in=stand_in)
+    if age is not None:
+        request.age = age
+    if seat is not None:
+        request.seat = seat
+    return request
+
+
+def leave_game(game_id: str) -> api.LeaveGameRequest:
+    """Leaves this client's seat before the game starts (its token then stops working)."""
+    return api.LeaveGameRequest(game_id=game_id)
+
+
+def start_game(game_id: str, bot: str = "") -> api.StartGameRequest:
+    """The host (a client with the host token) or the admin: deals the game now,
+    with `bot` (default "greedy") in the seats nobody took."""
+    return api.StartGameRequest(game_id=game_id, bot=bot)
+
+
+def play_again(game_id: str) -> api.PlayAgainRequest:
+    """The rematch of a finished game (the same for every player who asks), with
+    this client's seat's token in it."""
+    return api.PlayAgainRequest(game_id=game_id)
+
+
+def take_over(game_id: str, *, bot: str = "", seat: int | None = None) -> api.TakeOverSeatRequest:
+    """Lets a bot (default: the seat's stand-in) play this client's seat (admins:
+    pass `seat`) until it is handed back."""
+    request = api.TakeOverSeatRequest(game_id=game_id, bot=bot)
+    if seat is not None:
+        request.seat = seat
+    return request
+
+
+def hand_back(game_id: str, *, seat: int | None = None) -> api.HandBackSeatRequest:
+    """Plays this client's seat again after a bot took it over (admins: pass `seat`)."""
+    request = api.HandBackSeatRequest(game_id=game_id)
+    if seat is not None:
+        request.seat = seat
+    return request
+
+
+def get_game(game_id: str) -> api.GetGameRequest:
+    """The game as this client sees it: status, version, seats, view and the moves
+    this client may make (`legal_commands`)."""
+    return api.GetGameRequest(game_id=game_id)
+
+
+def list_games(
+    kind: str = "",
+    status: game_pb2.GameStatus.ValueType = game_pb2.GAME_STATUS_UNSPECIFIED,
+    page_size: int = 0,
+    page_token: str = "",
+) -> api.ListGamesRequest:
+    """Games, newest first, filtered by kind and status, a page at a time: listed and
+    public ones (the admin: all)."""
+    return api.ListGamesRequest(kind=kind, status=status, page_size=page_size, page_token=page_token)
+
+
+def submit(
+    game_id: str,
+    command: Message,
+    *,
+    command_id: str | None = None,
+    expected_version: int | None = None,
+    seat: int | None = None,
+) -> api.SubmitCommandRequest:
+    """Plays a move for this client's seat (admins: pass `seat`). It carries a command
+    id (a new UUID unless given), and is sent again with it after UNAVAILABLE (the
+    client's `retries` times), so it is played at most once."""
+    request = api.SubmitCommandRequest(
+        game_id=game_id, command=envelope(game_pb2.Command, command), command_id=command_id or uuid.uuid4().hex
+    )
+    if expected_version is not None:
+        request.expected_version = expected_version
+    if seat is not None:
+        request.seat = seat
+    return request
+
+
+def list_events(game_id: str, from_version: int = 1, to_version: int = 0, page_size: int = 0) -> api.ListEventsRequest:
+    """A page of the game's events, as this client may see them."""
+    return api.ListEventsRequest(game_id=game_id, from_version=from_version, to_version=to_version, page_size=page_size)
+
+
+def replay(game_id: str, at_version: int | None = None) -> api.ReplayGameRequest:
+    """The game as this client saw it at `at_version` (default: now)."""
+    request = api.ReplayGameRequest(game_id=game_id)
+    if at_version is not None:
+        request.at_version = at_version
+    return request
+
+
+def export_game(game_id: str, *, as_seat: int | None = None, as_spectator: bool = False) -> api.ExportGameRequest:
+    """The game's log: complete with the admin token (and, for the admin, as a seat
+    or a spectator saw it), else as this client's seat or a spectator saw it."""
+    request = api.ExportGameRequest(game_id=game_id, as_spectator=as_spectator)
+    if as_seat is not None:
+        request.as_seat = as_seat
+    return request
+
+
+def import_game(log: game_pb2.GameLog, truncate_at: int | None = None) -> api.ImportGameRequest:
+    """Admin: loads a complete log as a new game (cut at `truncate_at`)."""
+    request = api.ImportGameRequest(log=log)
+    if truncate_at is not None:
+        request.truncate_at = truncate_at
+    return request
+
+
+def replay_log(
+    log: game_pb2.GameLog,
+    *,
+    from_version: int = 0,
+    to_version: int | None = None,
+    page_size: int = 0,
+    as_seat: int | None = None,
+    as_spectator: bool = False,
+) -> api.ReplayLogRequest:
+    """Has the server verify and replay a complete log, storing nothing: whether it
+    is valid (else its first bad event, `problem`) and the views of a page of its
+    versions, complete or as a seat or a spectator saw them."""
+    request = api.ReplayLogRequest(log=log, from_version=from_version, page_size=page_size, as_spectator=as_spectator)
+    if to_version is not None:
+        request.to_version = to_version
+    if as_seat is not None:
+        request.as_seat = as_seat
+    return request
+
+
+def rotate_seat_token(game_id: str, seat: int) -> api.RotateSeatTokenRequest:
+    """Admin: the seat's new token; its previous ones stop working."""
+    return api.RotateSeatTokenRequest(game_id=game_id, seat=seat)
+
+
+def delete_game(game_id: str) -> api.DeleteGameRequest:
+    """Admin: deletes a game and everything kept about it; its followers' streams end."""
+    return api.DeleteGameRequest(game_id=game_id)
+
+
+def issue_stream_ticket(game_id: str) -> api.IssueStreamTicketRequest:
+    """A short-lived, single-use ticket standing for this client's seat in the game:
+    `GET /v1/games/{game_id}/events:stream?ticket=...` then streams the seat's events
+    without an authorization header (what a browser's EventSource needs)."""
+    return api.IssueStreamTicketRequest(game_id=game_id)
+
+
+def get_game_kind(kind: str) -> api.GetGameKindRequest:
+    """What a renderer needs to know about a kind of game (names, options and
+    presets, rule codes, material), in this client's language."""
+    return api.GetGameKindRequest(kind=kind)
+
+
+def list_game_kinds() -> api.ListGameKindsRequest:
+    """Every kind of game the server plays."""
+    return api.ListGameKindsRequest()
+
+
+class Calls:
+    """The unary calls both clients make, each one line: see the functions above."""
+
+    create_game = Call("CreateGame", create_game, whole(api.CreateGameResponse))
+    join_game = Call("JoinGame", join_game, whole(api.JoinGameResponse))
+    leave_game = Call("LeaveGame", leave_game, game_of)
+    start_game = Call("StartGame", start_game, game_of)
+    play_again = Call("PlayAgain", play_again, whole(api.PlayAgainResponse))
+    take_over = Call("TakeOverSeat", take_over, game_of)
+    hand_back = Call("HandBackSeat", hand_back, game_of)
+    get_game = Call("GetGame", get_game, whole(game_pb2.Game))
+    list_games = Call("ListGames", list_games, whole(api.ListGamesResponse))
+    submit = Call("SubmitCommand", submit, whole(api.SubmitCommandResponse), retry=True)
+    list_events = Call("ListEvents", list_events, whole(api.ListEventsResponse))
+    replay = Call("ReplayGame", replay, whole(api.ReplayGameResponse))
+    export_game = Call("ExportGame", export_game, lambda response: whole(game_pb2.GameLog)(response.log))
+    import_game = Call("ImportGame", import_game, whole(api.ImportGameResponse))
+    replay_log = Call("ReplayLog", replay_log, whole(api.ReplayLogResponse))
+    rotate_seat_token = Call("RotateSeatToken", rotate_seat_token, lambda response: str(response.seat_token))
+    delete_game = Call("DeleteGame", delete_game, lambda _: None)
+    issue_stream_ticket = Call("IssueStreamTicket", issue_stream_ticket, whole(api.IssueStreamTicketResponse))
+    get_game_kind = Call("GetGameKind", get_game_kind, whole(game_kind_pb2.GameKind))
+    list_game_kinds = Call("ListGameKinds", list_game_kinds, kinds_of)
+
+
+def seat_spec(seat: SeatLike) -> game_pb2.SeatSpec:
+    if isinstance(seat, game_pb2.SeatSpec):
+        return seat
+    if isinstance(seat, str):
+        return game_pb2.SeatSpec(name=seat)
+    return game_pb2.SeatSpec(**seat)
+
+
+def envelope(envelope_type: type[Any], message: Message) -> Any:
+    """Wraps a game's own message (e.g. ludotheque.mooki.v1.Command) in the envelope
+    whose oneof field is named after the game (ludotheque.<kind>.v1)."""
+    if isinstance(message, envelope_type):
+        return message
+    package = message.DESCRIPTOR.full_name.split(".")
+    if len(package) < 3 or package[0] != "ludotheque":
+        raise TypeError(f"cannot wrap a {message.DESCRIPTOR.full_name} in a {envelope_type.__name__}")
+    wrapped = envelope_type()
+    getattr(wrapped, package[1]).CopyFrom(message)
+    return wrapped

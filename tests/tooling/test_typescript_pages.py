@@ -1,0 +1,241 @@
+"""The TypeScript client's README pages work as written, in a real browser: the React page
+(`examples/react-page.tsx`, with `@ludotheque/client/react` under StrictMode) and the
+framework-free one (`examples/page.ts`), each bundled by esbuild and served from an origin
+of their own, are played whole by two people at two browsers (one invites, the other
+joins by the link), one of them reloading mid-game and playing on from the seat its
+browser kept; each page load opens one WebSocket; and a page on an origin the server does
+not list says so, naming the origin and the setting. docs/API.md's EventSource example
+follows a seat's game in a page too."""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ludotheque import Client
+from ludotheque.v1 import game_pb2
+
+from tests.support.browser import Browser, BrowserError, Page
+from tests.support.server import ROOT, ServerProcess, running_server
+
+PACKAGE = ROOT / "clients" / "typescript"
+EXAMPLE_URL = "http://localhost:8080"
+PAGES = {"react": "react-page.tsx", "plain": "page.ts"}
+MOVES = '[aria-label="Your moves"] button:not([disabled])'
+EVENTS_SHOWN = "document.querySelectorAll('[aria-label=\"What happened\"] li').length"
+# Counts the WebSockets a page opens, before the page's own script runs; and turns every
+# change of a text (React sets a text node's value) into a change of an attribute, which
+# the browser driver's waits, watching the page's elements and attributes, notice.
+SCAFFOLDING = """<script>
+  window.sockets = [];
+  const Native = WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(url, protocols) { super(url, protocols); window.sockets.push(String(url)); }
+  };
+  let changes = 0;
+  new MutationObserver(() => { document.documentElement.dataset.changes = String(++changes); })
+    .observe(document.documentElement, { characterData: true, subtree: true });
+</script>"""
+
+
+BLANK = '<!doctype html><html lang="en"><title>blank</title><body></body></html>'
+# Marks the page when an EventSource is closed (a change the test can wait for).
+WATCHED_EVENT_SOURCE = """window.EventSource = class extends EventSource {
+  close() { super.close(); document.body.dataset.closed = "yes"; }
+}"""
+
+
+class _Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """The pages, served at a port of 127.0.0.1 (an origin the server lists) and of
+    localhost (the same pages on an origin it does not), and the server they call."""
+
+    directory: Path
+    port: int
+    server: ServerProcess
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    directory = tmp_path_factory.mktemp("pages")
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(directory)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    port = httpd.server_address[1]
+    try:
+        with running_server(env={"LUDOTHEQUE_CORS_ORIGINS": f"http://127.0.0.1:{port}"}) as server:
+            build_pages(directory, server.http)
+            yield Site(directory, port, server)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    started = Browser()
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def build_pages(directory: Path, api: str) -> None:
+    """Each example, as written but for the server's address, bundled as a page would be
+    (React in its development build: StrictMode mounts twice there)."""
+    assert (PACKAGE / "node_modules").is_dir(), "run scripts/bootstrap.sh (npm ci in clients/typescript)"
+    subprocess.run(["npm", "run", "build", "--silent"], cwd=PACKAGE, check=True, capture_output=True, timeout=300)
+    for name, source in PAGES.items():
+        text = (PACKAGE / "examples" / source).read_text()
+        assert EXAMPLE_URL in text
+        # Beside the package's compiled examples, so that it imports the package by its name.
+        entry = PACKAGE / "dist" / "examples" / f"{name}-against-test-server{Path(source).suffix}"
+        entry.write_text(text.replace(EXAMPLE_URL, api))
+        try:
+            bundled = subprocess.run(
+                [
+                    str(PACKAGE / "node_modules" / ".bin" / "esbuild"),
+                    str(entry),
+                    "--bundle",
+                    "--format=esm",
+                    "--define:process.env.NODE_ENV='development'".replace("'", '"'),
+                    f"--outfile={directory / f'{name}.js'}",
+                ],
+                cwd=PACKAGE,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+        finally:
+            entry.unlink()
+        assert bundled.returncode == 0, bundled.stderr
+        html = f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{name}</title>{SCAFFOLDING}</head>'
+        html += f'<body><div id="app"></div><script type="module" src="{name}.js"></script></body></html>'
+        (directory / f"{name}.html").write_text(html)
+
+
+def players(page: Page) -> list[str]:
+    found: list[str] = page.evaluate(
+        "[...document.querySelectorAll('[aria-label=\"Players\"] li')].map((li) => li.textContent)"
+    )
+    return found
+
+
+def events_shown(page: Page) -> int:
+    return int(page.evaluate(EVENTS_SHOWN))
+
+
+def wait_for_players(page: Page, *texts: str) -> None:
+    """Until the players' list shows each text, in order (one per seat)."""
+    try:
+        page.wait_until(
+            "(() => { const seats = [...document.querySelectorAll('[aria-label=\"Players\"] li')]"
+            ".map((li) => li.textContent);"
+            f" const wanted = {json.dumps(texts)};"
+            " return seats.length === wanted.length && wanted.every((text, i) => seats[i].includes(text)); })()"
+        )
+    except BrowserError:
+        raise AssertionError(f"{page.url()}: the players are {players(page)}, not {list(texts)}") from None
+
+
+def start(page: Page, url: str, name: str) -> None:
+    page.goto(url)
+    page.type("input", name)
+    page.click("form button")
+
+
+@pytest.mark.parametrize("kind", sorted(PAGES))
+def test_two_people_play_a_whole_game_with_the_readme_page(kind: str, site: Site, browser: Browser) -> None:
+    origin = site.origin
+    host, guest = browser.new_page(isolated=True), browser.new_page(isolated=True)
+    try:
+        start(host, f"{origin}/{kind}.html", "Cléo")
+        host.wait_for('a[href*="#join="]')
+        invite = str(host.evaluate("document.querySelector('a[href*=\"#join=\"]').href"))
+        game_id = re.sub(r".*#game=", "", host.url())
+        wait_for_players(host, "Cléo (you) · here", "(a free seat)")
+        start(guest, invite, "Robin")
+        wait_for_players(guest, "Cléo · here", "Robin (you) · here")
+        wait_for_players(host, "Cléo (you) · here", "Robin · here")  # Robin joined: named, and here
+        assert host.evaluate("document.querySelector('a[href*=\"#join=\"]')") is None  # no free seat left
+        pages = (host, guest)
+        with Client(site.server.target) as lobby:
+            moves = 0
+            while (game := lobby.get_game(game_id)).status == game_pb2.GAME_STATUS_ACTIVE:
+                if moves == 6:  # Cléo reloads: her browser kept her seat
+                    host.goto(f"{origin}/{kind}.html#game={game_id}")
+                    host.wait_until("document.querySelectorAll('[aria-label=\"Players\"] li').length === 2")
+                    assert "Cléo (you)" in players(host)[0]
+                mover = pages[game.to_act[0]]
+                mover.wait_until(f"{EVENTS_SHOWN} >= {game.version}")  # it has seen the game so far
+                shown = events_shown(mover)
+                mover.click(MOVES)
+                mover.wait_until(f"{EVENTS_SHOWN} > {shown}")
+                moves += 1
+            summary = game.outcome.summary
+        for page in pages:
+            page.wait_until("document.querySelector('[role=\"status\"]')")
+            assert page.text('[role="status"]') == summary
+            assert page.evaluate("window.sockets.length") == 1, "one WebSocket per page load, StrictMode or not"
+    finally:
+        host.close()
+        guest.close()
+
+
+@pytest.mark.parametrize("kind", sorted(PAGES))
+def test_a_page_on_an_origin_the_server_does_not_list_says_which_and_where_to_list_it(
+    kind: str, site: Site, browser: Browser
+) -> None:
+    with Client(site.server.target) as lobby:
+        game_id = lobby.create_game("mooki", ["Cléo", "Robin"]).game_id
+    page = browser.new_page(isolated=True)
+    try:
+        page.goto(f"http://localhost:{site.port}/{kind}.html#game={game_id}")  # localhost, not 127.0.0.1
+        page.wait_for('[role="alert"]')
+        said = page.text('[role="alert"]')
+        assert f"http://localhost:{site.port}" in said and "--cors-origins" in said, said
+        assert page.evaluate("window.sockets.length") == 1, "said at once: no retry"
+    finally:
+        page.close()
+
+
+def test_the_api_docs_event_source_example_follows_a_seats_game_in_a_browser(site: Site, browser: Browser) -> None:
+    # docs/API.md, "A seat's own events in a browser": a stream ticket for the seat's
+    # token, then EventSource, in a page of another origin (listed in --cors-origins).
+    api_doc = (ROOT / "docs" / "API.md").read_text()
+    section = api_doc[api_doc.index("\n## REST, with curl\n") : api_doc.index("\n## Play over WebSocket\n")]
+    [example] = re.findall(r"```js\n(.*?)```", section, re.S)
+    (site.directory / "blank.html").write_text(BLANK)
+    with Client(site.server.target) as lobby:
+        created = lobby.create_game("mooki", ["Cléo", {"name": "Robin", "bot": "greedy"}])
+        cleo = lobby.with_token(created.seat_tokens[0])
+        finished = cleo.take_over(created.game_id, bot="random")  # the bots play it out
+    page = browser.new_page(isolated=True)
+    try:
+        page.goto(f"{site.origin}/blank.html")
+        given = {"H": site.server.http, "gameId": created.game_id, "seatToken": created.seat_tokens[0]}
+        names = "".join(f"const {name} = {json.dumps(value)}; " for name, value in given.items())
+        page.evaluate(WATCHED_EVENT_SOURCE)
+        page.evaluate(f"(async () => {{ {names}let next = 1; window.following = () => next;\n{example}\n}})()")
+        page.wait_until("document.body.dataset.closed === 'yes'")  # the stream ended, and the page closed it
+        assert page.evaluate("window.following()") == finished.version + 1  # every event, in order
+    finally:
+        page.close()
