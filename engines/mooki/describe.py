@@ -6,6 +6,7 @@ the view of the seat that may play them."""
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from typing import Literal
 
 from google.protobuf.json_format import ParseDict
 from ludotheque.mooki.v1 import mooki_pb2 as pb
@@ -78,22 +79,30 @@ def _game_started(event: pb.Event) -> Phrase:
 
 def _card_drawn(event: pb.Event) -> Phrase:
     drawn = event.card_drawn
-    if drawn.HasField("hidden"):  # only the drawer (and the admin) see the face underneath
+    seat, which = SeatArg(drawn.seat), pile(drawn.pile)
+    # A face is unset when the viewer may not see it (the face underneath, but to the
+    # drawer), or no longer (read again once the table no longer shows it: memory.py).
+    if drawn.HasField("hidden") and drawn.HasField("shown"):
         return phrase(
-            "mooki.event.card_drawn_seen",
-            seat=SeatArg(drawn.seat),
-            pile=pile(drawn.pile),
-            shown=face(drawn.shown),
-            hidden=face(drawn.hidden),
+            "mooki.event.card_drawn_seen", seat=seat, pile=which, shown=face(drawn.shown), hidden=face(drawn.hidden)
         )
-    return phrase("mooki.event.card_drawn", seat=SeatArg(drawn.seat), pile=pile(drawn.pile), shown=face(drawn.shown))
+    if drawn.HasField("hidden"):
+        return phrase("mooki.event.card_drawn_underneath", seat=seat, pile=which, hidden=face(drawn.hidden))
+    if drawn.HasField("shown"):
+        return phrase("mooki.event.card_drawn", seat=seat, pile=which, shown=face(drawn.shown))
+    return phrase("mooki.event.card_drawn_unseen", seat=seat, pile=which)
 
 
 def _card_placed(event: pb.Event) -> Phrase:
     placed = event.card_placed
+    seat, owner = SeatArg(placed.seat), SeatArg(placed.collection_seat)
+    if not placed.HasField("face"):  # covered since: read again as a card (memory.py)
+        if placed.collection_seat != placed.seat:
+            return phrase("mooki.event.card_placed_on_unseen", seat=seat, owner=owner)
+        return phrase("mooki.event.card_placed_unseen", seat=seat)
     if placed.face.kind == pb.FACE_KIND_SPIDER:
-        return phrase("mooki.event.spider_placed", seat=SeatArg(placed.seat), owner=SeatArg(placed.collection_seat))
-    return phrase("mooki.event.card_placed", seat=SeatArg(placed.seat), face=face(placed.face))
+        return phrase("mooki.event.spider_placed", seat=seat, owner=owner)
+    return phrase("mooki.event.card_placed", seat=seat, face=face(placed.face))
 
 
 def _trophies_awarded(event: pb.Event) -> Phrase:
@@ -149,10 +158,14 @@ _MOVES = Memo[Hashable, Described]()
 
 def _draw(command: pb.Command, view: pb.View) -> Described:
     index = command.draw.pile
-    top = face(view.piles[index].top if index < len(view.piles) else pb.Face())
+    shown = index < len(view.piles) and view.piles[index].HasField("top")
+    top = face(view.piles[index].top) if shown else _UNKNOWN_FACE
 
     def make() -> Described:
-        label = phrase("mooki.command.draw", pile=pile(index), shown=top)
+        if shown:
+            label = phrase("mooki.command.draw", pile=pile(index), shown=top)
+        else:  # a past version's pile, whose face the table no longer shows (memory.py)
+            label = phrase("mooki.command.draw_unseen", pile=pile(index))
         return Described(label, (Step(StepRole.PIECE, "pile", str(index), label),))
 
     return _MOVES.get(("draw", index, top), make)
@@ -161,7 +174,11 @@ def _draw(command: pb.Command, view: pb.View) -> Described:
 def _place(command: pb.Command, view: pb.View) -> Described:
     side = command.place.side
     drawn = view.drawn
-    kept = face(drawn.shown if side == pb.SIDE_SHOWN else drawn.hidden)
+    which: Literal["shown", "hidden"] = "shown" if side == pb.SIDE_SHOWN else "hidden"
+    if not drawn.HasField(which):  # a past version's card, whose faces the table no longer shows
+        unseen = phrase(f"mooki.command.place_{which}_unseen")
+        return Described(unseen, (Step(StepRole.PIECE, "side", pb.Side.Name(side), unseen),))
+    kept = face(getattr(drawn, which))
     step = Step(StepRole.PIECE, "side", pb.Side.Name(side), kept)
     if kept.key == "mooki.face.spider":
         opponent = next((c.seat for c in view.collections if c.seat != drawn.seat), drawn.seat)

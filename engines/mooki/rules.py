@@ -230,12 +230,14 @@ def scoring_to_proto(scoring: Scoring) -> pb.TrophiesAwarded:
 def _game_started(state: MookiState, started: pb.GameStarted) -> MookiState:
     """The two piles are dealt; the youngest player begins."""
     DATA.require(started.data_digest)
+    piles = tuple(PILE_CARDS.of_field(pile, "cards") for pile in started.piles)
     return MookiState(
         phase=pb.PHASE_DRAW,
         stars=tuple(trophy.stars for trophy in started.stars),
         youngest_seat=started.youngest_seat,
         active_seat=started.first_seat,
-        piles=tuple(PILE_CARDS.of_field(pile, "cards") for pile in started.piles),
+        piles=piles,
+        dealt=piles,
         options=own_copy(started.options),
     )
 

@@ -74,6 +74,7 @@ class MookiState:
     youngest_seat: int = 0
     active_seat: int = 0
     piles: tuple[tuple[PileCard, ...], ...] = ()  # top card first
+    dealt: tuple[tuple[PileCard, ...], ...] = ()  # the piles as dealt, top card first (engines/mooki/memory.py)
     collections: tuple[tuple[Placed, ...], ...] = ((), ())  # bottom card first
     drawn: Drawn | None = None
     scoring: Scoring | None = None

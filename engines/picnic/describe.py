@@ -70,6 +70,8 @@ _TILE_NAMES = {
 _WITH_VALUE = (pb.TILE_KIND_FACTEUR, pb.TILE_KIND_FRIEND, pb.TILE_KIND_DRAGON)
 _TILES: dict[tuple[int, int], Phrase] = {}
 _SHELTERS = {pb.SHELTER_TENT: "picnic.event.rain_fell_tent", pb.SHELTER_HOUSE: "picnic.event.rain_fell"}
+# Where the Rain tile went: back to its place (told), back to a place for the players to
+# remember (place_hidden, engines/picnic/memory.py), or out of the game (left_game).
 _LOSSES = {pb.LOSS_REASON_DRAGON: "picnic.event.game_lost_dragon", pb.LOSS_REASON_NIGHT: "picnic.event.game_lost_night"}
 
 
@@ -138,6 +140,8 @@ def _game_started(event: pb.Event) -> Phrase:
 
 def _tile_drawn(event: pb.Event) -> Phrase:
     drawn = event.tile_drawn
+    if drawn.place_hidden:  # read again while it lies face down there: its place is for memory
+        return phrase("picnic.event.tile_drawn_somewhere", seat=SeatArg(drawn.seat), tile=tile(drawn.tile))
     return phrase(
         "picnic.event.tile_drawn", seat=SeatArg(drawn.seat), place=NumberArg(drawn.place), tile=tile(drawn.tile)
     )
@@ -173,6 +177,10 @@ def _friend_invited(event: pb.Event) -> Phrase:
 def _rain_fell(event: pb.Event) -> Phrase:
     rain = event.rain_fell
     key = _SHELTERS.get(rain.shelter, "picnic.event.rain_fell")
+    if rain.left_game:
+        return phrase(f"{key}_gone", cell=cell(rain.cell))
+    if rain.place_hidden:
+        return phrase(f"{key}_hidden", cell=cell(rain.cell))
     return phrase(key, place=NumberArg(rain.place), cell=cell(rain.cell))
 
 

@@ -34,25 +34,36 @@ STATUS_NAMES = {
 
 
 def redact(
-    engine: AnyEngine, event: game_pb2.Event, viewer: Viewer, audience: Audience | None = None
+    engine: AnyEngine,
+    event: game_pb2.Event,
+    viewer: Viewer,
+    audience: Audience | None = None,
+    now: Any = None,
 ) -> game_pb2.Event | None:
     """The event as `viewer` may see it (None: not at all); only the admin sees the
-    command. With an `audience`, described for it from what the viewer may see."""
+    command. With an `audience`, described for it from what the viewer may see. With
+    `now` (the game's state now), a past event read again: as the viewer may recall it
+    there (`Engine.recall`: the game's memory rule), not as it was seen live."""
     if audience is None and (event.HasField("table") or event.HasField("history_loss")):
         return event
     if viewer.is_admin and audience is None:
         return event if engine.redact(envelopes.event_payload(event), viewer) is not None else None
     out = game_pb2.Event()
-    return out if redact_into(out, engine, event, viewer, audience) else None
+    return out if redact_into(out, engine, event, viewer, audience, now) else None
 
 
 def redact_into(
-    out: game_pb2.Event, engine: AnyEngine, event: game_pb2.Event, viewer: Viewer, audience: Audience | None
+    out: game_pb2.Event,
+    engine: AnyEngine,
+    event: game_pb2.Event,
+    viewer: Viewer,
+    audience: Audience | None,
+    now: Any = None,
 ) -> bool:
     """Writes the event as `viewer` may see it into `out` (empty); False when the viewer
     may not see it at all (then `out` stays empty). A table event (who sits and plays
     where) is no secret: everyone sees it whole; nor is a placeholder or notice of lost
-    versions (no move)."""
+    versions (no move). `now`: as redact says."""
     if event.HasField("table") or event.HasField("history_loss"):
         out.CopyFrom(event)
         if audience is not None:
@@ -62,7 +73,7 @@ def redact_into(
                 describe_loss(out, audience)
         return True
     payload = envelopes.event_payload(event)
-    redacted = engine.redact(payload, viewer)
+    redacted = engine.redact(payload, viewer) if now is None else engine.recall(payload, now, viewer)
     if redacted is None:
         return False
     out.CopyFrom(event)
@@ -81,10 +92,12 @@ def events_into(
     events: Sequence[game_pb2.Event],
     viewer: Viewer,
     audience: Audience | None,
+    now: Any = None,
 ) -> None:
-    """Appends the events as `viewer` may see them (those it may) to an answer's `out`."""
+    """Appends the events as `viewer` may see them (those it may) to an answer's `out`;
+    `now`: as redact says."""
     for event in events:
-        if not redact_into(out.add(), engine, event, viewer, audience):
+        if not redact_into(out.add(), engine, event, viewer, audience, now):
             del out[-1]
 
 
@@ -132,11 +145,16 @@ def view(live: LiveGame, state: Any, viewer: Viewer, seen: Message | None = None
 
 
 def shown(
-    live: LiveGame, state: Any, viewer: Viewer, audience: Audience
+    live: LiveGame, state: Any, viewer: Viewer, audience: Audience, now: Any = None
 ) -> tuple[game_pb2.GameView, list[game_pb2.Command]]:
-    """The viewer's view and legal commands (described), the view made once for both."""
-    seen = live.engine.view(state, viewer)
-    return view(live, state, viewer, seen), legal_commands(live.engine, state, viewer, audience, seen)
+    """The viewer's view and legal commands (described), the view made once for both.
+    With `now` (the game's state now, `state` being a past one), as the viewer may look
+    at that past again (`Engine.recall_view`: the game's memory rule)."""
+    engine = live.engine
+    seen = engine.view(state, viewer)
+    if now is not None and now is not state:
+        seen = engine.recall_view(seen, state, now, viewer)
+    return view(live, state, viewer, seen), legal_commands(engine, state, viewer, audience, seen)
 
 
 def shown_into(
@@ -146,10 +164,13 @@ def shown_into(
     state: Any,
     viewer: Viewer,
     audience: Audience,
+    now: Any = None,
 ) -> None:
     """shown(...) written into an answer's `view` and `legal_commands` fields (empty)."""
     engine = live.engine
     seen = engine.view(state, viewer)
+    if now is not None and now is not state:
+        seen = engine.recall_view(seen, state, now, viewer)
     getattr(view_out, engine.kind).CopyFrom(seen)
     payloads = _legal_payloads(engine, state, viewer)
     if payloads:
