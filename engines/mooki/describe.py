@@ -74,7 +74,10 @@ def pile(index: int) -> Phrase:
 
 
 def _game_started(event: pb.Event) -> Phrase:
-    return phrase("mooki.event.game_started", seat=SeatArg(event.game_started.first_seat))
+    started = event.game_started
+    # Nothing is said of ages when nobody gave one, nor named the youngest.
+    key = "mooki.event.game_started" if started.options.HasField("youngest_seat") else "mooki.event.game_started_unaged"
+    return phrase(key, seat=SeatArg(started.first_seat))
 
 
 def _card_drawn(event: pb.Event) -> Phrase:
@@ -127,7 +130,10 @@ def _game_finished(event: pb.Event) -> Phrase:
         "stars": NumberArg(stars[winner] if winner < len(stars) else 0),
         "other_stars": NumberArg(others[0] if others else 0),
     }
-    key = "mooki.event.game_finished_by_age" if finished.won_by_age else "mooki.event.game_finished"
+    key = "mooki.event.game_finished"
+    if finished.won_by_age:
+        by = "first" if finished.youngest_unknown else "age"
+        key = f"mooki.event.game_finished_by_{by}"
     return phrase(key, **args)
 
 
@@ -144,6 +150,13 @@ _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
     "game_finished": _game_finished,
     "game_stopped": _game_stopped,
 }
+
+
+def describe_outcome(view: pb.View) -> Phrase:
+    """How the game ended: the words of its last event (GameFinished, or GameStopped)."""
+    if view.HasField("stopped"):
+        return limits.stopped_phrase("mooki", view.stopped.event_limit)
+    return _game_finished(pb.Event(game_finished=view.result))
 
 
 def describe_event(event: pb.Event) -> Phrase:
@@ -215,6 +228,7 @@ def presets() -> list[tuple[str, pb.Options]]:
 DESCRIBER = Describer(
     kind="mooki",
     describe_event=describe_event,
+    describe_outcome=describe_outcome,
     describe_commands=describe_commands,
     event_kinds=frozenset(_EVENTS),
     command_kinds=frozenset(_COMMANDS),

@@ -65,6 +65,7 @@ class Result:
     stars: tuple[int, ...]
     winner: int
     won_by_age: bool
+    youngest_unknown: bool = False  # won by age, nobody's age known: the first player stood in
 
 
 @dataclass(frozen=True, slots=True)

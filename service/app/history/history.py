@@ -175,14 +175,15 @@ class History:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
         state = live.state if at == live.version else await self._games.state_at(live, at)
         status = live.engine.status(state)
+        audience = Audience.of(live.table.seats, request.locale)
         # A past version, as the viewer may look at it again now (the memory rule).
-        seen, legal = shown(live, state, viewer, Audience.of(live.table.seats, request.locale), live.state)
+        seen, legal = shown(live, state, viewer, audience, live.state)
         return game_service_pb2.ReplayGameResponse(
             at_version=at,
             version=live.version,
             status=status_code(status, live.table.started_at(at)),
             to_act=status.to_act,
-            outcome=outcome(live, status),
+            outcome=outcome(live, status, state, audience),
             view=seen,
             legal_commands=legal,
         )

@@ -214,7 +214,7 @@ class Appends:
             return STATUS_NAMES[status_code(ahead.status, ahead.table.started)], summary(ahead).SerializeToString()
         status = live.engine.status(decision.state)
         label = STATUS_NAMES[status_code(status)]
-        return label, summary_bytes(live, status, live.version + len(events), now)
+        return label, summary_bytes(live, status, live.version + len(events), now, decision.state)
 
 
 def preview(live: LiveGame, events: Sequence[game_pb2.Event]) -> LiveGame:

@@ -216,7 +216,7 @@ def submit_response(
     response.to_act.extend(status.to_act)
     response.replayed = replayed
     if status.finished:
-        response.outcome.CopyFrom(outcome(live, status))
+        response.outcome.CopyFrom(outcome(live, status, state, audience))
     else:
         response.outcome.SetInParent()  # present and empty, as outcome() makes it
     shown_into(response.view, response.legal_commands, live, state, viewer, audience, now)

@@ -11,7 +11,8 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from ludotheque.v1 import game_pb2
 
-from engines.contract import Role, Status, Viewer
+from engines.contract import ADMIN, Role, Status, Viewer
+from engines.describers import DESCRIBERS
 from engines.registry import AnyEngine
 from service.app.model import envelopes
 from service.app.model.live import LiveGame
@@ -21,7 +22,9 @@ from service.app.views.descriptions import (
     describe_loss,
     describe_table_event,
     described_commands,
+    stored_phrase,
 )
+from service.app.words.catalogs import DEFAULT_LOCALE
 
 if TYPE_CHECKING:
     from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
@@ -177,17 +180,38 @@ def shown_into(
         described_commands(engine.kind, payloads, seen, audience, into=commands_out)
 
 
-def outcome(live: LiveGame, status: Status) -> game_pb2.Outcome:
-    return outcome_of(status, live.table.seats)
+def outcome(live: LiveGame, status: Status, state: Any = None, audience: Audience | None = None) -> game_pb2.Outcome:
+    """The outcome of the live game at `state` (default: now), described for `audience`
+    (default: in English)."""
+    return outcome_of(status, live.table.seats, live.engine, live.state if state is None else state, audience)
 
 
-def outcome_of(status: Status, seats: Sequence[game_pb2.Seat]) -> game_pb2.Outcome:
-    """The outcome, its summary naming the seats' players."""
+def outcome_of(
+    status: Status, seats: Sequence[game_pb2.Seat], engine: AnyEngine, state: Any, audience: Audience | None = None
+) -> game_pb2.Outcome:
+    """The outcome of a game at `state` (whose status is `status`): its winners and
+    scores, its summary (English, naming the seats' players), and its description for
+    `audience` (default: in English): the words of the event that ended the game."""
     if not status.finished:
         return game_pb2.Outcome()
     names = [seat.name for seat in seats]
     summary = re.sub(r"\{(\d+)\}", lambda m: names[int(m.group(1))], status.summary)
-    return game_pb2.Outcome(winners=status.winners, scores=status.scores, summary=summary)
+    message = game_pb2.Outcome(winners=status.winners, scores=status.scores, summary=summary)
+    said = DESCRIBERS[engine.kind].describe_outcome(engine.view(state, ADMIN))
+    told = audience or Audience.of(seats, DEFAULT_LOCALE)
+    told.words.describe(said, told.names, into=message.description)
+    return message
+
+
+def reword_outcome(game: game_pb2.Game, locale: str) -> None:
+    """Tells a listed game's outcome again in `locale`, with the seats' names as the
+    listing shows them (none, once anonymised): a listing is stored with its words in
+    English (outcome phrases hold seats and numbers only: descriptions.stored_phrase)."""
+    if game.outcome.HasField("description"):
+        audience = Audience.of(game.seats, locale)
+        said = stored_phrase(game.outcome.description)
+        game.outcome.ClearField("description")
+        audience.words.describe(said, audience.names, into=game.outcome.description)
 
 
 def summary(live: LiveGame) -> game_pb2.Game:
@@ -198,14 +222,14 @@ def summary(live: LiveGame) -> game_pb2.Game:
     return game
 
 
-def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: int) -> bytes:
+def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: int, state: Any = None) -> bytes:
     """The summary (the game without any viewer's view) at `version`, encoded, from the
     fields that change only with the table (encoded once per revision of the table) and
     those that do: encoded messages concatenated parse as one (the store keeps them
     opaque; summary() parses them, which costs less than setting a dozen fields from
-    Python)."""
+    Python). `state`: the state `status` is of, when it is not the live game's yet."""
     tail = game_pb2.Game()
-    _summary_tail_into(tail, live, status, version, updated_at_ms)
+    _summary_tail_into(tail, live, status, version, updated_at_ms, state)
     return _summary_head(live) + tail.SerializeToString()
 
 
@@ -229,7 +253,9 @@ def _summary_head(live: LiveGame) -> bytes:
     return live.summary_head
 
 
-def _summary_tail_into(out: game_pb2.Game, live: LiveGame, status: Status, version: int, updated_at_ms: int) -> None:
+def _summary_tail_into(
+    out: game_pb2.Game, live: LiveGame, status: Status, version: int, updated_at_ms: int, state: Any = None
+) -> None:
     """Writes the summary's fields that change with every move into `out` (none set):
     one by one, as the constructor's keywords cost more."""
     out.status = status_code(status, live.table.started)
@@ -240,7 +266,7 @@ def _summary_tail_into(out: game_pb2.Game, live: LiveGame, status: Status, versi
     # Set in place: an Outcome and a Timestamp made only to be copied cost more than
     # the fields (an unfinished game's outcome is present and empty, as before).
     if status.finished:
-        out.outcome.CopyFrom(outcome(live, status))
+        out.outcome.CopyFrom(outcome(live, status, state))
     else:
         out.outcome.SetInParent()
     seconds, millis = divmod(updated_at_ms, 1000)
@@ -256,6 +282,8 @@ def game_message(live: LiveGame, viewer: Viewer, locale: str, now_ms: int | None
     if table.started:  # nothing to see or play before the deal
         audience = Audience.of(table.seats, locale)
         shown_into(game.view, game.legal_commands, live, live.state, viewer, audience)
+        if live.status.finished:  # its words in the caller's language
+            game.outcome.CopyFrom(outcome(live, live.status, live.state, audience))
     if table.clock is not None and now_ms is not None:
         del game.seats[:]
         game.seats.extend(table.seat_messages(now_ms))
@@ -274,6 +302,7 @@ def anonymised(game: game_pb2.Game) -> None:
         seat.ClearField("name")
         seat.ClearField("age")
     game.outcome.ClearField("summary")
+    reword_outcome(game, DEFAULT_LOCALE)  # without the names
 
 
 def status_code(status: Status, started: bool = True) -> game_pb2.GameStatus.ValueType:

@@ -261,7 +261,8 @@ class Options(_message.Message):
     stars), named outright: it wins over the seats' ages. Unset: the seat with
     the lowest age among the seats that give one (the first of equals; a seat
     without an age, such as a bot, is never taken for the youngest), or seat 0
-    when no seat gives an age.
+    when no seat gives an age: then the resolved options leave it unset, and
+    the game says nothing of ages (seat 0 starts and wins a tie in stars).
     """
     open_history: _builtins.bool
     """"Help my memory": the history stays open during the game. Off (the
@@ -735,10 +736,15 @@ class GameFinished(_message.Message):
     STARS_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     WON_BY_AGE_FIELD_NUMBER: _builtins.int
+    YOUNGEST_UNKNOWN_FIELD_NUMBER: _builtins.int
     winner: _builtins.int
     """The winning seat."""
     won_by_age: _builtins.bool
     """True when the stars were level and the youngest player won."""
+    youngest_unknown: _builtins.bool
+    """With won_by_age: no seat gave an age nor was named the youngest, so the
+    tie went to seat 0, the player who started.
+    """
     @_builtins.property
     def stars(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Each seat's stars."""
@@ -749,10 +755,11 @@ class GameFinished(_message.Message):
         stars: _abc.Iterable[_builtins.int] | None = ...,
         winner: _builtins.int = ...,
         won_by_age: _builtins.bool = ...,
+        youngest_unknown: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["stars", b"stars", "winner", b"winner", "won_by_age", b"won_by_age"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["stars", b"stars", "winner", b"winner", "won_by_age", b"won_by_age", "youngest_unknown", b"youngest_unknown"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
