@@ -58,4 +58,4 @@ def test_the_descriptions_tour_says_it_in_french(tmp_path: Path) -> None:
     done = run_against_a_server(sh_block_after("Descriptions, languages and choices"), tmp_path)
     assert done.returncode == 0, done.stderr
     assert '"Le pique-nique de Facteur Souris"' in done.stdout and '"first_game"' in done.stdout
-    assert '"say":"Piocher une carte"' in done.stdout and "Manche 1 : cinq cartes chacun" in done.stdout
+    assert '"say":"Piocher une carte"' in done.stdout and "Manche 1 : cinq cartes par personne" in done.stdout
