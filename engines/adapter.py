@@ -68,9 +68,10 @@ class Memory(Protocol[S_contra, E, V]):
         ...
 
     def recall(self, event: E, redacted: E, state: S_contra, viewer: Viewer) -> E:
-        """`redacted` (`event` as redact gave it to `viewer`, a copy of its own) less
-        what the table does not show in `state`; `event`, as stored, says which card or
-        tile it speaks of. May change `redacted` and return it."""
+        """`redacted` (`event` as redact gave it to `viewer`) less what the table does not
+        show in `state`: itself when nothing is to hide, else a copy (never changed: it
+        may be the stored event itself); `event`, as stored, says which card or tile it
+        speaks of."""
         ...
 
     def recall_view(self, view: V, then: S_contra, now: S_contra, viewer: Viewer) -> V:
@@ -160,13 +161,13 @@ class GameEngine(Generic[S, C, E, Opt, V]):
         if redacted is None or not self._remembers(state, viewer):
             return redacted
         assert self._memory is not None
-        return self._memory.recall(event, _own(redacted, event), state, viewer)
+        return self._memory.recall(event, redacted, state, viewer)
 
     def recall_view(self, view: V, then: S, now: S, viewer: Viewer) -> V:
         if not self._remembers(now, viewer):
             return view
         assert self._memory is not None
-        return self._memory.recall_view(_own(view), then, now, viewer)
+        return self._memory.recall_view(_copy(view), then, now, viewer)
 
     def _remembers(self, state: S, viewer: Viewer) -> bool:
         """Whether the memory rule holds: never once the game is over (a stopped game
@@ -191,11 +192,7 @@ class GameEngine(Generic[S, C, E, Opt, V]):
 M = TypeVar("M", bound=Message)
 
 
-def _own(message: M, shared: Message | None = None) -> M:
-    """`message`, or a copy of it when it may be shared: always when `shared` is not
-    given, else when it is `shared` itself (redact returns a stored event untouched)."""
-    if shared is not None and message is not shared:
-        return message
+def _copy(message: M) -> M:
     copy = type(message)()
     copy.CopyFrom(message)
     return copy

@@ -64,24 +64,28 @@ def _forget(message: Message, field: str, face: CardSide | None, seen: frozenset
 
 def recall(event: pb.Event, redacted: pb.Event, state: MookiState, viewer: Viewer) -> pb.Event:
     """`redacted` with every face the table no longer shows unset (`event`, as stored,
-    names each card)."""
+    names each card): a copy, for the events that tell faces."""
     kind = event.WhichOneof("kind")
+    if kind not in ("game_started", "card_drawn", "card_placed"):
+        return redacted
     seen = on_the_table(state, viewer)
+    recalled = pb.Event()
+    recalled.CopyFrom(redacted)
     if kind == "game_started":
-        for pile, told in zip(event.game_started.piles, redacted.game_started.piles, strict=True):
+        for pile, told in zip(event.game_started.piles, recalled.game_started.piles, strict=True):
             top = (pile.cards[0].card_id, pb.SIDE_SHOWN) if pile.cards else None
             _forget(told, "top", top, seen)
     elif kind == "card_drawn":
-        drawn, told_drawn = event.card_drawn, redacted.card_drawn
+        drawn, told_drawn = event.card_drawn, recalled.card_drawn
         _forget(told_drawn, "shown", (drawn.card_id, pb.SIDE_SHOWN), seen)
         _forget(told_drawn, "hidden", (drawn.card_id, pb.SIDE_HIDDEN), seen)
         below = _below(state, drawn.pile, drawn.card_id)
         _forget(told_drawn, "revealed", None if below is None else (below, pb.SIDE_SHOWN), seen)
-    elif kind == "card_placed":
-        placed, told_placed = event.card_placed, redacted.card_placed
+    else:
+        placed, told_placed = event.card_placed, recalled.card_placed
         _forget(told_placed, "face", (placed.card_id, placed.side), seen)
         _forget(told_placed, "other_face", (placed.card_id, _other(placed.side)), seen)
-    return redacted
+    return recalled
 
 
 def _below(state: MookiState, pile: int, card_id: int) -> int | None:

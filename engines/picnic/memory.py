@@ -35,12 +35,14 @@ def face_down_again(state: PicnicState, place: int) -> bool:
 def recall(event: pb.Event, redacted: pb.Event, state: PicnicState, viewer: Viewer) -> pb.Event:
     """`redacted` without the place of a tile that lies face down there again now."""
     kind = event.WhichOneof("kind")
-    if kind in ("tile_drawn", "rain_fell"):
-        told = getattr(redacted, kind)
-        if face_down_again(state, told.place):
-            told.ClearField("place")
-            told.place_hidden = True
-    return redacted
+    if kind not in ("tile_drawn", "rain_fell") or not face_down_again(state, getattr(event, kind).place):
+        return redacted
+    copy = pb.Event()
+    copy.CopyFrom(redacted)
+    told = getattr(copy, kind)
+    told.ClearField("place")
+    told.place_hidden = True
+    return copy
 
 
 def recall_view(view: pb.View, then: PicnicState, now: PicnicState, viewer: Viewer) -> pb.View:
