@@ -14,7 +14,7 @@ PILE_NAMES = ("left", "right")
 
 def face_text(face: pb.Face) -> str:
     if face.kind == pb.FACE_KIND_UNSPECIFIED:
-        return "?"
+        return "a card"  # a face the viewer may not see, or no longer (a past version: the memory rule)
     return str(Face.from_proto(face))
 
 
