@@ -3,10 +3,12 @@
 
 Each engines/<kind>/engine.py declares its game as a `GameEngine`: its kind and rules
 version, its seats, its messages, its rules (engines/<kind>/rules.py) and what each
-viewer sees (engines/<kind>/visibility.py), its bots and its event limit. What every
-game does alike is written here once: a game stopped at its event limit
-(engines/limits.py) refuses every command, offers none, shows itself over and stopped,
-and nothing changes it; `evolve_all` folds `evolve`."""
+viewer sees (engines/<kind>/visibility.py), what its players must remember
+(engines/<kind>/memory.py, for a game whose rules say so), its bots and its event
+limit. What every game does alike is written here once: a game stopped at its event
+limit (engines/limits.py) refuses every command, offers none, shows itself over and
+stopped, and nothing changes it; `evolve_all` folds `evolve`; a past event is read
+again as `redact` shows it, less what the memory rule hides while it holds."""
 
 from __future__ import annotations
 
@@ -56,6 +58,28 @@ class Visibility(Protocol[S_contra, E, V_co]):
     def redact(self, event: E, viewer: Viewer) -> E | None: ...
 
 
+class Memory(Protocol[S_contra, E, V]):
+    """What a game's players must remember (engines/<kind>/memory.py): the past read
+    again shows only what the table shows now."""
+
+    def holds(self, state: S_contra, viewer: Viewer) -> bool:
+        """Whether the rule holds for `viewer` in `state`: the game goes on, the viewer
+        is not the admin, and its options do not open the history."""
+        ...
+
+    def recall(self, event: E, redacted: E, state: S_contra, viewer: Viewer) -> E:
+        """`redacted` (`event` as redact gave it to `viewer`) less what the table does not
+        show in `state`: itself when nothing is to hide, else a copy (never changed: it
+        may be the stored event itself); `event`, as stored, says which card or tile it
+        speaks of."""
+        ...
+
+    def recall_view(self, view: V, then: S_contra, now: S_contra, viewer: Viewer) -> V:
+        """`view` (a copy of the viewer's view of `then`) less what the table does not
+        show in `now`. May change `view` and return it."""
+        ...
+
+
 class GameEngine(Generic[S, C, E, Opt, V]):
     """A game behind the engine contract: `Engine[S, C, E, Opt, V]`."""
 
@@ -73,12 +97,15 @@ class GameEngine(Generic[S, C, E, Opt, V]):
         default_event_limit: int,
         finished_phase: int,
         stopped_scores: Callable[[S], tuple[int, ...]] = lambda state: (),
+        memory: Memory[S, E, V] | None = None,
     ) -> None:
         """`seats`: how many players may sit (range(2, 5): two to four); `messages`: the
         game's Command, Event, Options and View; `state_type`: its state class, whose
         instance made without arguments is the state before any event; `finished_phase`:
         the phase a View shows once the game is over; `stopped_scores`: the scores of a
-        game stopped at its event limit, as they stood (none by default)."""
+        game stopped at its event limit, as they stood (none by default); `memory`: what
+        its players must remember, if its rules say so (none: the past reads as it
+        happened)."""
         self.kind = kind
         self.rules_version = rules_version
         self.min_seats, self.max_seats = seats[0], seats[-1]
@@ -91,6 +118,7 @@ class GameEngine(Generic[S, C, E, Opt, V]):
         self._visibility = visibility
         self._finished_phase = finished_phase
         self._stopped_scores = stopped_scores
+        self._memory = memory
 
     def resolve_options(self, options: Opt, seats: Sequence[SeatInfo]) -> Opt:
         return self._rules.resolve_options(options, seats)
@@ -128,6 +156,26 @@ class GameEngine(Generic[S, C, E, Opt, V]):
     def redact(self, event: E, viewer: Viewer) -> E | None:
         return self._visibility.redact(event, viewer)
 
+    def recall(self, event: E, state: S, viewer: Viewer) -> E | None:
+        redacted = self._visibility.redact(event, viewer)
+        if redacted is None or not self._remembers(state, viewer):
+            return redacted
+        assert self._memory is not None
+        return self._memory.recall(event, redacted, state, viewer)
+
+    def recall_view(self, view: V, then: S, now: S, viewer: Viewer) -> V:
+        if not self._remembers(now, viewer):
+            return view
+        assert self._memory is not None
+        return self._memory.recall_view(_copy(view), then, now, viewer)
+
+    def _remembers(self, state: S, viewer: Viewer) -> bool:
+        """Whether the memory rule holds: never once the game is over (a stopped game
+        included), nor for the admin."""
+        if self._memory is None or viewer.is_admin or isinstance(state, Stopped):
+            return False
+        return self._memory.holds(state, viewer)
+
     def status(self, state: S) -> Status:
         if isinstance(state, Stopped):
             return limits.status(state, self._stopped_scores(state))
@@ -139,3 +187,12 @@ class GameEngine(Generic[S, C, E, Opt, V]):
         event.game_stopped.SetInParent()
         event.game_stopped.event_limit = event_limit
         return [event]
+
+
+M = TypeVar("M", bound=Message)
+
+
+def _copy(message: M) -> M:
+    copy = type(message)()
+    copy.CopyFrom(message)
+    return copy

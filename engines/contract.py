@@ -9,11 +9,17 @@ An engine is a handful of pure functions over plain data (see DESIGN.md):
     view(state, viewer)                 -> what that viewer may see
     legal_commands(state, seat)         -> every command decide would accept now
     redact(event, viewer)               -> the event as that viewer may see it
+    recall(event, state, viewer)        -> a past event as that viewer may read it again now
+    recall_view(view, then, now, viewer) -> a past view as that viewer may look at it again now
     status(state)                       -> who acts, finished or not, outcome
     stop(state, event_limit)            -> the events that stop a game too long
 
 Commands, events, options and views are the game's protobuf messages; the state is
-the engine's own immutable Python value. Randomness comes only from the `rng`
+the engine's own immutable Python value. `redact` says what a viewer sees of an event
+as it happens; `recall`, what it may read of it again later, while the game stands
+at `state`: a game whose rules make players remember (Mooki Island's buried cards,
+the picnic's Rain tiles back in the lid) lets them read again only what its table
+shows now. Randomness comes only from the `rng`
 argument and its outcome is written into events, so folding the events again never
 draws a random number. Nothing here does I/O or reads a clock.
 """
@@ -201,6 +207,21 @@ class Engine(Protocol[S, C, E, Opt, V]):
 
     def redact(self, event: E, viewer: Viewer) -> E | None:
         """`event` as `viewer` may see it (None: not at all). Never mutates `event`."""
+        ...
+
+    def recall(self, event: E, state: S, viewer: Viewer) -> E | None:
+        """`event`, a past event of the game as stored (unredacted: it tells which card
+        or tile it speaks of), as `viewer` may read it again while the game stands at
+        `state`: what `redact` shows, less what the table no longer shows when the
+        game's memory rule holds (a face since covered, a tile face down again). Once
+        the game is over, for the admin, and in games without such a rule, `redact`.
+        Never mutates `event`."""
+        ...
+
+    def recall_view(self, view: V, then: S, now: S, viewer: Viewer) -> V:
+        """`view`, the viewer's view of a past state `then`, as the viewer may look at
+        it again while the game stands at `now` (ReplayGame at a past version): less
+        what the table no longer shows, as `recall` says. Never mutates `view`."""
         ...
 
     def status(self, state: S) -> Status:

@@ -19,6 +19,10 @@ class Describer:
     # One phrase per event, computed from the event as the viewer may see it (redacted):
     # nothing else, so a description never tells more than the event.
     describe_event: Callable[[Any], Phrase]
+    # How a finished game ended, from its view once it is over (every viewer's says it):
+    # the words of the event that ended it. Its arguments are seats (named "seat") and
+    # numbers only, so that a listing stored in one language is told again in another.
+    describe_outcome: Callable[[Any], Phrase]
     # The legal commands of one answer, as the seat's (or the admin's) view explains them.
     describe_commands: Callable[[Sequence[Any], Any], list[Described]]
     # The oneof fields of the game's Event and Command that the two functions above

@@ -11,8 +11,8 @@ from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.mooki.cards import Face, family_index
 from engines.mooki.rules import legal_commands
-from engines.mooki.scoring import tally
-from engines.mooki.state import MookiState
+from engines.mooki.scoring import cheapest_trophy, final_result, score, tally, trophies_won
+from engines.mooki.state import MookiState, Placed
 
 
 def random_bot(state: MookiState, seat: int, rng: random.Random) -> pb.Command:
@@ -40,24 +40,62 @@ def face_value(state: MookiState, seat: int, face: Face) -> float:
     return gain * state.stars[index]
 
 
+def final_score(state: MookiState, seat: int, face: Face) -> tuple[bool, int]:
+    """How the game ends if `seat` plays `face` as its last card: whether it wins, and
+    by how many stars (the end-of-game scoring, the Spider's penalty given back the
+    guide's way, the youngest winning a tie)."""
+    opponent = 1 - seat
+    collections = [list(collection) for collection in state.collections]
+    collections[opponent if face.is_spider else seat].append(Placed(-1, face, face, seat, pb.SIDE_SHOWN))
+    scoring = score(*tally(collections))
+    trophies = [list(trophies_won(scoring, each)) for each in range(len(collections))]
+    penalised = scoring.penalised_seat
+    if penalised is not None:
+        trophies[penalised].remove(cheapest_trophy(trophies[penalised], state.stars))
+    result = final_result(trophies, state.stars, state.youngest_seat)
+    return result.winner == seat, result.stars[seat] - result.stars[opponent]
+
+
+def _last_card(state: MookiState) -> bool:
+    """Whether the card in hand is the game's last: a pile is empty once it was drawn."""
+    return any(not pile for pile in state.piles)
+
+
 def greedy_bot(state: MookiState, seat: int, rng: random.Random) -> pb.Command:
     """Takes the pile whose showing face is worth most, keeps the better face of the
-    card, and gives back the cheapest trophy."""
+    card, and gives back the cheapest trophy. The last card is weighed by the game's
+    end: the face that wins (by most stars); and a last card that would not win is
+    left for the other pile, when it has cards."""
     if state.phase == pb.PHASE_DRAW:
-        values = [
-            (face_value(state, seat, pile[0].shown), rng.random(), index)
-            for index, pile in enumerate(state.piles)
-            if pile
-        ]
-        return pb.Command(draw=pb.Draw(pile=max(values)[2]))
+        return pb.Command(draw=pb.Draw(pile=_pile(state, seat, rng)))
     if state.phase == pb.PHASE_PLACE and state.drawn is not None:
         card = state.drawn.card
+        if _last_card(state):
+            side = (
+                pb.SIDE_HIDDEN
+                if final_score(state, seat, card.hidden) > final_score(state, seat, card.shown)
+                else pb.SIDE_SHOWN
+            )
+            return pb.Command(place=pb.Place(side=side))
         shown, hidden = face_value(state, seat, card.shown), face_value(state, seat, card.hidden)
         side = pb.SIDE_HIDDEN if hidden > shown else pb.SIDE_SHOWN
         return pb.Command(place=pb.Place(side=side))
     if state.phase == pb.PHASE_DISCARD_TROPHY:
         return pb.Command(discard_trophy=pb.DiscardTrophy(auto=True))
     return random_bot(state, seat, rng)
+
+
+def _pile(state: MookiState, seat: int, rng: random.Random) -> int:
+    """The pile to draw from: the one whose showing face is worth most; but a pile's
+    last card ends the game, so it is taken when its showing face wins, and left
+    otherwise while the other pile has cards."""
+    piles = [(index, pile) for index, pile in enumerate(state.piles) if pile]
+    going_on = [(index, pile) for index, pile in piles if len(pile) > 1]
+    for index, pile in piles:
+        if len(pile) == 1 and final_score(state, seat, pile[0].shown)[0]:
+            return index
+    values = [(face_value(state, seat, pile[0].shown), rng.random(), index) for index, pile in going_on or piles]
+    return max(values)[2]
 
 
 BOTS = {"random": random_bot, "greedy": greedy_bot}

@@ -6,7 +6,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines import limits
 from engines.adapter import GameEngine
-from engines.mooki import bots, rules, visibility
+from engines.mooki import bots, memory, rules, visibility
 from engines.mooki.cards import SEAT_COUNT
 from engines.mooki.data import RULES_VERSION
 from engines.mooki.state import MookiState
@@ -22,6 +22,7 @@ ENGINE: GameEngine[MookiState, pb.Command, pb.Event, pb.Options, pb.View] = Game
     state_type=MookiState,
     rules=rules,
     visibility=visibility,
+    memory=memory,
     bots=bots.BOTS,
     # Games end after 74 events at most (36 cards: a draw and a place each, then the
     # scoring); a server stops one at 1,000 only when configured below that.

@@ -57,7 +57,8 @@ def resolve_options(options: pb.Options, seats: Sequence[SeatInfo]) -> pb.Option
             raise InvalidSetup(f"youngest_seat must be 0 or 1, not {resolved.youngest_seat}.")
     else:
         youngest = youngest_by_age(seats)
-        resolved.youngest_seat = 0 if youngest is None else youngest
+        if youngest is not None:  # else left unset: nobody is known to be the youngest, seat 0 stands in
+            resolved.youngest_seat = youngest
     return resolved
 
 
@@ -204,9 +205,14 @@ def must_choose(trophies: Sequence[FamilyId]) -> bool:
 
 def _finish(state: MookiState, trophies: Sequence[Sequence[FamilyId]]) -> pb.Event:
     result = final_result(trophies, state.stars, state.youngest_seat)
-    return pb.Event(
-        game_finished=pb.GameFinished(stars=result.stars, winner=result.winner, won_by_age=result.won_by_age)
-    )
+    finished = pb.GameFinished(stars=result.stars, winner=result.winner, won_by_age=result.won_by_age)
+    # Nobody is known to be the youngest: the first player stood in (decision 3).
+    finished.youngest_unknown = result.won_by_age and not _youngest_known(state)
+    return pb.Event(game_finished=finished)
+
+
+def _youngest_known(state: MookiState) -> bool:
+    return state.options is not None and state.options.HasField("youngest_seat")
 
 
 def _opponent(seat: int) -> int:
@@ -230,12 +236,14 @@ def scoring_to_proto(scoring: Scoring) -> pb.TrophiesAwarded:
 def _game_started(state: MookiState, started: pb.GameStarted) -> MookiState:
     """The two piles are dealt; the youngest player begins."""
     DATA.require(started.data_digest)
+    piles = tuple(PILE_CARDS.of_field(pile, "cards") for pile in started.piles)
     return MookiState(
         phase=pb.PHASE_DRAW,
         stars=tuple(trophy.stars for trophy in started.stars),
         youngest_seat=started.youngest_seat,
         active_seat=started.first_seat,
-        piles=tuple(PILE_CARDS.of_field(pile, "cards") for pile in started.piles),
+        piles=piles,
+        dealt=piles,
         options=own_copy(started.options),
     )
 
@@ -288,7 +296,7 @@ def _trophy_discarded(state: MookiState, lost: pb.TrophyDiscarded) -> MookiState
 
 def _game_finished(state: MookiState, finished: pb.GameFinished) -> MookiState:
     """The most stars win; on a tie, the youngest player."""
-    result = Result(tuple(finished.stars), finished.winner, finished.won_by_age)
+    result = Result(tuple(finished.stars), finished.winner, finished.won_by_age, finished.youngest_unknown)
     return replace(state, phase=pb.PHASE_FINISHED, result=result)
 
 

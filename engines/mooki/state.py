@@ -65,6 +65,7 @@ class Result:
     stars: tuple[int, ...]
     winner: int
     won_by_age: bool
+    youngest_unknown: bool = False  # won by age, nobody's age known: the first player stood in
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +75,7 @@ class MookiState:
     youngest_seat: int = 0
     active_seat: int = 0
     piles: tuple[tuple[PileCard, ...], ...] = ()  # top card first
+    dealt: tuple[tuple[PileCard, ...], ...] = ()  # the piles as dealt, top card first (engines/mooki/memory.py)
     collections: tuple[tuple[Placed, ...], ...] = ((), ())  # bottom card first
     drawn: Drawn | None = None
     scoring: Scoring | None = None

@@ -63,7 +63,14 @@ def view(state: MookiState, viewer: Viewer) -> pb.View:
         message.discarded.CopyFrom(pb.TrophyDiscarded(seat=seat_, family=family, auto=auto))
     if state.result is not None:
         result = state.result
-        message.result.CopyFrom(pb.GameFinished(stars=result.stars, winner=result.winner, won_by_age=result.won_by_age))
+        message.result.CopyFrom(
+            pb.GameFinished(
+                stars=result.stars,
+                winner=result.winner,
+                won_by_age=result.won_by_age,
+                youngest_unknown=result.youngest_unknown,
+            )
+        )
     return message
 
 

@@ -70,6 +70,8 @@ _TILE_NAMES = {
 _WITH_VALUE = (pb.TILE_KIND_FACTEUR, pb.TILE_KIND_FRIEND, pb.TILE_KIND_DRAGON)
 _TILES: dict[tuple[int, int], Phrase] = {}
 _SHELTERS = {pb.SHELTER_TENT: "picnic.event.rain_fell_tent", pb.SHELTER_HOUSE: "picnic.event.rain_fell"}
+# Where the Rain tile went: back to its place (told), back to a place for the players to
+# remember (place_hidden, engines/picnic/memory.py), or out of the game (left_game).
 _LOSSES = {pb.LOSS_REASON_DRAGON: "picnic.event.game_lost_dragon", pb.LOSS_REASON_NIGHT: "picnic.event.game_lost_night"}
 
 
@@ -108,6 +110,12 @@ def _name(cell: int) -> str:
     return name
 
 
+def lid_place(index: int) -> TextArg:
+    """A place of the lid: its number for programs (as Draw.place, from 0), and for
+    people counted from 1, as a page shows the lid ("place 1" is the first)."""
+    return TextArg(str(index), str(index + 1))
+
+
 def cell(index: int) -> TextArg:
     """A space: its id, shown by its name ("C4")."""
     return TextArg(str(index), _name(index))
@@ -138,8 +146,10 @@ def _game_started(event: pb.Event) -> Phrase:
 
 def _tile_drawn(event: pb.Event) -> Phrase:
     drawn = event.tile_drawn
+    if drawn.place_hidden:  # read again while it lies face down there: its place is for memory
+        return phrase("picnic.event.tile_drawn_somewhere", seat=SeatArg(drawn.seat), tile=tile(drawn.tile))
     return phrase(
-        "picnic.event.tile_drawn", seat=SeatArg(drawn.seat), place=NumberArg(drawn.place), tile=tile(drawn.tile)
+        "picnic.event.tile_drawn", seat=SeatArg(drawn.seat), place=lid_place(drawn.place), tile=tile(drawn.tile)
     )
 
 
@@ -156,13 +166,21 @@ def _tile_discarded(event: pb.Event) -> Phrase:
 
 
 def _facteur_moved(event: pb.Event) -> Phrase:
+    """Who walked him, with which tile: the one drawn, or the one kept."""
     moved = event.facteur_moved
-    return phrase("picnic.event.facteur_moved", route=route(moved.start, moved.route))
+    key = "picnic.event.facteur_moved_kept" if moved.source == pb.TILE_SOURCE_KEPT else "picnic.event.facteur_moved"
+    return phrase(key, seat=SeatArg(moved.seat), route=route(moved.start, moved.route), tile=tile(moved.tile))
 
 
 def _friend_moved(event: pb.Event) -> Phrase:
     walked = event.friend_moved
-    return phrase("picnic.event.friend_moved", friend=friend(walked.friend), route=route(walked.start, walked.route))
+    return phrase(
+        "picnic.event.friend_moved",
+        seat=SeatArg(walked.seat),
+        friend=friend(walked.friend),
+        route=route(walked.start, walked.route),
+        tile=tile(walked.tile),
+    )
 
 
 def _friend_invited(event: pb.Event) -> Phrase:
@@ -173,7 +191,11 @@ def _friend_invited(event: pb.Event) -> Phrase:
 def _rain_fell(event: pb.Event) -> Phrase:
     rain = event.rain_fell
     key = _SHELTERS.get(rain.shelter, "picnic.event.rain_fell")
-    return phrase(key, place=NumberArg(rain.place), cell=cell(rain.cell))
+    if rain.left_game:
+        return phrase(f"{key}_gone", cell=cell(rain.cell))
+    if rain.place_hidden:
+        return phrase(f"{key}_hidden", cell=cell(rain.cell))
+    return phrase(key, place=lid_place(rain.place), cell=cell(rain.cell))
 
 
 def _tent_built(event: pb.Event) -> Phrase:
@@ -225,6 +247,16 @@ _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
     "game_lost": _game_lost,
     "game_stopped": _game_stopped,
 }
+
+
+def describe_outcome(view: pb.View) -> Phrase:
+    """How the game ended: the words of its last event (GameWon, GameLost, or GameStopped)."""
+    if view.HasField("stopped"):
+        return limits.stopped_phrase("picnic", view.stopped.event_limit)
+    invited = sum(friend.invited for friend in view.friends)
+    if view.result.won:
+        return _game_won(pb.Event(game_won=pb.GameWon(invited_count=invited)))
+    return _game_lost(pb.Event(game_lost=pb.GameLost(reason=view.result.reason, invited_count=invited)))
 
 
 def describe_event(event: pb.Event) -> Phrase:
@@ -290,7 +322,7 @@ def _draw(command: pb.Command, view: pb.View, table: _Table, tied: bool) -> Desc
 
     def make() -> Described:
         key = "picnic.command.draw_envelope" if back == pb.TILE_BACK_ENVELOPE else "picnic.command.draw"
-        label = phrase(key, place=NumberArg(place))
+        label = phrase(key, place=lid_place(place))
         return Described(label, (Step(StepRole.PIECE, "place", str(place), label),))
 
     return _MOVES.get(("draw", place, back), make)
@@ -419,6 +451,7 @@ def presets() -> list[tuple[str, pb.Options]]:
 DESCRIBER = Describer(
     kind="picnic",
     describe_event=describe_event,
+    describe_outcome=describe_outcome,
     describe_commands=describe_commands,
     event_kinds=frozenset(_EVENTS),
     command_kinds=frozenset(_COMMANDS),

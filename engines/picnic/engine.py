@@ -6,7 +6,7 @@ from ludotheque.picnic.v1 import picnic_pb2 as pb
 
 from engines import limits
 from engines.adapter import GameEngine
-from engines.picnic import bots, rules, visibility
+from engines.picnic import bots, memory, rules, visibility
 from engines.picnic.data import RULES_VERSION
 from engines.picnic.state import PicnicState
 
@@ -21,9 +21,11 @@ ENGINE: GameEngine[PicnicState, pb.Command, pb.Event, pb.Options, pb.View] = Gam
     state_type=PicnicState,
     rules=rules,
     visibility=visibility,
+    memory=memory,
     bots=bots.BOTS,
-    # Measured (scripts/game_lengths.py, picnic/2) over 300 games per seat count: greedy bots
-    # end within 108 events, random ones within 179.
+    # Measured (scripts/game_lengths.py, picnic/3) over 300 games per seat count: greedy bots
+    # end within 108 events, random ones within 135; players stalling on purpose within 156
+    # (every game ends: seeds/picnic/RULES.md, decision 20).
     default_event_limit=2_000,
     finished_phase=pb.PHASE_FINISHED,
 )

@@ -27,6 +27,9 @@ replace = replacer(PicnicState)
 
 MIN_SEATS, MAX_SEATS = 1, 4
 FRIENDS_NEEDED = 4
+# Rain tiles go back to the lid this many times in a game; after that, a Rain tile
+# that falls leaves the game (unless endless_rain), so that every game ends.
+RAIN_RETURNS = 10
 TENT_SITES = (pb.TENT_SITE_FACTEUR, pb.TENT_SITE_CHOSEN)
 PRESETS = (pb.PRESET_UNSPECIFIED, pb.PRESET_FIRST_GAME)
 SHELTERS = (pb.SHELTER_HOUSE, pb.SHELTER_TENT)
@@ -90,6 +93,8 @@ def decide(state: PicnicState, seat: int, command: pb.Command, rng: random.Rando
         raise RuleViolation("not_started", "The game has not been set up yet.")
     if state.phase == pb.PHASE_FINISHED:
         raise RuleViolation("game_over", "The game is over.")
+    if state.taking_effect:
+        raise RuleViolation("wrong_phase", "Not now: the tile just drawn is taking effect.")
     if seat != state.active_seat:
         raise RuleViolation("not_your_turn", f"It is seat {state.active_seat}'s turn, not seat {seat}'s.")
     action = command.WhichOneof("action")
@@ -175,11 +180,13 @@ def _take_shelter(state: PicnicState, seat: int, take: pb.TakeShelter) -> list[p
 
 
 def _rain(state: PicnicState, place: int, shelter: pb.Shelter.ValueType) -> list[pb.Event]:
-    """Facteur Souris runs to `shelter`, the Rain tile goes back to `place`, and a
-    friend standing at the shelter is invited: he arrives on its space."""
+    """Facteur Souris runs to `shelter`, the Rain tile goes back to `place` (once Rain
+    tiles went back RAIN_RETURNS times, it leaves the game instead), and a friend
+    standing at the shelter is invited: he arrives on its space."""
     board = state.board
     cell = state.tent if shelter == pb.SHELTER_TENT and state.tent is not None else board.house
-    events = [pb.Event(rain_fell=pb.RainFell(place=place, shelter=shelter, cell=cell))]
+    left_game = not _options(state).endless_rain and state.rains_back >= RAIN_RETURNS
+    events = [pb.Event(rain_fell=pb.RainFell(place=place, shelter=shelter, cell=cell, left_game=left_game))]
     return events + _invitations(state, [cell], pb.MEETING_FACTEUR_CAME)
 
 
@@ -501,8 +508,11 @@ def _friend_invited(state: PicnicState, invited: pb.FriendInvited) -> PicnicStat
 
 def _rain_fell(state: PicnicState, rain: pb.RainFell) -> PicnicState:
     """Facteur Souris runs to his shelter; the Rain tile goes back face down to the
-    very place it came from, which everyone saw."""
+    very place it came from, which everyone saw (or, once the Rain tiles went back
+    RAIN_RETURNS times, leaves the game)."""
     tile = _drawn_tile(state)
+    if rain.left_game:
+        return _played(state, facteur=rain.cell)
     return replace(
         state,
         phase=pb.PHASE_DRAW,
@@ -510,6 +520,7 @@ def _rain_fell(state: PicnicState, rain: pb.RainFell) -> PicnicState:
         facteur=rain.cell,
         drawn=None,
         rain_places=state.rain_places | {rain.place},
+        rains_back=state.rains_back + 1,
     )
 
 
@@ -605,6 +616,8 @@ def _kept_tile(state: PicnicState, seat: int) -> Tile:
 def legal_commands(state: PicnicState, seat: int) -> list[pb.Command]:
     if state.phase in (pb.PHASE_UNSPECIFIED, pb.PHASE_FINISHED) or seat != state.active_seat:
         return []
+    if state.taking_effect:
+        return []
     kept = state.kept[seat]
     commands: list[pb.Command] = []
     if state.phase == pb.PHASE_DRAW:
@@ -643,7 +656,8 @@ def _facteur_commands(state: PicnicState, source: pb.TileSource.ValueType, tile:
 
 def status(state: PicnicState) -> Status:
     if state.result is None:
-        return playing(state.active_seat if state.phase != pb.PHASE_UNSPECIFIED else None)
+        waiting = state.phase != pb.PHASE_UNSPECIFIED and not state.taking_effect
+        return playing(state.active_seat if waiting else None)
     everyone = tuple(range(state.seat_count))
     friends = state.invited_count
     if state.result.won:

@@ -47,12 +47,19 @@ class PicnicState:
     # Places where everyone saw a Rain tile go back face down. Never shown in a
     # view (players must remember); the bots remember perfectly.
     rain_places: frozenset[int] = frozenset()
+    rains_back: int = 0  # how many times a Rain tile went back to the lid
     result: Result | None = None
     options: pb.Options | None = None  # resolved; read-only by convention
 
     @property
     def board(self) -> Board:
         return BOARDS[self.board_id]
+
+    @property
+    def taking_effect(self) -> bool:
+        """Between the events of one move: the tile drawn takes effect with the move's
+        next events (a Rain without a choice of shelter, a Night...), nobody acts."""
+        return self.phase == pb.PHASE_DRAW and self.drawn is not None
 
     @property
     def invited_count(self) -> int:

@@ -196,6 +196,13 @@ _EVENTS: dict[str, Callable[[pb.Event], Phrase]] = {
 }
 
 
+def describe_outcome(view: pb.View) -> Phrase:
+    """How the game ended: the words of its last event (GameWon, or GameStopped)."""
+    if view.HasField("stopped"):
+        return limits.stopped_phrase("pirates", view.stopped.event_limit)
+    return _game_won(pb.Event(game_won=pb.GameWon(seat=view.winner, rounds=view.round)))
+
+
 def describe_event(event: pb.Event) -> Phrase:
     return _EVENTS[event.WhichOneof("kind") or ""](event)
 
@@ -272,6 +279,7 @@ def presets() -> list[tuple[str, pb.Options]]:
 DESCRIBER = Describer(
     kind="pirates",
     describe_event=describe_event,
+    describe_outcome=describe_outcome,
     describe_commands=describe_commands,
     event_kinds=frozenset(_EVENTS),
     command_kinds=frozenset(_COMMANDS),

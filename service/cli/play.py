@@ -17,19 +17,24 @@ import grpc
 from ludotheque import Client, localized_message
 from ludotheque.v1 import game_pb2
 
+from engines.phrases import Phrase
+from service.app.words.catalogs import catalogs
 from service.cli.config import SETTINGS, Config
 from service.cli.render import RENDERERS
 
+# The player at the terminal, named in its language ("You", « Toi »).
+YOU = "you"
 DEFAULT_SEATS = {
-    "mooki": ["You", "bot:greedy"],
-    "pirates": ["You", "bot:greedy", "bot:random"],
-    "picnic": ["You", "bot:greedy"],
+    "mooki": [YOU, "bot:greedy"],
+    "pirates": [YOU, "bot:greedy", "bot:random"],
+    "picnic": [YOU, "bot:greedy"],
 }
 
 
-def parse_seats(specs: Sequence[str]) -> list[dict[str, Any]]:
-    """The seats, bots of the same kind numbered so that they can be told apart."""
-    seats = [parse_seat(spec) for spec in specs]
+def parse_seats(specs: Sequence[str], locale: str = "") -> list[dict[str, Any]]:
+    """The seats, bots of the same kind numbered so that they can be told apart; the
+    names the terminal gives (bots, the player at it) in `locale`."""
+    seats = [parse_seat(spec, locale) for spec in specs]
     names = [seat["name"] for seat in seats]
     for index, seat in enumerate(seats):
         if seat.get("bot") and names.count(seat["name"]) > 1:
@@ -37,13 +42,17 @@ def parse_seats(specs: Sequence[str]) -> list[dict[str, Any]]:
     return seats
 
 
-def parse_seat(spec: str) -> dict[str, Any]:
-    """'Cléo', 'Cléo:6', 'bot:greedy', 'bot:greedy:7' or 'open' as a SeatSpec's fields."""
+def parse_seat(spec: str, locale: str = "") -> dict[str, Any]:
+    """'Cléo', 'Cléo:6', 'bot:greedy', 'bot:greedy:7', 'open' or 'you' (the player at the
+    terminal) as a SeatSpec's fields; a bot's name, and yours, in `locale`."""
     if spec == "open":
         return {"open": True}
+    words = catalogs().words(locale)
+    if spec == YOU:
+        return {"name": words.text(Phrase("seat.you"))}
     parts = spec.split(":")
     if parts[0] == "bot" and len(parts) in (2, 3):
-        seat: dict[str, Any] = {"name": f"{parts[1].capitalize()} bot", "bot": parts[1]}
+        seat: dict[str, Any] = {"name": words.text(Phrase(f"bot.name.{parts[1]}")), "bot": parts[1]}
         if len(parts) == 3:
             seat["age"] = int(parts[2])
         return seat
@@ -91,12 +100,12 @@ def play(
         if server is None:
             stdout.write("--join needs --server HOST:PORT: the server where the game is.\n")
             return 2
-        return _join(join, parse_seat(name or "You"), server, stdin, stdout, locale)
+        return _join(join, parse_seat(name or YOU, locale), server, stdin, stdout, locale)
     renderer = RENDERERS.get(kind or "")
     if kind is None or renderer is None:
         stdout.write(f"Unknown game {kind!r}: choose one of {', '.join(sorted(RENDERERS))}.\n")
         return 2
-    seats = parse_seats(seat_specs or DEFAULT_SEATS.get(kind, ["You", "bot:random"]))
+    seats = parse_seats(seat_specs or DEFAULT_SEATS.get(kind, [YOU, "bot:random"]), locale)
     clock = {"turn_seconds": turn_seconds} if turn_seconds else None
     if server is not None:
         return _play(kind, seats, clock, server, stdin, stdout, locale)
@@ -155,7 +164,8 @@ def _loop(lobby: Client, game_id: str, humans: dict[int, Client], stdin: TextIO,
         shown = _print_events(narrator, public, shown, stdout)
         if public.status == game_pb2.GAME_STATUS_FINISHED:
             stdout.write("\n" + renderer.render_view(_payload(public.view), public.seats, None) + "\n")
-            stdout.write(f"\nGame over. {public.outcome.summary}\n")
+            # How it ended, in the service's words in the player's language.
+            stdout.write(f"\nGame over. {public.outcome.description.text or public.outcome.summary}\n")
             return 0
         acting = [seat for seat in public.to_act if seat in humans]
         if not acting:

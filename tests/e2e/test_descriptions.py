@@ -10,8 +10,11 @@ import grpc
 import pytest
 from ludotheque import Client, localized_message
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
+from ludotheque.v1 import game_pb2
+from ludotheque.v1 import game_service_pb2 as api
 
 from engines.registry import ENGINES
+from tests.support.connect import Connect
 from tests.support.games import create_over_rest
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess
@@ -59,7 +62,7 @@ def test_server_sent_events_and_the_export_are_described(server: ServerProcess) 
     _, _, first = next(rest.events(f"/v1/games/{game_id}/events:stream?locale=fr"))
     assert (
         first["event"]["description"]["text"]
-        == "Les cartes sont mélangées en deux pioches. Cléo, le plus jeune, commence."
+        == "Les cartes sont mélangées en deux pioches. Cléo commence : c’est la personne la plus jeune."
     )
     log = (
         Rest(server.http, ADMIN_TOKEN).get(f"/v1/games/{game_id}:export", headers={"Accept-Language": "fr"}).json["log"]
@@ -74,7 +77,7 @@ def test_grpc_calls_play_sessions_and_errors_speak_the_metadata_language(server:
         assert cleo.get_game(created.game_id).legal_commands[0].description.text.startswith("Piocher")
         with pytest.raises(grpc.RpcError) as refused:
             robin.submit(created.game_id, mooki.Command(draw=mooki.Draw(pile=0)))
-        assert localized_message(refused.value) == "Ce n’est pas votre tour."
+        assert localized_message(refused.value) == "Ce n’est pas ton tour."
         assert refused.value.details() == "It is seat 0's turn, not seat 1's."  # for developers
         with cleo.play(created.game_id, views=True) as session:
             for message in session:
@@ -99,7 +102,7 @@ def test_errors_carry_their_message_key_and_words_over_rest(server: ServerProces
     assert details["LocalizedMessage"] == {
         "@type": "type.googleapis.com/google.rpc.LocalizedMessage",
         "locale": "fr",
-        "message": "Ce n’est pas votre tour.",
+        "message": "Ce n’est pas ton tour.",
     }
     missing = rest.get("/v1/games/nope?locale=fr").json
     [localized] = [d for d in missing["details"] if d["@type"].endswith("google.rpc.LocalizedMessage")]
@@ -148,3 +151,24 @@ def test_every_preset_creates_a_game(server: ServerProcess, kind: str) -> None:
         for preset in presets:
             created = lobby.create_game(kind, seats, getattr(preset.options, kind))
             assert created.game.options.WhichOneof("game") == kind
+
+
+def test_outcomes_come_described_in_the_callers_language_on_every_transport(server: ServerProcess) -> None:
+    """A game of bots, listed publicly, plays itself out when created: its outcome comes
+    with its words in the caller's language by gRPC, REST and Connect, and so does its
+    line in ListGames."""
+    bots = [{"name": "Cléo", "bot": "greedy", "age": 6}, {"name": "Robin", "bot": "random", "age": 38}]
+    with Client(server.target, locale="fr") as lobby:
+        created = lobby.create_game("mooki", bots, visibility=game_pb2.VISIBILITY_PUBLIC)
+        by_grpc = lobby.get_game(created.game_id).outcome.description
+        listed = next(g for g in lobby.list_games(kind="mooki").games if g.game_id == created.game_id)
+    assert by_grpc.key.startswith("mooki.event.game_finished") and " gagne " in by_grpc.text
+    assert listed.outcome.description == by_grpc
+    rest = Rest(server.http)
+    by_rest = rest.get(f"/v1/games/{created.game_id}", headers={"Accept-Language": "fr"}).json["outcome"]
+    assert by_rest["description"]["text"] == by_grpc.text
+    assert " wins " in rest.get(f"/v1/games/{created.game_id}").json["outcome"]["description"]["text"]
+    games = rest.get("/v1/games?kind=mooki&locale=fr").json["games"]
+    assert next(g for g in games if g["gameId"] == created.game_id)["outcome"]["description"]["text"] == by_grpc.text
+    reply = Connect(server.http).unary("GetGame", api.GetGameRequest(game_id=created.game_id, locale="fr"))
+    assert isinstance(reply, game_pb2.Game) and reply.outcome.description == by_grpc

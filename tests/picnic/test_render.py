@@ -37,8 +37,8 @@ def test_players_see_backs_and_the_admin_faces() -> None:
     state, _ = run(started(first=[RAIN]), 0, draw(0))
     player = render.render_view(ENGINE.view(state, Viewer.player(1)), SEATS, 1)
     admin = render.render_view(ENGINE.view(state, Viewer.admin()), SEATS, None)
-    assert "   0#  1#  2#" in player and "Rn" not in player
-    assert " 0#Rn " in admin
+    assert "   1#  2#  3#" in player and "Rn" not in player  # places counted from 1, as the words say
+    assert " 1#Rn " in admin
 
 
 def words_of_commands(view: pb.View, *commands: pb.Command) -> list[str]:
@@ -73,8 +73,8 @@ def test_moves_say_what_they_will_do() -> None:
     view = ENGINE.view(state, Viewer.player(0))
     taupe = pb.Command(move_facteur=pb.MoveFacteur(source=pb.TILE_SOURCE_DRAWN, route=[at("E6"), at("F6")]))
     walk, keep = words_of_commands(view, taupe, pb.Command(keep_tile=pb.KeepTile()))
-    assert walk == "Walk Facteur Souris D6 > E6 > F6 with the drawn Facteur Souris 2: invites Taupe"
-    assert keep == "Keep the drawn Facteur Souris 2 for later"
+    assert walk == "Walk Facteur Souris D6 > E6 > F6 with the drawn Facteur Souris 2 tile: invites Mole"
+    assert keep == "Keep the drawn Facteur Souris 2 tile for later"
     public = ENGINE.view(dealt(pb.Options(trap_rain=True)), Viewer.spectator())
     envelope = next(p.place for p in public.lid if p.back == pb.TILE_BACK_ENVELOPE)
     assert words_of_commands(public, draw(envelope))[0].endswith("(envelope back)")

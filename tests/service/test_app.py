@@ -197,7 +197,9 @@ async def test_a_missing_command_is_an_invalid_argument() -> None:
 @async_test
 async def test_a_retried_command_id_returns_the_first_result_and_plays_nothing_twice() -> None:
     app = new_app()
-    created = await create_game(app)
+    # With the history open: else the retry tells the first answer as Cléo may recall it
+    # now (the memory rule: tests/service/test_memory.py).
+    created = await app.games.create_game(create_request(options=mooki.Options(open_history=True)), "")
     cleo = created.seat_tokens[0]
     first = await app.moves.submit(submit(created.game_id, DRAW_LEFT, "draw-1"), cleo)
     await app.moves.submit(submit(created.game_id, PLACE_SHOWN, "place-1"), cleo)

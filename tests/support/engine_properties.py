@@ -113,8 +113,25 @@ def check_random_game(
         assert engine.legal_commands(state, seat) == [], "nothing is legal once the game is over"
     replayed = fold(engine, [type(e).FromString(e.SerializeToString()) for e in played.events])
     assert replayed == state, "replaying the events must give the live state"
+    _check_recalled_after_the_game(spec, played, len(seats))
     _check_stopped(spec, played.states[len(played.states) // 2], len(seats), rng)
     return played
+
+
+def _check_recalled_after_the_game(spec: GameSpec, played: PlayedGame, seat_count: int) -> None:
+    """The past read again (Engine.recall): once the game is over every viewer reads it
+    as it saw it happen (no memory rule holds any more); the admin always does. On a
+    sample of the events (every one would make the suite slow)."""
+    engine = spec.engine
+    over, half_way = played.states[-1], played.states[len(played.states) // 2]
+    sample = played.events[:: max(1, len(played.events) // 40)]
+    for viewer in viewers(seat_count):
+        for event in sample:
+            assert engine.recall(event, over, viewer) == engine.redact(event, viewer), "after the game, all is open"
+    for event in sample:
+        assert engine.recall(event, half_way, Viewer.admin()) == event, "the admin recalls everything"
+    then, admin = played.states[0], Viewer.admin()
+    assert engine.recall_view(engine.view(then, admin), then, half_way, admin) == engine.view(then, admin)
 
 
 def check_outcome(spec: GameSpec, state: Any) -> None:

@@ -76,7 +76,7 @@ describe("GameSession", () => {
     const cleo = started({ baseUrl: server.baseUrl, gameId, token: seatTokens[0], locale: "fr" });
     const turn = await until(cleo, (s) => s.legalCommands.length > 0, "Cléo's first turn");
     cleo.close();
-    assert.equal(turn.events[0]?.description?.key, "mooki.event.game_started");
+    assert.equal(turn.events[0]?.description?.key, "mooki.event.game_started_unaged"); // no ages given: none said
     const english = await lobby.withToken(seatTokens[0]).history(gameId);
     assert.notEqual(turn.events[0]?.description?.text, english[0]?.description?.text);
     assert.deepEqual(

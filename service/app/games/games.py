@@ -32,6 +32,7 @@ from service.app.views.views import (
     STATUS_NAMES,
     anonymised,
     game_message,
+    reword_outcome,
     status_code,
     summary,
     timestamp,
@@ -213,6 +214,7 @@ class Games:
                 del response.games[-1]  # listed by a store that lags behind its flag (never, today)
             else:
                 anonymised(game)
+            reword_outcome(game, request.locale)  # in the caller's language
         return response
 
     async def store_new_game(self, live: LiveGame, stored: Sequence[bytes], now: int) -> None:

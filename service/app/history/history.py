@@ -1,6 +1,12 @@
 """Use cases of a game's history: its events (a page, or followed live) and its state
 at any version (time travel), each as the caller may see them. A game takes at most so
-many spectators following it live in one process."""
+many spectators following it live in one process.
+
+The past read again is what the caller may recall of it now (`Engine.recall`,
+`Engine.recall_view`): while a game whose rules make players remember goes on, a page
+of events, a past version, and the events a stream or a Play session sends before it
+reaches the live tail show only what the table shows now; a live event, as it
+happens, shows what everybody saw then."""
 
 from __future__ import annotations
 
@@ -79,8 +85,9 @@ class History:
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
         audience = Audience.of(live.table.seats, request.locale)
+        now = live.state  # the past, as the viewer may recall it now
         for item in stored:
-            redacted = redact(live.engine, parse_event(item), viewer, audience)
+            redacted = redact(live.engine, parse_event(item), viewer, audience, now)
             if redacted is not None:
                 response.events.append(redacted)
         if stop < last:
@@ -124,6 +131,7 @@ class History:
         counted = viewer.role is Role.SPECTATOR
         self._spectators[game_id] += counted
         held_since = live.version  # the token was the seat's at this version
+        past = live.version  # events up to here are read again (recalled now); later ones come live
         audience = None if locale is None else LiveAudience(live, locale)
         self._metrics.subscriptions.inc()
         since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
@@ -137,7 +145,8 @@ class History:
                         if event.HasField("table") and event.version > live.version:
                             await self._games.refresh(live)  # who sits where: the names the words use
                         self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
-                        yield event, redact(live.engine, event, viewer, audience.now() if audience else None)
+                        now = live.state if event.version <= past else None
+                        yield event, redact(live.engine, event, viewer, audience.now() if audience else None, now)
                     if event.game_over:
                         return
                     if seat is not None and event.version > held_since and _left(event, seat):
@@ -169,13 +178,15 @@ class History:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
         state = live.state if at == live.version else await self._games.state_at(live, at)
         status = live.engine.status(state)
-        seen, legal = shown(live, state, viewer, Audience.of(live.table.seats, request.locale))
+        audience = Audience.of(live.table.seats, request.locale)
+        # A past version, as the viewer may look at it again now (the memory rule).
+        seen, legal = shown(live, state, viewer, audience, live.state)
         return game_service_pb2.ReplayGameResponse(
             at_version=at,
             version=live.version,
             status=status_code(status, live.table.started_at(at)),
             to_act=status.to_act,
-            outcome=outcome(live, status),
+            outcome=outcome(live, status, state, audience),
             view=seen,
             legal_commands=legal,
         )

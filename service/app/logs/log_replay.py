@@ -131,7 +131,7 @@ def _show(
             at_version=version,
             status=status_code(status, dealt_at == 0 or version > dealt_at),
             to_act=status.to_act,
-            outcome=outcome_of(status, seats),
+            outcome=outcome_of(status, seats, engine, state, audience),
             view=envelopes.view(engine.kind, seen),
             legal_commands=legal_commands(engine, state, viewer, audience, seen),
         )

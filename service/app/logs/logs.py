@@ -1,5 +1,5 @@
-"""Use cases of game logs: export a game's log as a viewer saw it, import a verified
-log as a new game."""
+"""Use cases of game logs: export a game's log as a viewer may read it (during the
+game, as it may recall it: `Engine.recall`), import a verified log as a new game."""
 
 from __future__ import annotations
 
@@ -61,8 +61,9 @@ class Logs:
             stored = await self._games.store.read(live.game_id, 1, live.version)
         log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
         audience = Audience.of(live.table.seats, request.locale)
+        now = live.state  # the log as the viewer may recall it now (the memory rule, during the game)
         for index, item in enumerate(stored, start=1):
-            redacted = redact(live.engine, parse_event(item), viewer, audience)
+            redacted = redact(live.engine, parse_event(item), viewer, audience, now)
             if redacted is not None:
                 log.events.append(redacted)
             if index % gamelog.EXPORT_SLICE == 0:

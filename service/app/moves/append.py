@@ -218,7 +218,7 @@ class Appends:
             return STATUS_NAMES[status_code(ahead.status, ahead.table.started)], summary(ahead).SerializeToString()
         status = live.engine.status(decision.state)
         label = STATUS_NAMES[status_code(status)]
-        return label, summary_bytes(live, status, live.version + count, now)
+        return label, summary_bytes(live, status, live.version + count, now, decision.state)
 
 
 async def preview(live: LiveGame, events: Sequence[game_pb2.Event]) -> LiveGame:

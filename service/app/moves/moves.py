@@ -204,7 +204,9 @@ def submit_response(
     replayed: bool = False,
 ) -> game_service_pb2.SubmitCommandResponse:
     """The answer to a command, in `locale`: the events redacted for the caller, their
-    view and legal commands."""
+    view and legal commands. A replayed answer tells the past again: as the caller may
+    recall it now (the game's memory rule)."""
+    now = live.state if replayed else None
     state = live.state if state is None else state
     status = live.engine.status(state)
     audience = Audience.of(live.table.seats, locale)
@@ -214,9 +216,9 @@ def submit_response(
     response.to_act.extend(status.to_act)
     response.replayed = replayed
     if status.finished:
-        response.outcome.CopyFrom(outcome(live, status))
+        response.outcome.CopyFrom(outcome(live, status, state, audience))
     else:
         response.outcome.SetInParent()  # present and empty, as outcome() makes it
-    shown_into(response.view, response.legal_commands, live, state, viewer, audience)
-    events_into(response.events, live.engine, events, viewer, audience)
+    shown_into(response.view, response.legal_commands, live, state, viewer, audience, now)
+    events_into(response.events, live.engine, events, viewer, audience, now)
     return response

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
+from engines.phrases import Phrase
 from service.app.access.auth import TokenAuthority
 from service.app.access.creators import ADMIN_CREATOR, recorded_creator
 from service.app.access.viewers import Viewers
@@ -34,6 +35,7 @@ from service.app.online.join_codes import normalized
 from service.app.online.online import Online
 from service.app.online.presence import rematch_key
 from service.app.views.views import game_message
+from service.app.words.catalogs import catalogs
 from service.store.base import GameExists
 
 REMATCH_LIFETIME_MS = 30 * 24 * 3600 * 1000  # how long "the rematch of this game" is remembered
@@ -166,7 +168,9 @@ class Seating:
             _check_waiting(live)
             free = table.open_seats
             changes = [
-                table_event(joined=game_pb2.SeatJoined(seat=seat, name=_bot_name(bot, n, len(free)), bot=bot))
+                table_event(
+                    joined=game_pb2.SeatJoined(seat=seat, name=_bot_name(bot, n, len(free), request.locale), bot=bot)
+                )
                 for n, seat in enumerate(free, start=1)
             ]
             seated = table.clone()
@@ -272,5 +276,6 @@ def _check_waiting(live: LiveGame) -> None:
         raise refusal("GAME_FULL", "Every seat of this game is taken: it has started.")
 
 
-def _bot_name(bot: str, number: int, count: int) -> str:
-    return f"{bot.capitalize()} bot" + (f" {number}" if count > 1 else "")
+def _bot_name(bot: str, number: int, count: int, locale: str) -> str:
+    """A bot's name in the host's language: "Greedy bot 2", « Robot malin 2 »."""
+    return catalogs().words(locale).text(Phrase(f"bot.name.{bot}")) + (f" {number}" if count > 1 else "")

@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from google.protobuf.message import Message
+from ludotheque.text.v1.description_pb2 import Description
 from ludotheque.v1 import choice_pb2, game_pb2
 
 from engines.describers import DESCRIBERS
-from engines.phrases import Described, NumberArg, Phrase, SeatArg, StepRole, TextArg, phrase
+from engines.phrases import Arg, Described, NumberArg, Phrase, SeatArg, StepRole, TextArg, phrase
 from service.app.model import envelopes
 from service.app.words.catalogs import Words, catalogs
 
@@ -94,6 +95,17 @@ def describe_event(kind: str, event: game_pb2.Event, payload: Message, audience:
     see it."""
     phrase = DESCRIBERS[kind].describe_event(payload)
     audience.words.describe(phrase, audience.names, into=event.description)
+
+
+def stored_phrase(description: Description) -> Phrase:
+    """The phrase a stored description was made of, when its arguments are seats (an
+    argument named "seat", whose value is the seat's index) and numbers only, as every
+    outcome's are (engines/describing.py): to tell it again in another language."""
+    args: dict[str, Arg] = {}
+    for name, arg in sorted(description.args.items()):
+        value = int(arg.value) if arg.value.lstrip("-").isdigit() else 0
+        args[name] = SeatArg(value) if name == "seat" else NumberArg(value)
+    return phrase(description.key, **args)
 
 
 # The keys of the events that record versions the event store lost (service/app/keeping/losses.py):

@@ -11,7 +11,8 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 from ludotheque.v1 import game_pb2
 
-from engines.contract import Role, Status, Viewer
+from engines.contract import ADMIN, Role, Status, Viewer
+from engines.describers import DESCRIBERS
 from engines.registry import AnyEngine
 from service.app.model import envelopes
 from service.app.model.live import LiveGame
@@ -21,7 +22,9 @@ from service.app.views.descriptions import (
     describe_loss,
     describe_table_event,
     described_commands,
+    stored_phrase,
 )
+from service.app.words.catalogs import DEFAULT_LOCALE
 
 if TYPE_CHECKING:
     from google.protobuf.internal.containers import RepeatedCompositeFieldContainer
@@ -34,25 +37,36 @@ STATUS_NAMES = {
 
 
 def redact(
-    engine: AnyEngine, event: game_pb2.Event, viewer: Viewer, audience: Audience | None = None
+    engine: AnyEngine,
+    event: game_pb2.Event,
+    viewer: Viewer,
+    audience: Audience | None = None,
+    now: Any = None,
 ) -> game_pb2.Event | None:
     """The event as `viewer` may see it (None: not at all); only the admin sees the
-    command. With an `audience`, described for it from what the viewer may see."""
+    command. With an `audience`, described for it from what the viewer may see. With
+    `now` (the game's state now), a past event read again: as the viewer may recall it
+    there (`Engine.recall`: the game's memory rule), not as it was seen live."""
     if audience is None and (event.HasField("table") or event.HasField("history_loss")):
         return event
     if viewer.is_admin and audience is None:
         return event if engine.redact(envelopes.event_payload(event), viewer) is not None else None
     out = game_pb2.Event()
-    return out if redact_into(out, engine, event, viewer, audience) else None
+    return out if redact_into(out, engine, event, viewer, audience, now) else None
 
 
 def redact_into(
-    out: game_pb2.Event, engine: AnyEngine, event: game_pb2.Event, viewer: Viewer, audience: Audience | None
+    out: game_pb2.Event,
+    engine: AnyEngine,
+    event: game_pb2.Event,
+    viewer: Viewer,
+    audience: Audience | None,
+    now: Any = None,
 ) -> bool:
     """Writes the event as `viewer` may see it into `out` (empty); False when the viewer
     may not see it at all (then `out` stays empty). A table event (who sits and plays
     where) is no secret: everyone sees it whole; nor is a placeholder or notice of lost
-    versions (no move)."""
+    versions (no move). `now`: as redact says."""
     if event.HasField("table") or event.HasField("history_loss"):
         out.CopyFrom(event)
         if audience is not None:
@@ -62,7 +76,7 @@ def redact_into(
                 describe_loss(out, audience)
         return True
     payload = envelopes.event_payload(event)
-    redacted = engine.redact(payload, viewer)
+    redacted = engine.redact(payload, viewer) if now is None else engine.recall(payload, now, viewer)
     if redacted is None:
         return False
     out.CopyFrom(event)
@@ -81,10 +95,12 @@ def events_into(
     events: Sequence[game_pb2.Event],
     viewer: Viewer,
     audience: Audience | None,
+    now: Any = None,
 ) -> None:
-    """Appends the events as `viewer` may see them (those it may) to an answer's `out`."""
+    """Appends the events as `viewer` may see them (those it may) to an answer's `out`;
+    `now`: as redact says."""
     for event in events:
-        if not redact_into(out.add(), engine, event, viewer, audience):
+        if not redact_into(out.add(), engine, event, viewer, audience, now):
             del out[-1]
 
 
@@ -132,11 +148,16 @@ def view(live: LiveGame, state: Any, viewer: Viewer, seen: Message | None = None
 
 
 def shown(
-    live: LiveGame, state: Any, viewer: Viewer, audience: Audience
+    live: LiveGame, state: Any, viewer: Viewer, audience: Audience, now: Any = None
 ) -> tuple[game_pb2.GameView, list[game_pb2.Command]]:
-    """The viewer's view and legal commands (described), the view made once for both."""
-    seen = live.engine.view(state, viewer)
-    return view(live, state, viewer, seen), legal_commands(live.engine, state, viewer, audience, seen)
+    """The viewer's view and legal commands (described), the view made once for both.
+    With `now` (the game's state now, `state` being a past one), as the viewer may look
+    at that past again (`Engine.recall_view`: the game's memory rule)."""
+    engine = live.engine
+    seen = engine.view(state, viewer)
+    if now is not None and now is not state:
+        seen = engine.recall_view(seen, state, now, viewer)
+    return view(live, state, viewer, seen), legal_commands(engine, state, viewer, audience, seen)
 
 
 def shown_into(
@@ -146,27 +167,51 @@ def shown_into(
     state: Any,
     viewer: Viewer,
     audience: Audience,
+    now: Any = None,
 ) -> None:
     """shown(...) written into an answer's `view` and `legal_commands` fields (empty)."""
     engine = live.engine
     seen = engine.view(state, viewer)
+    if now is not None and now is not state:
+        seen = engine.recall_view(seen, state, now, viewer)
     getattr(view_out, engine.kind).CopyFrom(seen)
     payloads = _legal_payloads(engine, state, viewer)
     if payloads:
         described_commands(engine.kind, payloads, seen, audience, into=commands_out)
 
 
-def outcome(live: LiveGame, status: Status) -> game_pb2.Outcome:
-    return outcome_of(status, live.table.seats)
+def outcome(live: LiveGame, status: Status, state: Any = None, audience: Audience | None = None) -> game_pb2.Outcome:
+    """The outcome of the live game at `state` (default: now), described for `audience`
+    (default: in English)."""
+    return outcome_of(status, live.table.seats, live.engine, live.state if state is None else state, audience)
 
 
-def outcome_of(status: Status, seats: Sequence[game_pb2.Seat]) -> game_pb2.Outcome:
-    """The outcome, its summary naming the seats' players."""
+def outcome_of(
+    status: Status, seats: Sequence[game_pb2.Seat], engine: AnyEngine, state: Any, audience: Audience | None = None
+) -> game_pb2.Outcome:
+    """The outcome of a game at `state` (whose status is `status`): its winners and
+    scores, its summary (English, naming the seats' players), and its description for
+    `audience` (default: in English): the words of the event that ended the game."""
     if not status.finished:
         return game_pb2.Outcome()
     names = [seat.name for seat in seats]
     summary = re.sub(r"\{(\d+)\}", lambda m: names[int(m.group(1))], status.summary)
-    return game_pb2.Outcome(winners=status.winners, scores=status.scores, summary=summary)
+    message = game_pb2.Outcome(winners=status.winners, scores=status.scores, summary=summary)
+    said = DESCRIBERS[engine.kind].describe_outcome(engine.view(state, ADMIN))
+    told = audience or Audience.of(seats, DEFAULT_LOCALE)
+    told.words.describe(said, told.names, into=message.description)
+    return message
+
+
+def reword_outcome(game: game_pb2.Game, locale: str) -> None:
+    """Tells a listed game's outcome again in `locale`, with the seats' names as the
+    listing shows them (none, once anonymised): a listing is stored with its words in
+    English (outcome phrases hold seats and numbers only: descriptions.stored_phrase)."""
+    if game.outcome.HasField("description"):
+        audience = Audience.of(game.seats, locale)
+        said = stored_phrase(game.outcome.description)
+        game.outcome.ClearField("description")
+        audience.words.describe(said, audience.names, into=game.outcome.description)
 
 
 def summary(live: LiveGame) -> game_pb2.Game:
@@ -177,14 +222,14 @@ def summary(live: LiveGame) -> game_pb2.Game:
     return game
 
 
-def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: int) -> bytes:
+def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: int, state: Any = None) -> bytes:
     """The summary (the game without any viewer's view) at `version`, encoded, from the
     fields that change only with the table (encoded once per revision of the table) and
     those that do: encoded messages concatenated parse as one (the store keeps them
     opaque; summary() parses them, which costs less than setting a dozen fields from
-    Python)."""
+    Python). `state`: the state `status` is of, when it is not the live game's yet."""
     tail = game_pb2.Game()
-    _summary_tail_into(tail, live, status, version, updated_at_ms)
+    _summary_tail_into(tail, live, status, version, updated_at_ms, state)
     return _summary_head(live) + tail.SerializeToString()
 
 
@@ -208,7 +253,9 @@ def _summary_head(live: LiveGame) -> bytes:
     return live.summary_head
 
 
-def _summary_tail_into(out: game_pb2.Game, live: LiveGame, status: Status, version: int, updated_at_ms: int) -> None:
+def _summary_tail_into(
+    out: game_pb2.Game, live: LiveGame, status: Status, version: int, updated_at_ms: int, state: Any = None
+) -> None:
     """Writes the summary's fields that change with every move into `out` (none set):
     one by one, as the constructor's keywords cost more."""
     out.status = status_code(status, live.table.started)
@@ -219,7 +266,7 @@ def _summary_tail_into(out: game_pb2.Game, live: LiveGame, status: Status, versi
     # Set in place: an Outcome and a Timestamp made only to be copied cost more than
     # the fields (an unfinished game's outcome is present and empty, as before).
     if status.finished:
-        out.outcome.CopyFrom(outcome(live, status))
+        out.outcome.CopyFrom(outcome(live, status, state))
     else:
         out.outcome.SetInParent()
     seconds, millis = divmod(updated_at_ms, 1000)
@@ -235,6 +282,8 @@ def game_message(live: LiveGame, viewer: Viewer, locale: str, now_ms: int | None
     if table.started:  # nothing to see or play before the deal
         audience = Audience.of(table.seats, locale)
         shown_into(game.view, game.legal_commands, live, live.state, viewer, audience)
+        if live.status.finished:  # its words in the caller's language
+            game.outcome.CopyFrom(outcome(live, live.status, live.state, audience))
     if table.clock is not None and now_ms is not None:
         del game.seats[:]
         game.seats.extend(table.seat_messages(now_ms))
@@ -253,6 +302,7 @@ def anonymised(game: game_pb2.Game) -> None:
         seat.ClearField("name")
         seat.ClearField("age")
     game.outcome.ClearField("summary")
+    reword_outcome(game, DEFAULT_LOCALE)  # without the names
 
 
 def status_code(status: Status, started: bool = True) -> game_pb2.GameStatus.ValueType:

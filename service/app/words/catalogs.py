@@ -209,7 +209,8 @@ class Words:
         """An argument's value (for programs) and text (in this language)."""
         if isinstance(arg, SeatArg):
             name = names[arg.index] if arg.index < len(names) else ""
-            return str(arg.index), name or self.text(Phrase("seat.unnamed", (("number", NumberArg(arg.index)),)))
+            # A seat without a name is "Player 1", "Player 2"...: people count from 1.
+            return str(arg.index), name or self.text(Phrase("seat.unnamed", (("number", NumberArg(arg.index + 1)),)))
         if isinstance(arg, NumberArg):
             return str(arg.value), str(arg.value)
         if isinstance(arg, TextArg):

@@ -14,12 +14,13 @@ PILE_NAMES = ("left", "right")
 
 def face_text(face: pb.Face) -> str:
     if face.kind == pb.FACE_KIND_UNSPECIFIED:
-        return "?"
+        return "a card"  # a face the viewer may not see, or no longer (a past version: the memory rule)
     return str(Face.from_proto(face))
 
 
 def _seat_name(seats: Sequence[game_pb2.Seat], index: int) -> str:
-    return seats[index].name if index < len(seats) else f"seat {index}"
+    named = seats[index].name if index < len(seats) else ""
+    return named or f"Player {index + 1}"  # people count seats from 1
 
 
 def render_view(view: pb.View, seats: Sequence[game_pb2.Seat], me: int | None) -> str:

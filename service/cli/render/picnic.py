@@ -31,7 +31,8 @@ LEGEND = (
 
 
 def _name(seats: Sequence[game_pb2.Seat], index: int) -> str:
-    return seats[index].name if index < len(seats) else f"seat {index}"
+    named = seats[index].name if index < len(seats) else ""
+    return named or f"Player {index + 1}"  # people count seats from 1
 
 
 def tile_name(tile: pb.Tile) -> str:
@@ -126,7 +127,9 @@ def render_view(view: pb.View, seats: Sequence[game_pb2.Seat], me: int | None) -
         lines.append(f"Kept by {_name(seats, kept.seat)}{mine}: {tile_name(kept.tile)}")
     if view.HasField("drawn"):
         drawn = view.drawn
-        lines.append(f"Drawn by {_name(seats, drawn.seat)} from place {drawn.place}: {tile_name(drawn.tile)}")
+        # Places counted from 1, as the words say.
+        where = "" if drawn.place_hidden else f" from place {drawn.place + 1}"
+        lines.append(f"Drawn by {_name(seats, drawn.seat)}{where}: {tile_name(drawn.tile)}")
     if view.removed:
         lines.append(f"Out of the game: {len(view.removed)} tiles")
     if view.dragon_choices:
@@ -143,7 +146,8 @@ def _lid(view: pb.View) -> list[str]:
         face = ""
         if place.HasField("tile"):  # the admin sees the faces
             face = _CODES.get(place.tile.kind, "?") + (str(place.tile.value) if place.tile.value else "")
-        row.append(f"{place.place:>2}{back}{face:<3}" if admin else f"{place.place:>2}{back}")
+        number = place.place + 1  # counted from 1, as the words say ("place 1" is the first)
+        row.append(f"{number:>2}{back}{face:<3}" if admin else f"{number:>2}{back}")
         if len(row) == 12:
             lines.append("  " + " ".join(row).rstrip())
             row = []

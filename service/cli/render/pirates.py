@@ -27,7 +27,8 @@ def _colour(colour: pb.Colour.ValueType) -> str:
 
 
 def _seat_name(seats: Sequence[game_pb2.Seat], index: int) -> str:
-    return seats[index].name if index < len(seats) else f"seat {index}"
+    named = seats[index].name if index < len(seats) else ""
+    return named or f"Player {index + 1}"  # people count seats from 1
 
 
 def render_view(view: pb.View, seats: Sequence[game_pb2.Seat], me: int | None) -> str:

@@ -13,7 +13,7 @@
 // This module puts the page's parts (pages/play/) together and redraws them at each
 // change; each part holds one thing and reads alone.
 
-import { Code, ConnectError, GameStatus, type Command, type GameKind, type GameSnapshot } from "@ludotheque/client";
+import { Code, ConnectError, GameStatus, type Command, type Game, type GameKind, type GameSnapshot } from "@ludotheque/client";
 
 import { api, errorText, hosts, seats as heldSeats } from "../api";
 import { PlayBoard } from "../boards/play-board";
@@ -57,7 +57,7 @@ class PlayPage {
   private readonly board = new PlayBoard((command) => this.play(command));
   private readonly table = new TablePanel();
   private readonly notDealt = h("div", { class: "panel not-dealt", attrs: { hidden: true } }, h("p", {}, t("play.notDealt")));
-  private readonly log = new EventLog();
+  private readonly log = new EventLog(() => api(this.sessions.held[0]?.token).history(this.gameId));
 
   constructor(
     main: HTMLElement,
@@ -128,7 +128,7 @@ class PlayPage {
     const snapshot = sessions.playing()?.getSnapshot() ?? first;
     this.heading.update(game, sessions.seat);
     this.status.update(game, snapshot, sessions.seat);
-    if (snapshot.gameOver) this.outcome.show(snapshot.events.at(-1)?.description?.text || t("play.over"));
+    if (snapshot.gameOver) this.outcome.show(outcomeText(game, snapshot));
     this.connection.update(first);
     this.seatSwitch.update(sessions.held, sessions.seat);
     this.drawBoard(snapshot);
@@ -192,4 +192,11 @@ class PlayPage {
   private failed(reason: unknown): void {
     this.error.textContent = errorText(reason);
   }
+}
+
+/** How the game ended, in the service's words (the outcome's description, in the page's
+ * language), once GetGame says it is over; until then, the last event's. */
+function outcomeText(game: Game, snapshot: GameSnapshot): string {
+  if (game.status === GameStatus.FINISHED && game.outcome?.description?.text) return game.outcome.description.text;
+  return snapshot.events.at(-1)?.description?.text || t("play.over");
 }

@@ -855,8 +855,11 @@ class Outcome(_message.Message):
     WINNERS_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
     summary: _builtins.str
-    """One sentence for humans, e.g. "Cléo wins with 9 stars to 3." """
+    """One sentence for humans, in English, e.g. "Cléo wins with 9 stars to 3."
+    Kept for programs that read it; show `description` instead.
+    """
     @_builtins.property
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The winning seats (all seats for a cooperative victory, none for a defeat)."""
@@ -865,16 +868,26 @@ class Outcome(_message.Message):
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Each seat's score, where the game keeps one."""
 
+    @_builtins.property
+    def description(self) -> _description_pb2.Description:
+        """How the game ended, in the caller's language (the request's `locale`),
+        with its key and arguments like an event's description: e.g. key
+        "mooki.outcome.won", args "seat" (the winner), "stars", "other_stars";
+        text "Cléo gagne avec 9 étoiles contre 3." (docs/DESCRIPTIONS.md,
+        "Outcomes"). Set once the game is over.
+        """
+
     def __init__(
         self,
         *,
         winners: _abc.Iterable[_builtins.int] | None = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         summary: _builtins.str = ...,
+        description: _description_pb2.Description | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["description", b"description"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

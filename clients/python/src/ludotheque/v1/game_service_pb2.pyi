@@ -160,6 +160,7 @@ class ListGamesRequest(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     PAGE_TOKEN_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
     """Only games of this kind; empty for all."""
     status: _game_pb2.GameStatus.ValueType
@@ -168,6 +169,11 @@ class ListGamesRequest(_message.Message):
     """At most this many games (default 50, at most 500)."""
     page_token: _builtins.str
     """The next_page_token of the previous page; empty for the first page."""
+    locale: _builtins.str
+    """The language of the games' outcomes (Outcome.description): a language tag
+    ("fr", "fr-CA") or a list as in Accept-Language. Empty: the call's
+    Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
     def __init__(
         self,
         *,
@@ -175,10 +181,11 @@ class ListGamesRequest(_message.Message):
         status: _game_pb2.GameStatus.ValueType = ...,
         page_size: _builtins.int = ...,
         page_token: _builtins.str = ...,
+        locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "page_size", b"page_size", "page_token", b"page_token", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "locale", b"locale", "page_size", b"page_size", "page_token", b"page_token", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -44,7 +44,7 @@ function gameItem(game: Game): HTMLElement {
   });
   const finished = game.status === GameStatus.FINISHED;
   const waiting = game.status === GameStatus.OPEN;
-  const about = finished ? game.outcome?.summary || t("lobby.over") : waiting ? t("play.waitingForPlayers") : t("lobby.moves", { n: game.version });
+  const about = finished ? game.outcome?.description?.text || t("lobby.over") : waiting ? t("play.waitingForPlayers") : t("lobby.moves", { n: game.version });
   const open = held.length > 0 && !finished ? t("lobby.play") : t("lobby.watch");
   const label = `${kindName(game.kind)}, ${players.join(", ")}`;
   const join =

@@ -1,4 +1,4 @@
-// The play page's outcome, over the board once the game is over: the last event's words,
+// The play page's outcome, over the board once the game is over: the service's words for it,
 // "Play again" for the seats held (the rematch) and a way back to the lobby.
 
 import { fill, h } from "../../dom";
@@ -16,9 +16,13 @@ export class OutcomePanel {
     private readonly failed: (reason: unknown) => void,
   ) {}
 
-  /** Shows the outcome in `text`, once. */
+  private shown = "";
+
+  /** Shows the outcome in `text` (again only when the words change: GetGame's outcome
+   * comes after the last event). */
   show(text: string): void {
-    if (!this.element.hidden) return;
+    if (!this.element.hidden && text === this.shown) return;
+    this.shown = text;
     const again = this.rematch
       ? h("button", { class: "primary rematch", attrs: { type: "button" }, on: { click: (event) => void this.again(event.currentTarget as HTMLButtonElement) } }, t("play.again"))
       : null;

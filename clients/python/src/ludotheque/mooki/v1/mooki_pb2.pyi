@@ -253,6 +253,7 @@ class Options(_message.Message):
     STAR_TABLE_FIELD_NUMBER: _builtins.int
     CUSTOM_STARS_FIELD_NUMBER: _builtins.int
     YOUNGEST_SEAT_FIELD_NUMBER: _builtins.int
+    OPEN_HISTORY_FIELD_NUMBER: _builtins.int
     star_table: Global___StarTable.ValueType
     """The trophy star table; unspecified means the French guide's."""
     youngest_seat: _builtins.int
@@ -260,7 +261,17 @@ class Options(_message.Message):
     stars), named outright: it wins over the seats' ages. Unset: the seat with
     the lowest age among the seats that give one (the first of equals; a seat
     without an age, such as a bot, is never taken for the youngest), or seat 0
-    when no seat gives an age.
+    when no seat gives an age: then the resolved options leave it unset, and
+    the game says nothing of ages (seat 0 starts and wins a tie in stars).
+    """
+    open_history: _builtins.bool
+    """"Help my memory": the history stays open during the game. Off (the
+    rulebooks' memory rule, « La collection de Mookies et la mémoire »): while
+    the game goes on, a seat or a spectator reading the past again (ListEvents,
+    ReplayGame at a past version, a stream or Play session from an early
+    version, ExportGame) reads only the faces the table shows now; a face since
+    covered, or turned down, is read back as a card (its Face unset). Live
+    events, as they happen, show what everybody saw. See seeds/mooki/RULES.md.
     """
     @_builtins.property
     def custom_stars(self) -> _containers.RepeatedCompositeFieldContainer[Global___TrophyStars]:
@@ -272,10 +283,11 @@ class Options(_message.Message):
         star_table: Global___StarTable.ValueType = ...,
         custom_stars: _abc.Iterable[Global___TrophyStars] | None = ...,
         youngest_seat: _builtins.int | None = ...,
+        open_history: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_youngest_seat", b"_youngest_seat", "youngest_seat", b"youngest_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_youngest_seat", b"_youngest_seat", "custom_stars", b"custom_stars", "star_table", b"star_table", "youngest_seat", b"youngest_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_youngest_seat", b"_youngest_seat", "custom_stars", b"custom_stars", "open_history", b"open_history", "star_table", b"star_table", "youngest_seat", b"youngest_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__youngest_seat: _TypeAlias = _typing.Literal["youngest_seat"]  # noqa: Y015
     _WhichOneofArgType__youngest_seat: _TypeAlias = _typing.Literal["_youngest_seat", b"_youngest_seat"]  # noqa: Y015
@@ -724,10 +736,15 @@ class GameFinished(_message.Message):
     STARS_FIELD_NUMBER: _builtins.int
     WINNER_FIELD_NUMBER: _builtins.int
     WON_BY_AGE_FIELD_NUMBER: _builtins.int
+    YOUNGEST_UNKNOWN_FIELD_NUMBER: _builtins.int
     winner: _builtins.int
     """The winning seat."""
     won_by_age: _builtins.bool
     """True when the stars were level and the youngest player won."""
+    youngest_unknown: _builtins.bool
+    """With won_by_age: no seat gave an age nor was named the youngest, so the
+    tie went to seat 0, the player who started.
+    """
     @_builtins.property
     def stars(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """Each seat's stars."""
@@ -738,10 +755,11 @@ class GameFinished(_message.Message):
         stars: _abc.Iterable[_builtins.int] | None = ...,
         winner: _builtins.int = ...,
         won_by_age: _builtins.bool = ...,
+        youngest_unknown: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["stars", b"stars", "winner", b"winner", "won_by_age", b"won_by_age"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["stars", b"stars", "winner", b"winner", "won_by_age", b"won_by_age", "youngest_unknown", b"youngest_unknown"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -411,6 +411,8 @@ class Options(_message.Message):
     DRAGON_FLIES_FIELD_NUMBER: _builtins.int
     FIRST_SEAT_FIELD_NUMBER: _builtins.int
     PRESET_FIELD_NUMBER: _builtins.int
+    OPEN_HISTORY_FIELD_NUMBER: _builtins.int
+    ENDLESS_RAIN_FIELD_NUMBER: _builtins.int
     board: Global___Board.ValueType
     """The board."""
     cold_dragon: _builtins.bool
@@ -444,6 +446,22 @@ class Options(_message.Message):
     """
     preset: Global___Preset.ValueType
     """A named set of options (see Preset); unset: none."""
+    open_history: _builtins.bool
+    """"Help my memory": the history stays open during the game. Off (the memory
+    the rulebook's Rain asks for: the tile goes back face down « à l'endroit
+    où elle a été piochée »): while the game goes on, a seat or a spectator
+    reading the past again (ListEvents, ReplayGame at a past version, a stream
+    or Play session from an early version, ExportGame) is not told the place
+    of a tile that lies face down there again (`place_hidden`). Live events,
+    as they happen, say it. See seeds/picnic/RULES.md.
+    """
+    endless_rain: _builtins.bool
+    """The rulebook's Rain to the letter: the tile goes back to the lid however
+    often it falls, so players who keep drawing it may never end the game
+    (only the server's event limit stops it). Off: once Rain tiles have gone
+    back 10 times, a Rain tile that falls leaves the game (RainFell.left_game),
+    so every game ends. See seeds/picnic/RULES.md.
+    """
     def __init__(
         self,
         *,
@@ -458,10 +476,12 @@ class Options(_message.Message):
         dragon_flies: _builtins.bool = ...,
         first_seat: _builtins.int | None = ...,
         preset: Global___Preset.ValueType = ...,
+        open_history: _builtins.bool = ...,
+        endless_rain: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "first_seat", b"first_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "board", b"board", "cold_dragon", b"cold_dragon", "dragon_flies", b"dragon_flies", "first_seat", b"first_seat", "invite_in_passing", b"invite_in_passing", "kept_tile_only_with_draw", b"kept_tile_only_with_draw", "no_tents", b"no_tents", "preset", b"preset", "short_moves", b"short_moves", "tent_site", b"tent_site", "trap_rain", b"trap_rain"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat", "board", b"board", "cold_dragon", b"cold_dragon", "dragon_flies", b"dragon_flies", "endless_rain", b"endless_rain", "first_seat", b"first_seat", "invite_in_passing", b"invite_in_passing", "kept_tile_only_with_draw", b"kept_tile_only_with_draw", "no_tents", b"no_tents", "open_history", b"open_history", "preset", b"preset", "short_moves", b"short_moves", "tent_site", b"tent_site", "trap_rain", b"trap_rain"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__first_seat: _TypeAlias = _typing.Literal["first_seat"]  # noqa: Y015
     _WhichOneofArgType__first_seat: _TypeAlias = _typing.Literal["_first_seat", b"_first_seat"]  # noqa: Y015
@@ -953,10 +973,17 @@ class TileDrawn(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLACE_FIELD_NUMBER: _builtins.int
     TILE_FIELD_NUMBER: _builtins.int
+    PLACE_HIDDEN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """The seat that drew."""
     place: _builtins.int
-    """The place it came from."""
+    """The place it came from (0 when `place_hidden`)."""
+    place_hidden: _builtins.bool
+    """Set when this event is read again during the game while the tile lies
+    face down at its place once more (a Rain tile that went back): where it
+    lies is the players' to remember (Options.open_history), so `place` is
+    not told.
+    """
     @_builtins.property
     def tile(self) -> Global___Tile:
         """The tile, face up."""
@@ -967,10 +994,11 @@ class TileDrawn(_message.Message):
         seat: _builtins.int = ...,
         place: _builtins.int = ...,
         tile: Global___Tile | None = ...,
+        place_hidden: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["tile", b"tile"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["place", b"place", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["place", b"place", "place_hidden", b"place_hidden", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1172,22 +1200,34 @@ class RainFell(_message.Message):
     PLACE_FIELD_NUMBER: _builtins.int
     SHELTER_FIELD_NUMBER: _builtins.int
     CELL_FIELD_NUMBER: _builtins.int
+    PLACE_HIDDEN_FIELD_NUMBER: _builtins.int
+    LEFT_GAME_FIELD_NUMBER: _builtins.int
     place: _builtins.int
-    """The lid place the tile went back to."""
+    """The lid place the tile went back to (0 when `place_hidden`)."""
     shelter: Global___Shelter.ValueType
     """Where Facteur Souris sheltered."""
     cell: _builtins.int
     """The shelter's space, where he stands now."""
+    place_hidden: _builtins.bool
+    """Set when this event is read again during the game while the tile lies
+    face down there (TileDrawn.place_hidden): `place` is not told.
+    """
+    left_game: _builtins.bool
+    """The Rain tiles had gone back to the lid 10 times already: this one left
+    the game instead of going back (unless Options.endless_rain).
+    """
     def __init__(
         self,
         *,
         place: _builtins.int = ...,
         shelter: Global___Shelter.ValueType = ...,
         cell: _builtins.int = ...,
+        place_hidden: _builtins.bool = ...,
+        left_game: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cell", b"cell", "place", b"place", "shelter", b"shelter"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cell", b"cell", "left_game", b"left_game", "place", b"place", "place_hidden", b"place_hidden", "shelter", b"shelter"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1618,10 +1658,16 @@ class DrawnTile(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     PLACE_FIELD_NUMBER: _builtins.int
     TILE_FIELD_NUMBER: _builtins.int
+    PLACE_HIDDEN_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     """Who drew it."""
     place: _builtins.int
-    """The place it came from."""
+    """The place it came from (0 when `place_hidden`)."""
+    place_hidden: _builtins.bool
+    """Set in a view of a past version, read during the game, when the tile lies
+    face down at its place again now: `place` is not told, and the lid shows
+    that place holding its tile (TileDrawn.place_hidden).
+    """
     @_builtins.property
     def tile(self) -> Global___Tile:
         """The tile, face up."""
@@ -1632,10 +1678,11 @@ class DrawnTile(_message.Message):
         seat: _builtins.int = ...,
         place: _builtins.int = ...,
         tile: Global___Tile | None = ...,
+        place_hidden: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["tile", b"tile"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["place", b"place", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["place", b"place", "place_hidden", b"place_hidden", "seat", b"seat", "tile", b"tile"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
