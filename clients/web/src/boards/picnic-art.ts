@@ -36,7 +36,8 @@ export function mouse(x: number, y: number, r: number, cap: string): SVGElement 
   );
 }
 
-/** A friend: a round animal of colour `rgb`, with ears, and its initial. */
+/** A friend: a round animal of colour `rgb`, with ears, and its initial (none when
+ * `name` is empty: too small to read, its name is written beside it). */
 export function friend(x: number, y: number, r: number, rgb: string, name: string): SVGElement {
   const ink = inkOn(rgb);
   return s(
@@ -45,9 +46,10 @@ export function friend(x: number, y: number, r: number, rgb: string, name: strin
     s("circle", { cx: x - r * 0.6, cy: y - r * 0.7, r: r * 0.32, fill: rgb, stroke: "#fff", "stroke-width": 1.5 }),
     s("circle", { cx: x + r * 0.6, cy: y - r * 0.7, r: r * 0.32, fill: rgb, stroke: "#fff", "stroke-width": 1.5 }),
     s("circle", { cx: x, cy: y, r, fill: rgb, stroke: "#fff", "stroke-width": 2.5 }),
-    s("circle", { cx: x - r * 0.33, cy: y - r * 0.18, r: r * 0.13, fill: ink }),
-    s("circle", { cx: x + r * 0.33, cy: y - r * 0.18, r: r * 0.13, fill: ink }),
-    s("text", { x, y: y + r * 0.6, "text-anchor": "middle", "font-size": r * 0.72, "font-weight": 800, fill: ink }, name.charAt(0)),
+    s("circle", { cx: x - r * 0.36, cy: y - r * 0.42, r: r * 0.12, fill: ink }),
+    s("circle", { cx: x + r * 0.36, cy: y - r * 0.42, r: r * 0.12, fill: ink }),
+    // The initial fills the face: 24 units, readable (12 px) down to half size.
+    name ? s("text", { x, y: y + r * 0.62, "text-anchor": "middle", "font-size": Math.max(24, r * 0.9), "font-weight": 900, fill: ink }, name.charAt(0)) : null,
   );
 }
 
@@ -154,7 +156,8 @@ export function tileFace(material: Material | undefined, tile: Tile | undefined)
   if (withNumber) {
     const dots: SvgChild[] = [];
     for (let i = 0; i < tile.value; i++) dots.push(s("circle", { cx: 50 + (i - (tile.value - 1) / 2) * 16, cy: 84, r: 6, fill: look.ink }));
-    parts.push(...dots, s("text", { x: 84, y: 26, "text-anchor": "middle", "font-size": 22, "font-weight": 900, fill: look.ink }, String(tile.value)));
+    // 30 units: 13 px on a lid place (44 px), the smallest a face is drawn.
+    parts.push(...dots, s("text", { x: 82, y: 30, "text-anchor": "middle", "font-size": 30, "font-weight": 900, fill: look.ink, stroke: look.paper, "stroke-width": 2, "paint-order": "stroke" }, String(tile.value)));
   }
   return picture("0 0 100 100", ...parts);
 }
