@@ -1,10 +1,12 @@
 """Playing a game in the browser as a person would: by clicking the choices the board
-offers (or with the keyboard), until the game is over, with screenshots on the way."""
+offers (or tapping them, or with the keyboard), until the game is over, with screenshots
+on the way."""
 
 from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from ludotheque import Client
 
@@ -19,6 +21,26 @@ TURN = (
 )
 FOCUSED_CHOICE = "document.activeElement?.closest('.play-board [data-choice]')?.dataset.choice ?? ''"
 MAX_CLICKS = 400
+
+
+def driver(page: Page, op: str, **arguments: Any) -> Any:
+    """One of the driver's operations the Page class has no method for (tap, settle,
+    emulate, grant: clients/web/test/driver.mjs)."""
+    return page.browser.call(op, page=page.number, **arguments)
+
+
+def settle(page: Page) -> None:
+    """Waits until the pieces moving on the page have arrived."""
+    driver(page, "settle")
+
+
+def choose(page: Page, key: str, *, touch: bool = False) -> None:
+    """Picks the choice `key` on the board: a tap on a phone, a click elsewhere."""
+    selector = f".play-board [data-choice={json.dumps(key)}]"
+    if touch:
+        driver(page, "tap", selector=selector, timeout=15_000)
+    else:
+        page.click(selector)
 
 
 def assert_accessible(page: Page) -> None:

@@ -85,7 +85,7 @@ def test_the_debug_panel_names_the_first_event_of_a_broken_log(clean_page: Page,
     page.goto(f"{server.http}/debug")
     page.drop_file("[data-drop]", "broken.jsonl", gamelog.to_jsonl(log))
     page.wait_for(f".problem [data-problem-event='{bad + 1}']")
-    assert f"Event {bad + 1} (line {bad + 2}) does not replay" in page.text(".problem")
+    assert f"Event {bad + 1} (version {bad + 1}, line {bad + 2}) does not replay" in page.text(".problem")
     page.wait_until(f"document.querySelector('.position')?.textContent === 'Version {bad} of {bad}'")
     row = f"document.querySelector(\".timeline li[data-version='{bad + 1}']\")"
     assert page.evaluate(f"{row}.classList.contains('broken')")

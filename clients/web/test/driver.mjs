@@ -96,6 +96,8 @@ const operations = {
     return { status: response?.status() ?? 0, headers: response?.headers() ?? {} };
   },
   async waitFor({ page, selector, timeout }) {
+    // A page behind another runs no animation frames, which a wait for a visible element polls on.
+    await pages.get(page).page.bringToFront();
     await visible(pages.get(page).page, selector, timeout);
   },
   async waitForFunction({ page, expression, timeout }) {
@@ -146,6 +148,11 @@ const operations = {
   async tap({ page, selector, timeout }) {
     const element = await visible(pages.get(page).page, selector, timeout);
     await element.tap();
+  },
+  /** Brings the page to the front: a page behind another draws no frames, and the waits
+   * that poll on animation frames would never end there. */
+  async front({ page }) {
+    await pages.get(page).page.bringToFront();
   },
   /** Waits until the page's animations (a piece travelling) are over. */
   async settle({ page }) {

@@ -59,7 +59,8 @@
   const outOfView = [];
   const board = document.querySelector('.play-board:not([hidden]) .board');
   if (board && shown(board) && !inView(board.getBoundingClientRect())) outOfView.push(`the board ${JSON.stringify(board.getBoundingClientRect())}`);
-  for (const el of document.querySelectorAll('.play-board [data-own], .play-board [data-choice], .play-board .prompt[data-prompt], .curtain button, .outcome button')) {
+  const parts = '.play-board [data-own], .play-board [data-choice], .play-board .prompt[data-prompt], .play-board .board > *, .curtain button, .outcome button';
+  for (const el of document.querySelectorAll(parts)) {
     if (shown(el) && !inView(el.getBoundingClientRect())) outOfView.push(`${name(el)} at ${Math.round(el.getBoundingClientRect().top)}..${Math.round(el.getBoundingClientRect().bottom)}`);
   }
   const choices = [...document.querySelectorAll('.play-board [data-choice]')].filter(shown).length;

@@ -65,14 +65,21 @@ export const glyphs = {
       on ? null : s("path", { d: "M3 3 L21 21", stroke: "#b03a48", "stroke-width": 2.5, "stroke-linecap": "round" }),
     );
   },
-  /** Two hands over two eyes: nobody peeks. */
+  /** A face with its two hands over its eyes: nobody peeks. */
   hide(): SVGSVGElement {
+    const hand = (x: number, turn: number): SVGElement =>
+      s(
+        "g",
+        { transform: `rotate(${turn} ${x} 26)`, fill: "#f4a261", stroke: "#8d5b3c", "stroke-width": 1.5 },
+        ...[-6, -2, 2, 6].map((dx, i) => s("rect", { x: x + dx - 2, y: 12 + Math.abs(i - 1.5) * 2, width: 4.6, height: 14, rx: 2.3 })),
+        s("rect", { x: x - 8.5, y: 20, width: 17, height: 14, rx: 6 }),
+      );
     return picture(
-      "0 0 64 48",
-      s("circle", { cx: 32, cy: 26, r: 20, fill: "#ffcc80", stroke: "#8d5b3c", "stroke-width": 2 }),
-      s("rect", { x: 12, y: 16, width: 18, height: 13, rx: 6, fill: "#f4a261", stroke: "#8d5b3c", "stroke-width": 2 }),
-      s("rect", { x: 34, y: 16, width: 18, height: 13, rx: 6, fill: "#f4a261", stroke: "#8d5b3c", "stroke-width": 2 }),
-      s("path", { d: "M25 37 Q32 41 39 37", fill: "none", stroke: "#8d5b3c", "stroke-width": 2.5, "stroke-linecap": "round" }),
+      "0 0 64 56",
+      s("circle", { cx: 32, cy: 28, r: 22, fill: "#ffcc80", stroke: "#8d5b3c", "stroke-width": 2 }),
+      s("path", { d: "M24 42 Q32 47 40 42", fill: "none", stroke: "#8d5b3c", "stroke-width": 2.5, "stroke-linecap": "round" }),
+      hand(22, -12),
+      hand(42, 12),
     );
   },
   /** An open eye: watching. */

@@ -107,7 +107,7 @@ function trophies(input: BoardInput, view: View, facts: Material | undefined): H
   return h(
     "section",
     { class: "mooki-trophies", attrs: { "aria-label": t("mooki.trophies") } },
-    h("h3", {}, tied ? t("mooki.trophiesTied") : t("mooki.trophiesToWin")),
+    h("h3", {}, tied ? (items.length > 0 ? t("mooki.trophiesTied") : t("mooki.trophies")) : t("mooki.trophiesToWin")),
     items.length > 0 ? h("div", { class: "trophy-row" }, ...items) : h("p", { class: "muted" }, t("mooki.allWon")),
     gone ? h("p", { class: "spider-took" }, t("mooki.trophyGone", { name: seatName(input.seats, gone.seat), family: familyLook(facts, gone.family).name })) : null,
   );

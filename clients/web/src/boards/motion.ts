@@ -31,7 +31,9 @@ export function places(root: Element): Places {
   const found: Places = new Map();
   for (const element of root.querySelectorAll("[data-anchor]")) {
     const name = element.getAttribute("data-anchor") ?? "";
-    if (!found.has(name)) found.set(name, element.getBoundingClientRect());
+    const rect = element.getBoundingClientRect();
+    // A place folded away (a closed lid) is not on the screen: what holds it stands in.
+    if (!found.has(name) && (rect.width > 0 || rect.height > 0)) found.set(name, rect);
   }
   return found;
 }
@@ -51,7 +53,7 @@ export function animate(root: Element, before: Places, motions: readonly Motion[
   };
   for (const motion of motions) {
     if (motion.kind === "travel") {
-      const from = before.get(motion.from) ?? rectOf(root, motion.from);
+      const from = before.get(motion.from) ?? before.get(motion.from.split(":")[0]) ?? rectOf(root, motion.from);
       for (const element of named(root, motion.to)) {
         mark(element);
         if (!reduced && from) longest = Math.max(longest, travel(element, from));

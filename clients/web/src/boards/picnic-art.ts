@@ -72,13 +72,21 @@ export function dragon(x: number, y: number, r: number, rgb: string): SVGElement
   );
 }
 
-/** The Tent, of colour `rgb`. */
+/** The Tent, of colour `rgb`: a wide canvas tent with its door open, guy ropes and a
+ * little flag on its pole (never a bare triangle: that reads as a warning sign). */
 export function tent(x: number, y: number, r: number, rgb: string): SVGElement {
+  const base = y + r * 0.7;
+  const top = y - r * 0.75;
   return s(
     "g",
     {},
-    s("polygon", { points: `${x},${y - r} ${x + r},${y + r * 0.7} ${x - r},${y + r * 0.7}`, fill: rgb, stroke: INK, "stroke-width": 1.4, "stroke-linejoin": "round" }),
-    s("polygon", { points: `${x},${y - r * 0.2} ${x + r * 0.3},${y + r * 0.7} ${x - r * 0.3},${y + r * 0.7}`, fill: darker(rgb, 0.45) }),
+    s("path", { d: `M${x - r * 1.35} ${base} L${x - r * 0.95} ${base - r * 0.55} M${x + r * 1.35} ${base} L${x + r * 0.95} ${base - r * 0.55}`, stroke: INK, "stroke-width": 1.2 }),
+    s("path", { d: `M${x} ${top} V${top - r * 0.55}`, stroke: INK, "stroke-width": 1.6 }),
+    s("path", { d: `M${x} ${top - r * 0.55} L${x + r * 0.55} ${top - r * 0.38} L${x} ${top - r * 0.22} Z`, fill: "#e53935" }),
+    s("path", { d: `M${x} ${top} L${x + r * 1.2} ${base} H${x - r * 1.2} Z`, fill: rgb, stroke: darker(rgb, 0.45), "stroke-width": 1.6, "stroke-linejoin": "round" }),
+    s("path", { d: `M${x - r * 0.6} ${base - r * 0.1} L${x - r * 0.3} ${y} M${x + r * 0.6} ${base - r * 0.1} L${x + r * 0.3} ${y}`, stroke: lighter(rgb, 0.45), "stroke-width": 1.4 }),
+    s("path", { d: `M${x} ${y - r * 0.15} Q${x - r * 0.15} ${base - r * 0.3} ${x - r * 0.42} ${base} H${x + r * 0.42} Q${x + r * 0.15} ${base - r * 0.3} ${x} ${y - r * 0.15} Z`, fill: "#3e2723" }),
+    s("path", { d: `M${x} ${y - r * 0.15} L${x - r * 0.42} ${base} L${x - r * 0.62} ${base} Z M${x} ${y - r * 0.15} L${x + r * 0.42} ${base} L${x + r * 0.62} ${base} Z`, fill: lighter(rgb, 0.3) }),
   );
 }
 

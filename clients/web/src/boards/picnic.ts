@@ -47,7 +47,9 @@ export const picnicBoard: BoardRenderer = {
       h("div", { class: "picnic-strip" }, tiles(input, view, facts), goal(view, nightTrack(view, layout, facts))),
       h("section", { class: "forest", attrs: { "aria-label": t("picnic.board", { name: drawn?.name?.text ?? enumName(BoardSchema, layout.board) }) } }, forest(input, view, layout, drawn, facts, chips.pickers)),
       chips.pickers.size > 0 ? chips.element : null,
-      lid(input, view, facts, Boolean(input.upright) && step !== "lid" && view.result === undefined),
+      // Folded (a tap opens it) while another step is the move, or on a phone while it is
+      // not the move; and once the game is over.
+      lid(input, view, facts, view.result !== undefined || (step !== "lid" && (Boolean(input.upright) || offer !== undefined))),
     );
     return board;
   },
@@ -295,6 +297,7 @@ function tiles(input: BoardInput, view: View, facts: Material | undefined): HTML
         { class: "tile-slot drawn" },
         named(pieceOrChoice(input.offer, "tile", enumName(TileSourceSchema, TileSource.DRAWN), "tile big", t("picnic.drawnTile", { name: seatName(input.seats, drawn.seat), tile: name }), [tileFace(facts, drawn.tile)], "tile"), "tile:drawn"),
         h("p", { class: "caption" }, h("strong", {}, t("picnic.drew", { name: seatName(input.seats, drawn.seat), tile: name })), " ", h("span", { class: "effect" }, effect)),
+        tileAction(input.offer, "keepTile", t("picnic.keepIt")),
       ),
     );
   }
@@ -308,11 +311,22 @@ function tiles(input: BoardInput, view: View, facts: Material | undefined): HTML
         { class: "tile-slot kept", attrs: { "data-own": kept.seat === input.viewerSeat ? "" : undefined } },
         named(pieceOrChoice(input.offer, "tile", enumName(TileSourceSchema, TileSource.KEPT), "tile", label, [tileFace(facts, kept.tile)], "tile"), `kept:${kept.seat}`),
         h("p", { class: "caption" }, h("span", { class: "wide-only" }, label), h("span", { class: "narrow-only" }, t("picnic.keptBy", { name: seatName(input.seats, kept.seat) }))),
+        kept.seat === input.viewerSeat ? tileAction(input.offer, "discardTile", t("picnic.discardIt")) : null,
       ),
     );
   }
   if (parts.length === 0) return h("section", { class: "tiles-in-play empty", attrs: { "aria-label": t("picnic.tilesInPlay") } }, named(h("p", { class: "muted hint" }, view.result ? "" : t("picnic.pickATile")), "tile:drawn"));
   return h("section", { class: "tiles-in-play", attrs: { "aria-label": t("picnic.tilesInPlay") } }, ...parts);
+}
+
+/** A tile's action beside it ("Keep it for later", "Discard it"), when it is offered:
+ * a few words on the button, the server's whole sentence its name. */
+function tileAction(offer: Offer | undefined, action: string, words: string): HTMLElement | null {
+  const choice = offer?.option("action", action);
+  if (offer === undefined || choice === undefined) return null;
+  const button = h("button", { class: "move tile-action" }, words);
+  offer.bind(button, choice, "tile");
+  return button;
 }
 
 function nightTrack(view: View, layout: BoardLayout, facts: Material | undefined): HTMLElement {
@@ -377,27 +391,20 @@ function friendsRow(input: BoardInput, view: View, facts: Material | undefined):
 }
 
 /** The lid: every place with the back of its tile (faces once the game is over); on a
- * phone, folded to its count while it is not the move. */
+ * phone, folded to its count while it is not the move (a tap opens it). */
 function lid(input: BoardInput, view: View, facts: Material | undefined, folded: boolean): HTMLElement {
   const left = view.lid.filter((p) => p.occupied).length;
-  return named(
-    h(
-      "section",
-      { class: `lid${folded ? " folded" : ""}`, attrs: { "aria-label": t("picnic.lid", { n: left }) } },
-      h("h3", {}, t("picnic.lid", { n: left })),
-      folded
-        ? null
-        : h(
-            "div",
-            { class: "lid-places" },
-            ...view.lid.map((place) => {
-              if (!place.occupied) return h("span", { class: "lid-place empty", attrs: { "aria-hidden": "true" } });
-              const face = place.tile !== undefined && place.tile.kind !== 0;
-              const label = face ? tileName(facts, place.tile?.kind ?? 0, place.tile?.value ?? 0) : t("picnic.faceDown", { n: place.place + 1 });
-              return named(pieceOrChoice(input.offer, "place", String(place.place), "lid-place", label, [face ? tileFace(facts, place.tile) : tileBack(place.back)], "lid"), `lid:${place.place}`);
-            }),
-          ),
-    ),
-    "lid",
+  const title = view.result ? t("picnic.lidOver", { n: left }) : t("picnic.lid", { n: left });
+  const places = h(
+    "div",
+    { class: "lid-places" },
+    ...view.lid.map((place) => {
+      if (!place.occupied) return h("span", { class: "lid-place empty", attrs: { "aria-hidden": "true" } });
+      const face = place.tile !== undefined && place.tile.kind !== 0;
+      const label = face ? tileName(facts, place.tile?.kind ?? 0, place.tile?.value ?? 0) : t("picnic.faceDown", { n: place.place + 1 });
+      return named(pieceOrChoice(input.offer, "place", String(place.place), "lid-place", label, [face ? tileFace(facts, place.tile) : tileBack(place.back)], "lid"), `lid:${place.place}`);
+    }),
   );
+  if (folded) return named(h("details", { class: "lid folded" }, h("summary", {}, title), places), "lid");
+  return named(h("section", { class: "lid", attrs: { "aria-label": title } }, h("h3", {}, title), places), "lid");
 }

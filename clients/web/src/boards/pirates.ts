@@ -32,6 +32,8 @@ export const piratesBoard: BoardRenderer = {
       table(input, view, facts),
     );
     if (mine !== undefined) board.append(myHand(input, view, facts, mine));
+    // Once a ship reached the island, the piles are no longer the game: the race is.
+    if (view.winner !== undefined) board.classList.add("over");
     return board;
   },
 
@@ -99,12 +101,18 @@ function otherHand(input: BoardInput, view: View, facts: Material | undefined, s
   return h(
     "div",
     { class: `other-hand${active ? " active" : ""}${view.winner === seat ? " winner" : ""}` },
-    h("h3", {}, h("span", { class: "seat-title" }, name), active ? h("span", { class: "turn-badge" }, t("pirates.turn")) : null, view.winner === seat ? h("span", { class: "win-badge" }, t("pirates.winner")) : null),
+    h(
+      "h3",
+      {},
+      h("span", { class: "seat-title" }, name),
+      h("span", { class: "hand-count", attrs: { "aria-hidden": "true" } }, t("pirates.cards", { n: size })),
+      active ? h("span", { class: "turn-badge" }, t("pirates.turn")) : null,
+      view.winner === seat ? h("span", { class: "win-badge" }, t("pirates.winner")) : null,
+    ),
     named(
       h("div", { class: `fan${open ? " open" : ""}`, attrs: { role: "img", "aria-label": label } }, ...shown.map((card) => h("span", { class: "fan-card" }, card ? pirateCard(facts, card) : pirateBack()))),
       `hand:${seat}`,
     ),
-    h("span", { class: "caption" }, t("pirates.cards", { n: size })),
   );
 }
 

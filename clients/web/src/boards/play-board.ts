@@ -47,10 +47,12 @@ export class PlayBoard {
   // The piece last focused in each group, to give the group's Tab stop back to it.
   private readonly remembered = new Map<string, string>();
 
-  /** `play` sends a move; `skip` shows the present at once (a tap during another's move). */
+  /** `play` sends a move; `skip` shows the present at once (a tap during another's move);
+   * `cheer` is told a round won as it shows (the page's sound). */
   constructor(
     play: (command: Command) => void,
     private readonly skip: () => void,
+    private readonly cheer: (what: "round") => void,
   ) {
     this.element = h("div", { class: "play-board", attrs: { tabindex: -1, "data-board-root": "", "aria-label": t("play.board"), role: "region" } });
     this.picker = new ChoicePicker(() => this.draw(), play);
@@ -82,6 +84,13 @@ export class PlayBoard {
     const chosen = this.picker.chosen;
     this.picker.offer(state.commands); // a new turn forgets what was picked, and redraws
     if (this.picker.chosen === chosen && !same) this.draw();
+  }
+
+  /** Draws nothing (the curtain is down): no seat's pieces stay in the page. */
+  clear(): void {
+    this.element.replaceChildren();
+    this.state = undefined;
+    this.drawnVersion = undefined;
   }
 
   /** Forgets what was picked: the move was refused. */
@@ -132,7 +141,9 @@ export class PlayBoard {
     }
     // What moves: the events since the version drawn (the same viewer's board only).
     const fresh = state.moving && this.drawnViewer === state.viewerSeat && this.drawnVersion !== undefined ? state.events.filter((event) => event.version > (this.drawnVersion ?? 0n)) : [];
-    const motions: Motion[] = fresh.flatMap((event) => renderer.moves?.(event, input).motions ?? []);
+    const moves = fresh.map((event) => ({ event, ...(renderer.moves?.(event, input) ?? { motions: [] }) }));
+    const motions: Motion[] = moves.flatMap((move) => move.motions);
+    const round = moves.find((move) => move.celebrate === "round")?.event;
     const before = motions.length > 0 || fresh.length > 0 ? places(this.element) : new Map<string, DOMRect>();
     this.drawnVersion = state.version;
     this.drawnViewer = state.viewerSeat;
@@ -143,6 +154,11 @@ export class PlayBoard {
     this.element.replaceChildren(h("div", { class: "prompt-line" }, this.prompt(state, options.map((o) => o.subject)), bar), table);
     rove(this.element, this.remembered);
     if (fresh.length > 0) animate(this.element, before, motions);
+    if (round) {
+      // A round won: said big over the board while the ship sails.
+      this.element.append(h("p", { class: "celebration", attrs: { "aria-hidden": "true" } }, round.description?.text ?? ""));
+      this.cheer("round");
+    }
     if (state.beat) {
       const detail = { version: String(state.version), events: state.beat.map((event) => ({ version: String(event.version), seat: event.seat ?? null, kind: event.game.value?.kind.case ?? "table" })), motions: motions.map((m) => m.kind) };
       this.element.dispatchEvent(new CustomEvent("ludotheque:beat", { bubbles: true, detail }));

@@ -39,7 +39,7 @@ export function debugPage(main: HTMLElement, gameId: string | undefined): () => 
     } catch (reason) {
       if (abort.signal.aborted) return;
       fill(panel);
-      fill(problem, h("p", {}, reason instanceof LogFormatError ? t("debug.unreadable", { line: reason.line, reason: reason.reason }) : errorText(reason)));
+      fill(problem, h("p", {}, reason instanceof LogFormatError ? unreadable(reason) : errorText(reason)));
     }
   };
 
@@ -52,4 +52,10 @@ export function debugPage(main: HTMLElement, gameId: string | undefined): () => 
     fill(panel, h("p", { class: "muted" }, t("debug.dropFirst")));
   }
   return () => abort.abort();
+}
+
+/** A line that cannot be read, and the version it holds (line 1 the header, line n the event of version n - 1). */
+function unreadable(error: LogFormatError): string {
+  const what = error.line === 1 ? t("debug.theHeaderLine") : t("debug.versionLine", { v: error.line - 1 });
+  return t("debug.unreadable", { line: error.line, what, reason: error.reason });
 }

@@ -60,6 +60,7 @@ class PlayPage {
   private readonly board = new PlayBoard(
     (command) => this.play(command),
     () => this.playback.skip(),
+    () => this.signals.sound("round"),
   );
   private readonly playback = new Playback(
     () => this.schedule(),
@@ -191,7 +192,10 @@ class PlayPage {
     (waiting ? this.notDealt : this.side).prepend(this.table.element);
     this.curtain.update(showing.mode === "curtain" ? showing.seat : undefined);
     this.board.element.hidden = waiting || showing.mode === "curtain";
-    if (showing.mode === "curtain") return;
+    if (showing.mode === "curtain") {
+      this.board.clear();
+      return;
+    }
     const seat = showing.mode === "seat" ? showing.seat.seat : undefined;
     this.board.update({
       kind: game.kind,
@@ -219,7 +223,7 @@ class PlayPage {
     let ending: Ending = "over";
     if (held.length > 0 && winners !== undefined && game.status === GameStatus.FINISHED) ending = held.some((seat) => winners.includes(seat)) ? "won" : "lost";
     const offered = this.sessions.held.some((one) => this.sessions.snapshotOf(one.seat)?.rematch?.seatToken) || Boolean(first.rematch);
-    this.outcome.show(outcomeText(game, live), ending, offered);
+    this.outcome.show(outcomeText(game, live), ending, offered, first.rematch?.gameId ?? game.rematchGameId ?? "");
     const said = `${ending}:${game.status}`;
     if (said !== this.ended && game.status === GameStatus.FINISHED) {
       this.ended = said;

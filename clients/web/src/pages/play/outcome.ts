@@ -2,7 +2,8 @@
 // it, drawn as what it is for this screen — a game won (a gold star, and a little
 // celebration), a game lost (a grey cloud: no star), or the end of a game watched —, then
 // "Play again" for the seats held (the rematch; when another player asked for it first,
-// the page says the new game is waiting) and a way back to the lobby.
+// the page says the new game is waiting), or for a spectator the rematch to watch, and a
+// way back to the lobby.
 
 import { fill, h } from "../../dom";
 import { picture, s, starPoints } from "../../boards/svg";
@@ -25,8 +26,8 @@ export class OutcomePanel {
 
   /** Shows the outcome in `text` for `ending` (again only when something changes: GetGame's
    * outcome comes after the last event); `offered`: another player dealt the rematch. */
-  show(text: string, ending: Ending, offered: boolean): void {
-    const key = `${text}|${ending}|${offered}`;
+  show(text: string, ending: Ending, offered: boolean, watchNext = ""): void {
+    const key = `${text}|${ending}|${offered}|${watchNext}`;
     if (!this.element.hidden && key === this.shown) return;
     this.shown = key;
     const again = this.rematch
@@ -38,7 +39,13 @@ export class OutcomePanel {
       ending === "won" ? confetti() : null,
       h("p", { class: "outcome-text", attrs: { id: "outcome-text" } }, h("span", { class: "outcome-mark" }, mark(ending)), " ", h("span", {}, text)),
       offered && again ? h("p", { class: "rematch-offer", attrs: { role: "status" } }, t("play.rematchOffered")) : null,
-      h("p", { class: "outcome-actions" }, again, h("a", { class: again ? "button secondary" : "button", attrs: { href: paths.lobby() } }, t("play.newGame"))),
+      h(
+        "p",
+        { class: "outcome-actions" },
+        again,
+        !again && watchNext ? h("a", { class: "button watch-next", attrs: { href: paths.play(watchNext) } }, t("play.watchNext")) : null,
+        h("a", { class: again || watchNext ? "button secondary" : "button", attrs: { href: paths.lobby() } }, t("play.newGame")),
+      ),
     );
     this.element.hidden = false;
   }

@@ -35,6 +35,8 @@ interface Beat {
   events: Event[];
   /** Another's move (or one to celebrate): it stays in view for a while. */
   hold: boolean;
+  /** A round won: it stays longer. */
+  celebrate: boolean;
   view?: Promise<GameView | undefined>;
 }
 
@@ -51,6 +53,8 @@ export function pace(): number {
 export class Playback {
   /** The beat on the board (undefined: the present). */
   private shown: Frame | undefined;
+  /** The frame last drawn. */
+  private drawn: Frame | undefined;
   /** The last version taken into account (undefined until the first view came). */
   private seen: bigint | undefined;
   private queue: Beat[] = [];
@@ -89,9 +93,14 @@ export class Playback {
     } else if (snapshot.version > this.seen) {
       this.take(snapshot.events.filter((event) => event.version > (this.seen ?? 0n)), viewer);
       this.seen = snapshot.version;
-      if (!this.running) void this.run();
+      if (!this.running && this.queue.length > 0) {
+        // Until the first move's board comes, the board stays as it was (not the present yet).
+        this.shown = this.drawn && { ...this.drawn, live: false, beat: [] };
+        void this.run();
+      }
     }
-    return this.shown ?? this.live();
+    this.drawn = this.shown ?? this.live();
+    return this.drawn;
   }
 
   /** Skips what is left to show: the present at once. */
@@ -127,10 +136,11 @@ export class Playback {
           last.events.push(event);
           last.version = event.version;
           last.hold ||= celebrate;
+          last.celebrate ||= celebrate;
         }
         continue;
       }
-      this.queue.push({ version: event.version, events: [event], hold: (beat && others) || celebrate });
+      this.queue.push({ version: event.version, events: [event], hold: (beat && others) || celebrate, celebrate });
     }
     if (this.queue.length > MOST_BEATS) this.queue = [];
   }
@@ -149,7 +159,8 @@ export class Playback {
       const events = (this.snapshot?.events ?? []).filter((event) => event.version <= beat.version);
       this.shown = { version: beat.version, view, live: false, events, beat: beat.events };
       this.changed();
-      await new Promise((resolve) => (this.timer = window.setTimeout(resolve, beat.hold ? pace() : pace() / 2)));
+      const time = beat.celebrate ? pace() * 2.5 : beat.hold ? pace() : pace() / 2;
+      await new Promise((resolve) => (this.timer = window.setTimeout(resolve, time)));
     }
     if (generation !== this.generation) return;
     this.queue = [];
