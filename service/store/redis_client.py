@@ -18,6 +18,13 @@ promoted master at once.
 Nothing connects until the first command, so a server starts while Redis is down;
 redis-py reconnects by itself on the next command once Redis is back.
 
+Every connection is a `GuardedConnection`: redis-py's cluster client closes all the
+connections of a node (those in use by other commands too) when it reads the topology
+anew after a failure, and a command caught half way then failed with an AttributeError
+from redis-py's own code (`'NoneType' object has no attribute 'writelines'`: redis-py
+issues #3546 and #4287, fixed upstream by PR #4288). Here such a command fails with a
+ConnectionError, which redis-py retries on the topology read anew.
+
 On a single Redis, scripts (a move's append among them) run on connections of their
 own beside the pool's, packed and answered without redis-py's per-command machinery:
 the round trip a move makes is the cheapest the client allows.
@@ -67,6 +74,42 @@ TOPOLOGY_PAUSE = 0.05  # seconds before trying a cluster that is mid-failover ag
 # Connections of their own for scripts on a single Redis (RedisConnection.run), beside
 # the pool's (which serves the other commands): as many, made as they are needed.
 SCRIPT_CONNECTIONS = MAX_CONNECTIONS
+CLOSED_WHILE_SENDING = "the connection was closed by another task before the command was sent"
+CLOSED_WHILE_READING = "the connection was closed by another task while the reply was awaited"
+
+
+class GuardedConnection(Connection):
+    """redis-py's connection, failing with a ConnectionError (the exact class: redis-py
+    retries by exact type) instead of an AttributeError or TypeError from its innards
+    when another task closed it mid-command. A command not sent yet is safe to send
+    again; one whose reply was awaited may have run, as after any connection lost (a
+    retry of the same command id settles it, as ever)."""
+
+    async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        try:
+            await super().send_packed_command(command, check_health)
+        except (AttributeError, TypeError) as error:
+            writer = self._writer
+            if writer is None or writer.transport.is_closing():
+                raise ConnectionError(CLOSED_WHILE_SENDING) from error
+            raise
+
+    async def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().read_response(*args, **kwargs)
+        except (AttributeError, TypeError) as error:
+            if not self.is_connected:
+                raise ConnectionError(CLOSED_WHILE_READING) from error
+            raise
+
+
+def guard_cluster(client: RedisCluster) -> RedisCluster:
+    """Makes every connection `client` opens a GuardedConnection (RedisCluster takes no
+    connection class: its nodes are made from the keyword arguments kept here)."""
+    client.nodes_manager.connection_kwargs["connection_class"] = GuardedConnection
+    for node in [*client.nodes_manager.startup_nodes.values(), *client.nodes_manager.nodes_cache.values()]:
+        node.connection_class = GuardedConnection
+    return client
 
 
 class RedisConnection:
@@ -109,10 +152,14 @@ class RedisConnection:
             }
             parts = urlsplit(url)
             if parts.scheme == CLUSTER_SCHEME:
-                return RedisCluster.from_url(
-                    urlunsplit(parts._replace(scheme="redis")), max_connections=MAX_CONNECTIONS, **options
+                return guard_cluster(
+                    RedisCluster.from_url(
+                        urlunsplit(parts._replace(scheme="redis")), max_connections=MAX_CONNECTIONS, **options
+                    )
                 )
             # Bounded: a burst of calls waits for a connection instead of opening hundreds.
+            if parts.scheme == "redis":
+                options["connection_class"] = GuardedConnection
             pool = BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=timeout, **options)
             return Redis(connection_pool=pool)
 
