@@ -121,7 +121,7 @@ class GameApp:
         self.online = online = Online(store.coordination, now_ms, metrics, presence_ttl_ms)
         self.viewers = viewers = Viewers(tokens, seen=online.presence.seen)
         snapshots = Snapshots(store, metrics, settings.snapshot_interval)
-        losses = Losses(metrics, now_ms, policy)
+        self.losses = losses = Losses(metrics, now_ms, policy)
         limits = settings.event_limit_per_kind()
         self.live = live = LiveGames(store, metrics, settings.cache_size, snapshots, limits, losses.reconcile)
         quotas = Quotas(store, settings.limits, now_ms)
@@ -214,10 +214,12 @@ class GameApp:
     # --- the process --------------------------------------------------------------
 
     async def start(self) -> None:
-        """Starts the background work: presence, and the turn clocks' worker."""
+        """Starts the background work: presence, the turn clocks' worker, and recording
+        the losses of history found and not recorded yet."""
         await self.online.presence.start()
         interval = self.settings.clock_interval
         self._background.append(asyncio.create_task(self.clocks.run(interval, self._stopping)))
+        self._background.append(asyncio.create_task(self.losses.keep_recording(self.live, self._stopping)))
 
     async def stop(self) -> None:
         self._stopping.set()
