@@ -46,6 +46,7 @@ from service.app.moves.append import Appends
 from service.app.moves.moves import Moves
 from service.app.moves.table_changes import TableChanges
 from service.app.observe.metrics import Metrics
+from service.app.observe.readiness import StoreWatch
 from service.app.online.clocks import ClockWorker
 from service.app.online.online import Online
 from service.app.online.presence import Sighting
@@ -116,6 +117,8 @@ class GameApp:
         self.metrics = metrics = metrics or Metrics()
         self.now_ms = now_ms = world.now_ms
         self.unready_reason = ""  # why the last readiness check failed
+        self.degraded = ""  # the shards that could not take writes at the last readiness check, while others did
+        self.store_watch = StoreWatch(store, settings.memory_threshold)
         policy = settings.retention
         presence_ttl_ms = int(settings.presence_ttl * 1000)
         self.online = online = Online(store.coordination, now_ms, metrics, presence_ttl_ms)
@@ -230,18 +233,18 @@ class GameApp:
         self._background.clear()
 
     async def ready(self) -> None:
-        """Raises ServiceError(UNAVAILABLE) unless every shard of the store takes writes
-        now and none uses more than the settings' memory threshold of its limit."""
-        health = await self.store.health()
-        threshold = self.settings.memory_threshold
-        problems = health.problems + [
-            f"{shard.name}: {shard.memory_used:.0%} of its memory limit in use"
-            for shard in health.shards
-            if shard.writable and shard.memory_used > threshold
-        ]
-        self.unready_reason = "; ".join(problems)
-        if problems:
-            raise unavailable(f"The event store cannot take writes: {self.unready_reason}")
+        """Raises ServiceError(UNAVAILABLE) unless this server should get calls: some
+        shard of the store takes writes (the others are `degraded`: their games answer
+        UNAVAILABLE). Answers from the store's health as last probed (`check_store`,
+        every second in a server), within 200 ms (observe/readiness.py)."""
+        view = await self.store_watch.current()
+        self.unready_reason, self.degraded = ("", view.degraded) if view.ready else (view.problems, "")
+        if not view.ready:
+            raise unavailable(f"The event store cannot take writes: {view.problems}")
+
+    async def check_store(self) -> None:
+        """Probes the store's health now, for readiness to answer from."""
+        await self.store_watch.probe()
 
     async def drain(self) -> None:
         """Waits for the work under way in the background (snapshot writes)."""

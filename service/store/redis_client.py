@@ -181,14 +181,30 @@ class RedisConnection:
         """The key's cluster slot (0 for a single Redis: everything reads together)."""
         return key_slot(key.encode()) if self.is_cluster else 0
 
+    def shard_of(self, key: str) -> str:
+        """The name of the master serving `key` now, as the slot map has it ("" on a
+        single Redis: there is one)."""
+        client = self.client
+        if not isinstance(client, RedisCluster):
+            return ""
+        slot = key_slot(key.encode())
+        nodes = client.nodes_manager.slots_cache.get(slot)
+        return nodes[0].name if nodes else f"slot {slot}"
+
+    def _on_shard(self, key: Any) -> Any:
+        """Errors naming the shard of `key` (on a cluster)."""
+        if self._single is not None:
+            return unavailable_on_redis_errors()
+        return unavailable_on_redis_errors(lambda: self.shard_of(str(key)))
+
     async def call(self, *command: Any) -> Any:
-        with unavailable_on_redis_errors():
+        with self._on_shard(command[1]) if len(command) > 1 else unavailable_on_redis_errors():
             return await self.client.execute_command(*command)
 
     async def write(self, *command: Any) -> Any:
         """A write of one key (named by the command's first argument) that must reach the
         configured number of replicas before it counts, as `run(durable=True)`."""
-        with unavailable_on_redis_errors():
+        with self._on_shard(command[1]):
             return await self._write(command)
 
     async def call_blocking(self, *command: Any) -> Any:
@@ -201,7 +217,7 @@ class RedisConnection:
         a restarted or failed-over Redis). `durable`: a write that must reach the
         configured number of replicas before it counts."""
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)
-        with unavailable_on_redis_errors():
+        with self._on_shard(keys[0]):
             try:
                 return await self._run(command, durable)
             except NoScriptError:

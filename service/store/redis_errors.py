@@ -17,6 +17,7 @@ import asyncio
 import logging
 import os
 import time
+from collections.abc import Callable
 from types import TracebackType
 
 import redis
@@ -126,18 +127,24 @@ def report(error: StoreUnavailable, cause: BaseException | None = None) -> None:
         log.error("Redis refused a command (%s): %s%s", error.reason, error, more)
 
 
-def unavailable(error: BaseException) -> StoreUnavailable:
-    """`error` as StoreUnavailable, logged (rate-limited)."""
+def unavailable(error: BaseException, shard: str = "") -> StoreUnavailable:
+    """`error` as StoreUnavailable (of `shard`, when known), logged (rate-limited)."""
     if isinstance(error, StoreUnavailable):
         return error
-    found = StoreUnavailable(f"Redis: {type(error).__name__}: {error}", reason_of(error))
+    found = StoreUnavailable(f"Redis: {type(error).__name__}: {error}", reason_of(error), shard)
     report(found, error)
     return found
 
 
 class _UnavailableOnRedisErrors:
     """The context of unavailable_on_redis_errors: a class, not a generator, since it
-    wraps every round trip (a generator's context manager costs several µs each)."""
+    wraps every round trip (a generator's context manager costs several µs each).
+    `shard`: names the shard a failure happened on (called only then)."""
+
+    __slots__ = ("_shard",)
+
+    def __init__(self, shard: Callable[[], str] | None = None) -> None:
+        self._shard = shard
 
     def __enter__(self) -> None:
         return None
@@ -147,16 +154,20 @@ class _UnavailableOnRedisErrors:
     ) -> None:
         if not isinstance(error, Exception):
             return  # no failure, or a cancellation: passes through
+        shard = self._shard() if self._shard is not None else ""
         if isinstance(error, StoreUnavailable):
+            if shard and not error.shard:
+                error.shard = shard
             report(error)
             return
-        raise unavailable(error) from error
+        raise unavailable(error, shard) from error
 
 
 _UNAVAILABLE_ON_REDIS_ERRORS = _UnavailableOnRedisErrors()
 
 
-def unavailable_on_redis_errors() -> _UnavailableOnRedisErrors:
-    """Any failure while talking to Redis becomes StoreUnavailable. Cancellation is
-    not a failure (it is a BaseException, not an Exception) and passes through."""
-    return _UNAVAILABLE_ON_REDIS_ERRORS
+def unavailable_on_redis_errors(shard: Callable[[], str] | None = None) -> _UnavailableOnRedisErrors:
+    """Any failure while talking to Redis becomes StoreUnavailable (naming the shard
+    `shard` names, if given). Cancellation is not a failure (it is a BaseException,
+    not an Exception) and passes through."""
+    return _UNAVAILABLE_ON_REDIS_ERRORS if shard is None else _UnavailableOnRedisErrors(shard)

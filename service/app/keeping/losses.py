@@ -89,7 +89,7 @@ class Losses:
                         else:
                             await games.settle(live)
                 except ServiceError as error:
-                    if error.code is Code.NOT_FOUND:
+                    if error.code in (Code.NOT_FOUND, Code.DATA_LOSS):
                         games.owed.pop(game_id, None)  # no game left to record it in
                     log.debug("game %s: the loss is still not recorded: %s", game_id, error.message)
             with contextlib.suppress(TimeoutError):

@@ -28,7 +28,7 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
-from service.app.model.errors import Code, ServiceError, invalid_argument, not_found
+from service.app.model.errors import Code, ServiceError, game_lost, invalid_argument, not_found
 from service.app.model.marks import Marks
 from service.app.model.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.model.stored import parse_event, store_errors
@@ -36,7 +36,7 @@ from service.app.model.table import Table
 from service.app.observe import request_context
 from service.app.observe.metrics import Metrics
 from service.app.observe.tracing import TracedMove
-from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent, head
+from service.store.base import CountersChanged, EventStore, GameInfo, GameLost, GameNotFound, StoredEvent, head
 
 log = logging.getLogger(__name__)
 
@@ -200,6 +200,8 @@ class LiveGames:
         with store_errors():
             try:
                 info = await self.store.info(game_id)
+            except GameLost:
+                raise game_lost(game_id) from None
             except GameNotFound:
                 raise not_found(game_id) from None
         record = game_pb2.GameRecord.FromString(info.record)
