@@ -46,7 +46,7 @@ from redis.asyncio.cluster import ClusterNode
 from redis.asyncio.connection import AbstractConnection, Connection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
-from redis.crc import key_slot
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 from redis.exceptions import (
     ClusterDownError,
     ConnectionError,
@@ -103,6 +103,21 @@ class GuardedConnection(Connection):
             raise
 
 
+class Cluster(RedisCluster):
+    """redis-py's cluster client, but one that does not close every connection to every
+    node when it meets CLUSTERDOWN (or a run of MOVED answers): there it calls
+    `aclose`, which here only has the slot map read again before the next command. A
+    shard with no master answers CLUSTERDOWN for its own slots; closing the connections
+    of the shards that serve would fail their commands in flight too. `close_for_good`
+    closes the client for good."""
+
+    async def aclose(self) -> None:
+        self._initialize = True
+
+    async def close_for_good(self) -> None:
+        await super().aclose()
+
+
 def guard_cluster(client: RedisCluster) -> RedisCluster:
     """Makes every connection `client` opens a GuardedConnection (RedisCluster takes no
     connection class: its nodes are made from the keyword arguments kept here)."""
@@ -152,9 +167,14 @@ class RedisConnection:
             }
             parts = urlsplit(url)
             if parts.scheme == CLUSTER_SCHEME:
+                # A shard with no master (mid-failover, or none left to promote) leaves
+                # its slots out of the slot map: only its games fail, not every game.
                 return guard_cluster(
-                    RedisCluster.from_url(
-                        urlunsplit(parts._replace(scheme="redis")), max_connections=MAX_CONNECTIONS, **options
+                    Cluster.from_url(
+                        urlunsplit(parts._replace(scheme="redis")),
+                        max_connections=MAX_CONNECTIONS,
+                        require_full_coverage=False,
+                        **options,
                     )
                 )
             # Bounded: a burst of calls waits for a connection instead of opening hundreds.
@@ -396,6 +416,22 @@ class RedisConnection:
                 slots.setdefault(nodes[0].name, slot)
         return [(node.name, node, slots[node.name]) for node in self.client.get_primaries() if node.name in slots]
 
+    def uncovered(self) -> list[tuple[int, int]]:
+        """The ranges of slots no master serves, as the slot map last read says (a
+        shard whose master died with no replica promoted yet)."""
+        if not isinstance(self.client, RedisCluster):
+            return []
+        served = self.client.nodes_manager.slots_cache
+        ranges: list[tuple[int, int]] = []
+        for slot in range(REDIS_CLUSTER_HASH_SLOTS):
+            if served.get(slot):
+                continue
+            if ranges and ranges[-1][1] == slot - 1:
+                ranges[-1] = (ranges[-1][0], slot)
+            else:
+                ranges.append((slot, slot))
+        return ranges
+
     async def ping(self) -> None:
         with unavailable_on_redis_errors():
             await self.client.ping()
@@ -403,9 +439,8 @@ class RedisConnection:
     async def close(self) -> None:
         while self._kept:
             await self._kept.pop().disconnect()
-        await self.client.aclose()
-        if self.blocking is not self.client:
-            await self.blocking.aclose()
+        for client in [self.client] if self.blocking is self.client else [self.client, self.blocking]:
+            await (client.close_for_good() if isinstance(client, Cluster) else client.aclose())
 
 
 def _script_connection(client: Redis) -> AbstractConnection:
