@@ -6,9 +6,10 @@
 #   clients/web/node_modules/          the web app's packages (esbuild; puppeteer-core and
 #                           axe-core for its browser tests), then clients/web/dist/, the
 #                           built app the server serves at / (rebuilt when a source changed)
-#   redis-server, redis-cli, chromium   Debian packages, when missing: the Redis store's
+#   redis-server, redis-cli, chromium, jq   Debian packages, when missing: the Redis store's
 #                           tests start their own redis-server processes (no system service
-#                           needed); the web app's tests drive /usr/bin/chromium headless
+#                           needed); the web app's tests drive /usr/bin/chromium headless;
+#                           the runbook's commands pipe logs through jq
 # Cheap when nothing changed: a stamp of the dependency files skips the installs, and
 # the web app's build is skipped when its inputs are unchanged.
 set -euo pipefail
@@ -20,6 +21,9 @@ if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; th
 fi
 if [ ! -x /usr/bin/chromium ]; then
     missing+=(chromium)
+fi
+if ! command -v jq >/dev/null; then
+    missing+=(jq)  # the runbook's commands (docs/OPERATIONS.md) are run by tests/deploy/test_runbook.py
 fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -eq 0 ]; then

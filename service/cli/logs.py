@@ -38,17 +38,26 @@ def add_arguments(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         parser.add_argument("--server", default=DEFAULT_SERVER, metavar="HOST:PORT", help=f"default {DEFAULT_SERVER}")
         parser.add_argument("--token", help="bearer token (default: the LUDOTHEQUE_ADMIN_TOKEN environment variable)")
 
-    def viewer_options(parser: argparse.ArgumentParser) -> None:
+    def viewer_options(parser: argparse.ArgumentParser, *, full: bool = False) -> None:
         who = parser.add_mutually_exclusive_group()
         who.add_argument("--as-seat", type=int, metavar="N", help="as seat N saw it")
         who.add_argument("--as-spectator", action="store_true", help="as a spectator saw it")
+        if full:
+            who.add_argument(
+                "--full", action="store_true", help="the complete log (needs the admin token); refused otherwise"
+            )
 
-    export = commands.add_parser("export", help="write a game's log", description="Write a game's log (JSON Lines).")
+    export = commands.add_parser(
+        "export",
+        help="write a game's log",
+        description="Write a game's log (JSON Lines): the complete log with the admin token, else as the "
+        "token's seat or a spectator saw it; says on standard error which one it wrote.",
+    )
     export.add_argument("game_id", help="the game to export (an id that starts with '-' goes after `--`)")
     export.add_argument("-o", "--output", metavar="FILE", help="default: standard output")
     export.add_argument("--binary", action="store_true", help="length-delimited protobuf instead of JSON Lines")
     server_options(export)
-    viewer_options(export)
+    viewer_options(export, full=True)
 
     load = commands.add_parser(
         "import", help="load a log as a new game", description="Load a complete log as a new game (admin)."
@@ -129,8 +138,14 @@ def fetch_log(client: Client, game_id: str, viewer: Viewer | None = None) -> gam
 
 def export(args: argparse.Namespace, stdout: TextIO) -> int:
     with _client(args) as client:
+        if args.full and not client.token:
+            raise SystemExit("ludotheque export --full needs the admin token (--token or LUDOTHEQUE_ADMIN_TOKEN)")
         viewer = _viewer(args)
         log = fetch_log(client, args.game_id, None if viewer.is_admin else viewer)
+    which = log_kind(log.header.viewer)
+    if args.full and log.header.viewer.role != game_pb2.VIEWER_ROLE_ADMIN:
+        raise SystemExit(f"ludotheque export --full: the server gave {which}: --full needs the admin token")
+    sys.stderr.write(f"wrote {which} of game {log.header.game_id}: {len(log.events)} events\n")
     data = gamelog.to_binary(log) if args.binary else gamelog.to_jsonl(log).encode()
     if args.output:
         Path(args.output).write_bytes(data)
@@ -139,6 +154,15 @@ def export(args: argparse.Namespace, stdout: TextIO) -> int:
     else:
         stdout.write(data.decode())
     return 0
+
+
+def log_kind(viewer: game_pb2.Viewer) -> str:
+    """Which log a header's viewer makes it: the complete one, a seat's or a spectator's."""
+    if viewer.role == game_pb2.VIEWER_ROLE_ADMIN:
+        return "the complete log (admin)"
+    if viewer.role == game_pb2.VIEWER_ROLE_SEAT:
+        return f"seat {viewer.seat}'s log (what that seat saw)"
+    return "a spectator's log (what anyone watching saw)"
 
 
 def import_(args: argparse.Namespace, stdout: TextIO) -> int:

@@ -185,7 +185,8 @@ def test_the_default_install_is_two_spread_pods_on_a_bundled_durable_redis() -> 
     redis_service = r.one("Service", f"{RELEASE}-ludotheque-redis")
     assert environment["LUDOTHEQUE_STORE"] == f"redis://{redis_service['metadata']['name']}:6379/0"
     assert len(environment["LUDOTHEQUE_SECRET"]) >= 32  # generated
-    assert "LUDOTHEQUE_ADMIN_TOKEN" not in environment  # no admin unless asked for
+    assert len(environment["LUDOTHEQUE_ADMIN_TOKEN"]) >= 32  # generated: every install has an admin
+    assert environment["LUDOTHEQUE_ADMIN_TOKEN"] != environment["LUDOTHEQUE_SECRET"]
     assert f"{RELEASE}-ludotheque-headless" in r.notes and "port-forward" in r.notes
     for name in (f"{RELEASE}-ludotheque", f"{RELEASE}-ludotheque-headless"):
         ports = r.one("Service", name)["spec"]["ports"]

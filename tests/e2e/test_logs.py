@@ -21,7 +21,7 @@ from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
 
 
-def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+def cli(*args: str, stdin: str = "", admin_token: str = ADMIN_TOKEN) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "service", *args],
         cwd=ROOT,
@@ -29,7 +29,7 @@ def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PATH": "/usr/bin:/bin", "LUDOTHEQUE_ADMIN_TOKEN": ADMIN_TOKEN},
+        env={"PATH": "/usr/bin:/bin", "LUDOTHEQUE_ADMIN_TOKEN": admin_token},
     )
 
 
@@ -153,6 +153,22 @@ def test_exports_as_each_viewer_saw_the_game(server: ServerProcess) -> None:
             assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
         spectator = admin.export_game(game_id, as_spectator=True)
         assert spectator.header.viewer.role == game_pb2.VIEWER_ROLE_SPECTATOR
+
+
+def test_export_says_which_log_it_wrote_and_full_needs_the_admin(server: ServerProcess, tmp_path: Path) -> None:
+    game_id, tokens = played_game(server, moves=4)
+    path = tmp_path / "game.jsonl"
+    complete = cli("export", game_id, "--full", "-o", str(path), "--server", server.target)
+    assert complete.returncode == 0 and "wrote the complete log (admin)" in complete.stderr
+    assert gamelog.parse(path.read_bytes()).header.viewer.role == game_pb2.VIEWER_ROLE_ADMIN
+    anonymous = cli("export", game_id, "-o", str(path), "--server", server.target, admin_token="")
+    assert anonymous.returncode == 0 and "wrote a spectator's log" in anonymous.stderr
+    as_robin = cli("export", game_id, "-o", str(path), "--server", server.target, "--token", tokens[1])
+    assert as_robin.returncode == 0 and "wrote seat 1's log" in as_robin.stderr
+    path.unlink()
+    for token in ([], ["--token", tokens[1]]):  # no token at all; a seat's token
+        refused = cli("export", game_id, "--full", "-o", str(path), "--server", server.target, *token, admin_token="")
+        assert refused.returncode != 0 and "admin token" in refused.stderr and not path.exists(), refused.stderr
 
 
 def test_replay_shows_any_version_for_any_viewer(server: ServerProcess, tmp_path: Path) -> None:

@@ -66,6 +66,10 @@ def test_a_scripted_game_shows_in_the_metrics() -> None:
         assert value(samples, "ludotheque_store_operation_duration_seconds_count", operation="create") == 2
         assert value(samples, "ludotheque_append_conflicts_total", kind="mooki") == 0
         assert value(samples, "ludotheque_cached_games") == 2
+        # The process's own series, and no `*_created` ones.
+        names = {name for name, _ in samples}
+        assert {"process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds"} <= names
+        assert "process_max_fds" in names and not [name for name in names if name.endswith("_created")]
         submit = {"grpc_type": "unary", "grpc_service": "ludotheque.v1.GameService", "grpc_method": "SubmitCommand"}
         assert value(samples, "grpc_server_started_total", **submit) == 5
         assert value(samples, "grpc_server_handled_total", grpc_code="OK", **submit) == 3
