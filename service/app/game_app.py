@@ -26,7 +26,7 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES
-from service.app.access.auth import TokenAuthority
+from service.app.access.auth import BadToken, TokenAuthority
 from service.app.access.creators import CreationPolicy, OpenCreation
 from service.app.access.limits import CreationLimits, Quotas
 from service.app.access.origins import ClientAddresses
@@ -39,6 +39,7 @@ from service.app.keeping.losses import Losses
 from service.app.keeping.retention import Retention, RetentionPolicy
 from service.app.logs.log_replay import LogReplays
 from service.app.logs.logs import Logs
+from service.app.model import claims
 from service.app.model.errors import unavailable
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
@@ -148,14 +149,35 @@ class GameApp:
         self.takeovers = TakeOvers(live, viewers, metrics, now_ms, changes, online)
         self.clocks = ClockWorker(live, changes, online.schedule, store.coordination, metrics, now_ms)
         self._background: list[asyncio.Task[None]] = []
+        self._rechecking: asyncio.Task[int] | None = None  # the cached games checked after a failover
         self._stopping = asyncio.Event()
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
-    async def open_game(self, game_id: str, token: str) -> tuple[LiveGame, Viewer]:
-        """The live game and who the token stands for in it."""
-        live = await self.live.load(game_id)
+    async def open_game(self, game_id: str, token: str, known_version: int = 0) -> tuple[LiveGame, Viewer]:
+        """The live game and who the token stands for in it (`known_version`: the
+        highest version the caller says it was given, as `claiming`)."""
+        with self.claiming(game_id, known_version, token):
+            live = await self.live.load(game_id)
         return live, self.viewers.in_game(live, token)
+
+    def claiming(self, game_id: str, known_version: int, token: str) -> contextlib.AbstractContextManager[None]:
+        """The caller's claim to have been given `known_version` of the game, for the
+        request's duration (model/claims.py), if its token is one of the game's (a
+        seat's, of any generation, its host's) or the admin's; else nothing."""
+        if not known_version or not game_id or not token or not self._vouches(game_id, token):
+            return contextlib.nullcontext()
+        return claims.claiming(game_id, known_version)
+
+    def _vouches(self, game_id: str, token: str) -> bool:
+        tokens = self.tokens
+        if tokens.is_admin(token) or tokens.is_host(game_id, token):
+            return True
+        try:
+            tokens.seat_claim(game_id, token)
+        except BadToken:
+            return False
+        return True
 
     async def catch_up(self, live: LiveGame, version: int) -> None:
         """Brings the live game to `version`, which a follower has seen stored. When a
@@ -227,9 +249,10 @@ class GameApp:
     async def stop(self) -> None:
         self._stopping.set()
         await self.online.presence.stop()
-        for task in self._background:
+        tasks = [*self._background, *([self._rechecking] if self._rechecking is not None else [])]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._background, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._background.clear()
 
     async def ready(self) -> None:
@@ -243,8 +266,13 @@ class GameApp:
             raise unavailable(f"The event store cannot take writes: {view.problems}")
 
     async def check_store(self) -> None:
-        """Probes the store's health now, for readiness to answer from."""
+        """Probes the store's health now, for readiness to answer from. Masters that
+        changed (a failover, which may have lost versions of any game) make every
+        cached game be checked against the store, in the background (LiveGames.recheck)."""
+        before = self.store_watch.shards
         await self.store_watch.probe()
+        if before and self.store_watch.shards != before and (self._rechecking is None or self._rechecking.done()):
+            self._rechecking = asyncio.create_task(self.live.recheck(), name="recheck-cached-games")
 
     async def drain(self) -> None:
         """Waits for the work under way in the background (snapshot writes)."""

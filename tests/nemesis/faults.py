@@ -2,7 +2,7 @@
 real Redis Cluster and real server processes.
 
 The cluster has 3 masters (shards: the three ranges of slots `redis-cli --cluster
-create` makes), the first with one replica, the others with two. A fault is one of:
+create` makes), with one or two replicas each. A fault is one of:
 
     kill-master, kill-replica    kill -9 of the node; restarted `hold` seconds later
                                  (as an orchestrator would), on its data
@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 from tests.support.redis import ClusterNode, RedisClusterNodes, RedisServer, wait_until
 
 SHARD_SLOTS = (0, 5461, 10923)  # a slot of each shard's range
-REPLICAS = (1, 2, 2)  # each shard's replicas, as the cluster is made
 NODE_KINDS = ("kill-master", "kill-replica", "pause-master", "pause-replica")
 LAGGING = "lagging-failover"
 LAG = 1.5  # seconds a lagging failover's replicas are frozen before their master dies
@@ -52,7 +51,7 @@ class Fault:
 
 def schedule(seed: int, seconds: float, *, waits: bool, servers: int = 2) -> list[Fault]:
     """The faults of a run: every kind early on (the restart once), then random ones,
-    1 to 3 s apart, until `seconds`."""
+    about 1.5 s apart, until `seconds`."""
     rng = random.Random(seed)
     kinds = [*NODE_KINDS, "kill-server"] + ([] if waits else [LAGGING])
     early = [*(kind for kind in kinds if kind != LAGGING), "restart-node"]
@@ -69,7 +68,7 @@ def schedule(seed: int, seconds: float, *, waits: bool, servers: int = 2) -> lis
         )
         faults.append(Fault(round(at, 2), kind, target, round(hold, 2)))
         # A lagging failover needs a majority of masters up to promote a replica: room for it.
-        at += LAG + LAGGING_QUIET if kind == LAGGING else rng.uniform(1.0, 3.0)
+        at += LAG + LAGGING_QUIET if kind == LAGGING else rng.uniform(0.8, 2.2)
     return faults
 
 
@@ -202,7 +201,8 @@ class Nemesis:
         action()
 
     def _note(self, text: str) -> None:
-        self.log.append(f"{self.elapsed():6.2f}s {text}")
+        now = time.strftime("%H:%M:%S", time.gmtime()) + f".{int(time.time() * 1000) % 1000:03d}"
+        self.log.append(f"{self.elapsed():7.2f}s ({now} UTC) {text}")
 
     def _apply(self, fault: Fault) -> None:
         if fault.kind == "kill-server":

@@ -1,7 +1,9 @@
 """The nemesis's load: players on real clients (ludotheque.Client over gRPC), each
 playing two-seat Mooki games one after the other against whichever of the server
 processes answers, and logging every acknowledgement they get (a game created, a move
-with the versions its answer named) to a file of their own, one JSON line each.
+with the versions its answer named) to a file of their own, one JSON line each. A
+player's clients share what it was given (`known`): each call says the highest version
+of the game it knows (`known_version`), whichever server gave it.
 
 A move whose answer did not come (UNAVAILABLE, a timeout, the server killed) is sent
 again with the same command id, on the other server if need be, until it is answered;
@@ -11,6 +13,7 @@ its creation was acknowledged) is left for a new one."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import threading
@@ -78,6 +81,8 @@ class Player(threading.Thread):
         self._rng = random.Random(seed)
         self._server = number % len(servers)
         self._clients: dict[str, Client] = {}
+        self.known: dict[str, int] = {}  # the highest version of each game it was given, on any server
+        self.games: dict[str, list[str]] = {}  # the games it created, with their seats' tokens
         self._log = log_path.open("a")
 
     # --- the calls ---------------------------------------------------------------------
@@ -86,13 +91,13 @@ class Player(threading.Thread):
         target = self.servers.target(self._server)
         client = self._clients.get(target)
         if client is None:
-            client = self._clients[target] = Client(target, retries=0, timeout=CALL_TIMEOUT)
+            client = self._clients[target] = Client(target, retries=0, timeout=CALL_TIMEOUT, known=self.known)
         return client.with_token(token)
 
-    def call(self, token: str | None, request: Callable[[Client], T]) -> T:
+    def call(self, token: str | None, request: Callable[[Client], T], *, stoppable: bool = True) -> T:
         """`request` until it is answered (the other server after a failure)."""
         while True:
-            if self.stop.is_set():
+            if stoppable and self.stop.is_set():
                 raise Stopped
             try:
                 return request(self._client(token))
@@ -105,10 +110,11 @@ class Player(threading.Thread):
                         self.errors.append(f"{code.name}: {error.details()}")
                     raise
                 self._server += 1
-                self.stop.wait(PAUSE)
+                time.sleep(PAUSE)  # then the same request again
 
     def note(self, **fields: Any) -> None:
-        self._log.write(json.dumps({"t": time.monotonic(), "player": self.number, **fields}) + "\n")
+        line = {"t": time.monotonic(), "wall": round(time.time(), 3), "player": self.number, **fields}
+        self._log.write(json.dumps(line) + "\n")
         self._log.flush()
 
     # --- playing -----------------------------------------------------------------------
@@ -124,15 +130,24 @@ class Player(threading.Thread):
                     self.note(kind="lost", game=game_id, code=str(lost))
         except Stopped:
             pass
-        finally:
-            self._log.close()
-            for client in self._clients.values():
-                client.close()
+
+    def come_back(self) -> None:
+        """Once the run is over: reads every game played again, as a player coming back
+        to it would (saying the highest version it was given, on whichever server)."""
+        for game_id, tokens in self.games.items():
+            with contextlib.suppress(GameLost):
+                self.call(tokens[0], lambda client, game_id=game_id: client.get_game(game_id), stoppable=False)  # type: ignore[misc]
+
+    def close(self) -> None:
+        self._log.close()
+        for client in self._clients.values():
+            client.close()
 
     def _create(self) -> tuple[str, list[str]]:
         seats = [{"name": "Cléo"}, {"name": "Robin"}]
         created = self.call(None, lambda client: client.create_game("mooki", seats))
         self.note(kind="created", game=created.game_id, version=created.game.version)
+        self.games[created.game_id] = list(created.seat_tokens)
         return created.game_id, list(created.seat_tokens)
 
     def _move(self, game_id: str, tokens: list[str]) -> bool:

@@ -1,11 +1,13 @@
 """The nemesis, Jepsen-style: a seeded random schedule of faults (faults.py) over a real
-Redis Cluster (3 masters, one with one replica, two with two) and two server
-processes, under load from real clients that log every acknowledgement (players.py);
-then the checker (checker.py) over the clients' logs and the final store.
+Redis Cluster (3 masters: without WAIT one with one replica, two with two; with WAIT 1,
+one replica each) and two server processes, under load from real clients that log
+every acknowledgement (players.py); then the checker (checker.py) over the clients'
+logs and the final store.
 
 - Without WAIT: no acknowledged version is ever used again for another move, and every
   loss is recorded (its versions hold placeholders).
-- With WAIT 1, at most one failure per shard at a time: no acknowledged move is lost.
+- With WAIT 1 (as many as each master's replicas), at most one failure per shard at a
+  time: no acknowledged move is lost.
 - In both: no command applied twice, no client ever answered INTERNAL, no server log
   line saying the Redis client failed unexpectedly, and every player plays again within
   seconds of the cluster healing.
@@ -16,11 +18,13 @@ run prints its figures (pytest -s)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import grpc
@@ -42,18 +46,30 @@ PLAYERS = 8
 PLAYABLE_WITHIN = 10.0  # seconds after the cluster healed by which every player has played again
 
 
-@pytest.fixture
-def cluster() -> Iterator[RedisClusterNodes]:
-    # A shard without a master must not stop the others (docs/DURABILITY.md).
-    options = ["--cluster-require-full-coverage", "no"]
-    with running_cluster(3, 1, NODE_TIMEOUT_MS, extra_replicas=(0, 1, 1), options=options) as nodes:
+@contextmanager
+def nemesis_cluster(waits: int) -> Iterator[RedisClusterNodes]:
+    """Without WAIT: one master with one replica, two with two. With WAIT 1: one replica
+    each, which cannot migrate: as many as WAIT waits for (with more, a failover may
+    promote the replica that did not confirm a write, or a master frozen past its
+    failover may get a write confirmed by its other replica on its way to the new master:
+    docs/DURABILITY.md, "WAIT, per shard")."""
+    options = ["--cluster-require-full-coverage", "no"]  # a shard without a master stops no other
+    if waits:
+        options += ["--cluster-allow-replica-migration", "no"]
+    extra = () if waits else (0, 1, 1)
+    with running_cluster(3, 1, NODE_TIMEOUT_MS, extra_replicas=extra, options=options) as nodes:
         yield nodes
 
 
 @pytest.mark.parametrize("waits", [0, 1], ids=["wait0", "wait1"])
 def test_the_nemesis_forks_nothing_and_with_wait_loses_nothing(
-    cluster: RedisClusterNodes, waits: int, request: pytest.FixtureRequest, tmp_path: Path
+    waits: int, request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
+    with nemesis_cluster(waits) as cluster:
+        run_the_nemesis(cluster, waits, request, tmp_path)
+
+
+def run_the_nemesis(cluster: RedisClusterNodes, waits: int, request: pytest.FixtureRequest, tmp_path: Path) -> None:
     minutes = float(request.config.getoption("--nemesis-minutes"))
     seed = int(request.config.getoption("--nemesis-seed")) + waits
     faults = schedule(seed, minutes * 60 or CI_SECONDS, waits=bool(waits))
@@ -87,6 +103,9 @@ def test_the_nemesis_forks_nothing_and_with_wait_loses_nothing(
         stop.set()
         for player in players:
             player.join(30)
+        for player in players:  # each comes back to the games it played, finished ones too
+            player.come_back()
+            player.close()
         created, acks, lines = read_logs([tmp_path / f"player-{n}.jsonl" for n in range(PLAYERS)])
         again = max(
             min(line["t"] for line in lines if line["player"] == p.number and line["t"] > healed) for p in players
@@ -111,9 +130,14 @@ def test_the_nemesis_forks_nothing_and_with_wait_loses_nothing(
         f"every player played again {again - healed:.1f} s after the cluster healed"
     )
     print("\n".join(nemesis.log))
-    assert not report.violations(bool(waits)), report.violations(bool(waits))[:20]
+    violations = report.violations(bool(waits))
+    if violations:
+        told = diagnose(tmp_path, violations, lines, logs).read_text()
+        print(f"what the players and servers said of those games:\n{_lines_with(told, '', limit=40_000)}")
+    assert not violations, violations[:20]
     assert not [error for player in players for error in player.errors]
-    assert "failed unexpectedly" not in logs and "Traceback" not in logs, _lines_with(logs, "Traceback", "unexpected")
+    unexpected = _lines_with(logs, "Traceback", "failed unexpectedly", limit=4000)
+    assert not unexpected, unexpected
     assert report.moves > 10 * PLAYERS
 
 
@@ -136,8 +160,23 @@ def final_histories(target: str, games: list[str]) -> dict[str, list[game_pb2.Ev
     return found
 
 
-def _lines_with(text: str, *words: str) -> str:
-    return "\n".join(line for line in text.splitlines() if any(word in line for word in words))[:4000]
+def diagnose(directory: Path, violations: list[str], lines: list[dict[str, object]], logs: str) -> Path:
+    """Writes, for each game a violation names, what its players logged and every
+    server log line naming it; returns the file."""
+    path = directory / "diagnosis.txt"
+    with path.open("w") as out:
+        for game_id in sorted({v.split(":")[0].removeprefix("game ") for v in violations if v.startswith("game ")}):
+            out.write(f"== game {game_id}\n")
+            out.writelines(json.dumps(line) + "\n" for line in lines if line.get("game") == game_id)
+            said = [
+                line for line in _lines_with(logs, game_id).splitlines() if " OK " not in line
+            ]  # not the calls answered
+            out.write("\n".join(said) + "\n")
+    return path
+
+
+def _lines_with(text: str, *words: str, limit: int = 100_000) -> str:
+    return "\n".join(line for line in text.splitlines() if any(word in line for word in words))[:limit]
 
 
 # --- the checker itself -------------------------------------------------------------------

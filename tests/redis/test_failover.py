@@ -115,6 +115,13 @@ def test_a_lagging_failover_is_noticed_and_the_game_goes_on_without_reusing_a_lo
         doomed.stop(signal.SIGKILL)
         cluster.wait_promoted(replica)
         promoted = time.monotonic() - killed
+        # No one calls: the server sees the masters change and checks the games it holds.
+        wait_until(
+            lambda: metric(server, "ludotheque_history_losses_total") == len(game_ids),
+            15,
+            "the server to record the losses by itself",
+        )
+        recorded = time.monotonic() - killed
 
         game_id = game_ids[0]
         last_acknowledged = acknowledged[game_id][-1][1]
@@ -155,7 +162,8 @@ def test_a_lagging_failover_is_noticed_and_the_game_goes_on_without_reusing_a_lo
         print(
             f"\nlagging failover, WAIT 0: {sum(len(m) for m in acknowledged.values())} moves acknowledged "
             f"after the cut on {len(game_ids)} games; replica promoted {promoted:.1f} s after the kill; "
-            f"the first game moved again {moving_again:.1f} s after it"
+            f"the losses recorded {recorded:.1f} s after it, with no call; the first game moved again "
+            f"{moving_again:.1f} s after it"
         )
 
     # Another server, started afresh, sees the same history and goes on from it.

@@ -390,3 +390,40 @@ async def test_recording_a_loss_tries_again_through_a_failure_of_the_store(
         assert losses(await get(app, game)) == [(kept + 1, known, False)]
         assert failed and "recording a loss failed" in caplog.text
         assert_nothing_reused(await events(app, game), told, kept, known)
+
+
+@async_test
+async def test_a_server_that_never_saw_the_lost_versions_records_them_when_a_player_says_it_was_given_them(
+    redis_server: RedisServer,
+) -> None:
+    """The server that acknowledged the lost versions is gone (restarted, or its
+    players moved to another): a fresh server finds nothing wrong with the store, but a
+    player says which version it was given (`known_version`), and the fresh server
+    records the loss instead of giving those numbers to other moves. A spectator's
+    claim (no token of the game) is not believed, nor one far past what a failover
+    could lose; a client that says nothing is where it was before."""
+    async with stores(redis_server, 2) as (store, fresh_store):
+        gone = new_app(store)
+        game = await new_game(gone)
+        kept = await play(gone, game, 2)
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play(gone, game, 3)
+        told = await acknowledged_events(gone, game)
+        restore(redis_server, saved)
+        fresh = new_app(fresh_store)  # never cached the game
+
+        async def claim(token: str, version: int) -> game_pb2.Game:
+            request = api.GetGameRequest(game_id=game.game_id, known_version=version)
+            with fresh.claiming(game.game_id, version, token):
+                return await fresh.games.get_game(request, token)
+
+        assert (await claim("", known)).version == kept  # a spectator: not believed
+        assert (await claim(game.tokens[0], kept + 2000)).version == kept  # past what a failover loses
+        assert not (await get(fresh, game)).history_losses
+        seen = await claim(game.tokens[1], known)  # a player: believed
+        assert losses(seen) == [(kept + 1, known, False)] and seen.version == known + 1
+        assert_nothing_reused(await events(fresh, game), told, kept, known)
+        assert metric(fresh, "ludotheque_history_losses_total", kind="mooki", reused="false") == 1
+        # Over Play too: the join says it (here, nothing past what the store now has).
+        live, _ = await fresh.open_game(game.game_id, game.tokens[0], known)
+        assert live.version == known + 1

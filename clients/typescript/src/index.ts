@@ -3,6 +3,7 @@
 // "@ludotheque/client/gen/ludotheque/<kind>/v1/<kind>_pb".
 
 export * from "./ludotheque.js";
+export * from "./known.js";
 export * from "./logs.js";
 export * from "./session.js";
 export * from "./gen/ludotheque/v1/game_pb.js";

@@ -12,6 +12,7 @@ import type { Status } from "./gen/google/rpc/status_pb.js";
 import type { Command, Event, GameView, SeatClock } from "./gen/ludotheque/v1/game_pb.js";
 import { PlayRequestSchema, PlayResponseSchema } from "./gen/ludotheque/v1/game_service_pb.js";
 import type { PlayRematch, PlayRequest, PlayResponse, PlayResult } from "./gen/ludotheque/v1/game_service_pb.js";
+import { type KnownVersions, MemoryKnownVersions } from "./known.js";
 import { newCommandId } from "./ids.js";
 import type { CommandInit } from "./ludotheque.js";
 
@@ -90,6 +91,11 @@ export interface GameSessionOptions {
   /** Also receive who is connected (`onlineSeats`) and, once the game is over, its
    * `rematch`. Whether or not, the seat is online while the session is open. */
   presence?: boolean;
+  /** Where the highest version given of each game is kept: the join says it
+   * (`knownVersion`, known.ts), whichever server or call gave it, and the session
+   * notes what it is given. Default: the session's own, in memory; share a
+   * Ludotheque's `known` (or one kept in localStorage) to carry it across. */
+  known?: KnownVersions;
 }
 
 export interface PlayOptions {
@@ -142,12 +148,15 @@ export class GameSession {
   private readonly url: string;
   private readonly WebSocketClass: WebSocketClass;
   private readonly json: boolean;
+  /** The highest version of each game given to this session (and whoever shares it). */
+  readonly known: KnownVersions;
 
   constructor(readonly options: GameSessionOptions) {
     const url = new URL("/v1/play", options.baseUrl);
     url.protocol = url.protocol === "https:" || url.protocol === "wss:" ? "wss:" : "ws:";
     this.url = url.toString();
     this.json = options.format === "json";
+    this.known = options.known ?? new MemoryKnownVersions();
     const found = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
     if (found === undefined) throw new Error("no WebSocket class: pass options.WebSocket (Node 20: --experimental-websocket)");
     this.WebSocketClass = found;
@@ -215,6 +224,7 @@ export class GameSession {
               gameId: this.options.gameId,
               token: this.options.token ?? "",
               fromVersion: this.snapshot.version + 1n,
+              knownVersion: this.known.get(this.options.gameId),
               viewUpdates: true,
               locale: this.options.locale ?? "",
               presence: this.options.presence ?? false,
@@ -283,6 +293,10 @@ export class GameSession {
 
   private receive(message: PlayResponse): void {
     const change: Partial<{ -readonly [K in keyof GameSnapshot]: GameSnapshot[K] }> = {};
+    const gameId = this.options.gameId;
+    for (const event of message.events) this.known.saw(gameId, event.version);
+    if (message.result !== undefined) this.known.saw(gameId, message.result.version);
+    if (message.turn !== undefined) this.known.saw(gameId, message.turn.version);
     let version = this.snapshot.version;
     const fresh = message.events.filter((event) => event.version > version);
     if (fresh.length > 0) {

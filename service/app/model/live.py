@@ -16,6 +16,7 @@ numbers are never given to other moves meanwhile."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import weakref
@@ -28,6 +29,7 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
+from service.app.model import claims
 from service.app.model.errors import Code, ServiceError, game_lost, invalid_argument, not_found
 from service.app.model.marks import Marks
 from service.app.model.snapshots import Checkpoint, Restored, Snapshots, payloads
@@ -44,6 +46,7 @@ GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # A catch-up reads at most this many snapshot intervals of events before it looks
 # for a snapshot ahead of the cached state.
 CATCH_UP_INTERVALS = 2
+RECHECKS = 32  # cached games checked at once after a failover
 
 
 def seat_counter(seat: int) -> str:
@@ -183,6 +186,7 @@ class LiveGames:
         # keeping/losses.py); without it, the game is just rebuilt from the store.
         self.reconcile = reconcile
         self.owed: dict[str, Owed] = {}  # game id -> the loss found and not yet recorded
+        self.found_behind = 0  # times the store was found behind a cached game
 
     async def load(self, game_id: str, *, refresh: bool = True) -> LiveGame:
         """The game, cached; `refresh`: with the events other processes appended."""
@@ -196,6 +200,9 @@ class LiveGames:
                 await self.settle(live)
             if refresh:
                 await self.refresh(live)
+            known = claims.claimed(game_id)
+            if known > live.version:
+                await self.vouch(live, known)
             return live
         with store_errors():
             try:
@@ -229,6 +236,9 @@ class LiveGames:
         self.remember(live)
         if self.owed:
             await self.settle(live)
+        known = claims.claimed(game_id)
+        if known > live.version:
+            await self.vouch(live, known)
         return live
 
     def keep_snapshots(self, live: LiveGame, checkpoints: Sequence[Checkpoint]) -> None:
@@ -291,12 +301,41 @@ class LiveGames:
         rebuilt from the store) before anything else is done with the game; raises
         ServiceError (UNAVAILABLE) when it cannot be recorded now."""
         self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        self.found_behind += 1
         known = max(live.version, seen)
         log.warning(
             "game %s: the event store does not hold the versions this server had up to %d; "
             "rebuilding the game from what the store has",
             live.game_id,
             known,
+        )
+        self.owe(live.game_id, known, live.marks)
+        await self.settle(live)
+
+    async def vouch(self, live: LiveGame, known: int) -> None:
+        """The caller was given versions up to `known`, past the cached game: another
+        process stored them (with WAIT, perhaps not shown yet: reading them confirms
+        them), or the store lost them, and the loss is recorded (as store_behind)."""
+        if known - live.version > claims.MAX_CLAIMED:
+            log.warning(
+                "game %s: a caller says it was given version %d, %d past the store's: not believed",
+                live.game_id,
+                known,
+                known - live.version,
+            )
+            return
+        await self.refresh(live)
+        if known > live.version:
+            with store_errors():
+                self.advance(live, await self.store.read(live.game_id, live.version + 1, known))
+        if known <= live.version:
+            return
+        self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        log.warning(
+            "game %s: a caller was given versions up to %d; the event store has %d: recording the loss",
+            live.game_id,
+            known,
+            live.version,
         )
         self.owe(live.game_id, known, live.marks)
         await self.settle(live)
@@ -326,6 +365,26 @@ class LiveGames:
                 await self.reconcile(self, live, owed)
             del self.owed[live.game_id]
             self._metrics.unrecorded_losses.set(len(self.owed))
+
+    async def recheck(self) -> int:
+        """Checks every cached game against the store (a failover may have lost versions
+        of any: the one that acknowledged them is this process, which may be the only
+        one to know), RECHECKS at a time; how many were found behind (their losses
+        recorded, or owed)."""
+        before = self.found_behind
+
+        async def check(live: LiveGame) -> None:
+            async with self.lock(live.game_id):
+                with contextlib.suppress(ServiceError):  # owed if found behind; else seen at its next use
+                    await self.refresh(live)
+
+        games = list(self._cache.values())
+        for start in range(0, len(games), RECHECKS):
+            await asyncio.gather(*(check(live) for live in games[start : start + RECHECKS]))
+        found = self.found_behind - before
+        if found:
+            log.warning("after a change of the store's masters, %d cached games were found behind the store", found)
+        return found
 
     def cached(self, game_id: str) -> LiveGame | None:
         """The game if this process has it cached (its use unrecorded)."""

@@ -59,6 +59,7 @@ class StoreWatch:
         self._clock = clock
         self._view: Readiness | None = None
         self._at = 0.0  # when the view was probed (the clock's time)
+        self.shards: frozenset[str] = frozenset()  # the shards of the last probe (Redis: its masters)
         self._probing: asyncio.Task[Readiness] | None = None
 
     async def probe(self) -> Readiness:
@@ -69,7 +70,9 @@ class StoreWatch:
 
     async def _probe(self) -> Readiness:
         try:
-            view = judged(await self._store.health(), self._threshold)
+            health = await self._store.health()
+            self.shards = frozenset(shard.name for shard in health.shards)
+            view = judged(health, self._threshold)
         except Exception as error:  # a check that cannot tell says not ready
             view = Readiness(False, f"the store's health could not be probed: {type(error).__name__}: {error}")
         self._view, self._at = view, self._clock()

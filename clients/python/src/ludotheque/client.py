@@ -13,6 +13,11 @@ or as the envelope `ludotheque.v1.Command`. Every submit carries a command id (a
 UUID unless you pass one), and a call that fails with UNAVAILABLE is retried with the
 same id, so a move is never played twice.
 
+The client remembers the highest version of each game it was given (`known`, shared by
+the clients `with_token` makes) and says so on every call about that game and in the
+Play join (`known_version`): a server whose store lost versions you were shown then
+records the loss instead of giving their numbers to other moves (docs/DURABILITY.md).
+
 Playing online: leave seats open for players to join, with a turn clock:
 
     created = lobby.create_game("mooki", [{"name": "Cléo", "age": 6}, {"open": True}], clock={"turn_seconds": 60})
@@ -49,8 +54,11 @@ class Client:
         timeout: float = 10.0,
         retries: int = 3,
         locale: str | None = None,
+        known: dict[str, int] | None = None,
     ) -> None:
         self.target = target
+        # The highest version of each game this client (and those with_token made) was given.
+        self.known: dict[str, int] = known if known is not None else {}
         self.token = token
         # The language of descriptions and error messages ("fr", "fr-CA", or an
         # Accept-Language list), sent as `accept-language` metadata; None: English.
@@ -65,7 +73,13 @@ class Client:
         """A client acting with `token` (a seat token, the admin token, or None for a
         spectator) over the same connection."""
         return Client(
-            self.target, token, channel=self.channel, timeout=self.timeout, retries=self.retries, locale=self.locale
+            self.target,
+            token,
+            channel=self.channel,
+            timeout=self.timeout,
+            retries=self.retries,
+            locale=self.locale,
+            known=self.known,
         )
 
     def close(self) -> None:
@@ -77,6 +91,16 @@ class Client:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def saw(self, game_id: str, version: int) -> int:
+        """Notes that the game was at `version` (or later) as a server told it; returns it."""
+        if version > self.known.get(game_id, 0):
+            self.known[game_id] = version
+        return version
+
+    def _saw_game(self, game: game_pb2.Game) -> game_pb2.Game:
+        self.saw(game.game_id, game.version)
+        return game
 
     @property
     def _metadata(self) -> tuple[tuple[str, str], ...]:
@@ -104,7 +128,11 @@ class Client:
             request.options.CopyFrom(_envelope(game_pb2.GameOptions, options))
         if clock is not None:
             request.clock.CopyFrom(clock if isinstance(clock, game_pb2.TurnClock) else game_pb2.TurnClock(**clock))
-        return self.stub.CreateGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+        created: game_service_pb2.CreateGameResponse = self.stub.CreateGame(
+            request, metadata=self._metadata, timeout=self.timeout
+        )
+        self._saw_game(created.game)
+        return created
 
     def join_game(
         self,
@@ -127,13 +155,13 @@ class Client:
     def leave_game(self, game_id: str) -> game_pb2.Game:
         """Leaves this client's seat before the game starts (its token then stops working)."""
         request = game_service_pb2.LeaveGameRequest(game_id=game_id)
-        return self.stub.LeaveGame(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
+        return self._saw_game(self.stub.LeaveGame(request, metadata=self._metadata, timeout=self.timeout).game)
 
     def start_game(self, game_id: str, bot: str = "") -> game_pb2.Game:
         """The host (a client with the host token) or the admin: deals the game now,
         with `bot` (default "greedy") in the seats nobody took."""
         request = game_service_pb2.StartGameRequest(game_id=game_id, bot=bot)
-        return self.stub.StartGame(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
+        return self._saw_game(self.stub.StartGame(request, metadata=self._metadata, timeout=self.timeout).game)
 
     def play_again(self, game_id: str) -> game_service_pb2.PlayAgainResponse:
         """The rematch of a finished game (the same for every player who asks), with
@@ -147,19 +175,18 @@ class Client:
         request = game_service_pb2.TakeOverSeatRequest(game_id=game_id, bot=bot)
         if seat is not None:
             request.seat = seat
-        return self.stub.TakeOverSeat(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
+        return self._saw_game(self.stub.TakeOverSeat(request, metadata=self._metadata, timeout=self.timeout).game)
 
     def hand_back(self, game_id: str, *, seat: int | None = None) -> game_pb2.Game:
         """Plays this client's seat again after a bot took it over (admins: pass `seat`)."""
         request = game_service_pb2.HandBackSeatRequest(game_id=game_id)
         if seat is not None:
             request.seat = seat
-        return self.stub.HandBackSeat(request, metadata=self._metadata, timeout=self.timeout).game  # type: ignore[no-any-return]
+        return self._saw_game(self.stub.HandBackSeat(request, metadata=self._metadata, timeout=self.timeout).game)
 
     def get_game(self, game_id: str) -> game_pb2.Game:
-        return self.stub.GetGame(  # type: ignore[no-any-return]
-            game_service_pb2.GetGameRequest(game_id=game_id), metadata=self._metadata, timeout=self.timeout
-        )
+        request = game_service_pb2.GetGameRequest(game_id=game_id, known_version=self.known.get(game_id, 0))
+        return self._saw_game(self.stub.GetGame(request, metadata=self._metadata, timeout=self.timeout))
 
     def list_games(
         self,
@@ -190,6 +217,7 @@ class Client:
             game_id=game_id,
             command=_envelope(game_pb2.Command, command),
             command_id=command_id or uuid.uuid4().hex,
+            known_version=self.known.get(game_id, 0),
         )
         if expected_version is not None:
             request.expected_version = expected_version
@@ -197,7 +225,11 @@ class Client:
             request.seat = seat
         for attempt in range(self.retries + 1):
             try:
-                return self.stub.SubmitCommand(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+                answer: game_service_pb2.SubmitCommandResponse = self.stub.SubmitCommand(
+                    request, metadata=self._metadata, timeout=self.timeout
+                )
+                self.saw(game_id, answer.version)
+                return answer
             except grpc.RpcError as error:
                 if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == self.retries:
                     raise
@@ -207,10 +239,13 @@ class Client:
     def stream(self, game_id: str, from_version: int = 1) -> Generator[game_pb2.Event, None, None]:
         """Events from `from_version`, then live ones; ends after a finished game's
         last event. Cancel by closing the iterator."""
-        request = game_service_pb2.StreamEventsRequest(game_id=game_id, from_version=from_version)
+        request = game_service_pb2.StreamEventsRequest(
+            game_id=game_id, from_version=from_version, known_version=self.known.get(game_id, 0)
+        )
         call = self.stub.StreamEvents(request, metadata=self._metadata)
         try:
             for message in call:
+                self.saw(game_id, message.event.version)
                 yield message.event
         finally:
             call.cancel()  # the caller stopped reading: end the call on the server too
@@ -219,9 +254,17 @@ class Client:
         self, game_id: str, from_version: int = 1, to_version: int = 0, page_size: int = 0
     ) -> game_service_pb2.ListEventsResponse:
         request = game_service_pb2.ListEventsRequest(
-            game_id=game_id, from_version=from_version, to_version=to_version, page_size=page_size
+            game_id=game_id,
+            from_version=from_version,
+            to_version=to_version,
+            page_size=page_size,
+            known_version=self.known.get(game_id, 0),
         )
-        return self.stub.ListEvents(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+        page: game_service_pb2.ListEventsResponse = self.stub.ListEvents(
+            request, metadata=self._metadata, timeout=self.timeout
+        )
+        self.saw(game_id, page.version)
+        return page
 
     def history(self, game_id: str, from_version: int = 1) -> list[game_pb2.Event]:
         """Every event from `from_version` to the latest, as this client may see them,
@@ -235,10 +278,14 @@ class Client:
 
     def replay(self, game_id: str, at_version: int | None = None) -> game_service_pb2.ReplayGameResponse:
         """The game as this client saw it at `at_version` (default: now)."""
-        request = game_service_pb2.ReplayGameRequest(game_id=game_id)
+        request = game_service_pb2.ReplayGameRequest(game_id=game_id, known_version=self.known.get(game_id, 0))
         if at_version is not None:
             request.at_version = at_version
-        return self.stub.ReplayGame(request, metadata=self._metadata, timeout=self.timeout)  # type: ignore[no-any-return]
+        replayed: game_service_pb2.ReplayGameResponse = self.stub.ReplayGame(
+            request, metadata=self._metadata, timeout=self.timeout
+        )
+        self.saw(game_id, replayed.version)
+        return replayed
 
     def export_game(self, game_id: str, *, as_seat: int | None = None, as_spectator: bool = False) -> game_pb2.GameLog:
         """The game's log: complete with the admin token (and, for the admin, as a seat
@@ -340,8 +387,14 @@ class PlaySession:
         presence: bool = False,
     ) -> None:
         self._requests: queue.SimpleQueue[game_service_pb2.PlayRequest | None] = queue.SimpleQueue()
+        self._client, self._game_id = client, game_id
         join = game_service_pb2.PlayJoin(
-            game_id=game_id, from_version=from_version, views=views, view_updates=view_updates, presence=presence
+            game_id=game_id,
+            from_version=from_version,
+            views=views,
+            view_updates=view_updates,
+            presence=presence,
+            known_version=client.known.get(game_id, 0),
         )
         self._requests.put(game_service_pb2.PlayRequest(join=join))
         self._call = client.stub.Play(self._outgoing(), metadata=client._metadata)
@@ -363,7 +416,14 @@ class PlaySession:
         return self
 
     def __next__(self) -> game_service_pb2.PlayResponse:
-        return next(self._call)  # type: ignore[no-any-return]
+        response: game_service_pb2.PlayResponse = next(self._call)
+        for event in response.events:
+            self._client.saw(self._game_id, event.version)
+        if response.HasField("result"):
+            self._client.saw(self._game_id, response.result.version)
+        if response.HasField("turn"):
+            self._client.saw(self._game_id, response.turn.version)
+        return response
 
     def finish(self) -> None:
         """Sends nothing more (a half-close): the session then ends by itself once the
