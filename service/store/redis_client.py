@@ -201,21 +201,11 @@ class RedisConnection:
         """The key's cluster slot (0 for a single Redis: everything reads together)."""
         return key_slot(key.encode()) if self.is_cluster else 0
 
-    def shard_of(self, key: str) -> str:
-        """The name of the master serving `key` now, as the slot map has it ("" on a
-        single Redis: there is one)."""
-        client = self.client
-        if not isinstance(client, RedisCluster):
-            return ""
-        slot = key_slot(key.encode())
-        nodes = client.nodes_manager.slots_cache.get(slot)
-        return nodes[0].name if nodes else f"slot {slot}"
-
     def _on_shard(self, key: Any) -> Any:
         """Errors naming the shard of `key` (on a cluster)."""
         if self._single is not None:
             return unavailable_on_redis_errors()
-        return unavailable_on_redis_errors(lambda: self.shard_of(str(key)))
+        return unavailable_on_redis_errors(lambda: shard_of(self.client, str(key)))
 
     async def call(self, *command: Any) -> Any:
         with self._on_shard(command[1]) if len(command) > 1 else unavailable_on_redis_errors():
@@ -416,22 +406,6 @@ class RedisConnection:
                 slots.setdefault(nodes[0].name, slot)
         return [(node.name, node, slots[node.name]) for node in self.client.get_primaries() if node.name in slots]
 
-    def uncovered(self) -> list[tuple[int, int]]:
-        """The ranges of slots no master serves, as the slot map last read says (a
-        shard whose master died with no replica promoted yet)."""
-        if not isinstance(self.client, RedisCluster):
-            return []
-        served = self.client.nodes_manager.slots_cache
-        ranges: list[tuple[int, int]] = []
-        for slot in range(REDIS_CLUSTER_HASH_SLOTS):
-            if served.get(slot):
-                continue
-            if ranges and ranges[-1][1] == slot - 1:
-                ranges[-1] = (ranges[-1][0], slot)
-            else:
-                ranges.append((slot, slot))
-        return ranges
-
     async def ping(self) -> None:
         with unavailable_on_redis_errors():
             await self.client.ping()
@@ -441,6 +415,33 @@ class RedisConnection:
             await self._kept.pop().disconnect()
         for client in [self.client] if self.blocking is self.client else [self.client, self.blocking]:
             await (client.close_for_good() if isinstance(client, Cluster) else client.aclose())
+
+
+def shard_of(client: Redis | RedisCluster, key: str) -> str:
+    """The name of the master serving `key` now, as the slot map has it ("" on a single
+    Redis: there is one)."""
+    if not isinstance(client, RedisCluster):
+        return ""
+    slot = key_slot(key.encode())
+    nodes = client.nodes_manager.slots_cache.get(slot)
+    return nodes[0].name if nodes else f"slot {slot}"
+
+
+def uncovered(client: Redis | RedisCluster) -> list[tuple[int, int]]:
+    """The ranges of slots no master serves, as the slot map last read says (a shard
+    whose master died with no replica promoted yet)."""
+    if not isinstance(client, RedisCluster):
+        return []
+    served = client.nodes_manager.slots_cache
+    ranges: list[tuple[int, int]] = []
+    for slot in range(REDIS_CLUSTER_HASH_SLOTS):
+        if served.get(slot):
+            continue
+        if ranges and ranges[-1][1] == slot - 1:
+            ranges[-1] = (ranges[-1][0], slot)
+        else:
+            ranges.append((slot, slot))
+    return ranges
 
 
 def _script_connection(client: Redis) -> AbstractConnection:

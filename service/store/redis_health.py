@@ -18,7 +18,7 @@ import contextlib
 from redis.asyncio.cluster import ClusterNode
 
 from service.store.base import ShardHealth, StoreHealth, StoreUnavailable
-from service.store.redis_client import RedisConnection
+from service.store.redis_client import RedisConnection, uncovered
 from service.store.redis_errors import unavailable_on_redis_errors
 from service.store.redis_keys import Keys
 
@@ -30,7 +30,7 @@ async def probe(redis: RedisConnection, keys: Keys) -> StoreHealth:
     except StoreUnavailable as error:
         return StoreHealth([ShardHealth("redis", writable=False, problem=str(error), reason=error.reason)])
     shards = list(await asyncio.gather(*(_probe(redis, keys, *primary) for primary in primaries)))
-    for first, last in redis.uncovered():  # a shard with no master at all
+    for first, last in uncovered(redis.client):  # a shard with no master at all
         name = f"slots {first}-{last}"
         shards.append(ShardHealth(name, writable=False, problem="no Redis master serves them", reason="cluster_down"))
     if not all(shard.writable for shard in shards):
