@@ -1,4 +1,5 @@
-"""Test-wide settings: hypothesis profiles, and the session's Redis fixtures.
+"""Test-wide settings: hypothesis profiles, the session's Redis fixtures and the
+module's server.
 
 HYPOTHESIS_PROFILE=ci (the default) plays enough random games to matter in a few
 seconds per property; =thorough plays ten times more (run it before a release or
@@ -12,10 +13,12 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support.redis import redis_cluster, redis_server
+from tests.support.server import server
 
 # The session's one Redis and one Redis Cluster (started when a test first asks),
-# shared by every directory's tests.
-__all__ = ["redis_cluster", "redis_server"]
+# shared by every directory's tests; a module's real server (for the end-to-end and
+# web tests; a module may have its own, with settings of its own).
+__all__ = ["redis_cluster", "redis_server", "server"]
 
 settings.register_profile(
     "ci",

@@ -35,7 +35,14 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from service.api.grpc_server import bearer_token
-from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
+from service.api.http_body import (
+    BodyGone,
+    BodyStalled,
+    BodyTooLarge,
+    BodyUndecodable,
+    answer_and_close,
+    read_body,
+)
 from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
 from service.app.model.errors import ServiceError, details_of, invalid_argument, retry_after_seconds
@@ -112,12 +119,13 @@ class ConnectFailure(Exception):
 
     def response(self) -> web.Response:
         retry_after = retry_after_seconds(self.details)
-        return web.Response(
+        response = web.Response(
             status=self.http_status,
             text=_compact(self.as_json()),
             content_type="application/json",
             headers={"Retry-After": str(retry_after)} if retry_after is not None else None,
         )
+        return response
 
 
 INTERNAL = ConnectFailure("internal", "Internal error: the operators have been told.")
@@ -206,6 +214,8 @@ class Endpoint:
         except ServiceError as error:
             return ConnectFailure.of(error).response()
         except ConnectFailure as failure:
+            if failure.http_status == 408:  # a body that stopped, or came too slowly
+                return await answer_and_close(http, failure.response())
             return failure.response()
         except Exception:
             log.exception("unexpected error in %s over Connect", self.method.name)
@@ -248,6 +258,8 @@ class Endpoint:
             await stream.write_eof()
         except ConnectionResetError:
             pass
+        if failure is not None and failure.http_status == 408 and http.protocol is not None:
+            http.protocol.force_close()  # a body that stopped, or came too slowly: the rest is not read
         return stream
 
 
@@ -324,6 +336,8 @@ async def _body(http: web.Request, limit: int) -> bytes:
         raise invalid_argument("request", str(error)) from None
     except BodyStalled as error:
         raise ConnectFailure("deadline_exceeded", str(error), http_status=408) from None
+    except BodyGone as error:
+        raise ConnectFailure("canceled", str(error)) from None
 
 
 def _too_large(limit: int) -> ConnectFailure:

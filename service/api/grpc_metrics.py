@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from collections.abc import AsyncIterator, Callable
@@ -13,13 +14,36 @@ from service.api.grpc_wrapping import WrappingInterceptor
 from service.app.observe.metrics import Metrics
 
 
-def _code_name(context: grpc.aio.ServicerContext[Any, Any], failed: bool) -> str:
+class Ending:
+    """How a call's handler ended, as the wrappers around it saw: `failed` (it raised),
+    `cancelled` (grpc cancelled its task: the client went away or its deadline passed)."""
+
+    __slots__ = ("cancelled", "failed")
+
+    def __init__(self) -> None:
+        self.failed = True  # until the handler returns
+        self.cancelled = False
+
+    def watch(self, error: BaseException) -> None:
+        """Notes what the handler raised (called from an `except BaseException`)."""
+        self.cancelled = isinstance(error, asyncio.CancelledError)
+
+
+def code_name(context: grpc.aio.ServicerContext[Any, Any], ending: Ending) -> str:
+    """The status the call ended with. One the server set is its own; a call the client
+    ended (it cancelled, or its deadline passed) is CANCELLED or DEADLINE_EXCEEDED, never
+    UNKNOWN (which the server-errors alert counts as the server's failure)."""
     code = context.code()
     if isinstance(code, grpc.StatusCode):
         return str(code.name)
     if isinstance(code, int):
         return next((c.name for c in grpc.StatusCode if c.value[0] == code), "UNKNOWN")
-    return "UNKNOWN" if failed else "OK"
+    if not ending.failed:
+        return "OK"
+    if ending.cancelled:
+        remaining = context.time_remaining()
+        return "DEADLINE_EXCEEDED" if remaining is not None and remaining <= 0 else "CANCELLED"
+    return "UNKNOWN"
 
 
 class MetricsInterceptor(WrappingInterceptor):
@@ -57,13 +81,16 @@ class MetricsInterceptor(WrappingInterceptor):
         async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             started.inc()
             start = time.perf_counter()
-            failed = True
+            ending = Ending()
             try:
                 result = await behavior(request, context)
-                failed = False
+                ending.failed = False
                 return result
+            except BaseException as error:
+                ending.watch(error)
+                raise
             finally:
-                metrics.labelled(metrics.grpc_handled, *labels, _code_name(context, failed)).inc()
+                metrics.labelled(metrics.grpc_handled, *labels, code_name(context, ending)).inc()
                 seconds.observe(time.perf_counter() - start)
 
         return observed
@@ -78,13 +105,16 @@ class MetricsInterceptor(WrappingInterceptor):
         async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
             started.inc()
             start = time.perf_counter()
-            failed = True
+            ending = Ending()
             try:
                 async for response in behavior(request, context):
                     yield response
-                failed = False
+                ending.failed = False
+            except BaseException as error:
+                ending.watch(error)
+                raise
             finally:
-                metrics.labelled(metrics.grpc_handled, *labels, _code_name(context, failed)).inc()
+                metrics.labelled(metrics.grpc_handled, *labels, code_name(context, ending)).inc()
                 seconds.observe(time.perf_counter() - start)
 
         return observed

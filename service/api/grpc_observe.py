@@ -13,7 +13,7 @@ from typing import Any
 import grpc
 
 from service.api.edge import Call, observed
-from service.api.grpc_metrics import _code_name as code_name
+from service.api.grpc_metrics import Ending, code_name
 from service.api.grpc_wrapping import WrappingInterceptor
 from service.app.observe.request_context import REQUEST_ID_HEADER
 
@@ -85,23 +85,27 @@ def _started(call: Call, context: Context, request: Any) -> None:
         call.extra["bytes_in"] = len(request)
 
 
-def _ended(call: Call, context: Context, failed: bool) -> None:
-    status = code_name(context, failed)
-    call.ended(status, error=status != "OK")
+def _ended(call: Call, context: Context, ending: Ending) -> None:
+    status = code_name(context, ending)
+    # A call its client ended (cancelled, or past its deadline) is not the server's failure.
+    call.ended(status, error=status != "OK" and not ending.cancelled)
 
 
 def _unary(behavior: Callable[..., Any], method: str) -> Callable[..., Any]:
     async def observe(request: Any, context: Context) -> Any:
         with observed("grpc", method, _header(context)) as call:
             _started(call, context, request)
-            failed = True
+            ending = Ending()
             try:
                 response = await behavior(request, context)
                 call.extra["bytes_out"] = _size(response)
-                failed = False
+                ending.failed = False
                 return response
+            except BaseException as error:
+                ending.watch(error)
+                raise
             finally:
-                _ended(call, context, failed)
+                _ended(call, context, ending)
 
     return observe
 
@@ -113,16 +117,19 @@ def _stream(behavior: Callable[..., Any], method: str) -> Callable[..., Any]:
     async def observe(request: Any, context: Context) -> AsyncIterator[Any]:
         with observed("grpc", method, _header(context)) as call:
             _started(call, context, request)
-            failed = True
+            ending = Ending()
             messages = size = 0
             try:
                 async for response in behavior(request, context):
                     messages += 1
                     size += _size(response)
                     yield response
-                failed = False
+                ending.failed = False
+            except BaseException as error:
+                ending.watch(error)
+                raise
             finally:
                 call.extra.update(messages_out=messages, bytes_out=size)
-                _ended(call, context, failed)
+                _ended(call, context, ending)
 
     return observe

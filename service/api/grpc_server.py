@@ -38,7 +38,9 @@ def bearer_token(metadata: Any) -> str:
     """The token of an `authorization: Bearer <token>` entry; "" when there is none."""
     for key, value in metadata or ():
         if key.lower() == "authorization":
-            text = value.decode() if isinstance(value, bytes) else value
+            text = value.decode(errors="replace") if isinstance(value, bytes) else value
+            if not text.isascii():  # a token is ASCII (HTTP headers may carry other bytes)
+                raise unauthenticated("The authorization header must be 'Bearer <token>', in ASCII.")
             scheme, _, token = text.strip().partition(" ")
             if scheme.lower() != "bearer" or not token.strip():
                 raise unauthenticated("The authorization header must be 'Bearer <token>'.")
@@ -87,8 +89,15 @@ def _slot(streams: ConnectionStreams | None, context: Context) -> contextlib.Abs
     return contextlib.nullcontext() if streams is None else streams.slot(context.peer())
 
 
-def register(server: grpc.aio.Server, app: GameApp, *, max_streams_per_connection: int = 100) -> None:
-    """Adds GameService to `server`."""
+def register(
+    server: grpc.aio.Server,
+    app: GameApp,
+    *,
+    max_streams_per_connection: int = 100,
+    peers: Callable[[str], str] | None = None,
+) -> None:
+    """Adds GameService to `server`. `peers`: the client's peer for a call's own, when
+    the calls come through the gate (grpc_gate.py)."""
     table = use_cases(app)
     streams = ConnectionStreams(max_streams_per_connection)
     handlers = {}
@@ -102,7 +111,7 @@ def register(server: grpc.aio.Server, app: GameApp, *, max_streams_per_connectio
             behavior = _streaming(method, cast(StreamUseCase, use_case), streams)
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(behavior, response_serializer=_serialize)
         else:
-            behavior = _unary(method, cast(UseCase, use_case))
+            behavior = _unary(method, cast(UseCase, use_case), peers)
             handlers[method.name] = grpc.unary_unary_rpc_method_handler(behavior, response_serializer=_serialize)
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE.full_name, handlers),))
 
@@ -141,16 +150,20 @@ class _Aborting:
         return False  # nothing raised, or not ours to answer (a cancellation)
 
 
-def origin(context: Context) -> Origin:
-    """Where the call comes from: the peer, and the x-forwarded-for a proxy may have added."""
+def origin(context: Context, peers: Callable[[str], str] | None = None) -> Origin:
+    """Where the call comes from: the peer (the gate's client, through the gate), and the
+    x-forwarded-for a proxy may have added."""
     metadata = context.invocation_metadata() or ()
     forwarded = [value for key, value in metadata if key.lower() == "x-forwarded-for" and isinstance(value, str)]
-    return Origin(grpc_peer_address(context.peer() or ""), forwarded_for(forwarded))
+    peer = context.peer() or ""
+    return Origin(grpc_peer_address(peers(peer) if peers is not None else peer), forwarded_for(forwarded))
 
 
-def _unary(method: MethodDescriptor, use_case: UseCase) -> Callable[[bytes, Context], Any]:
+def _unary(
+    method: MethodDescriptor, use_case: UseCase, peers: Callable[[str], str] | None = None
+) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> Message:
-        with calling_from(origin(context)):
+        with calling_from(origin(context, peers)):
             async with _Aborting(method, context):
                 metadata = context.invocation_metadata()
                 request = fill_locale(_parse(method, data), accept_language(metadata))

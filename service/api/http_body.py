@@ -1,7 +1,8 @@
 """Reading a request's body on the HTTP port (REST and Connect alike): bounded in size,
 decoded as its Content-Encoding says, and given up on when the client stops sending it
-(no byte for the body timeout: a client that declares a body and never sends it must not
-hold its connection and handler for ever)."""
+(no byte for the idle timeout: a client that declares a body and never sends it must not
+hold its connection and handler for ever) or sends it too slowly (the whole body within
+the body timeout: a byte every few seconds would never be idle long enough to be cut)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,13 @@ import asyncio
 from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
 
-# How long a body may go without a byte (seconds): set on the application by
-# build_http_app, from --http-idle-timeout.
+# How long a body may go without a byte, and how long it may take in all (seconds; 0:
+# no bound): set on the application by build_http_app, from --http-idle-timeout and
+# --http-body-timeout.
 BODY_IDLE_TIMEOUT = web.AppKey("body_idle_timeout", float)
 DEFAULT_BODY_IDLE_TIMEOUT = 60.0
+BODY_TIMEOUT = web.AppKey("body_timeout", float)
+DEFAULT_BODY_TIMEOUT = 30.0
 
 
 class BodyError(Exception):
@@ -30,27 +34,58 @@ class BodyUndecodable(BodyError):
         super().__init__("The request body does not decode as its Content-Encoding says.")
 
 
+class BodyGone(BodyError):
+    """The client closed its connection before its body was whole: nobody to answer."""
+
+    def __init__(self) -> None:
+        super().__init__("The client closed the connection before its request body was whole.")
+
+
 class BodyStalled(BodyError):
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"The request body stopped arriving: nothing came for {seconds:g} seconds.")
+    """The body stopped coming, or came too slowly: 408, the connection closed."""
+
+    @classmethod
+    def idle(cls, seconds: float) -> BodyStalled:
+        return cls(f"The request body stopped arriving: nothing came for {seconds:g} seconds.")
+
+    @classmethod
+    def slow(cls, seconds: float) -> BodyStalled:
+        return cls(f"The request body did not arrive within {seconds:g} seconds.")
 
 
 async def read_body(http: web.Request, limit: int) -> bytes:
     """The whole body, at most `limit` bytes; raises a BodyError."""
     if http.content_length is not None and http.content_length > limit:
         raise BodyTooLarge(limit)
-    timeout = http.app.get(BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT)
+    idle = http.app.get(BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT)
+    whole = http.app.get(BODY_TIMEOUT, DEFAULT_BODY_TIMEOUT)
     data = bytearray()
+    deadline = asyncio.timeout(whole or None)
     try:
-        while True:
-            async with asyncio.timeout(timeout or None):
-                chunk = await http.content.readany()
-            if not chunk:
-                return bytes(data)
-            data += chunk
-            if len(data) > limit:
-                raise BodyTooLarge(limit)
+        async with deadline:
+            while True:
+                async with asyncio.timeout(idle or None):
+                    chunk = await http.content.readany()
+                if not chunk:
+                    return bytes(data)
+                data += chunk
+                if len(data) > limit:
+                    raise BodyTooLarge(limit)
     except RequestPayloadError:  # e.g. a body that is not the gzip it claims to be
         raise BodyUndecodable() from None
+    except ConnectionError:  # reset, or closed mid-body
+        raise BodyGone() from None
     except TimeoutError:
-        raise BodyStalled(timeout) from None
+        raise (BodyStalled.slow(whole) if deadline.expired() else BodyStalled.idle(idle)) from None
+
+
+async def answer_and_close(http: web.Request, response: web.StreamResponse) -> web.StreamResponse:
+    """Sends `response`, then closes the connection: what is left of a body that came
+    too slowly is not read (aiohttp would go on reading it for a while, a byte at a
+    time, for the connection's sake)."""
+    if not response.prepared:
+        await response.prepare(http)
+    await response.write_eof()
+    if http.protocol is not None:
+        http.protocol.force_close()
+    return response

@@ -21,12 +21,13 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from service.api import connect, diagnostics, websocket
 from service.api import web as web_app_pages
-from service.api.http_body import BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT
-from service.api.http_guard import GuardedAppRunner
+from service.api.connections import Connections
+from service.api.http_body import BODY_IDLE_TIMEOUT, BODY_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT, DEFAULT_BODY_TIMEOUT
+from service.api.http_guard import GuardedAppRunner, refusing
 from service.api.http_observe import add_request_id, observe_requests
 from service.api.http_rules import http_bindings
 from service.api.rest import Handler, Transcoder, error_response, to_json, unary_handler
-from service.api.rpcs import SERVICE, BidiUseCase, use_cases
+from service.api.rpcs import SERVICE, AnyUseCase, BidiUseCase, use_cases
 from service.api.sse import sse_handler
 from service.api.websocket import WebSocketSettings
 from service.app import GameApp
@@ -51,40 +52,38 @@ def build_http_app(
     cors_origins: Sequence[str] = (),
     serve_web: bool = False,
     body_idle_timeout: float = DEFAULT_BODY_IDLE_TIMEOUT,
+    body_timeout: float = DEFAULT_BODY_TIMEOUT,
     websockets: WebSocketSettings | None = None,
+    public_origin: str = "",
 ) -> web.Application:
-    """The aiohttp application for one server (`body_idle_timeout`: http_body.py)."""
+    """The aiohttp application for one server (`body_idle_timeout`, `body_timeout`:
+    http_body.py; `public_origin`: where browsers reach it, for the web app's policy and
+    WebSockets)."""
     table = use_cases(app)
     origins = tuple(cors_origins)
     preflight, add_cors_headers = _cors(origins)
+    own = (public_origin.rstrip("/"),) if public_origin else ()
     web_app = web.Application(
-        middlewares=[observe_requests, _metrics_middleware(metrics), _error_middleware, _origin_middleware, preflight],
+        middlewares=[
+            refusing(metrics),
+            observe_requests,
+            _metrics_middleware(metrics),
+            _error_middleware,
+            _origin_middleware,
+            preflight,
+        ],
         client_max_size=max_body_bytes,
     )
     web_app.on_response_prepare.append(add_cors_headers)
     web_app[BODY_IDLE_TIMEOUT] = body_idle_timeout
+    web_app[BODY_TIMEOUT] = body_timeout
     web_app.on_response_prepare.append(add_request_id)
-    for binding in http_bindings(SERVICE):
-        transcoder = Transcoder(binding, max_body_bytes)
-        use_case = table[binding.method.name]
-        handler = (
-            sse_handler(transcoder, use_case)  # type: ignore[arg-type]
-            if binding.streaming
-            else unary_handler(transcoder, use_case)  # type: ignore[arg-type]
-        )
-        web_app.router.add_route(binding.verb, binding.route, handler)
-    connect.mount(web_app, table, max_body_bytes=max_body_bytes)
-    # The echo baselines of the bench (REST and Connect), behind the same middleware.
-    for binding in http_bindings(diagnostics.SERVICE):
-        web_app.router.add_route(
-            binding.verb, binding.route, unary_handler(Transcoder(binding, max_body_bytes), diagnostics.echo)
-        )
-    connect.mount_method(web_app, diagnostics.SERVICE.methods_by_name["Echo"], diagnostics.echo, max_body_bytes)
+    _mount_rpcs(web_app, table, max_body_bytes)
     websocket.mount(
         web_app,
         cast(BidiUseCase, table["Play"]),
         websockets or WebSocketSettings(max_message_bytes=max_body_bytes),
-        lambda request: origin_allowed(request, origins),
+        lambda request: origin_allowed(request, origins + own),
         metrics,
     )
 
@@ -111,8 +110,28 @@ def build_http_app(
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
     if serve_web:
-        web_app_pages.mount(web_app)
+        web_app_pages.mount(web_app, public_origin)
     return web_app
+
+
+def _mount_rpcs(web_app: web.Application, table: dict[str, AnyUseCase], max_body_bytes: int) -> None:
+    """Every annotated RPC on its REST route (server-streaming ones as server-sent
+    events), every RPC over Connect, and the bench's echo baselines (REST and Connect)."""
+    for binding in http_bindings(SERVICE):
+        transcoder = Transcoder(binding, max_body_bytes)
+        use_case = table[binding.method.name]
+        handler = (
+            sse_handler(transcoder, use_case)  # type: ignore[arg-type]
+            if binding.streaming
+            else unary_handler(transcoder, use_case)  # type: ignore[arg-type]
+        )
+        web_app.router.add_route(binding.verb, binding.route, handler)
+    connect.mount(web_app, table, max_body_bytes=max_body_bytes)
+    for binding in http_bindings(diagnostics.SERVICE):
+        web_app.router.add_route(
+            binding.verb, binding.route, unary_handler(Transcoder(binding, max_body_bytes), diagnostics.echo)
+        )
+    connect.mount_method(web_app, diagnostics.SERVICE.methods_by_name["Echo"], diagnostics.echo, max_body_bytes)
 
 
 @web.middleware
@@ -224,11 +243,18 @@ async def serve_http(
     reuse_port: bool = False,
     header_timeout: float = 10.0,
     idle_timeout: float = 60.0,
+    connections: Connections | None = None,
 ) -> tuple[web.AppRunner, int]:
     """Starts `web_app`; returns its runner and the bound port. `reuse_port`: other
-    processes listen on the same port (SO_REUSEPORT). The timeouts: http_guard.py."""
+    processes listen on the same port (SO_REUSEPORT). The timeouts and `connections`
+    (the limits on them, shared with the gRPC port): http_guard.py."""
     runner = GuardedAppRunner(
-        web_app, header_timeout=header_timeout, idle_timeout=idle_timeout, access_log=None, handle_signals=False
+        web_app,
+        header_timeout=header_timeout,
+        idle_timeout=idle_timeout,
+        connections=connections,
+        access_log=None,
+        handle_signals=False,
     )
     await runner.setup()
     site = web.TCPSite(

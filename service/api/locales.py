@@ -17,14 +17,15 @@ def accept_language(metadata: Iterable[tuple[str, Any]] | None) -> str:
     """The Accept-Language value among a call's headers or metadata; "" when none."""
     for key, value in metadata or ():
         if key.lower() == HEADER:
-            return value.decode() if isinstance(value, bytes) else str(value)
+            return value.decode(errors="replace") if isinstance(value, bytes) else str(value)
     return ""
 
 
 def fill_locale(request: Message, accept: str) -> Message:
     """Sets `request.locale` (a Play request: its join's) from `accept` when the
-    request names no locale itself."""
-    if not accept:
+    request names no locale itself. A header that is not printable ASCII (language tags
+    are; other bytes come undecoded) is ignored: the default language answers."""
+    if not accept or not (accept.isascii() and accept.isprintable()):
         return request
     target: Message | None = request
     if "locale" not in request.DESCRIPTOR.fields_by_name:

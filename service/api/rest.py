@@ -14,14 +14,25 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 
-from service.api.http_body import BodyStalled, BodyTooLarge, BodyUndecodable, read_body
+from service.api.http_body import (
+    BodyGone,
+    BodyStalled,
+    BodyTooLarge,
+    BodyUndecodable,
+    answer_and_close,
+    read_body,
+)
 from service.api.http_rules import HttpBinding
 from service.api.locales import fill_locale
 from service.api.rpcs import UseCase
 from service.app.model.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-DEADLINE_EXCEEDED = 4  # google.rpc.Code
+CANCELLED, DEADLINE_EXCEEDED = 1, 4  # google.rpc.Code
+CLIENT_CLOSED = 499  # what the access log says of a request its client left (nobody reads the answer)
+JSON = "application/json"
+# Methods that only read: any other one changes something, and needs a JSON body.
+READING = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def to_json(message: Message) -> str:
@@ -46,6 +57,8 @@ def bearer_token(request: web.Request) -> str:
     header = request.headers.get("Authorization", "")
     if not header:
         return ""
+    if not header.isascii():  # a token is ASCII; other bytes come undecoded (surrogates)
+        raise unauthenticated("The Authorization header must be 'Bearer <token>', in ASCII.")
     scheme, _, token = header.strip().partition(" ")
     if scheme.lower() != "bearer" or not token.strip():
         raise unauthenticated("The Authorization header must be 'Bearer <token>'.")
@@ -95,7 +108,6 @@ class Transcoder:
         return message
 
     async def _body(self, http: web.Request) -> str:
-        # The body is read as JSON whatever Content-Type says (curl -d sends a form's).
         try:
             data = await read_body(http, self.max_body_bytes)
         except (BodyTooLarge, BodyUndecodable) as error:
@@ -117,20 +129,62 @@ def _query_value(field: FieldDescriptor, value: str) -> Any:
 
 
 def request_timeout(error: BodyStalled) -> web.Response:
-    """408, with DEADLINE_EXCEEDED in its google.rpc.Status: the client stopped sending."""
+    """408, with DEADLINE_EXCEEDED in its google.rpc.Status: the client stopped sending
+    (or sent too slowly); the connection is closed, what is left of the body unread."""
     status = status_pb2.Status(code=DEADLINE_EXCEEDED, message=str(error))
-    return web.Response(status=408, text=to_json(status), content_type="application/json")
+    return web.Response(status=408, text=to_json(status), content_type=JSON)
+
+
+def check_writable(http: web.Request) -> None:
+    """Refuses a request that changes something unless it is JSON (or, bodiless, carries
+    a token). A browser sends a form's or a `text/plain` body across origins without
+    asking the server first (a "simple" request): a foreign page could then create games
+    or take seats in its visitors' name. A JSON body, or an Authorization header, makes
+    the browser ask first (a preflight), which --cors-origins answers."""
+    if http.method in READING or http.content_type == JSON:
+        return
+    if "Authorization" in http.headers and not http.body_exists:
+        return
+    raise UnsupportedMediaType()
+
+
+class UnsupportedMediaType(Exception):
+    """A request that changes something, sent as what a foreign page may send unasked."""
+
+    def response(self, http: web.Request) -> web.Response:
+        sent = http.headers.get("Content-Type", "")
+        error = invalid_argument(
+            "Content-Type",
+            f"A request that changes something needs Content-Type: {JSON}, not {sent or 'none'!r} "
+            "(a browser's form or text/plain request cannot write).",
+        )
+        reply = error_response(error)
+        reply.set_status(415)
+        reply.headers["Accept-Post"] = JSON
+        return reply
+
+
+def client_gone(error: BodyGone) -> web.Response:
+    """The answer to a request whose client left in the middle of its body: never read,
+    but the access log tells it from a server's failure."""
+    status = status_pb2.Status(code=CANCELLED, message=str(error))
+    return web.Response(status=CLIENT_CLOSED, text=to_json(status), content_type=JSON)
 
 
 def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
     async def handle(http: web.Request) -> web.StreamResponse:
         try:
+            check_writable(http)
             request = fill_locale(await transcoder.request(http), http.headers.get("Accept-Language", ""))
             response = await use_case(request, bearer_token(http))
         except ServiceError as error:
             return error_response(error)
         except BodyStalled as error:
-            return request_timeout(error)
-        return web.Response(text=to_json(response), content_type="application/json")
+            return await answer_and_close(http, request_timeout(error))
+        except BodyGone as error:
+            return client_gone(error)
+        except UnsupportedMediaType as refusal:
+            return refusal.response(http)
+        return web.Response(text=to_json(response), content_type=JSON)
 
     return handle

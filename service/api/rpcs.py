@@ -99,8 +99,15 @@ async def _in_language(responses: AsyncIterator[Message], locale: str) -> AsyncI
     except ServiceError as error:
         error.locale = locale
         raise
+    finally:
+        await responses.aclose()  # type: ignore[attr-defined]
 
 
 async def _as_responses(events: AsyncIterator[game_pb2.Event]) -> AsyncIterator[Message]:
-    async for event in events:
-        yield game_service_pb2.StreamEventsResponse(event=event)
+    # Each generator closes the one it reads when it is closed (a client that left):
+    # at once, in this task, not later in one of the event loop's own.
+    try:
+        async for event in events:
+            yield game_service_pb2.StreamEventsResponse(event=event)
+    finally:
+        await events.aclose()  # type: ignore[attr-defined]

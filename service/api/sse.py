@@ -55,7 +55,8 @@ def sse_handler(transcoder: Transcoder, use_case: StreamUseCase) -> Handler:
                 event_id = f"id: {resume[1](item)}\n" if resume is not None else ""
                 await stream.write(f"{event_id}data: {to_json(item)}\n\n".encode())
         except ServiceError as error:
-            await stream.write(f"event: error\ndata: {to_json(status_of(error))}\n\n".encode())
+            with contextlib.suppress(ConnectionResetError):  # its last word, to a client that may have left
+                await stream.write(f"event: error\ndata: {to_json(status_of(error))}\n\n".encode())
         except ConnectionResetError:
             pass  # the client went away
         finally:

@@ -17,6 +17,7 @@ import mimetypes
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -29,7 +30,9 @@ SOURCES = Path(__file__).resolve().parents[2] / "clients" / "web"
 PAGE_ROUTES = ("/", "/play/{game_id}", "/join/{code}", "/debug", "/debug/{game_id}")
 HASHED_ASSET = "immutable"
 # 'self' covers the API, the event streams and, in today's browsers, a WebSocket to the
-# same host; ws:/wss: of the page's own host are named too for the older ones.
+# same host; the WebSocket of the configured public origin (--public-origin) is named too
+# for the older ones. Never the request's Host header: what a client writes there must
+# not become a policy (a proxy's cache would serve it to everyone).
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
     "font-src 'self'; connect-src 'self' {websockets}; object-src 'none'; base-uri 'none'; "
@@ -106,8 +109,19 @@ def _asset(body: bytes, name: str) -> Asset:
     return Asset(body, gzipped, content_type, f'"{hashlib.sha256(body).hexdigest()[:32]}"')
 
 
-def mount(app: web.Application) -> None:
+def content_security_policy(public_origin: str = "") -> str:
+    """The pages' policy; `public_origin` (e.g. https://ludo.example.org): where the
+    browsers reach this server, whose WebSocket the policy names."""
+    parts = urlsplit(public_origin)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return CSP.format(websockets="").replace(" ;", ";")
+    scheme = "wss" if parts.scheme == "https" else "ws"
+    return CSP.format(websockets=f"{scheme}://{parts.netloc}")
+
+
+def mount(app: web.Application, public_origin: str = "") -> None:
     """Adds the app's pages and assets to the HTTP application."""
+    policy = content_security_policy(public_origin)
     root, check_sources = web_root()
     build = load_build(root, check_sources)
     if build.problem:
@@ -115,28 +129,26 @@ def mount(app: web.Application) -> None:
 
     async def page(request: web.Request) -> web.Response:
         if build.page is None:
-            return _problem_page(request, build.problem)
-        return _send(request, build.page, "no-cache")
+            return _problem_page(build.problem, policy)
+        return _send(request, build.page, "no-cache", policy)
 
     async def asset(request: web.Request) -> web.Response:
         found = build.assets.get(request.match_info["name"])
         if found is None:
             raise web.HTTPNotFound()
-        return _send(request, found, "public, max-age=31536000, immutable")
+        return _send(request, found, "public, max-age=31536000, immutable", policy)
 
     for route in PAGE_ROUTES:
         app.router.add_get(route, page)
     app.router.add_get("/assets/{name}", asset)
 
 
-def _headers(request: web.Request, cache: str) -> dict[str, str]:
-    host = request.host
-    websockets = f"ws://{host} wss://{host}"
-    return {"Content-Security-Policy": CSP.format(websockets=websockets), "Cache-Control": cache, **SECURITY_HEADERS}
+def _headers(cache: str, policy: str) -> dict[str, str]:
+    return {"Content-Security-Policy": policy, "Cache-Control": cache, **SECURITY_HEADERS}
 
 
-def _send(request: web.Request, asset: Asset, cache: str) -> web.Response:
-    headers = {**_headers(request, cache), "ETag": asset.etag, "Vary": "Accept-Encoding"}
+def _send(request: web.Request, asset: Asset, cache: str, policy: str) -> web.Response:
+    headers = {**_headers(cache, policy), "ETag": asset.etag, "Vary": "Accept-Encoding"}
     if asset.etag in request.headers.get("If-None-Match", ""):
         return web.Response(status=304, headers=headers)
     body = asset.body
@@ -147,7 +159,7 @@ def _send(request: web.Request, asset: Asset, cache: str) -> web.Response:
     return web.Response(body=body, content_type=asset.content_type, charset=charset, headers=headers)
 
 
-def _problem_page(request: web.Request, problem: str) -> web.Response:
+def _problem_page(problem: str, policy: str) -> web.Response:
     text = problem.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     html = (
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Ludothèque: the web app is not ready'
@@ -155,5 +167,5 @@ def _problem_page(request: web.Request, problem: str) -> web.Response:
         "<p>The API answers as usual on this port.</p></main></body></html>"
     )
     return web.Response(
-        status=503, text=html, content_type="text/html", headers=_headers(request, "no-store"), charset="utf-8"
+        status=503, text=html, content_type="text/html", headers=_headers("no-store", policy), charset="utf-8"
     )

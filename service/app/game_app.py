@@ -146,8 +146,8 @@ class GameApp:
         self.retention = Retention(live, viewers, policy, metrics, now_ms, quotas)
         self.kinds = Kinds()
         self.seating = Seating(live, viewers, tokens, metrics, now_ms, changes, self.games, online, new_id)
-        self.takeovers = TakeOvers(live, viewers, metrics, now_ms, changes, online)
-        self.clocks = ClockWorker(live, changes, online.schedule, store.coordination, metrics, now_ms)
+        self.takeovers = TakeOvers(live, viewers, metrics, now_ms, changes, online, quotas)
+        self.clocks = ClockWorker(live, changes, online.schedule, store.coordination, metrics, now_ms, quotas)
         self._background: list[asyncio.Task[None]] = []
         self._rechecking: asyncio.Task[int] | None = None  # the cached games checked after a failover
         self._stopping = asyncio.Event()

@@ -45,6 +45,9 @@ from engines.registry import ENGINES
 
 ECHO_PAYLOAD = b"0123456789abcdef"  # 16 bytes: a trivial call
 CREATE_CONCURRENCY = 16  # CreateGame calls in flight per load process when making the pool
+# A write's body is said to be JSON: another content type is refused (a foreign page's
+# form could send it: tests/hostile/test_cross_origin.py).
+JSON_BODY = {"Content-Type": "application/json"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -473,7 +476,8 @@ async def _create_rest(session: aiohttp.ClientSession, http: str, kind: str, bot
     body = json.dumps(
         {"kind": kind, "seats": [{"name": s.name, "age": s.age, **({"bot": s.bot} if s.bot else {})} for s in seats]}
     )
-    async with session.post(f"{http}/v1/games", data=body) as response:
+    # (JSON said so: a write in another content type is refused, tests/hostile/test_cross_origin.py)
+    async with session.post(f"{http}/v1/games", data=body, headers={"Content-Type": "application/json"}) as response:
         response.raise_for_status()
         created = await response.json()
     humans = tuple(seat for seat, spec in enumerate(seats) if not spec.bot)

@@ -7,6 +7,7 @@ import argparse
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
+from urllib.parse import urlsplit
 
 from engines.registry import ENGINES
 
@@ -67,6 +68,13 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("cors_origins", str, "", "browser origins allowed to call the HTTP API, comma-separated ('*': any)"),
     Setting(
+        "public_origin",
+        str,
+        "",
+        "the origin browsers reach this server at, e.g. https://ludo.example.org: the web app's "
+        "Content-Security-Policy names its WebSocket, and WebSockets opened from it are let in",
+    ),
+    Setting(
         "secret",
         str,
         "",
@@ -102,6 +110,13 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("create_rate", int, 60, "games one creator may create per minute; 0: no limit"),
     Setting("live_games", int, 100, "unfinished games one creator may have at once; 0: no limit"),
     Setting("bot_game_rate", int, 0, "games of bots only one creator may create per minute; 0: only the admin"),
+    Setting(
+        "join_code_rate",
+        int,
+        30,
+        "join codes one client address may try per minute (JoinGame by a code; an IPv6 client by its /64), "
+        "whatever the creation policy; 0: no limit",
+    ),
     Setting(
         "trusted_proxies",
         str,
@@ -221,6 +236,49 @@ SETTINGS: tuple[Setting, ...] = (
         "response) before it is closed, and a request body may go without a byte (then 408)",
     ),
     Setting(
+        "http_body_timeout",
+        float,
+        30.0,
+        "HTTP port: seconds a request's whole body may take to arrive once its head is in, however "
+        "steadily it trickles (then 408 and the connection is closed); 0: no limit",
+    ),
+    Setting(
+        "max_connections",
+        int,
+        0,
+        "connections one server process may hold at once on its two ports; past it a new one is refused "
+        "(HTTP 503, gRPC a GOAWAY). 0: as many as the process's file descriptors allow (ulimit -n, less 256; "
+        "a gRPC connection takes 3)",
+    ),
+    Setting(
+        "max_connections_per_client",
+        int,
+        256,
+        "connections one client address (an IPv6 client by its /64) may hold at once on a server process's two ports; "
+        "a new one is refused (HTTP 429, gRPC a GOAWAY). Trusted proxies are held to the total only; 0: no limit",
+    ),
+    Setting(
+        "grpc_max_concurrent_streams",
+        int,
+        200,
+        "gRPC: streams (calls in flight) one connection may have at once (HTTP/2 MAX_CONCURRENT_STREAMS); "
+        "past it grpc refuses the stream before any handler runs. More than --max-streams-per-connection",
+    ),
+    Setting(
+        "grpc_max_resets",
+        int,
+        200,
+        "gRPC: streams one connection may reset or have refused in a burst, coming back over 10 s; past it "
+        "the connection gets a GOAWAY and is closed (HTTP/2 rapid reset). 0: no limit",
+    ),
+    Setting(
+        "grpc_gate",
+        bool,
+        True,
+        "pass gRPC connections through the server's gate (connection limits, rapid-reset cuts; the gRPC "
+        "server listens on a loopback port behind it); --no-grpc-gate: clients reach grpc directly",
+    ),
+    Setting(
         "max_streams_per_connection",
         int,
         100,
@@ -248,6 +306,7 @@ class Config:
     grpc_port: int
     http_port: int
     cors_origins: str
+    public_origin: str
     secret: str
     previous_secret: str
     admin_token: str
@@ -259,6 +318,7 @@ class Config:
     create_rate: int
     live_games: int
     bot_game_rate: int
+    join_code_rate: int
     trusted_proxies: str
     cache_size: int
     presence_ttl: float
@@ -283,6 +343,12 @@ class Config:
     retention_interval: float
     http_header_timeout: float
     http_idle_timeout: float
+    http_body_timeout: float
+    max_connections: int
+    max_connections_per_client: int
+    grpc_max_concurrent_streams: int
+    grpc_max_resets: int
+    grpc_gate: bool
     max_streams_per_connection: int
     max_followers_per_game: int
 
@@ -352,6 +418,11 @@ def from_arguments(args: argparse.Namespace, environ: Mapping[str, str] = os.env
     return config
 
 
+def _is_origin(text: str) -> bool:
+    parts = urlsplit(text)
+    return parts.scheme in ("http", "https") and bool(parts.netloc) and parts.path in ("", "/") and not parts.query
+
+
 def check(config: Config) -> list[str]:
     """What is wrong with `config`, each said so that an operator knows what to fix."""
     problems = []
@@ -371,7 +442,11 @@ def check(config: Config) -> list[str]:
         problems.append("LUDOTHEQUE_PREVIOUS_SECRET needs LUDOTHEQUE_SECRET, the secret that replaces it")
     if config.create_policy not in POLICIES:
         problems.append(f"LUDOTHEQUE_CREATE_POLICY {config.create_policy!r} is not one of {', '.join(POLICIES)}")
-    for name in ("create_rate", "live_games", "bot_game_rate"):
+    if config.public_origin and not _is_origin(config.public_origin):
+        problems.append(
+            f"LUDOTHEQUE_PUBLIC_ORIGIN {config.public_origin!r} is not an origin: http(s)://host[:port], nothing after"
+        )
+    for name in ("create_rate", "live_games", "bot_game_rate", "join_code_rate"):
         if getattr(config, name) < 0:
             problems.append(f"LUDOTHEQUE_{name.upper()} must be 0 or more")
     return problems

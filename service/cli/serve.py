@@ -17,6 +17,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from service.api import diagnostics, grpc_server
+from service.api.connections import Connections, descriptor_limit
+from service.api.grpc_gate import GrpcGate
 from service.api.grpc_metrics import MetricsInterceptor
 from service.api.grpc_observe import ClosingStreams, ObservingInterceptor
 from service.api.http_server import build_http_app, serve_http
@@ -59,6 +61,7 @@ class Running:
     config: Config
     stopping: asyncio.Event
     reviews: asyncio.Task[None]  # the retention reviews (service/app/keeping/retention.py)
+    gate: GrpcGate | None  # the gRPC port's front door (service/api/grpc_gate.py), unless --no-grpc-gate
 
     async def stop(self) -> None:
         """Stops taking calls, ends the live streams at once (UNAVAILABLE: their
@@ -69,7 +72,11 @@ class Running:
         self.stopping.set()
         await self.health.enter_graceful_shutdown()
         self.app.store.end_subscriptions()
+        if self.gate is not None:
+            self.gate.stop_accepting()
         await asyncio.gather(self.server.stop(self.config.shutdown_grace), self.http.cleanup())
+        if self.gate is not None:
+            await self.gate.close()
         await self.reviews
         await self.app.stop()
         await self.app.drain()
@@ -109,12 +116,27 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     metrics = Metrics()
     app = build_app(config, metrics)
     await app.start()
-    server, port, health_servicer, readiness = await start_grpc(config, app, metrics, reuse_port)
-    runner, http_port = await start_http(config, app, metrics, reuse_port)
+    connections = connection_limits(config)
+    gate = GrpcGate(connections, metrics, max_resets=config.grpc_max_resets) if config.grpc_gate else None
+    server, port, health_servicer, readiness = await start_grpc(config, app, metrics, reuse_port, gate)
+    runner, http_port = await start_http(config, app, metrics, reuse_port, connections)
     watcher = asyncio.create_task(_watch_readiness(app, health_servicer, readiness))
     stopping = asyncio.Event()
     reviews = asyncio.create_task(app.retention.run_until(stopping), name="retention")
-    return Running(port, http_port, app, server, runner, health_servicer, watcher, config, stopping, reviews)
+    return Running(port, http_port, app, server, runner, health_servicer, watcher, config, stopping, reviews, gate)
+
+
+def connection_limits(config: Config) -> Connections:
+    """The limits on both ports' connections, within this process's file descriptors."""
+    descriptors = descriptor_limit()
+    limits = Connections(
+        per_client=config.max_connections_per_client,
+        total=config.max_connections,
+        descriptors=descriptors,
+        addresses=ClientAddresses(parse_networks(config.trusted_proxies)),
+    )
+    log.debug("connections: %d file descriptors, %d for clients", descriptors, limits.budget)
+    return limits
 
 
 def check_limits(config: Config) -> None:
@@ -123,8 +145,15 @@ def check_limits(config: Config) -> None:
         raise SystemExit("--snapshot-interval: a number of events, 0 for no snapshots")
     if config.max_streams_per_connection < 1 or config.max_followers_per_game < 0:
         raise SystemExit("--max-streams-per-connection is at least 1, --max-followers-per-game at least 0")
-    if config.http_header_timeout < 0 or config.http_idle_timeout < 0:
-        raise SystemExit("--http-header-timeout and --http-idle-timeout are seconds (0: none)")
+    if min(config.http_header_timeout, config.http_idle_timeout, config.http_body_timeout) < 0:
+        raise SystemExit("--http-header-timeout, --http-idle-timeout and --http-body-timeout are seconds (0: none)")
+    if min(config.max_connections, config.max_connections_per_client, config.grpc_max_resets) < 0:
+        raise SystemExit("--max-connections, --max-connections-per-client and --grpc-max-resets are counts (0: none)")
+    if config.grpc_max_concurrent_streams <= config.max_streams_per_connection:
+        raise SystemExit(
+            "--grpc-max-concurrent-streams must be more than --max-streams-per-connection "
+            "(a connection's live streams, and room for its other calls)"
+        )
 
 
 def build_app(config: Config, metrics: Metrics) -> GameApp:
@@ -148,7 +177,7 @@ def build_app(config: Config, metrics: Metrics) -> GameApp:
         raise SystemExit(f"retention: {error}") from None
     settings = Settings(
         cache_size=config.cache_size,
-        limits=CreationLimits(config.create_rate, config.live_games, config.bot_game_rate),
+        limits=CreationLimits(config.create_rate, config.live_games, config.bot_game_rate, config.join_code_rate),
         memory_threshold=config.redis_memory_threshold,
         event_limits=event_limits(config),
         snapshot_interval=config.snapshot_interval,
@@ -162,10 +191,32 @@ def build_app(config: Config, metrics: Metrics) -> GameApp:
     return GameApp(store, tokens, settings, metrics=metrics, creation=who_may_create(config))
 
 
+def grpc_options(config: Config, reuse_port: bool, gated: bool) -> list[tuple[str, int]]:
+    """grpcio's own limits. A connection's streams are capped (MAX_CONCURRENT_STREAMS):
+    past it, and while its reset streams are still being let go of, grpc refuses new ones
+    before any handler runs, so a rapid reset costs no Python work. A client pinging more
+    than every 10 s without calls gets a GOAWAY (too_many_pings) after two strikes."""
+    options = [
+        ("grpc.max_receive_message_length", config.max_message_bytes),
+        ("grpc.max_connection_age_ms", int(config.max_connection_age * 1000)),
+        ("grpc.max_connection_age_grace_ms", int(config.shutdown_grace * 1000)),
+        ("grpc.keepalive_time_ms", 60_000),
+        ("grpc.keepalive_timeout_ms", 20_000),
+        ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+        ("grpc.http2.max_ping_strikes", 2),
+        ("grpc.max_concurrent_streams", config.grpc_max_concurrent_streams),
+        ("grpc.so_reuseport", 1 if reuse_port and not gated else 0),
+    ]
+    if not gated and config.max_connections:  # the gate counts them itself
+        options.append(("grpc.max_allowed_incoming_connections", config.max_connections))
+    return options
+
+
 async def start_grpc(
-    config: Config, app: GameApp, metrics: Metrics, reuse_port: bool
+    config: Config, app: GameApp, metrics: Metrics, reuse_port: bool, gate: GrpcGate | None = None
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer, health_pb2.HealthCheckResponse.ServingStatus.ValueType]:
-    """The gRPC server, listening: the service, diagnostics, health and reflection."""
+    """The gRPC server, listening (behind `gate` when there is one): the service,
+    diagnostics, health and reflection."""
     server = grpc.aio.server(
         interceptors=[
             ClosingStreams(),
@@ -173,17 +224,10 @@ async def start_grpc(
             ObservingInterceptor(),
             MetricsInterceptor(metrics),
         ],
-        options=[
-            ("grpc.max_receive_message_length", config.max_message_bytes),
-            ("grpc.max_connection_age_ms", int(config.max_connection_age * 1000)),
-            ("grpc.max_connection_age_grace_ms", int(config.shutdown_grace * 1000)),
-            ("grpc.keepalive_time_ms", 60_000),
-            ("grpc.keepalive_timeout_ms", 20_000),
-            ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
-            ("grpc.so_reuseport", 1 if reuse_port else 0),
-        ],
+        options=grpc_options(config, reuse_port, gate is not None),
     )
-    grpc_server.register(server, app, max_streams_per_connection=config.max_streams_per_connection)
+    peers = gate.peer_of if gate is not None else None
+    grpc_server.register(server, app, max_streams_per_connection=config.max_streams_per_connection, peers=peers)
     diagnostics.register(server)
     health_servicer = health.aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -194,14 +238,23 @@ async def start_grpc(
     # makes the server start NOT_SERVING rather than fail to start.
     readiness = await _readiness(app)
     await _set_health(health_servicer, readiness)
-    port = server.add_insecure_port(f"{config.host}:{config.grpc_port}")
+    address = "127.0.0.1:0" if gate is not None else f"{config.host}:{config.grpc_port}"
+    port = server.add_insecure_port(address)
     if port == 0:
-        raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}")
+        raise SystemExit(f"cannot listen on {address}")
     await server.start()
+    if gate is not None:
+        gate.upstream_port = port
+        try:
+            port = await gate.start(config.host, config.grpc_port, reuse_port=reuse_port)
+        except OSError as error:
+            raise SystemExit(f"cannot listen on {config.host}:{config.grpc_port}: {error}") from None
     return server, port, health_servicer, readiness
 
 
-async def start_http(config: Config, app: GameApp, metrics: Metrics, reuse_port: bool) -> tuple[web.AppRunner, int]:
+async def start_http(
+    config: Config, app: GameApp, metrics: Metrics, reuse_port: bool, connections: Connections | None = None
+) -> tuple[web.AppRunner, int]:
     """The HTTP port, listening: REST, Connect, server-sent events, WebSocket Play, the web app."""
     origins = [origin.strip() for origin in config.cors_origins.split(",") if origin.strip()]
     websockets = WebSocketSettings(
@@ -216,7 +269,9 @@ async def start_http(config: Config, app: GameApp, metrics: Metrics, reuse_port:
         cors_origins=origins,
         serve_web=config.web,
         body_idle_timeout=config.http_idle_timeout,
+        body_timeout=config.http_body_timeout,
         websockets=websockets,
+        public_origin=config.public_origin,
     )
     return await serve_http(
         web_app,
@@ -226,6 +281,7 @@ async def start_http(config: Config, app: GameApp, metrics: Metrics, reuse_port:
         reuse_port=reuse_port,
         header_timeout=config.http_header_timeout,
         idle_timeout=config.http_idle_timeout,
+        connections=connections,
     )
 
 

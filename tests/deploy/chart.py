@@ -171,6 +171,10 @@ class Rendered:
     def named(self, kind: str, name: str) -> Object | None:
         return next((o for o in self.of_kind(kind) if o["metadata"]["name"] == name), None)
 
+    def pod_templates(self) -> list[Object]:
+        """The pod template of every Deployment and StatefulSet."""
+        return [w["spec"]["template"] for w in self.of_kind("Deployment") + self.of_kind("StatefulSet")]
+
 
 def render(values: Mapping[str, Any] | None = None) -> Rendered:
     with helm.Chart.load(CHART) as chart:

@@ -80,12 +80,8 @@ def matches(selector: dict[str, str], labels: dict[str, str]) -> bool:
     return all(labels.get(key) == value for key, value in selector.items())
 
 
-def pod_templates(r: Rendered) -> list[Object]:
-    return [w["spec"]["template"] for w in r.of_kind("Deployment") + r.of_kind("StatefulSet")]
-
-
 def selected_pods(r: Rendered, selector: dict[str, str]) -> list[Object]:
-    return [t for t in pod_templates(r) if matches(selector, t["metadata"]["labels"])]
+    return [t for t in r.pod_templates() if matches(selector, t["metadata"]["labels"])]
 
 
 def port_names(pod: Object) -> dict[str, int]:

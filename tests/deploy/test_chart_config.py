@@ -35,9 +35,10 @@ from tests.deploy.chart import (
     render,
     server_container,
 )
-from tests.support.redis import START_TIMEOUT, free_port, wait_until
+from tests.support.redis import START_TIMEOUT, free_port
 from tests.support.rest import Rest
 from tests.support.server import ROOT, running_server
+from tests.support.waiting import wait_until
 
 # The names the server's gRPC health service answers for (service/cli/serve.py).
 HEALTH_NAMES = {"", SERVICE_NAME}

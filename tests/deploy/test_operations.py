@@ -79,11 +79,6 @@ def names(kind: str) -> set[str]:
     return {o["metadata"]["name"] for o in chart().of_kind(kind)}
 
 
-def pod_templates() -> list[dict[str, Any]]:
-    r = chart()
-    return [w["spec"]["template"] for w in r.of_kind("Deployment") + r.of_kind("StatefulSet")]
-
-
 def value_exists(path: str) -> bool:
     node: Any = yaml.safe_load((CHART / "values.yaml").read_text())
     for key in path.split("."):
@@ -145,8 +140,8 @@ def test_every_kubernetes_object_and_container_named_is_the_charts() -> None:
     statefulset, deployment = names("StatefulSet"), names("Deployment")
     pods = {f"{name}-0" for name in statefulset} | {RESTORE_POD}
     secrets = names("Secret") | set(EXISTING_SECRETS)
-    containers = {c["name"] for t in pod_templates() for c in t["spec"]["containers"]}
-    labels = {(k, v) for t in pod_templates() for k, v in t["metadata"]["labels"].items()}
+    containers = {c["name"] for t in chart().pod_templates() for c in t["spec"]["containers"]}
+    labels = {(k, v) for t in chart().pod_templates() for k, v in t["metadata"]["labels"].items()}
     kinds = {"deployment": deployment, "statefulset": statefulset, "service": names("Service"), "pod": pods}
     for words in (w for w in shell_commands() if w[0] == "kubectl"):
         text = shlex.join(words)

@@ -12,21 +12,17 @@ from ludotheque import Client, localized_message
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 
 from engines.registry import ENGINES
+from tests.support.games import create_over_rest
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess
 
 SEATS = [{"name": "Cléo", "age": 6}, {"name": "Robin", "age": 38}]
 
 
-def new_game(rest: Rest) -> tuple[str, list[str]]:
-    reply = rest.post("/v1/games", {"kind": "mooki", "seats": SEATS})
-    assert reply.status == 200, reply.body
-    return reply.json["gameId"], reply.json["seatTokens"]
-
-
 def test_legal_commands_and_events_come_described_in_the_callers_language(server: ServerProcess) -> None:
     rest = Rest(server.http)
-    game_id, tokens = new_game(rest)
+    created = create_over_rest(rest, "mooki", SEATS)
+    game_id, tokens = created["gameId"], created["seatTokens"]
     cleo = rest.with_token(tokens[0])
     french = cleo.get(f"/v1/games/{game_id}", headers={"Accept-Language": "fr-CH, fr;q=0.9"}).json
     english = cleo.get(f"/v1/games/{game_id}").json
@@ -59,7 +55,7 @@ def test_legal_commands_and_events_come_described_in_the_callers_language(server
 
 def test_server_sent_events_and_the_export_are_described(server: ServerProcess) -> None:
     rest = Rest(server.http)
-    game_id, _ = new_game(rest)
+    game_id = create_over_rest(rest, "mooki", SEATS)["gameId"]
     _, _, first = next(rest.events(f"/v1/games/{game_id}/events:stream?locale=fr"))
     assert (
         first["event"]["description"]["text"]
@@ -93,7 +89,8 @@ def test_grpc_calls_play_sessions_and_errors_speak_the_metadata_language(server:
 
 def test_errors_carry_their_message_key_and_words_over_rest(server: ServerProcess) -> None:
     rest = Rest(server.http)
-    game_id, tokens = new_game(rest)
+    created = create_over_rest(rest, "mooki", SEATS)
+    game_id, tokens = created["gameId"], created["seatTokens"]
     body = {"command": {"mooki": {"draw": {"pile": 0}}}, "commandId": "r1"}
     reply = rest.with_token(tokens[1]).post(f"/v1/games/{game_id}/commands", body, headers={"Accept-Language": "fr"})
     assert reply.status == 400

@@ -18,13 +18,8 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
+from tests.support.games import follow
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
-
-
-def follow(client: Client, game_id: str, into: list[game_pb2.Event]) -> threading.Thread:
-    thread = threading.Thread(target=lambda: into.extend(client.stream(game_id)), daemon=True)
-    thread.start()
-    return thread
 
 
 def code_of(call: object) -> grpc.StatusCode:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 
 import grpc
 import pytest
@@ -13,13 +12,8 @@ from ludotheque import Client, rule_code
 from ludotheque.pirates.v1 import pirates_pb2 as pirates
 from ludotheque.v1 import game_pb2
 
+from tests.support.games import follow
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
-
-
-def follow(client: Client, game_id: str, into: list[game_pb2.Event]) -> threading.Thread:
-    thread = threading.Thread(target=lambda: into.extend(client.stream(game_id)), daemon=True)
-    thread.start()
-    return thread
 
 
 def lay_if_possible(legal: list[game_pb2.Command]) -> game_pb2.Command:

@@ -23,7 +23,7 @@ from ludotheque.v1 import game_service_pb2 as api
 from service.api.rpcs import SERVICE
 from tests.support.connect import envelope
 from tests.support.rest import Rest
-from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
+from tests.support.server import ADMIN_TOKEN, ServerProcess, watched_server
 
 EXAMPLES = max(settings().max_examples // 2, 25)
 FUZZ = settings(
@@ -87,13 +87,12 @@ def targets() -> Iterator[Targets]:
     # A client that declares a body and never sends it is answered 408 once the body
     # has gone this long without a byte: short here, so that such examples stay quick.
     quick = {"LUDOTHEQUE_HTTP_IDLE_TIMEOUT": "0.5"}
-    with running_server(env=quick) as server, Client(server.target) as client:
+    with watched_server(env=quick) as server, Client(server.target) as client:
         active = client.create_game("mooki", ["Cléo", "Robin"])
         finished = client.create_game("mooki", [{"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"}])
         cleo = Rest(server.http, active.seat_tokens[0])
         move = cleo.get(f"/v1/games/{active.game_id}").json["legalCommands"][0]
         yield Targets(server, active.game_id, finished.game_id, move)
-        assert server.process.poll() is None, f"the server died:\n{server.log()}"
 
 
 # --- what a client sends --------------------------------------------------------------

@@ -6,24 +6,22 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
 
 import grpc
 import pytest
 from ludotheque import Client
-from ludotheque.client import PlaySession
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.logs.verify import Replayed, verify
 from tests.support.connect import Connect, Failure
+from tests.support.games import next_message, presence_until, table_changes
 from tests.support.rest import Rest
-from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess, running_server
+from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess, watched_server
+from tests.support.waiting import eventually
 
-T = TypeVar("T")
 WAIT = 20.0  # seconds before a test gives up waiting for what must come
 
 
@@ -31,36 +29,8 @@ WAIT = 20.0  # seconds before a test gives up waiting for what must come
 def server() -> Iterator[ServerProcess]:
     # Short presence and a quick look at the clocks, so that the tests wait little.
     env = {"LUDOTHEQUE_PRESENCE_TTL": "1.5", "LUDOTHEQUE_CLOCK_INTERVAL": "0.1"}
-    with running_server(env=env) as process:
+    with watched_server(env=env) as process:
         yield process
-        assert process.process.poll() is None, f"the server died:\n{process.log()}"
-
-
-def eventually(check: Callable[[], T | None], what: str) -> T:
-    """Polls `check` until it returns something; fails after WAIT seconds."""
-    deadline = time.monotonic() + WAIT
-    while (found := check()) is None:
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-    return found
-
-
-def next_message(session: PlaySession, reader: ThreadPoolExecutor) -> api.PlayResponse:
-    return reader.submit(next, session).result(timeout=WAIT)
-
-
-def presence_until(
-    session: PlaySession, reader: ThreadPoolExecutor, online: list[int]
-) -> api.PlayResponse:  # the message that brought it
-    while True:
-        message = next_message(session, reader)
-        if message.HasField("presence") and list(message.presence.online_seats) == online:
-            return message
-
-
-def table_changes(target: str, game_id: str) -> list[str]:
-    with Client(target, ADMIN_TOKEN) as admin:
-        return [str(e.table.WhichOneof("change")) for e in admin.history(game_id) if e.HasField("table")]
 
 
 def test_players_join_by_its_code_over_grpc_rest_and_connect(server: ServerProcess) -> None:
@@ -76,14 +46,16 @@ def test_players_join_by_its_code_over_grpc_rest_and_connect(server: ServerProce
         assert isinstance(connect, api.JoinGameResponse) and connect.seat == 2
         assert connect.game.status == game_pb2.GAME_STATUS_ACTIVE  # the last seat taken: dealt
         full = Rest(server.http).post(f"/v1/games/{code}:join", {"name": "Dan"})
-        assert full.status == 400
-        assert any(d.get("reason") == "GAME_FULL" for d in full.json["details"]), full.json
+        assert full.status == 404  # by its code, a started game is no game (tests/hostile/test_join_codes.py)
+        by_id = Rest(server.http).post(f"/v1/games/{created.game_id}:join", {"name": "Dan"})
+        assert by_id.status == 400  # by its id, it says why
+        assert any(d.get("reason") == "GAME_FULL" for d in by_id.json["details"]), by_id.json
         ben = lobby.with_token(rest.json["seatToken"]).get_game(created.game_id)
         assert ben.viewer.seat == 1 and [s.name for s in ben.seats] == ["Ana", "Ben", "Chloé"]
         with pytest.raises(grpc.RpcError) as twice:
             lobby.with_token(connect.seat_token).join_game(created.game_id, "Chloé again")
         assert twice.value.code() == grpc.StatusCode.ALREADY_EXISTS
-        unknown = Connect(server.http).unary("JoinGame", api.JoinGameRequest(game_id="ZZZ-ZZZ", name="Eve"))
+        unknown = Connect(server.http).unary("JoinGame", api.JoinGameRequest(game_id="ZZZZZ-ZZZZZ", name="Eve"))
         assert isinstance(unknown, Failure) and unknown.code == "not_found"
 
 
@@ -109,12 +81,12 @@ def test_a_play_session_shows_who_is_connected_live(server: ServerProcess) -> No
         created = lobby.create_game("mooki", ["Cléo", "Robin"])
         cleo, robin = (lobby.with_token(token) for token in created.seat_tokens)
         with cleo.play(created.game_id, presence=True) as watching:
-            presence_until(watching, reader, [0])
+            presence_until(watching, reader, [0], WAIT)
             robin_session = robin.play(created.game_id)  # Robin's session asks for no presence: still online
-            presence_until(watching, reader, [0, 1])
+            presence_until(watching, reader, [0, 1], WAIT)
             assert list(lobby.get_game(created.game_id).presence.online_seats) == [0, 1]
             robin_session.close()
-            presence_until(watching, reader, [0])  # gone, at once
+            presence_until(watching, reader, [0], WAIT)  # gone, at once
         assert table_changes(server.target, created.game_id) == []  # presence is not a game event
 
 
@@ -125,9 +97,9 @@ def test_a_rematch_reaches_the_play_sessions_of_the_finished_game(server: Server
         cleo.take_over(created.game_id, bot="random")  # the bots play it out
         assert cleo.get_game(created.game_id).status == game_pb2.GAME_STATUS_FINISHED
         with cleo.play(created.game_id, presence=True) as session:
-            presence_until(session, reader, [0])
+            presence_until(session, reader, [0], WAIT)
             asked = cleo.play_again(created.game_id)
-            while not (message := next_message(session, reader)).HasField("rematch"):
+            while not (message := next_message(session, reader, WAIT)).HasField("rematch"):
                 pass
             assert message.rematch.game_id == asked.game_id and message.rematch.seat_token == asked.seat_token
         rematch = lobby.with_token(asked.seat_token).get_game(asked.game_id)
@@ -148,7 +120,7 @@ def test_a_turn_clock_plays_for_a_seat_that_does_not_move_then_hands_it_to_a_bot
             changes = table_changes(server.target, created.game_id)
             return changes if "taken_over" in changes else None
 
-        assert eventually(taken_over, "the clock to play twice, then a bot to take the seat") == [
+        assert eventually(taken_over, WAIT, "the clock to play twice, then a bot to take the seat") == [
             "timed_out",
             "timed_out",
             "taken_over",

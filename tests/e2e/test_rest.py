@@ -17,19 +17,9 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.registry import ENGINES
 from service.api.http_rules import http_bindings
 from service.api.rpcs import SERVICE
-from tests.support.games import short_game
+from tests.support.games import create_over_rest
 from tests.support.rest import Reply, Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
-
-
-def create(rest: Rest, kind: str, seats: list[dict[str, Any]]) -> dict[str, Any]:
-    body: dict[str, Any] = {"kind": kind, "seats": seats}
-    options = short_game(kind)
-    if options is not None:
-        body["options"] = json_format.MessageToDict(options)
-    reply = rest.post("/v1/games", body)
-    assert reply.status == 200, reply.body
-    return reply.json  # type: ignore[no-any-return]
 
 
 def all_events(rest: Rest, game_id: str) -> list[dict[str, Any]]:
@@ -60,7 +50,7 @@ def test_a_full_game_over_rest_while_a_spectator_follows_the_event_stream(server
     rest = Rest(server.http)
     engine = ENGINES[kind]
     seats = [{"name": "Human"}] + [{"name": f"Bot {i}", "bot": "random"} for i in range(1, max(engine.min_seats, 2))]
-    created = create(rest, kind, seats[: engine.max_seats])
+    created = create_over_rest(rest, kind, seats[: engine.max_seats])
     game_id = created["gameId"]
     player = rest.with_token(created["seatTokens"][0])
 
@@ -124,7 +114,7 @@ def expect(reply: Reply, status: int, code: int) -> dict[str, Any]:
 
 def test_every_error_has_its_http_status_and_a_google_rpc_status(server: ServerProcess) -> None:
     rest = Rest(server.http)
-    created = create(rest, "mooki", [{"name": "Cléo"}, {"name": "Robin"}])
+    created = create_over_rest(rest, "mooki", [{"name": "Cléo"}, {"name": "Robin"}])
     game_id = created["gameId"]
     cleo, robin = (rest.with_token(t) for t in created["seatTokens"])
     commands = f"/v1/games/{game_id}/commands"
@@ -208,7 +198,7 @@ def test_a_stream_of_an_unknown_game_is_a_404_not_an_empty_stream(server: Server
 
 def test_a_move_posted_to_a_game_of_another_kind_is_refused(server: ServerProcess) -> None:
     rest = Rest(server.http)
-    created = create(rest, "mooki", [{"name": "Cléo"}, {"name": "Robin"}])
+    created = create_over_rest(rest, "mooki", [{"name": "Cléo"}, {"name": "Robin"}])
     reply = rest.with_token(created["seatTokens"][0]).post(
         f"/v1/games/{created['gameId']}/commands", {"command": {"mooki": json_format.MessageToDict(mooki.Command())}}
     )

@@ -25,7 +25,7 @@ from schemathesis.specs.openapi.checks import negative_data_rejection
 
 from service.api.http_server import OPENAPI_PATH
 from tests.support.rest import Rest
-from tests.support.server import ServerProcess, running_server
+from tests.support.server import ServerProcess, watched_server
 
 # ImportGame's body is a whole game log: the coverage phase would try thousands of
 # boundary cases of its nested messages (a minute and more); fuzzing still covers it.
@@ -61,9 +61,8 @@ class Targets:
 
 @pytest.fixture(scope="module")
 def targets() -> Iterator[Targets]:
-    with running_server() as server:
+    with watched_server() as server:
         yield Targets(server)
-        assert server.process.poll() is None, f"the server died:\n{server.log()}"
 
 
 @schema.parametrize()

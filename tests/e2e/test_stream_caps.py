@@ -13,11 +13,13 @@ from ludotheque.v1 import game_service_pb2 as api
 from ludotheque.v1 import game_service_pb2_grpc
 
 from tests.support.connect import envelope, envelopes
+from tests.support.games import create_over_rest
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
 
 FOLLOWERS = 2
 STREAMS = 3
+SEATS = [{"name": "a"}, {"name": "b"}]
 
 
 @pytest.fixture(scope="module")
@@ -28,11 +30,6 @@ def capped() -> Iterator[ServerProcess]:
     }
     with running_server(env=settings) as server:
         yield server
-
-
-def new_game(server: ServerProcess) -> tuple[str, list[str]]:
-    created = Rest(server.http).post("/v1/games", {"kind": "mooki", "seats": [{"name": "a"}, {"name": "b"}]}).json
-    return created["gameId"], created["seatTokens"]
 
 
 def channel(server: ServerProcess) -> grpc.Channel:
@@ -49,7 +46,8 @@ def follow(stub: game_service_pb2_grpc.GameServiceStub, game_id: str, token: str
 
 
 def test_a_game_takes_so_many_spectators_on_every_transport_and_its_seats_always(capped: ServerProcess) -> None:
-    game_id, seats = new_game(capped)
+    created = create_over_rest(Rest(capped.http), "mooki", SEATS)
+    game_id, seats = created["gameId"], created["seatTokens"]
     with channel(capped) as one, channel(capped) as other:
         following = [follow(game_service_pb2_grpc.GameServiceStub(c), game_id) for c in (one, other)]
         with pytest.raises(grpc.RpcError) as refused:
@@ -70,7 +68,7 @@ def test_a_game_takes_so_many_spectators_on_every_transport_and_its_seats_always
 
 
 def test_a_grpc_connection_holds_so_many_streams(capped: ServerProcess) -> None:
-    games = [new_game(capped)[0] for _ in range(STREAMS + 1)]
+    games = [create_over_rest(Rest(capped.http), "mooki", SEATS)["gameId"] for _ in range(STREAMS + 1)]
     with channel(capped) as one, channel(capped) as other:
         stub = game_service_pb2_grpc.GameServiceStub(one)
         following = [follow(stub, game_id) for game_id in games[:STREAMS]]

@@ -22,10 +22,11 @@ from ludotheque.v1 import game_pb2, game_service_pb2_grpc
 from ludotheque.v1 import game_service_pb2 as api
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 
-from tests.support.redis import running_redis, wait_until
+from tests.support.redis import running_redis
 from tests.support.rest import Rest
 from tests.support.server import running_server
 from tests.support.traced_server import SPANS_ENV
+from tests.support.waiting import wait_until
 
 TRACE_ID = "0af7651916cd43dd8448eb211c80319c"
 CLIENT_SPAN = "b7ad6b7169203331"

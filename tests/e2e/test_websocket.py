@@ -25,8 +25,8 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from tests.support.aio import async_test
 from tests.support.raw_websocket import TEXT, RawWebSocket
-from tests.support.redis import wait_until
-from tests.support.server import ServerProcess, running_server
+from tests.support.server import ServerProcess, running_server, watched_server
+from tests.support.waiting import wait_until
 
 ALLOWED_ORIGIN = "https://games.example"
 SETTINGS = {
@@ -40,9 +40,8 @@ DEADLINE = 20.0  # seconds any of these exchanges may take at most
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServerProcess]:
-    with running_server(env=SETTINGS) as process:
+    with watched_server(env=SETTINGS) as process:
         yield process
-        assert process.process.poll() is None, f"the server died:\n{process.log()}"
 
 
 @asynccontextmanager

@@ -31,7 +31,8 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tests.support.redis import ClusterNode, RedisClusterNodes, RedisServer, wait_until
+from tests.support.redis import ClusterNode, RedisClusterNodes, RedisServer
+from tests.support.waiting import wait_until
 
 SHARD_SLOTS = (0, 5461, 10923)  # a slot of each shard's range
 NODE_KINDS = ("kill-master", "kill-replica", "pause-master", "pause-replica")

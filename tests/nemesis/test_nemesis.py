@@ -35,8 +35,9 @@ from ludotheque.v1 import game_pb2
 from tests.nemesis.checker import Ack, check
 from tests.nemesis.faults import Nemesis, ServerPool, schedule
 from tests.nemesis.players import Player, Servers, read_logs
-from tests.support.redis import RedisClusterNodes, running_cluster, wait_until
+from tests.support.redis import RedisClusterNodes, running_cluster
 from tests.support.server import ADMIN_TOKEN, ServerProcess, start_server
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 

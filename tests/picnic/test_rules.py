@@ -22,7 +22,7 @@ from collections import Counter
 import pytest
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation, SeatInfo, Viewer
+from engines.contract import InvalidSetup, SeatInfo, Viewer
 from engines.picnic import ENGINE
 from engines.picnic.bots import choose_place, greedy_bot
 from engines.picnic.moves import dragon_move
@@ -63,6 +63,7 @@ from tests.picnic.helpers import (
     use_kept,
     walk,
 )
+from tests.support.refusals import refused
 
 DRAWN, KEPT = pb.TILE_SOURCE_DRAWN, pb.TILE_SOURCE_KEPT
 
@@ -80,13 +81,6 @@ def routes_of(state: PicnicState, seat: int = 0) -> set[tuple[str, ...]]:
         if action in ("move_facteur", "move_friend"):
             found.add(tuple(board.name(c) for c in getattr(command, action).route))
     return found
-
-
-def refused(state: PicnicState, seat: int, command: pb.Command) -> str:
-    with pytest.raises(RuleViolation) as raised:
-        ENGINE.decide(state, seat, command, random.Random(0))
-    assert raised.value.message
-    return raised.value.code
 
 
 def without_friends(state: PicnicState, *invited: int) -> PicnicState:
@@ -238,18 +232,18 @@ def test_turns_go_round_the_table() -> None:
 
 def test_illegal_moves_are_refused_with_their_rule() -> None:
     state = started(first=[facteur(2)])
-    assert refused(state, 1, draw(0)) == "not_your_turn"
-    assert refused(state, 0, draw(99)) == "unknown_place"
-    assert refused(state, 0, walk(at("B4"))) == "draw_first"
-    assert refused(state, 0, move_friend(LAPIN, at("E2"))) == "wrong_phase"
-    assert refused(state, 0, pb.Command()) == "unknown_command"
+    assert refused(ENGINE, state, 1, draw(0)) == "not_your_turn"
+    assert refused(ENGINE, state, 0, draw(99)) == "unknown_place"
+    assert refused(ENGINE, state, 0, walk(at("B4"))) == "draw_first"
+    assert refused(ENGINE, state, 0, move_friend(LAPIN, at("E2"))) == "wrong_phase"
+    assert refused(ENGINE, state, 0, pb.Command()) == "unknown_command"
     drawn, _ = run(state, 0, draw(0))
-    assert refused(drawn, 0, draw(1)) == "wrong_phase"
-    assert refused(drawn, 0, walk(at("B4"), at("B3"), at("B2"))) == "bad_route"
-    assert refused(drawn, 0, walk(at("B4"), source=pb.TILE_SOURCE_UNSPECIFIED)) == "unknown_source"
+    assert refused(ENGINE, drawn, 0, draw(1)) == "wrong_phase"
+    assert refused(ENGINE, drawn, 0, walk(at("B4"), at("B3"), at("B2"))) == "bad_route"
+    assert refused(ENGINE, drawn, 0, walk(at("B4"), source=pb.TILE_SOURCE_UNSPECIFIED)) == "unknown_source"
     after, _ = run(drawn, 0, keep())
-    assert refused(after, 1, draw(0)) == "empty_place"
-    assert refused(ENGINE.initial_state(), 0, draw(0)) == "not_started"
+    assert refused(ENGINE, after, 1, draw(0)) == "empty_place"
+    assert refused(ENGINE, ENGINE.initial_state(), 0, draw(0)) == "not_started"
 
 
 # --- Facteur Souris tiles ----------------------------------------------------------
@@ -270,7 +264,7 @@ def test_he_never_walks_twice_on_a_space_in_one_move() -> None:
     state, _ = run(place(started(first=[facteur(3)]), facteur=at("B3")), 0, draw(0))
     # (the house is a dead end: he stops there)
     assert routes_of(state) == {("B2", "C2", "D2"), ("B4", "A4"), ("B4", "C4", "D4"), ("B4", "B5", "B6")}
-    assert refused(state, 0, walk(*cells("B4", "B3", "B2"))) == "bad_route"
+    assert refused(ENGINE, state, 0, walk(*cells("B4", "B3", "B2"))) == "bad_route"
 
 
 def test_reaching_the_picnic_site_ends_his_walk_early() -> None:
@@ -288,7 +282,7 @@ def test_short_moves_let_him_stop_before_the_number_shown() -> None:
     state, _ = run(started(pb.Options(short_moves=True), first=[facteur(2)]), 0, draw(0))
     assert routes_of(state) == {("B4",), ("B4", "B3"), ("B4", "C4"), ("B4", "B5")}
     exact, _ = run(started(first=[facteur(2)]), 0, draw(0))
-    assert refused(exact, 0, walk(at("B4"))) == "bad_route"
+    assert refused(ENGINE, exact, 0, walk(at("B4"))) == "bad_route"
 
 
 def test_arriving_on_a_friends_space_invites_the_friend_to_the_picnic() -> None:
@@ -336,7 +330,7 @@ def test_one_kept_tile_per_player_holding_one_means_using_or_discarding_one() ->
     state, _ = run(state, 0, draw(0))
     legal = ENGINE.legal_commands(state, 0)
     assert keep() not in legal
-    assert refused(state, 0, keep()) == "already_holding"
+    assert refused(ENGINE, state, 0, keep()) == "already_holding"
     assert {c.discard_tile.source for c in legal if c.HasField("discard_tile")} == {DRAWN, KEPT}
     assert {c.move_facteur.source for c in legal if c.HasField("move_facteur")} == {DRAWN, KEPT}
 
@@ -356,14 +350,14 @@ def test_one_kept_tile_per_player_holding_one_means_using_or_discarding_one() ->
 
 def test_without_a_kept_tile_there_is_nothing_to_discard() -> None:
     state, _ = run(started(first=[facteur(1)]), 0, draw(0))
-    assert refused(state, 0, discard(DRAWN)) == "nothing_to_discard"
-    assert refused(state, 0, use_kept(at("B4"))) == "no_kept_tile"
+    assert refused(ENGINE, state, 0, discard(DRAWN)) == "nothing_to_discard"
+    assert refused(ENGINE, state, 0, use_kept(at("B4"))) == "no_kept_tile"
 
 
 def test_a_kept_tile_may_be_used_at_the_start_of_its_holders_turn_then_they_draw() -> None:
     state = place(started(first=[NIGHT]), kept=(facteur(2), facteur(1)))
     assert use_kept(*cells("B4", "C4")) in ENGINE.legal_commands(state, 0)
-    assert refused(state, 1, use_kept(at("B4"))) == "not_your_turn"  # only on your own turn
+    assert refused(ENGINE, state, 1, use_kept(at("B4"))) == "not_your_turn"  # only on your own turn
     state, events = run(state, 0, use_kept(*cells("B4", "C4")))
     assert kinds(events) == ["facteur_moved"]  # no turn passes: now draw
     assert state.phase == pb.PHASE_DRAW and ENGINE.status(state).to_act == (0,)
@@ -377,7 +371,7 @@ def test_kept_tile_only_with_draw_keeps_it_for_the_next_facteur_tile() -> None:
     options = pb.Options(kept_tile_only_with_draw=True)
     state = place(started(options, first=[facteur(1)]), kept=(facteur(2), None))
     assert not any(c.HasField("move_facteur") for c in ENGINE.legal_commands(state, 0))
-    assert refused(state, 0, use_kept(*cells("B4", "C4"))) == "kept_tile_not_now"
+    assert refused(ENGINE, state, 0, use_kept(*cells("B4", "C4"))) == "kept_tile_not_now"
     state, _ = run(state, 0, draw(0))
     assert use_kept(*cells("B4", "C4")) in ENGINE.legal_commands(state, 0)
 
@@ -413,7 +407,7 @@ def test_a_friend_may_walk_over_ponds_and_rocks_in_two_steps() -> None:
 def test_a_friend_walking_into_facteur_souris_is_invited() -> None:
     state, _ = run(place(started(first=[friend(2)]), facteur=at("B3")), 0, draw(0))
     assert ("B3",) in routes_of(state)  # meeting him ends the walk early
-    assert refused(state, 0, move_friend(ECUREUIL, *cells("B3", "B2"))) == "bad_route"
+    assert refused(ENGINE, state, 0, move_friend(ECUREUIL, *cells("B3", "B2"))) == "bad_route"
     state, events = run(state, 0, move_friend(ECUREUIL, at("B3")))
     assert kinds(events) == ["friend_moved", "friend_invited", "turn_passed"]
     invited = events[1].friend_invited
@@ -503,12 +497,12 @@ def test_a_tent_goes_up_where_facteur_stands_and_shelters_him_from_rain() -> Non
 def test_with_a_tent_up_the_player_chooses_the_tent_or_the_house() -> None:
     """« il peut s'y réfugier en cas de Pluie au lieu de revenir jusqu'à sa maison »."""
     state = place(started(first=[RAIN]), facteur=at("G4"), tent=at("D4"))
-    assert refused(state, 0, shelter(pb.SHELTER_HOUSE)) == "wrong_phase"
+    assert refused(ENGINE, state, 0, shelter(pb.SHELTER_HOUSE)) == "wrong_phase"
     state, _ = run(state, 0, draw(0))
     assert ENGINE.legal_commands(state, 0) == [shelter(pb.SHELTER_HOUSE), shelter(pb.SHELTER_TENT)]
-    assert refused(state, 0, draw(1)) == "wrong_phase"
-    assert refused(state, 0, shelter(pb.SHELTER_UNSPECIFIED)) == "unknown_shelter"
-    assert refused(state, 1, shelter(pb.SHELTER_HOUSE)) == "not_your_turn"
+    assert refused(ENGINE, state, 0, draw(1)) == "wrong_phase"
+    assert refused(ENGINE, state, 0, shelter(pb.SHELTER_UNSPECIFIED)) == "unknown_shelter"
+    assert refused(ENGINE, state, 1, shelter(pb.SHELTER_HOUSE)) == "not_your_turn"
     state, events = run(state, 0, shelter(pb.SHELTER_HOUSE))
     assert events[0].rain_fell == pb.RainFell(place=0, shelter=pb.SHELTER_HOUSE, cell=EASY.house)
     assert state.facteur == EASY.house and state.tent == at("D4")
@@ -563,8 +557,8 @@ def test_tent_site_chosen_lets_the_drawer_choose_a_path_space() -> None:
     assert kinds(events) == ["tile_drawn"] and state.phase == pb.PHASE_TENT
     sites = {c.place_tent.cell for c in ENGINE.legal_commands(state, 0)}
     assert sites == {c for c in EASY.cells if EASY.path[c]} - {EASY.picnic}
-    assert refused(state, 0, place_tent(EASY.picnic)) == "bad_tent_site"
-    assert refused(state, 0, place_tent(at("C3"))) == "bad_tent_site"  # a meadow, off the paths
+    assert refused(ENGINE, state, 0, place_tent(EASY.picnic)) == "bad_tent_site"
+    assert refused(ENGINE, state, 0, place_tent(at("C3"))) == "bad_tent_site"  # a meadow, off the paths
     state, events = run(state, 0, place_tent(at("G4")))
     assert kinds(events) == ["tent_built", "turn_passed"] and state.tent == at("G4")
 
@@ -611,7 +605,7 @@ def test_the_sixth_night_loses_the_game_at_once() -> None:
     status = ENGINE.status(state)
     assert status.finished and status.winners == () and "sixth night" in status.summary
     assert ENGINE.legal_commands(state, 0) == ENGINE.legal_commands(state, 1) == []
-    assert refused(state, 0, draw(7)) == "game_over"
+    assert refused(ENGINE, state, 0, draw(7)) == "game_over"
 
 
 # --- victory -----------------------------------------------------------------------
@@ -707,8 +701,8 @@ def test_on_a_tie_the_player_who_drew_the_dragon_chooses() -> None:
     assert kinds(events) == ["tile_drawn"] and state.phase == pb.PHASE_DRAGON
     assert ENGINE.legal_commands(state, 0) == [move_dragon(at("I6")), move_dragon(at("H7"))]
     assert list(ENGINE.view(state, Viewer.spectator()).dragon_choices) == [at("I6"), at("H7")]
-    assert refused(state, 1, move_dragon(at("H7"))) == "not_your_turn"
-    assert refused(state, 0, move_dragon(at("I5"))) == "bad_dragon_move"
+    assert refused(ENGINE, state, 1, move_dragon(at("H7"))) == "not_your_turn"
+    assert refused(ENGINE, state, 0, move_dragon(at("I5"))) == "bad_dragon_move"
     state, events = run(state, 0, move_dragon(at("H7")))
     assert kinds(events) == ["dragon_moved", "turn_passed"] and state.dragon == at("H7")
 

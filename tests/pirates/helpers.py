@@ -50,8 +50,8 @@ def seats(count: int) -> list[SeatInfo]:
     return [SeatInfo()] * count
 
 
-def new_game(seat_count: int = 3, options: pb.Options | None = None, seed: int = 1) -> PiratesState:
-    """A game dealt at random."""
+def new_state(seat_count: int = 3, options: pb.Options | None = None, seed: int = 1) -> PiratesState:
+    """The state of a game just dealt at random."""
     resolved = ENGINE.resolve_options(options or pb.Options(), seats(seat_count))
     return fold(ENGINE, ENGINE.setup(resolved, seats(seat_count), random.Random(seed)))
 

@@ -10,7 +10,7 @@ from typing import cast
 import pytest
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
-from engines.contract import InvalidSetup, RuleViolation, Viewer
+from engines.contract import InvalidSetup, Viewer
 from engines.pirates import ENGINE
 from engines.pirates.cards import COLOURS, DECK, DEFAULT_ISLAND_DISTANCE, PARROT, Card, fits
 from engines.pirates.rules import deal_round
@@ -25,7 +25,7 @@ from tests.pirates.helpers import (
     bottle,
     inventory,
     kinds,
-    new_game,
+    new_state,
     pirate,
     play,
     run,
@@ -35,14 +35,7 @@ from tests.pirates.helpers import (
     table,
     to_act,
 )
-
-
-def refused(state: PiratesState, seat: int, command: pb.Command) -> str:
-    with pytest.raises(RuleViolation) as raised:
-        ENGINE.decide(state, seat, command, random.Random(0))
-    assert raised.value.message
-    return raised.value.code
-
+from tests.support.refusals import refused
 
 # --- the cards -----------------------------------------------------------------------
 
@@ -87,7 +80,7 @@ def test_what_fits_on_what() -> None:
 
 @pytest.mark.parametrize("count", [2, 3, 4])
 def test_setup_deals_five_secret_cards_each_and_turns_up_a_pirate_card(count: int) -> None:
-    state = new_game(count, seed=count)
+    state = new_state(count, seed=count)
     assert [len(hand) for hand in state.hands] == [5] * count
     assert len(state.discard) == 1 and state.top.is_pirate
     assert len(state.draw_pile) == 52 - 5 * count - 1
@@ -131,8 +124,8 @@ def test_specials_turned_up_go_under_the_draw_pile_until_a_pirate_card_shows() -
 
 
 def test_the_player_who_last_bathed_in_the_sea_starts() -> None:
-    assert to_act(new_game(3)) == 0  # by default seat 0
-    assert to_act(new_game(3, pb.Options(first_seat=2))) == 2
+    assert to_act(new_state(3)) == 0  # by default seat 0
+    assert to_act(new_state(3, pb.Options(first_seat=2))) == 2
 
 
 @pytest.mark.parametrize(
@@ -164,7 +157,7 @@ def test_options_get_their_defaults() -> None:
 
 def test_removed_special_kinds_stay_in_the_box() -> None:
     options = pb.Options(removed_specials=[pb.CARD_KIND_PARROT, pb.CARD_KIND_BOTTLE])
-    state = new_game(4, options)
+    state = new_state(4, options)
     assert len(state.removed) == 8
     assert {c.kind for c in state.removed} == {pb.CARD_KIND_PARROT, pb.CARD_KIND_BOTTLE}
     in_play = [c for hand in state.hands for c in hand] + list(state.draw_pile) + list(state.discard)
@@ -194,17 +187,17 @@ def test_a_card_of_the_same_colour_is_laid_on_top_and_the_turn_passes_clockwise(
 
 def test_the_same_pirate_in_another_colour_fits() -> None:
     state = table([[pirate(STAR, 5), pirate(STAR, 6)], [pirate(SQUARE, 1)]], pirate(FLOWER, 5))
-    assert refused(state, 0, play(pirate(STAR, 6))) == "does_not_fit"
+    assert refused(ENGINE, state, 0, play(pirate(STAR, 6))) == "does_not_fit"
     state, _ = run(state, 0, play(pirate(STAR, 5)))
     assert state.top == pirate(STAR, 5) and to_act(state) == 1
 
 
 def test_a_card_that_fits_nothing_is_refused_and_changes_nothing() -> None:
     state = table([[pirate(STAR, 6), bottle(SQUARE)], [pirate(SQUARE, 1)]], pirate(FLOWER, 5))
-    assert refused(state, 0, play(pirate(STAR, 6))) == "does_not_fit"
-    assert refused(state, 0, play(bottle(SQUARE))) == "does_not_fit"
-    assert refused(state, 0, play(pirate(FLOWER, 1))) == "not_in_hand"
-    assert refused(state, 1, play(pirate(SQUARE, 1))) == "not_your_turn"
+    assert refused(ENGINE, state, 0, play(pirate(STAR, 6))) == "does_not_fit"
+    assert refused(ENGINE, state, 0, play(bottle(SQUARE))) == "does_not_fit"
+    assert refused(ENGINE, state, 0, play(pirate(FLOWER, 1))) == "not_in_hand"
+    assert refused(ENGINE, state, 1, play(pirate(SQUARE, 1))) == "not_your_turn"
 
 
 def test_without_a_card_that_fits_draw_one_and_lay_it_at_once_if_it_fits() -> None:
@@ -216,7 +209,7 @@ def test_without_a_card_that_fits_draw_one_and_lay_it_at_once_if_it_fits() -> No
     assert state.phase == pb.PHASE_DRAWN and state.drawn == (pirate(FLOWER, 9),)
     assert pirate(FLOWER, 9) in state.hands[0] and len(state.hands[0]) == 3
     assert to_act(state) == 0  # still the drawer's turn
-    assert refused(state, 0, DRAW) == "already_drawn"
+    assert refused(ENGINE, state, 0, DRAW) == "already_drawn"
     state, events = run(state, 0, play(pirate(FLOWER, 9)))
     assert kinds(events) == ["card_played", "turn_passed"] and to_act(state) == 1
 
@@ -227,7 +220,7 @@ def test_a_drawn_card_that_does_not_fit_is_kept_and_the_turn_ends() -> None:
     )
     state, _ = run(state, 0, DRAW)
     assert ENGINE.legal_commands(state, 0) == [END_TURN]
-    assert refused(state, 0, play(pirate(CIRCLE, 9))) == "does_not_fit"
+    assert refused(ENGINE, state, 0, play(pirate(CIRCLE, 9))) == "does_not_fit"
     state, events = run(state, 0, END_TURN)
     assert kinds(events) == ["turn_passed"]
     assert len(state.hands[0]) == 3 and to_act(state) == 1 and state.phase == pb.PHASE_PLAY
@@ -238,15 +231,15 @@ def test_after_drawing_only_the_drawn_card_may_be_laid() -> None:
         [[pirate(FLOWER, 6), pirate(STAR, 7)], [pirate(SQUARE, 1)]], pirate(FLOWER, 5), pile=[pirate(FLOWER, 9)]
     )
     state, _ = run(state, 0, DRAW)  # allowed although the Flower 6 fits (must_play is off)
-    assert refused(state, 0, play(pirate(FLOWER, 6))) == "only_drawn_cards"
+    assert refused(ENGINE, state, 0, play(pirate(FLOWER, 6))) == "only_drawn_cards"
     assert play(pirate(FLOWER, 6)) not in ENGINE.legal_commands(state, 0)
     assert ENGINE.legal_commands(state, 0) == [play(pirate(FLOWER, 9)), END_TURN]
 
 
 def test_ending_a_turn_without_drawing_is_refused() -> None:
     state = table([[pirate(STAR, 6)], [pirate(SQUARE, 1)]], pirate(FLOWER, 5))
-    assert refused(state, 0, END_TURN) == "nothing_drawn"
-    assert refused(state, 0, pb.Command()) == "unknown_command"
+    assert refused(ENGINE, state, 0, END_TURN) == "nothing_drawn"
+    assert refused(ENGINE, state, 0, pb.Command()) == "unknown_command"
 
 
 def test_must_play_forbids_drawing_when_a_card_fits() -> None:
@@ -257,7 +250,7 @@ def test_must_play_forbids_drawing_when_a_card_fits() -> None:
         pile=[pirate(STAR, 9)],
         options=options,
     )
-    assert refused(state, 0, DRAW) == "must_play"
+    assert refused(ENGINE, state, 0, DRAW) == "must_play"
     assert ENGINE.legal_commands(state, 0) == [play(pirate(FLOWER, 6))]
     state, _ = run(state, 0, play(pirate(FLOWER, 6)))
     state, _ = run(state, 1, DRAW)  # nothing fits: drawing is allowed; the Star 9 does not fit either
@@ -270,7 +263,7 @@ def test_must_play_makes_laying_a_fitting_drawn_card_compulsory() -> None:
         [[pirate(STAR, 7)], [pirate(SQUARE, 1)]], pirate(FLOWER, 5), pile=[pirate(FLOWER, 9)], options=options
     )
     state, _ = run(state, 0, DRAW)
-    assert refused(state, 0, END_TURN) == "must_play"
+    assert refused(ENGINE, state, 0, END_TURN) == "must_play"
     assert ENGINE.legal_commands(state, 0) == [play(pirate(FLOWER, 9))]
 
 
@@ -326,7 +319,7 @@ def test_a_draw_that_finds_nothing_is_no_way_to_pass_while_a_card_fits() -> None
     two players could pass for ever (even with must_play off)."""
     state = table([[pirate(FLOWER, 6), pirate(STAR, 6)], [pirate(SQUARE, 1)]], pirate(FLOWER, 5), rest=1)
     assert state.draw_pile == () and len(state.discard) == 1
-    assert refused(state, 0, DRAW) == "nothing_to_draw"
+    assert refused(ENGINE, state, 0, DRAW) == "nothing_to_draw"
     assert ENGINE.legal_commands(state, 0) == [play(pirate(FLOWER, 6))]
     state, _ = run(bottle_table(pile=[]), 0, play(bottle(FLOWER)))  # facing a Bottle, holding one
     state = replace(
@@ -335,7 +328,7 @@ def test_a_draw_that_finds_nothing_is_no_way_to_pass_while_a_card_fits() -> None
         discard=state.discard[-1:],
         hands=(*state.hands[:2], state.hands[2] + state.discard[:-1] + state.draw_pile),
     )
-    assert refused(state, 1, DRAW) == "nothing_to_draw"
+    assert refused(ENGINE, state, 1, DRAW) == "nothing_to_draw"
     assert ENGINE.legal_commands(state, 1) == [play(bottle(STAR))]
 
 
@@ -477,8 +470,8 @@ def test_a_bottle_makes_the_next_player_draw_two_cards() -> None:
     state, events = run(bottle_table(), 0, play(bottle(FLOWER)))
     assert events[-1].turn_passed.draw_penalty == 2
     assert state.phase == pb.PHASE_BOTTLE and to_act(state) == 1
-    assert refused(state, 1, play(pirate(CIRCLE, 1))) == "answer_the_bottle"
-    assert refused(state, 1, END_TURN) == "nothing_drawn"
+    assert refused(ENGINE, state, 1, play(pirate(CIRCLE, 1))) == "answer_the_bottle"
+    assert refused(ENGINE, state, 1, END_TURN) == "nothing_drawn"
     state, events = run(state, 1, DRAW)
     drawn = events[0].cards_drawn
     assert drawn.reason == pb.DRAW_REASON_BOTTLE and drawn.count == drawn.wanted == 2
@@ -490,7 +483,7 @@ def test_after_the_penalty_one_drawn_card_may_be_laid_if_it_fits() -> None:
     state, _ = run(state, 1, DRAW)  # Circle 9 and Flower 8
     assert state.phase == pb.PHASE_DRAWN
     assert ENGINE.legal_commands(state, 1) == [play(pirate(FLOWER, 8)), END_TURN]
-    assert refused(state, 1, play(bottle(STAR))) == "only_drawn_cards"  # a Bottle on a Bottle, but not drawn
+    assert refused(ENGINE, state, 1, play(bottle(STAR))) == "only_drawn_cards"  # a Bottle on a Bottle, but not drawn
     state, _ = run(state, 1, play(pirate(FLOWER, 8)))
     assert to_act(state) == 2 and state.phase == pb.PHASE_PLAY
 
@@ -514,7 +507,7 @@ def test_with_follow_up_none_the_penalty_ends_the_turn() -> None:
 
 def test_a_bottle_may_be_answered_with_a_bottle_and_the_penalty_passes_on() -> None:
     state, _ = run(bottle_table(), 0, play(bottle(FLOWER)))
-    assert refused(state, 1, play(PARROT)) == "not_in_hand"
+    assert refused(ENGINE, state, 1, play(PARROT)) == "not_in_hand"
     state, events = run(state, 1, play(bottle(STAR)))  # answering: no card drawn
     assert kinds(events) == ["card_played", "turn_passed"]
     assert events[-1].turn_passed.draw_penalty == 2  # BOTTLE_CHAIN_PASS: still two
@@ -543,7 +536,7 @@ def test_only_a_bottle_answers_a_bottle() -> None:
     )
     for card in (PARROT, pirate(FLOWER, 1), sailboat(FLOWER)):
         announce = FLOWER if card == PARROT else pb.COLOUR_UNSPECIFIED
-        assert refused(state, 1, play(card, announce)) == "answer_the_bottle"
+        assert refused(ENGINE, state, 1, play(card, announce)) == "answer_the_bottle"
     assert ENGINE.legal_commands(state, 1) == [DRAW]
 
 
@@ -553,7 +546,7 @@ def test_answering_a_bottle_is_a_choice_unless_must_answer_bottle() -> None:
     state, _ = run(bottle_table(pb.Options(must_play=True)), 0, play(bottle(FLOWER)))
     assert ENGINE.legal_commands(state, 1) == [play(bottle(STAR)), DRAW]
     state, _ = run(bottle_table(pb.Options(must_answer_bottle=True)), 0, play(bottle(FLOWER)))
-    assert refused(state, 1, DRAW) == "must_answer_bottle"
+    assert refused(ENGINE, state, 1, DRAW) == "must_answer_bottle"
     assert ENGINE.legal_commands(state, 1) == [play(bottle(STAR))]
 
 
@@ -567,7 +560,7 @@ def test_laying_a_card_drawn_after_the_penalty_is_a_choice_unless_must_lay_after
     state, _ = run(bottle_table(pb.Options(must_lay_after_bottle=True)), 0, play(bottle(FLOWER)))
     assert DRAW in ENGINE.legal_commands(state, 1)  # answering with the Star Bottle stays a choice
     state, _ = run(state, 1, DRAW)
-    assert refused(state, 1, END_TURN) == "must_lay_after_bottle"
+    assert refused(ENGINE, state, 1, END_TURN) == "must_lay_after_bottle"
     assert ENGINE.legal_commands(state, 1) == [play(pirate(FLOWER, 8))]
 
 
@@ -588,8 +581,8 @@ UNKNOWN = cast(pb.Colour.ValueType, 9)
 
 def test_a_parrot_goes_on_any_card_and_announces_a_colour() -> None:
     state = parrot_table()
-    assert refused(state, 0, play(PARROT)) == "announce_a_colour"
-    assert refused(state, 0, play(PARROT, UNKNOWN)) == "announce_a_colour"
+    assert refused(ENGINE, state, 0, play(PARROT)) == "announce_a_colour"
+    assert refused(ENGINE, state, 0, play(PARROT, UNKNOWN)) == "announce_a_colour"
     assert [c.play.announce for c in ENGINE.legal_commands(state, 0) if c.play.card.kind == pb.CARD_KIND_PARROT] == [
         *COLOURS
     ]
@@ -600,13 +593,13 @@ def test_a_parrot_goes_on_any_card_and_announces_a_colour() -> None:
 
 def test_only_a_parrot_announces_a_colour() -> None:
     state = table([[pirate(FLOWER, 1)], [pirate(STAR, 3)]], pirate(FLOWER, 5))
-    assert refused(state, 0, play(pirate(FLOWER, 1), STAR)) == "nothing_to_announce"
+    assert refused(ENGINE, state, 0, play(pirate(FLOWER, 1), STAR)) == "nothing_to_announce"
 
 
 def test_the_next_player_must_follow_the_announced_colour_or_draw() -> None:
     state, _ = run(parrot_table(), 0, play(PARROT, STAR))
-    assert refused(state, 1, play(PARROT, FLOWER)) == "parrot_on_parrot"
-    assert refused(state, 1, play(pirate(CIRCLE, 5))) == "follow_the_parrot"
+    assert refused(ENGINE, state, 1, play(PARROT, FLOWER)) == "parrot_on_parrot"
+    assert refused(ENGINE, state, 1, play(pirate(CIRCLE, 5))) == "follow_the_parrot"
     legal = ENGINE.legal_commands(state, 1)
     assert legal == [play(pirate(STAR, 7)), play(sleeping(STAR)), DRAW]  # any card of the colour
     state, _ = run(state, 1, play(pirate(STAR, 7)))
@@ -619,7 +612,7 @@ def test_the_announced_colour_holds_while_the_parrot_stays_on_top() -> None:
     assert ENGINE.legal_commands(state, 1) == [play(pirate(SQUARE, 9)), END_TURN]
     state, _ = run(state, 1, END_TURN)
     assert state.announced == SQUARE
-    assert refused(state, 2, play(pirate(STAR, 3))) == "follow_the_parrot"
+    assert refused(ENGINE, state, 2, play(pirate(STAR, 3))) == "follow_the_parrot"
     state, _ = run(state, 2, play(pirate(SQUARE, 2)))
     assert state.announced == pb.COLOUR_UNSPECIFIED
 
@@ -701,11 +694,11 @@ def test_the_first_ship_to_reach_the_treasure_island_wins() -> None:
     assert state.phase == pb.PHASE_FINISHED
     for seat in (0, 1):
         assert ENGINE.legal_commands(state, seat) == []
-        assert refused(state, seat, DRAW) == "game_over"
+        assert refused(ENGINE, state, seat, DRAW) == "game_over"
 
 
 def test_a_whole_game_runs_round_after_round_until_a_ship_lands() -> None:
-    state = new_game(3, pb.Options(island_distance=2), seed=4)
+    state = new_state(3, pb.Options(island_distance=2), seed=4)
     rng = random.Random(4)
     rounds_won = []
     while not ENGINE.status(state).finished:
@@ -719,12 +712,12 @@ def test_a_whole_game_runs_round_after_round_until_a_ship_lands() -> None:
 
 
 def test_nothing_happens_before_the_deal() -> None:
-    assert refused(ENGINE.initial_state(), 0, DRAW) == "not_started"
+    assert refused(ENGINE, ENGINE.initial_state(), 0, DRAW) == "not_started"
     assert ENGINE.legal_commands(ENGINE.initial_state(), 0) == []
     assert ENGINE.status(ENGINE.initial_state()).to_act == ()
 
 
 def test_unknown_seats_cannot_act() -> None:
-    state = new_game(2)
-    assert refused(state, 5, DRAW) == "not_your_turn"
+    state = new_state(2)
+    assert refused(ENGINE, state, 5, DRAW) == "not_your_turn"
     assert ENGINE.legal_commands(state, 5) == []

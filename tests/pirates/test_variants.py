@@ -9,7 +9,7 @@ from dataclasses import replace
 import pytest
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
-from engines.contract import RuleViolation, Viewer
+from engines.contract import Viewer
 from engines.pirates import ENGINE
 from engines.pirates.cards import PARROT
 from engines.pirates.state import PiratesState
@@ -21,7 +21,7 @@ from tests.pirates.helpers import (
     STAR,
     bottle,
     kinds,
-    new_game,
+    new_state,
     pirate,
     play,
     run,
@@ -29,14 +29,9 @@ from tests.pirates.helpers import (
     table,
     to_act,
 )
+from tests.support.refusals import refused
 
 OHE = pb.Options(ohe_variant=True)
-
-
-def refused(state: PiratesState, seat: int, command: pb.Command) -> str:
-    with pytest.raises(RuleViolation) as raised:
-        ENGINE.decide(state, seat, command, random.Random(0))
-    return raised.value.code
 
 
 # --- "ohé!" --------------------------------------------------------------------------------
@@ -91,8 +86,8 @@ def test_ohe_is_offered_both_ways_when_due_and_refused_otherwise() -> None:
     legal = ENGINE.legal_commands(state, 0)
     assert play(pirate(FLOWER, 1), ohe=True) in legal and play(pirate(FLOWER, 1)) in legal
     three = table([[pirate(FLOWER, 1), pirate(FLOWER, 2), pirate(FLOWER, 3)], [pirate(STAR, 3)]], pirate(FLOWER, 5))
-    assert refused(replace_options(three, OHE), 0, play(pirate(FLOWER, 1), ohe=True)) == "nothing_to_call"
-    assert refused(two_cards(pb.Options()), 0, play(pirate(FLOWER, 1), ohe=True)) == "ohe_not_played"
+    assert refused(ENGINE, replace_options(three, OHE), 0, play(pirate(FLOWER, 1), ohe=True)) == "nothing_to_call"
+    assert refused(ENGINE, two_cards(pb.Options()), 0, play(pirate(FLOWER, 1), ohe=True)) == "ohe_not_played"
     assert all(not c.play.call_ohe for c in ENGINE.legal_commands(two_cards(pb.Options()), 0))
 
 
@@ -120,7 +115,7 @@ def test_a_drawn_card_laid_as_the_next_to_last_card_needs_ohe_too() -> None:
     ],
 )
 def test_removed_special_kinds_never_come_into_play(removed: list[pb.CardKind.ValueType]) -> None:
-    state = new_game(2, pb.Options(removed_specials=removed, island_distance=1), seed=9)
+    state = new_state(2, pb.Options(removed_specials=removed, island_distance=1), seed=9)
     rng = random.Random(2)
     while not ENGINE.status(state).finished:
         seat = to_act(state)

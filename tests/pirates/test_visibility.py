@@ -17,7 +17,7 @@ from tests.pirates.helpers import (
     SQUARE,
     STAR,
     bottle,
-    new_game,
+    new_state,
     pirate,
     play,
     run,
@@ -27,7 +27,7 @@ from tests.pirates.helpers import (
 
 
 def test_each_seat_sees_its_own_hand_and_only_the_size_of_the_others() -> None:
-    state = new_game(3, seed=5)
+    state = new_state(3, seed=5)
     for seat in range(3):
         view = ENGINE.view(state, Viewer.player(seat))
         assert [h.size for h in view.hands] == [5, 5, 5]
@@ -41,7 +41,7 @@ def test_each_seat_sees_its_own_hand_and_only_the_size_of_the_others() -> None:
 
 
 def test_spectators_see_no_hand_and_the_admin_sees_everything() -> None:
-    state = new_game(4, seed=6)
+    state = new_state(4, seed=6)
     public = ENGINE.view(state, Viewer.spectator())
     assert all(not h.cards for h in public.hands) and [h.size for h in public.hands] == [5] * 4
     admin = ENGINE.view(state, Viewer.admin())

@@ -13,18 +13,17 @@ from ludotheque import Client
 from ludotheque.v1 import game_pb2
 
 from engines.registry import ENGINES
-from tests.support.games import assert_replays_cleanly, next_move, seats, short_game, submit
+from tests.support.games import assert_replays_cleanly, next_move, play_move, seats, short_game
 from tests.support.redis import RedisClusterNodes
-from tests.support.server import ServerProcess, running_server
+from tests.support.server import ServerProcess, watched_server
 
 KINDS = sorted(ENGINES)
 
 
 @pytest.fixture(scope="module")
 def cluster_server(redis_cluster: RedisClusterNodes) -> Iterator[ServerProcess]:
-    with running_server(env={"LUDOTHEQUE_STORE": redis_cluster.url}) as server:
+    with watched_server(env={"LUDOTHEQUE_STORE": redis_cluster.url}) as server:
         yield server
-        assert server.process.poll() is None, f"the server died:\n{server.log()}"
 
 
 def listed(client: Client, kind: str) -> set[str]:
@@ -60,7 +59,7 @@ def test_a_player_plays_a_game_to_its_end_through_the_cluster_while_a_spectator_
         rng = random.Random(kind)
         moves = 0
         while (move := next_move(lobby, game_id, tokens, rng)) is not None:
-            submit(lobby, move, tokens)
+            play_move(lobby, move, tokens)
             moves += 1
         spectator.join(60)
         assert not spectator.is_alive(), "the live stream must end with the game"

@@ -24,11 +24,12 @@ from ludotheque import Client
 from ludotheque.client import error_status
 from ludotheque.v1 import game_pb2
 
-from tests.support.games import Move, history, next_move, seats, submit
+from tests.support.games import Move, history, next_move, play_move, seats
 from tests.support.load import Load
-from tests.support.redis import RedisClusterNodes, running_cluster, wait_until
+from tests.support.redis import RedisClusterNodes, running_cluster
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -82,7 +83,7 @@ def play(client: Client, game_id: str, tokens: list[str], rng: random.Random, mo
         move = next_move(client, game_id, tokens, rng)
         if move is None:
             break
-        played.append((move, submit(client, move, tokens)))
+        played.append((move, play_move(client, move, tokens)))
     return played
 
 
@@ -130,7 +131,7 @@ def test_a_lagging_failover_is_noticed_and_the_game_goes_on_without_reusing_a_lo
         move = until_available(lambda: next_move(client, game_id, tokens[game_id], rng))
         assert move is not None
         moving_again = time.monotonic() - killed
-        assert submit(client, move, tokens[game_id]) > last_acknowledged + 1
+        assert play_move(client, move, tokens[game_id]) > last_acknowledged + 1
         game = client.get_game(game_id)
         (loss,) = game.history_losses
         assert loss.last == last_acknowledged and not loss.reused
@@ -172,7 +173,7 @@ def test_a_lagging_failover_is_noticed_and_the_game_goes_on_without_reusing_a_lo
         before = history(fresh.target, game_ids[0])
         move = next_move(client, game_ids[0], tokens[game_ids[0]], rng)
         assert move is not None
-        assert submit(client, move, tokens[game_ids[0]]) > before[-1].version
+        assert play_move(client, move, tokens[game_ids[0]]) > before[-1].version
         assert history(fresh.target, game_ids[0])[: len(before)] == before
 
 
@@ -239,7 +240,7 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         move = next_move(client, game_id, tokens, rng)
         assert move is not None
         with pytest.raises(grpc.RpcError) as unconfirmed:
-            submit(client, move, tokens)
+            play_move(client, move, tokens)
         assert unconfirmed.value.code() == grpc.StatusCode.UNAVAILABLE
         assert client.get_game(game_id).version == before  # the primary has it; nobody is shown it
         assert client.list_events(game_id, from_version=before + 1).events == []
@@ -270,14 +271,14 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         assert Rest(server.http).get("/readyz").status == 200 and time.monotonic() - asked < 0.2
         # Its games' moves answer UNAVAILABLE, naming it; the other shards' games move on.
         with pytest.raises(grpc.RpcError) as refused:
-            submit(client, move, tokens)
+            play_move(client, move, tokens)
         assert refused.value.code() == grpc.StatusCode.UNAVAILABLE and shard in refused.value.details()
         other = next_move(client, elsewhere.game_id, list(elsewhere.seat_tokens), rng)
-        assert other is not None and submit(client, other, list(elsewhere.seat_tokens)) >= 2
+        assert other is not None and play_move(client, other, list(elsewhere.seat_tokens)) >= 2
         doomed.start()  # it comes back as the replica of the promoted node
         cluster.wait_replicating(doomed)
         ready = time.monotonic()
-        version = until_available(lambda: submit(client, move, tokens))
+        version = until_available(lambda: play_move(client, move, tokens))
         writable_again = time.monotonic() - ready
         events = history(server.target, game_id)
         assert [e.command_id for e in events if e.HasField("command")].count(move.command_id) == 1
@@ -317,7 +318,7 @@ def test_with_wait_1_and_two_replicas_a_failover_under_load_loses_no_acknowledge
                         return
                     while True:  # the same command id until it is acknowledged
                         try:
-                            submit(client, move, tokens)
+                            play_move(client, move, tokens)
                             break
                         except grpc.RpcError as error:
                             assert error.code() == grpc.StatusCode.UNAVAILABLE, error

@@ -17,6 +17,7 @@ from service.store.base import StoreUnavailable
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.redis import RedisClusterNodes, running_cluster
+from tests.support.stores import create_stored_game
 
 pytestmark = pytest.mark.slow
 
@@ -37,16 +38,12 @@ def game_on(cluster: RedisClusterNodes, prefix: str, wanted: set[int] | None = N
     raise AssertionError("unreachable")
 
 
-async def new_game(store: RedisStore, game_id: str) -> None:
-    await store.create(game_id, "mooki", "active", b"record", b"summary", [b"e1"], 1000)
-
-
 @async_test
 async def test_writes_waiting_for_replicas_follow_a_failover_at_once(cluster: RedisClusterNodes) -> None:
     store = RedisStore.from_url(cluster.url, wait_replicas=1, wait_timeout=0.5, prefix="ludo")
     try:
         game_id = game_on(cluster, "ludo")
-        await new_game(store, game_id)
+        await create_stored_game(store, game_id)
         await store.append(game_id, 1, [b"e2"], "c1", b"f", "active", b"s", 2000)
         doomed = cluster.master_of(f"ludo:{{{game_id}}}:meta")
         replica = cluster.replica_of(doomed)
@@ -78,13 +75,13 @@ async def test_an_outage_of_the_index_shard_stops_no_game_elsewhere(cluster: Red
     try:
         index_master = cluster.master_of(store.keys.filed)
         ending = game_on(cluster, "ludo", unwanted=index_master.port)
-        await new_game(store, ending)
+        await create_stored_game(store, ending)
         await asyncio.to_thread(index_master.stop, signal.SIGKILL)
         # The index's shard is down (then promoted without a replica: it cannot confirm
         # writes): games on the other shards are created and finished all the same.
         created = [game_on(cluster, "ludo", unwanted=index_master.port) for _ in range(3)]
         for game_id in created:
-            await new_game(store, game_id)
+            await create_stored_game(store, game_id)
         await store.append(ending, 1, [b"last"], "end", b"f", "finished", b"s", 2000)
         with pytest.raises(StoreUnavailable):
             await store.list_games("", "", 10, "")

@@ -17,13 +17,14 @@ from tests.support.games import (
     RETRYABLE,
     history,
     next_move,
+    play_move,
     seats,
-    submit,
 )
 from tests.support.load import Load
-from tests.support.redis import RedisServer, running_redis, wait_until
+from tests.support.redis import RedisServer, running_redis
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -67,7 +68,7 @@ def test_a_server_killed_mid_load_loses_and_repeats_no_acknowledged_move(redis_s
                             in_flight[current] += 1
                             load.changed.notify_all()
                         try:
-                            submit(clients[current], move, tokens)
+                            play_move(clients[current], move, tokens)
                         finally:
                             with load.changed:
                                 in_flight[current] -= 1
@@ -116,7 +117,7 @@ def test_redis_crashing_under_load_loses_no_acknowledged_move() -> None:
                         assert redis_back.wait(60)
                 while True:
                     try:
-                        submit(client, move, tokens)
+                        play_move(client, move, tokens)
                         break
                     except grpc.RpcError as error:
                         assert error.code() == grpc.StatusCode.UNAVAILABLE, error  # never INTERNAL
@@ -165,7 +166,7 @@ def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate
         try:
             frozen = time.monotonic()
             with pytest.raises(grpc.RpcError) as unknown:
-                submit(client, move, tokens)  # sent to Redis, which may or may not play it later
+                play_move(client, move, tokens)  # sent to Redis, which may or may not play it later
             answered = time.monotonic() - frozen
             assert unknown.value.code() == grpc.StatusCode.UNAVAILABLE
             wait_until(lambda: health(server) == NOT_SERVING, 5, "the server to report not serving")
@@ -178,7 +179,7 @@ def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate
             own_redis.process.send_signal(signal.SIGCONT)
         wait_until(lambda: health(server) == SERVING, 10, "the server to serve again")
         assert Rest(server.http).get("/readyz").status == 200
-        submit(client, move, tokens)  # the retry, with the same command id
+        play_move(client, move, tokens)  # the retry, with the same command id
         events = history(server.target, game_id)
         assert [e.command_id for e in events if e.HasField("command")].count(move.command_id) == 1
         timeouts = [

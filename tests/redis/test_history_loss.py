@@ -9,13 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import shutil
 import signal
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -25,65 +21,20 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Viewer
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import Settings, World
 from service.app.model.errors import Code, ServiceError
 from service.app.views.views import legal_commands
 from service.store.base import StoreUnavailable
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, create_game, events, new_app, play_first_moves
 from tests.support.redis import RedisServer
-
-ADMIN = "admin-token-for-history-tests-0123456789"
-SECRET = b"0123456789abcdef-history-secret-0123456789abcdef"
-
-
-@dataclass
-class Game:
-    game_id: str
-    tokens: list[str]
+from tests.support.refusals import detail
+from tests.support.stores import redis_stores
 
 
-def new_app(store: RedisStore, snapshot_interval: int = 100) -> GameApp:
-    ids = itertools.count(1)
-    return GameApp(
-        store,
-        TokenAuthority(SECRET, ADMIN),
-        Settings(snapshot_interval=snapshot_interval),
-        world=World(new_game_id=lambda: f"g{next(ids)}{uuid.uuid4().hex[:6]}"),
-    )
-
-
-@asynccontextmanager
-async def stores(server: RedisServer, count: int = 1, prefix: str = "") -> AsyncIterator[list[RedisStore]]:
-    """`count` stores on one Redis, as as many server processes would have (one prefix)."""
-    prefix = prefix or f"test-{uuid.uuid4().hex[:12]}"
-    opened = [RedisStore.from_url(server.url, prefix=prefix) for _ in range(count)]
-    try:
-        yield opened
-    finally:
-        for store in opened:
-            await store.close()
-
-
-async def new_game(app: GameApp) -> Game:
-    seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    created = await app.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
-    return Game(created.game_id, list(created.seat_tokens))
-
-
-async def play(app: GameApp, game: Game, moves: int) -> int:
-    """Plays `moves` moves (each seat's first legal command); the version after them."""
-    version = 0
-    for _ in range(moves):
-        public = await app.games.get_game(api.GetGameRequest(game_id=game.game_id), "")
-        token = game.tokens[public.to_act[0]]
-        mine = await app.games.get_game(api.GetGameRequest(game_id=game.game_id), token)
-        request = api.SubmitCommandRequest(
-            game_id=game.game_id, command=mine.legal_commands[0], command_id=uuid.uuid4().hex
-        )
-        version = (await app.moves.submit(request, token)).version
-    return version
+def app_on(store: RedisStore, snapshot_interval: int = 100) -> GameApp:
+    """A server process on `store`: its game ids are its own, its seeds random."""
+    return new_app(store, None, prefix=None, snapshot_interval=snapshot_interval)
 
 
 def snapshot(server: RedisServer, store: RedisStore, game_id: str) -> dict[str, bytes | None]:
@@ -99,12 +50,8 @@ def restore(server: RedisServer, saved: dict[str, bytes | None]) -> None:
             server.command("RESTORE", name, 0, dump)
 
 
-async def get(app: GameApp, game: Game, token: str = "") -> game_pb2.Game:
+async def get(app: GameApp, game: api.CreateGameResponse, token: str = "") -> game_pb2.Game:
     return await app.games.get_game(api.GetGameRequest(game_id=game.game_id), token)
-
-
-async def events(app: GameApp, game: Game) -> list[game_pb2.Event]:
-    return list((await app.history.list_events(api.ListEventsRequest(game_id=game.game_id), ADMIN)).events)
 
 
 def losses(game: game_pb2.Game) -> list[tuple[int, int, bool]]:
@@ -115,28 +62,24 @@ def metric(app: GameApp, name: str, **labels: str) -> float:
     return app.metrics.registry.get_sample_value(name, labels) or 0.0
 
 
-def reason(error: ServiceError) -> error_details_pb2.ErrorInfo:
-    return next(d for d in error.details if isinstance(d, error_details_pb2.ErrorInfo))
-
-
 @async_test
 async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_never_used_again(
     redis_server: RedisServer,
 ) -> None:
-    async with stores(redis_server, 2) as (store, elsewhere):
-        app, other = new_app(store), new_app(elsewhere)
-        game = await new_game(app)
-        kept = await play(app, game, 3)
+    async with redis_stores(redis_server.url, 2) as (store, elsewhere):
+        app, other = app_on(store), app_on(elsewhere)
+        game = await create_game(app)
+        kept = await play_first_moves(app, game, 3)
         view_then = (await get(app, game)).view
         saved = snapshot(redis_server, store, game.game_id)
-        known = await play(app, game, 3)
+        known = await play_first_moves(app, game, 3)
         assert (await get(other, game)).version == known  # another server caches the same versions
         restore(redis_server, saved)
 
         now = await get(app, game)
         assert now.version == known + 1 and now.view == view_then
         assert losses(now) == [(kept + 1, known, False)]
-        history = await events(app, game)
+        history = await events(app, game.game_id)
         assert [e.version for e in history] == list(range(1, known + 2))
         for event in history[kept:]:  # placeholders, then the notice: no move, the same loss
             assert event.HasField("history_loss") and not event.WhichOneof("game") and not event.HasField("command")
@@ -152,17 +95,17 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
 
         # A client that names a lost version is told which were lost.
         stale = api.SubmitCommandRequest(
-            game_id=game.game_id, command=(await get(app, game, game.tokens[now.to_act[0]])).legal_commands[0]
+            game_id=game.game_id, command=(await get(app, game, game.seat_tokens[now.to_act[0]])).legal_commands[0]
         )
         stale.expected_version = known
         with pytest.raises(ServiceError) as refused:
-            await app.moves.submit(stale, game.tokens[now.to_act[0]])
+            await app.moves.submit(stale, game.seat_tokens[now.to_act[0]])
         assert refused.value.code is Code.FAILED_PRECONDITION
-        info = reason(refused.value)
+        info = detail(refused.value, error_details_pb2.ErrorInfo)
         assert info.reason == "VERSIONS_LOST" and info.metadata["message_key"] == "error.versions_lost"
         assert (info.metadata["first_lost"], info.metadata["last_lost"]) == (str(kept + 1), str(known))
         stale.expected_version = known + 1
-        assert (await app.moves.submit(stale, game.tokens[now.to_act[0]])).version > known + 1
+        assert (await app.moves.submit(stale, game.seat_tokens[now.to_act[0]])).version > known + 1
         assert metric(app, "ludotheque_store_behind_total", kind="mooki") == 1
         assert metric(app, "ludotheque_history_losses_total", kind="mooki", reused="false") == 1
 
@@ -172,7 +115,7 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
                 api.StreamEventsRequest(game_id=game.game_id, from_version=known + 9), ""
             )
             await anext(past.events)
-        assert reason(resumed.value).reason == "VERSIONS_LOST"
+        assert detail(resumed.value, error_details_pb2.ErrorInfo).reason == "VERSIONS_LOST"
         # The game's log, lost versions included, still verifies and imports.
         log = (await app.logs.export_game(api.ExportGameRequest(game_id=game.game_id), ADMIN)).log
         imported = await app.logs.import_game(api.ImportGameRequest(log=log), ADMIN)
@@ -183,7 +126,7 @@ async def test_a_store_behind_the_cache_is_believed_and_the_lost_versions_are_ne
         seen_there = await get(other, game)
         assert seen_there.version == (await get(app, game)).version and losses(seen_there) == losses(now)
         assert metric(other, "ludotheque_history_losses_total", kind="mooki", reused="false") == 0
-        assert len([e for e in await events(app, game) if e.version > e.history_loss.last > 0]) == 1
+        assert len([e for e in await events(app, game.game_id) if e.version > e.history_loss.last > 0]) == 1
 
 
 @async_test
@@ -191,19 +134,19 @@ async def test_a_fold_from_a_snapshot_passes_over_the_lost_versions(redis_server
     """Snapshots every 2 events: a game that lost versions (placeholders and a notice in
     its history) and went on is read from a snapshot taken before the loss, by a cold
     server and at every version, the same as by one that folds every event."""
-    async with stores(redis_server, 3) as (store, cold_store, reference_store):
-        app = new_app(store, snapshot_interval=2)
-        game = await new_game(app)
-        kept = await play(app, game, 3)
+    async with redis_stores(redis_server.url, 3) as (store, cold_store, reference_store):
+        app = app_on(store, snapshot_interval=2)
+        game = await create_game(app)
+        kept = await play_first_moves(app, game, 3)
         await app.drain()  # its snapshots are written
         saved = snapshot(redis_server, store, game.game_id)
-        known = await play(app, game, 3)
+        known = await play_first_moves(app, game, 3)
         restore(redis_server, saved)
         assert losses(await get(app, game)) == [(kept + 1, known, False)]
-        last = await play(app, game, 2)
+        last = await play_first_moves(app, game, 2)
         await app.drain()
 
-        cold, reference = new_app(cold_store, snapshot_interval=2), new_app(reference_store, snapshot_interval=0)
+        cold, reference = app_on(cold_store, snapshot_interval=2), app_on(reference_store, snapshot_interval=0)
         assert (await get(cold, game, ADMIN)).view == (await get(reference, game, ADMIN)).view
         for at in range(1, last + 1):
             request = api.ReplayGameRequest(game_id=game.game_id, at_version=at)
@@ -222,14 +165,14 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
     undone; it is recorded as `reused` (the game is damaged), whether the store is
     still behind the first server's cache, as far as it, or past it. The first server
     notices on its next move too, not only on a read: it never builds on the fork."""
-    async with stores(redis_server, 2) as (store, elsewhere):
-        app, unaware = new_app(store), new_app(elsewhere)
-        game = await new_game(app)
-        kept = await play(app, game, 2)
+    async with redis_stores(redis_server.url, 2) as (store, elsewhere):
+        app, unaware = app_on(store), app_on(elsewhere)
+        game = await create_game(app)
+        kept = await play_first_moves(app, game, 2)
         saved = snapshot(redis_server, store, game.game_id)
-        known = await play(app, game, 3)
+        known = await play_first_moves(app, game, 3)
         restore(redis_server, saved)
-        again = await play(unaware, game, moves_meanwhile)
+        again = await play_first_moves(unaware, game, moves_meanwhile)
         # A move decided on the first server's cache (as it stood before the fork).
         cached = await app.live.load(game.game_id, refresh=False)
         seat = cached.engine.status(cached.state).to_act[0]
@@ -239,12 +182,12 @@ async def test_lost_versions_already_used_again_by_another_server_are_a_fork_sai
             command_id="stale",
         )
         with contextlib.suppress(ServiceError):  # decided again on the store's history: legal or not
-            await app.moves.submit(stale, game.tokens[seat])
+            await app.moves.submit(stale, game.seat_tokens[seat])
 
         now = await get(app, game)
         ((first, last, reused),) = losses(now)
         assert (first, last, reused) == (kept + 1, known, True)
-        history = await events(app, game)
+        history = await events(app, game.game_id)
         assert [e.version for e in history] == list(range(1, len(history) + 1))
         (notice,) = [e for e in history if e.HasField("history_loss") and e.version > e.history_loss.last]
         assert notice.history_loss.reused and notice.version == max(known, again) + 1
@@ -259,16 +202,16 @@ async def test_a_stream_given_versions_the_store_then_lost_ends_saying_which(own
     """Redis comes back from an older append-only file (as a failover to a lagging
     replica would leave it): a live stream that had been given the lost versions ends
     with VERSIONS_LOST; the game records the loss."""
-    async with stores(own_redis) as (store,):
-        app = new_app(store)
-        game = await new_game(app)
-        kept = await play(app, game, 2)
+    async with redis_stores(own_redis.url) as (store,):
+        app = app_on(store)
+        game = await create_game(app)
+        kept = await play_first_moves(app, game, 2)
         aof = own_redis.directory / "appendonlydir"
         saved = own_redis.directory / "saved-aof"
         shutil.copytree(aof, saved)
         stream = await app.history.stream_events(api.StreamEventsRequest(game_id=game.game_id), "")
         received: list[int] = []
-        known = await play(app, game, 3)
+        known = await play_first_moves(app, game, 3)
 
         async def follow() -> None:
             async for event in stream.events:
@@ -283,14 +226,17 @@ async def test_a_stream_given_versions_the_store_then_lost_ends_saying_which(own
         await asyncio.to_thread(own_redis.start)
         with pytest.raises(ServiceError) as ended:
             await asyncio.wait_for(follower, 30)
-        assert ended.value.code is Code.FAILED_PRECONDITION and reason(ended.value).reason == "VERSIONS_LOST"
+        assert (
+            ended.value.code is Code.FAILED_PRECONDITION
+            and detail(ended.value, error_details_pb2.ErrorInfo).reason == "VERSIONS_LOST"
+        )
         assert f"versions {kept + 1} to {known}" in ended.value.message
         assert losses(await get(app, game)) == [(kept + 1, known, False)]
 
 
-async def acknowledged_events(app: GameApp, game: Game) -> dict[int, bytes]:
+async def acknowledged_events(app: GameApp, game: api.CreateGameResponse) -> dict[int, bytes]:
     """Every event of the game as stored now, by version (what its players were told)."""
-    return {event.version: event.SerializeToString() for event in await events(app, game)}
+    return {event.version: event.SerializeToString() for event in await events(app, game.game_id)}
 
 
 def assert_nothing_reused(history: list[game_pb2.Event], told: dict[int, bytes], kept: int, known: int) -> None:
@@ -304,15 +250,14 @@ def assert_nothing_reused(history: list[game_pb2.Event], told: dict[int, bytes],
     assert history[known].history_loss.last == known  # the notice
 
 
-def cached_move(app: GameApp, game: Game) -> tuple[api.SubmitCommandRequest, str]:
+def cached_move(app: GameApp, game: api.CreateGameResponse) -> tuple[api.SubmitCommandRequest, str]:
     """A move of the seat to act in the game as the server has it cached, and its token."""
     cached = app.live.cached(game.game_id)
     assert cached is not None
     seat = cached.engine.status(cached.state).to_act[0]
     command = legal_commands(cached.engine, cached.state, Viewer.player(seat))[0]
-    return api.SubmitCommandRequest(game_id=game.game_id, command=command, command_id=uuid.uuid4().hex), game.tokens[
-        seat
-    ]
+    move = api.SubmitCommandRequest(game_id=game.game_id, command=command, command_id=uuid.uuid4().hex)
+    return move, game.seat_tokens[seat]
 
 
 @pytest.mark.parametrize("recorded_by", ["the next move", "the background"])
@@ -326,12 +271,12 @@ async def test_a_loss_the_store_refuses_to_record_is_kept_until_it_is_and_no_ver
     state may even be dropped, and once the store takes writes again the loss is
     recorded (by the next move, or by the server in the background) before any
     version is given again."""
-    async with stores(own_redis) as (store,):
-        app = new_app(store)
-        game = await new_game(app)
-        kept = await play(app, game, 2)
+    async with redis_stores(own_redis.url) as (store,):
+        app = app_on(store)
+        game = await create_game(app)
+        kept = await play_first_moves(app, game, 2)
         saved = snapshot(own_redis, store, game.game_id)
-        known = await play(app, game, 3)
+        known = await play_first_moves(app, game, 3)
         told = await acknowledged_events(app, game)
         restore(own_redis, saved)
         own_redis.command("CONFIG", "SET", "maxmemory", 1)  # every write refused from now on
@@ -360,7 +305,7 @@ async def test_a_loss_the_store_refuses_to_record_is_kept_until_it_is_and_no_ver
                 await app.stop()
             assert (await app.moves.submit(move, token)).version > known + 1
         assert losses(await get(app, game)) == [(kept + 1, known, False)]
-        assert_nothing_reused(await events(app, game), told, kept, known)
+        assert_nothing_reused(await events(app, game.game_id), told, kept, known)
         assert metric(app, "ludotheque_history_losses_unrecorded") == 0
 
 
@@ -370,12 +315,12 @@ async def test_recording_a_loss_tries_again_through_a_failure_of_the_store(
 ) -> None:
     """The store fails once while the loss is written (a failover's failures come in
     bursts): the recording tries again in the same call, which answers."""
-    async with stores(redis_server) as (store,):
-        app = new_app(store)
-        game = await new_game(app)
-        kept = await play(app, game, 2)
+    async with redis_stores(redis_server.url) as (store,):
+        app = app_on(store)
+        game = await create_game(app)
+        kept = await play_first_moves(app, game, 2)
         saved = snapshot(redis_server, store, game.game_id)
-        known = await play(app, game, 2)
+        known = await play_first_moves(app, game, 2)
         told = await acknowledged_events(app, game)
         restore(redis_server, saved)
         append, failed = store.append, list[object]()
@@ -389,7 +334,7 @@ async def test_recording_a_loss_tries_again_through_a_failure_of_the_store(
         store.append = failing_once  # type: ignore[method-assign]
         assert losses(await get(app, game)) == [(kept + 1, known, False)]
         assert failed and "recording a loss failed" in caplog.text
-        assert_nothing_reused(await events(app, game), told, kept, known)
+        assert_nothing_reused(await events(app, game.game_id), told, kept, known)
 
 
 @async_test
@@ -402,15 +347,15 @@ async def test_a_server_that_never_saw_the_lost_versions_records_them_when_a_pla
     records the loss instead of giving those numbers to other moves. A spectator's
     claim (no token of the game) is not believed, nor one far past what a failover
     could lose; a client that says nothing is where it was before."""
-    async with stores(redis_server, 2) as (store, fresh_store):
-        gone = new_app(store)
-        game = await new_game(gone)
-        kept = await play(gone, game, 2)
+    async with redis_stores(redis_server.url, 2) as (store, fresh_store):
+        gone = app_on(store)
+        game = await create_game(gone)
+        kept = await play_first_moves(gone, game, 2)
         saved = snapshot(redis_server, store, game.game_id)
-        known = await play(gone, game, 3)
+        known = await play_first_moves(gone, game, 3)
         told = await acknowledged_events(gone, game)
         restore(redis_server, saved)
-        fresh = new_app(fresh_store)  # never cached the game
+        fresh = app_on(fresh_store)  # never cached the game
 
         async def claim(token: str, version: int) -> game_pb2.Game:
             request = api.GetGameRequest(game_id=game.game_id, known_version=version)
@@ -418,12 +363,12 @@ async def test_a_server_that_never_saw_the_lost_versions_records_them_when_a_pla
                 return await fresh.games.get_game(request, token)
 
         assert (await claim("", known)).version == kept  # a spectator: not believed
-        assert (await claim(game.tokens[0], kept + 2000)).version == kept  # past what a failover loses
+        assert (await claim(game.seat_tokens[0], kept + 2000)).version == kept  # past what a failover loses
         assert not (await get(fresh, game)).history_losses
-        seen = await claim(game.tokens[1], known)  # a player: believed
+        seen = await claim(game.seat_tokens[1], known)  # a player: believed
         assert losses(seen) == [(kept + 1, known, False)] and seen.version == known + 1
-        assert_nothing_reused(await events(fresh, game), told, kept, known)
+        assert_nothing_reused(await events(fresh, game.game_id), told, kept, known)
         assert metric(fresh, "ludotheque_history_losses_total", kind="mooki", reused="false") == 1
         # Over Play too: the join says it (here, nothing past what the store now has).
-        live, _ = await fresh.open_game(game.game_id, game.tokens[0], known)
+        live, _ = await fresh.open_game(game.game_id, game.seat_tokens[0], known)
         assert live.version == known + 1

@@ -35,27 +35,9 @@ from service.store.redis import RedisStore
 from service.store.redis_index import Labels
 from service.store.redis_lua import APPEND, CREATE
 from tests.support.aio import async_test, first_versions
-from tests.support.redis import RedisServer, running_redis, wait_until
-
-
-@asynccontextmanager
-async def redis_store(url: str, prefix: str = "", **options: object) -> AsyncIterator[RedisStore]:
-    prefix = prefix or f"test-{uuid.uuid4().hex[:12]}"
-    store = RedisStore.from_url(url, prefix=prefix, **options)  # type: ignore[arg-type]
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
-async def new_game(store: RedisStore, game_id: str = "g1", events: int = 1, status: str = "active") -> None:
-    await store.create(game_id, "mooki", status, b"record", b"summary", [b"e%d" % i for i in range(events)], 1000)
-
-
-async def append(
-    store: RedisStore, game_id: str, expected: int, *events: bytes, status: str = "active"
-) -> AppendResult:
-    return await store.append(game_id, expected, list(events), f"c{expected}", b"f", status, b"summary", 2000)
+from tests.support.redis import RedisServer, running_redis
+from tests.support.stores import append, create_stored_game, redis_store
+from tests.support.waiting import wait_until
 
 
 async def redis_clients(server: RedisServer) -> list[str]:
@@ -84,7 +66,7 @@ def test_the_store_is_chosen_by_its_url() -> None:
 @async_test
 async def test_a_subscriber_that_falls_behind_is_ended_not_buffered(redis_server: RedisServer) -> None:
     async with redis_store(redis_server.url, subscriber_queue=8) as store:
-        await new_game(store)
+        await create_stored_game(store)
         slow = aiter(store.subscribe("g1", 1))
         assert (await anext(slow)).version == 1  # now followed live, with a queue of 8
         await append(store, "g1", 1, *(b"x" for _ in range(20)))  # 20 events arrive in one read
@@ -100,7 +82,7 @@ async def test_all_the_subscribers_of_a_process_share_one_blocking_read(redis_se
     async with redis_store(redis_server.url) as store:
         games = [f"g{i}" for i in range(10)]
         for game_id in games:
-            await new_game(store, game_id)
+            await create_stored_game(store, game_id)
         readers = [asyncio.create_task(first_versions(store.subscribe(g, 1), 3)) for g in games for _ in range(3)]
         for game_id in games:
             await append(store, game_id, 1, b"a")
@@ -123,7 +105,7 @@ async def test_subscribers_coming_and_going_during_appends_see_each_version_once
     """Subscribers join while the reader lags behind the appends, and leave while reads
     are in flight: every one of them still sees one exact run of versions."""
     async with redis_store(redis_server.url) as store:
-        await new_game(store)
+        await create_stored_game(store)
         rng = random.Random(3)
         total = 300
 
@@ -152,7 +134,7 @@ async def test_subscribers_coming_and_going_during_appends_see_each_version_once
 @async_test
 async def test_scripts_are_loaded_again_when_redis_forgot_them(redis_server: RedisServer) -> None:
     async with redis_store(redis_server.url) as store:
-        await new_game(store)
+        await create_stored_game(store)
         await asyncio.to_thread(redis_server.command, "SCRIPT", "FLUSH")
         assert await append(store, "g1", 1, b"after flush") == AppendResult(2, 2)
         assert await store.find_command("g1", "c1", b"f") == AppendResult(2, 2, replayed=True)
@@ -163,7 +145,7 @@ async def test_writers_on_many_connections_race_and_exactly_one_wins_each_versio
     prefix = f"test-{uuid.uuid4().hex[:12]}"
     stores = [RedisStore.from_url(redis_server.url, prefix=prefix) for _ in range(4)]
     try:
-        await new_game(stores[0])
+        await create_stored_game(stores[0])
         for version in range(1, 11):
             outcomes = await asyncio.gather(
                 *(
@@ -202,7 +184,7 @@ async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(
         )
         assert (await store.list_games("", "", 10, "")).games == []
         # A status change written, its writer dead before it moved the game in the index:
-        await new_game(store, "ending")
+        await create_stored_game(store, "ending")
         args = [1, "end", b"f".hex(), "finished", b"s", 2, "0", "ending", "", "", 0, 0, b"last"]
         game_keys = [keys.meta("ending"), keys.events("ending"), keys.commands("ending")]
         filing_and_more = [store.index.filing_key("ending"), keys.snapshots("ending"), keys.confirmations("ending")]
@@ -226,11 +208,11 @@ async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(
 @async_test
 async def test_a_game_the_index_could_not_take_is_filed_once_it_can(own_redis: RedisServer) -> None:
     async with redis_store(own_redis.url, reconcile_grace=60, reconcile_interval=0) as store:
-        await new_game(store, "early")
+        await create_stored_game(store, "early")
         # The index refuses writes (as a shard that is down would): the game is stored all the same.
         own_redis.command("RENAME", store.keys.sequence, "elsewhere")
         own_redis.command("SET", store.keys.sequence, "not a number")
-        await new_game(store, "late")
+        await create_stored_game(store, "late")
         assert (await store.info("late")).version == 1
         assert [g.game_id for g in (await store.list_games("", "", 10, "")).games] == ["early"]
         own_redis.command("RENAME", "elsewhere", store.keys.sequence)
@@ -241,7 +223,7 @@ async def test_a_game_the_index_could_not_take_is_filed_once_it_can(own_redis: R
 @async_test
 async def test_filings_arriving_out_of_order_keep_the_latest_status(redis_server: RedisServer) -> None:
     async with redis_store(redis_server.url, reconcile_interval=0) as store:
-        await new_game(store, "g1")
+        await create_stored_game(store, "g1")
         await append(store, "g1", 1, b"last", status="finished")
         await store.index.sync("g1", Labels("mooki", "active", 1, listed=True))  # a late filing of the creation
         assert [g.game_id for g in (await store.list_games("", "finished", 10, "")).games] == ["g1"]
@@ -261,10 +243,10 @@ async def test_a_store_opened_while_redis_is_down_is_unavailable_until_redis_is_
         with pytest.raises(StoreUnavailable):
             await store.ping()
         with pytest.raises(StoreUnavailable):
-            await new_game(store)
+            await create_stored_game(store)
         own_redis.start()
         await store.ping()
-        await new_game(store)
+        await create_stored_game(store)
         assert (await store.info("g1")).version == 1
 
 
@@ -272,7 +254,7 @@ async def test_a_store_opened_while_redis_is_down_is_unavailable_until_redis_is_
 @async_test
 async def test_subscribers_and_writers_carry_on_across_a_redis_crash(own_redis: RedisServer) -> None:
     async with redis_store(own_redis.url) as store:
-        await new_game(store)
+        await create_stored_game(store)
         live = asyncio.Event()
         seen: list[int] = []
 
@@ -324,7 +306,7 @@ async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServ
             redis_store(own_redis.url, wait_replicas=1, wait_timeout=30, prefix=prefix) as store,
             redis_store(own_redis.url, wait_replicas=1, wait_timeout=0.3, prefix=prefix) as impatient,
         ):
-            await new_game(store)
+            await create_stored_game(store)
             assert await append(store, "g1", 1, b"two") == AppendResult(2, 2)
             follower = asyncio.create_task(first_versions(store.subscribe("g1", 1), 3))
             await asyncio.to_thread(replica.stop, signal.SIGKILL)
@@ -425,14 +407,14 @@ async def test_a_deleted_game_of_a_store_that_waits_for_replicas_ends_its_follow
         redis_store(own_redis.url, prefix, wait_replicas=1, wait_timeout=30) as deleting,
         redis_store(own_redis.url, prefix, wait_replicas=1, wait_timeout=30) as following,
     ):
-        await new_game(deleting, "g1", events=2)
+        await create_stored_game(deleting, "g1", events=2)
         follower = following.subscribe("g1", 1)
         assert [(await anext(follower)).version for _ in range(2)] == [1, 2]
         waiting = asyncio.ensure_future(anext(follower))
         await deleting.delete("g1")
         with pytest.raises(GameNotFound):
             await asyncio.wait_for(waiting, 10)
-        await new_game(deleting, "g1")  # the id may be used again at once
+        await create_stored_game(deleting, "g1")  # the id may be used again at once
         assert [e.version for e in await deleting.read("g1", 1)] == [1]
 
 
@@ -461,7 +443,7 @@ async def test_a_game_redis_dropped_by_itself_is_still_due_and_then_unlisted(red
 async def test_a_game_deleted_by_one_process_ends_its_followers_on_another(redis_server: RedisServer) -> None:
     prefix = f"test-{uuid.uuid4().hex[:12]}"
     async with redis_store(redis_server.url, prefix) as deleting, redis_store(redis_server.url, prefix) as following:
-        await new_game(deleting, "g1", events=2)
+        await create_stored_game(deleting, "g1", events=2)
         follower = following.subscribe("g1", 1)
         assert [(await anext(follower)).version for _ in range(2)] == [1, 2]
         waiting = asyncio.ensure_future(anext(follower))

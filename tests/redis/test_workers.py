@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from ludotheque import Client
 
-from tests.support.redis import RedisServer, wait_until
+from tests.support.redis import RedisServer
 from tests.support.server import ROOT, ServerProcess, running_server
+from tests.support.waiting import wait_until
 
 
 def listening_pids(port: int) -> set[int]:

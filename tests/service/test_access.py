@@ -4,7 +4,6 @@ two server processes), with a clock of the test's own."""
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import pytest
@@ -17,44 +16,32 @@ from service.app.access.auth import TokenAuthority
 from service.app.access.creators import OpenCreation
 from service.app.access.limits import CreationLimits
 from service.app.access.origins import ClientAddresses, Origin, calling_from, parse_networks
-from service.app.game_app import Settings, World
 from service.app.model.errors import Code, retry_after_seconds
 from service.store.memory import MemoryStore
-from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, SECRET, create_request, expect_error, submit
 from tests.support.aio import async_test
+from tests.support.apps import (
+    ADMIN,
+    BOTS,
+    DRAW_LEFT,
+    PLACE_SHOWN,
+    SECRET,
+    create_game,
+    create_request,
+    new_app,
+    play_first_moves,
+    submit,
+)
+from tests.support.clock import Clock
+from tests.support.refusals import detail, expect_error
 
-BOTS = ({"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"})
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+START = 1_000_000.0  # the tests' time, moved by hand
 
 
 def limited_app(
     store: MemoryStore | None = None, clock: Clock | None = None, prefix: str = "game", **limits: Any
 ) -> GameApp:
-    ids = itertools.count(1)
-    return GameApp(
-        store or MemoryStore(),
-        TokenAuthority(SECRET, ADMIN),
-        Settings(limits=CreationLimits(**limits)),
-        world=World(new_game_id=lambda: f"{prefix}{next(ids)}", new_seed=lambda: 42, clock=clock or Clock()),
-    )
-
-
-async def create(app: GameApp, *seats: dict[str, Any], token: str = "", **fields: Any) -> api.CreateGameResponse:
-    request = create_request(*seats)
-    for name, value in fields.items():
-        setattr(request, name, value)
-    return await app.games.create_game(request, token)
-
-
-def detail(error: Any, kind: type[Any]) -> Any:
-    return next(d for d in error.details if isinstance(d, kind))
+    """An app whose creators are held to `limits`, in the test's time."""
+    return new_app(store, clock=clock or Clock(START), prefix=prefix, limits=CreationLimits(**limits))
 
 
 # --- creation limits -----------------------------------------------------------------
@@ -62,67 +49,56 @@ def detail(error: Any, kind: type[Any]) -> Any:
 
 @async_test
 async def test_a_creator_past_the_rate_is_told_when_to_come_back_and_the_window_slides() -> None:
-    clock = Clock()
+    clock = Clock(START)
     app = limited_app(clock=clock, per_minute=2)
-    await create(app)
+    await create_game(app)
     clock.now += 20
-    await create(app)
+    await create_game(app)
     clock.now += 10
-    refused = await expect_error(Code.RESOURCE_EXHAUSTED, create(app))
+    refused = await expect_error(Code.RESOURCE_EXHAUSTED, create_game(app))
     assert retry_after_seconds(refused.details) == 30  # the first creation leaves the window at 60 s
     assert detail(refused, error_details_pb2.ErrorInfo).reason == "CREATE_RATE"
     assert detail(refused, error_details_pb2.QuotaFailure).violations[0].subject == "create:ip:unknown"
     assert len((await app.games.list_games(api.ListGamesRequest(), ADMIN)).games) == 2  # nothing created
     with calling_from(Origin("203.0.113.9")):
-        await create(app)  # another address, another creator
+        await create_game(app)  # another address, another creator
     clock.now += 30
-    await create(app)
-    await create(app, token=ADMIN)  # the admin is never limited
+    await create_game(app)
+    await create_game(app, token=ADMIN)  # the admin is never limited
     for _ in range(3):
-        await create(app, token=ADMIN)
+        await create_game(app, token=ADMIN)
 
 
 @async_test
 async def test_live_games_count_until_they_finish_and_a_missed_release_heals_itself() -> None:
     store = MemoryStore()
     app = limited_app(store, live_games=2)
-    first = await create(app)
-    await create(app)
-    refused = await expect_error(Code.RESOURCE_EXHAUSTED, create(app))
+    first = await create_game(app)
+    await create_game(app)
+    refused = await expect_error(Code.RESOURCE_EXHAUSTED, create_game(app))
     assert detail(refused, error_details_pb2.ErrorInfo).reason == "LIVE_GAMES_QUOTA"
     assert retry_after_seconds(refused.details) == 60
     # A game that ends frees its place at once (here: Cléo's every move until the end).
-    await play_to_the_end(app, first)
-    await create(app)
+    await play_first_moves(app, first)
+    await create_game(app)
     assert await store.members("live:ip:unknown", 0) == ["game2", "game4"]
     # A place whose game vanished (expired, or its release lost with a process) heals.
     await store.release("live:ip:unknown", "game4")
     assert (await store.admit("live:ip:unknown", "gone", 2, 0)).admitted
-    await create(app)
+    await create_game(app)
     assert await store.members("live:ip:unknown", 0) == ["game2", "game5"]
-
-
-async def play_to_the_end(app: GameApp, created: api.CreateGameResponse) -> None:
-    tokens = list(created.seat_tokens)
-    while True:
-        game = await app.games.get_game(api.GetGameRequest(game_id=created.game_id), ADMIN)
-        if game.status == game_pb2.GAME_STATUS_FINISHED:
-            return
-        seat = game.to_act[0]
-        mine = await app.games.get_game(api.GetGameRequest(game_id=created.game_id), tokens[seat])
-        await app.moves.submit(submit(created.game_id, mine.legal_commands[0]), tokens[seat])
 
 
 @async_test
 async def test_games_of_bots_only_are_for_the_admin_or_behind_their_own_rate() -> None:
     admin_only = limited_app(per_minute=100, bot_games_per_minute=0)
-    await expect_error(Code.PERMISSION_DENIED, create(admin_only, *BOTS))
-    assert (await create(admin_only, *BOTS, token=ADMIN)).game.status == game_pb2.GAME_STATUS_FINISHED
+    await expect_error(Code.PERMISSION_DENIED, create_game(admin_only, *BOTS))
+    assert (await create_game(admin_only, *BOTS, token=ADMIN)).game.status == game_pb2.GAME_STATUS_FINISHED
     app = limited_app(per_minute=100, live_games=1, bot_games_per_minute=1)
-    await create(app, *BOTS)  # finished at once: it holds no live place
-    refused = await expect_error(Code.RESOURCE_EXHAUSTED, create(app, *BOTS))
+    await create_game(app, *BOTS)  # finished at once: it holds no live place
+    refused = await expect_error(Code.RESOURCE_EXHAUSTED, create_game(app, *BOTS))
     assert detail(refused, error_details_pb2.ErrorInfo).reason == "BOT_GAMES_RATE"
-    await create(app)  # the ordinary rate is another one
+    await create_game(app)  # the ordinary rate is another one
 
 
 @async_test
@@ -131,15 +107,15 @@ async def test_a_host_who_starts_a_game_nobody_joined_makes_a_game_of_bots_only(
     limit: the start counts as such a creation, for the game's creator."""
     nobody = ({"open": True}, {"open": True})
     admin_only = limited_app(per_minute=100, bot_games_per_minute=0)
-    waiting = await create(admin_only, *nobody)
+    waiting = await create_game(admin_only, *nobody)
     start = api.StartGameRequest(game_id=waiting.game_id)
     await expect_error(Code.PERMISSION_DENIED, admin_only.seating.start_game(start, waiting.host_token))
     assert (await admin_only.games.get_game(api.GetGameRequest(game_id=waiting.game_id), "")).version == 0  # nothing
     assert (await admin_only.seating.start_game(start, ADMIN)).game.status == game_pb2.GAME_STATUS_FINISHED
-    seated = await create(admin_only, {"name": "Cléo"}, {"open": True})  # a player: the bots play with her
+    seated = await create_game(admin_only, {"name": "Cléo"}, {"open": True})  # a player: the bots play with her
     await admin_only.seating.start_game(api.StartGameRequest(game_id=seated.game_id), seated.host_token)
     app = limited_app(per_minute=100, bot_games_per_minute=1)
-    first, second = await create(app, *nobody), await create(app, *nobody)
+    first, second = await create_game(app, *nobody), await create_game(app, *nobody)
     await app.seating.start_game(api.StartGameRequest(game_id=first.game_id), first.host_token)
     refused = await expect_error(
         Code.RESOURCE_EXHAUSTED, app.seating.start_game(api.StartGameRequest(game_id=second.game_id), second.host_token)
@@ -152,7 +128,7 @@ async def test_a_malformed_creation_counts_against_nothing() -> None:
     app = limited_app(per_minute=1, live_games=1)
     for _ in range(3):
         await expect_error(Code.INVALID_ARGUMENT, app.games.create_game(api.CreateGameRequest(kind="chess"), ""))
-    await create(app)
+    await create_game(app)
 
 
 # --- who creates ---------------------------------------------------------------------
@@ -203,10 +179,10 @@ async def test_the_creator_is_recorded_on_the_game_and_only_the_admin_sees_it() 
 async def test_games_are_unlisted_unless_asked_and_only_public_ones_show_names_to_everyone() -> None:
     app = limited_app()
     seats = ({"name": "Cléo", "age": 6}, {"name": "Robin", "bot": "greedy"})
-    unlisted = await create(app, *seats)
-    listed = await create(app, *seats, visibility=game_pb2.VISIBILITY_LISTED)
-    public = await create(app, *seats, visibility=game_pb2.VISIBILITY_PUBLIC)
-    finished = await create(app, *BOTS, visibility=game_pb2.VISIBILITY_LISTED)
+    unlisted = await create_game(app, *seats)
+    listed = await create_game(app, *seats, visibility=game_pb2.VISIBILITY_LISTED)
+    public = await create_game(app, *seats, visibility=game_pb2.VISIBILITY_PUBLIC)
+    finished = await create_game(app, *BOTS, visibility=game_pb2.VISIBILITY_LISTED)
     assert unlisted.game.visibility == game_pb2.VISIBILITY_UNLISTED
     for token in ("", unlisted.seat_tokens[0]):  # a seat token means nothing outside its game
         everyone = (await app.games.list_games(api.ListGamesRequest(), token)).games
@@ -223,7 +199,7 @@ async def test_games_are_unlisted_unless_asked_and_only_public_ones_show_names_t
     assert len(admin) == 4 and admin[-1].seats[0].name == "Cléo" and admin[0].outcome.summary
     # Whoever has the id still watches the game (the id is the invitation).
     assert (await app.games.get_game(api.GetGameRequest(game_id=unlisted.game_id), "")).seats[0].name == "Cléo"
-    await expect_error(Code.INVALID_ARGUMENT, create(app, visibility=7))
+    await expect_error(Code.INVALID_ARGUMENT, create_game(app, visibility=7))
 
 
 # --- rotating a seat's token -----------------------------------------------------------
@@ -233,7 +209,7 @@ async def test_games_are_unlisted_unless_asked_and_only_public_ones_show_names_t
 async def test_a_rotated_seat_token_stops_working_at_once_on_every_process() -> None:
     store = MemoryStore()
     here, there = limited_app(store), limited_app(store)
-    created = await create(here)
+    created = await create_game(here)
     game_id, (cleo, robin) = created.game_id, created.seat_tokens
     # The other process has the game cached and Cléo's token checked.
     assert (await there.games.get_game(api.GetGameRequest(game_id=game_id), cleo)).viewer.seat == 0
@@ -259,7 +235,7 @@ async def test_a_rotated_seat_token_stops_working_at_once_on_every_process() -> 
 async def test_a_move_cached_before_the_rotation_is_refused_by_the_append() -> None:
     store = MemoryStore()
     here, there = limited_app(store), limited_app(store)
-    created = await create(here)
+    created = await create_game(here)
     game_id, cleo = created.game_id, created.seat_tokens[0]
     await there.games.get_game(api.GetGameRequest(game_id=game_id), cleo)  # cached there, token checked
     await here.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)
@@ -272,7 +248,7 @@ async def test_a_move_cached_before_the_rotation_is_refused_by_the_append() -> N
 @async_test
 async def test_only_the_admin_rotates_and_only_existing_seats() -> None:
     app = limited_app()
-    created = await create(app)
+    created = await create_game(app)
     request = api.RotateSeatTokenRequest(game_id=created.game_id, seat=0)
     await expect_error(Code.UNAUTHENTICATED, app.seats.rotate_seat_token(request, ""))
     await expect_error(Code.PERMISSION_DENIED, app.seats.rotate_seat_token(request, created.seat_tokens[0]))
@@ -288,7 +264,7 @@ async def test_only_the_admin_rotates_and_only_existing_seats() -> None:
 @async_test
 async def test_an_open_stream_of_a_rotated_token_ends_at_its_next_event() -> None:
     app = limited_app()
-    created = await create(app)
+    created = await create_game(app)
     game_id, (cleo, robin) = created.game_id, created.seat_tokens
     stream = (await app.history.stream_events(api.StreamEventsRequest(game_id=game_id), robin)).events
     assert (await anext(stream)).version == 1

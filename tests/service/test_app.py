@@ -4,10 +4,8 @@ concurrency between processes, bots, visibility, time travel."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import random
 from collections.abc import Sequence
-from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -19,28 +17,14 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.contract import Viewer, fold
 from engines.mooki import ENGINE
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import Settings, World
 from service.app.games.games import random_game_id
 from service.app.model.errors import Code, ServiceError
 from service.app.model.live import GAME_ID_PATTERN
-from service.store.base import EventStore
 from service.store.memory import MemoryStore
 from tests.mooki.helpers import command_universe
 from tests.support.aio import async_test
-
-ADMIN = "admin-token-for-the-service-tests-0123456789"
-SECRET = b"0123456789abcdef-test-secret-0123456789abcdef"
-
-
-def new_app(store: EventStore | None = None, seed: int = 42, **kwargs: Any) -> GameApp:
-    ids = itertools.count(1)
-    return GameApp(
-        store or MemoryStore(),
-        TokenAuthority(SECRET, ADMIN),
-        Settings(**kwargs),
-        world=World(new_game_id=lambda: f"game{next(ids)}", new_seed=lambda: seed),
-    )
+from tests.support.apps import ADMIN, DRAW_LEFT, PLACE_SHOWN, command, create_game, create_request, new_app, submit
+from tests.support.refusals import expect_error
 
 
 def test_new_game_ids_are_valid_and_never_start_like_an_option() -> None:
@@ -50,35 +34,6 @@ def test_new_game_ids_are_valid_and_never_start_like_an_option() -> None:
     assert all(GAME_ID_PATTERN.match(game_id) and game_id[0].isalnum() for game_id in ids)
     assert len(set(ids)) == len(ids)
     assert len({game_id[0] for game_id in ids}) == 62
-
-
-def create_request(*seats: dict[str, Any], options: mooki.Options | None = None) -> api.CreateGameRequest:
-    request = api.CreateGameRequest(
-        kind="mooki", seats=[game_pb2.SeatSpec(**s) for s in seats or ({"name": "Cléo"}, {"name": "Robin"})]
-    )
-    if options is not None:
-        request.options.mooki.CopyFrom(options)
-    return request
-
-
-def command(inner: mooki.Command) -> game_pb2.Command:
-    return game_pb2.Command(mooki=inner)
-
-
-DRAW_LEFT = command(mooki.Command(draw=mooki.Draw(pile=0)))
-PLACE_SHOWN = command(mooki.Command(place=mooki.Place(side=mooki.SIDE_SHOWN)))
-
-
-def submit(game_id: str, cmd: game_pb2.Command, command_id: str = "", **fields: Any) -> api.SubmitCommandRequest:
-    return api.SubmitCommandRequest(game_id=game_id, command=cmd, command_id=command_id, **fields)
-
-
-async def expect_error(code: Code, call: Any) -> ServiceError:
-    with pytest.raises(ServiceError) as raised:
-        await call
-    assert raised.value.code is code, raised.value.message
-    assert raised.value.message
-    return raised.value
 
 
 # --- creating ----------------------------------------------------------------------
@@ -159,14 +114,10 @@ async def test_the_admin_sees_the_deck_order_and_spectators_do_not() -> None:
 # --- playing -----------------------------------------------------------------------
 
 
-async def new_game(app: GameApp, *seats: dict[str, Any]) -> api.CreateGameResponse:
-    return await app.games.create_game(create_request(*seats), "")
-
-
 @async_test
 async def test_a_seat_plays_its_move_and_gets_its_view_and_next_moves() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     cleo = created.seat_tokens[0]
     response = await app.moves.submit(submit(created.game_id, DRAW_LEFT, "m1"), cleo)
     assert response.version == 2 and not response.replayed
@@ -184,7 +135,7 @@ async def test_a_seat_plays_its_move_and_gets_its_view_and_next_moves() -> None:
 @async_test
 async def test_an_illegal_move_is_a_failed_precondition_naming_the_rule_and_changes_nothing() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     error = await expect_error(
         Code.FAILED_PRECONDITION, app.moves.submit(submit(created.game_id, PLACE_SHOWN), created.seat_tokens[0])
     )
@@ -199,13 +150,13 @@ async def test_an_illegal_move_is_a_failed_precondition_naming_the_rule_and_chan
 @async_test
 async def test_who_may_act() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     game_id, (cleo, robin) = created.game_id, created.seat_tokens
     await expect_error(Code.PERMISSION_DENIED, app.moves.submit(submit(game_id, DRAW_LEFT, seat=0), robin))
     await expect_error(Code.UNAUTHENTICATED, app.moves.submit(submit(game_id, DRAW_LEFT), ""))
     await expect_error(Code.UNAUTHENTICATED, app.moves.submit(submit(game_id, DRAW_LEFT), cleo[:-2] + "xx"))
     await expect_error(Code.UNAUTHENTICATED, app.moves.submit(submit(game_id, DRAW_LEFT), "7." + cleo.split(".")[1]))
-    other = await new_game(app)
+    other = await create_game(app)
     await expect_error(Code.UNAUTHENTICATED, app.moves.submit(submit(other.game_id, DRAW_LEFT), cleo))
     await expect_error(Code.INVALID_ARGUMENT, app.moves.submit(submit(game_id, DRAW_LEFT), ADMIN))  # which seat?
     await expect_error(Code.INVALID_ARGUMENT, app.moves.submit(submit(game_id, DRAW_LEFT, seat=2), ADMIN))
@@ -230,7 +181,7 @@ async def test_who_may_act() -> None:
 @async_test
 async def test_malformed_moves_are_refused(game_id: str, cmd: game_pb2.Command, command_id: str, code: Code) -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     await expect_error(code, app.moves.submit(submit(game_id, cmd, command_id), created.seat_tokens[0]))
     assert (await app.games.get_game(api.GetGameRequest(game_id=created.game_id), "")).version == 1
 
@@ -238,7 +189,7 @@ async def test_malformed_moves_are_refused(game_id: str, cmd: game_pb2.Command, 
 @async_test
 async def test_a_missing_command_is_an_invalid_argument() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     request = api.SubmitCommandRequest(game_id=created.game_id)
     await expect_error(Code.INVALID_ARGUMENT, app.moves.submit(request, created.seat_tokens[0]))
 
@@ -246,7 +197,7 @@ async def test_a_missing_command_is_an_invalid_argument() -> None:
 @async_test
 async def test_a_retried_command_id_returns_the_first_result_and_plays_nothing_twice() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     cleo = created.seat_tokens[0]
     first = await app.moves.submit(submit(created.game_id, DRAW_LEFT, "draw-1"), cleo)
     await app.moves.submit(submit(created.game_id, PLACE_SHOWN, "place-1"), cleo)
@@ -261,7 +212,7 @@ async def test_a_retried_command_id_returns_the_first_result_and_plays_nothing_t
 @async_test
 async def test_command_ids_are_per_seat() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     cleo, robin = created.seat_tokens
     await app.moves.submit(submit(created.game_id, DRAW_LEFT, "1"), cleo)
     await app.moves.submit(submit(created.game_id, PLACE_SHOWN, "2"), cleo)
@@ -272,7 +223,7 @@ async def test_command_ids_are_per_seat() -> None:
 @async_test
 async def test_a_stale_expected_version_is_aborted() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     cleo = created.seat_tokens[0]
     await app.moves.submit(submit(created.game_id, DRAW_LEFT, expected_version=1), cleo)
     error = await expect_error(
@@ -335,8 +286,8 @@ async def test_a_command_id_retried_on_another_process_is_applied_once() -> None
 @async_test
 async def test_a_small_cache_reloads_games_from_the_store() -> None:
     app = new_app(cache_size=1)
-    first = await new_game(app)
-    second = await new_game(app)
+    first = await create_game(app)
+    second = await create_game(app)
     await app.moves.submit(submit(first.game_id, DRAW_LEFT), first.seat_tokens[0])
     await app.moves.submit(submit(second.game_id, DRAW_LEFT), second.seat_tokens[0])
     assert (await app.games.get_game(api.GetGameRequest(game_id=first.game_id), "")).version == 2
@@ -364,7 +315,7 @@ async def test_a_game_of_another_rules_version_is_refused_clearly() -> None:
 @async_test
 async def test_bots_play_their_turns_right_after_a_move() -> None:
     app = new_app()
-    created = await new_game(app, {"name": "Cléo"}, {"name": "Bot", "bot": "greedy"})
+    created = await create_game(app, {"name": "Cléo"}, {"name": "Bot", "bot": "greedy"})
     cleo = created.seat_tokens[0]
     await app.moves.submit(submit(created.game_id, DRAW_LEFT), cleo)
     response = await app.moves.submit(submit(created.game_id, PLACE_SHOWN), cleo)
@@ -376,7 +327,7 @@ async def test_bots_play_their_turns_right_after_a_move() -> None:
 @async_test
 async def test_a_bot_seated_first_plays_when_the_game_is_created() -> None:
     app = new_app()
-    created = await new_game(app, {"name": "Bot", "bot": "random", "age": 5}, {"name": "Robin", "age": 40})
+    created = await create_game(app, {"name": "Bot", "bot": "random", "age": 5}, {"name": "Robin", "age": 40})
     assert created.game.version == 3 and list(created.game.to_act) == [1]
 
 
@@ -384,7 +335,7 @@ async def test_a_bot_seated_first_plays_when_the_game_is_created() -> None:
 async def test_a_game_of_bots_plays_itself_to_the_end_the_same_way_from_the_same_seed() -> None:
     async def play_out(seed: int) -> list[game_pb2.Event]:
         app = new_app(seed=seed)
-        created = await new_game(app, {"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"})
+        created = await create_game(app, {"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"})
         assert created.game.status == game_pb2.GAME_STATUS_FINISHED
         assert "stars to" in created.game.outcome.summary
         events = (await app.history.list_events(api.ListEventsRequest(game_id=created.game_id), ADMIN)).events
@@ -401,7 +352,7 @@ async def test_a_game_of_bots_plays_itself_to_the_end_the_same_way_from_the_same
 
 
 async def finished_game(app: GameApp) -> api.CreateGameResponse:
-    return await new_game(app, {"name": "A", "bot": "greedy"}, {"name": "B", "bot": "greedy"})
+    return await create_game(app, {"name": "A", "bot": "greedy"}, {"name": "B", "bot": "greedy"})
 
 
 @async_test
@@ -439,7 +390,7 @@ async def test_list_games_pages_and_filters() -> None:
     for _ in range(3):
         await finished_game(app)
     for _ in range(4):
-        await new_game(app)
+        await create_game(app)
     # (as the admin, who lists every game: see test_access.py for everyone else)
     listed = await app.games.list_games(api.ListGamesRequest(page_size=5), ADMIN)
     assert [g.game_id for g in listed.games] == ["game7", "game6", "game5", "game4", "game3"]
@@ -457,7 +408,7 @@ async def test_list_games_pages_and_filters() -> None:
 @async_test
 async def test_stream_events_sends_the_past_then_live_events_and_ends_with_the_game() -> None:
     app = new_app()
-    created = await new_game(app, {"name": "Cléo"}, {"name": "Bot", "bot": "greedy"})
+    created = await create_game(app, {"name": "Cléo"}, {"name": "Bot", "bot": "greedy"})
     game_id, cleo = created.game_id, created.seat_tokens[0]
 
     async def follow(token: str) -> list[game_pb2.Event]:
@@ -538,7 +489,7 @@ def legal_or_not(rng: random.Random, legal: Sequence[game_pb2.Command]) -> game_
 def test_random_moves_through_the_service_legal_accepted_illegal_refused_and_nothing_changed(seed: int) -> None:
     async def body() -> None:
         app = new_app(seed=seed)
-        created = await new_game(app)
+        created = await create_game(app)
         rng = random.Random(seed)
         tokens = created.seat_tokens
         while True:

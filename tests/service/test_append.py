@@ -16,31 +16,18 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import Settings, World
 from service.app.model.errors import Code, ServiceError, rule_violation
 from service.app.model.live import LiveGame
 from service.app.moves.append import TOO_FAST, Decide, Decision
 from service.app.moves.moves import decide as decide_command
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
-
-ADMIN = "admin-token-for-the-append-tests-0123456789"
-SECRET = b"0123456789abcdef-append-secret-0123456789abcdef"
+from tests.support.apps import ADMIN, create_game, new_app
 
 
-def app(store: MemoryStore, **kwargs: Any) -> GameApp:
-    return GameApp(
-        store,
-        TokenAuthority(SECRET, ADMIN),
-        Settings(**kwargs),
-        world=World(new_game_id=lambda: "g1", new_seed=lambda: 7),
-    )
-
-
-async def new_game(one: GameApp) -> api.CreateGameResponse:
-    seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    return await one.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
+def app(store: MemoryStore, **settings: Any) -> GameApp:
+    """One server process on `store`: its game is g1, dealt from seed 7."""
+    return new_app(store, 7, prefix="g", **settings)
 
 
 def draw_decision(key: str) -> Decide:
@@ -71,7 +58,7 @@ def conflicts(one: GameApp) -> float:
 async def test_a_decision_with_nothing_to_do_stores_nothing() -> None:
     store = MemoryStore()
     one = app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     live = await cached(one, created.game_id)
 
     async def nothing(live: LiveGame) -> None:
@@ -85,7 +72,7 @@ async def test_a_decision_with_nothing_to_do_stores_nothing() -> None:
 async def test_a_refused_request_whose_key_was_played_gets_its_first_result() -> None:
     store = MemoryStore()
     one = app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     live = await cached(one, created.game_id)
     first = await one.appends.append(live, draw_decision("0/c1"))
     assert first.first_version == 2 and first.events
@@ -101,7 +88,7 @@ async def test_a_refused_request_whose_key_was_played_gets_its_first_result() ->
 async def test_a_refusal_decided_on_a_cache_behind_the_store_is_decided_again() -> None:
     store = MemoryStore()
     one, two = app(store), app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     behind = await cached(two, created.game_id)  # two caches version 1
     await one.appends.append(await cached(one, created.game_id), draw_decision("0/c1"))
     seen: list[int] = []
@@ -120,7 +107,7 @@ async def test_a_refusal_decided_on_a_cache_behind_the_store_is_decided_again() 
 async def test_a_refusal_on_the_latest_state_stands() -> None:
     store = MemoryStore()
     one = app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     live = await cached(one, created.game_id)
 
     async def refuse(live: LiveGame) -> Decision:
@@ -135,7 +122,7 @@ async def test_a_refusal_on_the_latest_state_stands() -> None:
 async def test_another_process_first_makes_it_catch_up_decide_again_and_count_the_conflict() -> None:
     store = MemoryStore()
     one, two = app(store), app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     behind = await cached(two, created.game_id)
     await one.appends.append(await cached(one, created.game_id), draw_decision("0/c1"))
     rechecked: list[int] = []
@@ -148,7 +135,7 @@ async def test_another_process_first_makes_it_catch_up_decide_again_and_count_th
 async def test_a_store_that_lost_versions_is_the_truth_and_the_loss_is_recorded() -> None:
     store = MemoryStore()
     one = app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     live = await cached(one, created.game_id)
     await one.appends.append(live, draw_decision("0/c1"))
     assert live.version == 2
@@ -167,7 +154,7 @@ async def test_a_store_that_lost_versions_is_the_truth_and_the_loss_is_recorded(
 async def test_a_seat_token_rotated_meanwhile_is_checked_again_before_anything_is_stored() -> None:
     store = MemoryStore()
     one, two = app(store), app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     live = await cached(one, created.game_id)
     await two.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=created.game_id, seat=0), ADMIN)
     token = created.seat_tokens[0]
@@ -185,7 +172,7 @@ async def test_a_seat_token_rotated_meanwhile_is_checked_again_before_anything_i
 async def test_a_key_another_process_stored_already_is_answered_and_nothing_stored_twice() -> None:
     store = MemoryStore()
     one, two = app(store), app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     behind = await cached(two, created.game_id)
     await one.appends.append(await cached(one, created.game_id), draw_decision("0/same"))
     done = await two.appends.append(behind, draw_decision("0/same"))
@@ -199,7 +186,7 @@ async def test_a_change_that_keeps_conflicting_gives_up_aborted_and_operators_se
 ) -> None:
     store = MemoryStore()
     one, two = app(store), app(store, max_conflict_retries=2)
-    created = await new_game(one)
+    created = await create_game(one)
     live = await cached(two, created.game_id)
     mover = await cached(one, created.game_id)
     count = iter(range(100))
@@ -221,7 +208,7 @@ async def test_a_change_that_keeps_conflicting_gives_up_aborted_and_operators_se
 async def test_a_stored_decision_moves_the_cache_and_tells_the_clocks_schedule() -> None:
     store = MemoryStore()
     one = app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     live = await cached(one, created.game_id)
     done = await one.appends.append(live, draw_decision("0/c1"))
     assert live.version == done.last_version == 2 and live.head

@@ -19,26 +19,13 @@ from jwt.algorithms import ECAlgorithm, RSAAlgorithm
 from service.app.access.creators import ApiKeyCreation, JwtCreation, creation_policy, hash_api_key, parse_api_keys
 from service.app.access.jwks import MAX_AGE_SECONDS, MIN_REFETCH_SECONDS, KeySet
 from service.app.access.origins import ClientAddresses, Origin
-from service.app.model.errors import Code, ServiceError
+from service.app.model.errors import Code
 from tests.support.aio import async_test
+from tests.support.clock import Clock
+from tests.support.refusals import expect_error
 
 ISSUER, AUDIENCE = "https://id.example", "ludotheque"
 NOWHERE = Origin()
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-async def refused(call: Any, code: Code = Code.UNAUTHENTICATED) -> str:
-    with pytest.raises(ServiceError) as raised:
-        await call
-    assert raised.value.code is code
-    return raised.value.message
 
 
 # --- API keys ----------------------------------------------------------------------------
@@ -48,15 +35,15 @@ async def refused(call: Any, code: Code = Code.UNAUTHENTICATED) -> str:
 async def test_api_keys_are_checked_by_their_hash_and_the_file_is_read_again_when_it_changes(tmp_path: Path) -> None:
     keys = tmp_path / "api-keys"
     keys.write_text(f"# the schools\nschool-42:{hash_api_key('key-of-school-42')}\n")
-    clock = Clock()
+    clock = Clock(100.0)
     policy = ApiKeyCreation(str(keys), clock=clock)
     assert (await policy.creator("key-of-school-42", NOWHERE)).identity == "key:school-42"
-    await refused(policy.creator("key-of-school-43", NOWHERE))
-    await refused(policy.creator("", NOWHERE))
+    await expect_error(Code.UNAUTHENTICATED, policy.creator("key-of-school-43", NOWHERE))
+    await expect_error(Code.UNAUTHENTICATED, policy.creator("", NOWHERE))
     keys.write_text(f"school-43:{hash_api_key('key-of-school-43')}\n")
     clock.now += 10
     assert (await policy.creator("key-of-school-43", NOWHERE)).identity == "key:school-43"
-    await refused(policy.creator("key-of-school-42", NOWHERE))  # revoked
+    await expect_error(Code.UNAUTHENTICATED, policy.creator("key-of-school-42", NOWHERE))  # revoked
     keys.write_text("not a key file\n")  # a broken update keeps the keys read before
     clock.now += 10
     assert (await policy.creator("key-of-school-43", NOWHERE)).identity == "key:school-43"
@@ -135,7 +122,7 @@ async def test_a_jwt_signed_by_a_key_of_the_set_for_us_from_our_issuer_creates(t
         "not.a.jwt",
         "",
     ):
-        await refused(policy.creator(token, NOWHERE))
+        await expect_error(Code.UNAUTHENTICATED, policy.creator(token, NOWHERE))
     # A token that names its key with the wrong algorithm is refused too (no alg confusion).
     header_rs = jwt.encode(
         {"iss": ISSUER, "aud": AUDIENCE, "sub": "x", "exp": 2**40},
@@ -143,7 +130,7 @@ async def test_a_jwt_signed_by_a_key_of_the_set_for_us_from_our_issuer_creates(t
         "PS256",
         headers={"kid": "rsa-1"},
     )
-    await refused(policy.creator(header_rs, NOWHERE))
+    await expect_error(Code.UNAUTHENTICATED, policy.creator(header_rs, NOWHERE))
 
 
 @asynccontextmanager
@@ -174,19 +161,20 @@ async def jwks_server(provider: Provider) -> AsyncIterator[tuple[str, list[int]]
 @async_test
 async def test_a_jwks_from_a_url_is_cached_refreshed_for_a_new_key_and_kept_when_the_provider_fails() -> None:
     provider = Provider()
-    clock = Clock()
+    clock = Clock(100.0)
     async with jwks_server(provider) as (url, fetches):
         policy = JwtCreation(KeySet(url, clock=clock), ISSUER, AUDIENCE)
         for _ in range(3):
             await policy.creator(provider.token(), NOWHERE)
         assert fetches == [1]  # cached
         provider.add_key("ec-2")  # the provider rotates its keys
-        await refused(policy.creator(provider.token("ec-2"), NOWHERE))  # too soon to fetch again
+        # Too soon to fetch the keys again:
+        await expect_error(Code.UNAUTHENTICATED, policy.creator(provider.token("ec-2"), NOWHERE))
         assert fetches == [1]
         clock.now += MIN_REFETCH_SECONDS
         assert (await policy.creator(provider.token("ec-2"), NOWHERE)).identity == "jwt:teacher-7"
         assert fetches == [2]
-        await refused(policy.creator(provider.token("ec-2", sub="x") + "x", NOWHERE))
+        await expect_error(Code.UNAUTHENTICATED, policy.creator(provider.token("ec-2", sub="x") + "x", NOWHERE))
         provider.down = True  # type: ignore[attr-defined]
         clock.now += MAX_AGE_SECONDS
         assert (await policy.creator(provider.token(), NOWHERE)).identity == "jwt:teacher-7"  # kept
@@ -199,5 +187,5 @@ async def test_a_jwks_url_that_never_answered_is_unavailable_not_unauthenticated
     provider.down = True  # type: ignore[attr-defined]
     async with jwks_server(provider) as (url, _):
         policy = JwtCreation(KeySet(url), ISSUER, AUDIENCE)
-        message = await refused(policy.creator(provider.token(), NOWHERE), Code.UNAVAILABLE)
-        assert "503" in message
+        refusal = await expect_error(Code.UNAVAILABLE, policy.creator(provider.token(), NOWHERE))
+        assert "503" in refusal.message

@@ -10,14 +10,14 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.model.stored import parse_event
 from service.cli.language import environment_locale
-from tests.service.test_app import ADMIN, new_app, new_game, submit
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, create_game, new_app, submit
 
 
 @async_test
 async def test_an_imported_log_keeps_no_words() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     await app.moves.submit(
         submit(created.game_id, game_pb2.Command(mooki=mooki.Command(draw=mooki.Draw(pile=0)))), created.seat_tokens[0]
     )
@@ -34,7 +34,7 @@ async def test_an_imported_log_keeps_no_words() -> None:
 @async_test
 async def test_only_the_drawer_is_told_the_face_underneath() -> None:
     app = new_app()
-    created = await new_game(app)
+    created = await create_game(app)
     cleo, robin = created.seat_tokens
     drew = await app.moves.submit(
         submit(created.game_id, game_pb2.Command(mooki=mooki.Command(draw=mooki.Draw(pile=0)))), cleo

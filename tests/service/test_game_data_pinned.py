@@ -10,8 +10,9 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.mooki import ENGINE
 from service.app.model.errors import Code
 from service.store.memory import MemoryStore
-from tests.service.test_app import create_request, expect_error, new_app
 from tests.support.aio import async_test
+from tests.support.apps import create_request, new_app
+from tests.support.refusals import expect_error
 
 
 @async_test

@@ -12,8 +12,9 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.model.errors import Code
 from service.store.memory import MemoryStore
-from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, command, expect_error, new_app, new_game, submit
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, DRAW_LEFT, PLACE_SHOWN, command, create_game, new_app, submit
+from tests.support.refusals import expect_error
 
 ROBIN_DRAW = command(mooki.Command(draw=mooki.Draw(pile=1)))
 
@@ -22,7 +23,7 @@ ROBIN_DRAW = command(mooki.Command(draw=mooki.Draw(pile=1)))
 async def test_an_expected_version_newer_than_the_cache_is_the_latest_not_stale() -> None:
     store = MemoryStore()
     one, two = new_app(store), new_app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     cleo = created.seat_tokens[0]
     await two.games.get_game(api.GetGameRequest(game_id=created.game_id), "")  # two caches version 1
     await one.moves.submit(submit(created.game_id, DRAW_LEFT), cleo)
@@ -35,7 +36,7 @@ async def test_an_expected_version_newer_than_the_cache_is_the_latest_not_stale(
 async def test_a_command_id_played_elsewhere_and_now_illegal_still_answers_its_first_result() -> None:
     store = MemoryStore()
     one, two = new_app(store), new_app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     cleo, robin = created.seat_tokens
     await two.games.get_game(api.GetGameRequest(game_id=created.game_id), "")
     await one.moves.submit(submit(created.game_id, DRAW_LEFT, "d"), cleo)
@@ -51,7 +52,7 @@ async def test_a_command_id_played_elsewhere_and_now_illegal_still_answers_its_f
 async def test_the_stored_summary_is_the_game_without_a_view() -> None:
     store = MemoryStore()
     app = new_app(store)
-    created = await new_game(app)
+    created = await create_game(app)
     await app.moves.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
     stored = game_pb2.Game.FromString((await store.info(created.game_id)).summary)
     listed = (await app.games.list_games(api.ListGamesRequest(), ADMIN)).games[0]
@@ -90,7 +91,7 @@ class _GatedStore(MemoryStore):
 async def test_a_move_of_this_process_seen_stored_before_its_append_answered_is_not_read_back() -> None:
     store = _GatedStore()
     app = new_app(store)
-    created = await new_game(app)
+    created = await create_game(app)
     live = await app.live.load(created.game_id)
     version = live.version
     store.hold, store.reads = True, 0
@@ -110,7 +111,7 @@ async def test_a_move_of_this_process_seen_stored_before_its_append_answered_is_
 async def test_a_move_of_another_process_is_read_from_the_store() -> None:
     store = _GatedStore()
     one, two = new_app(store), new_app(store)
-    created = await new_game(one)
+    created = await create_game(one)
     live = await two.live.load(created.game_id)
     await one.moves.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
     store.reads = 0

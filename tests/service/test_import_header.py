@@ -13,8 +13,9 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.model.errors import Code
-from tests.service.test_app import ADMIN, DRAW_LEFT, expect_error, new_app, new_game, submit
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, DRAW_LEFT, create_game, new_app, submit
+from tests.support.refusals import expect_error
 
 Change = Callable[[game_pb2.GameLogHeader], None]
 
@@ -76,7 +77,7 @@ async def test_a_header_create_game_would_refuse_is_an_invalid_argument_and_crea
     change: Change, field: str
 ) -> None:
     app = new_app()
-    created = await new_game(app, {"name": "Cléo"}, {"name": "Robin", "bot": "greedy"})
+    created = await create_game(app, {"name": "Cléo"}, {"name": "Robin", "bot": "greedy"})
     await app.moves.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
     log = (await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
     change(log.header)
@@ -90,7 +91,7 @@ async def test_a_header_create_game_would_refuse_is_an_invalid_argument_and_crea
 @async_test
 async def test_a_sound_header_still_imports() -> None:
     app = new_app()
-    created = await new_game(app, {"name": "Cléo", "age": 6}, {"name": "Robin", "bot": "greedy"})
+    created = await create_game(app, {"name": "Cléo", "age": 6}, {"name": "Robin", "bot": "greedy"})
     log = (await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
     imported = await app.logs.import_game(api.ImportGameRequest(log=log), ADMIN)
     assert [seat.name for seat in imported.game.seats] == ["Cléo", "Robin"]

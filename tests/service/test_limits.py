@@ -18,12 +18,9 @@ from service.app.logs.verify import Problem, Replayed, verify
 from service.app.model.errors import Code
 from service.cli import build_parser
 from service.cli.config import event_limits, from_arguments
-from tests.service.test_app import ADMIN, DRAW_LEFT, PLACE_SHOWN, create_request, expect_error, new_app, submit
 from tests.support.aio import async_test
-
-
-def bots(kind: str, count: int, bot: str = "random") -> api.CreateGameRequest:
-    return api.CreateGameRequest(kind=kind, seats=[game_pb2.SeatSpec(name=f"bot {i}", bot=bot) for i in range(count)])
+from tests.support.apps import ADMIN, DRAW_LEFT, PLACE_SHOWN, bots_request, create_request, new_app, submit
+from tests.support.refusals import expect_error
 
 
 async def admin_log(app: object, game_id: str) -> game_pb2.GameLog:
@@ -41,7 +38,7 @@ def test_every_kind_has_a_limit_well_above_its_games() -> None:
 @async_test
 async def test_an_all_bot_game_stops_at_its_event_limit_and_its_log_still_verifies() -> None:
     app = new_app(event_limits={"pirates": 300})
-    game = (await app.games.create_game(bots("pirates", 2), ADMIN)).game
+    game = (await app.games.create_game(bots_request("pirates", 2), ADMIN)).game
     assert game.status == game_pb2.GAME_STATUS_FINISHED
     assert list(game.outcome.winners) == [] and "stopped after 300 events" in game.outcome.summary
     assert 300 < game.version <= 310  # the last move's events, then the stop
@@ -82,7 +79,7 @@ async def test_the_move_that_reaches_the_limit_stops_the_game_and_no_move_follow
 @async_test
 async def test_a_log_stopped_before_its_limit_is_refused() -> None:
     app = new_app(event_limits={"pirates": 300})
-    game = (await app.games.create_game(bots("pirates", 2), ADMIN)).game
+    game = (await app.games.create_game(bots_request("pirates", 2), ADMIN)).game
     log = await admin_log(app, game.game_id)
     log.events[-1].pirates.game_stopped.event_limit = game.version  # more events than the game had
     problem = verify(log)
@@ -93,7 +90,7 @@ async def test_a_log_stopped_before_its_limit_is_refused() -> None:
 @async_test
 async def test_an_import_longer_than_this_servers_limit_is_stopped_at_once() -> None:
     source = new_app()
-    created = await source.games.create_game(bots("picnic", 2, "greedy"), ADMIN)
+    created = await source.games.create_game(bots_request("picnic", 2, "greedy"), ADMIN)
     log = await admin_log(source, created.game_id)
     cut = next(e.version - 1 for e in log.events if e.HasField("command") and e.version > 25)  # a fork at move 25+
     imported = await new_app(event_limits={"picnic": 20}).logs.import_game(
@@ -110,7 +107,7 @@ async def test_a_long_chain_of_bot_moves_lets_other_requests_in() -> None:
     other = await app.games.create_game(create_request(), "")
     # Two random Pirates take thousands of moves (a few hundred milliseconds of play):
     # other games' reads must be answered meanwhile, not after.
-    creating = asyncio.create_task(app.games.create_game(bots("pirates", 2), ADMIN))
+    creating = asyncio.create_task(app.games.create_game(bots_request("pirates", 2), ADMIN))
     gaps: list[float] = []
     last = time.perf_counter()
     while not creating.done():

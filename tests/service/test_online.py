@@ -5,7 +5,6 @@ handing them back, turn clocks, presence; and every such game's log replays exac
 from __future__ import annotations
 
 import asyncio
-import itertools
 from typing import Any
 
 import pytest
@@ -15,37 +14,22 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import World
 from service.app.logs.verify import Replayed, verify
 from service.app.model.errors import Code, ServiceError
 from service.app.online.join_codes import ALPHABET, LENGTH
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, events, new_app
+from tests.support.clock import Clock
+from tests.support.refusals import expect_error
 
-ADMIN = "admin-token-for-the-online-tests-0123456789"
-SECRET = b"0123456789abcdef-online-test-secret-0123456789"
 START = 1_800_000_000.0
 
 
-class Clock:
-    """The app's clock, moved by the test."""
-
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def new_app(clock: Clock | None = None, *, store: MemoryStore | None = None, prefix: str = "game") -> GameApp:
-    """An app on its own store, or on `store` (two apps on one store: two processes)."""
-    ids = itertools.count(1)
-    return GameApp(
-        store or MemoryStore(),
-        TokenAuthority(SECRET, ADMIN),
-        world=World(clock=clock or Clock(), new_game_id=lambda: f"{prefix}{next(ids)}", new_seed=lambda: 7),
-    )
+def online_app(clock: Clock | None = None, *, store: MemoryStore | None = None, prefix: str = "game") -> GameApp:
+    """An app on its own store, or on `store` (two apps on one store: two processes), in
+    the test's time (`clock`, or one of its own)."""
+    return new_app(store, 7, clock=clock or Clock(START), prefix=prefix)
 
 
 def seat(**fields: Any) -> game_pb2.SeatSpec:
@@ -63,19 +47,6 @@ async def create(
     return await app.games.create_game(request, "")
 
 
-async def refused(code: Code, call: Any, reason: str | None = None) -> ServiceError:
-    with pytest.raises(ServiceError) as raised:
-        await call
-    assert raised.value.code is code, raised.value.message
-    if reason is not None:
-        assert any(getattr(d, "reason", None) == reason for d in raised.value.details), raised.value.details
-    return raised.value
-
-
-async def events(app: GameApp, game_id: str) -> list[game_pb2.Event]:
-    return list((await app.history.list_events(api.ListEventsRequest(game_id=game_id), ADMIN)).events)
-
-
 async def replays_exactly(app: GameApp, game_id: str) -> None:
     """The complete log verifies event by event, table events and clocks included."""
     log = (await app.logs.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
@@ -91,7 +62,7 @@ def changes(log: list[game_pb2.Event]) -> list[str]:
 
 @async_test
 async def test_a_game_with_an_open_seat_waits_then_is_dealt_when_a_player_joins_by_its_code() -> None:
-    app = new_app()
+    app = online_app()
     unlisted = await create(app, "mooki", seat(name="Lou", age=5), seat(open=True))  # found by its code only
     listing = game_pb2.VISIBILITY_LISTED  # players looking for a game find it (ListGames)
     created = await create(app, "mooki", seat(name="Cléo", age=6), seat(open=True), visibility=listing)
@@ -109,7 +80,7 @@ async def test_a_game_with_an_open_seat_waits_then_is_dealt_when_a_player_joins_
     move = api.SubmitCommandRequest(
         game_id=created.game_id, command=game_pb2.Command(mooki=mooki.Command(draw=mooki.Draw(pile=0)))
     )
-    await refused(Code.FAILED_PRECONDITION, app.moves.submit(move, created.seat_tokens[0]), "GAME_NOT_STARTED")
+    await expect_error(Code.FAILED_PRECONDITION, app.moves.submit(move, created.seat_tokens[0]), "GAME_NOT_STARTED")
 
     spoken = f"{code[:3].lower()}-{code[3:]}"  # as read aloud and typed: any case, a dash
     joined = await app.seating.join_game(api.JoinGameRequest(game_id=spoken, name="Robin", age=4), "")
@@ -125,34 +96,34 @@ async def test_a_game_with_an_open_seat_waits_then_is_dealt_when_a_player_joins_
 
 @async_test
 async def test_joining_a_full_or_finished_game_or_twice_is_refused_and_changes_nothing() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
     game_id = created.game_id
     first = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Ben"), "")
     before = await events(app, game_id)
-    await refused(
+    await expect_error(
         Code.ALREADY_EXISTS, app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="B"), first.seat_token)
     )
-    await refused(
+    await expect_error(
         Code.FAILED_PRECONDITION, app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="C", seat=1), "")
     )
-    await refused(Code.INVALID_ARGUMENT, app.seating.join_game(api.JoinGameRequest(game_id=game_id, name=" "), ""))
-    await refused(
+    await expect_error(Code.INVALID_ARGUMENT, app.seating.join_game(api.JoinGameRequest(game_id=game_id, name=" "), ""))
+    await expect_error(
         Code.INVALID_ARGUMENT, app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="D", seat=7), "")
     )
     bad_bot = api.JoinGameRequest(game_id=game_id, name="E", stand_in="genius")
-    await refused(Code.INVALID_ARGUMENT, app.seating.join_game(bad_bot, ""))
-    await refused(Code.NOT_FOUND, app.seating.join_game(api.JoinGameRequest(game_id="ZZZZ-ZZ", name="F"), ""))
-    await refused(
+    await expect_error(Code.INVALID_ARGUMENT, app.seating.join_game(bad_bot, ""))
+    await expect_error(Code.NOT_FOUND, app.seating.join_game(api.JoinGameRequest(game_id="ZZZZ-ZZ", name="F"), ""))
+    await expect_error(
         Code.UNAUTHENTICATED, app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="G"), "0.forged")
     )
     assert await events(app, game_id) == before
     await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Chloé"), "")
-    await refused(
+    await expect_error(
         Code.FAILED_PRECONDITION, app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="H"), ""), "GAME_FULL"
     )
     finished = await create(app, "mooki", seat(name="Bot", bot="random"), seat(name="Bot 2", bot="random"))
-    await refused(
+    await expect_error(
         Code.FAILED_PRECONDITION,
         app.seating.join_game(api.JoinGameRequest(game_id=finished.game_id, name="I"), ""),
         "GAME_OVER",
@@ -161,7 +132,7 @@ async def test_joining_a_full_or_finished_game_or_twice_is_refused_and_changes_n
 
 @async_test
 async def test_racing_joiners_get_one_seat_each() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", *(seat(open=True) for _ in range(4)))
     outcomes = await asyncio.gather(
         *(app.seating.join_game(api.JoinGameRequest(game_id=created.game_id, name=f"P{i}"), "") for i in range(7)),
@@ -178,23 +149,25 @@ async def test_racing_joiners_get_one_seat_each() -> None:
 
 @async_test
 async def test_a_player_who_leaves_before_the_start_frees_the_seat_and_loses_their_token() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True, name="for Ben"), seat(open=True))
     game_id = created.game_id
     ben = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Ben", seat=1), "")
     left = await app.seating.leave_game(api.LeaveGameRequest(game_id=game_id), ben.seat_token)
     assert left.game.seats[1].open and left.game.seats[1].name == "for Ben"
-    await refused(Code.UNAUTHENTICATED, app.games.get_game(api.GetGameRequest(game_id=game_id), ben.seat_token))
+    await expect_error(Code.UNAUTHENTICATED, app.games.get_game(api.GetGameRequest(game_id=game_id), ben.seat_token))
     chloe = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Chloé", seat=1), "")
     assert chloe.seat_token != ben.seat_token  # the seat's next player gets a token of their own
-    await refused(Code.UNAUTHENTICATED, app.seating.leave_game(api.LeaveGameRequest(game_id=game_id), ben.seat_token))
-    await refused(Code.UNAUTHENTICATED, app.seating.leave_game(api.LeaveGameRequest(game_id=game_id), ""))
+    await expect_error(
+        Code.UNAUTHENTICATED, app.seating.leave_game(api.LeaveGameRequest(game_id=game_id), ben.seat_token)
+    )
+    await expect_error(Code.UNAUTHENTICATED, app.seating.leave_game(api.LeaveGameRequest(game_id=game_id), ""))
     await app.seating.leave_game(
         api.LeaveGameRequest(game_id=game_id), created.seat_tokens[0]
     )  # the creator's seat too
     await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Dan"), "")
     await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Eve"), "")  # the last: dealt
-    await refused(
+    await expect_error(
         Code.FAILED_PRECONDITION,
         app.seating.leave_game(api.LeaveGameRequest(game_id=game_id), chloe.seat_token),
         "GAME_STARTED",
@@ -205,12 +178,12 @@ async def test_a_player_who_leaves_before_the_start_frees_the_seat_and_loses_the
 
 @async_test
 async def test_the_host_starts_the_game_with_bots_in_the_empty_seats() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
     request = api.StartGameRequest(game_id=created.game_id, bot="random")
-    await refused(Code.UNAUTHENTICATED, app.seating.start_game(request, ""))
-    await refused(Code.PERMISSION_DENIED, app.seating.start_game(request, created.seat_tokens[0]))
-    await refused(
+    await expect_error(Code.UNAUTHENTICATED, app.seating.start_game(request, ""))
+    await expect_error(Code.PERMISSION_DENIED, app.seating.start_game(request, created.seat_tokens[0]))
+    await expect_error(
         Code.INVALID_ARGUMENT, app.seating.start_game(api.StartGameRequest(game_id=created.game_id, bot="x"), ADMIN)
     )
     assert await events(app, created.game_id) == []
@@ -221,7 +194,7 @@ async def test_the_host_starts_the_game_with_bots_in_the_empty_seats() -> None:
         ("Random bot 1", "random"),
         ("Random bot 2", "random"),
     ]
-    await refused(Code.FAILED_PRECONDITION, app.seating.start_game(request, created.host_token), "GAME_FULL")
+    await expect_error(Code.FAILED_PRECONDITION, app.seating.start_game(request, created.host_token), "GAME_FULL")
     await replays_exactly(app, created.game_id)
 
 
@@ -235,7 +208,7 @@ def submit_first_legal(game_id: str, game: game_pb2.Game, command_id: str) -> ap
 @async_test
 async def test_a_joined_seat_rotated_later_takes_the_new_token_on_every_process() -> None:
     store = MemoryStore()
-    here, there = new_app(store=store), new_app(store=store, prefix="other")
+    here, there = online_app(store=store), online_app(store=store, prefix="other")
     created = await create(here, "mooki", seat(name="Cléo", age=6), seat(open=True))
     game_id = created.game_id
     robin = await there.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Robin", age=4), "")
@@ -251,15 +224,15 @@ async def test_a_joined_seat_rotated_later_takes_the_new_token_on_every_process(
     # `here` decides on its cache without reading the game: the append finds the
     # rotation out, and the joiner's token is refused; nothing is played.
     stale = submit_first_legal(game_id, seen, "stale")
-    await refused(Code.UNAUTHENTICATED, here.moves.submit(stale, robin.seat_token))
-    await refused(Code.UNAUTHENTICATED, here.games.get_game(api.GetGameRequest(game_id=game_id), robin.seat_token))
+    await expect_error(Code.UNAUTHENTICATED, here.moves.submit(stale, robin.seat_token))
+    await expect_error(Code.UNAUTHENTICATED, here.games.get_game(api.GetGameRequest(game_id=game_id), robin.seat_token))
     assert (await store.info(game_id)).version == seen.version
     fresh = submit_first_legal(game_id, seen, "fresh")
     assert (await here.moves.submit(fresh, rotated)).version > seen.version  # the new token plays, on both
     assert (await there.games.get_game(api.GetGameRequest(game_id=game_id), rotated)).viewer.seat == 1
     cleo = (await here.seats.rotate_seat_token(api.RotateSeatTokenRequest(game_id=game_id, seat=0), ADMIN)).seat_token
     assert cleo.startswith("0.1.")  # a seat nobody joined: its rotations only
-    await refused(
+    await expect_error(
         Code.UNAUTHENTICATED, there.games.get_game(api.GetGameRequest(game_id=game_id), created.seat_tokens[0])
     )
     await replays_exactly(here, game_id)  # a rotation is no event
@@ -267,7 +240,7 @@ async def test_a_joined_seat_rotated_later_takes_the_new_token_on_every_process(
 
 @async_test
 async def test_joins_and_rotations_both_move_a_seats_generation_on() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
     game_id = created.game_id
 
@@ -277,13 +250,13 @@ async def test_joins_and_rotations_both_move_a_seats_generation_on() -> None:
 
     ben = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Ben", seat=1), "")
     ben_again = await rotate(1)  # a leaked link: Ben gets a new token before the game starts
-    await refused(Code.UNAUTHENTICATED, app.games.get_game(api.GetGameRequest(game_id=game_id), ben.seat_token))
+    await expect_error(Code.UNAUTHENTICATED, app.games.get_game(api.GetGameRequest(game_id=game_id), ben.seat_token))
     await app.seating.leave_game(api.LeaveGameRequest(game_id=game_id), ben_again)
-    await refused(Code.FAILED_PRECONDITION, rotate(1), "SEAT_OPEN")  # nobody holds a token of it
+    await expect_error(Code.FAILED_PRECONDITION, rotate(1), "SEAT_OPEN")  # nobody holds a token of it
     chloe = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Chloé", seat=1), "")
     assert chloe.seat_token.startswith("1.3.")  # two joins, one rotation: never a past generation again
     for old in (ben.seat_token, ben_again):
-        await refused(Code.UNAUTHENTICATED, app.games.get_game(api.GetGameRequest(game_id=game_id), old))
+        await expect_error(Code.UNAUTHENTICATED, app.games.get_game(api.GetGameRequest(game_id=game_id), old))
     assert (await app.games.get_game(api.GetGameRequest(game_id=game_id), chloe.seat_token)).viewer.seat == 1
     await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Dan"), "")  # the last seat: dealt
     exported = (await app.logs.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
@@ -298,7 +271,7 @@ async def test_joins_and_rotations_both_move_a_seats_generation_on() -> None:
 
 @async_test
 async def test_table_events_are_described_for_everyone_in_their_language() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana"), seat(open=True), seat(open=True))
     game_id = created.game_id
     ben = await app.seating.join_game(api.JoinGameRequest(game_id=game_id, name="Ben"), "")
@@ -321,7 +294,7 @@ async def test_table_events_are_described_for_everyone_in_their_language() -> No
         assert told[0].description.args["seat"].value == "1"
     english = (await app.history.list_events(api.ListEventsRequest(game_id=game_id), "")).events
     assert english[1].description.text == "Ben leaves the game: the seat is free again."
-    refusal = await refused(
+    refusal = await expect_error(
         Code.FAILED_PRECONDITION, app.seating.start_game(api.StartGameRequest(game_id=game_id), ADMIN)
     )
     assert refusal.key == "table.refusal.game_over"  # every seat a bot now: played out at once
@@ -332,20 +305,20 @@ async def test_table_events_are_described_for_everyone_in_their_language() -> No
 
 @async_test
 async def test_a_bot_takes_a_seat_over_plays_its_turns_and_hands_it_back() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "pirates", seat(name="Ana", stand_in="random"), seat(name="Ben"))
     game_id, ana = created.game_id, created.seat_tokens[0]
     take = api.TakeOverSeatRequest(game_id=game_id)
-    await refused(
+    await expect_error(
         Code.PERMISSION_DENIED, app.takeovers.take_over(api.TakeOverSeatRequest(game_id=game_id, seat=1), ana)
     )
-    await refused(Code.INVALID_ARGUMENT, app.takeovers.take_over(take, ADMIN))  # which seat?
+    await expect_error(Code.INVALID_ARGUMENT, app.takeovers.take_over(take, ADMIN))  # which seat?
     game = (await app.takeovers.take_over(take, ana)).game
     assert game.seats[0].taken_over_by == "random" and 0 not in game.to_act  # the bot played at once
     move = api.SubmitCommandRequest(
         game_id=game_id, command=game_pb2.Command(pirates=pirates.Command(draw=pirates.Draw()))
     )
-    await refused(Code.FAILED_PRECONDITION, app.moves.submit(move, ana), "SEAT_TAKEN_OVER")
+    await expect_error(Code.FAILED_PRECONDITION, app.moves.submit(move, ana), "SEAT_TAKEN_OVER")
     again = (await app.takeovers.take_over(take, ana)).game  # already so: nothing changes
     assert again.version == game.version
     back = (await app.takeovers.hand_back(api.HandBackSeatRequest(game_id=game_id), ana)).game
@@ -356,15 +329,15 @@ async def test_a_bot_takes_a_seat_over_plays_its_turns_and_hands_it_back() -> No
 
 @async_test
 async def test_play_again_deals_one_rematch_with_the_same_seats_and_new_tokens() -> None:
-    app = new_app()
+    app = online_app()
     created = await create(app, "mooki", seat(open=True), seat(name="Bot", bot="greedy"))
     cleo = await app.seating.join_game(api.JoinGameRequest(game_id=created.game_id, name="Cléo", age=6), "")
     request = api.PlayAgainRequest(game_id=created.game_id)
-    await refused(Code.FAILED_PRECONDITION, app.seating.play_again(request, cleo.seat_token), "GAME_NOT_OVER")
+    await expect_error(Code.FAILED_PRECONDITION, app.seating.play_again(request, cleo.seat_token), "GAME_NOT_OVER")
     await app.takeovers.take_over(api.TakeOverSeatRequest(game_id=created.game_id), cleo.seat_token)  # plays it out
     over = await app.games.get_game(api.GetGameRequest(game_id=created.game_id), "")
     assert over.status == game_pb2.GAME_STATUS_FINISHED and not over.rematch_game_id
-    await refused(Code.UNAUTHENTICATED, app.seating.play_again(request, ""))
+    await expect_error(Code.UNAUTHENTICATED, app.seating.play_again(request, ""))
     first = await app.seating.play_again(request, cleo.seat_token)
     second = await app.seating.play_again(request, cleo.seat_token)
     admin = await app.seating.play_again(request, ADMIN)
@@ -396,16 +369,16 @@ CLOCK = game_pb2.TurnClock(turn_seconds=10, bank_seconds=5, take_over_after=2)
 )
 @async_test
 async def test_a_clock_out_of_range_is_refused_and_creates_nothing(clock: game_pb2.TurnClock, field: str) -> None:
-    app = new_app()
-    error = await refused(Code.INVALID_ARGUMENT, create(app, "mooki", seat(name="A"), seat(name="B"), clock=clock))
+    app = online_app()
+    error = await expect_error(Code.INVALID_ARGUMENT, create(app, "mooki", seat(name="A"), seat(name="B"), clock=clock))
     assert field in str(error.details)
     assert not (await app.games.list_games(api.ListGamesRequest(), ADMIN)).games
 
 
 @async_test
 async def test_when_a_seats_time_runs_out_its_stand_in_plays_and_after_missed_turns_takes_the_seat_over() -> None:
-    clock = Clock()
-    app = new_app(clock)
+    clock = Clock(START)
+    app = online_app(clock)
     created = await create(app, "mooki", seat(name="Cléo", age=6), seat(name="Robin", age=4), clock=CLOCK)
     game_id = created.game_id
     game = await app.games.get_game(api.GetGameRequest(game_id=game_id), "")
@@ -448,8 +421,8 @@ async def test_when_a_seats_time_runs_out_its_stand_in_plays_and_after_missed_tu
 
 @async_test
 async def test_a_move_in_time_uses_the_turn_then_the_bank_and_resets_the_missed_turns() -> None:
-    clock = Clock()
-    app = new_app(clock)
+    clock = Clock(START)
+    app = online_app(clock)
     created = await create(app, "mooki", seat(name="Cléo", age=6), seat(name="Robin", age=4), clock=CLOCK)
     robin = created.seat_tokens[1]
     clock.now += 12  # 2 s of the bank
@@ -475,7 +448,7 @@ async def until(condition: Any, what: str) -> None:
 
 @async_test
 async def test_presence_shows_open_sessions_and_recent_calls_and_is_not_an_event() -> None:
-    app = new_app()
+    app = online_app()
     await app.start()
     try:
         created = await create(app, "mooki", seat(name="Cléo"), seat(name="Robin"))

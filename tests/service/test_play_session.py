@@ -11,20 +11,12 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import Settings
 from service.app.model.errors import Code, ServiceError
 from service.app.play.play_session import play
-from service.store.memory import MemoryStore
 from tests.support.aio import async_test
+from tests.support.apps import create_game, new_app
 
-SECRET = b"0123456789abcdef-play-session-secret"
 DEADLINE = 5.0  # seconds: far more than any of these sessions needs
-
-
-async def new_game(app: GameApp) -> api.CreateGameResponse:
-    seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
-    return await app.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
 
 
 async def requests(*messages: api.PlayRequest) -> AsyncIterator[api.PlayRequest]:
@@ -54,16 +46,16 @@ DRAW = mooki.Command(draw=mooki.Draw(pile=0))
 async def test_a_session_ends_when_the_client_half_closes_right_after_joining() -> None:
     # The end marker is queued while the deal is still waiting to be sent: it must not
     # be lost when the messages ready at once are merged.
-    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
-    created = await new_game(app)
+    app = new_app()
+    created = await create_game(app)
     responses = await whole_session(app, [join(created.game_id)], created.seat_tokens[1])
     assert [event.version for response in responses for event in response.events] == [1]
 
 
 @async_test
 async def test_a_session_ends_after_the_result_of_the_last_command_sent() -> None:
-    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
-    created = await new_game(app)
+    app = new_app()
+    created = await create_game(app)
     responses = await whole_session(app, [join(created.game_id), command(DRAW, "d")], created.seat_tokens[0])
     results = [response.result for response in responses if response.HasField("result")]
     assert [(result.command_id, result.version) for result in results] == [("d", 2)]
@@ -72,7 +64,7 @@ async def test_a_session_ends_after_the_result_of_the_last_command_sent() -> Non
 
 @async_test
 async def test_a_session_that_never_joins_ends_after_the_join_deadline() -> None:
-    app = GameApp(MemoryStore(), TokenAuthority(SECRET), Settings(play_join_timeout=0.05))
+    app = new_app(play_join_timeout=0.05)
 
     async def silent() -> AsyncIterator[api.PlayRequest]:
         await asyncio.Event().wait()  # a client that connects and says nothing
@@ -86,8 +78,8 @@ async def test_a_session_that_never_joins_ends_after_the_join_deadline() -> None
 
 @async_test
 async def test_the_join_may_carry_the_token_but_not_another_one_than_the_header() -> None:
-    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
-    created = await new_game(app)
+    app = new_app()
+    created = await create_game(app)
     cleo, robin = created.seat_tokens
     responses = await whole_session(app, [join(created.game_id, token=cleo)], "")
     assert responses[-1].turn.version == 1  # Cléo's turn: the token made her the seat
@@ -103,8 +95,8 @@ async def test_the_join_may_carry_the_token_but_not_another_one_than_the_header(
 
 @async_test
 async def test_view_updates_bring_the_view_whenever_the_game_rests_to_spectators_too() -> None:
-    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
-    created = await new_game(app)
+    app = new_app()
+    created = await create_game(app)
     cleo = created.seat_tokens[0]
     await whole_session(app, [join(created.game_id), command(DRAW, "d")], cleo)
     spectator = await whole_session(app, [join(created.game_id, view_updates=True)], "")
@@ -117,8 +109,8 @@ async def test_view_updates_bring_the_view_whenever_the_game_rests_to_spectators
 
 @async_test
 async def test_a_session_resumed_at_the_end_gets_its_turn_at_once() -> None:
-    app = GameApp(MemoryStore(), TokenAuthority(SECRET))
-    created = await new_game(app)
+    app = new_app()
+    created = await create_game(app)
     cleo, robin = created.seat_tokens
     resumed = await whole_session(app, [join(created.game_id, from_version=2)], cleo)
     assert [(len(r.events), r.turn.version) for r in resumed] == [(0, 1)]  # nothing new, and her turn

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import pytest
@@ -21,17 +19,9 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import World
-from service.store.base import EventStore
-from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
 from tests.support.aio import async_test
-
-StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
-
-ADMIN = "admin-token-for-the-replay-equals-live-tests"
-SECRET = b"replay-equals-live-secret-0123456789"
+from tests.support.apps import ADMIN, new_app
+from tests.support.stores import StoreFactory, memory_store, redis_store_factory
 
 # Per kind: the options and seats of the games played (a bot seat among them), and
 # how many games. Pirates sails one space (one round) so that random moves end soon.
@@ -60,38 +50,12 @@ GAMES: dict[str, list[tuple[Message, list[game_pb2.SeatSpec]]]] = {
 }
 
 
-@asynccontextmanager
-async def _memory() -> AsyncIterator[EventStore]:
-    store = MemoryStore()
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
 @pytest.fixture(params=["memory", "redis"])
 def stores(request: pytest.FixtureRequest) -> StoreFactory:
     """A fresh store: in memory, or on a real Redis (with a key prefix of its own)."""
     if request.param == "memory":
-        return _memory
-    url = request.getfixturevalue("redis_server").url
-
-    @asynccontextmanager
-    async def redis() -> AsyncIterator[EventStore]:
-        store = RedisStore.from_url(url, prefix=f"replay-{random.randrange(2**48):x}")
-        try:
-            yield store
-        finally:
-            await store.close()
-
-    return redis
-
-
-def new_app(store: EventStore, seed: int) -> GameApp:
-    ids = itertools.count(1)
-    return GameApp(
-        store, TokenAuthority(SECRET, ADMIN), world=World(new_game_id=lambda: f"live{next(ids)}", new_seed=lambda: seed)
-    )
+        return memory_store
+    return redis_store_factory(request.getfixturevalue("redis_server").url)
 
 
 def _choose(legal: list[game_pb2.Command], rng: random.Random) -> game_pb2.Command:

@@ -5,11 +5,7 @@ are unlisted; a game that moves meanwhile stays; the admin's DeleteGame."""
 from __future__ import annotations
 
 import asyncio
-import itertools
 import time
-import uuid
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -18,9 +14,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.auth import TokenAuthority
 from service.app.access.limits import CreationLimits
-from service.app.game_app import Settings, World
 from service.app.keeping import retention as retention_module
 from service.app.keeping.retention import RetentionPolicy
 from service.app.logs.verify import Replayed, verify
@@ -28,41 +22,21 @@ from service.app.model import gamelog
 from service.app.model.errors import Code
 from service.store.base import EventStore
 from service.store.memory import MemoryStore
-from tests.service.conftest import memory_store
-from tests.service.test_app import ADMIN, DRAW_LEFT, SECRET, create_request, expect_error, submit
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, BOTS, DRAW_LEFT, create_request, new_app, submit
+from tests.support.clock import Clock
+from tests.support.refusals import expect_error
+from tests.support.stores import StoreFactory, memory_store
 
-StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 HOUR = 3600.0
 POLICY = RetentionPolicy(finished_ttl=2 * HOUR, abandoned_ttl=10 * HOUR)
 LIVE = "live:ip:unknown"  # the live games of the creator these tests create as (service/app/access/limits.py)
 
 
-class Clock:
-    """The apps' clock: real time to start with (Redis expires keys by its own), then moved by hand."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def app_on(store: EventStore, clock: Clock, policy: RetentionPolicy = POLICY, **options: Any) -> GameApp:
-    """A server process on `store`: its game ids are its own."""
-    ids = itertools.count(1)
-    prefix = uuid.uuid4().hex[:8]
-    return GameApp(
-        store,
-        TokenAuthority(SECRET, ADMIN),
-        Settings(retention=policy, **options),
-        world=World(clock=clock, new_game_id=lambda: f"{prefix}{next(ids)}", new_seed=lambda: 42),
-    )
-
-
-def bots() -> api.CreateGameRequest:
-    seats = [game_pb2.SeatSpec(name="A", bot="greedy"), game_pb2.SeatSpec(name="B", bot="random")]
-    return api.CreateGameRequest(kind="mooki", seats=seats)
+    """A server process on `store`: its game ids are its own. Its `clock` starts at the
+    real time (Redis expires keys by its own) and is then moved by hand."""
+    return new_app(store, clock=clock, prefix=None, retention=policy, **options)
 
 
 async def listed(app: GameApp) -> list[str]:
@@ -78,10 +52,10 @@ def expired(app: GameApp, reason: str) -> float:
 async def test_a_finished_game_expires_after_its_time_to_live_exported_first(
     store_factory: StoreFactory, tmp_path: Path
 ) -> None:
-    clock = Clock()
+    clock = Clock(time.time())
     async with store_factory() as store:
         app = app_on(store, clock, RetentionPolicy(finished_ttl=2 * HOUR, export_dir=str(tmp_path)))
-        finished = (await app.games.create_game(bots(), ADMIN)).game_id  # bots play it out at once
+        finished = (await app.games.create_game(create_request(*BOTS), ADMIN)).game_id  # bots play it out at once
         playing = (await app.games.create_game(create_request(), "")).game_id
         expected = (await app.logs.export_game(api.ExportGameRequest(game_id=finished), ADMIN)).log
         clock.now += 2 * HOUR - 1
@@ -99,7 +73,7 @@ async def test_a_finished_game_expires_after_its_time_to_live_exported_first(
 @async_test
 async def test_an_online_game_expires_exported_with_the_words_export_gives_it(tmp_path: Path) -> None:
     # Its players joined open seats: the exported log names them as ExportGame does.
-    clock = Clock()
+    clock = Clock(time.time())
     app = app_on(MemoryStore(), clock, RetentionPolicy(abandoned_ttl=HOUR, export_dir=str(tmp_path)))
     seats = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(open=True)]
     game_id = (await app.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), ADMIN)).game_id
@@ -119,7 +93,7 @@ async def test_an_online_game_expires_exported_with_the_words_export_gives_it(tm
 
 @async_test
 async def test_a_game_without_a_move_for_its_time_to_live_is_abandoned() -> None:
-    clock = Clock()
+    clock = Clock(time.time())
     async with memory_store() as store:
         app = app_on(store, clock)
         created = await app.games.create_game(create_request(), "")
@@ -138,7 +112,7 @@ async def test_a_game_without_a_move_for_its_time_to_live_is_abandoned() -> None
 
 @async_test
 async def test_a_game_that_goes_unfinished_leaves_its_creators_live_games() -> None:
-    clock = Clock()
+    clock = Clock(time.time())
     async with memory_store() as store:
         app = app_on(store, clock, limits=CreationLimits(live_games=2))
         abandoned = (await app.games.create_game(create_request(), "")).game_id
@@ -163,11 +137,11 @@ async def test_several_processes_expire_each_game_once_and_unlist_it(
         write(path, data)
 
     monkeypatch.setattr(retention_module, "_write_whole", counted)
-    clock = Clock()
+    clock = Clock(time.time())
     policy = RetentionPolicy(finished_ttl=HOUR, export_dir=str(tmp_path))
     async with store_factory() as store:
         processes = [app_on(store, clock, policy) for _ in range(3)]
-        games = [(await processes[i % 3].games.create_game(bots(), ADMIN)).game_id for i in range(12)]
+        games = [(await processes[i % 3].games.create_game(create_request(*BOTS), ADMIN)).game_id for i in range(12)]
         staying = (await processes[0].games.create_game(create_request(), "")).game_id
         clock.now += HOUR
         await asyncio.gather(*(process.retention.review() for process in processes))
@@ -179,7 +153,7 @@ async def test_several_processes_expire_each_game_once_and_unlist_it(
 
 @async_test
 async def test_a_game_that_moves_while_it_expires_stays() -> None:
-    clock = Clock()
+    clock = Clock(time.time())
     async with memory_store() as store:
         app = app_on(store, clock)
         created = await app.games.create_game(create_request(), "")
@@ -205,10 +179,10 @@ async def test_a_game_that_moves_while_it_expires_stays() -> None:
 
 @async_test
 async def test_a_setting_changed_later_reaches_games_kept_forever() -> None:
-    clock = Clock()
+    clock = Clock(time.time())
     async with memory_store() as store:
         keeping = app_on(store, clock, RetentionPolicy(finished_ttl=0))
-        game_id = (await keeping.games.create_game(bots(), ADMIN)).game_id
+        game_id = (await keeping.games.create_game(create_request(*BOTS), ADMIN)).game_id
         clock.now += 400 * 24 * HOUR
         assert await keeping.retention.review() == 1  # looked at again, kept
         assert await listed(keeping) == [game_id]
@@ -221,7 +195,7 @@ async def test_a_setting_changed_later_reaches_games_kept_forever() -> None:
 @async_test
 async def test_only_the_admin_deletes_a_game_and_its_followers_are_told() -> None:
     async with memory_store() as store:
-        app = app_on(store, Clock())
+        app = app_on(store, Clock(time.time()))
         created = await app.games.create_game(create_request(), "")
         game_id = created.game_id
         request = api.DeleteGameRequest(game_id=game_id)

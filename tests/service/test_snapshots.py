@@ -8,7 +8,6 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
@@ -19,10 +18,10 @@ from service.app import GameApp
 from service.app.model.snapshots import Checkpoint
 from service.store.base import EventStore, StoredEvent, StoredSnapshot, head
 from service.store.memory import MemoryStore
-from tests.service.test_app import ADMIN, new_app
 from tests.support.aio import async_test
+from tests.support.apps import ADMIN, bots_request, new_app
+from tests.support.stores import StoreFactory
 
-StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 EVERY = 50
 
 
@@ -47,11 +46,6 @@ class CountingStore:
         return self.inner.subscribe(game_id, from_version)
 
 
-def bots(kind: str = "pirates", count: int = 2) -> api.CreateGameRequest:
-    seats = [game_pb2.SeatSpec(name=f"bot {i}", bot="random") for i in range(count)]
-    return api.CreateGameRequest(kind=kind, seats=seats)
-
-
 def app_on(store: Any, every: int = EVERY, **kwargs: Any) -> GameApp:
     return new_app(store, snapshot_interval=every, **kwargs)
 
@@ -59,7 +53,7 @@ def app_on(store: Any, every: int = EVERY, **kwargs: Any) -> GameApp:
 async def long_game(store: EventStore) -> tuple[str, int]:
     """A finished game of two random Pirates bots (thousands of events), its snapshots written."""
     app = app_on(store, seed=7)
-    game = (await app.games.create_game(bots(), ADMIN)).game
+    game = (await app.games.create_game(bots_request("pirates", 2), ADMIN)).game
     await app.live.snapshots.idle()
     assert game.version > 20 * EVERY
     return game.game_id, game.version
@@ -193,7 +187,7 @@ async def test_a_game_stored_without_snapshots_gets_one_when_it_is_read() -> Non
 
 
 async def _without_snapshots(store: EventStore) -> tuple[str, int]:
-    game = (await app_on(store, every=0, seed=7).games.create_game(bots(), ADMIN)).game
+    game = (await app_on(store, every=0, seed=7).games.create_game(bots_request("pirates", 2), ADMIN)).game
     return game.game_id, game.version
 
 

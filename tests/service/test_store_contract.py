@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
 
 import pytest
 
@@ -15,7 +13,6 @@ from service.store.base import (
     AppendResult,
     CommandIdReused,
     CountersChanged,
-    EventStore,
     GameExists,
     GameNotFound,
     InvalidCursor,
@@ -27,35 +24,13 @@ from service.store.base import (
     head,
 )
 from tests.support.aio import async_test, first_versions
-
-StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
-
-
-async def new_game(
-    store: EventStore, game_id: str = "g1", events: int = 2, kind: str = "mooki", status: str = "active"
-) -> None:
-    await store.create(game_id, kind, status, b"record", b"summary-0", [b"e%d" % i for i in range(1, events + 1)], 1000)
-
-
-async def append(
-    store: EventStore, game_id: str, expected: int, *events: bytes, command_id: str = "", fingerprint: bytes = b"f"
-) -> AppendResult:
-    return await store.append(
-        game_id,
-        expected,
-        list(events),
-        command_id or f"c{expected}",
-        fingerprint,
-        "active",
-        b"summary",
-        2000 + expected,
-    )
+from tests.support.stores import StoreFactory, append, create_stored_game
 
 
 @async_test
 async def test_a_new_game_holds_its_first_events(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, events=3)
+        await create_stored_game(store, events=3)
         info = await store.info("g1")
         assert (info.kind, info.status, info.version, info.record, info.summary) == (
             "mooki",
@@ -71,10 +46,11 @@ async def test_a_new_game_holds_its_first_events(store_factory: StoreFactory) ->
 @async_test
 async def test_a_game_id_is_created_once(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         with pytest.raises(GameExists):
             await store.create("g1", "mooki", "active", b"another record", b"summary-0", [b"x"], 2000)
-        await new_game(store)  # the same creation sent again (a retry after a lost answer) is no error
+        # The same creation sent again (a retry after a lost answer) is no error:
+        await create_stored_game(store, events=2)
         assert (await store.info("g1")).version == 2
         assert [e.data for e in await store.read("g1", 1)] == [b"e1", b"e2"]
 
@@ -82,7 +58,7 @@ async def test_a_game_id_is_created_once(store_factory: StoreFactory) -> None:
 @async_test
 async def test_an_append_builds_only_on_the_event_its_caller_has(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store)  # its version 2 is b"e2"
+        await create_stored_game(store, events=2)  # its version 2 is b"e2"
         with pytest.raises(VersionConflict) as conflict:
             await store.append("g1", 2, [b"e3"], "c1", b"f", "active", b"s", 2000, after=head(b"another e2"))
         assert conflict.value.current == 2
@@ -94,7 +70,7 @@ async def test_an_append_builds_only_on_the_event_its_caller_has(store_factory: 
 @async_test
 async def test_append_adds_events_after_the_expected_version(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         result = await store.append("g1", 2, [b"e3", b"e4"], "c1", b"f", "finished", b"summary-1", 5000)
         assert result == AppendResult(3, 4, replayed=False)
         info = await store.info("g1")
@@ -105,7 +81,7 @@ async def test_append_adds_events_after_the_expected_version(store_factory: Stor
 @async_test
 async def test_a_stale_append_is_refused_and_changes_nothing(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         with pytest.raises(VersionConflict) as conflict:
             await append(store, "g1", 1, b"x")
         assert (conflict.value.expected, conflict.value.current) == (1, 2)
@@ -116,7 +92,7 @@ async def test_a_stale_append_is_refused_and_changes_nothing(store_factory: Stor
 @async_test
 async def test_racing_writers_exactly_one_wins_each_version(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         outcomes = await asyncio.gather(
             *(append(store, "g1", 2, b"w%d" % i, command_id=f"w{i}") for i in range(20)), return_exceptions=True
         )
@@ -129,7 +105,7 @@ async def test_racing_writers_exactly_one_wins_each_version(store_factory: Store
 @async_test
 async def test_a_command_id_is_applied_once(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         first = await append(store, "g1", 2, b"e3", b"e4", command_id="move-1")
         again = await append(store, "g1", 2, b"e3", b"e4", command_id="move-1")
         assert again == AppendResult(first.first_version, first.last_version, replayed=True)
@@ -143,7 +119,7 @@ async def test_a_command_id_is_applied_once(store_factory: StoreFactory) -> None
 @async_test
 async def test_a_command_id_reused_for_another_command_is_refused(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         await append(store, "g1", 2, b"e3", command_id="move-1", fingerprint=b"draw")
         with pytest.raises(CommandIdReused):
             await append(store, "g1", 3, b"e4", command_id="move-1", fingerprint=b"place")
@@ -155,8 +131,8 @@ async def test_a_command_id_reused_for_another_command_is_refused(store_factory:
 @async_test
 async def test_command_ids_belong_to_one_game(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, "g1")
-        await new_game(store, "g2")
+        await create_stored_game(store, "g1", events=2)
+        await create_stored_game(store, "g2", events=2)
         await append(store, "g1", 2, b"a", command_id="same")
         assert (await append(store, "g2", 2, b"b", command_id="same")).replayed is False
 
@@ -164,7 +140,7 @@ async def test_command_ids_belong_to_one_game(store_factory: StoreFactory) -> No
 @async_test
 async def test_reads_by_version_range(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, events=5)
+        await create_stored_game(store, events=5)
         assert [e.version for e in await store.read("g1", 2, 4)] == [2, 3, 4]
         assert [e.version for e in await store.read("g1", 0)] == [1, 2, 3, 4, 5]
         assert [e.version for e in await store.read("g1", 4, 99)] == [4, 5]
@@ -191,7 +167,7 @@ async def test_unknown_games_are_not_found(store_factory: StoreFactory) -> None:
 async def test_games_are_listed_newest_first_by_kind_and_status_a_page_at_a_time(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         for i in range(7):
-            await new_game(store, f"g{i}", kind="mooki" if i % 2 == 0 else "pirates", status="active")
+            await create_stored_game(store, f"g{i}", events=2, kind="mooki" if i % 2 == 0 else "pirates")
         await append(store, "g2", 2, b"end")  # still active
         await store.append("g4", 2, [b"end"], "end", b"f", "finished", b"s", 3000)
         seen: list[str] = []
@@ -237,7 +213,7 @@ async def test_counters_are_bumped_one_at_a_time_and_their_revision_counts_every
     store_factory: StoreFactory,
 ) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         info = await store.info("g1")
         assert (dict(info.counters), info.counters_revision) == ({}, 0)
         assert sorted(await asyncio.gather(*(store.bump("g1", "seat:1") for _ in range(5)))) == [1, 2, 3, 4, 5]
@@ -253,7 +229,7 @@ async def test_reads_and_appends_conditioned_on_a_stale_counters_revision_are_re
     store_factory: StoreFactory,
 ) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         assert len(await store.read("g1", 1, counters_revision=0)) == 2
         await store.bump("g1", "seat:0")
         with pytest.raises(CountersChanged):
@@ -310,7 +286,7 @@ async def test_racing_admissions_never_overfill_a_set(store_factory: StoreFactor
 @async_test
 async def test_subscribers_get_the_past_then_live_events_without_gaps_or_repeats(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, events=3)
+        await create_stored_game(store, events=3)
         reader = asyncio.create_task(first_versions(store.subscribe("g1", 2), 2 + 20))
         for version in range(3, 23):  # appends race with the catch-up
             await append(store, "g1", version, b"live%d" % version)
@@ -322,7 +298,7 @@ async def test_subscribers_get_the_past_then_live_events_without_gaps_or_repeats
 @async_test
 async def test_many_subscribers_of_one_game_each_get_every_event(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, events=1)
+        await create_stored_game(store, events=1)
         readers = [asyncio.create_task(first_versions(store.subscribe("g1", 1), 11)) for _ in range(5)]
         await asyncio.sleep(0)
         for version in range(1, 11):
@@ -334,7 +310,7 @@ async def test_many_subscribers_of_one_game_each_get_every_event(store_factory: 
 @async_test
 async def test_a_subscriber_from_the_future_waits_for_that_version(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, events=1)
+        await create_stored_game(store, events=1)
         reader = asyncio.create_task(first_versions(store.subscribe("g1", 3), 1))
         await append(store, "g1", 1, b"two")
         await append(store, "g1", 2, b"three")
@@ -344,7 +320,7 @@ async def test_a_subscriber_from_the_future_waits_for_that_version(store_factory
 @async_test
 async def test_ending_subscriptions_ends_every_follower_and_nothing_else(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, events=1)
+        await create_stored_game(store, events=1)
         follower = store.subscribe("g1", 1)
         assert (await anext(follower)).version == 1
         waiting = asyncio.ensure_future(anext(follower))  # waits for version 2
@@ -370,7 +346,7 @@ async def test_ping_answers_while_open(store_factory: StoreFactory) -> None:
 async def test_a_cursor_the_store_never_gave_is_refused(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
         for i in range(3):
-            await new_game(store, f"g{i}")
+            await create_stored_game(store, f"g{i}", events=2)
         page = await store.list_games("", "", 2, "")
         assert [g.game_id for g in (await store.list_games("", "", 2, page.next_cursor)).games] == ["g0"]
         for cursor in ("99999", "²", "-1", "1x"):
@@ -381,7 +357,7 @@ async def test_a_cursor_the_store_never_gave_is_refused(store_factory: StoreFact
 @async_test
 async def test_the_snapshot_kept_nearest_at_or_before_a_version_is_found(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, events=3)
+        await create_stored_game(store, events=3)
         assert await store.snapshot("g1") is None
         await store.put_snapshots("g1", [StoredSnapshot(100, b"at 100"), StoredSnapshot(200, b"at\x00200")])
         await store.put_snapshots("g1", [StoredSnapshot(150, b"at 150")])
@@ -419,7 +395,7 @@ async def test_games_are_listed_for_review_when_their_time_comes(store_factory: 
 @async_test
 async def test_one_owner_at_a_time_may_expire_a_game(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store)
+        await create_stored_game(store, events=2)
         assert await store.claim("g1", "process-a", 5000, 1000)
         assert not await store.claim("g1", "process-b", 6000, 4999)
         assert await store.claim("g1", "process-a", 7000, 4999)  # its own claim, renewed
@@ -431,8 +407,8 @@ async def test_one_owner_at_a_time_may_expire_a_game(store_factory: StoreFactory
 @async_test
 async def test_a_deleted_game_is_gone_everywhere_and_its_followers_are_told(store_factory: StoreFactory) -> None:
     async with store_factory() as store:
-        await new_game(store, "g1", events=3)
-        await new_game(store, "g2")
+        await create_stored_game(store, "g1", events=3)
+        await create_stored_game(store, "g2", events=2)
         await store.put_snapshots("g1", [StoredSnapshot(2, b"snap")])
         await store.keep("g1", Keep(500, int(time.time() * 1000) + 86_400_000))
         follower = store.subscribe("g1", 1)

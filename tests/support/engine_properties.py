@@ -56,7 +56,8 @@ def viewers(seat_count: int) -> list[Viewer]:
     return [*(Viewer.player(s) for s in range(seat_count)), Viewer.spectator()]
 
 
-def new_game(spec: GameSpec, options: Message, seats: Sequence[SeatInfo], seed: int) -> tuple[Any, PlayedGame]:
+def deal(spec: GameSpec, options: Message, seats: Sequence[SeatInfo], seed: int) -> tuple[Any, PlayedGame]:
+    """A new game's state once dealt, and the game played so far (its deal)."""
     engine = spec.engine
     resolved = engine.resolve_options(options, seats)
     played = PlayedGame()
@@ -82,7 +83,7 @@ def check_random_game(
     (cheap enough to play thousands of games)."""
     engine = spec.engine
     rng = random.Random(seed)
-    state, played = new_game(spec, options, seats, seed)
+    state, played = deal(spec, options, seats, seed)
     expected_items = spec.inventory(state)
     while not engine.status(state).finished:
         assert len(played.events) <= spec.max_events, f"no end after {spec.max_events} events"

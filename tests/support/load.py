@@ -15,7 +15,7 @@ from tests.support.games import assert_replays_cleanly, played_command_ids, seat
 
 class Load:
     """Players playing many games at once, one thread per game, recording every move
-    the server acknowledged. `play_move` plays one move however it sees fit."""
+    the server acknowledged. `run`'s `play_game` plays a game's moves however it sees fit."""
 
     def __init__(self, client: Client, games: int) -> None:
         created = [client.create_game("mooki", seats("mooki", humans=2)) for _ in range(games)]

@@ -17,8 +17,7 @@ import signal
 import socket
 import subprocess
 import tempfile
-import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,19 +27,11 @@ import redis
 from redis.crc import key_slot
 
 from tests.support.server import ROOT
+from tests.support.waiting import wait_until
 
 REDIS_CONF = ROOT / "deploy" / "redis.conf"
 READY_LINE = "Ready to accept connections"
 START_TIMEOUT = 30.0
-
-
-def wait_until(condition: Callable[[], bool], timeout: float, what: str) -> None:
-    """Polls `condition` until it holds; fails the test after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.01)
 
 
 def free_port(also_free: int = 0) -> int:

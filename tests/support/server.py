@@ -16,7 +16,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
+# Where the servers the tests start run from: this checkout, or another one named by
+# LUDOTHEQUE_TEST_SERVER_ROOT (to see a test fail against the code before a fix).
+SERVER_ROOT = Path(os.environ.get("LUDOTHEQUE_TEST_SERVER_ROOT") or ROOT)
 ADMIN_TOKEN = "e2e-admin-token-0123456789abcdef-0123456789"
 SECRET = "e2e-secret-0123456789abcdef-0123456789abcdef"
 
@@ -63,12 +68,16 @@ def start_server(
         "LUDOTHEQUE_CREATE_RATE": "0",
         "LUDOTHEQUE_LIVE_GAMES": "0",
         "LUDOTHEQUE_BOT_GAME_RATE": "1000000",
+        # Nor limits on connections and join codes from that one address (tests/hostile
+        # has theirs).
+        "LUDOTHEQUE_MAX_CONNECTIONS_PER_CLIENT": "0",
+        "LUDOTHEQUE_JOIN_CODE_RATE": "0",
         **(env or {}),
     }
     with log.open("w") as log_file:
         process = subprocess.Popen(
             [sys.executable, "-m", module, "serve", *(args or [])],
-            cwd=ROOT,
+            cwd=SERVER_ROOT,
             env=environment,
             stdout=subprocess.PIPE,
             stderr=log_file,
@@ -94,3 +103,21 @@ def running_server(
         if server.process.poll() is None:
             server.stop(signal.SIGKILL)
         server.log_path.unlink(missing_ok=True)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    """One real server for the tests of a module (the end-to-end and web tests')."""
+    with watched_server() as process:
+        yield process
+
+
+@contextmanager
+def watched_server(
+    args: list[str] | None = None, env: Mapping[str, str] | None = None, module: str = "service"
+) -> Iterator[ServerProcess]:
+    """A running_server that must still be running when the tests are done with it: one
+    that died meanwhile fails them, with its log."""
+    with running_server(args, env, module) as server:
+        yield server
+        assert server.process.poll() is None, f"the server died:\n{server.log()}"

@@ -1,4 +1,5 @@
-"""The web app's tests share one real server and one headless Chromium (its pages reused)."""
+"""The web app's tests share one headless Chromium (its pages reused); the tests of a
+module, one real server (tests/support/server.py's `server`)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from collections.abc import Iterator
 import pytest
 
 from tests.support.browser import Browser, Page
-from tests.support.server import ServerProcess, running_server
 
 
 @pytest.fixture(scope="session")
@@ -17,13 +17,6 @@ def browser() -> Iterator[Browser]:
         yield started
     finally:
         started.close()
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[ServerProcess]:
-    with running_server() as process:
-        yield process
-        assert process.process.poll() is None, f"the server died:\n{process.log()}"
 
 
 @pytest.fixture(scope="session")

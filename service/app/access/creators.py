@@ -45,7 +45,16 @@ class Creator:
 ADMIN_CREATOR = Creator(ADMIN_IDENTITY, is_admin=True)
 
 
+def recorded_creator(created_by: str) -> Creator:
+    """The creator a game recorded (GameRecord.created_by), whose limits it counts against."""
+    return Creator(created_by, is_admin=created_by == ADMIN_IDENTITY)
+
+
 class CreationPolicy(Protocol):
+    # How clients are told apart by address (--trusted-proxies), whatever the policy:
+    # what limits anonymous callers (join-code guesses) counts under it.
+    addresses: ClientAddresses
+
     async def creator(self, token: str, origin: Origin) -> Creator:
         """Who the caller is; raises ServiceError (UNAUTHENTICATED) when they may not create."""
         ...
@@ -55,10 +64,10 @@ class OpenCreation:
     """Anyone may create; each client address is one creator."""
 
     def __init__(self, addresses: ClientAddresses) -> None:
-        self._addresses = addresses
+        self.addresses = addresses
 
     async def creator(self, token: str, origin: Origin) -> Creator:
-        return Creator(self._addresses.identity(origin))
+        return Creator(self.addresses.identity(origin))
 
 
 def new_api_key() -> str:
@@ -90,7 +99,14 @@ def parse_api_keys(text: str) -> dict[str, str]:
 class ApiKeyCreation:
     """Holders of an API key of the keys file may create; each key is one creator."""
 
-    def __init__(self, path: str, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        path: str,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        addresses: ClientAddresses | None = None,
+    ) -> None:
+        self.addresses = addresses or ClientAddresses()
         self._path = Path(path)
         self._clock = clock
         try:
@@ -133,9 +149,10 @@ class JwtCreation:
     """Bearers of a JWT signed by a key of the JWKS, for our audience, from our issuer,
     may create; each subject (`sub`) is one creator."""
 
-    def __init__(self, keys: KeySet, issuer: str, audience: str) -> None:
+    def __init__(self, keys: KeySet, issuer: str, audience: str, addresses: ClientAddresses | None = None) -> None:
         if not issuer or not audience:
             raise ValueError("the jwt creation policy needs --jwt-issuer and --jwt-audience")
+        self.addresses = addresses or ClientAddresses()
         self._keys = keys
         self._issuer = issuer
         self._audience = audience
@@ -182,12 +199,12 @@ def creation_policy(
     if name == "api-keys":
         if not api_keys_file:
             raise ValueError("the api-keys creation policy needs --api-keys-file")
-        return ApiKeyCreation(api_keys_file)
+        return ApiKeyCreation(api_keys_file, addresses=addresses)
     if name == "jwt":
         if not jwks:
             raise ValueError("the jwt creation policy needs --jwks (a file or an https:// URL)")
         try:
-            return JwtCreation(KeySet(jwks), issuer, audience)
+            return JwtCreation(KeySet(jwks), issuer, audience, addresses)
         except OSError as error:
             raise ValueError(f"JWKS {jwks}: {error}") from None
     raise ValueError(f"unknown creation policy {name!r}: use open, api-keys or jwt")

@@ -2,6 +2,7 @@
 the store, EventStore.admit): how many games a creator may create per minute, how many
 unfinished ("live") games they may have at once, and how many games of bots only (the
 server plays them itself: the costliest to create) per minute. The admin is not limited.
+Also, per client address, how many join codes anyone may try a minute.
 
 A live game leaves its creator's quota when it finishes (Moves tells `game_over`). If
 that is missed (a process died in between, a game expired), the quota heals itself: a
@@ -11,6 +12,7 @@ ones leave."""
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,11 +30,13 @@ FINISHED = "finished"  # the store's status label of a finished game (views.STAT
 
 @dataclass(frozen=True, slots=True)
 class CreationLimits:
-    """Per creator; 0: no limit. Games of bots only: None no limit, 0 for the admin only."""
+    """Per creator; 0: no limit. Games of bots only: None no limit, 0 for the admin only.
+    And per client address, whoever may create: join-code guesses (JoinGame by a code)."""
 
     per_minute: int = 0
     live_games: int = 0
     bot_games_per_minute: int | None = None
+    join_code_guesses_per_minute: int = 0
 
 
 def live_key(identity: str) -> str:
@@ -61,17 +65,38 @@ class Quotas:
             await self.release(creator, game_id)
             raise
 
-    async def admit_bots_only(self, creator: Creator, game_id: str) -> None:
-        """A game its host starts with nobody seated: every seat a bot, it plays itself
-        out here, like a game created with bots only, and counts as one (its live slot
-        was taken at its creation)."""
+    async def admit_bots_only(self, creator: Creator, game_id: str, refusal: str = "") -> None:
+        """A game that becomes one of bots only: its host starts it with nobody seated,
+        or a bot takes over its last player's seat (its player asked, or its turn clock
+        did). It then plays itself out here, like a game created with bots only, and
+        counts as one, once (its live slot was taken at its creation). `refusal`: what
+        to tell a creator who may have none (PERMISSION_DENIED)."""
         if creator.is_admin:
             return
         if self.limits.bot_games_per_minute == 0:
             raise permission_denied(
-                "Only the admin may start a game whose every seat would be a bot: wait for a player."
+                refusal or "Only the admin may start a game whose every seat would be a bot: wait for a player."
             )
         await self._take_rate(creator, game_id, bots_only=True)
+
+    async def guess_join_code(self, client: str) -> None:
+        """Counts one JoinGame by a join code from `client` (an address identity); past
+        the rate, RESOURCE_EXHAUSTED (HTTP 429 with Retry-After): a code is a short
+        secret, and this rate is what makes guessing one pointless (join_codes.py)."""
+        rate = self.limits.join_code_guesses_per_minute
+        if not rate:
+            return
+        with store_errors():
+            admission = await self._store.admit(
+                f"join-code-guesses:{client}", uuid.uuid4().hex, rate, self._now_ms(), WINDOW_MS
+            )
+        if not admission.admitted:
+            raise resource_exhausted(
+                "JOIN_CODE_RATE",
+                f"join-code-guesses:{client}",
+                f"You may try {rate} join codes a minute: try again in a little while.",
+                admission.retry_after_ms if admission.retry_after_ms is not None else WINDOW_MS,
+            )
 
     async def _take_rate(self, creator: Creator, game_id: str, *, bots_only: bool) -> None:
         limits = self.limits

@@ -75,7 +75,8 @@ class ClientAddresses:
     def __init__(self, trusted_proxies: Sequence[Network] = ()) -> None:
         self._trusted = tuple(trusted_proxies)
 
-    def _trusted_address(self, address: Address | None) -> bool:
+    def trusted(self, address: Address | None) -> bool:
+        """Whether `address` is one of the proxies trusted to tell the client's."""
         return address is not None and any(address in network for network in self._trusted)
 
     def client(self, origin: Origin) -> Address | None:
@@ -84,7 +85,7 @@ class ClientAddresses:
         everything left of it, it can). None: no address is known."""
         chain = [*origin.forwarded_for, origin.peer]
         address = _address(chain.pop())
-        while self._trusted_address(address) and chain:
+        while self.trusted(address) and chain:
             address = _address(chain.pop())
         return address
 

@@ -23,7 +23,7 @@ from service.app.model.live import LiveGame, LiveGames
 from service.app.model.seeding import SETUP, game_rng
 from service.app.model.snapshots import checkpoints, passes
 from service.app.model.stored import store_errors
-from service.app.moves.steps import Step, play_bots, stamp
+from service.app.moves.steps import Step, play_bots, serialized, stamp
 from service.app.observe import request_context
 from service.app.observe.metrics import Metrics
 from service.app.online.clocks import validate_clock
@@ -81,6 +81,10 @@ class Games:
         self._creation = creation
         self.quotas = quotas
         self._online = online
+
+    def client_identity(self) -> str:
+        """The current caller as its address tells it ("ip:<address>", IPv6 by /64)."""
+        return self._creation.addresses.identity(current_origin())
 
     async def creator(self, token: str) -> Creator:
         """Who creates a game with this token (the admin, or whoever the policy says)."""
@@ -150,7 +154,7 @@ class Games:
                 kept = dealt if passes(0, len(payloads), every) else None
                 steps = [Step(None, None, list(payloads), kept), *bot_steps]
             events = await stamp(live, 0, steps, "", now, engine.status(state).finished)
-            stored = [e.SerializeToString() for e in events]
+            stored = await serialized(events)
             if events:
                 live.moved(events, stored, state, now)
             await self.store_new_game(live, stored, now)

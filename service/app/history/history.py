@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
+from google.rpc import error_details_pb2
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
@@ -99,6 +100,8 @@ class History:
         from_version = max(request.from_version, 1)
         ended = live.status.finished and from_version > live.version
         if not ended:
+            if from_version > live.version + 1:  # now too, so that HTTP answers it as a status
+                raise _past_the_end(live, from_version)
             self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
         return EventStream(_visible(self.follow(live, viewer, from_version, request.locale)), ended)
 
@@ -114,8 +117,8 @@ class History:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
         generation = live.seat_generation(seat) if seat is not None else 0
-        if from_version > live.version + 1:  # the caller was given versions the store does not have
-            raise versions_lost(live.version + 1, from_version - 1, live.version, "from_version")
+        if from_version > live.version + 1:
+            raise _past_the_end(live, from_version)
         self._admit(live, viewer)
         game_id = live.game_id
         counted = viewer.role is Role.SPECTATOR
@@ -187,6 +190,17 @@ async def _visible(
                 yield redacted
     finally:
         await events.aclose()  # at once, not when collected: its follower's place is freed
+
+
+def _past_the_end(live: LiveGame, from_version: int) -> ServiceError:
+    """A follower asking past the game's end: in a game that lost versions in a failover,
+    versions it may have been given that the store lost; in any other, versions that
+    never were: OUT_OF_RANGE."""
+    if live.losses:
+        return versions_lost(live.version + 1, from_version - 1, live.version, "from_version")
+    description = f"The game has {live.version} events: from_version is at most {live.version + 1}."
+    violation = error_details_pb2.BadRequest.FieldViolation(field="from_version", description=description)
+    return ServiceError(Code.OUT_OF_RANGE, description, [error_details_pb2.BadRequest(field_violations=[violation])])
 
 
 def _left(event: game_pb2.Event, seat: int) -> bool:

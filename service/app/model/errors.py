@@ -30,6 +30,7 @@ class Code(enum.Enum):
     RESOURCE_EXHAUSTED = (8, 429)
     FAILED_PRECONDITION = (9, 400)
     ABORTED = (10, 409)
+    OUT_OF_RANGE = (11, 400)
     INTERNAL = (13, 500)
     UNAVAILABLE = (14, 503)
     DATA_LOSS = (15, 500)

@@ -37,7 +37,7 @@ from service.app.model.errors import Code, ServiceError
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.snapshots import checkpoints
 from service.app.model.stored import store_errors
-from service.app.moves.steps import Step, stamp
+from service.app.moves.steps import Slices, Step, serialized, stamp
 from service.app.observe import tracing
 from service.app.observe.metrics import Metrics
 from service.app.views.views import STATUS_NAMES, status_code, summary, summary_bytes
@@ -178,8 +178,9 @@ class Appends:
         now = self._now_ms()
         finished = live.engine.status(decision.state).finished
         events = await stamp(live, base, decision.steps, decision.command_id, now, finished)
-        stored = [event.SerializeToString() for event in events]
-        label, game_summary = self._summary(live, decision, events, now)
+        stored = await serialized(events)
+        ahead = await preview(live, events) if decision.changes_table else None
+        label, game_summary = self._summary(live, decision, ahead, len(events), now)
         # Before the append: a follower may be handed these events before it returns.
         live.traced_move = tracing.this_move(base + 1, base + len(events))
         try:
@@ -203,7 +204,10 @@ class Appends:
         if result.replayed:  # the key was stored already (here, or on another process)
             live.traced_move = None
             return Appended([], result.first_version, result.last_version, replayed=True)
-        live.moved(events, stored, decision.state, now)
+        if ahead is not None and live.version == base:
+            _take(live, ahead, stored)  # the change as previewed: its events are not folded twice
+        else:
+            live.moved(events, stored, decision.state, now)
         self._games.keep_snapshots(live, checkpoints(decision.steps, result.first_version, stored))
         await self._on_moved(live, base)
         if finished:
@@ -212,22 +216,34 @@ class Appends:
         return Appended(events, result.first_version, result.last_version)
 
     @staticmethod
-    def _summary(live: LiveGame, decision: Decision, events: Sequence[game_pb2.Event], now: int) -> tuple[str, bytes]:
-        """The game's status label and summary for listings once `events` are stored. A
-        change of the table is previewed on a copy of the game (the seats change too);
-        a move keeps the seats and reuses their encoding (views.summary_bytes)."""
-        if decision.changes_table:
-            ahead = preview(live, events)
+    def _summary(live: LiveGame, decision: Decision, ahead: LiveGame | None, count: int, now: int) -> tuple[str, bytes]:
+        """The game's status label and summary for listings once the decision's `count`
+        events are stored. A change of the table is previewed on a copy of the game
+        (`ahead`: the seats change too); a move keeps the seats and reuses their
+        encoding (views.summary_bytes)."""
+        if ahead is not None:
             return STATUS_NAMES[status_code(ahead.status, ahead.table.started)], summary(ahead).SerializeToString()
         status = live.engine.status(decision.state)
         label = STATUS_NAMES[status_code(status)]
-        return label, summary_bytes(live, status, live.version + len(events), now)
+        return label, summary_bytes(live, status, live.version + count, now)
 
 
-def preview(live: LiveGame, events: Sequence[game_pb2.Event]) -> LiveGame:
-    """The game as it will be once `events` are stored (the live game is left alone)."""
+async def preview(live: LiveGame, events: Sequence[game_pb2.Event]) -> LiveGame:
+    """The game as it will be once `events` are stored (the live game is left alone),
+    handing the event loop back in a long chain (a take-over playing a game out)."""
     ahead = LiveGame(live.record, live.engine, live.state, live.version, live.updated_at_ms)
     ahead.table, ahead.losses, ahead.event_limit = live.table.clone(), list(live.losses), live.event_limit
+    slices = Slices()
     for event in events:
         ahead.apply(event)
+        await slices.tick()
     return ahead
+
+
+def _take(live: LiveGame, ahead: LiveGame, stored: Sequence[bytes]) -> None:
+    """The live game moves on to its preview once its events are stored (what
+    LiveGame.moved would fold again, event by event): state, table, losses."""
+    first = live.version + 1
+    live.state, live.version, live.updated_at_ms = ahead.state, ahead.version, ahead.updated_at_ms
+    live.table, live.losses = ahead.table, ahead.losses
+    live.mark(first, stored)

@@ -32,6 +32,22 @@ MAX_BOT_MOVES = 100_000
 BOT_SLICE_SECONDS = 0.002
 
 
+class Slices:
+    """A long loop's turns: `await slices.tick()` at each step hands the event loop back
+    once BOT_SLICE_SECONDS have passed since the last time, so that other requests are
+    served while the loop runs (a chain of bot moves, its events wrapped or folded)."""
+
+    __slots__ = ("_ends",)
+
+    def __init__(self) -> None:
+        self._ends = time.perf_counter() + BOT_SLICE_SECONDS
+
+    async def tick(self) -> None:
+        if time.perf_counter() > self._ends:
+            await asyncio.sleep(0)  # let other requests in
+            self._ends = time.perf_counter() + BOT_SLICE_SECONDS
+
+
 @dataclass(slots=True)
 class Step:
     """One command's worth of events: a player's command or a bot's; or, with no seat,
@@ -115,7 +131,7 @@ async def play_bots(
     if not (live.table.bots if bots is None else bots) and version < live.limit:
         return state, []  # no bot to play, and the limit not reached: nothing follows (bot_step)
     steps: list[Step] = []
-    slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+    slices = Slices()
     after_steps = state
     for after_steps, step in _bot_chain(live, state, version, bots):
         after = version + len(step.payloads)
@@ -123,9 +139,7 @@ async def play_bots(
             step.state = after_steps
         steps.append(step)
         version = after
-        if time.perf_counter() > slice_ends:
-            await asyncio.sleep(0)  # let other requests in
-            slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+        await slices.tick()
     return after_steps, steps
 
 
@@ -138,11 +152,9 @@ async def stamp(
     engine = live.engine
     recorded_at = timestamp(now_ms)
     events: list[game_pb2.Event] = []
-    slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+    slices = Slices()
     for step in steps:
-        if time.perf_counter() > slice_ends:
-            await asyncio.sleep(0)
-            slice_ends = time.perf_counter() + BOT_SLICE_SECONDS
+        await slices.tick()
         for index, payload in enumerate(step.payloads):
             version += 1
             if isinstance(payload, game_pb2.TableEvent):  # around the table, not in the game
@@ -161,3 +173,13 @@ async def stamp(
     if events:
         events[-1].game_over = finished
     return events
+
+
+async def serialized(events: Sequence[game_pb2.Event]) -> list[bytes]:
+    """The events as stored, handing the event loop back in a long chain."""
+    slices = Slices()
+    stored = []
+    for event in events:
+        stored.append(event.SerializeToString())
+        await slices.tick()
+    return stored

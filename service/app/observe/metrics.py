@@ -93,6 +93,19 @@ class Metrics:
             "(1000: normal; 4000 + a gRPC status code: an error, e.g. 4008 a client reading too slowly).",
             "code",
         )
+        self.connections_refused = make.counter(
+            "ludotheque_connections_refused_total",
+            "Connections refused on arrival, by port (http, grpc) and limit (per_client: too many from one "
+            "address; total: as many as the server holds).",
+            "port",
+            "reason",
+        )
+        self.connections_cut = make.counter(
+            "ludotheque_connections_cut_total",
+            "gRPC connections the server closed with a GOAWAY for abuse, by what they did "
+            "(resets: streams reset or refused faster than --grpc-max-resets).",
+            "reason",
+        )
 
     def _moves(self, make: _Make) -> None:
         """Commands and how their appends went."""

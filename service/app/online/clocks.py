@@ -26,6 +26,8 @@ from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2
 
+from service.app.access.creators import recorded_creator
+from service.app.access.limits import Quotas
 from service.app.model.errors import Code, ServiceError, invalid_argument
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.stored import store_errors
@@ -107,7 +109,9 @@ class ClockWorker:
         coordination: Coordination,
         metrics: Metrics,
         now_ms: Callable[[], int],
+        quotas: Quotas,
     ) -> None:
+        self._quotas = quotas
         self._games = games
         self._changes = changes
         self._schedule = schedule
@@ -192,6 +196,20 @@ class ClockWorker:
             self._metrics.labelled(self._metrics.take_overs, kind, "missed_turns").inc()
         return 1
 
+    async def _may_leave(self, live: LiveGame, seat: int) -> bool:
+        """Whether a bot may keep the seat: always, unless it is the last player's and its
+        creator may not have a game of bots only (limits.py). Then the stand-in plays each
+        of the seat's turns as they time out, no more: the clock paces the game."""
+        if live.table.clocked != [seat]:
+            return True
+        try:
+            await self._quotas.admit_bots_only(recorded_creator(live.record.created_by), live.game_id)
+        except ServiceError as refused:
+            if refused.code not in (Code.PERMISSION_DENIED, Code.RESOURCE_EXHAUSTED):
+                raise
+            return False
+        return True
+
     async def _timeout(self, live: LiveGame, version: int) -> Change | None:
         """The seat's time ran out at `version`: its stand-in plays its turn."""
         clock = live.table.clock
@@ -205,7 +223,11 @@ class ClockWorker:
         changes = [table_event(timed_out=game_pb2.TurnTimedOut(seat=seat, missed_turns=missed))]
         bots = dict(table.bots)
         turn: dict[int, str] = {seat: stand_in}
-        if clock.settings.take_over_after and missed >= clock.settings.take_over_after:
+        if (
+            clock.settings.take_over_after
+            and missed >= clock.settings.take_over_after
+            and await self._may_leave(live, seat)
+        ):
             reason = game_pb2.TAKE_OVER_REASON_MISSED_TURNS
             changes.append(table_event(taken_over=game_pb2.SeatTakenOver(seat=seat, bot=stand_in, reason=reason)))
             bots[seat] = stand_in

@@ -1,10 +1,15 @@
 """Join codes: the short codes players type (or read aloud) to join a game with open
 seats, in place of its identifier.
 
-Six characters from an alphabet without the look-alikes 0/O, 1/I/L, nor U (30^6,
-about 729 million codes); case, spaces and dashes do not matter when typed. A code is
-claimed in the store for its game (a claim is atomic: two games never get the same
-code) and lasts a week. It is not a token: it only lets a player take an open seat."""
+Ten characters from an alphabet without the look-alikes 0/O, 1/I/L, nor U: 30^10, about
+5.9 × 10^14 codes; case, spaces and dashes do not matter when typed. A code is claimed in
+the store for its game (a claim is atomic: two games never get the same code) and lasts a
+week. It is not a token: it only lets a player take an open seat, and it answers only
+while its game waits for players (an unknown code, and the code of a game that started or
+ended, get the same NOT_FOUND). Guesses are limited per client address (Quotas.
+guess_join_code, --join-code-rate): at 30 a minute, one address tries 15.8 million codes
+a year, and with 100,000 games waiting at once a guess finds one with odds of 1 in 5.9
+billion: about 375 years of guessing per game found (docs/SECURITY.md)."""
 
 from __future__ import annotations
 
@@ -17,7 +22,7 @@ from service.app.model.stored import store_errors
 from service.store.base import Coordination
 
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTVWXYZ"
-LENGTH = 6
+LENGTH = 10
 LIFETIME_MS = 7 * 24 * 3600 * 1000
 _SHAPE = re.compile(f"^[{ALPHABET}]{{{LENGTH}}}$")
 _IGNORED = re.compile(r"[\s-]")

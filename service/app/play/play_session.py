@@ -57,8 +57,13 @@ async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: st
     live, viewer = await app.open_game(join.game_id, token, join.known_version)
     async with app.attend(live, viewer) as sightings:  # the seat is online while the session lasts
         session = _Session(app, live, viewer, token, join, sightings)
-        async for response in session.run(requests):
-            yield response
+        responses = session.run(requests)
+        try:
+            async for response in responses:
+                yield response
+        finally:
+            # Closed before the presence watch is (its task reads it), and in this task.
+            await responses.aclose()  # type: ignore[attr-defined]
 
 
 async def _join(app: GameApp, requests: AsyncIterator[api.PlayRequest]) -> api.PlayJoin:
@@ -230,8 +235,9 @@ class _Session:
                 await self.out.put(api.PlayResponse(result=await self._play(request)))
         except ServiceError as error:  # an unreadable request ends the session
             await self.out.put(error)
-        finally:
-            await self.out.put(None)  # the client is done: so is the session
+        # The client is done: so is the session. (Not when cancelled: the session is
+        # over then, and nobody reads a queue that may be full.)
+        await self.out.put(None)
 
     async def _play(self, request: api.PlayRequest) -> api.PlayResult:
         if request.WhichOneof("message") != "command":

@@ -19,7 +19,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
 from service.app.access.auth import TokenAuthority
-from service.app.access.creators import ADMIN_CREATOR, ADMIN_IDENTITY, Creator
+from service.app.access.creators import ADMIN_CREATOR, recorded_creator
 from service.app.access.viewers import Viewers
 from service.app.games.games import Games, validate_age, validate_bot, validate_name
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
@@ -68,7 +68,7 @@ class Seating:
         name = validate_name(request.name, "name")
         if request.HasField("age"):
             validate_age(request.age, "age")
-        live = await self._game(request.game_id)
+        live = await self._game(request.game_id, token)
         validate_bot(request.stand_in, "stand_in", live.engine)
         if token and not self._tokens.is_admin(token) and not self._tokens.is_host(live.game_id, token):
             seated = self._viewers.in_game(live, token)  # a token of another game: UNAUTHENTICATED
@@ -158,8 +158,7 @@ class Seating:
         validate_bot(bot, "bot", live.engine)
         if all(seat.open or seat.bot for seat in live.table.seats) and not live.table.started:
             # Nobody seated: a game of bots only, which creation limits (limits.py).
-            record = live.record
-            creator = ADMIN_CREATOR if admin else Creator(record.created_by, record.created_by == ADMIN_IDENTITY)
+            creator = ADMIN_CREATOR if admin else recorded_creator(live.record.created_by)
             await self._creator.quotas.admit_bots_only(creator, live.game_id)
 
         async def decide(live: LiveGame) -> Change:
@@ -224,7 +223,7 @@ class Seating:
                 spec.age = seat.age
         # Created for the finished game's creator (their quotas count it), without asking
         # the creation policy: the caller's seat of the finished game is their right to it.
-        creator = Creator(record.created_by, is_admin=record.created_by == ADMIN_IDENTITY)
+        creator = recorded_creator(record.created_by)
         try:
             await self._creator.create(again, creator, Viewer.spectator(), rematch_id)
         except GameExists:
@@ -235,18 +234,29 @@ class Seating:
                 await self._online.presence.notify(live.game_id)  # its Play sessions hear of it
         return await self._games.load(rematch_id)
 
-    async def _game(self, game_id_or_code: str) -> LiveGame:
-        """The game named by its identifier or by its join code."""
-        game_id = await self._online.join_codes.game_of(game_id_or_code)
+    async def _game(self, game_id_or_code: str, token: str) -> LiveGame:
+        """The game named by its identifier, or by its join code while it waits for its
+        players. Every code that does not find such a game gets the same answer (so a
+        guess tells nothing of started, finished or deleted games), and the codes tried
+        are counted per client address: past --join-code-rate a minute, 429."""
+        code = normalized(game_id_or_code)
+        if code is None:
+            return await self._games.load(game_id_or_code)
+        if not self._tokens.is_admin(token):
+            await self._creator.quotas.guess_join_code(self._creator.client_identity())
+        game_id = await self._online.join_codes.game_of(code)
         try:
-            return await self._games.load(game_id or game_id_or_code)
+            live = await self._games.load(game_id or game_id_or_code)
         except ServiceError as error:
-            code = normalized(game_id_or_code)
-            if error.code is Code.NOT_FOUND and code is not None:
-                raise ServiceError(
-                    Code.NOT_FOUND, f"No game has the join code {code!r} (a code lasts a week)."
-                ) from None
-            raise
+            if error.code is not Code.NOT_FOUND:
+                raise
+            live = None
+        if live is None or (game_id is not None and live.table.started):
+            raise ServiceError(
+                Code.NOT_FOUND,
+                f"No game waits for players with the join code {code!r} (a code lasts a week, until its game starts).",
+            )
+        return live
 
     async def _shown(self, live: LiveGame, viewer: Viewer, locale: str) -> game_pb2.Game:
         game = game_message(live, viewer, locale, self._now_ms())

@@ -1,7 +1,12 @@
 """Use cases of bots standing in for players: a bot takes a seat over (its player asked,
 or the turn clock did after missed turns: clocks.py) and hands it back when the player
 returns. Both are table events (SeatTakenOver, SeatHandedBack), so a replay knows who
-played each move; a bot that takes over the seat whose turn it is plays at once."""
+played each move; a bot that takes over the seat whose turn it is plays at once.
+
+A bot that takes over the last player's seat leaves a game of bots only, which then plays
+itself out in this call: it counts as a game of bots only for the creation limits
+(limits.py: --bot-game-rate; none but the admin's by default), so a take-over is no way
+around them."""
 
 from __future__ import annotations
 
@@ -11,6 +16,8 @@ from collections.abc import Callable
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
+from service.app.access.creators import ADMIN_CREATOR, recorded_creator
+from service.app.access.limits import Quotas
 from service.app.access.viewers import Viewers
 from service.app.games.games import validate_bot
 from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
@@ -22,6 +29,10 @@ from service.app.observe.metrics import Metrics
 from service.app.online.online import Online
 from service.app.views.views import game_message
 
+LAST_PLAYER = (
+    "A bot may not take the last player's seat: the game would be one of bots only, which only the admin may have."
+)
+
 
 class TakeOvers:
     def __init__(
@@ -32,7 +43,9 @@ class TakeOvers:
         now_ms: Callable[[], int],
         changes: TableChanges,
         online: Online,
+        quotas: Quotas,
     ) -> None:
+        self._quotas = quotas
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
@@ -54,6 +67,9 @@ class TakeOvers:
             _check_playing(live)
             if table.seats[seat].taken_over_by == bot:
                 return None  # so it is already
+            if table.clocked == [seat]:  # the last player's: a game of bots only from now on
+                creator = ADMIN_CREATOR if viewer.is_admin else recorded_creator(live.record.created_by)
+                await self._quotas.admit_bots_only(creator, live.game_id, LAST_PLAYER)
             reason = game_pb2.TAKE_OVER_REASON_REQUESTED
             change = table_event(taken_over=game_pb2.SeatTakenOver(seat=seat, bot=bot, reason=reason))
             bots = {**table.bots, seat: bot}
