@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support.redis import redis_cluster, redis_server
@@ -28,3 +29,14 @@ settings.register_profile(
 )
 settings.register_profile("thorough", parent=settings.get_profile("ci"), max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("nemesis", "the nemesis test (tests/nemesis)")
+    group.addoption(
+        "--nemesis-minutes",
+        type=float,
+        default=0.0,
+        help="minutes of faults per configuration (default: the short schedule CI runs)",
+    )
+    group.addoption("--nemesis-seed", type=int, default=28, help="the seed of the schedule of faults")

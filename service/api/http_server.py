@@ -101,6 +101,8 @@ def build_http_app(
             await app.ready()
         except ServiceError as error:
             return web.json_response({"status": "not ready", "reason": error.message}, status=503)
+        if app.degraded:  # ready, but some shards cannot take writes (their games are UNAVAILABLE)
+            return web.json_response({"status": "ready", "degraded": app.degraded})
         return web.json_response({"status": "ready"})
 
     web_app.router.add_get("/openapi.json", openapi)

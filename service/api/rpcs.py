@@ -70,17 +70,20 @@ def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
     if missing:
         raise RuntimeError(f"no use case for {sorted(missing)}")
     return {
-        name: use_case if SERVICE.methods_by_name[name].client_streaming else _speaking(use_case)
+        name: use_case if SERVICE.methods_by_name[name].client_streaming else _speaking(app, use_case)
         for name, use_case in table.items()
     }
 
 
-def _speaking(use_case: Any) -> Any:
-    """The use case, its errors told in the request's language (ServiceError.locale)."""
+def _speaking(app: GameApp, use_case: Any) -> Any:
+    """The use case, its errors told in the request's language (ServiceError.locale),
+    with the caller's claim to know a version of the game (`known_version`) heard."""
 
     async def call(request: Message, token: str) -> Any:
         try:
-            return await use_case(request, token)
+            known = getattr(request, "known_version", 0)
+            with app.claiming(getattr(request, "game_id", ""), known, token):
+                return await use_case(request, token)
         except ServiceError as error:
             error.locale = getattr(request, "locale", "")
             raise

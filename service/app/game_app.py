@@ -26,7 +26,7 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES
-from service.app.access.auth import TokenAuthority
+from service.app.access.auth import BadToken, TokenAuthority
 from service.app.access.creators import CreationPolicy, OpenCreation
 from service.app.access.limits import CreationLimits, Quotas
 from service.app.access.origins import ClientAddresses
@@ -39,6 +39,7 @@ from service.app.keeping.losses import Losses
 from service.app.keeping.retention import Retention, RetentionPolicy
 from service.app.logs.log_replay import LogReplays
 from service.app.logs.logs import Logs
+from service.app.model import claims
 from service.app.model.errors import unavailable
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
@@ -46,6 +47,7 @@ from service.app.moves.append import Appends
 from service.app.moves.moves import Moves
 from service.app.moves.table_changes import TableChanges
 from service.app.observe.metrics import Metrics
+from service.app.observe.readiness import StoreWatch
 from service.app.online.clocks import ClockWorker
 from service.app.online.online import Online
 from service.app.online.presence import Sighting
@@ -116,12 +118,14 @@ class GameApp:
         self.metrics = metrics = metrics or Metrics()
         self.now_ms = now_ms = world.now_ms
         self.unready_reason = ""  # why the last readiness check failed
+        self.degraded = ""  # the shards that could not take writes at the last readiness check, while others did
+        self.store_watch = StoreWatch(store, settings.memory_threshold)
         policy = settings.retention
         presence_ttl_ms = int(settings.presence_ttl * 1000)
         self.online = online = Online(store.coordination, now_ms, metrics, presence_ttl_ms)
         self.viewers = viewers = Viewers(tokens, seen=online.presence.seen)
         snapshots = Snapshots(store, metrics, settings.snapshot_interval)
-        losses = Losses(metrics, now_ms, policy)
+        self.losses = losses = Losses(metrics, now_ms, policy)
         limits = settings.event_limit_per_kind()
         self.live = live = LiveGames(store, metrics, settings.cache_size, snapshots, limits, losses.reconcile)
         quotas = Quotas(store, settings.limits, now_ms)
@@ -145,14 +149,35 @@ class GameApp:
         self.takeovers = TakeOvers(live, viewers, metrics, now_ms, changes, online, quotas)
         self.clocks = ClockWorker(live, changes, online.schedule, store.coordination, metrics, now_ms, quotas)
         self._background: list[asyncio.Task[None]] = []
+        self._rechecking: asyncio.Task[int] | None = None  # the cached games checked after a failover
         self._stopping = asyncio.Event()
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
-    async def open_game(self, game_id: str, token: str) -> tuple[LiveGame, Viewer]:
-        """The live game and who the token stands for in it."""
-        live = await self.live.load(game_id)
+    async def open_game(self, game_id: str, token: str, known_version: int = 0) -> tuple[LiveGame, Viewer]:
+        """The live game and who the token stands for in it (`known_version`: the
+        highest version the caller says it was given, as `claiming`)."""
+        with self.claiming(game_id, known_version, token):
+            live = await self.live.load(game_id)
         return live, self.viewers.in_game(live, token)
+
+    def claiming(self, game_id: str, known_version: int, token: str) -> contextlib.AbstractContextManager[None]:
+        """The caller's claim to have been given `known_version` of the game, for the
+        request's duration (model/claims.py), if its token is one of the game's (a
+        seat's, of any generation, its host's) or the admin's; else nothing."""
+        if not known_version or not game_id or not token or not self._vouches(game_id, token):
+            return contextlib.nullcontext()
+        return claims.claiming(game_id, known_version)
+
+    def _vouches(self, game_id: str, token: str) -> bool:
+        tokens = self.tokens
+        if tokens.is_admin(token) or tokens.is_host(game_id, token):
+            return True
+        try:
+            tokens.seat_claim(game_id, token)
+        except BadToken:
+            return False
+        return True
 
     async def catch_up(self, live: LiveGame, version: int) -> None:
         """Brings the live game to `version`, which a follower has seen stored. When a
@@ -214,32 +239,40 @@ class GameApp:
     # --- the process --------------------------------------------------------------
 
     async def start(self) -> None:
-        """Starts the background work: presence, and the turn clocks' worker."""
+        """Starts the background work: presence, the turn clocks' worker, and recording
+        the losses of history found and not recorded yet."""
         await self.online.presence.start()
         interval = self.settings.clock_interval
         self._background.append(asyncio.create_task(self.clocks.run(interval, self._stopping)))
+        self._background.append(asyncio.create_task(self.losses.keep_recording(self.live, self._stopping)))
 
     async def stop(self) -> None:
         self._stopping.set()
         await self.online.presence.stop()
-        for task in self._background:
+        tasks = [*self._background, *([self._rechecking] if self._rechecking is not None else [])]
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._background, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
         self._background.clear()
 
     async def ready(self) -> None:
-        """Raises ServiceError(UNAVAILABLE) unless every shard of the store takes writes
-        now and none uses more than the settings' memory threshold of its limit."""
-        health = await self.store.health()
-        threshold = self.settings.memory_threshold
-        problems = health.problems + [
-            f"{shard.name}: {shard.memory_used:.0%} of its memory limit in use"
-            for shard in health.shards
-            if shard.writable and shard.memory_used > threshold
-        ]
-        self.unready_reason = "; ".join(problems)
-        if problems:
-            raise unavailable(f"The event store cannot take writes: {self.unready_reason}")
+        """Raises ServiceError(UNAVAILABLE) unless this server should get calls: some
+        shard of the store takes writes (the others are `degraded`: their games answer
+        UNAVAILABLE). Answers from the store's health as last probed (`check_store`,
+        every second in a server), within 200 ms (observe/readiness.py)."""
+        view = await self.store_watch.current()
+        self.unready_reason, self.degraded = ("", view.degraded) if view.ready else (view.problems, "")
+        if not view.ready:
+            raise unavailable(f"The event store cannot take writes: {view.problems}")
+
+    async def check_store(self) -> None:
+        """Probes the store's health now, for readiness to answer from. Masters that
+        changed (a failover, which may have lost versions of any game) make every
+        cached game be checked against the store, in the background (LiveGames.recheck)."""
+        before = self.store_watch.shards
+        await self.store_watch.probe()
+        if before and self.store_watch.shards != before and (self._rechecking is None or self._rechecking.done()):
+            self._rechecking = asyncio.create_task(self.live.recheck(), name="recheck-cached-games")
 
     async def drain(self) -> None:
         """Waits for the work under way in the background (snapshot writes)."""

@@ -41,8 +41,9 @@ from service.store import open_store
 log = logging.getLogger("ludotheque")
 
 SERVICE_NAME = SERVICE.full_name
-# Readiness is checked every second: with the store's one-second timeout, a Redis that
-# stops answering makes the server NOT_SERVING within about two seconds.
+# The store is probed every second (readiness answers from the last probe): with the
+# store's one-second timeout, a Redis that stops answering makes the server NOT_SERVING
+# within about two seconds.
 READINESS_INTERVAL = 1.0
 
 
@@ -308,15 +309,25 @@ async def _watch_readiness(
     health_servicer: health.aio.HealthServicer,
     last: health_pb2.HealthCheckResponse.ServingStatus.ValueType,
 ) -> None:
-    """Reports SERVING while the store answers, NOT_SERVING while it does not."""
+    """Probes the store every second, for readiness to answer from at once (gRPC health
+    and /readyz): SERVING while some shard takes writes, NOT_SERVING while none does.
+    A shard that cannot, while others can, is logged (its games answer UNAVAILABLE)."""
+    degraded = app.degraded
     while True:
         await asyncio.sleep(READINESS_INTERVAL)
+        await app.check_store()
         status = await _readiness(app)
         if status != last:
             serving = status == health_pb2.HealthCheckResponse.SERVING
             log.warning("readiness: %s", "serving" if serving else f"not serving: {app.unready_reason}")
             await _set_health(health_servicer, status)
             last = status
+        if app.degraded != degraded:
+            if app.degraded:
+                log.warning("readiness: serving, but part of the store cannot take writes: %s", app.degraded)
+            elif status == health_pb2.HealthCheckResponse.SERVING:
+                log.warning("readiness: every shard of the store takes writes again")
+            degraded = app.degraded
 
 
 async def serve(config: Config, announce: Callable[[str], None] | None = None, *, reuse_port: bool = False) -> None:

@@ -65,13 +65,30 @@ class InvalidCursor(StoreError):
         self.cursor = cursor
 
 
+class GameLost(GameNotFound):
+    """The store no longer has a game it once had and did not delete: it was created
+    (the store's listing still files it) and lost with a failed node (a Redis failover
+    that promoted a replica which never received it)."""
+
+    def __init__(self, game_id: str, filed: str = "") -> None:
+        super().__init__(game_id)
+        self.args = (f"game {game_id!r} was created, but the store no longer has it",)
+        self.filed = filed  # what the listing last knew of it ("<version> <status> <kind>")
+
+
 class StoreUnavailable(StoreError):
     """The store cannot be reached now; the operation may be retried. `reason` names
-    the kind of failure for metrics (e.g. "timeout", "connection", "replicas")."""
+    the kind of failure for metrics (e.g. "timeout", "connection", "replicas");
+    `shard`, when known, the part of the store that failed (a Redis master)."""
 
-    def __init__(self, message: str, reason: str = "unavailable") -> None:
+    def __init__(self, message: str, reason: str = "unavailable", shard: str = "") -> None:
         super().__init__(message)
         self.reason = reason
+        self.shard = shard
+
+    def __str__(self) -> str:
+        message = super().__str__()
+        return f"{message} (shard {self.shard})" if self.shard else message
 
 
 class VersionsLost(StoreError):

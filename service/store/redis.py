@@ -39,6 +39,7 @@ from service.store.base import (
     CountersChanged,
     GameExists,
     GameInfo,
+    GameLost,
     GameNotFound,
     GamePage,
     Keep,
@@ -193,7 +194,7 @@ class RedisStore(RedisRetention, RedisSets):
                 await self.index.file(game_id, labels, int(reply[3]))
             return AppendResult(expected_version + 1, last)
         if outcome == b"missing":
-            raise GameNotFound(game_id)
+            raise await self._missing(game_id)
         if outcome == b"bumped":
             raise CountersChanged(game_id)
         if outcome == b"known":
@@ -211,7 +212,7 @@ class RedisStore(RedisRetention, RedisSets):
         (StoreUnavailable when they do not confirm it in time); the version confirmed."""
         reply = await self.redis.run(TOUCH, [self.keys.meta(game_id)], [], durable=True)
         if reply[0] == b"missing":
-            raise GameNotFound(game_id)
+            raise await self._missing(game_id)
         version = int(reply[1])
         await self._confirmed(game_id, version)
         return version
@@ -234,7 +235,7 @@ class RedisStore(RedisRetention, RedisSets):
         self._check_open()
         reply = await self.redis.run(FIND_COMMAND, [self.keys.meta(game_id), self.keys.commands(game_id)], [command_id])
         if reply[0] == b"missing":
-            raise GameNotFound(game_id)
+            raise await self._missing(game_id)
         if reply[1] is None:
             return None
         return await self._applied(game_id, command_id, fingerprint, reply[1])
@@ -243,8 +244,19 @@ class RedisStore(RedisRetention, RedisSets):
         self._check_open()
         info = _game_info(game_id, await self.redis.call("HGETALL", self.keys.meta(game_id)), self.waits)
         if info is None:
-            raise GameNotFound(game_id)
+            raise await self._missing(game_id)
         return info
+
+    async def _missing(self, game_id: str) -> GameNotFound:
+        """Why the game is not there: never created, deleted (or dropped once expired:
+        either leaves the listing), or lost (GameLost: the listing index, in a slot of
+        its own, still files it; a failover lost the game's own slot). When the index
+        cannot be read, or went with the game, it cannot be told: GameNotFound."""
+        with contextlib.suppress(StoreUnavailable):
+            filed = await self.redis.call("HGET", self.keys.filed, game_id)
+            if filed is not None:
+                return GameLost(game_id, filed.decode())
+        return GameNotFound(game_id)
 
     async def read(
         self, game_id: str, from_version: int, to_version: int | None = None, *, counters_revision: int | None = None
@@ -267,7 +279,7 @@ class RedisStore(RedisRetention, RedisSets):
     async def _read(self, game_id: str, args: list[Any]) -> Any:
         reply = await self.redis.run(READ, [self.keys.meta(game_id), self.keys.events(game_id)], args)
         if reply[0] == b"missing":
-            raise GameNotFound(game_id)
+            raise await self._missing(game_id)
         if reply[0] == b"bumped":
             raise CountersChanged(game_id)
         return reply
@@ -278,14 +290,14 @@ class RedisStore(RedisRetention, RedisSets):
             "HMGET", self.keys.meta(game_id), "kind", "version", "confirmed"
         )
         if kind is None:
-            raise GameNotFound(game_id)
+            raise await self._missing(game_id)
         return int(confirmed if self.waits and confirmed is not None else version)
 
     async def bump(self, game_id: str, name: str) -> int:
         self._check_open()
         reply = await self.redis.run(BUMP, [self.keys.meta(game_id)], [name], durable=True)
         if reply[0] == b"missing":
-            raise GameNotFound(game_id)
+            raise await self._missing(game_id)
         return int(reply[1])
 
     async def list_games(
@@ -311,7 +323,7 @@ class RedisStore(RedisRetention, RedisSets):
         keys = [self.keys.meta(game_id), self.keys.snapshots(game_id)]
         reply = await self.redis.run(SNAPSHOT, keys, ["+inf" if at_most is None else at_most])
         if reply[0] == b"missing":
-            raise GameNotFound(game_id)
+            raise await self._missing(game_id)
         if not reply[1]:
             return None
         version, _, data = bytes(reply[1]).partition(b":")

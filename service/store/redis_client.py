@@ -18,6 +18,13 @@ promoted master at once.
 Nothing connects until the first command, so a server starts while Redis is down;
 redis-py reconnects by itself on the next command once Redis is back.
 
+Every connection is a `GuardedConnection`: redis-py's cluster client closes all the
+connections of a node (those in use by other commands too) when it reads the topology
+anew after a failure, and a command caught half way then failed with an AttributeError
+from redis-py's own code (`'NoneType' object has no attribute 'writelines'`: redis-py
+issues #3546 and #4287, fixed upstream by PR #4288). Here such a command fails with a
+ConnectionError, which redis-py retries on the topology read anew.
+
 On a single Redis, scripts (a move's append among them) run on connections of their
 own beside the pool's, packed and answered without redis-py's per-command machinery:
 the round trip a move makes is the cheapest the client allows.
@@ -39,7 +46,7 @@ from redis.asyncio.cluster import ClusterNode
 from redis.asyncio.connection import AbstractConnection, Connection
 from redis.asyncio.retry import Retry
 from redis.backoff import ExponentialBackoff
-from redis.crc import key_slot
+from redis.crc import REDIS_CLUSTER_HASH_SLOTS, key_slot
 from redis.exceptions import (
     ClusterDownError,
     ConnectionError,
@@ -67,6 +74,57 @@ TOPOLOGY_PAUSE = 0.05  # seconds before trying a cluster that is mid-failover ag
 # Connections of their own for scripts on a single Redis (RedisConnection.run), beside
 # the pool's (which serves the other commands): as many, made as they are needed.
 SCRIPT_CONNECTIONS = MAX_CONNECTIONS
+CLOSED_WHILE_SENDING = "the connection was closed by another task before the command was sent"
+CLOSED_WHILE_READING = "the connection was closed by another task while the reply was awaited"
+
+
+class GuardedConnection(Connection):
+    """redis-py's connection, failing with a ConnectionError (the exact class: redis-py
+    retries by exact type) instead of an AttributeError or TypeError from its innards
+    when another task closed it mid-command. A command not sent yet is safe to send
+    again; one whose reply was awaited may have run, as after any connection lost (a
+    retry of the same command id settles it, as ever)."""
+
+    async def send_packed_command(self, command: Any, check_health: bool = True) -> None:
+        try:
+            await super().send_packed_command(command, check_health)
+        except (AttributeError, TypeError) as error:
+            writer = self._writer
+            if writer is None or writer.transport.is_closing():
+                raise ConnectionError(CLOSED_WHILE_SENDING) from error
+            raise
+
+    async def read_response(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await super().read_response(*args, **kwargs)
+        except (AttributeError, TypeError) as error:
+            if not self.is_connected:
+                raise ConnectionError(CLOSED_WHILE_READING) from error
+            raise
+
+
+class Cluster(RedisCluster):
+    """redis-py's cluster client, but one that does not close every connection to every
+    node when it meets CLUSTERDOWN (or a run of MOVED answers): there it calls
+    `aclose`, which here only has the slot map read again before the next command. A
+    shard with no master answers CLUSTERDOWN for its own slots; closing the connections
+    of the shards that serve would fail their commands in flight too. `close_for_good`
+    closes the client for good."""
+
+    async def aclose(self) -> None:
+        self._initialize = True
+
+    async def close_for_good(self) -> None:
+        await super().aclose()
+
+
+def guard_cluster(client: RedisCluster) -> RedisCluster:
+    """Makes every connection `client` opens a GuardedConnection (RedisCluster takes no
+    connection class: its nodes are made from the keyword arguments kept here)."""
+    client.nodes_manager.connection_kwargs["connection_class"] = GuardedConnection
+    for node in [*client.nodes_manager.startup_nodes.values(), *client.nodes_manager.nodes_cache.values()]:
+        node.connection_class = GuardedConnection
+    return client
 
 
 class RedisConnection:
@@ -109,10 +167,19 @@ class RedisConnection:
             }
             parts = urlsplit(url)
             if parts.scheme == CLUSTER_SCHEME:
-                return RedisCluster.from_url(
-                    urlunsplit(parts._replace(scheme="redis")), max_connections=MAX_CONNECTIONS, **options
+                # A shard with no master (mid-failover, or none left to promote) leaves
+                # its slots out of the slot map: only its games fail, not every game.
+                return guard_cluster(
+                    Cluster.from_url(
+                        urlunsplit(parts._replace(scheme="redis")),
+                        max_connections=MAX_CONNECTIONS,
+                        require_full_coverage=False,
+                        **options,
+                    )
                 )
             # Bounded: a burst of calls waits for a connection instead of opening hundreds.
+            if parts.scheme == "redis":
+                options["connection_class"] = GuardedConnection
             pool = BlockingConnectionPool.from_url(url, max_connections=MAX_CONNECTIONS, timeout=timeout, **options)
             return Redis(connection_pool=pool)
 
@@ -134,14 +201,20 @@ class RedisConnection:
         """The key's cluster slot (0 for a single Redis: everything reads together)."""
         return key_slot(key.encode()) if self.is_cluster else 0
 
+    def _on_shard(self, key: Any) -> Any:
+        """Errors naming the shard of `key` (on a cluster)."""
+        if self._single is not None:
+            return unavailable_on_redis_errors()
+        return unavailable_on_redis_errors(lambda: shard_of(self.client, str(key)))
+
     async def call(self, *command: Any) -> Any:
-        with unavailable_on_redis_errors():
+        with self._on_shard(command[1]) if len(command) > 1 else unavailable_on_redis_errors():
             return await self.client.execute_command(*command)
 
     async def write(self, *command: Any) -> Any:
         """A write of one key (named by the command's first argument) that must reach the
         configured number of replicas before it counts, as `run(durable=True)`."""
-        with unavailable_on_redis_errors():
+        with self._on_shard(command[1]):
             return await self._write(command)
 
     async def call_blocking(self, *command: Any) -> Any:
@@ -154,7 +227,7 @@ class RedisConnection:
         a restarted or failed-over Redis). `durable`: a write that must reach the
         configured number of replicas before it counts."""
         command = ("EVALSHA", script.sha, len(keys), *keys, *args)
-        with unavailable_on_redis_errors():
+        with self._on_shard(keys[0]):
             try:
                 return await self._run(command, durable)
             except NoScriptError:
@@ -340,9 +413,35 @@ class RedisConnection:
     async def close(self) -> None:
         while self._kept:
             await self._kept.pop().disconnect()
-        await self.client.aclose()
-        if self.blocking is not self.client:
-            await self.blocking.aclose()
+        for client in [self.client] if self.blocking is self.client else [self.client, self.blocking]:
+            await (client.close_for_good() if isinstance(client, Cluster) else client.aclose())
+
+
+def shard_of(client: Redis | RedisCluster, key: str) -> str:
+    """The name of the master serving `key` now, as the slot map has it ("" on a single
+    Redis: there is one)."""
+    if not isinstance(client, RedisCluster):
+        return ""
+    slot = key_slot(key.encode())
+    nodes = client.nodes_manager.slots_cache.get(slot)
+    return nodes[0].name if nodes else f"slot {slot}"
+
+
+def uncovered(client: Redis | RedisCluster) -> list[tuple[int, int]]:
+    """The ranges of slots no master serves, as the slot map last read says (a shard
+    whose master died with no replica promoted yet)."""
+    if not isinstance(client, RedisCluster):
+        return []
+    served = client.nodes_manager.slots_cache
+    ranges: list[tuple[int, int]] = []
+    for slot in range(REDIS_CLUSTER_HASH_SLOTS):
+        if served.get(slot):
+            continue
+        if ranges and ranges[-1][1] == slot - 1:
+            ranges[-1] = (ranges[-1][0], slot)
+        else:
+            ranges.append((slot, slot))
+    return ranges
 
 
 def _script_connection(client: Redis) -> AbstractConnection:

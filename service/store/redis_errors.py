@@ -1,18 +1,26 @@
 """Every failure met while talking to Redis, as StoreUnavailable (UNAVAILABLE for
 clients: retryable) with a reason for the metrics, and the log lines operators read.
 
-Whatever the Redis client raises counts: besides its own errors, redis-py has been seen
-to raise an AttributeError from its own code right after a node was killed. None of it
-is the caller's fault, and a retry on a healthy topology succeeds, so none of it may
-become INTERNAL. Log lines are rate-limited per reason: a failover produces a burst of
-identical errors, and one line (with how many were folded into it) says it all."""
+Whatever the Redis client raises counts: besides its own errors, redis-py raises an
+AttributeError or a TypeError from its own code when a connection is closed under a
+command (its cluster client closes every connection of a node it gives up on, those in
+use too: redis-py issues #3546, #4287). redis_client.GuardedConnection turns those into
+ConnectionErrors where it can; any that still come out of redis-py's or asyncio's code
+about something gone (`'NoneType' object ...`) count as a connection failure too. None
+of it is the caller's fault, and a retry on a healthy topology succeeds, so none of it
+may become INTERNAL. Log lines are rate-limited per reason: a failover produces a burst
+of identical errors, and one line (with how many were folded into it) says it all."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import time
+from collections.abc import Callable
 from types import TracebackType
 
+import redis
 from redis.exceptions import (
     AskError,
     AuthenticationError,
@@ -35,6 +43,9 @@ from service.store.base import StoreUnavailable
 log = logging.getLogger("service.store.redis")
 
 LOG_EVERY = 5.0  # seconds: at most one line per reason in this time
+
+# Where a connection torn down under a command fails: redis-py's code, or asyncio's streams.
+_CLIENT_CODE = (os.path.dirname(redis.__file__) + os.sep, os.path.dirname(asyncio.__file__) + os.sep)
 
 # Reasons that a failover (or a node going away) explains.
 FAILOVER_REASONS = frozenset({"connection", "timeout", "cluster_down", "moved", "readonly", "loading", "replicas"})
@@ -64,7 +75,22 @@ def reason_of(error: BaseException) -> str:
         return "refused"
     if isinstance(error, RedisError | RedisClusterException):
         return "redis"
+    if closed_under_a_command(error):
+        return "connection"
     return "client_bug"
+
+
+def closed_under_a_command(error: BaseException) -> bool:
+    """Whether `error` is the client's code finding its connection gone mid-command: an
+    AttributeError or TypeError about None, raised inside redis-py or asyncio."""
+    if not isinstance(error, AttributeError | TypeError) or "NoneType" not in str(error):
+        return False
+    trace = error.__traceback__
+    if trace is None:
+        return False
+    while trace.tb_next is not None:
+        trace = trace.tb_next
+    return trace.tb_frame.f_code.co_filename.startswith(_CLIENT_CODE)
 
 
 class _Throttle:
@@ -101,18 +127,24 @@ def report(error: StoreUnavailable, cause: BaseException | None = None) -> None:
         log.error("Redis refused a command (%s): %s%s", error.reason, error, more)
 
 
-def unavailable(error: BaseException) -> StoreUnavailable:
-    """`error` as StoreUnavailable, logged (rate-limited)."""
+def unavailable(error: BaseException, shard: str = "") -> StoreUnavailable:
+    """`error` as StoreUnavailable (of `shard`, when known), logged (rate-limited)."""
     if isinstance(error, StoreUnavailable):
         return error
-    found = StoreUnavailable(f"Redis: {type(error).__name__}: {error}", reason_of(error))
+    found = StoreUnavailable(f"Redis: {type(error).__name__}: {error}", reason_of(error), shard)
     report(found, error)
     return found
 
 
 class _UnavailableOnRedisErrors:
     """The context of unavailable_on_redis_errors: a class, not a generator, since it
-    wraps every round trip (a generator's context manager costs several µs each)."""
+    wraps every round trip (a generator's context manager costs several µs each).
+    `shard`: names the shard a failure happened on (called only then)."""
+
+    __slots__ = ("_shard",)
+
+    def __init__(self, shard: Callable[[], str] | None = None) -> None:
+        self._shard = shard
 
     def __enter__(self) -> None:
         return None
@@ -122,16 +154,20 @@ class _UnavailableOnRedisErrors:
     ) -> None:
         if not isinstance(error, Exception):
             return  # no failure, or a cancellation: passes through
+        shard = self._shard() if self._shard is not None else ""
         if isinstance(error, StoreUnavailable):
+            if shard and not error.shard:
+                error.shard = shard
             report(error)
             return
-        raise unavailable(error) from error
+        raise unavailable(error, shard) from error
 
 
 _UNAVAILABLE_ON_REDIS_ERRORS = _UnavailableOnRedisErrors()
 
 
-def unavailable_on_redis_errors() -> _UnavailableOnRedisErrors:
-    """Any failure while talking to Redis becomes StoreUnavailable. Cancellation is
-    not a failure (it is a BaseException, not an Exception) and passes through."""
-    return _UNAVAILABLE_ON_REDIS_ERRORS
+def unavailable_on_redis_errors(shard: Callable[[], str] | None = None) -> _UnavailableOnRedisErrors:
+    """Any failure while talking to Redis becomes StoreUnavailable (naming the shard
+    `shard` names, if given). Cancellation is not a failure (it is a BaseException,
+    not an Exception) and passes through."""
+    return _UNAVAILABLE_ON_REDIS_ERRORS if shard is None else _UnavailableOnRedisErrors(shard)

@@ -4,9 +4,11 @@ readiness and the store's health metrics report.
 Each master gets a tiny write of its own (a counter under `<prefix>:probe:{<slot tag>}`,
 in a slot it serves), followed by WAIT when writes wait for replicas: a master that is
 down, frozen, read-only, out of memory, or whose replicas cannot confirm writes, is not
-writable, and neither are the games it serves. Its memory use is read from INFO memory
-(used_memory over maxmemory). A failed probe makes the cluster's slot map be read again,
-so the next probe looks at the promoted master."""
+writable, and neither are the games it serves; slots that no master serves (a shard
+whose master died, none of its replicas promoted yet) are reported as a shard of their
+own that is not writable. Its memory use is read from INFO memory (used_memory over
+maxmemory). A failed probe makes the cluster's slot map be read again, so the next
+probe looks at the promoted master."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import contextlib
 from redis.asyncio.cluster import ClusterNode
 
 from service.store.base import ShardHealth, StoreHealth, StoreUnavailable
-from service.store.redis_client import RedisConnection
+from service.store.redis_client import RedisConnection, uncovered
 from service.store.redis_errors import unavailable_on_redis_errors
 from service.store.redis_keys import Keys
 
@@ -28,6 +30,9 @@ async def probe(redis: RedisConnection, keys: Keys) -> StoreHealth:
     except StoreUnavailable as error:
         return StoreHealth([ShardHealth("redis", writable=False, problem=str(error), reason=error.reason)])
     shards = list(await asyncio.gather(*(_probe(redis, keys, *primary) for primary in primaries)))
+    for first, last in uncovered(redis.client):  # a shard with no master at all
+        name = f"slots {first}-{last}"
+        shards.append(ShardHealth(name, writable=False, problem="no Redis master serves them", reason="cluster_down"))
     if not all(shard.writable for shard in shards):
         with contextlib.suppress(StoreUnavailable), unavailable_on_redis_errors():
             await redis.refresh_topology()

@@ -39,6 +39,7 @@ ALERTS = {
     "LudothequeStoreShardUnwritable",
     "LudothequeRedisFailoverErrors",
     "LudothequeHistoryLost",
+    "LudothequeHistoryLossUnrecorded",
 }
 SEVERITIES = {"critical", "warning", "info"}
 DURATION = re.compile(r"^[0-9]+(ms|s|m|h|d)$")

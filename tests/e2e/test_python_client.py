@@ -1,7 +1,8 @@
 """The Python clients against a real server: `ludotheque.Client` and its asyncio twin
 `ludotheque.aio.Client` make the same calls, with the token, a command id per move and
-a move resent after UNAVAILABLE (played once); a Play session, blocking or async, ends
-with the game; commands and events print as people read them."""
+a move resent after UNAVAILABLE (played once), and the highest version of each game
+they were given said on every call and Play join (`known_version`); a Play session,
+blocking or async, ends with the game; commands and events print as people read them."""
 
 from __future__ import annotations
 
@@ -97,6 +98,61 @@ async def test_the_asyncio_client_plays_a_whole_game(server: ServerProcess) -> N
         streamed = [event async for event in lobby.stream(created.game_id)]  # ends after the last event
         assert [event.version for event in streamed] == [event.version for event in history]
         assert (await lobby.get_game(created.game_id)).outcome.summary
+
+
+def last_loss(game: game_pb2.Game) -> tuple[int, int]:
+    loss = game.history_losses[-1]
+    return (loss.first, loss.last)
+
+
+def test_the_blocking_client_says_the_versions_it_was_given(server: ServerProcess) -> None:
+    """It remembers the highest version of each game it was given (`known`, shared with
+    the clients with_token makes) and says it on its calls and its Play join: told of
+    versions the server's store does not hold (as another server gave them before a
+    failover lost them), the server records them lost instead of reusing them."""
+    with Client(server.target) as lobby:
+        created = lobby.create_game("mooki", ["Cléo", "Robin"])
+        game_id = created.game_id
+        player = lobby.with_token(created.seat_tokens[created.game.to_act[0]])
+        assert player.known is lobby.known and lobby.known[game_id] == created.game.version
+        played = player.submit(game_id, player.get_game(game_id).legal_commands[0])
+        assert lobby.known == {game_id: played.version}
+        lobby.known[game_id] = claimed = played.version + 2  # given by another server, then lost
+        seen = player.get_game(game_id)  # GetGame says it
+        assert last_loss(seen) == (played.version + 1, claimed) and lobby.known[game_id] == seen.version
+        lobby.known[game_id] = claimed = seen.version + 1
+        moved = player.submit(game_id, seen.legal_commands[0])  # SubmitCommand says it
+        assert moved.version > claimed + 1 and lobby.known[game_id] == moved.version
+        assert last_loss(player.get_game(game_id)) == (claimed, claimed)
+        lobby.known[game_id] = claimed = moved.version + 1
+        with player.play(game_id, from_version=claimed) as session:  # the Play join says it
+            told = next(session)
+        assert told.events[0].history_loss.last == claimed and lobby.known[game_id] >= told.events[-1].version
+
+
+@async_test
+async def test_the_asyncio_client_says_the_versions_it_was_given_too(server: ServerProcess) -> None:
+    async with aio.Client(server.target) as lobby:
+        created = await lobby.create_game("mooki", ["Cléo", "Robin"])
+        game_id = created.game_id
+        player = lobby.with_token(created.seat_tokens[created.game.to_act[0]])
+        assert player.known is lobby.known and lobby.known[game_id] == created.game.version
+        lobby.known[game_id] = claimed = created.game.version + 1
+        page = await player.list_events(game_id)  # ListEvents says it
+        assert page.events[-1].history_loss.last == claimed and lobby.known[game_id] == page.version
+        lobby.known[game_id] = claimed = page.version + 1
+        replayed = await player.replay(game_id)  # ReplayGame says it
+        assert replayed.version > claimed and lobby.known[game_id] == replayed.version
+        lobby.known[game_id] = claimed = replayed.version + 1
+        async for event in player.stream(game_id, from_version=claimed):  # StreamEvents says it
+            if event.version > claimed:  # the notice, after the version lost
+                break
+        assert event.history_loss.last == claimed and lobby.known[game_id] == event.version
+        lobby.known[game_id] = claimed = event.version + 1
+        async with player.play(game_id, from_version=claimed) as session:  # the Play join says it
+            told = await session.__anext__()
+        assert told.events[0].history_loss.last == claimed and lobby.known[game_id] >= told.events[-1].version
+        assert last_loss(await player.get_game(game_id)) == (claimed, claimed)
 
 
 def held_then_released(proxy: CuttingProxy) -> threading.Thread:

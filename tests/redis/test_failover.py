@@ -19,6 +19,7 @@ from typing import TypeVar
 import grpc
 import pytest
 from google.rpc import error_details_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from ludotheque import Client
 from ludotheque.client import error_status
 from ludotheque.v1 import game_pb2
@@ -115,6 +116,13 @@ def test_a_lagging_failover_is_noticed_and_the_game_goes_on_without_reusing_a_lo
         doomed.stop(signal.SIGKILL)
         cluster.wait_promoted(replica)
         promoted = time.monotonic() - killed
+        # No one calls: the server sees the masters change and checks the games it holds.
+        wait_until(
+            lambda: metric(server, "ludotheque_history_losses_total") == len(game_ids),
+            15,
+            "the server to record the losses by itself",
+        )
+        recorded = time.monotonic() - killed
 
         game_id = game_ids[0]
         last_acknowledged = acknowledged[game_id][-1][1]
@@ -155,7 +163,8 @@ def test_a_lagging_failover_is_noticed_and_the_game_goes_on_without_reusing_a_lo
         print(
             f"\nlagging failover, WAIT 0: {sum(len(m) for m in acknowledged.values())} moves acknowledged "
             f"after the cut on {len(game_ids)} games; replica promoted {promoted:.1f} s after the kill; "
-            f"the first game moved again {moving_again:.1f} s after it"
+            f"the losses recorded {recorded:.1f} s after it, with no call; the first game moved again "
+            f"{moving_again:.1f} s after it"
         )
 
     # Another server, started afresh, sees the same history and goes on from it.
@@ -166,6 +175,38 @@ def test_a_lagging_failover_is_noticed_and_the_game_goes_on_without_reusing_a_lo
         assert move is not None
         assert play_move(client, move, tokens[game_ids[0]]) > before[-1].version
         assert history(fresh.target, game_ids[0])[: len(before)] == before
+
+
+def test_a_game_whose_creation_was_lost_with_its_master_answers_data_loss(cluster: RedisClusterNodes) -> None:
+    """WAIT 0: a game created (and acknowledged) while its master's replica lagged is
+    lost with the master. Its players are told so (DATA_LOSS, GAME_LOST), not that
+    there is no such game: the listing index, on another shard, still files it."""
+    index = cluster.master_of("ludo:index:{index}:games")
+    masters = [cluster.node(port) for port, node in cluster.topology().items() if "master" in node.flags]
+    doomed = next(node for node in masters if node.port != index.port)
+    replica = cluster.replica_of(doomed)
+    with running_server(env={"LUDOTHEQUE_STORE": cluster.url}) as server:
+        client = Client(server.target, retries=0, timeout=5)
+        cluster.cut_replication(doomed)
+        lost = next(
+            game
+            for game in iter(lambda: client.create_game("mooki", seats("mooki", humans=2)), None)
+            if cluster.master_of(f"ludo:{{{game.game_id}}}:meta") == doomed
+        )
+        player = client.with_token(lost.seat_tokens[lost.game.to_act[0]])
+        command = player.get_game(lost.game_id).legal_commands[0]
+        doomed.stop(signal.SIGKILL)
+        cluster.wait_promoted(replica)
+        with pytest.raises(grpc.RpcError) as told:
+            until_available(lambda: player.get_game(lost.game_id))
+        assert told.value.code() == grpc.StatusCode.DATA_LOSS, told.value
+        assert error_reason(told.value) == "GAME_LOST" and "lost" in told.value.details()
+        with pytest.raises(grpc.RpcError) as playing:
+            player.submit(lost.game_id, command)
+        assert playing.value.code() == grpc.StatusCode.DATA_LOSS
+        with pytest.raises(grpc.RpcError) as never:
+            client.get_game("no-such-game")
+        assert never.value.code() == grpc.StatusCode.NOT_FOUND  # a game never created is still not found
 
 
 def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_retry_counts_once(
@@ -206,12 +247,34 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         assert client.replay(game_id).version == before
         assert watched == []
 
+        elsewhere = next(  # a game another shard holds
+            game
+            for game in iter(lambda: client.create_game("mooki", seats("mooki", humans=2)), None)
+            if cluster.master_of(f"ludo:{{{game.game_id}}}:meta") != doomed
+        )
         doomed.stop(signal.SIGKILL)
         cluster.wait_promoted(replica)
-        # A shard that cannot confirm writes (its only replica is gone) makes the server unready, and says which.
-        wait_until(lambda: Rest(server.http).get("/readyz").status == 503, 10, "readiness to fail")
-        assert f"127.0.0.1:{replica.port}" in Rest(server.http).get("/readyz").body.decode()
-        assert metric(server, f'ludotheque_store_shard_writable{{shard="127.0.0.1:{replica.port}"}}') == 0
+        # A shard that cannot confirm writes (its only replica is gone) is named by
+        # readiness, which holds (the other shards serve): this pod stays in its Service.
+        shard = f"127.0.0.1:{replica.port}"
+
+        def degraded() -> bool:
+            answer = Rest(server.http).get("/readyz")
+            return answer.status == 200 and shard in answer.json.get("degraded", "")
+
+        wait_until(degraded, 10, "readiness to name the shard")
+        assert metric(server, f'ludotheque_store_shard_writable{{shard="{shard}"}}') == 0
+        with grpc.insecure_channel(server.target) as channel:
+            check = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)
+        assert check.status == health_pb2.HealthCheckResponse.SERVING
+        asked = time.monotonic()
+        assert Rest(server.http).get("/readyz").status == 200 and time.monotonic() - asked < 0.2
+        # Its games' moves answer UNAVAILABLE, naming it; the other shards' games move on.
+        with pytest.raises(grpc.RpcError) as refused:
+            play_move(client, move, tokens)
+        assert refused.value.code() == grpc.StatusCode.UNAVAILABLE and shard in refused.value.details()
+        other = next_move(client, elsewhere.game_id, list(elsewhere.seat_tokens), rng)
+        assert other is not None and play_move(client, other, list(elsewhere.seat_tokens)) >= 2
         doomed.start()  # it comes back as the replica of the promoted node
         cluster.wait_replicating(doomed)
         ready = time.monotonic()
@@ -224,7 +287,7 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         assert watched[0].version == before + 1 and watched[0].command_id == move.command_id
         assert not client.get_game(game_id).history_losses  # nothing acknowledged was lost
         assert writable_again < 2.0, writable_again
-        wait_until(lambda: Rest(server.http).get("/readyz").status == 200, 10, "readiness to come back")
+        wait_until(lambda: "degraded" not in Rest(server.http).get("/readyz").json, 10, "every shard to serve")
         print(f"\nWAIT 1 failover: writes on the shard went through {writable_again:.2f} s after its replica was back")
 
 

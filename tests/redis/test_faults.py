@@ -171,7 +171,10 @@ def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate
             assert unknown.value.code() == grpc.StatusCode.UNAVAILABLE
             wait_until(lambda: health(server) == NOT_SERVING, 5, "the server to report not serving")
             noticed = time.monotonic() - frozen
+            asked = time.monotonic()  # answered from the last probe, not by waiting for a frozen Redis
             assert Rest(server.http).get("/readyz").status == 503
+            readyz = time.monotonic() - asked
+            assert readyz < 0.2, readyz
         finally:
             own_redis.process.send_signal(signal.SIGCONT)
         wait_until(lambda: health(server) == SERVING, 10, "the server to serve again")
@@ -189,4 +192,5 @@ def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate
         assert answered < 2.0 and noticed < 2.5, (answered, noticed)
         print(
             f"\nfrozen Redis: the move answered UNAVAILABLE after {answered:.2f} s, NOT_SERVING after {noticed:.2f} s"
+            f" (/readyz answered in {readyz * 1000:.0f} ms)"
         )

@@ -11,6 +11,8 @@ import asyncio
 import contextlib
 import shutil
 import signal
+import uuid
+from typing import Any
 
 import pytest
 from google.rpc import error_details_pb2
@@ -21,6 +23,7 @@ from engines.contract import Viewer
 from service.app import GameApp
 from service.app.model.errors import Code, ServiceError
 from service.app.views.views import legal_commands
+from service.store.base import StoreUnavailable
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, create_game, events, new_app, play_first_moves
@@ -229,3 +232,143 @@ async def test_a_stream_given_versions_the_store_then_lost_ends_saying_which(own
         )
         assert f"versions {kept + 1} to {known}" in ended.value.message
         assert losses(await get(app, game)) == [(kept + 1, known, False)]
+
+
+async def acknowledged_events(app: GameApp, game: api.CreateGameResponse) -> dict[int, bytes]:
+    """Every event of the game as stored now, by version (what its players were told)."""
+    return {event.version: event.SerializeToString() for event in await events(app, game.game_id)}
+
+
+def assert_nothing_reused(history: list[game_pb2.Event], told: dict[int, bytes], kept: int, known: int) -> None:
+    """Versions up to `kept` are what was acknowledged; kept+1..known are placeholders of
+    the loss (never other moves); the notice follows them."""
+    assert [e.version for e in history] == list(range(1, len(history) + 1))
+    for event in history[:kept]:
+        assert event.SerializeToString() == told[event.version]
+    for event in history[kept:known]:
+        assert event.HasField("history_loss") and not event.HasField("command"), event.version
+    assert history[known].history_loss.last == known  # the notice
+
+
+def cached_move(app: GameApp, game: api.CreateGameResponse) -> tuple[api.SubmitCommandRequest, str]:
+    """A move of the seat to act in the game as the server has it cached, and its token."""
+    cached = app.live.cached(game.game_id)
+    assert cached is not None
+    seat = cached.engine.status(cached.state).to_act[0]
+    command = legal_commands(cached.engine, cached.state, Viewer.player(seat))[0]
+    move = api.SubmitCommandRequest(game_id=game.game_id, command=command, command_id=uuid.uuid4().hex)
+    return move, game.seat_tokens[seat]
+
+
+@pytest.mark.parametrize("recorded_by", ["the next move", "the background"])
+@async_test
+async def test_a_loss_the_store_refuses_to_record_is_kept_until_it_is_and_no_version_is_reused(
+    own_redis: RedisServer, recorded_by: str
+) -> None:
+    """The store is found behind while it refuses every write (out of memory: reads
+    still answer), so the loss cannot be recorded. It is not forgotten: the game answers
+    UNAVAILABLE (moves too) instead of going on from what the store has, its cached
+    state may even be dropped, and once the store takes writes again the loss is
+    recorded (by the next move, or by the server in the background) before any
+    version is given again."""
+    async with redis_stores(own_redis.url) as (store,):
+        app = app_on(store)
+        game = await create_game(app)
+        kept = await play_first_moves(app, game, 2)
+        saved = snapshot(own_redis, store, game.game_id)
+        known = await play_first_moves(app, game, 3)
+        told = await acknowledged_events(app, game)
+        restore(own_redis, saved)
+        own_redis.command("CONFIG", "SET", "maxmemory", 1)  # every write refused from now on
+        try:
+            with pytest.raises(ServiceError) as reading:
+                await get(app, game)  # finds the store behind; recording fails
+            assert reading.value.code is Code.UNAVAILABLE
+            assert metric(app, "ludotheque_history_losses_unrecorded") == 1
+            move, token = cached_move(app, game)  # on what the store has
+            with pytest.raises(ServiceError) as moving:
+                await app.moves.submit(move, token)
+            assert moving.value.code is Code.UNAVAILABLE
+            app.live.forget(game.game_id)  # the cache forgets the game; the loss stays owed
+        finally:
+            own_redis.command("CONFIG", "SET", "maxmemory", 0)
+        if recorded_by == "the next move":
+            assert (await app.moves.submit(move, token)).version > known + 1
+        else:
+            await app.start()
+            try:
+                deadline = asyncio.get_running_loop().time() + 10
+                while (await store.info(game.game_id)).version <= known:  # nobody calls: the server records it
+                    assert asyncio.get_running_loop().time() < deadline, "the loss was never recorded"
+                    await asyncio.sleep(0.02)
+            finally:
+                await app.stop()
+            assert (await app.moves.submit(move, token)).version > known + 1
+        assert losses(await get(app, game)) == [(kept + 1, known, False)]
+        assert_nothing_reused(await events(app, game.game_id), told, kept, known)
+        assert metric(app, "ludotheque_history_losses_unrecorded") == 0
+
+
+@async_test
+async def test_recording_a_loss_tries_again_through_a_failure_of_the_store(
+    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The store fails once while the loss is written (a failover's failures come in
+    bursts): the recording tries again in the same call, which answers."""
+    async with redis_stores(redis_server.url) as (store,):
+        app = app_on(store)
+        game = await create_game(app)
+        kept = await play_first_moves(app, game, 2)
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play_first_moves(app, game, 2)
+        told = await acknowledged_events(app, game)
+        restore(redis_server, saved)
+        append, failed = store.append, list[object]()
+
+        async def failing_once(game_id: str, *args: Any, **kwargs: Any) -> Any:
+            if str(args[2]).startswith("system/history-loss") and not failed:
+                failed.append(args[2])
+                raise StoreUnavailable("Redis: ConnectionError: Connection closed by server.", "connection")
+            return await append(game_id, *args, **kwargs)
+
+        store.append = failing_once  # type: ignore[method-assign]
+        assert losses(await get(app, game)) == [(kept + 1, known, False)]
+        assert failed and "recording a loss failed" in caplog.text
+        assert_nothing_reused(await events(app, game.game_id), told, kept, known)
+
+
+@async_test
+async def test_a_server_that_never_saw_the_lost_versions_records_them_when_a_player_says_it_was_given_them(
+    redis_server: RedisServer,
+) -> None:
+    """The server that acknowledged the lost versions is gone (restarted, or its
+    players moved to another): a fresh server finds nothing wrong with the store, but a
+    player says which version it was given (`known_version`), and the fresh server
+    records the loss instead of giving those numbers to other moves. A spectator's
+    claim (no token of the game) is not believed, nor one far past what a failover
+    could lose; a client that says nothing is where it was before."""
+    async with redis_stores(redis_server.url, 2) as (store, fresh_store):
+        gone = app_on(store)
+        game = await create_game(gone)
+        kept = await play_first_moves(gone, game, 2)
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play_first_moves(gone, game, 3)
+        told = await acknowledged_events(gone, game)
+        restore(redis_server, saved)
+        fresh = app_on(fresh_store)  # never cached the game
+
+        async def claim(token: str, version: int) -> game_pb2.Game:
+            request = api.GetGameRequest(game_id=game.game_id, known_version=version)
+            with fresh.claiming(game.game_id, version, token):
+                return await fresh.games.get_game(request, token)
+
+        assert (await claim("", known)).version == kept  # a spectator: not believed
+        assert (await claim(game.seat_tokens[0], kept + 2000)).version == kept  # past what a failover loses
+        assert not (await get(fresh, game)).history_losses
+        seen = await claim(game.seat_tokens[1], known)  # a player: believed
+        assert losses(seen) == [(kept + 1, known, False)] and seen.version == known + 1
+        assert_nothing_reused(await events(fresh, game.game_id), told, kept, known)
+        assert metric(fresh, "ludotheque_history_losses_total", kind="mooki", reused="false") == 1
+        # Over Play too: the join says it (here, nothing past what the store now has).
+        live, _ = await fresh.open_game(game.game_id, game.seat_tokens[0], known)
+        assert live.version == known + 1

@@ -342,13 +342,15 @@ async def test_memory_pressure_fails_readiness_and_is_a_gauge(own_redis: RedisSe
         await app.ready()
         used = int(own_redis.command("INFO", "memory")["used_memory"])  # type: ignore[index]
         own_redis.command("CONFIG", "SET", "maxmemory", int(used / 0.95))  # about 95% in use
+        await app.check_store()  # (a server does every second; readiness answers from the last look)
         with pytest.raises(ServiceError) as unready:
-            await app.ready()
+            await app.ready()  # its only shard is nearly full: nowhere left to write
         assert unready.value.code is Code.UNAVAILABLE and "memory" in unready.value.message
         ratio = metrics.registry.get_sample_value("ludotheque_store_memory_used_ratio", {"shard": "redis"})
         assert ratio is not None and 0.9 < ratio < 1.0
         assert metrics.registry.get_sample_value("ludotheque_store_shard_writable", {"shard": "redis"}) == 1
         own_redis.command("CONFIG", "SET", "maxmemory", 0)
+        await app.check_store()
         await app.ready()
 
 

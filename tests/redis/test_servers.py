@@ -13,6 +13,7 @@ from ludotheque import Client
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_service_pb2
 
+from service.store.redis_keys import Keys
 from tests.support.games import assert_replays_cleanly, history, next_move, play_move, played_command_ids, seats
 from tests.support.redis import RedisServer
 from tests.support.server import ServerProcess, watched_server
@@ -106,3 +107,45 @@ def test_a_stream_ticket_is_spent_on_every_server_at_once(two_servers: tuple[Ser
         with pytest.raises(grpc.RpcError) as refused:
             next(iter(on_first.stub.StreamEvents(request)))
         assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED
+
+
+def test_a_player_moving_to_a_server_that_never_saw_the_lost_versions_has_them_recorded(
+    own_redis: RedisServer,
+) -> None:
+    """The Python client remembers the highest version it was given and sends it
+    (`known_version`): the store loses versions a server acknowledged (here its keys put
+    back as they were, as a lagging failover leaves them), the player goes on with
+    another server, which never saw them, and that server records the loss instead of
+    giving the lost numbers to the player's next move. A client that says nothing
+    would have its next move numbered over a version it was shown."""
+    keys = Keys("ludo")
+    env = {"LUDOTHEQUE_STORE": own_redis.url}
+    with watched_server(env=env) as first, watched_server(env=env) as second:
+        player = Client(first.target, retries=0)
+        created = player.create_game("mooki", seats("mooki", humans=2))
+        game_id, tokens = created.game_id, list(created.seat_tokens)
+        rng = random.Random(7)
+        for _ in range(2):
+            move = next_move(player, game_id, tokens, rng)
+            assert move is not None
+            play_move(player, move, tokens)
+        kept = player.known[game_id]
+        saved = {name: own_redis.command("DUMP", name) for name in keys.of_game(game_id)}
+        for _ in range(3):
+            move = next_move(player, game_id, tokens, rng)
+            assert move is not None
+            play_move(player, move, tokens)
+        known = player.known[game_id]
+        assert known == kept + 3
+        for name, dump in saved.items():  # the store loses the last three moves
+            own_redis.command("DEL", name)
+            if dump is not None:
+                own_redis.command("RESTORE", name, 0, dump)
+        unaware = Client(second.target, retries=0)  # says nothing: the store looks fine to it
+        assert unaware.get_game(game_id).version == kept
+        moved = Client(second.target, retries=0, known=player.known)  # the same player, on another server
+        game = moved.with_token(tokens[0]).get_game(game_id)
+        (loss,) = game.history_losses
+        assert (loss.first, loss.last, loss.reused) == (kept + 1, known, False)
+        move = next_move(moved, game_id, tokens, rng)
+        assert move is not None and play_move(moved, move, tokens) > known + 1

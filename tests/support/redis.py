@@ -17,7 +17,7 @@ import signal
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,9 +162,9 @@ class RedisClusterNodes:
     def alive(self) -> list[RedisServer]:
         return [node for node in self.nodes if node.process is not None]
 
-    def topology(self) -> dict[int, ClusterNode]:
-        """Port -> what the cluster says of that node, as a live node sees it."""
-        listing = _bytes(self.alive()[0].command("CLUSTER", "NODES")).decode()
+    def topology(self, via: RedisServer | None = None) -> dict[int, ClusterNode]:
+        """Port -> what the cluster says of that node, as a live node (`via`) sees it."""
+        listing = _bytes((via or self.alive()[0]).command("CLUSTER", "NODES")).decode()
         found: dict[int, ClusterNode] = {}
         for line in listing.splitlines():
             # <id> <ip:port@bus> <flags> <master> <ping-sent> <pong-recv> <epoch> <link> <slot>...
@@ -234,15 +234,26 @@ def _link_up(replica: RedisServer) -> bool:
 
 
 @contextmanager
-def running_cluster(masters: int = 3, replicas: int = 0, node_timeout_ms: int = 5000) -> Iterator[RedisClusterNodes]:
-    """A real Redis Cluster of `masters` primaries, each with `replicas` replicas. A
-    short `node_timeout_ms` makes failures detected, and replicas promoted, quickly."""
+def running_cluster(
+    masters: int = 3,
+    replicas: int = 0,
+    node_timeout_ms: int = 5000,
+    *,
+    extra_replicas: Sequence[int] = (),
+    options: Sequence[str] = (),
+) -> Iterator[RedisClusterNodes]:
+    """A real Redis Cluster of `masters` primaries, each with `replicas` replicas, and
+    `extra_replicas[i]` more for the i-th master (the one serving the i-th range of
+    slots). A short `node_timeout_ms` makes failures detected, and replicas promoted,
+    quickly. `options`: more of redis-server's, for every node."""
     nodes: list[RedisServer] = []
+    added = sum(extra_replicas)
     options = [
         *("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
         *("--cluster-node-timeout", str(node_timeout_ms)),
+        *options,
     ]
-    if replicas:
+    if replicas or added:
         options += [
             *("--user", REPLICATION_USER, "on", f">{REPLICATION_PASSWORD}", "~*", "&*", "+@all"),
             *("--masteruser", REPLICATION_USER, "--masterauth", REPLICATION_PASSWORD),
@@ -275,12 +286,14 @@ def running_cluster(masters: int = 3, replicas: int = 0, node_timeout_ms: int = 
                 START_TIMEOUT,
                 f"the cluster to be ready on port {node.port}",
             )
-        if replicas:
+        _add_replicas(cluster, extra_replicas, options)
+        if replicas or added:
 
             def replicas_known() -> list[int]:
                 return [n.port for n in cluster.topology().values() if "slave" in n.flags]
 
-            wait_until(lambda: len(replicas_known()) == masters * replicas, START_TIMEOUT, "the replicas to be known")
+            expected = masters * replicas + added
+            wait_until(lambda: len(replicas_known()) == expected, START_TIMEOUT, "the replicas to be known")
             for port in replicas_known():
                 cluster.wait_replicating(cluster.node(port))
         yield cluster
@@ -288,6 +301,29 @@ def running_cluster(masters: int = 3, replicas: int = 0, node_timeout_ms: int = 
         for node in nodes:
             node.stop(signal.SIGKILL)
             shutil.rmtree(node.directory, ignore_errors=True)
+
+
+def _add_replicas(cluster: RedisClusterNodes, extra: Sequence[int], options: list[str]) -> None:
+    """Adds `extra[i]` replicas to the master of the i-th range of slots."""
+    first = cluster.nodes[0]
+    masters = sorted(
+        (node for node in cluster.topology().values() if "master" in node.flags),
+        key=lambda node: min(int(span.partition("-")[0]) for span in node.slots if not span.startswith("[")),
+    )
+    for master, count in zip(masters, extra, strict=False):
+        for _ in range(count):
+            node = RedisServer(Path(tempfile.mkdtemp(prefix="ludotheque-redis-cluster-")), free_port(10000), options)
+            cluster.nodes.append(node)
+            node.start()
+            subprocess.run(
+                [
+                    *("redis-cli", "--cluster", "add-node", f"127.0.0.1:{node.port}", f"127.0.0.1:{first.port}"),
+                    *("--cluster-slave", "--cluster-master-id", master.node_id),
+                ],
+                check=True,
+                capture_output=True,
+                timeout=60,
+            )
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@
 // "@ludotheque/client/react".
 
 export * from "./ludotheque.js";
+export * from "./known.js";
 export * from "./logs.js";
 export * from "./session.js";
 export * from "./seats.js";

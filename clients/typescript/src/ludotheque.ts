@@ -1,8 +1,9 @@
 // A thin typed wrapper over the generated GameService client: the calls a frontend
 // makes most (create a game, act for a seat, follow a game, replay it), with the
 // protocol's chores done once here: the bearer token, idempotency keys and retries,
-// resuming a followed game after a dropped connection, and a W3C `traceparent` on
-// every call.
+// resuming a followed game after a dropped connection, a W3C `traceparent` on every
+// call, and saying the highest version of each game it was given (`knownVersion`,
+// known.ts).
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
@@ -11,6 +12,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { PreconditionFailureSchema, RequestInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 import { newCommandId } from "./ids.js";
+import { type KnownVersions, MemoryKnownVersions } from "./known.js";
 import { newTraceparent, type TraceparentSource } from "./trace.js";
 import type {
   CommandSchema,
@@ -80,6 +82,10 @@ export interface LudothequeOptions {
    * your own (an OpenTelemetry context's); `false`: none. A header an interceptor of
    * yours sets wins. */
   traceparent?: TraceparentSource;
+  /** Where the highest version given of each game is kept (sent with every call about
+   * it: known.ts). Default: in memory, shared by the clients `withToken` and
+   * `withLocale` make; a web app may keep it in localStorage, across reloads. */
+  known?: KnownVersions;
 }
 
 export interface ActOptions {
@@ -132,8 +138,13 @@ export interface ReplayLogOptions extends ViewerOptions {
 export class Ludotheque {
   /** The generated client itself, for every RPC and option this wrapper leaves out. */
   readonly client: Client<typeof GameService>;
+  readonly options: LudothequeOptions;
+  /** The highest version of each game this caller (and its `withToken` siblings) was given. */
+  readonly known: KnownVersions;
 
-  constructor(readonly options: LudothequeOptions) {
+  constructor(options: LudothequeOptions) {
+    this.known = options.known ?? new MemoryKnownVersions();
+    this.options = { ...options, known: this.known };
     this.client = createClient(GameService, transportFor(options));
   }
 
@@ -164,51 +175,59 @@ export class Ludotheque {
    * `game.joinCode`; the game is then dealt once they have (or when the holder of its
    * `hostToken` starts it). `more`: the request's other fields, such as its `visibility`
    * (unlisted by default) or a turn `clock` (`{ clock: { turnSeconds: 60 } }`). */
-  createGame(
+  async createGame(
     kind: string,
     seats: SeatInit[],
     options?: GameOptionsInit,
     more: CreateGameMore = {},
   ): Promise<CreateGameResponse> {
-    return this.client.createGame({ ...more, kind, seats, options });
+    const created = await this.client.createGame({ ...more, kind, seats, options });
+    this.sawGame(created.game);
+    return created;
   }
 
   /** Takes an open seat of a game, by its id or its join code: the response holds the
    * seat's token (`withToken(joined.seatToken)` plays it). */
-  joinGame(gameIdOrCode: string, name: string, options: JoinOptions = {}): Promise<JoinGameResponse> {
-    return this.client.joinGame({ gameId: gameIdOrCode, name, ...options });
+  async joinGame(gameIdOrCode: string, name: string, options: JoinOptions = {}): Promise<JoinGameResponse> {
+    const joined = await this.client.joinGame({ gameId: gameIdOrCode, name, ...options });
+    this.sawGame(joined.game);
+    return joined;
   }
 
   /** Leaves this caller's seat before the game starts; its token then stops working. */
   async leaveGame(gameId: string): Promise<Game | undefined> {
-    return (await this.client.leaveGame({ gameId })).game;
+    return this.sawGame((await this.client.leaveGame({ gameId })).game);
   }
 
   /** The host (with the host token) or the admin: deals the game now, with `bot` (default
    * "greedy") in the seats nobody took. */
   async startGame(gameId: string, bot = ""): Promise<Game | undefined> {
-    return (await this.client.startGame({ gameId, bot })).game;
+    return this.sawGame((await this.client.startGame({ gameId, bot })).game);
   }
 
   /** The rematch of a finished game, the same for every player who asks, with this
    * caller's token in it. */
-  playAgain(gameId: string): Promise<PlayAgainResponse> {
-    return this.client.playAgain({ gameId });
+  async playAgain(gameId: string): Promise<PlayAgainResponse> {
+    const rematch = await this.client.playAgain({ gameId });
+    this.sawGame(rematch.game);
+    return rematch;
   }
 
   /** Lets a bot (default: the seat's stand-in) play this caller's seat until it is handed back. */
   async takeOverSeat(gameId: string, options: SeatOptions & { bot?: string } = {}): Promise<Game | undefined> {
-    return (await this.client.takeOverSeat({ gameId, ...options })).game;
+    return this.sawGame((await this.client.takeOverSeat({ gameId, ...options })).game);
   }
 
   /** Plays this caller's seat again after a bot took it over. */
   async handBackSeat(gameId: string, options: SeatOptions = {}): Promise<Game | undefined> {
-    return (await this.client.handBackSeat({ gameId, ...options })).game;
+    return this.sawGame((await this.client.handBackSeat({ gameId, ...options })).game);
   }
 
   /** The game as this caller sees it, with the moves it may make (`legalCommands`). */
-  getGame(gameId: string): Promise<Game> {
-    return this.client.getGame({ gameId });
+  async getGame(gameId: string): Promise<Game> {
+    const game = await this.client.getGame({ gameId, knownVersion: this.known.get(gameId) });
+    this.known.saw(gameId, game.version);
+    return game;
   }
 
   /** Plays a move for this caller's seat. A retry after `Unavailable` reuses the same
@@ -220,11 +239,14 @@ export class Ludotheque {
       commandId: options.commandId ?? newCommandId(),
       expectedVersion: options.expectedVersion,
       seat: options.seat,
+      knownVersion: this.known.get(gameId),
     };
     const retries = options.retries ?? 3;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.client.submitCommand(request);
+        const played = await this.client.submitCommand(request);
+        this.known.saw(gameId, played.version);
+        return played;
       } catch (reason) {
         const error = ConnectError.from(reason);
         if (error.code !== Code.Unavailable || attempt >= retries) throw error;
@@ -242,10 +264,12 @@ export class Ludotheque {
     let failures = 0;
     for (;;) {
       try {
-        const responses = this.client.streamEvents({ gameId, fromVersion: next }, { signal: options.signal });
+        const request = { gameId, fromVersion: next, knownVersion: this.known.get(gameId) };
+        const responses = this.client.streamEvents(request, { signal: options.signal });
         for await (const { event } of responses) {
           if (event === undefined || event.version < next) continue;
           next = event.version + 1n;
+          this.known.saw(gameId, event.version);
           failures = 0;
           yield event;
         }
@@ -261,8 +285,10 @@ export class Ludotheque {
   }
 
   /** Time travel: the game as this caller saw it at `atVersion` (default: now). */
-  replay(gameId: string, atVersion?: bigint): Promise<ReplayGameResponse> {
-    return this.client.replayGame({ gameId, atVersion });
+  async replay(gameId: string, atVersion?: bigint): Promise<ReplayGameResponse> {
+    const replayed = await this.client.replayGame({ gameId, atVersion, knownVersion: this.known.get(gameId) });
+    this.known.saw(gameId, replayed.version);
+    return replayed;
   }
 
   /** The game's log (complete for the admin; as the caller, or `options`' viewer, saw it). */
@@ -295,11 +321,17 @@ export class Ludotheque {
     const events: Event[] = [];
     let page: ListEventsResponse;
     do {
-      page = await this.client.listEvents({ gameId, fromVersion });
+      page = await this.client.listEvents({ gameId, fromVersion, knownVersion: this.known.get(gameId) });
+      this.known.saw(gameId, page.version);
       events.push(...page.events);
       fromVersion = page.nextFromVersion;
     } while (fromVersion !== 0n);
     return events;
+  }
+
+  private sawGame(game: Game | undefined): Game | undefined {
+    if (game !== undefined) this.known.saw(game.gameId, game.version);
+    return game;
   }
 }
 

@@ -17,6 +17,7 @@ import type { Command, Event, Game, GameView, Outcome, Seat, SeatClock } from ".
 import { PlayRequestSchema, PlayResponseSchema } from "./gen/ludotheque/v1/game_service_pb.js";
 import type { PlayRematch, PlayRequest, PlayResponse, PlayResult } from "./gen/ludotheque/v1/game_service_pb.js";
 import { newCommandId, randomHex } from "./ids.js";
+import { type KnownVersions, MemoryKnownVersions } from "./known.js";
 import { Ludotheque, type CommandInit } from "./ludotheque.js";
 import type { SeatStore } from "./seats.js";
 import { newTraceparent, traceIdOf, type TraceparentSource } from "./trace.js";
@@ -140,6 +141,11 @@ export interface GameSessionOptions {
    * browser cannot send headers with it). Default: one trace for the whole session,
    * `traceId`, so its server logs and traces are found by one id. `false`: none. */
   traceparent?: TraceparentSource;
+  /** Where the highest version given of each game is kept: the join and the session's
+   * reads of the game say it (`knownVersion`, known.ts), whichever server or call gave
+   * it, and the session notes what it is given. Default: the session's own, in memory;
+   * share a Ludotheque's `known` (or one kept in localStorage) to carry it across. */
+  known?: KnownVersions;
 }
 
 export interface PlayOptions {
@@ -211,6 +217,8 @@ export class GameSession {
   private readonly url: URL;
   private readonly WebSocketClass: WebSocketClass;
   private readonly json: boolean;
+  /** The highest version of each game given to this session (and whoever shares it). */
+  readonly known: KnownVersions;
   private readonly reader: Ludotheque;
   private game: Game | undefined; // the game as last read: its seats, viewer and outcome
   private reading: Promise<void> | undefined;
@@ -221,6 +229,7 @@ export class GameSession {
     this.url = new URL("/v1/play", options.baseUrl);
     this.url.protocol = this.url.protocol === "https:" || this.url.protocol === "wss:" ? "wss:" : "ws:";
     this.json = options.format === "json";
+    this.known = options.known ?? new MemoryKnownVersions();
     const found = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketClass }).WebSocket;
     if (found === undefined) throw new Error("no WebSocket class: pass options.WebSocket (Node 20: --experimental-websocket)");
     this.WebSocketClass = found;
@@ -233,6 +242,7 @@ export class GameSession {
       locale: options.locale,
       fetch: options.fetch,
       traceparent: () => this.nextTraceparent(),
+      known: this.known, // its reads say and note what the socket does
     });
   }
 
@@ -316,6 +326,7 @@ export class GameSession {
               gameId: this.options.gameId,
               token: this.token ?? "",
               fromVersion: this.snapshot.version + 1n,
+              knownVersion: this.known.get(this.options.gameId),
               viewUpdates: true,
               locale: this.options.locale ?? "",
               presence: this.options.presence ?? false,
@@ -414,6 +425,10 @@ export class GameSession {
 
   private receive(message: PlayResponse): void {
     const change: Change = {};
+    const gameId = this.options.gameId;
+    for (const event of message.events) this.known.saw(gameId, event.version);
+    if (message.result !== undefined) this.known.saw(gameId, message.result.version);
+    if (message.turn !== undefined) this.known.saw(gameId, message.turn.version);
     let version = this.snapshot.version;
     const fresh = message.events.filter((event) => event.version > version);
     if (fresh.length > 0) {

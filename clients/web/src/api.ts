@@ -2,14 +2,41 @@
 // origin: no CORS, and the page's CSP allows nothing else. Every call asks for the
 // page's language (descriptions of moves and events, error messages). Seat tokens live
 // in this browser's localStorage, one list per game, and never in a URL; the admin
-// token, typed into the debug panel, in sessionStorage only (gone with the tab).
+// token, typed into the debug panel, in sessionStorage only (gone with the tab). The
+// highest version of each game this browser was given goes with every call about it
+// (`known`): kept in localStorage for the games it holds a seat of, so that a server
+// whose store lost moves shown here records the loss, even after a reload.
 
-import { ConnectError, GameSession, Ludotheque } from "@ludotheque/client";
+import { ConnectError, GameSession, type KnownVersions, Ludotheque } from "@ludotheque/client";
 import { LocalizedMessageSchema } from "@ludotheque/client/gen/google/rpc/error_details_pb";
 
 import { locale } from "./i18n";
 
-const base = new Ludotheque({ baseUrl: location.origin });
+const KNOWN_KEY = (gameId: string): string => `ludotheque.known.${gameId}`;
+const seen = new Map<string, bigint>();
+
+/** The highest version of each game given to this page: in memory, and in localStorage
+ * for a game this browser holds a seat or the host token of (a spectator's is not
+ * believed by the service: no need to keep it). */
+export const known: KnownVersions = {
+  get(gameId: string): bigint {
+    let stored = 0n;
+    try {
+      stored = BigInt(localStorage.getItem(KNOWN_KEY(gameId)) ?? "0");
+    } catch {
+      stored = 0n; // not a number: as if nothing were known
+    }
+    const here = seen.get(gameId) ?? 0n;
+    return here > stored ? here : stored;
+  },
+  saw(gameId: string, version: bigint): void {
+    if (version <= (seen.get(gameId) ?? 0n)) return;
+    seen.set(gameId, version);
+    if (seats.held(gameId).length > 0 || hosts.token(gameId)) localStorage.setItem(KNOWN_KEY(gameId), version.toString());
+  },
+};
+
+const base = new Ludotheque({ baseUrl: location.origin, known });
 let current: { locale: string; service: Ludotheque } | undefined;
 
 /** The service in the page's language, as a spectator or as the holder of `token`. */
@@ -22,7 +49,7 @@ export function api(token?: string): Ludotheque {
  * in the page's language, with presence (who is connected, and the rematch once someone
  * asks for one). It reconnects and resumes by itself. */
 export function playSession(gameId: string, token?: string): GameSession {
-  return new GameSession({ baseUrl: location.origin, gameId, token, locale: locale(), presence: true });
+  return new GameSession({ baseUrl: location.origin, gameId, token, locale: locale(), presence: true, known });
 }
 
 /** A seat this browser may play: its token, from CreateGame, JoinGame, PlayAgain or ImportGame. */

@@ -13,10 +13,17 @@ past the store's last one is lost; a version the store holds under another finge
 (marks.py) was lost and its number used again by a server that did not know: the
 history forked, and the loss is recorded as `reused` (the game is damaged, and says
 so). A version older than the fingerprints kept is taken to be the same.
+
+A loss found is owed (LiveGames.owed) until it is recorded: the game answers
+UNAVAILABLE meanwhile. Recording tries a few times through the store's failures (a
+failover under way fails some calls), then leaves the loss owed: the next use of the
+game, or `keep_recording` in the background, tries again.
 See docs/DURABILITY.md."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import logging
 from collections.abc import Callable
@@ -25,7 +32,7 @@ from ludotheque.v1 import game_pb2
 
 from service.app.keeping.retention import RetentionPolicy
 from service.app.model.errors import Code, ServiceError
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGame, LiveGames, Owed
 from service.app.model.marks import Marks
 from service.app.model.stored import store_errors
 from service.app.observe.metrics import Metrics
@@ -35,6 +42,9 @@ from service.store.base import VersionConflict
 log = logging.getLogger(__name__)
 
 ATTEMPTS = 4  # others may be recording the same loss, or moving the game, meanwhile
+PAUSE = 0.05  # seconds before trying again after a failure of the store (then twice, thrice...)
+RETRY_EVERY = 0.5  # seconds between two background attempts at the losses still owed
+REPAIRING = "The game's history is being repaired after a storage failover: retry."
 # Placeholders written for one loss at most; past that, the numbers cannot all be kept
 # and the loss is recorded as reused (the game is damaged).
 MAX_PLACEHOLDERS = 10_000
@@ -46,19 +56,44 @@ class Losses:
         self._now_ms = now_ms
         self._retention = retention
 
-    async def reconcile(self, games: LiveGames, live: LiveGame, seen: int = 0) -> None:
+    async def reconcile(self, games: LiveGames, live: LiveGame, owed: Owed) -> None:
         """Rebuilds `live` from the store and records the versions the store lost of
-        what this server had (the cache, or a reader given versions up to `seen`)."""
-        known = max(live.version, seen)
-        marks = live.marks.copy()
-        for _ in range(ATTEMPTS):
-            await games.rebuild(live)
-            loss = await self._loss(games, live, marks, known)
-            if loss is None:
-                return  # nothing lost, or the loss is recorded already
-            if await self._record(games, live, loss, known):
-                return
-        raise ServiceError(Code.UNAVAILABLE, "The game's history is being repaired after a storage failover: retry.")
+        what this server had (up to `owed.known`); raises ServiceError (UNAVAILABLE)
+        when it cannot now, the loss still owed."""
+        for attempt in range(ATTEMPTS):
+            try:
+                await games.rebuild(live)
+                loss = await self._loss(games, live, owed.marks, owed.known)
+                if loss is None:
+                    return  # nothing lost, or the loss is recorded already
+                if await self._record(games, live, loss, owed.known):
+                    return
+            except ServiceError as error:
+                if error.code is not Code.UNAVAILABLE or attempt == ATTEMPTS - 1:
+                    raise
+                log.warning("game %s: recording a loss failed (%s); trying again", live.game_id, error.message)
+                await asyncio.sleep(PAUSE * (attempt + 1))
+        raise ServiceError(Code.UNAVAILABLE, REPAIRING)
+
+    async def keep_recording(self, games: LiveGames, stop: asyncio.Event) -> None:
+        """Until `stop`: tries again, every RETRY_EVERY seconds, to record the losses
+        this process found and could not record yet (whether or not anyone uses their
+        games: their players may have gone to another process)."""
+        while not stop.is_set():
+            for game_id in list(games.owed):
+                try:
+                    async with games.lock(game_id):
+                        live = games.cached(game_id)
+                        if live is None:
+                            await games.load(game_id, refresh=False)  # (records it)
+                        else:
+                            await games.settle(live)
+                except ServiceError as error:
+                    if error.code in (Code.NOT_FOUND, Code.DATA_LOSS):
+                        games.owed.pop(game_id, None)  # no game left to record it in
+                    log.debug("game %s: the loss is still not recorded: %s", game_id, error.message)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), RETRY_EVERY)
 
     async def _loss(self, games: LiveGames, live: LiveGame, marks: Marks, known: int) -> game_pb2.HistoryLoss | None:
         """What the store lost of versions 1..`known`, not yet recorded (None: nothing)."""
@@ -92,7 +127,7 @@ class Losses:
             event.recorded_at.CopyFrom(timestamp(now))
             events.append(event)
         blobs = [event.SerializeToString() for event in events]
-        live.losses.append(loss)
+        live.losses.append(loss)  # (the summary lists it)
         status = engine.status(live.state)
         label = STATUS_NAMES[status_code(status, live.table.started)]
         key = f"system/history-loss-{stored}-{known}"
@@ -111,7 +146,11 @@ class Losses:
                     after=live.head,
                 )
         except VersionConflict:
+            live.losses.remove(loss)
             return False
+        except BaseException:
+            live.losses.remove(loss)
+            raise
         live.moved(events, blobs, live.state, now)
         self._metrics.labelled(self._metrics.history_losses, engine.kind, str(loss.reused).lower()).inc()
         log.error(

@@ -32,7 +32,7 @@ from engines.registry import ENGINES
 from service.app.access.limits import Quotas
 from service.app.access.viewers import Viewers
 from service.app.model import gamelog
-from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
+from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
 from service.app.model.live import GAME_ID_PATTERN, LiveGames
 from service.app.model.stored import parse_event, store_errors
 from service.app.model.table import Table
@@ -134,6 +134,10 @@ class Retention:
                     pass  # a backlog: go on at once
             except StoreUnavailable as error:
                 log.debug("retention: %s", error)  # readiness reports the store down already
+            except ServiceError as error:
+                if error.code is not Code.UNAVAILABLE:
+                    log.exception("retention: a review failed; trying again in %.0fs", self.policy.interval)
+                log.debug("retention: %s", error.message)
             except Exception:
                 log.exception("retention: a review failed; trying again in %.0fs", self.policy.interval)
             with contextlib.suppress(TimeoutError):

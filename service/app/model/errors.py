@@ -33,6 +33,7 @@ class Code(enum.Enum):
     OUT_OF_RANGE = (11, 400)
     INTERNAL = (13, 500)
     UNAVAILABLE = (14, 503)
+    DATA_LOSS = (15, 500)
     UNAUTHENTICATED = (16, 401)
 
     @property
@@ -178,6 +179,16 @@ def versions_lost(first: int, last: int, current: int, field: str = "expected_ve
 
 def not_found(game_id: str) -> ServiceError:
     return ServiceError(Code.NOT_FOUND, f"There is no game {game_id!r}.")
+
+
+def game_lost(game_id: str) -> ServiceError:
+    """A game the store had and lost (a failover to a replica that never received it)."""
+    return ServiceError(
+        Code.DATA_LOSS,
+        f"Game {game_id!r} was created, but the event store lost it in a storage failure: "
+        "it cannot be read or played any more.",
+        [error_details_pb2.ErrorInfo(reason="GAME_LOST", domain=DOMAIN, metadata={"game_id": game_id})],
+    )
 
 
 def unauthenticated(description: str) -> ServiceError:

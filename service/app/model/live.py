@@ -6,11 +6,17 @@ The store is the truth: a refresh first checks that the store still holds the ca
 version as it was applied (its fingerprint, marks.py). When it does not (a Redis
 failover lost versions, or they were written again with other events), the game is
 rebuilt from the store and the loss recorded (losses.py): nothing is ever served or
-decided from a state the store does not have."""
+decided from a state the store does not have.
+
+A loss found is owed until it is recorded (`LiveGames.owed`, kept apart from the
+cache: evicting a game forgets nothing of it): until then every use of the game, a
+move first, records it first, and answers UNAVAILABLE while that fails, so the lost
+numbers are never given to other moves meanwhile."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import re
 import weakref
@@ -23,7 +29,8 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
-from service.app.model.errors import Code, ServiceError, invalid_argument, not_found
+from service.app.model import claims
+from service.app.model.errors import Code, ServiceError, game_lost, invalid_argument, not_found
 from service.app.model.marks import Marks
 from service.app.model.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.model.stored import parse_event, store_errors
@@ -31,7 +38,7 @@ from service.app.model.table import Table
 from service.app.observe import request_context
 from service.app.observe.metrics import Metrics
 from service.app.observe.tracing import TracedMove
-from service.store.base import CountersChanged, EventStore, GameInfo, GameNotFound, StoredEvent, head
+from service.store.base import CountersChanged, EventStore, GameInfo, GameLost, GameNotFound, StoredEvent, head
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +46,7 @@ GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # A catch-up reads at most this many snapshot intervals of events before it looks
 # for a snapshot ahead of the cached state.
 CATCH_UP_INTERVALS = 2
+RECHECKS = 32  # cached games checked at once after a failover
 
 
 def seat_counter(seat: int) -> str:
@@ -138,9 +146,20 @@ class LiveGame:
             self.head = head(stored[-1])
 
 
-# Records what the store lost of a game that someone had been given up to a version
-# (losses.Losses.reconcile): rebuilds the game from the store and records the loss.
-Reconcile = Callable[["LiveGames", LiveGame, int], Awaitable[None]]
+@dataclass(slots=True)
+class Owed:
+    """A loss this process found and has not recorded yet: the store does not hold
+    versions up to `known` as this process applied or gave them out (`marks`, the
+    fingerprints the cache had when it was found)."""
+
+    known: int
+    marks: Marks
+    recording: asyncio.Lock = field(default_factory=asyncio.Lock)  # one recording at a time
+
+
+# Records what the store lost of a game (losses.Losses.reconcile): rebuilds the game
+# from the store and records the loss owed; raises ServiceError when it cannot now.
+Reconcile = Callable[["LiveGames", LiveGame, Owed], Awaitable[None]]
 
 
 class LiveGames:
@@ -166,6 +185,8 @@ class LiveGames:
         # What to do when the store is found behind this cache (GameApp: record the loss,
         # keeping/losses.py); without it, the game is just rebuilt from the store.
         self.reconcile = reconcile
+        self.owed: dict[str, Owed] = {}  # game id -> the loss found and not yet recorded
+        self.found_behind = 0  # times the store was found behind a cached game
 
     async def load(self, game_id: str, *, refresh: bool = True) -> LiveGame:
         """The game, cached; `refresh`: with the events other processes appended."""
@@ -175,12 +196,19 @@ class LiveGames:
         live = self._cache.get(game_id)
         if live is not None:
             self._cache.move_to_end(game_id)
+            if self.owed:
+                await self.settle(live)
             if refresh:
                 await self.refresh(live)
+            known = claims.claimed(game_id)
+            if known > live.version:
+                await self.vouch(live, known)
             return live
         with store_errors():
             try:
                 info = await self.store.info(game_id)
+            except GameLost:
+                raise game_lost(game_id) from None
             except GameNotFound:
                 raise not_found(game_id) from None
         record = game_pb2.GameRecord.FromString(info.record)
@@ -206,6 +234,11 @@ class LiveGames:
             raise ServiceError(Code.FAILED_PRECONDITION, f"Game {game_id!r} cannot be replayed: {error}.") from error
         self._snapshot_if_far(live, restored)
         self.remember(live)
+        if self.owed:
+            await self.settle(live)
+        known = claims.claimed(game_id)
+        if known > live.version:
+            await self.vouch(live, known)
         return live
 
     def keep_snapshots(self, live: LiveGame, checkpoints: Sequence[Checkpoint]) -> None:
@@ -264,18 +297,98 @@ class LiveGames:
 
     async def store_behind(self, live: LiveGame, seen: int = 0) -> None:
         """The store does not hold the history `live` was built from (or that a reader
-        was given, up to `seen`): rebuild the game from the store, record the loss."""
+        was given, up to `seen`): the loss is owed from now on, and recorded (the game
+        rebuilt from the store) before anything else is done with the game; raises
+        ServiceError (UNAVAILABLE) when it cannot be recorded now."""
         self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        self.found_behind += 1
+        known = max(live.version, seen)
         log.warning(
             "game %s: the event store does not hold the versions this server had up to %d; "
             "rebuilding the game from what the store has",
             live.game_id,
-            max(live.version, seen),
+            known,
         )
-        if self.reconcile is None:
-            await self.rebuild(live)
-        else:
-            await self.reconcile(self, live, seen)
+        self.owe(live.game_id, known, live.marks)
+        await self.settle(live)
+
+    async def vouch(self, live: LiveGame, known: int) -> None:
+        """The caller was given versions up to `known`, past the cached game: another
+        process stored them (with WAIT, perhaps not shown yet: reading them confirms
+        them), or the store lost them, and the loss is recorded (as store_behind)."""
+        if known - live.version > claims.MAX_CLAIMED:
+            log.warning(
+                "game %s: a caller says it was given version %d, %d past the store's: not believed",
+                live.game_id,
+                known,
+                known - live.version,
+            )
+            return
+        await self.refresh(live)
+        if known > live.version:
+            with store_errors():
+                self.advance(live, await self.store.read(live.game_id, live.version + 1, known))
+        if known <= live.version:
+            return
+        self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        log.warning(
+            "game %s: a caller was given versions up to %d; the event store has %d: recording the loss",
+            live.game_id,
+            known,
+            live.version,
+        )
+        self.owe(live.game_id, known, live.marks)
+        await self.settle(live)
+
+    def owe(self, game_id: str, known: int, marks: Marks) -> None:
+        """Notes that the store lacks versions up to `known` of the game (`marks`: what
+        was applied of them), until the loss is recorded."""
+        owed = self.owed.get(game_id)
+        if owed is None:
+            self.owed[game_id] = Owed(known, marks.copy())
+            self._metrics.unrecorded_losses.set(len(self.owed))
+        else:  # found again before it was recorded: the fingerprints of the first finding stand
+            owed.known = max(owed.known, known)
+
+    async def settle(self, live: LiveGame) -> None:
+        """Records the loss owed of `live`'s game, if any (the game rebuilt from the
+        store); raises ServiceError (UNAVAILABLE) while it cannot be recorded."""
+        owed = self.owed.get(live.game_id)
+        if owed is None:
+            return
+        async with owed.recording:
+            if self.owed.get(live.game_id) is not owed:
+                return  # recorded meanwhile
+            if self.reconcile is None:
+                await self.rebuild(live)
+            else:
+                await self.reconcile(self, live, owed)
+            del self.owed[live.game_id]
+            self._metrics.unrecorded_losses.set(len(self.owed))
+
+    async def recheck(self) -> int:
+        """Checks every cached game against the store (a failover may have lost versions
+        of any: the one that acknowledged them is this process, which may be the only
+        one to know), RECHECKS at a time; how many were found behind (their losses
+        recorded, or owed)."""
+        before = self.found_behind
+
+        async def check(live: LiveGame) -> None:
+            async with self.lock(live.game_id):
+                with contextlib.suppress(ServiceError):  # owed if found behind; else seen at its next use
+                    await self.refresh(live)
+
+        games = list(self._cache.values())
+        for start in range(0, len(games), RECHECKS):
+            await asyncio.gather(*(check(live) for live in games[start : start + RECHECKS]))
+        found = self.found_behind - before
+        if found:
+            log.warning("after a change of the store's masters, %d cached games were found behind the store", found)
+        return found
+
+    def cached(self, game_id: str) -> LiveGame | None:
+        """The game if this process has it cached (its use unrecorded)."""
+        return self._cache.get(game_id)
 
     async def rebuild(self, live: LiveGame) -> None:
         """Builds the game's state anew from every event the store has."""

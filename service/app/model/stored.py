@@ -5,9 +5,10 @@ from __future__ import annotations
 from google.protobuf.message import DecodeError
 from ludotheque.v1 import game_pb2
 
-from service.app.model.errors import Code, ServiceError, invalid_argument, not_found, unavailable
+from service.app.model.errors import Code, ServiceError, game_lost, invalid_argument, not_found, unavailable
 from service.store.base import (
     CommandIdReused,
+    GameLost,
     GameNotFound,
     InvalidCursor,
     StoredEvent,
@@ -44,6 +45,8 @@ class store_errors:  # noqa: N801 (used as `with store_errors():`, as the functi
             raise ServiceError(
                 Code.RESOURCE_EXHAUSTED, "The event stream fell too far behind; resume from the last version received."
             ) from error
+        if isinstance(error, GameLost):
+            raise game_lost(error.game_id) from error
         if isinstance(error, GameNotFound):
             raise not_found(error.game_id) from error
         if isinstance(error, InvalidCursor):

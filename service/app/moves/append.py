@@ -6,8 +6,10 @@ Moves (a seat's command) and table changes (a join, a timeout, a take-over...) b
 hand `Appends.append` a `Decide`: an async function of the live game that returns the
 steps to store (or None: nothing to do), or raises ServiceError to refuse. The loop:
 
-1. decide on the cached game (no read of the store first: the append's compare-and-set
-   finds out when another process moved it);
+1. a loss of the game's history this process found and could not record yet is
+   recorded first (LiveGames.settle: UNAVAILABLE while it cannot be); then decide on
+   the cached game (no read of the store first: the append's compare-and-set finds
+   out when another process moved it), again if a read caught the game up meanwhile;
 2. refused: the key already stored answers its first result whatever the game is now;
    else, if the cache was behind, catch up and decide again; else the refusal stands;
 3. stamp the steps' events, then append them on `live.version` and `live.head`;
@@ -127,6 +129,8 @@ class Appends:
         let a refusal find the first answer of a request played already."""
         games = self._games
         for _ in range(self._max_retries):
+            if games.owed:  # a loss this process found and could not record yet: recorded first
+                await games.settle(live)
             base = live.version
             try:
                 with tracing.span("decide", version=base):
@@ -145,6 +149,9 @@ class Appends:
                 raise
             if decision is None:
                 return NOTHING
+            if live.version != base:  # a read of this process caught the game up meanwhile
+                recheck(live)
+                continue
             try:
                 return await self._store(live, decision)
             except VersionConflict as conflict:

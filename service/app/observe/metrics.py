@@ -162,6 +162,11 @@ class Metrics:
             "kind",
             "reused",
         )
+        self.unrecorded_losses = make.gauge(
+            "ludotheque_history_losses_unrecorded",
+            "Games whose event store this server found behind what it had acknowledged, the loss not "
+            "recorded yet (their writes are refused until it is).",
+        )
         self.redis_errors = make.counter(
             "ludotheque_redis_errors_total",
             "Failures talking to Redis, by reason (connection, timeout, cluster_down, moved, readonly, "

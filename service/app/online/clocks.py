@@ -126,6 +126,10 @@ class ClockWorker:
                 await self.fire_due()
             except StoreUnavailable as error:
                 log.debug("turn clocks: %s", error)  # the store is down: readiness says so already
+            except ServiceError as error:
+                if error.code is not Code.UNAVAILABLE:
+                    log.exception("turn clocks: the worker failed; it goes on")
+                log.debug("turn clocks: %s", error.message)  # a shard down: the store's own log says so
             except Exception:
                 log.exception("turn clocks: the worker failed; it goes on")
             with contextlib.suppress(TimeoutError):

@@ -54,7 +54,7 @@ async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: st
         if token and token != join.token:
             raise invalid_argument("join.token", "The join's token and the authorization header differ: send one.")
         token = join.token
-    live, viewer = await app.open_game(join.game_id, token)
+    live, viewer = await app.open_game(join.game_id, token, join.known_version)
     async with app.attend(live, viewer) as sightings:  # the seat is online while the session lasts
         session = _Session(app, live, viewer, token, join, sightings)
         responses = session.run(requests)

@@ -1,6 +1,7 @@
 """The asyncio client of the Ludothèque GameService: `ludotheque.Client`'s twin over
 grpc.aio, with the same calls (ludotheque/calls.py), awaited, the same tokens, retries
-and command ids.
+and command ids, and the same memory of the versions it was given (`known`, sent as
+`known_version`).
 
     import asyncio
     from ludotheque import aio
@@ -50,8 +51,11 @@ class Client(Calls, Asynchronous):
         timeout: float = 10.0,
         retries: int = 3,
         locale: str | None = None,
+        known: dict[str, int] | None = None,
     ) -> None:
         self.target = target
+        # The highest version of each game this client (and those with_token made) was given.
+        self.known = known if known is not None else {}
         self.token = token
         self.locale = locale  # descriptions and error messages in this language (accept-language)
         self.timeout = timeout
@@ -64,7 +68,13 @@ class Client(Calls, Asynchronous):
         """A client acting with `token` (a seat token, the admin token, or None for a
         spectator) over the same connection."""
         return Client(
-            self.target, token, channel=self.channel, timeout=self.timeout, retries=self.retries, locale=self.locale
+            self.target,
+            token,
+            channel=self.channel,
+            timeout=self.timeout,
+            retries=self.retries,
+            locale=self.locale,
+            known=self.known,
         )
 
     async def close(self) -> None:
@@ -98,10 +108,13 @@ class Client(Calls, Asynchronous):
     async def stream(self, game_id: str, from_version: int = 1) -> AsyncGenerator[game_pb2.Event, None]:
         """Events from `from_version`, then live ones; ends after a finished game's
         last event. Stop early with `break` (the call ends on the server too)."""
-        request = game_service_pb2.StreamEventsRequest(game_id=game_id, from_version=from_version)
+        request = game_service_pb2.StreamEventsRequest(
+            game_id=game_id, from_version=from_version, known_version=self.known_version(game_id)
+        )
         call = self.stub.StreamEvents(request, metadata=self._metadata)
         try:
             async for message in call:
+                self.saw(game_id, message.event.version)
                 yield message.event
         finally:
             call.cancel()
@@ -129,9 +142,14 @@ class Client(Calls, Asynchronous):
         `ludotheque.Client.play`: `async for message in session` (it ends with the game),
         `await session.send(command)`."""
         join = game_service_pb2.PlayJoin(
-            game_id=game_id, from_version=from_version, views=views, view_updates=view_updates, presence=presence
+            game_id=game_id,
+            from_version=from_version,
+            views=views,
+            view_updates=view_updates,
+            presence=presence,
+            known_version=self.known_version(game_id),
         )
-        return PlaySession(self.stub.Play(metadata=self._metadata), join, presence)
+        return PlaySession(self, self.stub.Play(metadata=self._metadata), join, presence)
 
 
 class PlaySession:
@@ -141,7 +159,8 @@ class PlaySession:
     presence, to hear of a rematch); `await send(command)` plays a move. Close it (or
     use `async with`) to end it sooner."""
 
-    def __init__(self, call: Any, join: game_service_pb2.PlayJoin, presence: bool) -> None:
+    def __init__(self, client: Client, call: Any, join: game_service_pb2.PlayJoin, presence: bool) -> None:
+        self._client, self._game_id = client, join.game_id
         self._call = call
         self._join: game_service_pb2.PlayJoin | None = join
         self._ending = GameEnd(presence)
@@ -170,9 +189,10 @@ class PlaySession:
         message = await self._call.read()
         if message is grpc.aio.EOF:
             raise StopAsyncIteration
+        assert isinstance(message, game_service_pb2.PlayResponse)
+        self._client.saw_play(self._game_id, message)
         if self._ending.received(message):
             await self.finish()  # the server then ends the stream: the iteration stops
-        assert isinstance(message, game_service_pb2.PlayResponse)
         return message
 
     async def finish(self) -> None:

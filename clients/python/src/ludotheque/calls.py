@@ -8,13 +8,14 @@ returns of the response. Read on a blocking client (a `Blocking`) a call is a me
 that returns it; read on an asyncio one (an `Asynchronous`), a method that returns an
 awaitable of it. Both kinds of client send the same metadata (the bearer token, the
 language) and retry a move the same way: with the same command id, so it is played at
-most once."""
+most once. Both remember the highest version of each game they were given (`known`)
+and say it on every call whose request has a `known_version`."""
 
 from __future__ import annotations
 
 import functools
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 import grpc
@@ -32,30 +33,89 @@ SeatLike = game_pb2.SeatSpec | Mapping[str, Any] | str
 RETRY_FIRST_DELAY = 0.1  # seconds before the first resend of a move, doubled each time
 
 
-class Blocking:
+class Caller:
+    """What both kinds of client remember: the highest version of each game they were
+    given (`known`: the clients `with_token` makes share it), which every call about the
+    game and the Play join say (`known_version`). A server whose store lost versions the
+    caller was shown (a Redis failover) then records the loss instead of giving their
+    numbers to other moves (docs/DURABILITY.md)."""
+
+    known: dict[str, int]
+
+    def saw(self, game_id: str, version: int) -> int:
+        """Notes that the game was at `version` (or later) as a server told it; returns it."""
+        if version > self.known.get(game_id, 0):
+            self.known[game_id] = version
+        return version
+
+    def known_version(self, game_id: str) -> int:
+        """The highest version of the game given to this caller (0: none)."""
+        return self.known.get(game_id, 0)
+
+    def saying_known(self, request: M) -> M:
+        """`request`, with the caller's known version of its game if it has the field."""
+        if "known_version" in request.DESCRIPTOR.fields_by_name:
+            about: Any = request  # a request about one game: it has a game_id
+            about.known_version = self.known_version(about.game_id)
+        return request
+
+    def saw_play(self, game_id: str, message: api.PlayResponse) -> None:
+        """Notes the versions a Play session's message gives: its events', result's, turn's."""
+        for event in message.events:
+            self.saw(game_id, event.version)
+        if message.HasField("result"):
+            self.saw(game_id, message.result.version)
+        if message.HasField("turn"):
+            self.saw(game_id, message.turn.version)
+
+
+class Blocking(Caller):
     """A blocking client's side of a call: it sends the request and waits."""
 
     def _unary(self, rpc: str, request: Message, *, retry: bool) -> Any:
         raise NotImplementedError
 
 
-class Asynchronous:
+class Asynchronous(Caller):
     """An asyncio client's side of a call: a coroutine that sends the request."""
 
     async def _unary(self, rpc: str, request: Message, *, retry: bool) -> Any:
         raise NotImplementedError
 
 
-class Call(Generic[P, R]):
-    """One unary call of the clients: `build(*args, **kwargs)` makes its request, `pick`
-    takes what the method returns from the response; `retry`: a move, resent after
-    UNAVAILABLE with its command id."""
+# The versions of games an answer gives (its request beside it): (game id, version).
+Versions = Callable[[Any, Any], Iterable[tuple[str, int]]]
 
-    def __init__(self, rpc: str, build: Callable[P, Message], pick: Callable[[Any], R], *, retry: bool = False) -> None:
+
+class Call(Generic[P, R]):
+    """One unary call of the clients: `build(*args, **kwargs)` makes its request (sent
+    with the caller's `known_version` of the game when it has the field), `pick` takes
+    what the method returns from the response; `saw`: the versions of games the answer
+    gives, which the caller remembers; `retry`: a move, resent after UNAVAILABLE with its
+    command id."""
+
+    def __init__(
+        self,
+        rpc: str,
+        build: Callable[P, Message],
+        pick: Callable[[Any], R],
+        *,
+        saw: Versions | None = None,
+        retry: bool = False,
+    ) -> None:
         self.rpc = rpc
         self.build = build
         self.pick = pick
+        self.versions = saw
         self.retry = retry
+
+    def request(self, client: Caller, *args: Any, **kwargs: Any) -> Message:
+        return client.saying_known(self.build(*args, **kwargs))
+
+    def answer(self, client: Caller, request: Message, response: Any) -> R:
+        for game_id, version in self.versions(request, response) if self.versions is not None else ():
+            client.saw(game_id, version)
+        return self.pick(response)
 
     @overload
     def __get__(self, client: Asynchronous, owner: type | None = None) -> Callable[P, Awaitable[R]]: ...
@@ -74,15 +134,17 @@ class Call(Generic[P, R]):
 
             @functools.wraps(self.build)
             async def awaited(*args: P.args, **kwargs: P.kwargs) -> R:
-                request = self.build(*args, **kwargs)
-                return self.pick(await asynchronous._unary(self.rpc, request, retry=self.retry))
+                request = self.request(asynchronous, *args, **kwargs)
+                response = await asynchronous._unary(self.rpc, request, retry=self.retry)
+                return self.answer(asynchronous, request, response)
 
             return awaited
         blocking = client
 
         @functools.wraps(self.build)
         def called(*args: P.args, **kwargs: P.kwargs) -> R:
-            return self.pick(blocking._unary(self.rpc, self.build(*args, **kwargs), retry=self.retry))
+            request = self.request(blocking, *args, **kwargs)
+            return self.answer(blocking, request, blocking._unary(self.rpc, request, retry=self.retry))
 
         return called
 
@@ -103,6 +165,21 @@ def game_of(response: Any) -> game_pb2.Game:
 
 def kinds_of(response: Any) -> list[game_kind_pb2.GameKind]:
     return list(response.kinds)
+
+
+def the_game(_request: Any, response: Any) -> Iterable[tuple[str, int]]:
+    """The version of the game an answer holds (`response.game`)."""
+    return [(response.game.game_id, response.game.version)] if response.HasField("game") else []
+
+
+def itself(_request: Any, game: game_pb2.Game) -> Iterable[tuple[str, int]]:
+    """The version of the game that is the answer."""
+    return [(game.game_id, game.version)]
+
+
+def at_version(request: Any, response: Any) -> Iterable[tuple[str, int]]:
+    """The version an answer about the request's game says it is at (`response.version`)."""
+    return [(request.game_id, response.version)]
 
 
 def should_retry(error: grpc.RpcError, attempt: int, retries: int) -> float | None:
@@ -309,20 +386,20 @@ def list_game_kinds() -> api.ListGameKindsRequest:
 class Calls:
     """The unary calls both clients make, each one line: see the functions above."""
 
-    create_game = Call("CreateGame", create_game, whole(api.CreateGameResponse))
-    join_game = Call("JoinGame", join_game, whole(api.JoinGameResponse))
-    leave_game = Call("LeaveGame", leave_game, game_of)
-    start_game = Call("StartGame", start_game, game_of)
-    play_again = Call("PlayAgain", play_again, whole(api.PlayAgainResponse))
-    take_over = Call("TakeOverSeat", take_over, game_of)
-    hand_back = Call("HandBackSeat", hand_back, game_of)
-    get_game = Call("GetGame", get_game, whole(game_pb2.Game))
+    create_game = Call("CreateGame", create_game, whole(api.CreateGameResponse), saw=the_game)
+    join_game = Call("JoinGame", join_game, whole(api.JoinGameResponse), saw=the_game)
+    leave_game = Call("LeaveGame", leave_game, game_of, saw=the_game)
+    start_game = Call("StartGame", start_game, game_of, saw=the_game)
+    play_again = Call("PlayAgain", play_again, whole(api.PlayAgainResponse), saw=the_game)
+    take_over = Call("TakeOverSeat", take_over, game_of, saw=the_game)
+    hand_back = Call("HandBackSeat", hand_back, game_of, saw=the_game)
+    get_game = Call("GetGame", get_game, whole(game_pb2.Game), saw=itself)
     list_games = Call("ListGames", list_games, whole(api.ListGamesResponse))
-    submit = Call("SubmitCommand", submit, whole(api.SubmitCommandResponse), retry=True)
-    list_events = Call("ListEvents", list_events, whole(api.ListEventsResponse))
-    replay = Call("ReplayGame", replay, whole(api.ReplayGameResponse))
+    submit = Call("SubmitCommand", submit, whole(api.SubmitCommandResponse), saw=at_version, retry=True)
+    list_events = Call("ListEvents", list_events, whole(api.ListEventsResponse), saw=at_version)
+    replay = Call("ReplayGame", replay, whole(api.ReplayGameResponse), saw=at_version)
     export_game = Call("ExportGame", export_game, lambda response: whole(game_pb2.GameLog)(response.log))
-    import_game = Call("ImportGame", import_game, whole(api.ImportGameResponse))
+    import_game = Call("ImportGame", import_game, whole(api.ImportGameResponse), saw=the_game)
     replay_log = Call("ReplayLog", replay_log, whole(api.ReplayLogResponse))
     rotate_seat_token = Call("RotateSeatToken", rotate_seat_token, lambda response: str(response.seat_token))
     delete_game = Call("DeleteGame", delete_game, lambda _: None)

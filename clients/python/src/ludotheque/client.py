@@ -15,6 +15,11 @@ UUID unless you pass one), and a call that fails with UNAVAILABLE is retried wit
 same id, so a move is never played twice. The calls themselves are written once for
 both clients, in ludotheque/calls.py.
 
+The client remembers the highest version of each game it was given (`known`, shared by
+the clients `with_token` makes) and says so on every call about that game and in the
+Play join (`known_version`): a server whose store lost versions you were shown then
+records the loss instead of giving their numbers to other moves (docs/DURABILITY.md).
+
 Playing online: leave seats open for players to join, with a turn clock:
 
     created = lobby.create_game("mooki", [{"name": "Cléo", "age": 6}, {"open": True}], clock={"turn_seconds": 60})
@@ -65,8 +70,11 @@ class Client(Calls, Blocking):
         timeout: float = 10.0,
         retries: int = 3,
         locale: str | None = None,
+        known: dict[str, int] | None = None,
     ) -> None:
         self.target = target
+        # The highest version of each game this client (and those with_token made) was given.
+        self.known = known if known is not None else {}
         self.token = token
         # The language of descriptions and error messages ("fr", "fr-CA", or an
         # Accept-Language list), sent as `accept-language` metadata; None: English.
@@ -81,7 +89,13 @@ class Client(Calls, Blocking):
         """A client acting with `token` (a seat token, the admin token, or None for a
         spectator) over the same connection."""
         return Client(
-            self.target, token, channel=self.channel, timeout=self.timeout, retries=self.retries, locale=self.locale
+            self.target,
+            token,
+            channel=self.channel,
+            timeout=self.timeout,
+            retries=self.retries,
+            locale=self.locale,
+            known=self.known,
         )
 
     def close(self) -> None:
@@ -115,10 +129,13 @@ class Client(Calls, Blocking):
     def stream(self, game_id: str, from_version: int = 1) -> Generator[game_pb2.Event, None, None]:
         """Events from `from_version`, then live ones; ends after a finished game's
         last event. Cancel by closing the iterator."""
-        request = game_service_pb2.StreamEventsRequest(game_id=game_id, from_version=from_version)
+        request = game_service_pb2.StreamEventsRequest(
+            game_id=game_id, from_version=from_version, known_version=self.known_version(game_id)
+        )
         call = self.stub.StreamEvents(request, metadata=self._metadata)
         try:
             for message in call:
+                self.saw(game_id, message.event.version)
                 yield message.event
         finally:
             call.cancel()  # the caller stopped reading: end the call on the server too
@@ -167,8 +184,14 @@ class PlaySession:
         presence: bool = False,
     ) -> None:
         self._requests: queue.SimpleQueue[game_service_pb2.PlayRequest | None] = queue.SimpleQueue()
+        self._client, self._game_id = client, game_id
         join = game_service_pb2.PlayJoin(
-            game_id=game_id, from_version=from_version, views=views, view_updates=view_updates, presence=presence
+            game_id=game_id,
+            from_version=from_version,
+            views=views,
+            view_updates=view_updates,
+            presence=presence,
+            known_version=client.known_version(game_id),
         )
         self._requests.put(game_service_pb2.PlayRequest(join=join))
         self._call = client.stub.Play(self._outgoing(), metadata=client._metadata)
@@ -190,6 +213,7 @@ class PlaySession:
 
     def __next__(self) -> game_service_pb2.PlayResponse:
         message: game_service_pb2.PlayResponse = next(self._call)
+        self._client.saw_play(self._game_id, message)
         if self._ending.received(message):
             self.finish()  # the server then ends the stream: the iteration stops
         return message

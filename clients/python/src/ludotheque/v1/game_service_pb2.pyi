@@ -128,9 +128,18 @@ class GetGameRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     GAME_ID_FIELD_NUMBER: _builtins.int
+    KNOWN_VERSION_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
+    known_version: _builtins.int
+    """The highest version of this game the caller was given, by any server (0: none
+    said). A server whose event store is behind it records those versions as lost
+    instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
+    be sure no version you were shown is ever reused. Believed from a caller with a
+    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
+    the game's own.
+    """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
     language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
@@ -140,11 +149,12 @@ class GetGameRequest(_message.Message):
         self,
         *,
         game_id: _builtins.str = ...,
+        known_version: _builtins.int = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "known_version", b"known_version", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -230,6 +240,7 @@ class SubmitCommandRequest(_message.Message):
     COMMAND_ID_FIELD_NUMBER: _builtins.int
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    KNOWN_VERSION_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -243,6 +254,14 @@ class SubmitCommandRequest(_message.Message):
     seat: _builtins.int
     """The seat to act for: must be the caller's own seat (admins: any seat).
     Unset: the caller's seat.
+    """
+    known_version: _builtins.int
+    """The highest version of this game the caller was given, by any server (0: none
+    said). A server whose event store is behind it records those versions as lost
+    instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
+    be sure no version you were shown is ever reused. Believed from a caller with a
+    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
+    the game's own.
     """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
@@ -261,11 +280,12 @@ class SubmitCommandRequest(_message.Message):
         command_id: _builtins.str = ...,
         expected_version: _builtins.int | None = ...,
         seat: _builtins.int | None = ...,
+        known_version: _builtins.int = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "expected_version", b"expected_version", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "locale", b"locale", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -355,6 +375,7 @@ class StreamEventsRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     TICKET_FIELD_NUMBER: _builtins.int
+    KNOWN_VERSION_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -368,6 +389,14 @@ class StreamEventsRequest(_message.Message):
     A ticket is good once, for its game, until it expires; otherwise
     UNAUTHENTICATED (401). Do not send a token too.
     """
+    known_version: _builtins.int
+    """The highest version of this game the caller was given, by any server (0: none
+    said). A server whose event store is behind it records those versions as lost
+    instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
+    be sure no version you were shown is ever reused. Believed from a caller with a
+    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
+    the game's own.
+    """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
     language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
@@ -379,11 +408,12 @@ class StreamEventsRequest(_message.Message):
         game_id: _builtins.str = ...,
         from_version: _builtins.int = ...,
         ticket: _builtins.str = ...,
+        known_version: _builtins.int = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "ticket", b"ticket"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale", "ticket", b"ticket"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -476,6 +506,7 @@ class ListEventsRequest(_message.Message):
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     TO_VERSION_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
+    KNOWN_VERSION_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -485,6 +516,14 @@ class ListEventsRequest(_message.Message):
     """The last version to return (default: the latest)."""
     page_size: _builtins.int
     """At most this many events (default and maximum 1000)."""
+    known_version: _builtins.int
+    """The highest version of this game the caller was given, by any server (0: none
+    said). A server whose event store is behind it records those versions as lost
+    instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
+    be sure no version you were shown is ever reused. Believed from a caller with a
+    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
+    the game's own.
+    """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
     language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
@@ -497,11 +536,12 @@ class ListEventsRequest(_message.Message):
         from_version: _builtins.int = ...,
         to_version: _builtins.int = ...,
         page_size: _builtins.int = ...,
+        known_version: _builtins.int = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -549,11 +589,20 @@ class ReplayGameRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     AT_VERSION_FIELD_NUMBER: _builtins.int
+    KNOWN_VERSION_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
     at_version: _builtins.int
     """The version to look at (default: the latest)."""
+    known_version: _builtins.int
+    """The highest version of this game the caller was given, by any server (0: none
+    said). A server whose event store is behind it records those versions as lost
+    instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
+    be sure no version you were shown is ever reused. Believed from a caller with a
+    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
+    the game's own.
+    """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
     language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
@@ -564,11 +613,12 @@ class ReplayGameRequest(_message.Message):
         *,
         game_id: _builtins.str = ...,
         at_version: _builtins.int | None = ...,
+        known_version: _builtins.int = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__at_version: _TypeAlias = _typing.Literal["at_version"]  # noqa: Y015
     _WhichOneofArgType__at_version: _TypeAlias = _typing.Literal["_at_version", b"_at_version"]  # noqa: Y015
@@ -855,6 +905,7 @@ class PlayJoin(_message.Message):
     VIEWS_FIELD_NUMBER: _builtins.int
     TOKEN_FIELD_NUMBER: _builtins.int
     VIEW_UPDATES_FIELD_NUMBER: _builtins.int
+    KNOWN_VERSION_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     PRESENCE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
@@ -875,6 +926,14 @@ class PlayJoin(_message.Message):
     (PlayResponse.view), whoever's turn it is, to spectators too: a client then
     always holds the current view without asking for it.
     """
+    known_version: _builtins.int
+    """The highest version of this game the caller was given, by any server (0: none
+    said). A server whose event store is behind it records those versions as lost
+    instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
+    be sure no version you were shown is ever reused. Believed from a caller with a
+    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
+    the game's own.
+    """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
     language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
@@ -893,12 +952,13 @@ class PlayJoin(_message.Message):
         views: _builtins.bool = ...,
         token: _builtins.str = ...,
         view_updates: _builtins.bool = ...,
+        known_version: _builtins.int = ...,
         locale: _builtins.str = ...,
         presence: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "locale", b"locale", "presence", b"presence", "token", b"token", "view_updates", b"view_updates", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale", "presence", b"presence", "token", b"token", "view_updates", b"view_updates", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
