@@ -52,6 +52,7 @@ BEATS = """(() => {
       moving: document.getAnimations().filter((a) => board.contains(a.effect?.target ?? null)).length });
   });
   window.sounds = [];
+  window.notes = [];
   document.addEventListener('ludotheque:sound', (event) => window.sounds.push(event.detail));
   return true;
 })()"""
@@ -200,8 +201,10 @@ def test_a_robots_moves_are_shown_one_after_another_and_a_tap_skips_them(phone: 
     assert all(beat["shown"] == beat["version"] for beat in beats)  # the board is that move's
     assert all(beat["status"] != "your-turn" and beat["choices"] == 0 for beat in beats)  # nothing to tap meanwhile
     assert all("travel" in beat["motions"] and beat["moving"] > 0 for beat in beats), beats  # a card travels
+    # Each move stays on the board for a while (a timer never ends early; no upper bound:
+    # a busy machine may be slow).
     gaps = [later["at"] - earlier["at"] for earlier, later in itertools.pairwise(beats)]
-    assert min(gaps) >= 0.8 * pace and max(gaps) < 4 * pace, gaps
+    assert min(gaps) >= 0.8 * pace, gaps
     assert "Your turn!" in page.evaluate("document.title")
     assert page.evaluate("window.sounds.map((s) => s.sound)") == ["turn"]
 
@@ -209,7 +212,7 @@ def test_a_robots_moves_are_shown_one_after_another_and_a_tap_skips_them(phone: 
     cleos_move()
     driver(page, "tap", selector=".play-board", timeout=5_000)
     shown = int(page.evaluate("window.beats.length"))
-    page.wait_until(f"{STATUS} === 'your-turn'", int(pace * 1.5))  # sooner than two more moves
+    page.wait_until(f"{STATUS} === 'your-turn'")
     assert page.evaluate("window.beats.length") == shown  # nothing more was shown after the tap
 
     # Under prefers-reduced-motion: the same moves in turn, outlined, nothing moving.
@@ -330,8 +333,9 @@ def test_back_by_the_link_and_a_rematch_offered_on_the_other_device(
             while (game := cleo.get_game(created.game_id)).status != game_pb2.GAME_STATUS_FINISHED:
                 player = cleo if game.legal_commands else robin
                 player.submit(created.game_id, player.get_game(created.game_id).legal_commands[0])
-        for page in (host, guest):
-            page.wait_for(".outcome:not([hidden])")
+        ending = "document.querySelector('.outcome:not([hidden])')?.dataset.ending"
+        for page in (host, guest):  # "over" until the outcome names the winner
+            page.wait_until(f"['won', 'lost'].includes({ending})")
         assert {
             host.evaluate("document.querySelector('.outcome').dataset.ending"),
             guest.evaluate("document.querySelector('.outcome').dataset.ending"),

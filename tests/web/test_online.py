@@ -45,6 +45,8 @@ def test_a_join_link_opened_in_a_second_page_then_a_game_and_its_rematch(
     tokens = json.loads(host.evaluate(f"localStorage.getItem('ludotheque.seats.{game_id}')"))
     # The link names the game (to show it first, and to watch it once it started), never a token.
     assert len(tokens) == 1 and tokens[0]["token"] not in link and link.endswith(f"?game={game_id}")
+    presences = "[0, 1].map((seat) => document.querySelector(`.table-seat[data-seat='${seat}']`)?.dataset.presence)"
+    host.wait_until(f"{presences}.join() === 'online,open'")  # the page's own connection comes first
     assert presence(host, 0) == "online" and presence(host, 1) == "open"
     assert_accessible(host)
     host.screenshots("online-waiting")

@@ -28,16 +28,23 @@ export function debugPage(main: HTMLElement, gameId: string | undefined): () => 
   const panel = h("div", { class: "debug-panel" });
   fill(main, h("div", { class: "page debug" }, title, source, problem, panel));
 
+  // Each timeline shown has its own signal, ended when another replaces it (or the page
+  // goes): its keys, listened to on the whole document, must not move the next one too.
+  let shown: AbortController | undefined;
+  abort.signal.addEventListener("abort", () => shown?.abort(), { once: true });
   const load = async (making: () => Promise<Timeline>, label: string): Promise<void> => {
+    shown?.abort();
+    const mine = new AbortController();
+    shown = mine;
     fill(problem);
     fill(panel, h("p", { class: "muted" }, t("debug.loading")));
     try {
       const timeline = await making();
       const facts = await gameKind(timeline.kind).catch(() => undefined);
-      if (abort.signal.aborted) return;
-      showTimeline(panel, problem, timeline, facts, label, abort.signal);
+      if (mine.signal.aborted) return;
+      showTimeline(panel, problem, timeline, facts, label, mine.signal);
     } catch (reason) {
-      if (abort.signal.aborted) return;
+      if (mine.signal.aborted) return;
       fill(panel);
       fill(problem, h("p", {}, reason instanceof LogFormatError ? unreadable(reason) : errorText(reason)));
     }
