@@ -12,6 +12,7 @@ from ludotheque import Client
 
 from tests.support.browser import Page
 from tests.support.server import ServerProcess
+from tests.web.facts import page_facts, problems
 
 STATUS = "document.querySelector('.status')?.dataset.status"
 CHOICES = "[...document.querySelectorAll('.play-board [data-choice]')].map(e => e.dataset.choice)"
@@ -53,13 +54,21 @@ def wait_for_a_turn(page: Page) -> str:
     return str(page.wait_until(TURN, 30_000))
 
 
-def play_by_clicking(page: Page, seed: int, shots: str, middle: int) -> int:
+def play_by_clicking(page: Page, seed: int, shots: str, middle: int, *, fits: tuple[int, int] | None = None) -> int:
     """Clicks one of the choices the board offers (chosen by a seeded random), step after
     step, until the game is over; screenshots `shots`-middle after `middle` clicks and
-    `shots`-end. Returns the number of clicks."""
+    `shots`-end. With `fits` (a window's size), the page is that size and at every step
+    the board, the player's pieces and the move to make are on the screen, nothing is
+    cut off or too small (tests/web/facts.py). Returns the number of clicks."""
     rng = random.Random(seed)
     clicks = 0
+    if fits:
+        page.viewport(fits)
     while wait_for_a_turn(page) == "move":
+        if fits:
+            settle(page)
+            found = problems(page_facts(page))
+            assert found == {}, f"{fits[0]}×{fits[1]}, step {clicks}: {json.dumps(found)}"
         keys: list[str] = page.evaluate(CHOICES)
         page.click(f".play-board [data-choice={json.dumps(rng.choice(keys))}]")
         clicks += 1
@@ -67,6 +76,8 @@ def play_by_clicking(page: Page, seed: int, shots: str, middle: int) -> int:
         if clicks == middle:
             assert_accessible(page)
             page.screenshots(f"{shots}-middle")
+            if fits:
+                page.viewport(fits)
     page.wait_for(".outcome:not([hidden])")
     return clicks
 

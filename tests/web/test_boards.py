@@ -9,8 +9,9 @@ from __future__ import annotations
 from ludotheque import Client
 from ludotheque.v1 import game_pb2
 
-from tests.support.browser import Page
+from tests.support.browser import DESKTOP, Page
 from tests.support.server import ServerProcess
+from tests.web.facts import page_facts, problems
 from tests.web.playing import (
     FOCUSED_CHOICE,
     STATUS,
@@ -18,8 +19,12 @@ from tests.web.playing import (
     assert_the_log_is_the_games,
     open_as_seat,
     play_by_clicking,
+    settle,
     wait_for_a_turn,
 )
+
+# A laptop's screen: every step of each game must fit it (play_by_clicking's `fits`).
+WIDE = (1366, 768)
 
 
 def game_id_of(page: Page) -> str:
@@ -46,7 +51,7 @@ def test_pirates_in_french_from_a_preset_played_by_clicking_the_board(clean_page
         assert page.evaluate("document.querySelectorAll('.other-hand .fan.open').length") == 1  # open hands
         assert_accessible(page)
         page.screenshots("pirates-start")
-        clicks = play_by_clicking(page, seed=7, shots="pirates", middle=3)
+        clicks = play_by_clicking(page, seed=7, shots="pirates", middle=3, fits=WIDE)
         assert clicks >= 1
         with Client(server.target) as lobby:
             game = lobby.get_game(game_id)
@@ -81,7 +86,7 @@ def test_the_picnic_from_the_first_game_preset_played_by_clicking_the_board(
     assert page.evaluate("document.querySelectorAll('.forest-map rect').length") > 63  # every space
     assert_accessible(page)
     page.screenshots("picnic-start")
-    clicks = play_by_clicking(page, seed=3, shots="picnic", middle=12)
+    clicks = play_by_clicking(page, seed=3, shots="picnic", middle=12, fits=WIDE)
     assert clicks > 12
     with Client(server.target) as lobby:
         game = lobby.get_game(game_id)
@@ -100,7 +105,11 @@ def test_a_mooki_game_played_with_the_keyboard_only(clean_page: Page, server: Se
         created = lobby.create_game("mooki", [{"name": "Cléo", "age": 6}, {"name": "Robin", "bot": "greedy"}])
     open_as_seat(page, server.http, created.game_id, [{"seat": 0, "name": "Cléo", "token": created.seat_tokens[0]}])
     moves = arrows = found_by_itself = 0
+    page.viewport(WIDE)
     while wait_for_a_turn(page) == "move":
+        settle(page)
+        found = problems(page_facts(page))
+        assert found == {}, f"step {moves}: {found}"
         if page.evaluate(FOCUSED_CHOICE):
             found_by_itself += 1
         for _ in range(40):
@@ -127,3 +136,4 @@ def test_a_mooki_game_played_with_the_keyboard_only(clean_page: Page, server: Se
         assert lobby.get_game(created.game_id).status == game_pb2.GAME_STATUS_FINISHED
     assert_the_log_is_the_games(page, server, created.game_id, created.seat_tokens[0])
     assert_accessible(page)
+    page.viewport(DESKTOP)
