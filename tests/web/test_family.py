@@ -110,7 +110,8 @@ def play_checking_each_step(page: Page, game: str, size: str, *, seed: int, touc
         choose(page, rng.choice(keys), touch=touch)
         steps += 1
         assert steps < 300, "the game did not end"
-    page.wait_for(".outcome:not([hidden])")
+    # The outcome says "over" until GetGame names the winners: then won or lost.
+    page.wait_until("['won', 'lost'].includes(document.querySelector('.outcome:not([hidden])')?.dataset.ending)")
     settle(page)
     shoot(page, f"{game}-end-{size}")
     at_the_end = page_facts(page)

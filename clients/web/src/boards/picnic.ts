@@ -44,7 +44,7 @@ export const picnicBoard: BoardRenderer = {
     const chips = friendsRow(input, view, facts);
     append(
       board,
-      h("div", { class: "picnic-strip" }, tiles(input, view, facts), goal(view, nightTrack(view, layout, facts))),
+      h("div", { class: "picnic-strip" }, tiles(input, view, facts), goal(view, facts, nightTrack(view, layout, facts))),
       h("section", { class: "forest", attrs: { "aria-label": t("picnic.board", { name: drawn?.name?.text ?? enumName(BoardSchema, layout.board) }) } }, forest(input, view, layout, drawn, facts, chips.pickers)),
       chips.pickers.size > 0 ? chips.element : null,
       // Folded (a tap opens it) while another step is the move, or on a phone while it is
@@ -350,9 +350,23 @@ function nightTrack(view: View, layout: BoardLayout, facts: Material | undefined
 
 /** The goal in full (Facteur Souris and at least 4 friends at the picnic), how far along
  * it is, and the nights fallen (the time left). */
-function goal(view: View, nights: HTMLElement): HTMLElement {
+function goal(view: View, facts: Material | undefined, nights: HTMLElement): HTMLElement {
   const invited = view.friends.filter((f) => f.invited).length;
   const there = view.facteur === view.board?.picnic;
+  // What a child counts: a face for each friend at the picnic, an empty place for each one
+  // still missing, and Facteur Souris's place (the words say the same, for the ears).
+  const faces = view.friends
+    .filter((f) => f.invited)
+    .map((f) => picture("0 0 40 40", friend(20, 22, 14, facts?.friends.find((one) => one.friend === f.friend)?.rgb || "#8D6E63", "")));
+  const missing = Array.from({ length: Math.max(0, FRIENDS_TO_WIN - invited) }, () => h("span", { class: "goal-place" }));
+  const seats = h(
+    "span",
+    { class: "goal-faces", attrs: { "aria-hidden": "true" } },
+    ...faces,
+    ...missing,
+    h("span", { class: "goal-plus" }, "+"),
+    there ? picture("0 0 40 40", mouse(20, 22, 15, pieceColour(facts, "facteur", "#1565C0"))) : h("span", { class: "goal-place mouse-place" }),
+  );
   const state = view.result ? (view.result.won ? "won" : "lost") : "playing";
   return h(
     "section",
@@ -362,6 +376,7 @@ function goal(view: View, nights: HTMLElement): HTMLElement {
     h(
       "div",
       { class: "goal-row" },
+      seats,
       h(
         "p",
         { class: "goal-progress" },
