@@ -18,7 +18,7 @@ a laptop (1366 × 768), asserting facts rather than pixels (each game's every st
   its errors name the versions.
 
 Screenshots of each game mid-play and at its end (build/screenshots/family/; the phone's
-are copied to docs/web/)."""
+are copied by hand to docs/screens/, shown in clients/web/README.md, once looked at)."""
 
 from __future__ import annotations
 
