@@ -372,7 +372,7 @@ def test_back_by_the_link_and_a_rematch_offered_on_the_other_device(
 
 
 def test_the_debug_panel_opens_a_log_a_player_saved_and_its_keys_work_anywhere(
-    desktop: Page, server: ServerProcess
+    desktop: Page, phone: Page, server: ServerProcess
 ) -> None:
     page = desktop
     driver(page, "front")
@@ -414,3 +414,15 @@ def test_the_debug_panel_opens_a_log_a_player_saved_and_its_keys_work_anywhere(
     page.drop_file("[data-drop]", "cut.jsonl", "\n".join([*lines[:2], "{not json", *lines[3:]]) + "\n")
     page.wait_until("document.querySelector('.problem')?.textContent.includes('line 3 (the event of version 2)')")
     assert page.problems() == []
+
+    # On a phone, a game's panel as a spectator: its timeline's rows are targets too.
+    driver(phone, "front")
+    phone.problems()
+    phone.goto(f"{server.http}/debug/{created.game_id}")
+    last = len(saved.events)
+    phone.wait_until(f"{position} === 'Version {last} of {last}'")
+    facts = page_facts(phone)  # the board shown far down the panel is no game to play: not in view
+    assert (facts["small"], facts["clipped"], facts["smallLabels"]) == ([], [], []), json.dumps(facts["small"])
+    assert_accessible(phone)
+    assert phone.problems() == []
+    driver(page, "front")
