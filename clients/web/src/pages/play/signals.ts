@@ -32,7 +32,8 @@ export class Signals {
   }
 
   /** The window's title and the call back: `turn` names whose turn it is at this screen
-   * (the seat's name), `key` changes with each new turn (its version). */
+   * (the seat's name), `key` which seat: the call comes once when that turn begins (again
+   * after another's turn, or for another seat at this screen). */
   update(title: string, turn: string | undefined, key: string): void {
     const wanted = turn ? `${t("play.titleTurn")} · ${title}` : `${title} · Ludothèque`;
     if (document.title !== wanted) document.title = wanted;
