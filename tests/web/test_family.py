@@ -220,12 +220,17 @@ def test_a_robots_moves_are_shown_one_after_another_and_a_tap_skips_them(phone: 
     assert "Your turn!" in page.evaluate("document.title")
     assert page.evaluate("window.sounds.map((s) => s.sound)") == ["turn"]
 
-    # A tap skips the robots' moves: the present at once.
+    # A tap skips the robots' moves: the present at once. Shown slowly this time (5 s a
+    # move: the robots, who play on the server within milliseconds, have all played by the
+    # time the first of their moves is on the board), so that the tap, not the time, ends them.
+    page.evaluate("localStorage.setItem('ludotheque.pace', '5000')")
     cleos_move()
+    assert page.evaluate(STATUS) != "your-turn"  # the robots' moves are being shown
     driver(page, "tap", selector=".play-board", timeout=5_000)
     shown = int(page.evaluate("window.beats.length"))
     page.wait_until(f"{STATUS} === 'your-turn'")
     assert page.evaluate("window.beats.length") == shown  # nothing more was shown after the tap
+    page.evaluate(f"localStorage.setItem('ludotheque.pace', '{pace}')")
 
     # Under prefers-reduced-motion: the same moves in turn, outlined, nothing moving.
     driver(page, "emulate", features=[{"name": "prefers-reduced-motion", "value": "reduce"}])
