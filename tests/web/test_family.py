@@ -25,6 +25,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -431,3 +432,17 @@ def test_the_debug_panel_opens_a_log_a_player_saved_and_its_keys_work_anywhere(
     assert_accessible(phone)
     assert phone.problems() == []
     driver(page, "front")
+
+
+def test_the_phones_screenshots_in_docs_are_small_and_shown() -> None:
+    """docs/screens/ holds each game mid-play and at its end on a phone (copied from a
+    run's build/screenshots/family/ once looked at): each small, each shown by the web
+    app's README, and the README shows no other."""
+    screens = ROOT / "docs" / "screens"
+    shots = sorted(path.name for path in screens.glob("*.png"))
+    for game in ("mooki", "pirates", "picnic"):
+        assert {f"{game}-middle-phone.png", f"{game}-end-phone.png"} <= set(shots)
+    assert all((screens / name).stat().st_size < 200_000 for name in shots)
+    readme = (ROOT / "clients" / "web" / "README.md").read_text()
+    shown = sorted(re.findall(r"\(\.\./\.\./docs/screens/([a-z-]+\.png)\)", readme))
+    assert shown == shots
