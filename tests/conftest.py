@@ -31,6 +31,22 @@ settings.register_profile("thorough", parent=settings.get_profile("ci"), max_exa
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# Modules that write the same files (the TypeScript client's build) run on one worker.
+SHARED_FILES = {
+    "tests/tooling/test_typescript.py": "typescript",
+    "tests/tooling/test_typescript_pages.py": "typescript",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """With `-n` (pytest-xdist, --dist loadgroup, as scripts/check.sh runs it): each module's
+    tests on one worker, so that a module's server or browser starts once."""
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(SHARED_FILES.get(module, module)))
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("nemesis", "the nemesis test (tests/nemesis)")
     group.addoption(

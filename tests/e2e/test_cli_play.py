@@ -27,7 +27,8 @@ def test_a_human_plays_a_whole_game_against_a_bot_in_process() -> None:
     assert "Cléo, Greedy bot" in out and "Cléo, the youngest, starts." in out
     assert "Your move, Cléo" in out
     assert "Cléo holds a card: shown side" in out and "(hidden from you)" not in out  # her own card, both faces
-    assert "Scoring" in out and "Game over." in out and "stars to" in out
+    # The deal is random: a win by stars, or a tie the youngest player takes.
+    assert "Scoring" in out and "Game over." in out and ("stars to" in out or "stars each" in out)
 
 
 def test_playing_through_a_running_server(server: ServerProcess) -> None:

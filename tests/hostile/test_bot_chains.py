@@ -42,6 +42,7 @@ def test_the_last_players_take_over_is_refused_without_leave_for_bot_games(polic
 
 
 @pytest.mark.slow
+@pytest.mark.alone  # compares waits: other processes' load would make it meaningless
 def test_other_players_are_served_while_a_take_over_plays_a_long_game_out(server: ServerProcess, volume: int) -> None:
     lobby = Client(server.target)
     victim_game = lobby.create_game("mooki", ["Ana", "Ben"]).game_id

@@ -39,7 +39,7 @@ from tests.support.redis import RedisClusterNodes, running_cluster
 from tests.support.server import ADMIN_TOKEN, ServerProcess, start_server
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 CI_SECONDS = 14.0  # of faults, per configuration, in CI
 NODE_TIMEOUT_MS = 1000  # failures noticed and replicas promoted within a few seconds

@@ -31,7 +31,7 @@ from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
 from tests.support.waiting import wait_until
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 T = TypeVar("T")
 NODE_TIMEOUT_MS = 1000  # failures detected and replicas promoted within a few seconds

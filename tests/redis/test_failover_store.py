@@ -19,7 +19,7 @@ from tests.support.aio import async_test
 from tests.support.redis import RedisClusterNodes, running_cluster
 from tests.support.stores import create_stored_game
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 
 @pytest.fixture

@@ -463,6 +463,7 @@ async def test_a_mark_holds_across_processes_sharing_redis(redis_server: RedisSe
         assert int(await asyncio.to_thread(redis_server.command, "PTTL", f"{first.keys.prefix}:mark:ticket")) > 0  # type: ignore[call-overload]
 
 
+@pytest.mark.alone  # its replica must confirm within the store's WAIT timeout
 @async_test
 async def test_a_mark_waits_for_the_replicas_when_writes_do(own_redis: RedisServer) -> None:
     # A spent stream ticket must not come back with a failover: its mark is a write that waits.

@@ -306,8 +306,14 @@ def running_cluster(
 def _add_replicas(cluster: RedisClusterNodes, extra: Sequence[int], options: list[str]) -> None:
     """Adds `extra[i]` replicas to the master of the i-th range of slots."""
     first = cluster.nodes[0]
+
+    def masters_known() -> list[ClusterNode]:
+        return [node for node in cluster.topology().values() if "master" in node.flags]
+
+    # The first node learns the others' slots by gossip: on a busy machine, a while after the cluster forms.
+    wait_until(lambda: all(node.slots for node in masters_known()), START_TIMEOUT, "every master's slots to be known")
     masters = sorted(
-        (node for node in cluster.topology().values() if "master" in node.flags),
+        masters_known(),
         key=lambda node: min(int(span.partition("-")[0]) for span in node.slots if not span.startswith("[")),
     )
     for master, count in zip(masters, extra, strict=False):
