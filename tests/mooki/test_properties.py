@@ -16,8 +16,8 @@ from engines.contract import SeatInfo, Viewer, fold
 from engines.mooki import ENGINE
 from engines.mooki.bots import BOTS
 from engines.mooki.cards import FAMILIES
+from engines.mooki.proof import command_universe, inventory, perturb, rulebook_outcome
 from engines.mooki.state import MookiState
-from tests.mooki.helpers import command_universe, inventory, perturb, rulebook_outcome
 from tests.support.engine_properties import (
     GameSpec,
     check_bots_see_only_their_seat,

@@ -14,9 +14,10 @@ from ludotheque.picnic.v1 import picnic_pb2 as pb
 from engines.contract import SeatInfo, Viewer, fold
 from engines.picnic import ENGINE
 from engines.picnic.bots import BOTS, greedy_bot
+from engines.picnic.proof import command_universe, inventory, perturb, rulebook_outcome
 from engines.picnic.state import PicnicState
 from engines.picnic.tiles import Tile
-from tests.picnic.helpers import command_universe, dealt, inventory, perturb, rulebook_outcome
+from tests.picnic.helpers import dealt
 from tests.support.engine_properties import (
     GameSpec,
     check_bots_see_only_their_seat,

@@ -18,8 +18,9 @@ from engines.contract import Viewer, fold
 from engines.pirates import ENGINE
 from engines.pirates.bots import BOTS
 from engines.pirates.cards import DECK, SPECIAL_KINDS
+from engines.pirates.proof import command_universe, inventory, perturb, rulebook_outcome
 from engines.pirates.state import PiratesState
-from tests.pirates.helpers import command_universe, inventory, perturb, rulebook_outcome, seats
+from tests.pirates.helpers import seats
 from tests.pirates.worlds import other_worlds, play_recorded
 from tests.support.engine_properties import (
     GameSpec,
