@@ -60,7 +60,7 @@ class EventRun(_message.Message):
 
     @_builtins.property
     def picnic(self) -> _containers.RepeatedCompositeFieldContainer[_picnic_pb2.Event]:
-        """The picnic events (Event.picnic), in order."""
+        """The Facteur Souris's picnic events (Event.picnic), in order."""
 
     @_builtins.property
     def tables(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:

@@ -85,15 +85,15 @@ class GameKind(_message.Message):
 
     @_builtins.property
     def mooki(self) -> _material_pb2.Material:
-        """Mooki Island's cards and families."""
+        """Mooki Island's material."""
 
     @_builtins.property
     def pirates(self) -> _material_pb2_1.Material:
-        """Pirates & Compagnie's cards, colours and ships."""
+        """Pirates & Compagnie's material."""
 
     @_builtins.property
     def picnic(self) -> _material_pb2_2.Material:
-        """Facteur Souris's picnic: the boards, the tiles and the friends."""
+        """Le pique-nique de Facteur Souris's material."""
 
     def __init__(
         self,

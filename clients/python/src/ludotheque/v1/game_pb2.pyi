@@ -588,7 +588,7 @@ class GameOptions(_message.Message):
 
     @_builtins.property
     def picnic(self) -> _picnic_pb2.Options:
-        """Le pique-nique de Facteur Souris."""
+        """Le pique-nique de Facteur Souris (Facteur Souris's picnic)."""
 
     def __init__(
         self,
@@ -674,15 +674,15 @@ class GameView(_message.Message):
     PICNIC_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.View:
-        """A Mooki Island view."""
+        """What one viewer sees of a Mooki Island game."""
 
     @_builtins.property
     def pirates(self) -> _pirates_pb2.View:
-        """A Pirates & Compagnie view."""
+        """What one viewer sees of a Pirates & Compagnie game."""
 
     @_builtins.property
     def picnic(self) -> _picnic_pb2.View:
-        """A Facteur Souris's picnic view."""
+        """What one viewer sees of a Facteur Souris's picnic game."""
 
     def __init__(
         self,

@@ -62,7 +62,7 @@ export type EventRun = Message<"ludotheque.v1.EventRun"> & {
   pirates: Event$1[];
 
   /**
-   * The picnic events (Event.picnic), in order.
+   * The Facteur Souris's picnic events (Event.picnic), in order.
    *
    * @generated from field: repeated ludotheque.picnic.v1.Event picnic = 12;
    */

@@ -521,7 +521,7 @@ export type GameOptions = Message<"ludotheque.v1.GameOptions"> & {
     case: "pirates";
   } | {
     /**
-     * Le pique-nique de Facteur Souris.
+     * Le pique-nique de Facteur Souris (Facteur Souris's picnic).
      *
      * @generated from field: ludotheque.picnic.v1.Options picnic = 3;
      */
@@ -613,7 +613,7 @@ export type GameView = Message<"ludotheque.v1.GameView"> & {
    */
   game: {
     /**
-     * A Mooki Island view.
+     * What one viewer sees of a Mooki Island game.
      *
      * @generated from field: ludotheque.mooki.v1.View mooki = 1;
      */
@@ -621,7 +621,7 @@ export type GameView = Message<"ludotheque.v1.GameView"> & {
     case: "mooki";
   } | {
     /**
-     * A Pirates & Compagnie view.
+     * What one viewer sees of a Pirates & Compagnie game.
      *
      * @generated from field: ludotheque.pirates.v1.View pirates = 2;
      */
@@ -629,7 +629,7 @@ export type GameView = Message<"ludotheque.v1.GameView"> & {
     case: "pirates";
   } | {
     /**
-     * A Facteur Souris's picnic view.
+     * What one viewer sees of a Facteur Souris's picnic game.
      *
      * @generated from field: ludotheque.picnic.v1.View picnic = 3;
      */
