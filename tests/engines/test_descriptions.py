@@ -18,33 +18,26 @@ from typing import Any
 
 import pytest
 from google.protobuf.message import Message
-from ludotheque.mooki.v1 import mooki_pb2
-from ludotheque.picnic.v1 import picnic_pb2
-from ludotheque.pirates.v1 import pirates_pb2
 from ludotheque.text.v1.description_pb2 import Description
 from ludotheque.v1 import game_pb2
 
 from engines.contract import SeatInfo, Viewer, fold
 from engines.describers import DESCRIBERS
 from engines.phrases import Arg, ListArg, NumberArg, Phrase, StepRole, phrase
-from engines.registry import ENGINES, GAMES, AnyEngine
+from engines.registry import GAMES, AnyEngine
 from service.app.model.errors import Code
 from service.app.model.table import REFUSALS, refusal_key
 from service.app.views.descriptions import LOSS_KEYS, TABLE_EVENT_KINDS, table_phrase
 from service.app.views.kinds import game_kind
 from service.app.words.catalogs import DEFAULT_LOCALE, Catalog, Catalogs, catalog_files, catalogs, placeholders
+from tests.support.kinds import EVERY_ENGINE as ENGINES
+from tests.support.kinds import EVERY_KIND, varied_options
 
 ROOT = Path(__file__).resolve().parents[2]
-KINDS = sorted(ENGINES)
-# Options that make each game's moves many and varied (routes, calls, colours).
-VARIED: dict[str, list[Message]] = {
-    "mooki": [mooki_pb2.Options()],
-    "pirates": [pirates_pb2.Options(ohe_variant=True), pirates_pb2.Options(open_hands=True, must_play=True)],
-    "picnic": [
-        picnic_pb2.Options(cold_dragon=True, trap_rain=True, short_moves=True),
-        picnic_pb2.Options(board=picnic_pb2.BOARD_HARD, tent_site=picnic_pb2.TENT_SITE_CHOSEN, invite_in_passing=True),
-    ],
-}
+KINDS = EVERY_KIND
+# Options that make each game's moves many and varied (routes, calls, colours): each
+# registration's (engines/<kind>/proof.py), else the defaults.
+VARIED = {kind: varied_options(kind) for kind in KINDS}
 
 
 @pytest.mark.parametrize("kind", KINDS)

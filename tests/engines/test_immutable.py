@@ -10,7 +10,7 @@ import pytest
 
 from engines.contract import SeatInfo, fold
 from engines.immutable import replacer
-from engines.registry import ENGINES
+from tests.support.kinds import EVERY_ENGINE as ENGINES
 
 
 def _states(kind: str, moves: int = 30) -> list[Any]:
