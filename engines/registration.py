@@ -80,6 +80,9 @@ class Registration:
     data: GameData | None = None
     # Its views as plain text; None: the command line's generic renderer (service/cli/render/).
     render_view: TextRenderer | None = None
+    # How many seats `ludotheque play` sits by default, you and bots; 0: the fewest the
+    # game takes, two at least.
+    play_seats: int = 0
     # An example kept to teach (docs/NEW_GAME.md): served only when asked
     # (`ludotheque serve --example-games`, LUDOTHEQUE_EXAMPLE_GAMES).
     example: bool = False

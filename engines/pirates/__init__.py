@@ -13,6 +13,7 @@ GAME = Registration(
     proof=proof.PROOF,
     data=DATA,
     render_view=text.render_view,
+    play_seats=3,  # more fun with three ships
 )
 
 __all__ = ["ENGINE", "GAME"]

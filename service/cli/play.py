@@ -25,15 +25,14 @@ from service.cli.render import renderer as renderer_of
 
 # The player at the terminal, named in its language ("You", « Toi »).
 YOU = "you"
-# Pirates is more fun with three ships; every other game: you against the greedy bot,
-# with random bots in the seats it needs besides (default_seats).
-DEFAULT_SEATS = {"pirates": [YOU, "bot:greedy", "bot:random"]}
 
 
 def default_seats(kind: str) -> list[str]:
+    """You against the greedy bot, with random bots in the seats the game takes or
+    its registration asks for besides (engines/<kind>/__init__.py's play_seats)."""
     game = GAMES.get(kind)
-    others = max(game.engine.min_seats - 2, 0) if game else 0
-    return DEFAULT_SEATS.get(kind, [YOU, "bot:greedy", *["bot:random"] * others])
+    seats = max(game.play_seats or game.engine.min_seats, 2) if game else 2
+    return [YOU, "bot:greedy", *["bot:random"] * (seats - 2)]
 
 
 def parse_seats(specs: Sequence[str], locale: str = "") -> list[dict[str, Any]]:

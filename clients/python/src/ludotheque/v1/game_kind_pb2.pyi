@@ -46,7 +46,7 @@ class GameKind(_message.Message):
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
-    """The kind's name in the API: "mooki", "pirates" or "picnic"."""
+    """The kind's name in the API, e.g. "mooki" (its folder engines/<kind>/, its package ludotheque.<kind>.v1)."""
     min_seats: _builtins.int
     """The fewest seats a game of this kind takes."""
     max_seats: _builtins.int

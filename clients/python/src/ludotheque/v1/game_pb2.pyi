@@ -951,7 +951,7 @@ class Game(_message.Message):
     game_id: _builtins.str
     """The game's identifier."""
     kind: _builtins.str
-    """The game's kind: "mooki", "pirates" or "picnic"."""
+    """The game's kind, e.g. "mooki" (ListGameKinds lists those this server plays)."""
     status: Global___GameStatus.ValueType
     """Active or finished."""
     version: _builtins.int

@@ -32,7 +32,7 @@ export const file_ludotheque_v1_game_kind: GenFile = /*@__PURE__*/
  */
 export type GameKind = Message<"ludotheque.v1.GameKind"> & {
   /**
-   * The kind's name in the API: "mooki", "pirates" or "picnic".
+   * The kind's name in the API, e.g. "mooki" (its folder engines/<kind>/, its package ludotheque.<kind>.v1).
    *
    * @generated from field: string kind = 1;
    */

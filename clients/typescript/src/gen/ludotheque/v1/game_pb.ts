@@ -898,7 +898,7 @@ export type Game = Message<"ludotheque.v1.Game"> & {
   gameId: string;
 
   /**
-   * The game's kind: "mooki", "pirates" or "picnic".
+   * The game's kind, e.g. "mooki" (ListGameKinds lists those this server plays).
    *
    * @generated from field: string kind = 2;
    */
