@@ -220,6 +220,12 @@ def _shape_problems(main: str, messages: dict[str, Any], enums: dict[str, set[st
         phase = fields.get("phase")
         if phase is None or "PHASE_FINISHED" not in enums.get(phase.type_name, set()):
             problems.append(f"{main}: View needs `Phase phase`, an enum with a value PHASE_FINISHED (a game over)")
+        seat = fields.get("active_seat")
+        if seat is None or seat.type != seat.TYPE_UINT32 or not seat.proto3_optional:
+            problems.append(
+                f"{main}: View needs `optional uint32 active_seat = 2;`, the seat expected to act, unset when "
+                "nobody is (the clients' sessions and the web app read it)"
+            )
         if "stopped" not in fields or not fields["stopped"].type_name.endswith(".GameStopped"):
             problems.append(f"{main}: View needs `GameStopped stopped = 100;` (set once the server stopped the game)")
     return problems

@@ -25,12 +25,13 @@ class Visibility:
     def view(state: HighLowState, viewer: Viewer) -> pb.View:
         view = pb.View(
             phase=pb.PHASE_FINISHED if state.finished else pb.PHASE_CALL if state.started else pb.PHASE_UNSPECIFIED,
-            to_act=state.to_act,
             face_up=state.face_up,
             cards_left=len(state.deck),
             points=state.points,
             options=pb.Options(ties_win=state.ties_win),
         )
+        if state.started and not state.finished:
+            view.active_seat = state.to_act
         if state.finished:
             view.result.winners.extend(state.winners)
             view.result.points = state.points[state.winners[0]]

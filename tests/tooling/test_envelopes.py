@@ -124,6 +124,7 @@ BROKEN = [
     ("GameStopped game_stopped = 100;", "GameStopped game_stopped = 99;", "needs `GameStopped game_stopped = 100;`"),
     ("PHASE_FINISHED = 4;", "PHASE_OVER = 4;", "an enum with a value PHASE_FINISHED"),
     ("GameStopped stopped = 100;", "GameStopped halted = 100;", "View needs `GameStopped stopped = 100;`"),
+    ("optional uint32 active_seat = 2;", "uint32 active_seat = 2;", "View needs `optional uint32 active_seat = 2;`"),
     ("// Dice Land: a two-player game", "// A two-player game", "open its package comment with the game's name"),
     ("// A Dice Land move.\nmessage Command", "message Command", "message Command needs a leading comment"),
     ("message View {", "message Look {", "define message View"),

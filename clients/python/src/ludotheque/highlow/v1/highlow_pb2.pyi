@@ -323,7 +323,7 @@ class View(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     PHASE_FIELD_NUMBER: _builtins.int
-    TO_ACT_FIELD_NUMBER: _builtins.int
+    ACTIVE_SEAT_FIELD_NUMBER: _builtins.int
     FACE_UP_FIELD_NUMBER: _builtins.int
     CARDS_LEFT_FIELD_NUMBER: _builtins.int
     POINTS_FIELD_NUMBER: _builtins.int
@@ -332,8 +332,8 @@ class View(_message.Message):
     STOPPED_FIELD_NUMBER: _builtins.int
     phase: Global___Phase.ValueType
     """What the game is waiting for."""
-    to_act: _builtins.int
-    """The seat to act (while the phase is PHASE_CALL)."""
+    active_seat: _builtins.int
+    """The seat expected to act (unset when the game is over)."""
     face_up: _builtins.int
     """The card face up."""
     cards_left: _builtins.int
@@ -360,7 +360,7 @@ class View(_message.Message):
         self,
         *,
         phase: Global___Phase.ValueType = ...,
-        to_act: _builtins.int = ...,
+        active_seat: _builtins.int | None = ...,
         face_up: _builtins.int = ...,
         cards_left: _builtins.int = ...,
         points: _abc.Iterable[_builtins.int] | None = ...,
@@ -368,11 +368,13 @@ class View(_message.Message):
         result: Global___GameFinished | None = ...,
         stopped: Global___GameStopped | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["options", b"options", "result", b"result", "stopped", b"stopped"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "active_seat", b"active_seat", "options", b"options", "result", b"result", "stopped", b"stopped"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["cards_left", b"cards_left", "face_up", b"face_up", "options", b"options", "phase", b"phase", "points", b"points", "result", b"result", "stopped", b"stopped", "to_act", b"to_act"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat", "active_seat", b"active_seat", "cards_left", b"cards_left", "face_up", b"face_up", "options", b"options", "phase", b"phase", "points", b"points", "result", b"result", "stopped", b"stopped"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__active_seat: _TypeAlias = _typing.Literal["active_seat"]  # noqa: Y015
+    _WhichOneofArgType__active_seat: _TypeAlias = _typing.Literal["_active_seat", b"_active_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__active_seat) -> _WhichOneofReturnType__active_seat | None: ...
 
 Global___View: _TypeAlias = View  # noqa: Y015
 
