@@ -131,4 +131,7 @@ def status(state: HighLowState) -> Status:
         return playing(state.to_act if state.started else None)
     best = state.points[state.winners[0]]
     who = " and ".join(f"{{{seat}}}" for seat in state.winners)
-    return Status(finished=True, winners=state.winners, scores=state.points, summary=f"{who} win with {best} points.")
+    verb = "wins" if len(state.winners) == 1 else "share the win"
+    return Status(
+        finished=True, winners=state.winners, scores=state.points, summary=f"{who} {verb} with {best} points."
+    )
