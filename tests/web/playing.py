@@ -1,15 +1,18 @@
 """Playing a game in the browser as a person would: by clicking the choices the board
-offers (or with the keyboard), until the game is over, with screenshots on the way."""
+offers (or tapping them, or with the keyboard), until the game is over, with screenshots
+on the way."""
 
 from __future__ import annotations
 
 import json
 import random
+from typing import Any
 
 from ludotheque import Client
 
 from tests.support.browser import Page
 from tests.support.server import ServerProcess
+from tests.web.facts import page_facts, problems
 
 STATUS = "document.querySelector('.status')?.dataset.status"
 CHOICES = "[...document.querySelectorAll('.play-board [data-choice]')].map(e => e.dataset.choice)"
@@ -19,6 +22,26 @@ TURN = (
 )
 FOCUSED_CHOICE = "document.activeElement?.closest('.play-board [data-choice]')?.dataset.choice ?? ''"
 MAX_CLICKS = 400
+
+
+def driver(page: Page, op: str, **arguments: Any) -> Any:
+    """One of the driver's operations the Page class has no method for (tap, settle,
+    emulate, grant: clients/web/test/driver.mjs)."""
+    return page.browser.call(op, page=page.number, **arguments)
+
+
+def settle(page: Page) -> None:
+    """Waits until the pieces moving on the page have arrived."""
+    driver(page, "settle")
+
+
+def choose(page: Page, key: str, *, touch: bool = False) -> None:
+    """Picks the choice `key` on the board: a tap on a phone, a click elsewhere."""
+    selector = f".play-board [data-choice={json.dumps(key)}]"
+    if touch:
+        driver(page, "tap", selector=selector, timeout=15_000)
+    else:
+        page.click(selector)
 
 
 def assert_accessible(page: Page) -> None:
@@ -31,13 +54,21 @@ def wait_for_a_turn(page: Page) -> str:
     return str(page.wait_until(TURN, 30_000))
 
 
-def play_by_clicking(page: Page, seed: int, shots: str, middle: int) -> int:
+def play_by_clicking(page: Page, seed: int, shots: str, middle: int, *, fits: tuple[int, int] | None = None) -> int:
     """Clicks one of the choices the board offers (chosen by a seeded random), step after
     step, until the game is over; screenshots `shots`-middle after `middle` clicks and
-    `shots`-end. Returns the number of clicks."""
+    `shots`-end. With `fits` (a window's size), the page is that size and at every step
+    the board, the player's pieces and the move to make are on the screen, nothing is
+    cut off or too small (tests/web/facts.py). Returns the number of clicks."""
     rng = random.Random(seed)
     clicks = 0
+    if fits:
+        page.viewport(fits)
     while wait_for_a_turn(page) == "move":
+        if fits:
+            settle(page)
+            found = problems(page_facts(page))
+            assert found == {}, f"{fits[0]}×{fits[1]}, step {clicks}: {json.dumps(found)}"
         keys: list[str] = page.evaluate(CHOICES)
         page.click(f".play-board [data-choice={json.dumps(rng.choice(keys))}]")
         clicks += 1
@@ -45,6 +76,8 @@ def play_by_clicking(page: Page, seed: int, shots: str, middle: int) -> int:
         if clicks == middle:
             assert_accessible(page)
             page.screenshots(f"{shots}-middle")
+            if fits:
+                page.viewport(fits)
     page.wait_for(".outcome:not([hidden])")
     return clicks
 

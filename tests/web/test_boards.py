@@ -21,6 +21,10 @@ from tests.web.playing import (
     wait_for_a_turn,
 )
 
+# A laptop's screen: every step of each game must fit it (play_by_clicking's `fits`;
+# Mooki Island's, from the lobby, in tests/web/test_browser.py).
+WIDE = (1366, 768)
+
 
 def game_id_of(page: Page) -> str:
     page.wait_until("location.pathname.startsWith('/play/')")
@@ -46,7 +50,7 @@ def test_pirates_in_french_from_a_preset_played_by_clicking_the_board(clean_page
         assert page.evaluate("document.querySelectorAll('.other-hand .fan.open').length") == 1  # open hands
         assert_accessible(page)
         page.screenshots("pirates-start")
-        clicks = play_by_clicking(page, seed=7, shots="pirates", middle=3)
+        clicks = play_by_clicking(page, seed=7, shots="pirates", middle=3, fits=WIDE)
         assert clicks >= 1
         with Client(server.target) as lobby:
             game = lobby.get_game(game_id)
@@ -81,7 +85,7 @@ def test_the_picnic_from_the_first_game_preset_played_by_clicking_the_board(
     assert page.evaluate("document.querySelectorAll('.forest-map rect').length") > 63  # every space
     assert_accessible(page)
     page.screenshots("picnic-start")
-    clicks = play_by_clicking(page, seed=3, shots="picnic", middle=12)
+    clicks = play_by_clicking(page, seed=3, shots="picnic", middle=12, fits=WIDE)
     assert clicks > 12
     with Client(server.target) as lobby:
         game = lobby.get_game(game_id)

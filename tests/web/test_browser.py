@@ -17,6 +17,7 @@ from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
 from tests.web.playing import CHOICES, assert_accessible, assert_the_log_is_the_games, play_by_clicking, wait_for_a_turn
 
 GOLDEN = ROOT / "seeds" / "replays"
+WIDE = (1366, 768)
 
 
 def test_the_lobby_creates_a_mooki_game_against_a_bot_and_it_is_played_on_the_board(
@@ -41,7 +42,7 @@ def test_the_lobby_creates_a_mooki_game_against_a_bot_and_it_is_played_on_the_bo
     assert page.evaluate(CHOICES) == ["pile:0", "pile:1"]
     assert_accessible(page)
     page.screenshots("mooki-start")
-    clicks = play_by_clicking(page, seed=1, shots="mooki", middle=14)
+    clicks = play_by_clicking(page, seed=1, shots="mooki", middle=14, fits=WIDE)  # each step fits a laptop
     assert clicks > 20
     game_id = page.url().rsplit("/", 1)[1]
     with Client(server.target) as lobby:
@@ -85,7 +86,7 @@ def test_the_debug_panel_names_the_first_event_of_a_broken_log(clean_page: Page,
     page.goto(f"{server.http}/debug")
     page.drop_file("[data-drop]", "broken.jsonl", gamelog.to_jsonl(log))
     page.wait_for(f".problem [data-problem-event='{bad + 1}']")
-    assert f"Event {bad + 1} (line {bad + 2}) does not replay" in page.text(".problem")
+    assert f"Event {bad + 1} (version {bad + 1}, line {bad + 2}) does not replay" in page.text(".problem")
     page.wait_until(f"document.querySelector('.position')?.textContent === 'Version {bad} of {bad}'")
     row = f"document.querySelector(\".timeline li[data-version='{bad + 1}']\")"
     assert page.evaluate(f"{row}.classList.contains('broken')")

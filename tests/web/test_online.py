@@ -1,5 +1,5 @@
 """Playing online in a real browser: a game created in the lobby with a seat left open,
-its join link (a join code, never a token) opened in a second, isolated page, the lobby
+its join link (a join code and the game's id, never a token) opened in a second, isolated page, the lobby
 listing it as open, both players seeing each other connected, the game played to its end
 by clicking in the two pages, and the rematch in one click from each; a spectator's page;
 a page whose connection drops resuming by itself (through a proxy the test cuts), with
@@ -43,7 +43,10 @@ def test_a_join_link_opened_in_a_second_page_then_a_game_and_its_rematch(
     link = str(host.wait_until("document.querySelector('.join-link a')?.href"))
     assert host.evaluate(STATUS) == "open" and host.text(".status") == "Waiting for players to join…"
     tokens = json.loads(host.evaluate(f"localStorage.getItem('ludotheque.seats.{game_id}')"))
-    assert len(tokens) == 1 and tokens[0]["token"] not in link and game_id not in link
+    # The link names the game (to show it first, and to watch it once it started), never a token.
+    assert len(tokens) == 1 and tokens[0]["token"] not in link and link.endswith(f"?game={game_id}")
+    presences = "[0, 1].map((seat) => document.querySelector(`.table-seat[data-seat='${seat}']`)?.dataset.presence)"
+    host.wait_until(f"{presences}.join() === 'online,open'")  # the page's own connection comes first
     assert presence(host, 0) == "online" and presence(host, 1) == "open"
     assert_accessible(host)
     host.screenshots("online-waiting")

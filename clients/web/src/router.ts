@@ -24,8 +24,9 @@ export function parseRoute(pathname: string): Route | undefined {
 export const paths = {
   lobby: (): string => "/",
   play: (gameId: string): string => `/play/${encodeURIComponent(gameId)}`,
-  /** A join link's path: the game's join code (it takes an open seat, nothing more), never a token. */
-  join: (code: string): string => `/join/${encodeURIComponent(code)}`,
+  /** A join link's path: the game's join code (it takes an open seat, nothing more) and
+   * its id (to show the game first, and to watch it once it started), never a token. */
+  join: (code: string, gameId?: string): string => `/join/${encodeURIComponent(code)}${gameId ? `?game=${encodeURIComponent(gameId)}` : ""}`,
   debug: (gameId?: string): string => (gameId ? `/debug/${encodeURIComponent(gameId)}` : "/debug"),
 };
 
@@ -48,7 +49,9 @@ export function startRouter(onRoute: Listener): void {
   listener(parseRoute(location.pathname));
 }
 
-export function navigate(path: string): void {
-  if (path !== location.pathname + location.search) history.pushState(null, "", path);
+/** Shows `path`; `replace`: in place of the page shown (a page that only sends on). */
+export function navigate(path: string, { replace = false } = {}): void {
+  if (replace) history.replaceState(null, "", path);
+  else if (path !== location.pathname + location.search) history.pushState(null, "", path);
   listener(parseRoute(location.pathname));
 }

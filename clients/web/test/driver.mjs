@@ -6,6 +6,9 @@
 //
 // Every page records what a test must see as a failure: console errors, uncaught
 // exceptions, Content-Security-Policy violations and requests to another origin.
+//
+// The app shows the other players' moves one after another at a child's pace; a page
+// here shows them at once (localStorage "ludotheque.pace" = 0) unless a test set a pace.
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -60,6 +63,11 @@ async function newPage({ width, height, mobile, isolated }) {
     document.addEventListener("securitypolicyviolation", (event) =>
       console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`),
     );
+    try {
+      if (localStorage.getItem("ludotheque.pace") === null) localStorage.setItem("ludotheque.pace", "0");
+    } catch {
+      // a page without storage (about:blank)
+    }
   });
   const id = nextPage++;
   pages.set(id, record);
@@ -88,6 +96,8 @@ const operations = {
     return { status: response?.status() ?? 0, headers: response?.headers() ?? {} };
   },
   async waitFor({ page, selector, timeout }) {
+    // A page behind another runs no animation frames, which a wait for a visible element polls on.
+    await pages.get(page).page.bringToFront();
     await visible(pages.get(page).page, selector, timeout);
   },
   async waitForFunction({ page, expression, timeout }) {
@@ -125,6 +135,29 @@ const operations = {
   async press({ page, key }) {
     await pages.get(page).page.keyboard.press(key);
   },
+  /** Emulates CSS media features, e.g. [{ name: "prefers-reduced-motion", value: "reduce" }]. */
+  async emulate({ page, features }) {
+    await pages.get(page).page.emulateMediaFeatures(features);
+  },
+  /** Grants the page's origin `permissions` (e.g. ["notifications"]). */
+  async grant({ page, origin, permissions }) {
+    const record = pages.get(page);
+    await (record.context ?? browser.defaultBrowserContext()).overridePermissions(origin, permissions);
+  },
+  /** Taps `selector` as a finger would (a touch, not a mouse click). */
+  async tap({ page, selector, timeout }) {
+    const element = await visible(pages.get(page).page, selector, timeout);
+    await element.tap();
+  },
+  /** Brings the page to the front: a page behind another draws no frames, and the waits
+   * that poll on animation frames would never end there. */
+  async front({ page }) {
+    await pages.get(page).page.bringToFront();
+  },
+  /** Waits until the page's animations (a piece travelling) are over. */
+  async settle({ page }) {
+    await pages.get(page).page.evaluate(() => Promise.all(document.getAnimations().filter((a) => a.effect?.getTiming().iterations !== Infinity).map((a) => a.finished.catch(() => undefined))));
+  },
   async evaluate({ page, expression }) {
     return pages.get(page).page.evaluate(expression);
   },
@@ -152,16 +185,14 @@ const operations = {
       content,
     );
   },
-  /** axe-core's violations of impact serious or critical. (page.evaluate is not subject
-   * to the page's CSP, which rightly forbids injecting a script tag.) */
+  /** axe-core's violations, of every impact (minor to critical). (page.evaluate is not
+   * subject to the page's CSP, which rightly forbids injecting a script tag.) */
   async axe({ page }) {
     const target = pages.get(page).page;
     await target.evaluate(AXE_SOURCE);
     return target.evaluate(async () => {
       const result = await globalThis.axe.run(document, { resultTypes: ["violations"] });
-      return result.violations
-        .filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
+      return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(" ")) }));
     });
   },
   /** What went wrong on the page since the last call (and forget it). */

@@ -8,10 +8,13 @@
 // see mooki.ts), draw every piece from `input.view` and `input.facts` (GetGameKind's
 // material: colours, cards, boards), and for each piece that is a choice of the next
 // step (`input.offer?.option(subject, value)`) call `input.offer.bind(element, choice)`.
+// To show the other players' moves as they come, name the drawing's places and pieces
+// (`data-anchor`, `data-piece`: motion.ts) and say what each event moves (`moves`).
 
-import type { GameKind, GameView, Seat } from "@ludotheque/client";
+import type { Event, GameKind, GameView, Seat } from "@ludotheque/client";
 
 import type { Offer } from "./choices";
+import type { Motion } from "./motion";
 import { genericBoard } from "./generic";
 import { mookiBoard } from "./mooki";
 import { picnicBoard } from "./picnic";
@@ -33,11 +36,22 @@ export interface BoardInput {
   offer?: Offer;
   /** A move was sent and its result is awaited: its pieces are drawn as chosen. */
   pending?: boolean;
+  /** A narrow screen held upright: a wide board may be drawn turned a quarter. */
+  upright?: boolean;
+}
+
+/** What an event does on the board: the pieces it moves, and whether it is one to
+ * celebrate (a round won: the ship sails; the game's end). */
+export interface EventMoves {
+  motions: Motion[];
+  celebrate?: "round" | "won" | "lost";
 }
 
 export interface BoardRenderer {
   /** A new element showing `input`. Called again with new input after every change. */
   render(input: BoardInput): HTMLElement;
+  /** What `event` moves on the board drawn from `input` (none: it shows no move). */
+  moves?(event: Event, input: BoardInput): EventMoves;
 }
 
 export const RENDERERS: Record<string, BoardRenderer> = {

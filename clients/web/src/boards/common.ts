@@ -65,6 +65,14 @@ export function pieceOrChoice(
   return button;
 }
 
+/** Names `element` as a place of the board (motion.ts: `data-anchor`); `moving`: it is a
+ * piece that keeps its name from one drawing to the next, and moves by itself. */
+export function named<E extends Element>(element: E, anchor: string, moving = false): E {
+  element.setAttribute("data-anchor", anchor);
+  if (moving) element.setAttribute("data-piece", "");
+  return element;
+}
+
 /** A small counter badge, e.g. "×12". */
 export function count(n: number | bigint, label: string): HTMLElement {
   return h("span", { class: "count", attrs: { "aria-hidden": "true", title: label } }, `×${n}`);

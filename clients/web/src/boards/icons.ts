@@ -58,3 +58,51 @@ function die(): SVGSVGElement {
     ...pips.map(([cx, cy]) => s("circle", { cx, cy, r: 3.6, fill: "#1f2a24" })),
   );
 }
+
+/** The little pictures of the page's switches and notices (no emoji: a font may lack them). */
+export const glyphs = {
+  /** A loudspeaker, with its sound waves when `on`, crossed out when not. */
+  sound(on: boolean): SVGSVGElement {
+    return picture(
+      "0 0 24 24",
+      s("path", { d: "M4 9 H8 L13 5 V19 L8 15 H4 Z", fill: "currentColor" }),
+      on
+        ? s("path", { d: "M16 9 Q18 12 16 15 M18.5 6.5 Q22.5 12 18.5 17.5", fill: "none", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" })
+        : s("path", { d: "M16 9 L22 15 M22 9 L16 15", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" }),
+    );
+  },
+  /** A bell, crossed out when notifications are off. */
+  bell(on: boolean): SVGSVGElement {
+    return picture(
+      "0 0 24 24",
+      s("path", { d: "M12 3 C8 3 6 6 6 10 V14 L4 17 H20 L18 14 V10 C18 6 16 3 12 3 Z", fill: "currentColor" }),
+      s("circle", { cx: 12, cy: 19.5, r: 2, fill: "currentColor" }),
+      on ? null : s("path", { d: "M3 3 L21 21", stroke: "#b03a48", "stroke-width": 2.5, "stroke-linecap": "round" }),
+    );
+  },
+  /** A face with its two hands over its eyes: nobody peeks. */
+  hide(): SVGSVGElement {
+    const hand = (x: number, turn: number): SVGElement =>
+      s(
+        "g",
+        { transform: `rotate(${turn} ${x} 26)`, fill: "#f4a261", stroke: "#8d5b3c", "stroke-width": 1.5 },
+        ...[-6, -2, 2, 6].map((dx, i) => s("rect", { x: x + dx - 2, y: 12 + Math.abs(i - 1.5) * 2, width: 4.6, height: 14, rx: 2.3 })),
+        s("rect", { x: x - 8.5, y: 20, width: 17, height: 14, rx: 6 }),
+      );
+    return picture(
+      "0 0 64 56",
+      s("circle", { cx: 32, cy: 28, r: 22, fill: "#ffcc80", stroke: "#8d5b3c", "stroke-width": 2 }),
+      s("path", { d: "M24 42 Q32 47 40 42", fill: "none", stroke: "#8d5b3c", "stroke-width": 2.5, "stroke-linecap": "round" }),
+      hand(22, -12),
+      hand(42, 12),
+    );
+  },
+  /** An open eye: watching. */
+  eye(): SVGSVGElement {
+    return picture(
+      "0 0 24 24",
+      s("path", { d: "M2 12 Q12 3 22 12 Q12 21 2 12 Z", fill: "none", stroke: "currentColor", "stroke-width": 2 }),
+      s("circle", { cx: 12, cy: 12, r: 3.5, fill: "currentColor" }),
+    );
+  },
+};

@@ -47,9 +47,9 @@ export function mookiCard(material: Material | undefined, face: Face | undefined
     emblem(enumName(FamilySchema, face.family), 50, 30, darker(look.rgb, 0.15)),
     creature(look.rgb, 50, 80, legendary),
     legendary ? s("polygon", { points: starPoints(17, 20, 7, 3), fill: GOLD }) : null,
-    legendary ? s("polygon", { points: starPoints(84, 118, 6, 2.5), fill: GOLD }) : null,
-    legendary ? s("text", { x: 82, y: 25, "text-anchor": "middle", "font-size": 14, "font-weight": 800, fill: darker(GOLD, 0.45) }, "×2") : null,
-    s("text", { x: 50, y: 128, "text-anchor": "middle", "font-size": 13, "font-weight": 700, fill: INK }, look.name),
+    legendary ? s("polygon", { points: starPoints(84, 20, 7, 3), fill: GOLD }) : null,
+    // Legendaries count twice: "×2" big enough to read on the smallest card (28 units: 12 px at 44 px).
+    legendary ? s("text", { x: 50, y: 131, "text-anchor": "middle", "font-size": 28, "font-weight": 900, fill: darker(GOLD, 0.45), stroke: "#fff", "stroke-width": 2, "paint-order": "stroke" }, "×2") : null,
   );
 }
 
@@ -137,7 +137,7 @@ function spiderCard(look: { rgb: string; name: string }): SVGSVGElement {
     s("circle", { cx: 54.5, cy: 54, r: 4, fill: "#fff" }),
     s("circle", { cx: 46, cy: 55, r: 1.8, fill: "#101820" }),
     s("circle", { cx: 55, cy: 55, r: 1.8, fill: "#101820" }),
-    s("text", { x: 50, y: 128, "text-anchor": "middle", "font-size": 13, "font-weight": 700, fill: ink }, look.name),
+    s("path", { d: "M40 112 Q50 104 60 112", fill: "none", stroke: ink, "stroke-width": 3, "stroke-linecap": "round" }),
   );
 }
 
@@ -152,18 +152,35 @@ export function cardBack(): SVGSVGElement {
   );
 }
 
-/** A trophy cup in the family's colour, its stars under it (viewBox 80×90). */
-export function trophy(material: Material | undefined, family: number, stars: number): SVGSVGElement {
+/** A trophy cup in the family's colour, its stars under it (viewBox 80×96). A trophy the
+ * Spider ran off with (`gone`) is drawn grey and dashed, the Spider on it, its stars struck out. */
+export function trophy(material: Material | undefined, family: number, stars: number, gone = false): SVGSVGElement {
   const look = familyLook(material, family);
-  const outline = darker(look.rgb, 0.35);
+  const rgb = gone ? "#cfd8dc" : look.rgb;
+  const outline = gone ? "#78909c" : darker(look.rgb, 0.35);
+  const dash = gone ? "4 3" : undefined;
   return picture(
-    "0 0 80 90",
-    s("path", { d: "M22 8 H58 V26 C58 40 48 46 40 46 C32 46 22 40 22 26 Z", fill: look.rgb, stroke: outline, "stroke-width": 2.5 }),
-    s("path", { d: "M22 14 H12 C12 26 18 30 24 30 M58 14 H68 C68 26 62 30 56 30", fill: "none", stroke: outline, "stroke-width": 3 }),
+    "0 0 80 96",
+    s("path", { d: "M22 8 H58 V26 C58 40 48 46 40 46 C32 46 22 40 22 26 Z", fill: rgb, stroke: outline, "stroke-width": 2.5, "stroke-dasharray": dash }),
+    s("path", { d: "M22 14 H12 C12 26 18 30 24 30 M58 14 H68 C68 26 62 30 56 30", fill: "none", stroke: outline, "stroke-width": 3, "stroke-dasharray": dash }),
     s("rect", { x: 36, y: 46, width: 8, height: 10, fill: outline }),
     s("rect", { x: 26, y: 56, width: 28, height: 8, rx: 3, fill: outline }),
-    emblem(enumName(FamilySchema, family), 40, 25, lighter(look.rgb, 0.7)),
-    s("polygon", { points: starPoints(22, 78, 9, 4), fill: GOLD, stroke: darker(GOLD, 0.3), "stroke-width": 1 }),
-    s("text", { x: 48, y: 84, "text-anchor": "middle", "font-size": 17, "font-weight": 800, fill: INK }, `×${stars}`),
+    emblem(enumName(FamilySchema, family), 40, 25, gone ? "#eceff1" : lighter(look.rgb, 0.7)),
+    s("polygon", { points: starPoints(20, 82, 10, 4.5), fill: gone ? "#b0bec5" : GOLD, stroke: gone ? "#78909c" : darker(GOLD, 0.3), "stroke-width": 1 }),
+    // 24 units: 13 px on the smallest trophy (44 px).
+    s("text", { x: 52, y: 91, "text-anchor": "middle", "font-size": 24, "font-weight": 900, fill: gone ? "#607d8b" : INK }, `×${stars}`),
+    gone ? s("path", { d: "M8 94 L74 70", stroke: "#b03a48", "stroke-width": 4, "stroke-linecap": "round" }) : null,
+    gone ? spiderBadge(60, 20) : null,
   );
+}
+
+/** A little black spider, centred on (x, y). */
+function spiderBadge(x: number, y: number): SVGElement {
+  const legs: SvgChild[] = [];
+  for (const side of [-1, 1]) {
+    for (let i = 0; i < 4; i++) {
+      legs.push(s("path", { d: `M${x} ${y - 3 + i * 3} q${side * 8} ${-6 + i * 2} ${side * 13} ${-1 + i * 4}`, fill: "none", stroke: "#101820", "stroke-width": 2, "stroke-linecap": "round" }));
+    }
+  }
+  return s("g", {}, ...legs, s("ellipse", { cx: x, cy: y + 2, rx: 7, ry: 8, fill: "#101820" }), s("circle", { cx: x - 2.5, cy: y - 1, r: 1.8, fill: "#fff" }), s("circle", { cx: x + 2.5, cy: y - 1, r: 1.8, fill: "#fff" }));
 }

@@ -1,17 +1,20 @@
 // Mooki Island's table: the two draw piles with the face showing on top of each, the
 // card being played (both faces for the one who drew it), each player's collection
 // (its top card while playing; every card by family once the game is over), the five
-// trophies with their stars, and who won them. Choices on the table: a pile to draw
-// from, the face of the drawn card to keep, the trophy to give back to the Spider.
+// trophies with their stars, and who won them — a trophy the Spider took drawn as gone,
+// its stars not counted. Choices on the table: a pile to draw from, the face of the
+// drawn card to keep, the trophy to give back to the Spider. What moves: the card drawn
+// comes from its pile, the card placed goes onto its collection, the trophies go to
+// their winners.
 
 import { FaceKind, FamilySchema, Phase, SideSchema, Side, type Face, type View } from "@ludotheque/client/gen/ludotheque/mooki/v1/mooki_pb";
 import type { Material } from "@ludotheque/client/gen/ludotheque/mooki/v1/material_pb";
 
 import { h, type Child } from "../dom";
 import { t } from "../i18n";
-import type { BoardInput, BoardRenderer } from "./board";
+import type { BoardInput, BoardRenderer, EventMoves } from "./board";
 import type { Offer } from "./choices";
-import { enumName, gameView, material, piece, pieceOrChoice, seatName } from "./common";
+import { enumName, gameView, material, named, piece, pieceOrChoice, seatName } from "./common";
 import { cardBack, faceName, familyLook, mookiCard, trophy } from "./mooki-art";
 
 export const mookiBoard: BoardRenderer = {
@@ -24,8 +27,25 @@ export const mookiBoard: BoardRenderer = {
     const seats = [...Array(Math.max(2, view.collections.length)).keys()];
     const others = seats.filter((seat) => seat !== me);
     for (const seat of others) board.append(seatArea(input, view, facts, seat, "opponent"));
-    board.append(table(input, view, facts), trophies(view, facts), seatArea(input, view, facts, me, "mine"));
+    board.append(table(input, view, facts), trophies(input, view, facts), seatArea(input, view, facts, me, "mine"));
+    if (view.result) board.classList.add("over");
     return board;
+  },
+
+  moves(event): EventMoves {
+    const happened = event.game.case === "mooki" ? event.game.value.kind : undefined;
+    switch (happened?.case) {
+      case "cardDrawn":
+        return { motions: [{ kind: "travel", from: `pile:${happened.value.pile}`, to: "drawn" }] };
+      case "cardPlaced":
+        return { motions: [{ kind: "travel", from: "drawn", to: `collection:${happened.value.collectionSeat}` }] };
+      case "trophiesAwarded":
+        return { motions: happened.value.families.filter((f) => f.winner !== undefined).map((f) => ({ kind: "travel" as const, from: `trophy:${f.family}`, to: `trophy:${f.family}` })) };
+      case "trophyDiscarded":
+        return { motions: [{ kind: "pop", piece: `trophy:${happened.value.family}` }] };
+      default:
+        return { motions: [] };
+    }
   },
 };
 
@@ -38,7 +58,7 @@ function table(input: BoardInput, view: View, facts: Material | undefined): HTML
     return h(
       "div",
       { class: "mooki-pile" },
-      pieceOrChoice(input.offer, "pile", String(index), "card stack", label, art, "pile"),
+      named(pieceOrChoice(input.offer, "pile", String(index), "card stack", label, art, "pile"), `pile:${index}`),
       h("span", { class: "caption" }, t("mooki.pileCaption", { name, n: pile.size })),
     );
   });
@@ -48,7 +68,7 @@ function table(input: BoardInput, view: View, facts: Material | undefined): HTML
 
 function drawnCard(input: BoardInput, view: View, facts: Material | undefined): HTMLElement {
   const drawn = view.drawn;
-  if (drawn === undefined) return h("p", { class: "muted hint" }, view.phase === Phase.DRAW ? t("mooki.toDraw") : "");
+  if (drawn === undefined) return h("p", { class: "muted hint", attrs: { "data-anchor": "drawn" } }, view.phase === Phase.DRAW ? t("mooki.toDraw") : "");
   const who = seatName(input.seats, drawn.seat);
   const faces = [
     { side: Side.SHOWN, face: drawn.shown, caption: t("mooki.wasOnTop") },
@@ -60,7 +80,7 @@ function drawnCard(input: BoardInput, view: View, facts: Material | undefined): 
     h("p", { class: "caption" }, t("mooki.drew", { name: who })),
     h(
       "div",
-      { class: "faces" },
+      { class: "faces", attrs: { "data-anchor": "drawn" } },
       ...faces.map(({ side, face, caption }) =>
         h(
           "div",
@@ -73,29 +93,23 @@ function drawnCard(input: BoardInput, view: View, facts: Material | undefined): 
   );
 }
 
-/** The five trophies not won by anyone yet (all of them until the scoring). */
-function trophies(view: View, facts: Material | undefined): HTMLElement {
-  const won = new Map((view.scoring?.families ?? []).filter((f) => f.winner !== undefined).map((f) => [f.family, f.winner as number]));
-  const left = view.stars.filter((trophyStars) => !won.has(trophyStars.family) && view.discarded?.family !== trophyStars.family);
+/** The trophies nobody holds: all five until the scoring, then those of a tie. */
+function trophies(input: BoardInput, view: View, facts: Material | undefined): HTMLElement {
+  const won = new Set((view.scoring?.families ?? []).filter((f) => f.winner !== undefined).map((f) => f.family));
+  const left = view.stars.filter((trophyStars) => !won.has(trophyStars.family));
+  const tied = view.scoring !== undefined;
   const items = left.map((trophyStars) => {
     const name = familyLook(facts, trophyStars.family).name;
-    const tied = view.scoring !== undefined;
-    return piece("trophy", t(tied ? "mooki.trophyTied" : "mooki.trophy", { family: name, stars: trophyStars.stars }), trophy(facts, trophyStars.family, trophyStars.stars));
+    const shown = piece("trophy", t(tied ? "mooki.trophyTied" : "mooki.trophy", { family: name, stars: trophyStars.stars }), trophy(facts, trophyStars.family, trophyStars.stars));
+    return named(shown, `trophy:${trophyStars.family}`, true);
   });
   const gone = view.discarded;
   return h(
     "section",
     { class: "mooki-trophies", attrs: { "aria-label": t("mooki.trophies") } },
-    h("h3", {}, view.scoring ? t("mooki.trophiesTied") : t("mooki.trophiesToWin")),
+    h("h3", {}, tied ? (items.length > 0 ? t("mooki.trophiesTied") : t("mooki.trophies")) : t("mooki.trophiesToWin")),
     items.length > 0 ? h("div", { class: "trophy-row" }, ...items) : h("p", { class: "muted" }, t("mooki.allWon")),
-    gone
-      ? h(
-          "p",
-          { class: "spider-took" },
-          piece("trophy lost", t("mooki.trophyGone", { family: familyLook(facts, gone.family).name }), trophy(facts, gone.family, starsOf(view, gone.family))),
-          t("mooki.trophyGone", { family: familyLook(facts, gone.family).name }),
-        )
-      : null,
+    gone ? h("p", { class: "spider-took" }, t("mooki.trophyGone", { name: seatName(input.seats, gone.seat), family: familyLook(facts, gone.family).name })) : null,
   );
 }
 
@@ -106,46 +120,58 @@ function starsOf(view: View, family: number): number {
 function seatArea(input: BoardInput, view: View, facts: Material | undefined, seat: number, side: "mine" | "opponent"): HTMLElement {
   const name = seatName(input.seats, seat);
   const collection = view.collections.find((c) => c.seat === seat);
-  const active = view.activeSeat === seat;
+  const active = view.activeSeat === seat && view.result === undefined;
   const result = view.result;
   const heading = h(
     "h3",
     {},
-    name,
-    input.viewerSeat === seat ? ` ${t("mooki.you")}` : "",
+    h("span", { class: "seat-title" }, name, input.viewerSeat === seat ? ` ${t("mooki.you")}` : ""),
     active ? h("span", { class: "turn-badge" }, t("mooki.turn")) : null,
     result && result.winner === seat ? h("span", { class: "win-badge" }, t("mooki.winner")) : null,
   );
-  const parts: Child[] = [heading];
+  let cards: HTMLElement;
   if (collection === undefined || collection.size === 0) {
-    parts.push(h("p", { class: "muted" }, t("mooki.noCards")));
+    cards = h("div", { class: "collection-stack" }, named(h("span", { class: "empty-slot card" }), `collection:${seat}`), h("span", { class: "caption" }, t("mooki.noCards")));
   } else if (collection.faces.length > 0) {
-    parts.push(byFamily(facts, collection.faces, name));
+    cards = byFamily(facts, collection.faces, name);
   } else {
     const label = t("mooki.collection", { name, n: collection.size, top: faceName(facts, collection.top) });
-    parts.push(
-      h("div", { class: "collection-stack" }, piece("card stack", label, h("span", { class: "stack-under", attrs: { "aria-hidden": "true" } }), mookiCard(facts, collection.top)), h("span", { class: "caption" }, t("mooki.cards", { n: collection.size }))),
+    cards = h(
+      "div",
+      { class: "collection-stack" },
+      named(piece("card stack", label, h("span", { class: "stack-under", attrs: { "aria-hidden": "true" } }), mookiCard(facts, collection.top)), `collection:${seat}`),
+      h("span", { class: "caption" }, t("mooki.cards", { n: collection.size })),
     );
   }
+  const about: Child[] = [heading];
   const wonTrophies = (view.scoring?.families ?? []).filter((f) => f.winner === seat);
-  if (wonTrophies.length > 0 || view.scoring) {
-    parts.push(wonRow(input.offer, view, facts, seat, wonTrophies.map((f) => f.family)));
-  }
-  if (result) {
-    parts.push(h("p", { class: "stars-total" }, t("mooki.starsTotal", { n: result.stars[seat] ?? 0 })));
-  }
-  return h("section", { class: `mooki-seat ${side}${active ? " active" : ""}`, attrs: { "aria-label": t("mooki.sideOf", { name }) } }, ...parts);
+  if (wonTrophies.length > 0 || view.scoring) about.push(wonRow(input.offer, view, facts, seat, wonTrophies.map((f) => f.family)));
+  if (result) about.push(h("p", { class: "stars-total" }, t("mooki.starsTotal", { n: result.stars[seat] ?? 0 })));
+  return h(
+    "section",
+    { class: `mooki-seat ${side}${active ? " active" : ""}`, attrs: { "aria-label": t("mooki.sideOf", { name }), "data-own": side === "mine" && input.viewerSeat !== undefined ? "" : undefined } },
+    cards,
+    h("div", { class: "seat-about" }, ...about),
+  );
 }
 
-/** The trophies a seat won, and its Spiders: a trophy is a choice when the Spider takes one. */
+/** The trophies a seat won, and its Spiders: a trophy is a choice when the Spider takes
+ * one; the one it took is drawn as gone (its stars not counted). */
 function wonRow(offer: Offer | undefined, view: View, facts: Material | undefined, seat: number, families: number[]): HTMLElement {
   const spiders = view.scoring?.spiders[seat] ?? 0;
+  const lost = view.discarded?.seat === seat ? view.discarded.family : undefined;
   return h(
     "div",
     { class: "won" },
     ...families.map((family) => {
       const look = familyLook(facts, family);
-      return pieceOrChoice(offer, "trophy", enumName(FamilySchema, family), "trophy", t("mooki.trophy", { family: look.name, stars: starsOf(view, family) }), [trophy(facts, family, starsOf(view, family))], "trophy");
+      const stars = starsOf(view, family);
+      if (family === lost) {
+        const label = t("mooki.trophyLost", { family: look.name, stars });
+        return named(piece("trophy gone", label, trophy(facts, family, stars, true)), `trophy:${family}`, true);
+      }
+      const shown = pieceOrChoice(offer, "trophy", enumName(FamilySchema, family), "trophy", t("mooki.trophy", { family: look.name, stars }), [trophy(facts, family, stars)], "trophy");
+      return named(shown, `trophy:${family}`, true);
     }),
     h("span", { class: "spiders" }, t("mooki.spiders", { n: spiders })),
   );
@@ -167,7 +193,8 @@ function byFamily(facts: Material | undefined, faces: Face[], owner: string): HT
       const group = groups.get(key) ?? [];
       const worth = group.reduce((sum, face) => sum + (face.kind === FaceKind.LEGENDARY ? 2 : face.kind === FaceKind.MOOKI ? 1 : 0), 0);
       const label = key === "spider" ? t("mooki.spiders", { n: group.length }) : t("mooki.familyCount", { family: familyLook(facts, Number(key)).name, n: worth });
-      const top = group.find((face) => face.kind === FaceKind.LEGENDARY) ?? group[0];
+      // The pile shows an ordinary Mooki of the family when it has one: its number says what it is worth.
+      const top = group.find((face) => face.kind === FaceKind.MOOKI) ?? group[0];
       return h(
         "div",
         { class: "family-pile", attrs: { role: "listitem" } },

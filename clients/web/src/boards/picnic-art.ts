@@ -36,7 +36,8 @@ export function mouse(x: number, y: number, r: number, cap: string): SVGElement 
   );
 }
 
-/** A friend: a round animal of colour `rgb`, with ears, and its initial. */
+/** A friend: a round animal of colour `rgb`, with ears, and its initial (none when
+ * `name` is empty: too small to read, its name is written beside it). */
 export function friend(x: number, y: number, r: number, rgb: string, name: string): SVGElement {
   const ink = inkOn(rgb);
   return s(
@@ -45,9 +46,10 @@ export function friend(x: number, y: number, r: number, rgb: string, name: strin
     s("circle", { cx: x - r * 0.6, cy: y - r * 0.7, r: r * 0.32, fill: rgb, stroke: "#fff", "stroke-width": 1.5 }),
     s("circle", { cx: x + r * 0.6, cy: y - r * 0.7, r: r * 0.32, fill: rgb, stroke: "#fff", "stroke-width": 1.5 }),
     s("circle", { cx: x, cy: y, r, fill: rgb, stroke: "#fff", "stroke-width": 2.5 }),
-    s("circle", { cx: x - r * 0.33, cy: y - r * 0.18, r: r * 0.13, fill: ink }),
-    s("circle", { cx: x + r * 0.33, cy: y - r * 0.18, r: r * 0.13, fill: ink }),
-    s("text", { x, y: y + r * 0.6, "text-anchor": "middle", "font-size": r * 0.72, "font-weight": 800, fill: ink }, name.charAt(0)),
+    s("circle", { cx: x - r * 0.36, cy: y - r * 0.42, r: r * 0.12, fill: ink }),
+    s("circle", { cx: x + r * 0.36, cy: y - r * 0.42, r: r * 0.12, fill: ink }),
+    // The initial fills the face: 24 units, readable (12 px) down to half size.
+    name ? s("text", { x, y: y + r * 0.62, "text-anchor": "middle", "font-size": Math.max(24, r * 0.9), "font-weight": 900, fill: ink }, name.charAt(0)) : null,
   );
 }
 
@@ -70,13 +72,21 @@ export function dragon(x: number, y: number, r: number, rgb: string): SVGElement
   );
 }
 
-/** The Tent, of colour `rgb`. */
+/** The Tent, of colour `rgb`: a wide canvas tent with its door open, guy ropes and a
+ * little flag on its pole (never a bare triangle: that reads as a warning sign). */
 export function tent(x: number, y: number, r: number, rgb: string): SVGElement {
+  const base = y + r * 0.7;
+  const top = y - r * 0.75;
   return s(
     "g",
     {},
-    s("polygon", { points: `${x},${y - r} ${x + r},${y + r * 0.7} ${x - r},${y + r * 0.7}`, fill: rgb, stroke: INK, "stroke-width": 1.4, "stroke-linejoin": "round" }),
-    s("polygon", { points: `${x},${y - r * 0.2} ${x + r * 0.3},${y + r * 0.7} ${x - r * 0.3},${y + r * 0.7}`, fill: darker(rgb, 0.45) }),
+    s("path", { d: `M${x - r * 1.35} ${base} L${x - r * 0.95} ${base - r * 0.55} M${x + r * 1.35} ${base} L${x + r * 0.95} ${base - r * 0.55}`, stroke: INK, "stroke-width": 1.2 }),
+    s("path", { d: `M${x} ${top} V${top - r * 0.55}`, stroke: INK, "stroke-width": 1.6 }),
+    s("path", { d: `M${x} ${top - r * 0.55} L${x + r * 0.55} ${top - r * 0.38} L${x} ${top - r * 0.22} Z`, fill: "#e53935" }),
+    s("path", { d: `M${x} ${top} L${x + r * 1.2} ${base} H${x - r * 1.2} Z`, fill: rgb, stroke: darker(rgb, 0.45), "stroke-width": 1.6, "stroke-linejoin": "round" }),
+    s("path", { d: `M${x - r * 0.6} ${base - r * 0.1} L${x - r * 0.3} ${y} M${x + r * 0.6} ${base - r * 0.1} L${x + r * 0.3} ${y}`, stroke: lighter(rgb, 0.45), "stroke-width": 1.4 }),
+    s("path", { d: `M${x} ${y - r * 0.15} Q${x - r * 0.15} ${base - r * 0.3} ${x - r * 0.42} ${base} H${x + r * 0.42} Q${x + r * 0.15} ${base - r * 0.3} ${x} ${y - r * 0.15} Z`, fill: "#3e2723" }),
+    s("path", { d: `M${x} ${y - r * 0.15} L${x - r * 0.42} ${base} L${x - r * 0.62} ${base} Z M${x} ${y - r * 0.15} L${x + r * 0.42} ${base} L${x + r * 0.62} ${base} Z`, fill: lighter(rgb, 0.3) }),
   );
 }
 
@@ -154,7 +164,8 @@ export function tileFace(material: Material | undefined, tile: Tile | undefined)
   if (withNumber) {
     const dots: SvgChild[] = [];
     for (let i = 0; i < tile.value; i++) dots.push(s("circle", { cx: 50 + (i - (tile.value - 1) / 2) * 16, cy: 84, r: 6, fill: look.ink }));
-    parts.push(...dots, s("text", { x: 84, y: 26, "text-anchor": "middle", "font-size": 22, "font-weight": 900, fill: look.ink }, String(tile.value)));
+    // 30 units: 13 px on a lid place (44 px), the smallest a face is drawn.
+    parts.push(...dots, s("text", { x: 82, y: 30, "text-anchor": "middle", "font-size": 30, "font-weight": 900, fill: look.ink, stroke: look.paper, "stroke-width": 2, "paint-order": "stroke" }, String(tile.value)));
   }
   return picture("0 0 100 100", ...parts);
 }

@@ -91,14 +91,15 @@ export function pirateCard(material: Material | undefined, card: Card | undefine
     s("rect", { x: 8, y: 8, width: 84, height: 124, rx: 7, fill: lighter(look.rgb, 0.85) }),
     sticker(look.sticker, 22, 23, 11, look.rgb),
   ];
+  // The words are the card's label (aria-label, title): on the card, only what a child
+  // reads at a glance, big enough on the smallest card (the number: 23 px at 52 px wide).
   if (card.kind === CardKind.PIRATE) {
     parts.push(
-      s("text", { x: 78, y: 32, "text-anchor": "middle", "font-size": 20, "font-weight": 800, fill: deep }, String(card.value)),
-      s("text", { x: 50, y: 72, "text-anchor": "middle", "font-size": 44, "font-weight": 900, fill: deep, stroke: "#fff", "stroke-width": 1.5, "paint-order": "stroke" }, String(card.value)),
-      pirateHead(50, 104, look.rgb),
+      s("text", { x: 50, y: 74, "text-anchor": "middle", "font-size": 50, "font-weight": 900, fill: deep, stroke: "#fff", "stroke-width": 1.5, "paint-order": "stroke" }, String(card.value)),
+      pirateHead(50, 110, look.rgb),
     );
   } else {
-    parts.push(sticker(kind.sticker, 78, 23, 10, kind.sticker === "cross" ? INK : "#fff", INK), specialPicture(card.kind, look.rgb), s("text", { x: 50, y: 127, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: INK }, kind.name));
+    parts.push(sticker(kind.sticker, 78, 23, 10, kind.sticker === "cross" ? INK : "#fff", INK), specialPicture(card.kind, look.rgb));
   }
   return picture("0 0 100 140", ...parts);
 }
@@ -147,8 +148,8 @@ function specialPicture(kind: CardKind, rgb: string): SVGElement {
         s("path", { d: "M24 80 Q44 50 64 80 Z", fill: rgb, stroke: deep, "stroke-width": 1.5 }),
         s("path", { d: "M33 86 Q37 90 41 86 M47 86 Q51 90 55 86", fill: "none", stroke: INK, "stroke-width": 2, "stroke-linecap": "round" }),
         s("ellipse", { cx: 44, cy: 96, rx: 4, ry: 3, fill: INK }),
-        s("text", { x: 72, y: 62, "font-size": 14, "font-weight": 800, fill: deep }, "z"),
-        s("text", { x: 78, y: 50, "font-size": 18, "font-weight": 800, fill: deep }, "Z"),
+        // The snores drawn as strokes: a picture, not words to read.
+        s("path", { d: "M68 54 h8 l-8 9 h8 M76 38 h11 l-11 12 h11", fill: "none", stroke: deep, "stroke-width": 3, "stroke-linejoin": "round", "stroke-linecap": "round" }),
       );
     default:
       return s("circle", { cx: 50, cy: 80, r: 20, fill: rgb });
@@ -158,7 +159,6 @@ function specialPicture(kind: CardKind, rgb: string): SVGElement {
 function parrotCard(material: Material | undefined): SVGSVGElement {
   const colours = (material?.colours ?? []).map((c) => c.rgb);
   const paint = (i: number): string => colours[i % Math.max(colours.length, 1)] ?? "#43A047";
-  const name = kindLook(material, CardKind.PARROT).name;
   const stripes: SvgChild[] = [0, 1, 2, 3].map((i) => s("rect", { x: 8 + i * 21, y: 8, width: 21, height: 10, fill: paint(i) }));
   return picture(
     "0 0 100 140",
@@ -171,7 +171,6 @@ function parrotCard(material: Material | undefined): SVGSVGElement {
     s("circle", { cx: 61, cy: 54, r: 4, fill: "#fff", stroke: INK, "stroke-width": 1 }),
     s("circle", { cx: 62, cy: 54, r: 2, fill: INK }),
     s("path", { d: "M30 120 H70", stroke: "#8d5b3c", "stroke-width": 4, "stroke-linecap": "round" }),
-    s("text", { x: 50, y: 134, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: INK }, name),
   );
 }
 

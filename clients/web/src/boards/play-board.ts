@@ -1,37 +1,59 @@
 // The board on the play page: the kind's renderer (board.ts) fed with the viewer's
 // legal moves as choice steps (choices.ts), above it a line saying what to pick and
-// the buttons of the options the table does not show (and "choose again"). It stays one element while
-// the game goes on, redrawn after each change; the keyboard focus stays on the piece it
-// was on, or moves to the first option of the next step, or to the board itself.
+// the buttons of the options the table does not show (and "choose again"). It stays one
+// element while the game goes on, redrawn after each change (only then); the keyboard
+// focus stays on the piece it was on, or moves to the first option of the next step, or
+// to the board itself. Between two versions, the pieces the events moved travel
+// (motion.ts); while another player's move is shown, the line says whose, and a tap
+// anywhere on the board skips to the present.
 
-import type { Command, GameKind, GameView, Seat } from "@ludotheque/client";
+import type { Command, Event, GameKind, GameView, Seat } from "@ludotheque/client";
 
 import { h } from "../dom";
 import { lookup, t } from "../i18n";
-import { boardFor } from "./board";
+import { boardFor, type BoardInput } from "./board";
 import { BoardOffer, ChoicePicker, bindChoice, choiceKey, rove } from "./choices";
+import { animate, places, type Motion } from "./motion";
 
 export interface PlayBoardState {
   kind: string;
   facts: GameKind | undefined;
   view: GameView | undefined;
   seats: readonly Seat[];
-  /** The seat this page plays (undefined: a spectator). */
+  /** The seat this page plays (undefined: a spectator, or the table between two people). */
   viewerSeat?: number;
-  /** Its legal moves now (empty: not its turn). */
+  /** Its legal moves now (empty: not its turn, or a past move being shown). */
   commands: readonly Command[];
   /** A move was sent and its result is awaited. */
   pending: boolean;
+  /** The version drawn, and the events up to it: those not drawn yet move their pieces. */
+  version: bigint;
+  events: readonly Event[];
+  /** Another player's move being shown (its events), with a way to skip to the present. */
+  beat?: readonly Event[];
+  /** Moves are shown at all (else the board jumps from version to version). */
+  moving: boolean;
 }
+
+// Phones hold the picnic's forest upright (renderers read it when they draw).
+const UPRIGHT = "(max-width: 700px)";
 
 export class PlayBoard {
   readonly element: HTMLElement;
   private readonly picker: ChoicePicker;
   private state: PlayBoardState | undefined;
+  private drawnVersion: bigint | undefined;
+  private drawnViewer: number | undefined;
   // The piece last focused in each group, to give the group's Tab stop back to it.
   private readonly remembered = new Map<string, string>();
 
-  constructor(play: (command: Command) => void) {
+  /** `play` sends a move; `skip` shows the present at once (a tap during another's move);
+   * `cheer` is told a round won as it shows (the page's sound). */
+  constructor(
+    play: (command: Command) => void,
+    private readonly skip: () => void,
+    private readonly cheer: (what: "round") => void,
+  ) {
     this.element = h("div", { class: "play-board", attrs: { tabindex: -1, "data-board-root": "", "aria-label": t("play.board"), role: "region" } });
     this.picker = new ChoicePicker(() => this.draw(), play);
     this.element.addEventListener("focusin", (event) => {
@@ -40,13 +62,35 @@ export class PlayBoard {
       const key = target.getAttribute("data-choice");
       if (group !== null && key !== null) this.remembered.set(group, key);
     });
+    this.element.addEventListener("click", () => {
+      if (this.state?.beat) this.skip();
+    });
+    window.matchMedia(UPRIGHT).addEventListener("change", () => this.draw());
   }
 
   update(state: PlayBoardState): void {
+    const before = this.state;
     this.state = state;
-    const before = this.picker.chosen;
+    const same =
+      before !== undefined &&
+      before.view === state.view &&
+      before.version === state.version &&
+      before.facts === state.facts &&
+      before.viewerSeat === state.viewerSeat &&
+      before.pending === state.pending &&
+      before.seats === state.seats &&
+      before.beat === state.beat &&
+      before.commands.length === state.commands.length;
+    const chosen = this.picker.chosen;
     this.picker.offer(state.commands); // a new turn forgets what was picked, and redraws
-    if (this.picker.chosen === before) this.draw();
+    if (this.picker.chosen === chosen && !same) this.draw();
+  }
+
+  /** Draws nothing (the curtain is down): no seat's pieces stay in the page. */
+  clear(): void {
+    this.element.replaceChildren();
+    this.state = undefined;
+    this.drawnVersion = undefined;
   }
 
   /** Forgets what was picked: the move was refused. */
@@ -60,8 +104,8 @@ export class PlayBoard {
     const active = document.activeElement;
     const hadFocus = active !== null && this.element.contains(active);
     const focusedKey = hadFocus ? active.getAttribute("data-choice") : null;
-    const offer = state.viewerSeat !== undefined ? new BoardOffer(this.picker) : undefined;
-    const table = boardFor(state.kind).render({
+    const offer = state.viewerSeat !== undefined && !state.beat ? new BoardOffer(this.picker) : undefined;
+    const input: BoardInput = {
       kind: state.kind,
       facts: state.facts,
       view: state.view,
@@ -69,8 +113,11 @@ export class PlayBoard {
       viewerSeat: state.viewerSeat,
       offer,
       pending: state.pending,
-    });
-    const options = this.picker.options();
+      upright: window.matchMedia(UPRIGHT).matches,
+    };
+    const renderer = boardFor(state.kind);
+    const table = renderer.render(input);
+    const options = offer ? this.picker.options() : [];
     const rest = offer === undefined ? [] : options.filter((choice) => !offer.placed.has(choiceKey(choice)));
     const bar = h("div", { class: "choice-bar" });
     for (const choice of rest) {
@@ -78,22 +125,58 @@ export class PlayBoard {
       bindChoice(button, choice, "bar", () => this.picker.pick(choice));
       bar.append(button);
     }
-    if (this.picker.canGoBack) {
-      bar.append(h("button", { class: "secondary back", attrs: { type: "button" }, on: { click: () => this.picker.back() } }, `↩ ${t("board.back")}`));
+    if (offer && this.picker.canGoBack) {
+      // On a phone the arrow alone (its name is the words).
+      bar.append(
+        h(
+          "button",
+          { class: "secondary back", attrs: { type: "button", "aria-label": t("board.back") }, on: { click: () => this.picker.back() } },
+          h("span", { attrs: { "aria-hidden": "true" } }, "↩"),
+          h("span", { class: "wide-only", attrs: { "aria-hidden": "true" } }, t("board.back")),
+        ),
+      );
     }
+    if (state.beat) {
+      bar.append(h("button", { class: "secondary skip", attrs: { type: "button" } }, `${t("board.skip")} »`));
+    }
+    // What moves: the events since the version drawn (the same viewer's board only).
+    const fresh = state.moving && this.drawnViewer === state.viewerSeat && this.drawnVersion !== undefined ? state.events.filter((event) => event.version > (this.drawnVersion ?? 0n)) : [];
+    const moves = fresh.map((event) => ({ event, ...(renderer.moves?.(event, input) ?? { motions: [] }) }));
+    const motions: Motion[] = moves.flatMap((move) => move.motions);
+    const round = moves.find((move) => move.celebrate === "round")?.event;
+    const before = motions.length > 0 || fresh.length > 0 ? places(this.element) : new Map<string, DOMRect>();
+    this.drawnVersion = state.version;
+    this.drawnViewer = state.viewerSeat;
     this.element.classList.toggle("pending", state.pending);
     this.element.classList.toggle("my-turn", options.length > 0);
+    this.element.classList.toggle("showing-move", Boolean(state.beat));
+    this.element.dataset["version"] = String(state.version);
     this.element.replaceChildren(h("div", { class: "prompt-line" }, this.prompt(state, options.map((o) => o.subject)), bar), table);
     rove(this.element, this.remembered);
+    if (fresh.length > 0) animate(this.element, before, motions);
+    if (round) {
+      // A round won: said big over the board while the ship sails.
+      this.element.append(h("p", { class: "celebration", attrs: { "aria-hidden": "true" } }, round.description?.text ?? ""));
+      this.cheer("round");
+    }
+    if (state.beat) {
+      const detail = { version: String(state.version), events: state.beat.map((event) => ({ version: String(event.version), seat: event.seat ?? null, kind: event.game.value?.kind.case ?? "table" })), motions: motions.map((m) => m.kind) };
+      this.element.dispatchEvent(new CustomEvent("ludotheque:beat", { bubbles: true, detail }));
+    }
     if (hadFocus) {
       const again = focusedKey === null ? null : this.element.querySelector<HTMLElement>(`[data-choice="${CSS.escape(focusedKey)}"]`);
       const next = again ?? this.element.querySelector<HTMLElement>('[data-choice][tabindex="0"]') ?? this.element;
-      next.focus();
+      next.focus({ preventScroll: true });
     }
   }
 
-  /** What to do now, in words: "Pick a pile to draw from", "Which colour?"... */
+  /** What to do now, in words: "Pick a pile to draw from", "Which colour?"..., or whose
+   * move is being shown ("Robot 2 lays Flower 7."). */
   private prompt(state: PlayBoardState, subjects: string[]): HTMLElement {
+    if (state.beat) {
+      const words = state.beat.map((event) => event.description?.text).filter(Boolean).join(" ");
+      return h("p", { class: "prompt beat-caption", attrs: { "data-prompt": "", "aria-hidden": "true" } }, words);
+    }
     const chosen = this.picker.chosen.map((choice) => choice.description?.text).filter(Boolean);
     let text = "";
     if (state.pending) text = t("board.sending");

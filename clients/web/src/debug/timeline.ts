@@ -3,6 +3,10 @@
 //                token): the server replays it (ReplayLog), storing nothing, as any
 //                viewer; a page of versions is fetched and kept per viewer. Each step
 //                carries its event described in the page's language.
+//   SavedTimeline a log saved by a player or a spectator ("Save the log" without the
+//                admin token): it hides what its viewer could not see, and has no seed,
+//                so nothing can replay it; its events are shown as they were saved
+//                (their words included), after the checks that need no seed.
 //   GameTimeline a game of the server seen with this browser's tokens (a seat's, or
 //                none): its events (ListEvents, described) and each version
 //                (ReplayGame) as that caller saw them.
@@ -13,14 +17,13 @@ import type {
   GameLog,
   GameStatus,
   GameView,
-  LogProblem,
   Ludotheque,
   Outcome,
   ReplayLogStep,
   Seat,
 } from "@ludotheque/client";
 
-import { Code, ConnectError } from "@ludotheque/client";
+import { Code, ConnectError, ViewerRole } from "@ludotheque/client";
 import { api, seats as heldSeats } from "../api";
 
 /** Whose eyes: the admin's (complete), a spectator's, or a seat's. */
@@ -44,8 +47,10 @@ export interface Timeline {
   events: Event[];
   /** The last version that can be shown (a broken log: the last before its first bad event). */
   last: number;
-  /** Set when the log does not replay to its end. */
-  problem?: LogProblem;
+  /** Set when the log does not replay to its end: its first bad event (0: the header). */
+  problem?: { event: number; reason: string };
+  /** Set for a log saved by a player or a spectator: shown as saved, not replayed. */
+  saved?: { viewer: ViewerId };
   /** The viewers this timeline can show, the first one the default. */
   viewers: ViewerId[];
   /** The game at `version` as `viewer` saw it. */
@@ -124,6 +129,50 @@ export async function logTimeline(client: Ludotheque, log: GameLog, admin?: Ludo
           }
         : undefined,
   };
+}
+
+/** A log saved by a player or a spectator (its header's viewer is not the admin, and it
+ * has no seed): the steps are its events as saved, after the checks a log passes without
+ * its seed (the events numbered 1, 2, 3..., each of the header's game and rules version). */
+export function savedTimeline(log: GameLog): Timeline {
+  const header = log.header;
+  const seat = header?.viewer?.role === ViewerRole.SEAT ? header.viewer.seat : undefined;
+  const viewer: ViewerId = seat === undefined ? "spectator" : `seat:${seat}`;
+  const problem = savedProblem(log);
+  const last = problem ? problem.event - 1 : log.events.length;
+  const descriptions = new Map(log.events.flatMap((event) => (event.description?.text ? [[Number(event.version), event.description.text] as const] : [])));
+  return {
+    kind: header?.kind ?? "",
+    seats: header?.seats ?? [],
+    events: log.events,
+    last,
+    problem,
+    saved: { viewer },
+    viewers: [viewer],
+    descriptions,
+    describeAll: async () => undefined, // the words were saved with the events
+    async step(version) {
+      const event = log.events[version - 1];
+      return { atVersion: BigInt(version), event, status: 0, toAct: [], view: undefined, legalCommands: [] };
+    },
+    log: async () => log,
+  };
+}
+
+/** The first event of a saved log that is not where it should be: a version out of
+ * order, an event of another game, another rules version. */
+function savedProblem(log: GameLog): { event: number; reason: string } | undefined {
+  const header = log.header;
+  if (!header?.kind) return { event: 0, reason: "the header names no kind of game" };
+  for (const [index, event] of log.events.entries()) {
+    const number = index + 1;
+    if (event.version !== BigInt(number)) return { event: number, reason: `its version is ${event.version}, not ${number}` };
+    if (event.game.case !== undefined && event.game.case !== header.kind) return { event: number, reason: `it is an event of ${event.game.case}, not ${header.kind}` };
+    if (event.rulesVersion && header.rulesVersion && event.rulesVersion !== header.rulesVersion) {
+      return { event: number, reason: `it was played by the rules ${event.rulesVersion}, not ${header.rulesVersion}` };
+    }
+  }
+  return undefined;
 }
 
 type Replay = Ludotheque["replayLog"];

@@ -28,18 +28,25 @@ export function debugPage(main: HTMLElement, gameId: string | undefined): () => 
   const panel = h("div", { class: "debug-panel" });
   fill(main, h("div", { class: "page debug" }, title, source, problem, panel));
 
+  // Each timeline shown has its own signal, ended when another replaces it (or the page
+  // goes): its keys, listened to on the whole document, must not move the next one too.
+  let shown: AbortController | undefined;
+  abort.signal.addEventListener("abort", () => shown?.abort(), { once: true });
   const load = async (making: () => Promise<Timeline>, label: string): Promise<void> => {
+    shown?.abort();
+    const mine = new AbortController();
+    shown = mine;
     fill(problem);
     fill(panel, h("p", { class: "muted" }, t("debug.loading")));
     try {
       const timeline = await making();
       const facts = await gameKind(timeline.kind).catch(() => undefined);
-      if (abort.signal.aborted) return;
-      showTimeline(panel, problem, timeline, facts, label, abort.signal);
+      if (mine.signal.aborted) return;
+      showTimeline(panel, problem, timeline, facts, label, mine.signal);
     } catch (reason) {
-      if (abort.signal.aborted) return;
+      if (mine.signal.aborted) return;
       fill(panel);
-      fill(problem, h("p", {}, reason instanceof LogFormatError ? t("debug.unreadable", { line: reason.line, reason: reason.reason }) : errorText(reason)));
+      fill(problem, h("p", {}, reason instanceof LogFormatError ? unreadable(reason) : errorText(reason)));
     }
   };
 
@@ -52,4 +59,10 @@ export function debugPage(main: HTMLElement, gameId: string | undefined): () => 
     fill(panel, h("p", { class: "muted" }, t("debug.dropFirst")));
   }
   return () => abort.abort();
+}
+
+/** A line that cannot be read, and the version it holds (line 1 the header, line n the event of version n - 1). */
+function unreadable(error: LogFormatError): string {
+  const what = error.line === 1 ? t("debug.theHeaderLine") : t("debug.versionLine", { v: error.line - 1 });
+  return t("debug.unreadable", { line: error.line, what, reason: error.reason });
 }

@@ -1,15 +1,95 @@
-// The join page, where a join link lands (/join/CODE): the player gives a name (and an
-// age: Mooki Island's youngest starts) and takes an open seat with JoinGame, by the
-// game's join code. The seat's token comes back in the answer and is kept in this
-// browser like any seat's; the link itself carries the code only, never a token.
+// The join page, where a join link lands (/join/CODE?game=ID): the join code takes an
+// open seat (JoinGame), the game's id lets the page show the game first (GetGame, as a
+// spectator: the kind, who invites, the free seats) and, once it has started, offers to
+// watch it. A browser that holds a seat of the game already goes straight to it (a link
+// opened again resumes the seat). The player gives a name (and an age: Mooki Island's
+// youngest starts); the seat's token comes back in the answer and is kept in this
+// browser like any seat's: the link carries the code and the game's id, never a token.
+
+import { GameStatus, type Game } from "@ludotheque/client";
 
 import { api, errorText, seats as heldSeats } from "../api";
+import { kindIcon } from "../boards/icons";
 import { fill, h, uid } from "../dom";
 import { t } from "../i18n";
+import { botName, gameKind, kindName } from "../kinds";
 import { navigate, paths } from "../router";
 
 export function joinPage(main: HTMLElement, code: string): () => void {
+  const gameId = new URLSearchParams(location.search).get("game") ?? "";
+  if (gameId && heldSeats.held(gameId).length > 0) {
+    // Back by the link: this browser holds a seat of the game.
+    queueMicrotask(() => navigate(paths.play(gameId), { replace: true }));
+    fill(main, h("p", { class: "muted" }, t("play.loading")));
+    return () => undefined;
+  }
   let left = false;
+  const invitation = h("section", { class: "panel invitation-panel", attrs: { "aria-labelledby": "invitation-title", hidden: !gameId } }, h("p", { class: "muted" }, t("join.looking")));
+  const form = joinForm(code, gameId, () => left);
+  fill(
+    main,
+    h(
+      "div",
+      { class: "page join" },
+      h("h1", { attrs: { id: "join-title", tabindex: -1 } }, t("join.title")),
+      invitation,
+      form,
+      h("p", { class: "links" }, h("a", { class: "button secondary", attrs: { href: paths.lobby() } }, t("play.toLobby"))),
+    ),
+  );
+  if (gameId) {
+    api()
+      .getGame(gameId)
+      .then(async (game) => {
+        await gameKind(game.kind).catch(() => undefined); // its name and its icon
+        if (!left) showInvitation(invitation, form, game);
+      })
+      .catch(() => {
+        if (!left) fill(invitation, h("p", { class: "muted" }, t("join.unknown")));
+      });
+  }
+  (form.querySelector("input[name=name]") as HTMLInputElement | null)?.focus();
+  return () => {
+    left = true;
+  };
+}
+
+/** The game the link invites to: its kind, who invites, the seats and which are free; a
+ * game started or over offers to watch it instead (the form goes). */
+function showInvitation(box: HTMLElement, form: HTMLElement, game: Game): void {
+  const host = game.seats.find((seat) => !seat.open && !seat.bot && seat.name);
+  const free = game.seats.filter((seat) => seat.open).length;
+  const name = kindName(game.kind);
+  const title = host ? t("join.invites", { name: host.name, game: name }) : t("join.invitesTo", { game: name });
+  void gameKind(game.kind).then((kind) => {
+    if (kind) box.querySelector(".invitation")?.prepend(h("span", { class: "kind-icon" }, kindIcon(kind)));
+  });
+  const seats = h(
+    "ul",
+    { class: "join-seats", attrs: { "aria-label": t("join.seats") } },
+    ...game.seats.map((seat) =>
+      seat.open
+        ? h("li", { class: "free" }, t("join.freeSeat"))
+        : h("li", {}, seat.bot ? t("join.robot", { name: seat.name, bot: botName(seat.bot) }) : seat.name),
+    ),
+  );
+  const started = game.status !== GameStatus.OPEN;
+  const watch = h("a", { class: "button primary-link", attrs: { href: paths.play(game.gameId) } }, game.status === GameStatus.FINISHED ? t("join.seeEnd") : t("join.watch"));
+  fill(
+    box,
+    h("div", { class: "invitation" }, h("h2", { attrs: { id: "invitation-title" } }, title)),
+    seats,
+    started
+      ? h("p", { class: "join-state", attrs: { "data-state": game.status === GameStatus.FINISHED ? "finished" : "started" } }, game.status === GameStatus.FINISHED ? t("join.over") : t("join.started"))
+      : h("p", { class: "join-state", attrs: { "data-state": "open" } }, t("join.freeSeats", { n: free })),
+    started ? h("p", {}, watch) : null,
+  );
+  box.hidden = false;
+  form.hidden = started;
+}
+
+/** A name and an age, then JoinGame by the code; a refusal says why (and offers to watch). */
+function joinForm(code: string, gameId: string, left: () => boolean): HTMLElement {
   const nameId = uid("join-name");
   const ageId = uid("join-age");
   const name = h("input", { attrs: { id: nameId, name: "name", required: true, maxlength: 64, autocomplete: "nickname" } });
@@ -33,28 +113,15 @@ export function joinPage(main: HTMLElement, code: string): () => void {
     api()
       .joinGame(code, name.value.trim(), years)
       .then((joined) => {
-        if (left) return;
+        if (left()) return;
         heldSeats.add(joined.gameId, { seat: joined.seat, name: name.value.trim(), token: joined.seatToken });
         navigate(paths.play(joined.gameId));
       })
       .catch((reason: unknown) => {
-        if (left) return;
-        error.textContent = errorText(reason);
+        if (left()) return;
+        fill(error, errorText(reason), gameId ? " " : null, gameId ? h("a", { attrs: { href: paths.play(gameId) } }, t("join.watchInstead")) : null);
         submit.disabled = false;
       });
   });
-  fill(
-    main,
-    h(
-      "div",
-      { class: "page join" },
-      h("h1", { attrs: { id: "join-title", tabindex: -1 } }, t("join.title")),
-      form,
-      h("p", { class: "links" }, h("a", { attrs: { href: paths.lobby() } }, t("play.toLobby"))),
-    ),
-  );
-  name.focus();
-  return () => {
-    left = true;
-  };
+  return form;
 }

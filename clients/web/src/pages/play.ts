@@ -1,14 +1,16 @@
 // The play page: a game as this browser's seat sees it (or as a spectator, without one),
 // live over the WebSocket Play channel (GameSession: the view, the legal moves, the
 // events, the move pending until its result, reconnection and resumption by itself).
-// The board (boards/) offers the moves as choices on the table; what happened is told
-// in the server's words (each event's description), and the outcome at the end.
+// The board (boards/) offers the moves as choices on the table; the other players' moves
+// are shown one after another (play/playback.ts); what happened is told in the server's
+// words (each event's description), and the outcome at the end.
 //
-// Several seats held at one screen (friends taking turns): one session per seat, and
-// the seat whose turn it is plays. GetGame is asked for the seats and the kind, and again
-// when the table changes (a player joins, the game is dealt) or, in a game with a turn
-// clock, at each turn (every seat's clock). Who is connected comes with the session
-// (presence); once the game is over, the rematch is one click (PlayAgain).
+// Several seats held at one screen (friends taking turns): one session per seat, and a
+// curtain "Pass to Papa" between them (play/sessions.ts, play/curtain.ts). GetGame is
+// asked for the seats and the kind, and again when the table changes (a player joins,
+// the game is dealt) or, in a game with a turn clock, at each turn (every seat's clock).
+// Who is connected comes with the session (presence); once the game is over, the rematch
+// is one click (PlayAgain), and offered here when another player dealt it.
 //
 // This module puts the page's parts (pages/play/) together and redraws them at each
 // change; each part holds one thing and reads alone.
@@ -16,19 +18,22 @@
 import { Code, ConnectError, GameStatus, type Command, type Game, type GameKind, type GameSnapshot } from "@ludotheque/client";
 
 import { api, errorText, hosts, seats as heldSeats } from "../api";
+import { boardFor } from "../boards/board";
 import { PlayBoard } from "../boards/play-board";
 import { announce, fill, h } from "../dom";
 import { t } from "../i18n";
-import { gameKind } from "../kinds";
+import { gameKind, kindName } from "../kinds";
 import { navigate, paths } from "../router";
 import { ConnectionLine } from "./play/connection";
+import { PassCurtain } from "./play/curtain";
 import { EventLog } from "./play/event-log";
 import { GameRecord } from "./play/game-record";
 import { PlayHeading } from "./play/heading";
-import { OutcomePanel } from "./play/outcome";
+import { OutcomePanel, type Ending } from "./play/outcome";
+import { Playback, pace, type Frame, type Viewer } from "./play/playback";
 import { playAgain } from "./play/rematch";
-import { SeatSwitch } from "./play/seat-switch";
-import { PlaySessions } from "./play/sessions";
+import { PlaySessions, type Showing } from "./play/sessions";
+import { Signals } from "./play/signals";
 import { StatusLine } from "./play/status";
 import { TablePanel } from "./play/table";
 
@@ -43,30 +48,48 @@ class PlayPage {
   private left = false;
   private scheduled = false;
   private facts: GameKind | undefined;
+  private ended = "";
   private readonly sessions: PlaySessions;
   private readonly record: GameRecord;
   private readonly heading = new PlayHeading();
   private readonly status = new StatusLine();
+  private readonly signals: Signals;
   private readonly connection = new ConnectionLine(() => this.sessions.open());
   private readonly error = h("p", { class: "error", attrs: { role: "alert" } });
-  private readonly seatSwitch = new SeatSwitch((seat) => {
-    this.sessions.choose(seat);
+  private readonly outcome: OutcomePanel;
+  private readonly board = new PlayBoard(
+    (command) => this.play(command),
+    () => this.playback.skip(),
+    () => this.signals.sound("round"),
+  );
+  private readonly playback = new Playback(
+    () => this.schedule(),
+    (event) => {
+      const moves = this.facts ? boardFor(this.facts.kind).moves?.(event, { kind: this.facts.kind, facts: this.facts, view: undefined, seats: [] }) : undefined;
+      return { beat: (moves?.motions.length ?? 0) > 0 || event.gameOver, celebrate: moves?.celebrate === "round" };
+    },
+  );
+  private readonly curtain = new PassCurtain((seat) => {
+    this.sessions.unveil(seat);
     this.schedule();
   });
-  private readonly outcome: OutcomePanel;
-  private readonly board = new PlayBoard((command) => this.play(command));
   private readonly table = new TablePanel();
   private readonly notDealt = h("div", { class: "panel not-dealt", attrs: { hidden: true } }, h("p", {}, t("play.notDealt")));
-  private readonly log = new EventLog(() => api(this.sessions.held[0]?.token).history(this.gameId));
+  private readonly side: HTMLElement;
+  private readonly stage = h("div", { class: "play-stage" });
+  private readonly log: EventLog;
 
   constructor(
     main: HTMLElement,
     private readonly gameId: string,
   ) {
     this.sessions = new PlaySessions(gameId, heldSeats.held(gameId), () => this.schedule());
-    this.record = new GameRecord(gameId, () => this.sessions.seat?.token, () => this.schedule(), () => this.left);
+    this.record = new GameRecord(gameId, () => this.sessions.readToken ?? this.sessions.held[0]?.token, () => this.schedule(), () => this.left);
+    this.log = new EventLog(() => api(this.sessions.readToken).history(this.gameId));
+    this.signals = new Signals(gameId);
     const rematch = this.sessions.held.length > 0 ? () => this.rematch() : undefined;
     this.outcome = new OutcomePanel(rematch, (reason) => this.failed(reason));
+    this.side = h("div", { class: "side" }, this.table.element, this.log.element);
     fill(main, this.layout());
   }
 
@@ -77,7 +100,7 @@ class PlayPage {
       this.facts = await gameKind(game.kind).catch(() => undefined);
       if (this.left) return;
       this.sessions.open();
-      this.heading.title.focus();
+      this.heading.title.focus({ preventScroll: true });
     } catch (reason) {
       if (!this.left) {
         this.heading.notFound();
@@ -90,21 +113,28 @@ class PlayPage {
     this.left = true;
     this.table.close();
     this.sessions.close();
+    this.playback.close();
+    this.signals.close();
   }
 
   private layout(): HTMLElement {
     const { heading, gameId } = this;
-    const boardArea = h("section", { class: "board-area", attrs: { "aria-label": t("play.board") } }, this.outcome.element, this.notDealt, this.board.element);
+    const boardArea = h(
+      "section",
+      { class: "board-area", attrs: { "aria-labelledby": "game-area-title" } },
+      h("h2", { class: "visually-hidden", attrs: { id: "game-area-title" } }, t("play.gameArea")),
+      this.outcome.element,
+      this.notDealt,
+      this.curtain.element,
+      this.board.element,
+    );
+    const top = h("div", { class: "play-top" }, heading.title, heading.who, h("div", { class: "play-bar" }, this.status.element, this.status.watching, this.signals.element));
     return h(
       "div",
       { class: "page play" },
-      heading.title,
-      heading.who,
-      h("div", { class: "play-bar" }, this.status.element, this.seatSwitch.element),
-      this.connection.element,
-      this.error,
-      h("div", { class: "play-layout" }, boardArea, h("div", { class: "side" }, this.table.element, this.log.element)),
-      h("p", { class: "links" }, h("a", { attrs: { href: paths.lobby() } }, t("play.toLobby")), " · ", h("a", { attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
+      fillIn(this.stage, top, this.connection.element, this.error, boardArea),
+      this.side,
+      h("p", { class: "links" }, h("a", { class: "button secondary", attrs: { href: paths.lobby() } }, t("play.toLobby")), h("a", { class: "button secondary", attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
     );
   }
 
@@ -120,19 +150,22 @@ class PlayPage {
     this.scheduled = false;
     if (this.left) return;
     const { sessions, record } = this;
-    const first = sessions.primary()?.getSnapshot();
     const game = record.game;
-    if (game === undefined || first === undefined) return;
-    const next = sessions.takeTurns();
-    if (next) announce(t("play.nowPlaying", { name: next.name }));
-    const snapshot = sessions.playing()?.getSnapshot() ?? first;
-    this.heading.update(game, sessions.seat);
-    this.status.update(game, snapshot, sessions.seat);
-    if (snapshot.gameOver) this.outcome.show(outcomeText(game, snapshot));
+    const first = sessions.primary()?.getSnapshot();
+    let showing = sessions.showing(this.playback.busy);
+    if (game === undefined || first === undefined || showing === undefined) return;
+    const live = showing.session.getSnapshot();
+    const frame = this.playback.follow(live, this.viewerOf(showing));
+    showing = sessions.showing(this.playback.busy) ?? showing; // the table stays while moves are shown
+    this.stage.dataset["kind"] = game.kind;
+    this.heading.update(game, sessions.held, showing.mode === "seat" ? showing.seat.seat : undefined);
+    this.status.update(game, live, showing, !frame.live);
     this.connection.update(first);
-    this.seatSwitch.update(sessions.held, sessions.seat);
-    this.drawBoard(snapshot);
+    this.drawBoard(game, showing, live, frame);
+    this.showEnd(game, live, first, frame);
     this.log.update(first);
+    const myTurn = frame.live && showing.mode === "seat" && live.legalCommands.length > 0 && !live.gameOver;
+    this.signals.update(kindName(game.kind), myTurn && showing.mode === "seat" ? showing.seat.name : undefined, showing.mode === "seat" ? String(showing.seat.seat) : "");
     const host = hosts.token(this.gameId);
     this.table.update({
       game,
@@ -144,27 +177,64 @@ class PlayPage {
     record.follow(first);
   }
 
-  private drawBoard(snapshot: GameSnapshot): void {
-    const game = this.record.game;
-    if (game === undefined) return;
-    // Nothing is dealt while the game waits for its players: a word instead of an empty table.
-    const waiting = game.status === GameStatus.OPEN && snapshot.legalCommands.length === 0;
-    this.board.element.hidden = waiting;
+  private viewerOf(showing: Showing): Viewer {
+    const token = showing.mode === "seat" ? showing.seat.token : undefined;
+    return {
+      seat: showing.mode === "seat" ? showing.seat.seat : undefined,
+      viewAt: async (version) => (await api(token).replay(this.gameId, version)).view,
+    };
+  }
+
+  private drawBoard(game: Game, showing: Showing, live: GameSnapshot, frame: Frame): void {
+    // Nothing is dealt while the game waits for its players: a word, and who sits at the table.
+    const waiting = game.status === GameStatus.OPEN && live.legalCommands.length === 0 && !live.gameOver;
     this.notDealt.hidden = !waiting;
+    (waiting ? this.notDealt : this.side).prepend(this.table.element);
+    this.curtain.update(showing.mode === "curtain" ? showing.seat : undefined);
+    this.board.element.hidden = waiting || showing.mode === "curtain";
+    if (showing.mode === "curtain") {
+      this.board.clear();
+      return;
+    }
+    const seat = showing.mode === "seat" ? showing.seat.seat : undefined;
     this.board.update({
       kind: game.kind,
       facts: this.facts,
-      view: snapshot.view,
+      view: frame.view,
       seats: game.seats,
-      viewerSeat: this.sessions.seat?.seat,
-      commands: snapshot.legalCommands,
-      pending: snapshot.pending.length > 0,
+      viewerSeat: seat,
+      commands: frame.live && seat !== undefined ? live.legalCommands : [],
+      pending: live.pending.length > 0,
+      version: frame.version,
+      events: frame.events,
+      beat: frame.live ? undefined : frame.beat,
+      moving: pace() > 0,
     });
   }
 
+  /** The outcome once the game is over and its last moves were shown, with its sound. */
+  private showEnd(game: Game, live: GameSnapshot, first: GameSnapshot, frame: Frame): void {
+    if (!live.gameOver || !frame.live) {
+      this.outcome.hide();
+      return;
+    }
+    const winners = game.outcome?.winners ?? live.outcome?.winners;
+    const held = this.sessions.held.map((one) => one.seat);
+    let ending: Ending = "over";
+    if (held.length > 0 && winners !== undefined && game.status === GameStatus.FINISHED) ending = held.some((seat) => winners.includes(seat)) ? "won" : "lost";
+    const offered = this.sessions.held.some((one) => this.sessions.snapshotOf(one.seat)?.rematch?.seatToken) || Boolean(first.rematch);
+    this.outcome.show(outcomeText(game, live), ending, offered, first.rematch?.gameId ?? game.rematchGameId ?? "");
+    const said = `${ending}:${game.status}`;
+    if (said !== this.ended && game.status === GameStatus.FINISHED) {
+      this.ended = said;
+      if (ending !== "over") this.signals.sound(ending);
+    }
+  }
+
   private play(command: Command): void {
-    const session = this.sessions.playing();
-    if (session === undefined) return;
+    const showing = this.sessions.showing(false);
+    if (showing?.mode !== "seat") return;
+    const session = showing.session;
     this.error.textContent = "";
     session.play(command, { expectedVersion: session.getSnapshot().version }).catch((reason: unknown) => {
       this.board.forget();
@@ -186,12 +256,20 @@ class PlayPage {
 
   private async rematch(): Promise<void> {
     const next = await playAgain(this.gameId, this.sessions.held, (one) => this.sessions.snapshotOf(one.seat)?.rematch);
-    if (next) navigate(paths.play(next));
+    if (next) {
+      announce(t("lobby.created"));
+      navigate(paths.play(next));
+    }
   }
 
   private failed(reason: unknown): void {
     this.error.textContent = errorText(reason);
   }
+}
+
+function fillIn(element: HTMLElement, ...children: HTMLElement[]): HTMLElement {
+  fill(element, ...children);
+  return element;
 }
 
 /** How the game ended, in the service's words (the outcome's description, in the page's

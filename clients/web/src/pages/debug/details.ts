@@ -26,6 +26,8 @@ export interface Shown {
 
 /** The sections of the details, in their order. */
 export function details(shown: Shown): HTMLElement[] {
+  // A saved log has no views: nothing could replay it.
+  if (shown.timeline.saved) return [eventSection(shown), h("p", { class: "note no-board" }, t("debug.noBoard"))];
   return [eventSection(shown), changesSection(shown), legalSection(shown), boardSection(shown)];
 }
 

@@ -12,6 +12,7 @@ import type { Timeline, ViewerId } from "../../debug/timeline";
 import { PanelActions } from "./actions";
 import { compareChoice, viewerChoice, type Control } from "./controls";
 import { details } from "./details";
+import { viewerName } from "./names";
 import { showProblem } from "./problem";
 import { MoveSearch } from "./search";
 import { TimeTravel } from "./time-travel";
@@ -21,7 +22,7 @@ import { TimelineList } from "./timeline-list";
  * replay to its end, if it does not. */
 export function showTimeline(panel: HTMLElement, problemBox: HTMLElement, timeline: Timeline, facts: GameKind | undefined, label: string, signal: AbortSignal): void {
   if (timeline.problem) {
-    showProblem(problemBox, timeline.problem, timeline.last);
+    showProblem(problemBox, timeline.problem, timeline.last, Boolean(timeline.saved));
     if (timeline.problem.event === 0) {
       fill(panel); // a bad header: no version to step through
       return;
@@ -73,8 +74,14 @@ class TimelinePanel {
   /** Fills `panel`, shows the last version, and fetches the words of the rest. */
   draw(panel: HTMLElement, label: string): void {
     const { timeline, signal } = this;
-    fill(panel, h("p", { class: "muted" }, t("debug.summary", { kind: kindName(timeline.kind), label, n: timeline.events.length })), this.controls(), this.layout());
-    this.travel.listen(panel, signal);
+    fill(
+      panel,
+      h("p", { class: "muted" }, t("debug.summary", { kind: kindName(timeline.kind), label, n: timeline.events.length })),
+      timeline.saved ? savedNote(timeline) : null,
+      this.controls(),
+      this.layout(),
+    );
+    this.travel.listen(signal);
     this.search.markMatches();
     void this.refresh();
     // The descriptions of a long log's later versions come a page at a time.
@@ -130,6 +137,17 @@ class TimelinePanel {
       if (asked === this.shown) fill(this.details, h("p", { class: "error", attrs: { role: "alert" } }, errorText(reason)));
     }
   }
+}
+
+/** What a log saved by a player or a spectator is, and what was checked of it without its seed. */
+function savedNote(timeline: Timeline): HTMLElement {
+  const viewer = timeline.saved?.viewer ?? "spectator";
+  return h(
+    "div",
+    { class: "note saved-log", attrs: { "data-saved-by": viewer } },
+    h("p", {}, h("strong", {}, t("debug.savedBy", { viewer: viewerName(timeline, viewer) })), " ", t("debug.savedAbout")),
+    h("p", {}, timeline.problem ? t("debug.savedChecksFailed", { n: timeline.last }) : t("debug.savedChecks", { n: timeline.events.length })),
+  );
 }
 
 function clamp(value: number, low: number, high: number): number {

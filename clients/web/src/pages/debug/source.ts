@@ -2,21 +2,24 @@
 // chosen (read here, replayed by the server), or a game of the server, seen completely
 // with the admin token typed into the panel.
 
-import { parseLog } from "@ludotheque/client";
+import { ViewerRole, parseLog } from "@ludotheque/client";
 
 import { admin, api } from "../../api";
 import { h, uid } from "../../dom";
 import { t } from "../../i18n";
-import { logTimeline, type Timeline } from "../../debug/timeline";
+import { logTimeline, savedTimeline, type Timeline } from "../../debug/timeline";
 
 const MAX_FILE_BYTES = 8 << 20;
 
-/** The timeline of a log file, replayed by the server (ReplayLog). */
+/** The timeline of a log file: replayed by the server (ReplayLog) when it is complete
+ * (the admin's, with its seed), shown as saved when a player or a spectator saved it. */
 export async function openFile(file: File): Promise<Timeline> {
   if (file.size > MAX_FILE_BYTES) throw new Error(t("debug.tooBig"));
   const text = await file.text();
   if (!text.trimStart().startsWith("{")) throw new Error(t("debug.notJsonl"));
-  return logTimeline(api(), parseLog(text), admin.service());
+  const log = parseLog(text);
+  if (log.header?.viewer?.role !== ViewerRole.ADMIN || log.header.seed === undefined) return savedTimeline(log);
+  return logTimeline(api(), log, admin.service());
 }
 
 /** The admin token's field (kept in the tab's sessionStorage); `reload` once one is given. */

@@ -1,5 +1,5 @@
 // Time travel in the debug panel: the version slider, ◀ ▶, "Version 3 of 40", and the
-// keys (← → ↑ ↓, Home, End) anywhere on the panel but in a text field.
+// keys (← → ↑ ↓, Home, End) wherever the focus is but in a field.
 
 import { h, uid } from "../../dom";
 import { t } from "../../i18n";
@@ -41,14 +41,15 @@ export class TimeTravel {
     return text;
   }
 
-  /** Arrow keys travel in time anywhere on `panel` but in a text field. */
-  listen(panel: HTMLElement, signal: AbortSignal): void {
-    panel.addEventListener(
+  /** The keys travel in time wherever the focus is (on the page, a button, the board),
+   * but in a field that takes them itself (text, a list to choose from, the slider). */
+  listen(signal: AbortSignal): void {
+    document.addEventListener(
       "keydown",
       (event) => {
         const target = event.target as HTMLElement;
-        if (target instanceof HTMLInputElement && target.type !== "range") return;
-        if (target instanceof HTMLSelectElement || target === this.slider) return;
+        if (event.altKey || event.ctrlKey || event.metaKey || event.defaultPrevented) return;
+        if (target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement || target.isContentEditable) return;
         const version = this.at();
         const moves: Record<string, number> = { ArrowLeft: version - 1, ArrowRight: version + 1, Home: 0, End: this.last, ArrowUp: version - 1, ArrowDown: version + 1 };
         if (!(event.key in moves)) return;

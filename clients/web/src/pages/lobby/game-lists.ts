@@ -49,7 +49,7 @@ function gameItem(game: Game): HTMLElement {
   const label = `${kindName(game.kind)}, ${players.join(", ")}`;
   const join =
     waiting && held.length === 0 && game.joinCode
-      ? h("a", { class: "button", attrs: { href: paths.join(game.joinCode), "aria-label": `${t("lobby.join")}: ${label}` } }, t("lobby.join"))
+      ? h("a", { class: "button", attrs: { href: paths.join(game.joinCode, game.gameId), "aria-label": `${t("lobby.join")}: ${label}` } }, t("lobby.join"))
       : null;
   return h(
     "li",

@@ -34,12 +34,14 @@ export function newGameForm(all: GameKind[]): HTMLElement {
     { class: "panel new-game", attrs: { "aria-labelledby": "new-game-title" } },
     h("h2", { attrs: { id: "new-game-title" } }, t("lobby.newGame")),
     kinds,
-    presets.element,
     seats.element,
-    h("details", {}, h("summary", {}, t("lobby.options")), optionsBox),
-    ...settings.elements,
-    h("div", { class: "actions" }, submit),
+    // Start comes before the ways to play and the options: the first game starts from
+    // the first screen, with what the rules say.
+    h("div", { class: "start-row" }, submit),
     error,
+    presets.element,
+    h("details", {}, h("summary", {}, t("lobby.options")), optionsBox),
+    h("div", { class: "settings" }, ...settings.elements),
   );
 
   /** The seats, options and presets of the kind chosen, as it first comes. */

@@ -69,9 +69,9 @@ export class SeatList {
       h("input", {
         attrs: { id: nameId, name: "name", required: true, maxlength: 64, autocomplete: "off", value: bot ? t("lobby.botName", { n: number }) : t("lobby.playerName", { n: number }) },
       }),
-      h("label", { attrs: { for: ageId } }, t("lobby.age")),
+      h("label", { class: "age-label", attrs: { for: ageId } }, t("lobby.age")),
       h("input", { class: "age", attrs: { id: ageId, name: "age", type: "number", min: 1, max: 120, inputmode: "numeric" } }),
-      h("label", { attrs: { for: whoId } }, t("lobby.who")),
+      h("label", { class: "who-label", attrs: { for: whoId } }, t("lobby.who")),
       this.whoPlays(whoId, bot),
       h("button", { class: "remove", attrs: { type: "button", "aria-label": t("lobby.removeSeat", { n: number }) }, on: { click: remove } }, "✕"),
     );

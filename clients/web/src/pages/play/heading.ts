@@ -1,4 +1,5 @@
-// The play page's heading: the game's name (also the window's title), and who sits where.
+// The play page's heading: the game's name, and who sits where (the seats played at
+// this screen marked).
 
 import type { Game } from "@ludotheque/client";
 
@@ -9,14 +10,20 @@ import { kindName } from "../../kinds";
 
 export class PlayHeading {
   readonly title = h("h1", { attrs: { tabindex: -1 } }, t("play.loading"));
-  /** "Cléo (you) · Robin": the players, the seat shown marked. */
+  /** "Cléo (you) · Robin": the players, the seats played here marked. */
   readonly who = h("p", { class: "lead" });
 
-  update(game: Game, seat: HeldSeat | undefined): void {
+  /** `shown`: the seat whose view is on the board (several played here: each is marked). */
+  update(game: Game, held: readonly HeldSeat[], shown: number | undefined): void {
     this.title.textContent = kindName(game.kind);
-    document.title = `${this.title.textContent} · Ludothèque`;
+    const here = new Set(held.map((one) => one.seat));
     this.who.textContent = game.seats
-      .map((s) => (s.index === seat?.seat ? t("play.you", { name: s.name }) : s.open ? t("play.openSeat") : s.name))
+      .map((s) => {
+        if (s.open) return t("play.openSeat");
+        if (here.size === 1 && here.has(s.index)) return t("play.you", { name: s.name });
+        if (here.has(s.index)) return s.index === shown ? t("play.you", { name: s.name }) : t("play.here", { name: s.name });
+        return s.name;
+      })
       .join(" · ");
   }
 

@@ -1,41 +1,43 @@
-// The play page's status line: whose turn it is, waiting for players, or over (its
-// `data-status` says which: open, your-turn, waiting, finished).
+// The play page's status line: whose turn it is, waiting for players, someone's move
+// being shown, the device to pass, or over (its `data-status` says which: open,
+// your-turn, waiting, pass, finished); and, for a spectator, that they are watching.
 
 import { GameStatus, type Game, type GameSnapshot } from "@ludotheque/client";
 
-import type { HeldSeat } from "../../api";
+import { glyphs } from "../../boards/icons";
 import { h } from "../../dom";
 import { t } from "../../i18n";
+import type { Showing } from "./sessions";
 
 export class StatusLine {
   readonly element = h("p", { class: "status", attrs: { role: "status", "data-status": "" } });
+  /** "You are watching": shown to a spectator. */
+  readonly watching = h("p", { class: "watching-badge", attrs: { hidden: true } }, glyphs.eye(), t("play.watching"));
 
-  /** The status of `game` as the seat shown (or a spectator) sees it in `snapshot`. */
-  update(game: Game, snapshot: GameSnapshot, seat: HeldSeat | undefined): void {
+  /** The status of `game` as `showing` sees it in `snapshot`; `moving`: another's move is on the board. */
+  update(game: Game, snapshot: GameSnapshot, showing: Showing, moving: boolean): void {
     let text: string;
     let state: string;
+    const seat = showing.mode === "seat" ? showing.seat : undefined;
     if (game.status === GameStatus.OPEN && !snapshot.gameOver && snapshot.legalCommands.length === 0) {
       text = t("play.waitingForPlayers");
       state = "open";
-    } else if (snapshot.gameOver) {
+    } else if (snapshot.gameOver && !moving) {
       text = t("play.over");
       state = "finished";
-    } else if (snapshot.legalCommands.length > 0 && seat) {
+    } else if (showing.mode === "curtain") {
+      text = t("play.passTo", { name: showing.seat.name });
+      state = "pass";
+    } else if (!moving && snapshot.legalCommands.length > 0 && seat) {
       text = t("play.yourTurn", { name: seat.name });
       state = "your-turn";
     } else {
-      const active = activeSeat(snapshot);
-      const name = active === undefined ? "" : (game.seats[active]?.name ?? "");
-      text = name ? t("play.waitingFor", { names: name }) : t("play.loading");
+      const names = snapshot.toAct.map((index) => game.seats[index]?.name ?? "").filter(Boolean);
+      text = moving ? t("play.showingMoves") : names.length > 0 ? t("play.waitingFor", { names: names.join(", ") }) : t("play.loading");
       state = "waiting";
     }
     if (this.element.textContent !== text) this.element.textContent = text;
     this.element.dataset["status"] = state;
+    this.watching.hidden = showing.mode !== "spectator";
   }
-}
-
-/** The seat the game waits for, from the view (every game's view names its active seat). */
-function activeSeat(snapshot: GameSnapshot): number | undefined {
-  const inner = snapshot.view?.game.value as { activeSeat?: number } | undefined;
-  return inner?.activeSeat;
 }

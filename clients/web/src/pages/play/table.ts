@@ -1,7 +1,7 @@
 // Who sits at the table, beside the board: each seat with its player's name, whether
 // they are connected (the Play session's presence), a bot's seat as such, and each
 // seat's turn clock counting down; while the game waits for players, its join link to
-// share (the join code in the URL, never a token), and for the host a button that
+// share (the join code and the game's id in the URL, never a token), and for the host a button that
 // starts the game now with bots in the seats nobody took.
 
 import { GameStatus, type Game } from "@ludotheque/client";
@@ -68,7 +68,7 @@ export class TablePanel {
     }
     if (this.invite.dataset["code"] === game.joinCode && Boolean(this.invite.querySelector(".start")) === Boolean(facts.start)) return;
     this.invite.dataset["code"] = game.joinCode;
-    const link = new URL(paths.join(game.joinCode), location.origin).href;
+    const link = new URL(paths.join(game.joinCode, game.gameId), location.origin).href;
     const copied = h("span", { class: "copied", attrs: { role: "status" } });
     fill(
       this.invite,
