@@ -158,7 +158,7 @@ class Bot(Protocol[S_contra, C_co]):
 class Engine(Protocol[S, C, E, Opt, V]):
     """One game's rules. Implementations are stateless singletons."""
 
-    kind: str  # "mooki", "pirates", "picnic": also the oneof field name in envelopes
+    kind: str  # its folder engines/<kind>/: also its field name in the envelopes and its proto package
     rules_version: str  # recorded in every event, e.g. "mooki/2"
     min_seats: int
     max_seats: int

@@ -1,10 +1,10 @@
-"""The describer of every kind this server plays, by name (engines/describing.py)."""
+"""The describer of every registered kind, by name (engines/describing.py), the
+example games' included: each folder of engines/ registers its own
+(engines/registration.py)."""
 
 from __future__ import annotations
 
 from engines.describing import Describer
-from engines.mooki.describe import DESCRIBER as MOOKI
-from engines.picnic.describe import DESCRIBER as PICNIC
-from engines.pirates.describe import DESCRIBER as PIRATES
+from engines.registry import GAMES
 
-DESCRIBERS: dict[str, Describer] = {describer.kind: describer for describer in (MOOKI, PIRATES, PICNIC)}
+DESCRIBERS: dict[str, Describer] = {kind: game.describer for kind, game in GAMES.items()}

@@ -2,8 +2,8 @@
 key and its arguments, and the steps that pick a move among the legal ones.
 
 Engines say what things mean (engines/<kind>/describe.py); the service renders the
-phrases in the caller's language from the message catalogs of seeds/locales/
-(service/app/words/catalogs.py). Nothing here knows a language."""
+phrases in the caller's language from the message catalogs of seeds/locales/ and
+seeds/<kind>/locales/ (service/app/words/catalogs.py). Nothing here knows a language."""
 
 from __future__ import annotations
 

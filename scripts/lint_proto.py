@@ -1,7 +1,7 @@
 """Lint proto/ with buf, and check it breaks nothing against the committed baseline
 (npm @bufbuild/buf, installed in tools/ by scripts/bootstrap.sh).
 
-    python scripts/lint_proto.py                     # buf lint, then buf breaking
+    python scripts/lint_proto.py                     # the kinds' conventions, buf lint, then buf breaking
     python scripts/lint_proto.py --update-baseline   # buf lint, then rewrite the baseline
 
 The baseline, proto/baseline.binpb, is a buf image of proto/ as last agreed: `buf
@@ -9,6 +9,12 @@ breaking` (its FILE rules: what breaks generated code, not only the wire) compar
 proto/ with it, so a renamed field, a changed number or type, a removed message or RPC
 fails the check. When a change is meant, move the baseline on with --update-baseline
 in the same commit, and say so (a frontend's generated code then needs a change too).
+
+Before buf, every kind's proto is checked against the conventions the service relies on
+(scripts/genproto.py: its package, its Command's `action`, its Event's `game_stopped =
+100`...), each one broken named with what to fix. The kinds' fields of the shared
+envelopes are numbered by proto/kinds.lock.json, which never gives a number twice;
+`buf breaking` then catches what the lock cannot (a kind's own messages changed).
 
 buf resolves the google/api and google/rpc protos we import from .build/googleapis,
 filled here from the installed googleapis-common-protos package, so it needs no network."""
@@ -24,6 +30,10 @@ from pathlib import Path
 import google.api.annotations_pb2
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scripts import genproto  # noqa: E402
+
 BUF = ROOT / "tools" / "node_modules" / ".bin" / "buf"
 BASELINE = ROOT / "proto" / "baseline.binpb"
 GOOGLE_PROTOS = ("google/api/annotations.proto", "google/api/http.proto", "google/rpc/status.proto")
@@ -51,6 +61,10 @@ def main(argv: list[str] | None = None) -> int:
     if not BUF.exists():
         print(f"{BUF} is missing: run scripts/bootstrap.sh (it runs npm ci in tools/)", file=sys.stderr)
         return 2
+    _, problems = genproto.read_kinds()
+    if problems:
+        print("proto/: fix these first (docs/NEW_GAME.md says why):\n- " + "\n- ".join(problems), file=sys.stderr)
+        return 1
     prepare()
     linted = subprocess.run([str(BUF), "lint"], cwd=ROOT).returncode
     if linted != 0:

@@ -1,5 +1,18 @@
-"""Mooki Island (rulebooks: ../shared/seeds/000_*.txt in French, 001_*.txt in English)."""
+"""Mooki Island (rulebooks: ../shared/seeds/000_*.txt in French, 001_*.txt in English).
 
+The game as this server plays it: its registration (engines/registration.py)."""
+
+from engines.mooki import describe, proof, text
+from engines.mooki.data import DATA
 from engines.mooki.engine import ENGINE
+from engines.registration import Registration
 
-__all__ = ["ENGINE"]
+GAME = Registration(
+    engine=ENGINE,
+    describer=describe.DESCRIBER,
+    proof=proof.PROOF,
+    data=DATA,
+    render_view=text.render_view,
+)
+
+__all__ = ["ENGINE", "GAME"]

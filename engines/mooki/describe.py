@@ -1,5 +1,5 @@
 """Mooki Island for people: every event and legal command as a phrase (a message key
-of seeds/locales/ and its arguments), and the steps that pick a move. Events are
+of seeds/mooki/locales/ and its arguments), and the steps that pick a move. Events are
 described from what the viewer may see of them (the redacted event), commands from
 the view of the seat that may play them."""
 

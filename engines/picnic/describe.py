@@ -1,5 +1,5 @@
 """Facteur Souris's picnic for people: every event and legal command as a phrase (a
-message key of seeds/locales/ and its arguments), and the steps that pick a move
+message key of seeds/picnic/locales/ and its arguments), and the steps that pick a move
 ("the friend, then the space", "the tile, then where Facteur Souris walks"). Events
 are described from what the viewer may see of them (the redacted event), commands
 from the view of the seat that may play them."""

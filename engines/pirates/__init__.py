@@ -1,5 +1,19 @@
-"""Mau Mau – Pirates & Compagnie (rulebook: ../shared/seeds/003_*.txt, in French)."""
+"""Mau Mau – Pirates & Compagnie (rulebook: ../shared/seeds/003_*.txt, in French).
 
+The game as this server plays it: its registration (engines/registration.py)."""
+
+from engines.pirates import describe, proof, text
+from engines.pirates.data import DATA
 from engines.pirates.engine import ENGINE
+from engines.registration import Registration
 
-__all__ = ["ENGINE"]
+GAME = Registration(
+    engine=ENGINE,
+    describer=describe.DESCRIBER,
+    proof=proof.PROOF,
+    data=DATA,
+    render_view=text.render_view,
+    play_seats=3,  # more fun with three ships
+)
+
+__all__ = ["ENGINE", "GAME"]

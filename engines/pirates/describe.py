@@ -1,5 +1,5 @@
 """Pirates & Compagnie for people: every event and legal command as a phrase (a
-message key of seeds/locales/ and its arguments), and the steps that pick a move
+message key of seeds/pirates/locales/ and its arguments), and the steps that pick a move
 ("the card, then the colour a Parrot asks for, then the call"). Events are described
 from what the viewer may see of them (the redacted event: a hidden hand's cards are
 not there), commands from the view of the seat that may play them."""

@@ -41,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
             "a seat, in turn order: NAME or NAME:AGE for a human at this terminal, "
             "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random), "
             "open for a seat a player on another terminal joins (--join). "
-            "Default: You against the greedy bot (and a random one for pirates)."
+            "Default: you against the greedy bot, and random bots in the seats the game takes besides."
         ),
     )
     play_parser.add_argument("--server", metavar="HOST:PORT", help="a running server (default: start one here)")

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
 
-from engines.registry import ENGINES
+from engines.registry import ENGINES, GAMES
 
 MIN_SECRET_BYTES = 32  # service/app/access/auth.py refuses shorter ones too
 POLICIES = ("open", "api-keys", "jwt")
@@ -176,6 +176,13 @@ SETTINGS: tuple[Setting, ...] = (
         1.0,
         "share of successful requests written to the access log, from 0 to 1 (errors are always written)",
     ),
+    Setting(
+        "example_games",
+        bool,
+        False,
+        "also serve the example games kept to teach how a game is added (docs/NEW_GAME.md): "
+        f"{', '.join(sorted(k for k, g in GAMES.items() if g.example)) or 'none'}",
+    ),
     Setting("web", bool, True, "serve the web app (lobby, play, debug panel) at / on the HTTP port"),
     Setting(
         "workers",
@@ -190,7 +197,7 @@ SETTINGS: tuple[Setting, ...] = (
         "",
         "the most events a game may have, per kind, e.g. 'pirates=20000,picnic=5000': a game that "
         "reaches its limit unfinished is stopped, won by nobody. Unnamed kinds: their default "
-        "(mooki 1000, pirates 10000, picnic 2000)",
+        f"({', '.join(f'{kind} {engine.default_event_limit}' for kind, engine in sorted(ENGINES.items()))})",
     ),
     Setting(
         "snapshot_interval",
@@ -333,6 +340,7 @@ class Config:
     log_level: str
     log_format: str
     access_log_sample: float
+    example_games: bool
     web: bool
     workers: int
     max_game_events: str

@@ -28,7 +28,7 @@ from service.app.model import gamelog
 from service.app.views.descriptions import Audience
 from service.app.views.views import redact
 from service.cli import language
-from service.cli.render import RENDERERS
+from service.cli.render import renderer as renderer_of
 
 DEFAULT_SERVER = "localhost:50051"
 
@@ -185,7 +185,7 @@ def verify_file(path: Path, stdout: TextIO) -> int:
             view = checked.engine.view(checked.state_before, Viewer.admin())
             stdout.write("\nThe game just before it (complete view):\n")
             stdout.write(
-                RENDERERS[checked.engine.kind].render_view(view, checked.seats or log.header.seats, None) + "\n"
+                renderer_of(checked.engine.kind).render_view(view, checked.seats or log.header.seats, None) + "\n"
             )
         return 1
     status = checked.engine.status(checked.states[-1])
@@ -287,7 +287,7 @@ def _timeline(args: argparse.Namespace) -> Timeline:
 
 def _render(timeline: Timeline, version: int, viewer: Viewer) -> str:
     view = timeline.view(version, viewer)
-    renderer = RENDERERS[timeline.kind]
+    renderer = renderer_of(timeline.kind)
     text: str = renderer.render_view(view, timeline.seats, viewer.seat)
     return text
 

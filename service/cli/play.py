@@ -18,17 +18,21 @@ from ludotheque import Client, localized_message
 from ludotheque.v1 import game_pb2
 
 from engines.phrases import Phrase
+from engines.registry import ENGINES, GAMES
 from service.app.words.catalogs import catalogs
 from service.cli.config import SETTINGS, Config
-from service.cli.render import RENDERERS
+from service.cli.render import renderer as renderer_of
 
 # The player at the terminal, named in its language ("You", « Toi »).
 YOU = "you"
-DEFAULT_SEATS = {
-    "mooki": [YOU, "bot:greedy"],
-    "pirates": [YOU, "bot:greedy", "bot:random"],
-    "picnic": [YOU, "bot:greedy"],
-}
+
+
+def default_seats(kind: str) -> list[str]:
+    """You against the greedy bot, with random bots in the seats the game takes or
+    its registration asks for besides (engines/<kind>/__init__.py's play_seats)."""
+    game = GAMES.get(kind)
+    seats = max(game.play_seats or game.engine.min_seats, 2) if game else 2
+    return [YOU, "bot:greedy", *["bot:random"] * (seats - 2)]
 
 
 def parse_seats(specs: Sequence[str], locale: str = "") -> list[dict[str, Any]]:
@@ -95,17 +99,16 @@ def play(
     """Creates a game of `kind` and plays its human seats here; or, with `join`, takes an
     open seat of a game on `server` by its join code and plays it. Moves and events are
     told in `locale` (the descriptions every client gets), the board drawn by
-    service/cli/render/."""
+    service/cli/render/ (the game's own text renderer, or the generic one)."""
     if join is not None:
         if server is None:
             stdout.write("--join needs --server HOST:PORT: the server where the game is.\n")
             return 2
         return _join(join, parse_seat(name or YOU, locale), server, stdin, stdout, locale)
-    renderer = RENDERERS.get(kind or "")
-    if kind is None or renderer is None:
-        stdout.write(f"Unknown game {kind!r}: choose one of {', '.join(sorted(RENDERERS))}.\n")
+    if kind is None or kind not in GAMES:
+        stdout.write(f"Unknown game {kind!r}: choose one of {', '.join(sorted(ENGINES))}.\n")
         return 2
-    seats = parse_seats(seat_specs or DEFAULT_SEATS.get(kind, [YOU, "bot:random"]), locale)
+    seats = parse_seats(seat_specs or default_seats(kind), locale)
     clock = {"turn_seconds": turn_seconds} if turn_seconds else None
     if server is not None:
         return _play(kind, seats, clock, server, stdin, stdout, locale)
@@ -153,7 +156,7 @@ def _join(code: str, player: dict[str, Any], target: str, stdin: TextIO, stdout:
 
 def _loop(lobby: Client, game_id: str, humans: dict[int, Client], stdin: TextIO, stdout: TextIO) -> int:
     """Plays the human seats at this terminal until the game is over (or they quit)."""
-    renderer = RENDERERS[lobby.get_game(game_id).kind]
+    renderer = renderer_of(lobby.get_game(game_id).kind)
     shown = 0
     shared_terminal = len(humans) > 1
     # Events are told as the one human here saw them; with several humans sharing

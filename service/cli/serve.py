@@ -16,6 +16,7 @@ from aiohttp import web
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from engines import registry
 from service.api import diagnostics, grpc_server
 from service.api.connections import Connections, descriptor_limit
 from service.api.grpc_gate import GrpcGate
@@ -112,6 +113,8 @@ def who_may_create(config: Config) -> CreationPolicy:
 async def start(config: Config, *, reuse_port: bool = False) -> Running:
     """Starts the server. `reuse_port`: one of several worker processes listening on
     the same ports (SO_REUSEPORT: the kernel spreads connections between them)."""
+    if config.example_games:  # before anything reads the kinds served
+        registry.serve_examples()
     check_limits(config)
     metrics = Metrics()
     app = build_app(config, metrics)

@@ -17,6 +17,7 @@ from prometheus_client.metrics import MetricWrapperBase
 from prometheus_client.parser import text_string_to_metric_families
 
 from service.app.observe.metrics import Metrics
+from tests.support.kinds import SERVED_KINDS
 from tests.support.rest import Rest
 from tests.support.server import ROOT, running_server
 
@@ -94,7 +95,7 @@ def test_expressions_are_read_as_intended() -> None:
 def play_a_little(server_target: str, http: str) -> None:
     """Enough traffic for every labelled metric the dashboard reads to have samples."""
     with Client(server_target) as lobby:
-        for kind in ("mooki", "pirates", "picnic"):
+        for kind in SERVED_KINDS:
             lobby.create_game(kind, [{"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"}])  # plays out
         created = lobby.create_game("mooki", ["Cléo", "Robin"])
         cleo = lobby.with_token(created.seat_tokens[0])

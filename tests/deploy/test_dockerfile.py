@@ -22,6 +22,7 @@ from service.cli import build_parser
 from service.cli.config import SETTINGS, from_arguments
 from tests.deploy.chart import render, server_container
 from tests.deploy.dockerfile import PREFIX, Image, Stage, context_files, env_of, parse, snapshot
+from tests.support.kinds import SERVED_KINDS
 from tests.support.rest import Rest
 from tests.support.server import ROOT
 
@@ -156,7 +157,7 @@ def test_the_image_built_from_the_context_serves_games_and_answers_health_checks
                 reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
                 assert reply.status == health_pb2.HealthCheckResponse.SERVING
             with Client(target) as lobby:  # every game's data is in the image
-                for kind in ("mooki", "pirates", "picnic"):
+                for kind in SERVED_KINDS:
                     created = lobby.create_game(kind, [{"name": "A", "bot": "greedy"}, {"name": "B", "bot": "random"}])
                     assert lobby.get_game(created.game_id).version > 1
             server.send_signal(signal.SIGTERM)

@@ -1,6 +1,7 @@
 """Every game describes itself completely: each event and command kind of its proto has
 a description, each rule code its rules raise is listed, each message key any
-description, option, preset, rule or piece uses is in every catalog of seeds/locales/
+description, option, preset, rule or piece uses is in every catalog (seeds/locales/ and
+seeds/<kind>/locales/)
 with the same placeholders, and the choice steps of the legal commands tell each one
 apart, in random games of every kind. So does the table around every game: each kind
 of table event (a player joined, a turn timed out...) and each refusal of a table
@@ -17,33 +18,26 @@ from typing import Any
 
 import pytest
 from google.protobuf.message import Message
-from ludotheque.mooki.v1 import mooki_pb2
-from ludotheque.picnic.v1 import picnic_pb2
-from ludotheque.pirates.v1 import pirates_pb2
 from ludotheque.text.v1.description_pb2 import Description
 from ludotheque.v1 import game_pb2
 
 from engines.contract import SeatInfo, Viewer, fold
 from engines.describers import DESCRIBERS
 from engines.phrases import Arg, ListArg, NumberArg, Phrase, StepRole, phrase
-from engines.registry import ENGINES, AnyEngine
+from engines.registry import GAMES, AnyEngine
 from service.app.model.errors import Code
 from service.app.model.table import REFUSALS, refusal_key
 from service.app.views.descriptions import LOSS_KEYS, TABLE_EVENT_KINDS, table_phrase
 from service.app.views.kinds import game_kind
-from service.app.words.catalogs import DEFAULT_LOCALE, Catalogs, catalogs, placeholders
+from service.app.words.catalogs import DEFAULT_LOCALE, Catalog, Catalogs, catalog_files, catalogs, placeholders
+from tests.support.kinds import EVERY_ENGINE as ENGINES
+from tests.support.kinds import EVERY_KIND, varied_options
 
 ROOT = Path(__file__).resolve().parents[2]
-KINDS = sorted(ENGINES)
-# Options that make each game's moves many and varied (routes, calls, colours).
-VARIED: dict[str, list[Message]] = {
-    "mooki": [mooki_pb2.Options()],
-    "pirates": [pirates_pb2.Options(ohe_variant=True), pirates_pb2.Options(open_hands=True, must_play=True)],
-    "picnic": [
-        picnic_pb2.Options(cold_dragon=True, trap_rain=True, short_moves=True),
-        picnic_pb2.Options(board=picnic_pb2.BOARD_HARD, tent_site=picnic_pb2.TENT_SITE_CHOSEN, invite_in_passing=True),
-    ],
-}
+KINDS = EVERY_KIND
+# Options that make each game's moves many and varied (routes, calls, colours): each
+# registration's (engines/<kind>/proof.py), else the defaults.
+VARIED = {kind: varied_options(kind) for kind in KINDS}
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -203,7 +197,7 @@ def used_keys() -> set[str]:
 def test_every_key_in_use_is_in_every_catalog(used_keys: set[str]) -> None:
     for catalog in catalogs().by_locale.values():
         missing = sorted(used_keys - set(catalog.messages))
-        assert not missing, f"seeds/locales/{catalog.locale}: missing {missing}"
+        assert not missing, f"the {catalog.locale} catalogs (seeds/locales/, seeds/<kind>/locales/): missing {missing}"
 
 
 def test_every_catalog_has_the_english_keys_and_placeholders() -> None:
@@ -225,7 +219,7 @@ def test_translators_english_notes_match_the_english_catalog() -> None:
     """Other catalogs carry each message's English as a note (#. English: ...) for the
     translator; when the English changes, the note must follow."""
     english = catalogs().by_locale[DEFAULT_LOCALE].messages
-    for path in sorted((ROOT / "seeds" / "locales").glob("*/LC_MESSAGES/*.po")):
+    for path in catalog_files(ROOT / "seeds"):
         notes = re.findall(r'^#\. English: (.*)\n(?:#.*\n)*msgid "(.*)"$', path.read_text(), re.MULTILINE)
         for note, key in notes:
             source = english[key]
@@ -234,7 +228,7 @@ def test_translators_english_notes_match_the_english_catalog() -> None:
 
 def test_an_unknown_language_falls_back_to_english_and_a_missing_key_too(tmp_path: Path) -> None:
     for locale, text in (("en", "seat {number}"), ("de", "Platz {number}")):
-        folder = tmp_path / locale / "LC_MESSAGES"
+        folder = tmp_path / "locales" / locale / "LC_MESSAGES"
         folder.mkdir(parents=True)
         entries = f'msgid "seat.unnamed"\nmsgstr "{text}"\n'
         if locale == "en":
@@ -246,6 +240,39 @@ def test_an_unknown_language_falls_back_to_english_and_a_missing_key_too(tmp_pat
     german = own.words("de")
     assert german.text(phrase("seat.unnamed", number=NumberArg(3))) == "Platz 3"
     assert german.template("bot.random") == "At random."  # not translated yet: English
+
+
+def po_file(path: Path, locale: str, entries: dict[str, str], plural: str = "(n != 1)") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = "".join(f'msgid "{key}"\nmsgstr "{text}"\n\n' for key, text in entries.items())
+    forms = f"nplurals=2; plural={plural};"
+    path.write_text(f'msgid ""\nmsgstr ""\n"Language: {locale}\\n"\n"Plural-Forms: {forms}\\n"\n\n{lines}')
+
+
+def test_each_games_catalog_is_merged_with_the_services_and_says_no_key_twice(tmp_path: Path) -> None:
+    po_file(tmp_path / "locales/en/LC_MESSAGES/ludotheque.po", "en", {"seat.unnamed": "Player {number}"})
+    po_file(tmp_path / "dice/locales/en/LC_MESSAGES/dice.po", "en", {"dice.name": "Dice"})
+    po_file(tmp_path / "dice/locales/fr/LC_MESSAGES/dice.po", "fr", {"dice.name": "Dés"}, plural="(n > 1)")
+    merged = Catalogs(tmp_path)
+    assert merged.by_locale["en"].messages == {"seat.unnamed": "Player {number}", "dice.name": "Dice"}
+    assert merged.words("fr").template("dice.name") == "Dés" and merged.words("fr").template("seat.unnamed") == (
+        "Player {number}"
+    )
+    po_file(tmp_path / "cards/locales/en/LC_MESSAGES/cards.po", "en", {"dice.name": "Cards"})
+    with pytest.raises(ValueError, match=r"'dice\.name' is in both .*cards\.po and .*dice\.po"):
+        Catalogs(tmp_path)
+
+
+@pytest.mark.parametrize("kind", sorted(GAMES))
+def test_a_games_catalogs_hold_its_own_words_only(kind: str) -> None:
+    """Keys of seeds/<kind>/locales/ begin with the kind's name (or name a bot), so two
+    games never say the same key; English is there, as for the service."""
+    files = sorted((ROOT / "seeds" / kind / "locales").glob(f"*/LC_MESSAGES/{kind}.po"))
+    assert any(path.parts[-3] == DEFAULT_LOCALE for path in files), f"seeds/{kind}/locales/en/ is missing"
+    for path in files:
+        keys = Catalog.read(path, path.parts[-3]).messages
+        strangers = sorted(key for key in keys if not key.startswith((f"{kind}.", "bot.")))
+        assert not strangers, f"{path.relative_to(ROOT)}: keys of another game or of the service: {strangers}"
 
 
 @pytest.mark.parametrize(

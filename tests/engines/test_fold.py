@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.contract import SeatInfo
-from engines.registry import ENGINES
+from tests.support.kinds import EVERY_ENGINE as ENGINES
 
 
 def _game(kind: str, seed: int, moves: int, stopped: bool = False) -> tuple[list[Any], list[Any]]:

@@ -16,8 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engines.contract import SeatInfo, fold
-from engines.registry import ENGINES, AnyEngine
+from engines.registry import AnyEngine
 from engines.state_codec import CodecError, StateCodec, for_engine
+from tests.support import kinds
+from tests.support.kinds import EVERY_ENGINE as ENGINES
 
 
 def random_game(engine: AnyEngine, seed: int, seat_count: int, stop_at: int | None) -> list[Message]:
@@ -39,10 +41,7 @@ def random_game(engine: AnyEngine, seed: int, seat_count: int, stop_at: int | No
 
 
 def short_options(engine: AnyEngine) -> Any:
-    options = engine.options_type()
-    if engine.kind == "pirates":
-        options.island_distance = 1  # one round: random play repeats itself past that
-    return options
+    return kinds.short_options(engine.kind)  # a Pirates race of one round: random play repeats itself past that
 
 
 @given(

@@ -16,6 +16,7 @@ from service.app.logs.verify import Replayed, verify
 from service.app.model import envelopes, gamelog
 from service.app.model.errors import Code, ServiceError
 from tests.support.aio import async_test
+from tests.support.kinds import SERVED_KINDS
 from tests.support.server import ROOT
 
 REPLAYS = ROOT / "seeds" / "replays"
@@ -32,7 +33,7 @@ async def replay(
     return await (replays or LogReplays()).replay_log(request, "")
 
 
-@pytest.mark.parametrize("kind", ["mooki", "pirates", "picnic"])
+@pytest.mark.parametrize("kind", SERVED_KINDS)
 @async_test
 async def test_a_golden_log_replays_a_page_at_a_time_as_each_viewer_saw_it(kind: str) -> None:
     log = golden(kind)

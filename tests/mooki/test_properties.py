@@ -1,6 +1,7 @@
-"""Mooki Island property tests: random games through legal_commands (see
-tests/support/engine_properties.py for what is checked at every step), and a
-two-worlds test that redacted events reveal nothing a viewer may not know."""
+"""Mooki Island's own property tests, besides the suite every game passes
+(tests/engines/test_properties.py, from engines/mooki/proof.py): many more of its
+cheap random games, and a two-worlds test that redacted events reveal nothing a
+viewer may not know."""
 
 from __future__ import annotations
 
@@ -14,25 +15,12 @@ from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import SeatInfo, Viewer, fold
 from engines.mooki import ENGINE
-from engines.mooki.bots import BOTS
 from engines.mooki.cards import FAMILIES
+from engines.mooki.proof import perturb
 from engines.mooki.state import MookiState
-from tests.mooki.helpers import command_universe, inventory, perturb, rulebook_outcome
-from tests.support.engine_properties import (
-    GameSpec,
-    check_bots_see_only_their_seat,
-    check_random_game,
-    replay_in_two_worlds,
-)
+from tests.support.engine_properties import check_random_game, replay_in_two_worlds, spec
 
-SPEC = GameSpec(
-    engine=ENGINE,
-    inventory=inventory,
-    command_universe=command_universe,
-    perturb=perturb,
-    max_events=36 * 2 + 4,  # a draw and a place per card, then the scoring
-    outcome=rulebook_outcome,
-)
+SPEC = spec("mooki")
 
 ages = st.one_of(st.none(), st.integers(min_value=3, max_value=99))
 seats = st.lists(st.builds(SeatInfo, age=ages), min_size=2, max_size=2)
@@ -51,34 +39,10 @@ seeds = st.integers(min_value=0, max_value=2**32)
 EXAMPLES = settings().max_examples  # from the hypothesis profile (tests/conftest.py)
 
 
-@given(options=options, seats=seats, seed=seeds)
-def test_random_games_keep_every_rule(options: pb.Options, seats: list[SeatInfo], seed: int) -> None:
-    check_random_game(SPEC, options, seats, seed)
-
-
 @settings(max_examples=EXAMPLES * 10)
 @given(options=options, seats=seats, seed=seeds)
 def test_many_random_games_end_conserve_cards_and_replay(options: pb.Options, seats: list[SeatInfo], seed: int) -> None:
     check_random_game(SPEC, options, seats, seed, every_step=False)
-
-
-@settings(max_examples=max(EXAMPLES // 4, 10))
-@given(seed=seeds, bots=st.tuples(st.sampled_from(sorted(BOTS)), st.sampled_from(sorted(BOTS))))
-def test_bots_play_legal_moves_to_the_end(seed: int, bots: tuple[str, str]) -> None:
-    def choose(state: MookiState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
-        command = BOTS[bots[seat]](state, seat, rng)
-        assert command in legal
-        return command
-
-    check_random_game(SPEC, pb.Options(), [SeatInfo(), SeatInfo()], seed, choose)
-
-
-@settings(max_examples=max(EXAMPLES // 4, 10))
-@given(seed=seeds, data=st.data())
-def test_bots_decide_only_on_what_their_seat_knows(seed: int, data: st.DataObject) -> None:
-    """A bot given two worlds its seat cannot tell apart makes the same move."""
-    played = check_random_game(SPEC, pb.Options(), [SeatInfo(), SeatInfo()], seed, every_step=False)
-    check_bots_see_only_their_seat(SPEC, played.states, 8, lambda: random.Random(data.draw(seeds)))
 
 
 @given(seed=seeds, viewer_seat=st.sampled_from([0, 1, None]))

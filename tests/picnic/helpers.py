@@ -1,19 +1,28 @@
 """Building picnic situations for tests: rigged lids, pieces put where a test
-needs them, and what the property suite needs (inventory, commands, perturb)."""
+needs them (what the property suite needs is engines/picnic/proof.py)."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ludotheque.picnic.v1 import picnic_pb2 as pb
 
-from engines.contract import SeatInfo, Viewer
+from engines.contract import SeatInfo
 from engines.picnic import ENGINE
 from engines.picnic.board import BOARDS, parse_cell_name
 from engines.picnic.data import DATA
+from engines.picnic.proof import discard as discard  # the commands, as the property suite builds them
+from engines.picnic.proof import draw as draw
+from engines.picnic.proof import keep as keep
+from engines.picnic.proof import move_dragon as move_dragon
+from engines.picnic.proof import move_friend as move_friend
+from engines.picnic.proof import place_tent as place_tent
+from engines.picnic.proof import rulebook_outcome as rulebook_outcome
+from engines.picnic.proof import use_kept as use_kept
+from engines.picnic.proof import walk as walk
 from engines.picnic.state import PicnicState
 from engines.picnic.tiles import Tile, lid_tiles
 
@@ -91,115 +100,3 @@ def run(state: PicnicState, seat: int, command: pb.Command) -> tuple[PicnicState
 
 def kinds(events: Sequence[pb.Event]) -> list[str]:
     return [str(event.WhichOneof("kind")) for event in events]
-
-
-def draw(place_: int) -> pb.Command:
-    return pb.Command(draw=pb.Draw(place=place_))
-
-
-def walk(*route: int, source: pb.TileSource.ValueType = pb.TILE_SOURCE_DRAWN) -> pb.Command:
-    return pb.Command(move_facteur=pb.MoveFacteur(source=source, route=route))
-
-
-def use_kept(*route: int) -> pb.Command:
-    return walk(*route, source=pb.TILE_SOURCE_KEPT)
-
-
-def keep() -> pb.Command:
-    return pb.Command(keep_tile=pb.KeepTile())
-
-
-def discard(source: pb.TileSource.ValueType) -> pb.Command:
-    return pb.Command(discard_tile=pb.DiscardTile(source=source))
-
-
-def move_friend(friend_: int, *route: int) -> pb.Command:
-    return pb.Command(move_friend=pb.MoveFriend(friend=friend_, route=route))
-
-
-def place_tent(cell: int) -> pb.Command:
-    return pb.Command(place_tent=pb.PlaceTent(cell=cell))
-
-
-def move_dragon(cell: int) -> pb.Command:
-    return pb.Command(move_dragon=pb.MoveDragon(cell=cell))
-
-
-def rulebook_outcome(state: PicnicState) -> tuple[int, ...] | None:
-    """« La partie s'arrête immédiatement »: won (every seat) when Facteur Souris is
-    at the picnic site with at least 4 friends there; lost (no seat) when the sixth
-    night is down, or when the dragon stands on his space; None otherwise."""
-    board = state.board
-    if state.facteur == board.picnic and sum(cell is None for cell in state.friends) >= 4:
-        return tuple(range(state.seat_count))
-    if len(state.nights) >= board.night_spaces or (state.dragon is not None and state.dragon == state.facteur):
-        return ()
-    return None
-
-
-# --- what the property suite needs -------------------------------------------------
-
-
-def inventory(state: PicnicState) -> Counter[Hashable]:
-    """Every tile wherever it is: in the lid, drawn, kept, on a night space, up as
-    the Tent, or out of the game."""
-    items: Counter[Hashable] = Counter(tile for tile in state.lid if tile is not None)
-    items.update(tile for tile in state.kept if tile is not None)
-    items.update(state.removed)
-    items.update(state.nights)
-    if state.drawn is not None:
-        items[state.drawn.tile] += 1
-    if state.tent_tile is not None:
-        items[state.tent_tile] += 1
-    return items
-
-
-def command_universe(state: PicnicState) -> list[pb.Command]:
-    """Legal and illegal moves alike: a sample of the active seat's legal moves
-    (every one would make the suite slow), and broken variants of them."""
-    if state.phase in (pb.PHASE_UNSPECIFIED, pb.PHASE_FINISHED):
-        return [draw(0), keep(), pb.Command()]
-    legal = ENGINE.legal_commands(state, state.active_seat)
-    sample = legal[:: max(1, len(legal) // 6)]
-    board = state.board
-    empty = [p for p, tile in enumerate(state.lid) if tile is None]
-    commands = [*sample, draw(len(state.lid)), draw(99), *(draw(p) for p in empty[:1])]
-    near = board.path_neighbours[state.facteur]
-    for source in (pb.TILE_SOURCE_DRAWN, pb.TILE_SOURCE_KEPT, pb.TILE_SOURCE_UNSPECIFIED):
-        commands += [walk(source=source), walk(near[0], source=source), walk(board.picnic, source=source)]
-    for command in sample:
-        action = command.WhichOneof("action")
-        if action in ("move_facteur", "move_friend"):
-            moved = getattr(command, action)
-            longer, shorter = pb.Command(), pb.Command()
-            longer.CopyFrom(command)
-            getattr(longer, action).route.append(getattr(command, action).route[0])
-            shorter.CopyFrom(command)
-            del getattr(shorter, action).route[-1:]
-            commands += [longer, shorter]
-            if action == "move_friend":
-                commands.append(move_friend(len(state.friends), *moved.route))
-    commands += [keep(), *(discard(s) for s in (pb.TILE_SOURCE_DRAWN, pb.TILE_SOURCE_KEPT, pb.TILE_SOURCE_UNSPECIFIED))]
-    commands += [move_friend(LAPIN, board.picnic), move_friend(9, 0)]
-    commands += [place_tent(board.picnic), place_tent(board.house), place_tent(0), place_tent(999)]
-    commands += [move_dragon(state.dragon if state.dragon is not None else 0), move_dragon(999), pb.Command()]
-    shelters = (pb.SHELTER_UNSPECIFIED, pb.SHELTER_HOUSE, pb.SHELTER_TENT)
-    commands += [pb.Command(take_shelter=pb.TakeShelter(shelter=shelter)) for shelter in shelters]
-    return commands
-
-
-def perturb(state: PicnicState, viewer: Viewer, rng: random.Random) -> PicnicState:
-    """A state that differs from `state` only in what `viewer` cannot know: which
-    face lies at each occupied place of the lid, among places with the same back
-    (a Rain tile that went back included: the view must not give it away). Once
-    the game is over, the lid is turned over for everyone: nothing is hidden."""
-    if viewer.is_admin or not state.lid or state.result is not None:
-        return state
-    lid = list(state.lid)
-    for back in (PLAIN, ENVELOPE):
-        places = [p for p, tile in enumerate(lid) if tile is not None and state.backs[p] == back]
-        tiles = [lid[p] for p in places]
-        rng.shuffle(tiles)
-        for p, tile in zip(places, tiles, strict=True):
-            lid[p] = tile
-    return replace(state, lid=tuple(lid))

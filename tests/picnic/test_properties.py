@@ -1,6 +1,7 @@
-"""Picnic property tests: random games on both boards with random options, through
-legal_commands (see tests/support/engine_properties.py for what is checked at every
-step), and a two-worlds test that redacted events reveal no face lying in the lid."""
+"""The picnic's own property tests, besides the suite every game passes
+(tests/engines/test_properties.py, from engines/picnic/proof.py): its random games
+are won as well as lost, and a two-worlds test that redacted events reveal no face
+lying in the lid."""
 
 from __future__ import annotations
 
@@ -13,27 +14,12 @@ from ludotheque.picnic.v1 import picnic_pb2 as pb
 
 from engines.contract import SeatInfo, Viewer, fold
 from engines.picnic import ENGINE
-from engines.picnic.bots import BOTS, greedy_bot
-from engines.picnic.state import PicnicState
+from engines.picnic.proof import perturb, sensible
 from engines.picnic.tiles import Tile
-from tests.picnic.helpers import command_universe, dealt, inventory, perturb, rulebook_outcome
-from tests.support.engine_properties import (
-    GameSpec,
-    check_bots_see_only_their_seat,
-    check_random_game,
-    replay_in_two_worlds,
-)
+from tests.picnic.helpers import dealt
+from tests.support.engine_properties import check_random_game, replay_in_two_worlds, spec
 
-SPEC = GameSpec(
-    engine=ENGINE,
-    inventory=inventory,
-    command_universe=command_universe,
-    perturb=perturb,
-    # A turn makes a handful of events and removes a tile for good, unless it is a
-    # Rain tile going back; a random player picks a Rain place rarely enough.
-    max_events=4000,
-    outcome=rulebook_outcome,
-)
+SPEC = spec("picnic")
 
 ages = st.one_of(st.none(), st.integers(min_value=3, max_value=99))
 seats = st.lists(st.builds(SeatInfo, age=ages), min_size=1, max_size=4)
@@ -65,32 +51,9 @@ seeds = st.integers(min_value=0, max_value=2**32)
 EXAMPLES = settings().max_examples  # from the hypothesis profile (tests/conftest.py)
 
 
-def sensible(state: PicnicState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
-    """Mostly the greedy bot, sometimes any legal move: games that are won as
-    well as lost, through every kind of move."""
-    if rng.random() < 0.25:
-        return rng.choice(legal)
-    return greedy_bot(state, seat, rng)
-
-
-@settings(max_examples=max(EXAMPLES // 4, 10))
-@given(options=options, seats=seats, seed=seeds)
-def test_random_games_keep_every_rule(options: pb.Options, seats: list[SeatInfo], seed: int) -> None:
-    check_random_game(SPEC, options, seats, seed, sensible)
-
-
-@given(options=options, seats=seats, seed=seeds, mostly_greedy=st.booleans())
-def test_many_random_games_end_conserve_tiles_and_replay(
-    options: pb.Options, seats: list[SeatInfo], seed: int, mostly_greedy: bool
-) -> None:
-    played = check_random_game(SPEC, options, seats, seed, sensible if mostly_greedy else None, every_step=False)
-    final: PicnicState = played.states[-1]
-    assert final.result is not None
-    assert ENGINE.status(final).winners == (tuple(range(len(seats))) if final.result.won else ())
-
-
 def test_random_games_are_won_as_well_as_lost() -> None:
-    """The property games above really reach both ends, on both boards."""
+    """The suite's random games (tests/engines/test_properties.py, by engines/picnic/proof.py's
+    sensible players) really reach both ends, on both boards."""
     endings = set()
     for seed in range(40):
         board = (pb.BOARD_EASY, pb.BOARD_HARD)[seed % 2]
@@ -98,32 +61,6 @@ def test_random_games_are_won_as_well_as_lost() -> None:
         result = played.states[-1].result
         endings.add((board, result.won))
     assert endings == {(b, won) for b in (pb.BOARD_EASY, pb.BOARD_HARD) for won in (True, False)}
-
-
-@settings(max_examples=max(EXAMPLES // 4, 10))
-@given(seed=seeds, bots=st.lists(st.sampled_from(sorted(BOTS)), min_size=1, max_size=4), options=options)
-def test_bots_play_legal_moves_to_the_end(seed: int, bots: list[str], options: pb.Options) -> None:
-    def choose(state: PicnicState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
-        command = BOTS[bots[seat]](state, seat, rng)
-        assert command in legal
-        return command
-
-    check_random_game(SPEC, options, [SeatInfo()] * len(bots), seed, choose, every_step=False)
-
-
-@settings(max_examples=max(EXAMPLES // 4, 10))
-@given(seed=seeds, data=st.data(), options=options)
-def test_bots_decide_only_on_what_their_seat_knows(seed: int, data: st.DataObject, options: pb.Options) -> None:
-    """A bot given two worlds its seat cannot tell apart makes the same move."""
-    waiting: list[PicnicState] = []  # the states where a move was asked for
-
-    def choose(state: PicnicState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
-        waiting.append(state)
-        return sensible(state, seat, legal, rng)
-
-    check_random_game(SPEC, options, [SeatInfo(), SeatInfo()], seed, choose, every_step=False)
-    assert all(ENGINE.status(state).to_act for state in waiting)
-    check_bots_see_only_their_seat(SPEC, waiting, 10, lambda: random.Random(data.draw(seeds)))
 
 
 @given(seed=seeds, viewer_seat=st.sampled_from([0, 1, None]), options=options)

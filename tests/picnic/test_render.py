@@ -10,10 +10,10 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import SeatInfo, Viewer, fold
 from engines.picnic import ENGINE
+from engines.picnic import text as render
 from engines.picnic.bots import greedy_bot
 from engines.picnic.describe import DESCRIBER
 from service.app.words.catalogs import catalogs
-from service.cli.render import picnic as render
 from tests.picnic.helpers import RAIN, at, dealt, draw, facteur, place, run, started
 
 SEATS = [game_pb2.Seat(index=0, name="Cléo"), game_pb2.Seat(index=1, name="Robin")]

@@ -26,6 +26,7 @@ from engines.contract import InvalidSetup, SeatInfo, Viewer
 from engines.picnic import ENGINE
 from engines.picnic.bots import choose_place, greedy_bot
 from engines.picnic.moves import dragon_move
+from engines.picnic.proof import perturb
 from engines.picnic.state import PicnicState
 from engines.picnic.tiles import Tile, lid_tiles
 from tests.picnic.helpers import (
@@ -55,7 +56,6 @@ from tests.picnic.helpers import (
     kinds,
     move_dragon,
     move_friend,
-    perturb,
     place,
     place_tent,
     run,

@@ -1,7 +1,7 @@
-"""Pirates & Compagnie property tests: random games with 2, 3 and 4 seats and random
-options through legal_commands (see tests/support/engine_properties.py for what is
-checked at every step), and a two-worlds test that redacted events reveal nothing a
-viewer may not know."""
+"""Pirates & Compagnie's own property tests, besides the suite every game passes
+(tests/engines/test_properties.py, from engines/pirates/proof.py): its rounds end as
+the rules say, even when players draw whenever allowed; its bots sail to the island;
+and a two-worlds test that redacted events reveal nothing a viewer may not know."""
 
 from __future__ import annotations
 
@@ -18,39 +18,13 @@ from engines.contract import Viewer, fold
 from engines.pirates import ENGINE
 from engines.pirates.bots import BOTS
 from engines.pirates.cards import DECK, SPECIAL_KINDS
+from engines.pirates.proof import EVENTS_PER_ROUND, MAX_REBUILDS, inventory, lively, perturb
 from engines.pirates.state import PiratesState
-from tests.pirates.helpers import command_universe, inventory, perturb, rulebook_outcome, seats
+from tests.pirates.helpers import seats
 from tests.pirates.worlds import other_worlds, play_recorded
-from tests.support.engine_properties import (
-    GameSpec,
-    PlayedGame,
-    check_bots_see_only_their_seat,
-    check_random_game,
-    replay_in_two_worlds,
-)
+from tests.support.engine_properties import PlayedGame, check_random_game, replay_in_two_worlds, spec
 
-# Every round ends, within a bound. Between two rebuilds of the draw pile, a round
-# has at most 52 draws that find a card (each takes one from a pile of at most 52),
-# each perhaps followed by an EndTurn, at most 52 cards laid (the cards in hands plus
-# those drawn), and, once no card is left to draw, at most 4 draws that find nothing
-# before someone who can lay must lay (every card but the top one is then in a hand,
-# so a card of its colour is too): at most 104 + 52 + 4 * 53 = 368 moves, of at most 4
-# events each. A round has at most rebuilds_per_round + 1 such stretches (the
-# rebuilds allowed, 3 here at most, then the round ends). Measured for comparison
-# (rules pirates/2, 150 games of 2 to 4 seats, default options): the longest round of
-# uniformly random players had 658 events, of players who draw whenever allowed 101,
-# of greedy bots 253.
-MAX_REBUILDS = 3
-EVENTS_PER_ROUND = 368 * 4 * (MAX_REBUILDS + 1)
-
-SPEC = GameSpec(
-    engine=ENGINE,
-    inventory=inventory,
-    command_universe=command_universe,
-    perturb=perturb,
-    max_events=EVENTS_PER_ROUND * 5,  # at most 2 spaces to sail, 4 seats: at most 5 rounds
-    outcome=rulebook_outcome,
-)
+SPEC = spec("pirates")
 
 seat_counts = st.integers(min_value=2, max_value=4)
 options = st.builds(
@@ -73,15 +47,6 @@ seeds = st.integers(min_value=0, max_value=2**32)
 # moves, each checked against every viewer and some eighty commands: a fraction of
 # the profile's examples keeps this module near half a minute in the ci profile.
 EXAMPLES = settings().max_examples
-
-
-def lively(state: PiratesState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
-    """A random player who lays a card three times out of four when one is legal: a
-    uniformly random player draws so often that rounds last hundreds of moves."""
-    plays = [command for command in legal if command.HasField("play")]
-    if plays and rng.random() < 0.75:
-        return rng.choice(plays)
-    return rng.choice(legal)
 
 
 def stubborn(state: PiratesState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
@@ -112,17 +77,6 @@ def check_rounds(played: PlayedGame) -> None:
             assert won.end == pb.ROUND_END_PILE_EXHAUSTED
             assert state.options is not None and state.rebuilds == state.options.rebuilds_per_round
             assert len(state.hands[won.seat]) == min(won.hand_sizes)
-
-
-def first_seat(data: st.DataObject, count: int) -> int:
-    return data.draw(st.integers(min_value=0, max_value=count - 1))
-
-
-@settings(max_examples=max(EXAMPLES // 4, 10))
-@given(options=options, count=seat_counts, seed=seeds, data=st.data())
-def test_random_games_keep_every_rule(options: pb.Options, count: int, seed: int, data: st.DataObject) -> None:
-    options.first_seat = first_seat(data, count)
-    check_random_game(SPEC, options, seats(count), seed, lively)
 
 
 @settings(max_examples=max(EXAMPLES // 2, 10))
@@ -165,16 +119,6 @@ def test_bots_play_legal_moves_to_the_island(seed: int, count: int, data: st.Dat
     played = check_random_game(SPEC, pb.Options(island_distance=2), seats(count), seed, choose, every_step=False)
     final: PiratesState = played.states[-1]
     assert final.winner is not None and final.ships[final.winner] == 2
-
-
-@settings(max_examples=max(EXAMPLES // 8, 10))
-@given(options=options, count=seat_counts, seed=seeds, data=st.data())
-def test_bots_decide_only_on_what_their_seat_knows(
-    options: pb.Options, count: int, seed: int, data: st.DataObject
-) -> None:
-    """A bot given two worlds its seat cannot tell apart makes the same move."""
-    played = check_random_game(SPEC, options, seats(count), seed, lively, every_step=False)
-    check_bots_see_only_their_seat(SPEC, played.states, 12, lambda: random.Random(data.draw(seeds)))
 
 
 @settings(max_examples=max(EXAMPLES // 2, 10))

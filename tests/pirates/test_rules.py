@@ -13,6 +13,7 @@ from ludotheque.pirates.v1 import pirates_pb2 as pb
 from engines.contract import InvalidSetup, Viewer
 from engines.pirates import ENGINE
 from engines.pirates.cards import COLOURS, DECK, DEFAULT_ISLAND_DISTANCE, PARROT, Card, fits
+from engines.pirates.proof import inventory
 from engines.pirates.rules import deal_round
 from engines.pirates.state import COUNTERCLOCKWISE, PiratesState
 from tests.pirates.helpers import (
@@ -23,7 +24,6 @@ from tests.pirates.helpers import (
     SQUARE,
     STAR,
     bottle,
-    inventory,
     kinds,
     new_state,
     pirate,

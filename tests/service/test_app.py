@@ -16,12 +16,12 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Viewer, fold
 from engines.mooki import ENGINE
+from engines.mooki.proof import command_universe
 from service.app import GameApp
 from service.app.games.games import random_game_id
 from service.app.model.errors import Code, ServiceError
 from service.app.model.live import GAME_ID_PATTERN
 from service.store.memory import MemoryStore
-from tests.mooki.helpers import command_universe
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, DRAW_LEFT, PLACE_SHOWN, command, create_game, create_request, new_app, submit
 from tests.support.refusals import expect_error
@@ -483,7 +483,7 @@ async def test_replay_at_every_version_equals_the_state_rebuilt_live_for_every_v
 def legal_or_not(rng: random.Random, legal: Sequence[game_pb2.Command]) -> game_pb2.Command:
     if legal and rng.random() < 0.7:
         return rng.choice(list(legal))
-    return command(rng.choice(command_universe(None)))  # type: ignore[arg-type]
+    return command(rng.choice(command_universe(None)))
 
 
 @settings(max_examples=max(settings().max_examples // 10, 10))

@@ -10,10 +10,10 @@ import pytest
 from ludotheque.v1 import event_run_pb2, game_pb2
 
 from engines.contract import SeatInfo
-from engines.registry import ENGINES
 from service.app.model.errors import Code, ServiceError
 from service.app.model.snapshots import payloads
 from service.store.base import StoredEvent
+from tests.support.kinds import EVERY_ENGINE as ENGINES
 
 
 def _game(kind: str) -> list[game_pb2.Event]:

@@ -12,42 +12,37 @@ from typing import Any
 
 import pytest
 from google.protobuf.message import Message
-from ludotheque.mooki.v1 import mooki_pb2 as mooki
-from ludotheque.picnic.v1 import picnic_pb2 as picnic
 from ludotheque.pirates.v1 import pirates_pb2 as pirates
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
+from engines.registry import GAMES
 from service.app import GameApp
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, new_app
+from tests.support.kinds import SERVED_KINDS, varied_options, with_short
 from tests.support.stores import StoreFactory, memory_store, redis_store_factory
 
-# Per kind: the options and seats of the games played (a bot seat among them), and
-# how many games. Pirates sails one space (one round) so that random moves end soon.
-GAMES: dict[str, list[tuple[Message, list[game_pb2.SeatSpec]]]] = {
-    "mooki": [
-        (mooki.Options(), [game_pb2.SeatSpec(name="Cléo", age=6), game_pb2.SeatSpec(name="Robin", age=38)]),
-        (mooki.Options(), [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Bot", bot="greedy")]),
-    ],
-    "pirates": [
-        (
-            pirates.Options(island_distance=1, ohe_variant=True, must_play=True),
-            [game_pb2.SeatSpec(name=n) for n in ("Ana", "Ben")] + [game_pb2.SeatSpec(name="Bot", bot="random")],
-        ),
-        (
-            pirates.Options(island_distance=1, open_hands=True, bottle_chain=pirates.BOTTLE_CHAIN_STACK),
-            [game_pb2.SeatSpec(name="Ana"), game_pb2.SeatSpec(name="Bot", bot="greedy")],
-        ),
-    ],
-    "picnic": [
-        (
-            picnic.Options(cold_dragon=True, trap_rain=True),
-            [game_pb2.SeatSpec(name="Ana"), game_pb2.SeatSpec(name="Bot", bot="random")],
-        ),
-        (picnic.Options(board=picnic.BOARD_HARD), [game_pb2.SeatSpec(name=n) for n in ("Ana", "Ben", "Cléo")]),
-    ],
-}
+NAMES = ("Ana", "Ben", "Cléo")
+
+
+def _games(kind: str) -> list[tuple[Message, list[game_pb2.SeatSpec]]]:
+    """Per kind, from its registration: two games kept short (engines/<kind>/proof.py),
+    one at the fewest seats with a greedy bot in the last, one of up to three seats
+    with a random bot in the third; each with options whose moves are varied."""
+    engine, varied = GAMES[kind].engine, varied_options(kind)
+    fewest = max(engine.min_seats, min(2, engine.max_seats))
+    more = min(engine.max_seats, max(engine.min_seats, 3))
+    games = []
+    for number, (count, bot) in enumerate(((fewest, "greedy"), (more, "random"))):
+        seats = [game_pb2.SeatSpec(name=NAMES[i], age=6 + 16 * i) for i in range(count)]
+        if count >= 2 + number:  # a human seat or two besides the bot
+            seats[-1] = game_pb2.SeatSpec(name="Bot", bot=bot)
+        games.append((with_short(kind, varied[number % len(varied)]), seats))
+    return games
+
+
+GAMES_PLAYED = {kind: _games(kind) for kind in SERVED_KINDS}
 
 
 @pytest.fixture(params=["memory", "redis"])
@@ -58,11 +53,17 @@ def stores(request: pytest.FixtureRequest) -> StoreFactory:
     return redis_store_factory(request.getfixturevalue("redis_server").url)
 
 
-def _choose(legal: list[game_pb2.Command], rng: random.Random) -> game_pb2.Command:
-    """A random legal move, laying a Pirates card three times out of four when one
-    may be laid (uniformly random Pirates players draw so often that a round drags)."""
-    plays = [c for c in legal if c.WhichOneof("game") == "pirates" and c.pirates.HasField("play")]
-    return rng.choice(plays if plays and rng.random() < 0.75 else legal)
+async def _choose(app: GameApp, game_id: str, seat: int, legal: list[game_pb2.Command], rng: random.Random) -> Any:
+    """A legal move, as the kind's random test player picks (its registration's: a
+    Pirates player lays a card three times out of four, a uniformly random one draws so
+    often that a round drags), else any."""
+    kind = str(legal[0].WhichOneof("game"))
+    player = GAMES[kind].proof.player
+    if player is None:
+        return rng.choice(legal)
+    payloads = [getattr(command, kind) for command in legal]
+    chosen = player((await app.live.load(game_id)).state, seat, payloads, rng)
+    return legal[payloads.index(chosen)]
 
 
 async def _seen(app: GameApp, game_id: str, tokens: list[str]) -> list[tuple[Any, ...]]:
@@ -74,10 +75,10 @@ async def _seen(app: GameApp, game_id: str, tokens: list[str]) -> list[tuple[Any
     return seen
 
 
-@pytest.mark.parametrize("kind", sorted(GAMES))
+@pytest.mark.parametrize("kind", sorted(GAMES_PLAYED))
 @async_test
 async def test_the_live_game_is_what_a_cold_replay_from_the_store_gives(kind: str, stores: StoreFactory) -> None:
-    for number, (options, seats) in enumerate(GAMES[kind]):
+    for number, (options, seats) in enumerate(GAMES_PLAYED[kind]):
         async with stores() as store:
             live_app = new_app(store, seed=100 + number)
             request = api.CreateGameRequest(kind=kind, seats=seats)
@@ -98,7 +99,7 @@ async def test_the_live_game_is_what_a_cold_replay_from_the_store_gives(kind: st
                 assert move < 3000, "the game should have ended"
                 seat = live[0][2][0]
                 assert seat in humans, "the bots play inside the humans' moves"
-                command = _choose(live[seat][4], rng)
+                command = await _choose(live_app, game_id, seat, live[seat][4], rng)
                 await live_app.moves.submit(
                     api.SubmitCommandRequest(game_id=game_id, command=command, command_id=f"m{move}"), tokens[seat]
                 )
@@ -139,7 +140,7 @@ async def test_an_online_game_live_is_its_cold_replay_table_events_and_all(store
                 await live_app.takeovers.take_over(api.TakeOverSeatRequest(game_id=game_id), tokens[0])
                 await live_app.takeovers.hand_back(api.HandBackSeatRequest(game_id=game_id), tokens[0])
                 continue
-            command = _choose(live[seat][4], rng)
+            command = await _choose(live_app, game_id, seat, live[seat][4], rng)
             await live_app.moves.submit(api.SubmitCommandRequest(game_id=game_id, command=command), tokens[seat])
         changes = [
             e.table.WhichOneof("change")

@@ -1,15 +1,19 @@
 """The property suite every engine must pass, playing random games through
-legal_commands. A game's test module describes the game with a GameSpec and calls
-`check_random_game` from a hypothesis test.
+legal_commands. Each game is described by what its registration declares
+(engines/<kind>/proof.py, engines/registration.py's Proof): `spec(kind)`;
+tests/engines/test_properties.py plays every registered game through it, and a game's
+own test module may call `check_random_game` for what only it has to prove.
 
 Checked at every step: the conserved items (cards, tiles) are all there; the game is
 over exactly when the rulebook's end condition holds, with its winners (the game's
 `outcome`, written in its tests from the state, never asking the engine); every legal
 command is accepted; every other command of the game's command universe, from any
 seat, is refused with RuleViolation and leaves the state as it was; each viewer's view
-is the same in a state perturbed in what that viewer may not know. At the end: the
-game ended within its bound, replaying the serialised events gives the live state, and
-the game stopped half way at an event limit is over for everyone."""
+is the same in a state perturbed in what that viewer may not know; the past read
+again (`recall`, the memory rule's) shows an event exactly when `redact` does, never
+changes it, and the present read again is the present. At the end: the game ended
+within its bound, replaying the serialised events gives the live state, and the game
+stopped half way at an event limit is over for everyone."""
 
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
 from engines.contract import RuleViolation, SeatInfo, Viewer, fold
-from engines.registry import AnyEngine
+from engines.registry import GAMES, AnyEngine
 from service.app.model import envelopes
 from service.app.views import views
 from service.app.views.descriptions import Audience
@@ -43,6 +47,26 @@ class GameSpec:
     # The rulebook's end condition, read from a state where a move is awaited or the
     # game is over: None while the game must go on, else the winning seats.
     outcome: Callable[[Any], tuple[int, ...] | None]
+
+
+def spec(kind: str) -> GameSpec:
+    """The game of `kind` as its registration describes it for the suite."""
+    game = GAMES[kind]
+    proof = game.proof
+    return GameSpec(
+        engine=game.engine,
+        inventory=proof.inventory,
+        command_universe=proof.command_universe,
+        perturb=proof.perturb,
+        max_events=proof.max_events,
+        outcome=proof.outcome,
+    )
+
+
+def random_seats(engine: AnyEngine, rng: random.Random) -> list[SeatInfo]:
+    """As many seats as the game takes, some with an age, some without."""
+    count = rng.randint(engine.min_seats, engine.max_seats)
+    return [SeatInfo(age=rng.choice([None, rng.randint(3, 99)])) for _ in range(count)]
 
 
 @dataclass
@@ -91,6 +115,7 @@ def check_random_game(
         check_outcome(spec, state)
         if every_step:
             _check_views_hide_secrets(spec, state, len(seats), rng)
+            _check_recalled(spec, played, state, len(seats))
         to_act = engine.status(state).to_act
         assert to_act, "an unfinished game must wait for someone"
         seat = to_act[0]
@@ -116,6 +141,23 @@ def check_random_game(
     _check_recalled_after_the_game(spec, played, len(seats))
     _check_stopped(spec, played.states[len(played.states) // 2], len(seats), rng)
     return played
+
+
+def _check_recalled(spec: GameSpec, played: PlayedGame, now: Any, seat_count: int) -> None:
+    """The past read again during the game (Engine.recall, the memory rule's where the
+    game has one), on a sample of the events so far: each viewer reads again exactly
+    the events `redact` shows it, the stored event is never changed, and every viewer's
+    view of the present, read again now, is the present."""
+    engine = spec.engine
+    sample = [*played.events[:: max(1, len(played.events) // 6)], *played.events[-2:]]
+    for viewer in viewers(seat_count):
+        for event in sample:
+            stored = event.SerializeToString()
+            recalled = engine.recall(event, now, viewer)
+            assert (recalled is None) == (engine.redact(event, viewer) is None), "recall shows what redact shows"
+            assert event.SerializeToString() == stored, "recall must not change the stored event"
+        seen = engine.view(now, viewer)
+        assert engine.recall_view(seen, now, now, viewer) == seen, "the present read again is the present"
 
 
 def _check_recalled_after_the_game(spec: GameSpec, played: PlayedGame, seat_count: int) -> None:
@@ -253,3 +295,5 @@ def _check_views_hide_secrets(spec: GameSpec, state: Any, seat_count: int, rng: 
     for viewer in viewers(seat_count):
         other = spec.perturb(state, viewer, rng)
         assert engine.view(state, viewer) == engine.view(other, viewer), f"{viewer} can tell two worlds apart"
+        assert spec.inventory(other) == spec.inventory(state), "perturb must keep every item"
+    assert spec.perturb(state, Viewer.admin(), rng) == state, "the admin knows everything: nothing to perturb"

@@ -4,7 +4,7 @@ session's messages, the table changes of a game's history.
 
 Kind-generic on purpose: seats come from the engine's min_seats, bots are "random",
 moves are picked among the legal commands the server offers, so a game kind added to
-engines/registry.py is covered without touching the tests."""
+engines/ (engines/registry.py) is covered without touching the tests."""
 
 from __future__ import annotations
 
@@ -19,12 +19,11 @@ import grpc
 from google.protobuf import json_format
 from ludotheque import Client
 from ludotheque.client import PlaySession
-from ludotheque.pirates.v1 import pirates_pb2
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import fold
-from engines.registry import get_engine
+from engines.registry import GAMES, get_engine
 from service.app.model import envelopes
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN
@@ -34,10 +33,10 @@ RETRYABLE = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grp
 
 def short_game(kind: str) -> game_pb2.GameOptions | None:
     """Options that keep a test's game short, for kinds whose games run long by default
-    (a Pirates race to an island one space away: one round); None for the others."""
-    if kind == "pirates":
-        return game_pb2.GameOptions(pirates=pirates_pb2.Options(island_distance=1))
-    return None
+    (its registration's: a Pirates race to an island one space away, one round); None
+    for the others."""
+    short = GAMES[kind].proof.short_options
+    return None if short is None else envelopes.options(kind, short)
 
 
 def create_over_rest(rest: Rest, kind: str, seats: list[dict[str, Any]]) -> dict[str, Any]:

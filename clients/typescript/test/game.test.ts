@@ -1,5 +1,6 @@
 // Whole games of every kind through the generated client and the Connect protocol,
-// against a real server, while a spectator follows the event stream.
+// against a real server, while a spectator follows the event stream. Every kind the API
+// names: the example games too (docs/NEW_GAME.md), which the server serves when asked.
 
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
@@ -18,7 +19,7 @@ const MAX_MOVES = 5000;
 describe("games over Connect", () => {
   let server: Server;
   before(async () => {
-    server = await startServer();
+    server = await startServer({ LUDOTHEQUE_EXAMPLE_GAMES: "1" });
   });
   after(async () => {
     await server.stop();

@@ -1,6 +1,7 @@
 """Every text the service says to people, in each language: the message catalogs of
-seeds/locales/<language>/LC_MESSAGES/ludotheque.po (gettext, read with Babel), by
-message key; the choice of a language from what a caller asks (a request's `locale`,
+seeds/locales/<language>/LC_MESSAGES/ludotheque.po (the service's own words) merged
+with each game's, beside its data (seeds/<kind>/locales/<language>/LC_MESSAGES/<kind>.po),
+gettext files read with Babel, by message key; the choice of a language from what a caller asks (a request's `locale`,
 or its Accept-Language header); and phrases (engines/phrases.py) rendered as text and
 as ludotheque.text.v1.Description messages.
 
@@ -39,6 +40,19 @@ class Catalog:
     locale: str
     messages: dict[str, Template]
     plural: Callable[[int], int]
+    plural_expr: str = "(n != 1)"  # the gettext expression `plural` computes
+    sources: dict[str, Path] = field(default_factory=dict)  # each key's file
+
+    def merged(self, other: Catalog) -> Catalog:
+        """This catalog and `other`'s messages (a game's, in the same language). A key
+        in both, or another plural rule, is an error naming the files."""
+        for key in self.messages.keys() & other.messages.keys():
+            raise ValueError(f"message {key!r} is in both {self.sources[key]} and {other.sources[key]}")
+        if other.plural_expr != self.plural_expr:
+            files = sorted({str(path) for path in other.sources.values()})
+            raise ValueError(f"{', '.join(files)}: plural forms {other.plural_expr!r}, not {self.plural_expr!r}")
+        messages, sources = {**self.messages, **other.messages}, {**self.sources, **other.sources}
+        return Catalog(self.locale, messages, self.plural, self.plural_expr, sources)
 
     @staticmethod
     def read(path: Path, locale: str) -> Catalog:
@@ -55,7 +69,8 @@ class Catalog:
                     messages[str(key)] = tuple(str(t) for t in text)
             elif text:
                 messages[str(key)] = str(text)
-        return Catalog(locale, messages, gettext.c2py(catalog.plural_expr))
+        sources = dict.fromkeys(messages, path)
+        return Catalog(locale, messages, gettext.c2py(catalog.plural_expr), catalog.plural_expr, sources)
 
 
 def placeholders(template: str) -> set[str]:
@@ -63,17 +78,28 @@ def placeholders(template: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(template) if name}
 
 
-class Catalogs:
-    """Every language of seeds/locales/, and the choice of one for a caller."""
+def catalog_files(seeds: Path) -> list[Path]:
+    """The service's catalogs (seeds/locales/), then every game's (seeds/<kind>/locales/)."""
+    return [
+        *sorted((seeds / "locales").glob(f"*/LC_MESSAGES/{DOMAIN}.po")),
+        *sorted(seeds.glob("*/locales/*/LC_MESSAGES/*.po")),
+    ]
 
-    def __init__(self, directory: Path | None = None) -> None:
-        directory = directory or seeds_dir() / "locales"
+
+class Catalogs:
+    """Every language of the catalogs under seeds/ (the service's and each game's,
+    merged by language), and the choice of one for a caller."""
+
+    def __init__(self, seeds: Path | None = None) -> None:
+        seeds = seeds or seeds_dir()
         self.by_locale: dict[str, Catalog] = {}
-        for path in sorted(directory.glob(f"*/LC_MESSAGES/{DOMAIN}.po")):
+        for path in catalog_files(seeds):
             locale = path.parent.parent.name
-            self.by_locale[_normal(locale)] = Catalog.read(path, locale)
+            read = Catalog.read(path, locale)
+            known = self.by_locale.get(_normal(locale))
+            self.by_locale[_normal(locale)] = read if known is None else known.merged(read)
         if _normal(DEFAULT_LOCALE) not in self.by_locale:
-            raise FileNotFoundError(f"no {DEFAULT_LOCALE} catalog in {directory}: it is the source of every key")
+            raise FileNotFoundError(f"no {DEFAULT_LOCALE} catalog in {seeds}/locales: it is the source of every key")
         self._words: dict[str, Words] = {}  # by language
         self._asked: dict[str, Words] = {}  # by what callers asked (a tag, an Accept-Language list)
 

@@ -1,5 +1,6 @@
 // A small picture of each game for the lobby, painted from its own facts: a Mooki of
-// the first family, a ship of the first seat, Facteur Souris in his cap.
+// the first family, a ship of the first seat, Facteur Souris in his cap; a die for a
+// kind this app has no drawing of (docs/NEW_GAME.md: a new game needs no web code).
 
 import type { GameKind } from "@ludotheque/client";
 import { FamilySchema } from "@ludotheque/client/gen/ludotheque/mooki/v1/mooki_pb";
@@ -37,10 +38,24 @@ export function kindIcon(kind: GameKind): SVGSVGElement {
     );
   }
   const picnic = material(kind, "picnic");
+  if (picnic) {
+    return picture(
+      "0 0 64 64",
+      s("circle", { cx: 32, cy: 32, r: 30, fill: "#dcedc8" }),
+      mouse(32, 36, 19, pieceColour(picnic, "facteur", "#1565C0")),
+    );
+  }
+  return die();
+}
+
+/** Any other game: a die showing five. */
+function die(): SVGSVGElement {
+  const pips = [[22, 22], [42, 22], [32, 32], [22, 42], [42, 42]];
   return picture(
     "0 0 64 64",
-    s("circle", { cx: 32, cy: 32, r: 30, fill: "#dcedc8" }),
-    mouse(32, 36, 19, pieceColour(picnic, "facteur", "#1565C0")),
+    s("circle", { cx: 32, cy: 32, r: 30, fill: "#ececec" }),
+    s("rect", { x: 14, y: 14, width: 36, height: 36, rx: 7, fill: "#fff", stroke: "#5f6b66", "stroke-width": 2 }),
+    ...pips.map(([cx, cy]) => s("circle", { cx, cy, r: 3.6, fill: "#1f2a24" })),
   );
 }
 

@@ -7,6 +7,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from ludotheque.highlow.v1 import highlow_pb2 as _highlow_pb2
 from ludotheque.mooki.v1 import mooki_pb2 as _mooki_pb2
 from ludotheque.picnic.v1 import picnic_pb2 as _picnic_pb2
 from ludotheque.pirates.v1 import pirates_pb2 as _pirates_pb2
@@ -39,6 +40,7 @@ class EventRun(_message.Message):
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
+    HIGHLOW_FIELD_NUMBER: _builtins.int
     TABLES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -60,7 +62,11 @@ class EventRun(_message.Message):
 
     @_builtins.property
     def picnic(self) -> _containers.RepeatedCompositeFieldContainer[_picnic_pb2.Event]:
-        """The picnic events (Event.picnic), in order."""
+        """The Facteur Souris's picnic events (Event.picnic), in order."""
+
+    @_builtins.property
+    def highlow(self) -> _containers.RepeatedCompositeFieldContainer[_highlow_pb2.Event]:
+        """The Higher or Lower events (Event.highlow), in order."""
 
     @_builtins.property
     def tables(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
@@ -74,11 +80,12 @@ class EventRun(_message.Message):
         mooki: _abc.Iterable[_mooki_pb2.Event] | None = ...,
         pirates: _abc.Iterable[_pirates_pb2.Event] | None = ...,
         picnic: _abc.Iterable[_picnic_pb2.Event] | None = ...,
+        highlow: _abc.Iterable[_highlow_pb2.Event] | None = ...,
         tables: _abc.Iterable[_builtins.bytes] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["history_losses", b"history_losses", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tables", b"tables", "versions", b"versions"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["highlow", b"highlow", "history_losses", b"history_losses", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tables", b"tables", "versions", b"versions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -9,6 +9,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from ludotheque.highlow.v1 import highlow_pb2 as _highlow_pb2
 from ludotheque.mooki.v1 import material_pb2 as _material_pb2
 from ludotheque.picnic.v1 import material_pb2 as _material_pb2_2
 from ludotheque.pirates.v1 import material_pb2 as _material_pb2_1
@@ -45,8 +46,9 @@ class GameKind(_message.Message):
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
+    HIGHLOW_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
-    """The kind's name in the API: "mooki", "pirates" or "picnic"."""
+    """The kind's name in the API, e.g. "mooki" (its folder engines/<kind>/, its package ludotheque.<kind>.v1)."""
     min_seats: _builtins.int
     """The fewest seats a game of this kind takes."""
     max_seats: _builtins.int
@@ -85,15 +87,19 @@ class GameKind(_message.Message):
 
     @_builtins.property
     def mooki(self) -> _material_pb2.Material:
-        """Mooki Island's cards and families."""
+        """Mooki Island's material."""
 
     @_builtins.property
     def pirates(self) -> _material_pb2_1.Material:
-        """Pirates & Compagnie's cards, colours and ships."""
+        """Pirates & Compagnie's material."""
 
     @_builtins.property
     def picnic(self) -> _material_pb2_2.Material:
-        """Facteur Souris's picnic: the boards, the tiles and the friends."""
+        """Le pique-nique de Facteur Souris's material."""
+
+    @_builtins.property
+    def highlow(self) -> _highlow_pb2.Material:
+        """Higher or Lower's material."""
 
     def __init__(
         self,
@@ -112,12 +118,13 @@ class GameKind(_message.Message):
         mooki: _material_pb2.Material | None = ...,
         pirates: _material_pb2_1.Material | None = ...,
         picnic: _material_pb2_2.Material | None = ...,
+        highlow: _highlow_pb2.Material | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["defaults", b"defaults", "material", b"material", "mooki", b"mooki", "name", b"name", "picnic", b"picnic", "pirates", b"pirates", "summary", b"summary"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["defaults", b"defaults", "highlow", b"highlow", "material", b"material", "mooki", b"mooki", "name", b"name", "picnic", b"picnic", "pirates", b"pirates", "summary", b"summary"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "defaults", b"defaults", "kind", b"kind", "material", b"material", "max_seats", b"max_seats", "min_seats", b"min_seats", "mooki", b"mooki", "name", b"name", "options", b"options", "picnic", b"picnic", "pirates", b"pirates", "presets", b"presets", "rule_codes", b"rule_codes", "rules_version", b"rules_version", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "defaults", b"defaults", "highlow", b"highlow", "kind", b"kind", "material", b"material", "max_seats", b"max_seats", "min_seats", b"min_seats", "mooki", b"mooki", "name", b"name", "options", b"options", "picnic", b"picnic", "pirates", b"pirates", "presets", b"presets", "rule_codes", b"rule_codes", "rules_version", b"rules_version", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_material: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
+    _WhichOneofReturnType_material: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
     _WhichOneofArgType_material: _TypeAlias = _typing.Literal["material", b"material"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_material) -> _WhichOneofReturnType_material | None: ...
 

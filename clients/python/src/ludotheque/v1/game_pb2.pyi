@@ -12,6 +12,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from ludotheque.highlow.v1 import highlow_pb2 as _highlow_pb2
 from ludotheque.mooki.v1 import mooki_pb2 as _mooki_pb2
 from ludotheque.picnic.v1 import picnic_pb2 as _picnic_pb2
 from ludotheque.pirates.v1 import pirates_pb2 as _pirates_pb2
@@ -578,6 +579,7 @@ class GameOptions(_message.Message):
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
+    HIGHLOW_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.Options:
         """Mooki Island."""
@@ -588,7 +590,11 @@ class GameOptions(_message.Message):
 
     @_builtins.property
     def picnic(self) -> _picnic_pb2.Options:
-        """Le pique-nique de Facteur Souris."""
+        """Le pique-nique de Facteur Souris (Facteur Souris's picnic)."""
+
+    @_builtins.property
+    def highlow(self) -> _highlow_pb2.Options:
+        """Higher or Lower."""
 
     def __init__(
         self,
@@ -596,12 +602,13 @@ class GameOptions(_message.Message):
         mooki: _mooki_pb2.Options | None = ...,
         pirates: _pirates_pb2.Options | None = ...,
         picnic: _picnic_pb2.Options | None = ...,
+        highlow: _highlow_pb2.Options | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -616,6 +623,7 @@ class Command(_message.Message):
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
+    HIGHLOW_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
     CHOICES_FIELD_NUMBER: _builtins.int
     @_builtins.property
@@ -629,6 +637,10 @@ class Command(_message.Message):
     @_builtins.property
     def picnic(self) -> _picnic_pb2.Command:
         """A Facteur Souris's picnic move."""
+
+    @_builtins.property
+    def highlow(self) -> _highlow_pb2.Command:
+        """A Higher or Lower move."""
 
     @_builtins.property
     def description(self) -> _description_pb2.Description:
@@ -650,14 +662,15 @@ class Command(_message.Message):
         mooki: _mooki_pb2.Command | None = ...,
         pirates: _pirates_pb2.Command | None = ...,
         picnic: _picnic_pb2.Command | None = ...,
+        highlow: _highlow_pb2.Command | None = ...,
         description: _description_pb2.Description | None = ...,
         choices: _abc.Iterable[_choice_pb2.Choice] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["choices", b"choices", "description", b"description", "game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["choices", b"choices", "description", b"description", "game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -672,17 +685,22 @@ class GameView(_message.Message):
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
+    HIGHLOW_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.View:
-        """A Mooki Island view."""
+        """What one viewer sees of a Mooki Island game."""
 
     @_builtins.property
     def pirates(self) -> _pirates_pb2.View:
-        """A Pirates & Compagnie view."""
+        """What one viewer sees of a Pirates & Compagnie game."""
 
     @_builtins.property
     def picnic(self) -> _picnic_pb2.View:
-        """A Facteur Souris's picnic view."""
+        """What one viewer sees of a Facteur Souris's picnic game."""
+
+    @_builtins.property
+    def highlow(self) -> _highlow_pb2.View:
+        """What one viewer sees of a Higher or Lower game."""
 
     def __init__(
         self,
@@ -690,12 +708,13 @@ class GameView(_message.Message):
         mooki: _mooki_pb2.View | None = ...,
         pirates: _pirates_pb2.View | None = ...,
         picnic: _picnic_pb2.View | None = ...,
+        highlow: _highlow_pb2.View | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -720,6 +739,7 @@ class Event(_message.Message):
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
+    HIGHLOW_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version once this event applied: events are numbered 1, 2, 3..."""
     seat: _builtins.int
@@ -775,6 +795,10 @@ class Event(_message.Message):
     def picnic(self) -> _picnic_pb2.Event:
         """A Facteur Souris's picnic event."""
 
+    @_builtins.property
+    def highlow(self) -> _highlow_pb2.Event:
+        """A Higher or Lower event."""
+
     def __init__(
         self,
         *,
@@ -791,14 +815,15 @@ class Event(_message.Message):
         mooki: _mooki_pb2.Event | None = ...,
         pirates: _pirates_pb2.Event | None = ...,
         picnic: _picnic_pb2.Event | None = ...,
+        highlow: _highlow_pb2.Event | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat", "table", b"table"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "highlow", b"highlow", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat", "table", b"table"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "table", b"table", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "highlow", b"highlow", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "table", b"table", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
@@ -951,7 +976,7 @@ class Game(_message.Message):
     game_id: _builtins.str
     """The game's identifier."""
     kind: _builtins.str
-    """The game's kind: "mooki", "pirates" or "picnic"."""
+    """The game's kind, e.g. "mooki" (ListGameKinds lists those this server plays)."""
     status: Global___GameStatus.ValueType
     """Active or finished."""
     version: _builtins.int

@@ -38,7 +38,7 @@ class CreateGameRequest(_message.Message):
     CLOCK_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
-    """The game's kind: "mooki", "pirates" or "picnic"."""
+    """The game's kind, e.g. "mooki" (ListGameKinds lists those this server plays)."""
     visibility: _game_pb2.Visibility.ValueType
     """Who finds the game in ListGames; unspecified: unlisted."""
     locale: _builtins.str
@@ -1424,7 +1424,7 @@ class GetGameKindRequest(_message.Message):
     KIND_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
-    """The game's kind: "mooki", "pirates" or "picnic"."""
+    """The game's kind, e.g. "mooki" (ListGameKinds lists those this server plays)."""
     locale: _builtins.str
     """The language of the names and descriptions, as in GetGameRequest.locale."""
     def __init__(

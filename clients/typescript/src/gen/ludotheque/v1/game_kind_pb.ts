@@ -9,10 +9,12 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Material } from "../mooki/v1/material_pb.js";
 import { file_ludotheque_mooki_v1_material } from "../mooki/v1/material_pb.js";
-import type { Material as Material$2 } from "../picnic/v1/material_pb.js";
-import { file_ludotheque_picnic_v1_material } from "../picnic/v1/material_pb.js";
 import type { Material as Material$1 } from "../pirates/v1/material_pb.js";
 import { file_ludotheque_pirates_v1_material } from "../pirates/v1/material_pb.js";
+import type { Material as Material$2 } from "../picnic/v1/material_pb.js";
+import { file_ludotheque_picnic_v1_material } from "../picnic/v1/material_pb.js";
+import type { Material as Material$3 } from "../highlow/v1/highlow_pb.js";
+import { file_ludotheque_highlow_v1_highlow } from "../highlow/v1/highlow_pb.js";
 import type { Description } from "../text/v1/description_pb.js";
 import { file_ludotheque_text_v1_description } from "../text/v1/description_pb.js";
 import type { GameOptions } from "./game_pb.js";
@@ -23,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file ludotheque/v1/game_kind.proto.
  */
 export const file_ludotheque_v1_game_kind: GenFile = /*@__PURE__*/
-  fileDesc("Ch1sdWRvdGhlcXVlL3YxL2dhbWVfa2luZC5wcm90bxINbHVkb3RoZXF1ZS52MSKtBAoIR2FtZUtpbmQSDAoEa2luZBgBIAEoCRItCgRuYW1lGAIgASgLMh8ubHVkb3RoZXF1ZS50ZXh0LnYxLkRlc2NyaXB0aW9uEjAKB3N1bW1hcnkYAyABKAsyHy5sdWRvdGhlcXVlLnRleHQudjEuRGVzY3JpcHRpb24SEQoJbWluX3NlYXRzGAQgASgNEhEKCW1heF9zZWF0cxgFIAEoDRIkCgRib3RzGAYgAygLMhYubHVkb3RoZXF1ZS52MS5Cb3RJbmZvEioKB29wdGlvbnMYByADKAsyGS5sdWRvdGhlcXVlLnYxLk9wdGlvbkluZm8SLAoIZGVmYXVsdHMYCCABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiYKB3ByZXNldHMYCSADKAsyFS5sdWRvdGhlcXVlLnYxLlByZXNldBIrCgpydWxlX2NvZGVzGAogAygLMhcubHVkb3RoZXF1ZS52MS5SdWxlQ29kZRIVCg1ydWxlc192ZXJzaW9uGAsgASgJEi4KBW1vb2tpGBQgASgLMh0ubHVkb3RoZXF1ZS5tb29raS52MS5NYXRlcmlhbEgAEjIKB3BpcmF0ZXMYFSABKAsyHy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuTWF0ZXJpYWxIABIwCgZwaWNuaWMYFiABKAsyHi5sdWRvdGhlcXVlLnBpY25pYy52MS5NYXRlcmlhbEgAQgoKCG1hdGVyaWFsIk0KB0JvdEluZm8SDAoEbmFtZRgBIAEoCRI0CgtkZXNjcmlwdGlvbhgCIAEoCzIfLmx1ZG90aGVxdWUudGV4dC52MS5EZXNjcmlwdGlvbiKQAQoKT3B0aW9uSW5mbxINCgVmaWVsZBgBIAEoCRIRCglqc29uX25hbWUYAiABKAkSNAoLZGVzY3JpcHRpb24YAyABKAsyHy5sdWRvdGhlcXVlLnRleHQudjEuRGVzY3JpcHRpb24SKgoGdmFsdWVzGAQgAygLMhoubHVkb3RoZXF1ZS52MS5PcHRpb25WYWx1ZSJRCgtPcHRpb25WYWx1ZRIMCgRuYW1lGAEgASgJEjQKC2Rlc2NyaXB0aW9uGAIgASgLMh8ubHVkb3RoZXF1ZS50ZXh0LnYxLkRlc2NyaXB0aW9uInkKBlByZXNldBIMCgRuYW1lGAEgASgJEjQKC2Rlc2NyaXB0aW9uGAIgASgLMh8ubHVkb3RoZXF1ZS50ZXh0LnYxLkRlc2NyaXB0aW9uEisKB29wdGlvbnMYAyABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zIk4KCFJ1bGVDb2RlEgwKBGNvZGUYASABKAkSNAoLZGVzY3JpcHRpb24YAiABKAsyHy5sdWRvdGhlcXVlLnRleHQudjEuRGVzY3JpcHRpb25iBnByb3RvMw", [file_ludotheque_mooki_v1_material, file_ludotheque_picnic_v1_material, file_ludotheque_pirates_v1_material, file_ludotheque_text_v1_description, file_ludotheque_v1_game]);
+  fileDesc("Ch1sdWRvdGhlcXVlL3YxL2dhbWVfa2luZC5wcm90bxINbHVkb3RoZXF1ZS52MSLhBAoIR2FtZUtpbmQSDAoEa2luZBgBIAEoCRItCgRuYW1lGAIgASgLMh8ubHVkb3RoZXF1ZS50ZXh0LnYxLkRlc2NyaXB0aW9uEjAKB3N1bW1hcnkYAyABKAsyHy5sdWRvdGhlcXVlLnRleHQudjEuRGVzY3JpcHRpb24SEQoJbWluX3NlYXRzGAQgASgNEhEKCW1heF9zZWF0cxgFIAEoDRIkCgRib3RzGAYgAygLMhYubHVkb3RoZXF1ZS52MS5Cb3RJbmZvEioKB29wdGlvbnMYByADKAsyGS5sdWRvdGhlcXVlLnYxLk9wdGlvbkluZm8SLAoIZGVmYXVsdHMYCCABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEiYKB3ByZXNldHMYCSADKAsyFS5sdWRvdGhlcXVlLnYxLlByZXNldBIrCgpydWxlX2NvZGVzGAogAygLMhcubHVkb3RoZXF1ZS52MS5SdWxlQ29kZRIVCg1ydWxlc192ZXJzaW9uGAsgASgJEi4KBW1vb2tpGBQgASgLMh0ubHVkb3RoZXF1ZS5tb29raS52MS5NYXRlcmlhbEgAEjIKB3BpcmF0ZXMYFSABKAsyHy5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuTWF0ZXJpYWxIABIwCgZwaWNuaWMYFiABKAsyHi5sdWRvdGhlcXVlLnBpY25pYy52MS5NYXRlcmlhbEgAEjIKB2hpZ2hsb3cYFyABKAsyHy5sdWRvdGhlcXVlLmhpZ2hsb3cudjEuTWF0ZXJpYWxIAEIKCghtYXRlcmlhbCJNCgdCb3RJbmZvEgwKBG5hbWUYASABKAkSNAoLZGVzY3JpcHRpb24YAiABKAsyHy5sdWRvdGhlcXVlLnRleHQudjEuRGVzY3JpcHRpb24ikAEKCk9wdGlvbkluZm8SDQoFZmllbGQYASABKAkSEQoJanNvbl9uYW1lGAIgASgJEjQKC2Rlc2NyaXB0aW9uGAMgASgLMh8ubHVkb3RoZXF1ZS50ZXh0LnYxLkRlc2NyaXB0aW9uEioKBnZhbHVlcxgEIAMoCzIaLmx1ZG90aGVxdWUudjEuT3B0aW9uVmFsdWUiUQoLT3B0aW9uVmFsdWUSDAoEbmFtZRgBIAEoCRI0CgtkZXNjcmlwdGlvbhgCIAEoCzIfLmx1ZG90aGVxdWUudGV4dC52MS5EZXNjcmlwdGlvbiJ5CgZQcmVzZXQSDAoEbmFtZRgBIAEoCRI0CgtkZXNjcmlwdGlvbhgCIAEoCzIfLmx1ZG90aGVxdWUudGV4dC52MS5EZXNjcmlwdGlvbhIrCgdvcHRpb25zGAMgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucyJOCghSdWxlQ29kZRIMCgRjb2RlGAEgASgJEjQKC2Rlc2NyaXB0aW9uGAIgASgLMh8ubHVkb3RoZXF1ZS50ZXh0LnYxLkRlc2NyaXB0aW9uYgZwcm90bzM", [file_ludotheque_mooki_v1_material, file_ludotheque_pirates_v1_material, file_ludotheque_picnic_v1_material, file_ludotheque_highlow_v1_highlow, file_ludotheque_text_v1_description, file_ludotheque_v1_game]);
 
 /**
  * A kind of game this server plays.
@@ -32,7 +34,7 @@ export const file_ludotheque_v1_game_kind: GenFile = /*@__PURE__*/
  */
 export type GameKind = Message<"ludotheque.v1.GameKind"> & {
   /**
-   * The kind's name in the API: "mooki", "pirates" or "picnic".
+   * The kind's name in the API, e.g. "mooki" (its folder engines/<kind>/, its package ludotheque.<kind>.v1).
    *
    * @generated from field: string kind = 1;
    */
@@ -116,7 +118,7 @@ export type GameKind = Message<"ludotheque.v1.GameKind"> & {
    */
   material: {
     /**
-     * Mooki Island's cards and families.
+     * Mooki Island's material.
      *
      * @generated from field: ludotheque.mooki.v1.Material mooki = 20;
      */
@@ -124,7 +126,7 @@ export type GameKind = Message<"ludotheque.v1.GameKind"> & {
     case: "mooki";
   } | {
     /**
-     * Pirates & Compagnie's cards, colours and ships.
+     * Pirates & Compagnie's material.
      *
      * @generated from field: ludotheque.pirates.v1.Material pirates = 21;
      */
@@ -132,12 +134,20 @@ export type GameKind = Message<"ludotheque.v1.GameKind"> & {
     case: "pirates";
   } | {
     /**
-     * Facteur Souris's picnic: the boards, the tiles and the friends.
+     * Le pique-nique de Facteur Souris's material.
      *
      * @generated from field: ludotheque.picnic.v1.Material picnic = 22;
      */
     value: Material$2;
     case: "picnic";
+  } | {
+    /**
+     * Higher or Lower's material.
+     *
+     * @generated from field: ludotheque.highlow.v1.Material highlow = 23;
+     */
+    value: Material$3;
+    case: "highlow";
   } | { case: undefined; value?: undefined };
 };
 

@@ -32,7 +32,7 @@ export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
  */
 export type CreateGameRequest = Message<"ludotheque.v1.CreateGameRequest"> & {
   /**
-   * The game's kind: "mooki", "pirates" or "picnic".
+   * The game's kind, e.g. "mooki" (ListGameKinds lists those this server plays).
    *
    * @generated from field: string kind = 1;
    */
@@ -1539,7 +1539,7 @@ export const DeleteGameResponseSchema: GenMessage<DeleteGameResponse> = /*@__PUR
  */
 export type GetGameKindRequest = Message<"ludotheque.v1.GetGameKindRequest"> & {
   /**
-   * The game's kind: "mooki", "pirates" or "picnic".
+   * The game's kind, e.g. "mooki" (ListGameKinds lists those this server plays).
    *
    * @generated from field: string kind = 1;
    */

@@ -1,0 +1,109 @@
+"""Every registered game under the same proof (tests/support/engine_properties.py),
+from what its registration declares (engines/<kind>/proof.py): random games with
+random options and seats, through legal_commands, keep every rule; they end, conserve
+their items and replay; bots play legal moves on what their seat knows; the suite's
+perturbation really changes what a viewer may not know. No game opts in: a folder of
+engines/ is tested here as soon as it registers (its example's too)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from google.protobuf.message import Message
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from engines.contract import Viewer
+from engines.registry import GAMES
+from tests.support.engine_properties import (
+    check_bots_see_only_their_seat,
+    check_random_game,
+    deal,
+    random_seats,
+    spec,
+)
+from tests.support.kinds import EVERY_KIND
+
+seeds = st.integers(min_value=0, max_value=2**32)
+# From the hypothesis profile (tests/conftest.py). Every step of a game is checked
+# against every viewer and every command one could send: a fraction of the profile's
+# examples keeps each game near its former module's time.
+EXAMPLES = settings().max_examples
+
+
+def random_game(kind: str, seed: int) -> tuple[Message, list[Any]]:
+    """Options and seats for a random game of `kind`, from its registration."""
+    game, rng = GAMES[kind], random.Random(seed)
+    seats = random_seats(game.engine, rng)
+    return game.proof.random_options(rng, len(seats)), seats
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+@settings(max_examples=max(EXAMPLES // 4, 10))
+@given(seed=seeds)
+def test_random_games_keep_every_rule(kind: str, seed: int) -> None:
+    options, seats = random_game(kind, seed)
+    check_random_game(spec(kind), options, seats, seed, GAMES[kind].proof.player)
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+@settings(max_examples=max(EXAMPLES // 2, 10))
+@given(seed=seeds, uniform=st.booleans())
+def test_many_random_games_end_conserve_their_items_and_replay(kind: str, seed: int, uniform: bool) -> None:
+    """By the game's own random players, or by players choosing uniformly among the
+    legal commands (every move, however unwise: still the game ends)."""
+    options, seats = random_game(kind, seed)
+    player = None if uniform else GAMES[kind].proof.player
+    check_random_game(spec(kind), options, seats, seed, player, every_step=False)
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+@settings(max_examples=max(EXAMPLES // 8, 10))
+@given(seed=seeds, data=st.data())
+def test_bots_play_legal_moves_to_the_end(kind: str, seed: int, data: st.DataObject) -> None:
+    engine = GAMES[kind].engine
+    options, seats = random_game(kind, seed)
+    bots = [data.draw(st.sampled_from(sorted(engine.bots))) for _ in seats]
+
+    def choose(state: Any, seat: int, legal: list[Message], rng: random.Random) -> Message:
+        command: Message = engine.bots[bots[seat]](state, seat, rng)
+        assert command in legal, f"the {bots[seat]} bot chose an illegal move"
+        return command
+
+    played = check_random_game(spec(kind), options, seats, seed, choose, every_step=False)
+    assert engine.status(played.states[-1]).finished
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+@settings(max_examples=max(EXAMPLES // 8, 10))
+@given(seed=seeds, data=st.data())
+def test_bots_decide_only_on_what_their_seat_knows(kind: str, seed: int, data: st.DataObject) -> None:
+    """A bot given two worlds its seat cannot tell apart makes the same move."""
+    game = GAMES[kind]
+    options, seats = random_game(kind, seed)
+    waiting: list[Any] = []  # the states where a move was asked for
+
+    def choose(state: Any, seat: int, legal: list[Message], rng: random.Random) -> Message:
+        waiting.append(state)
+        return game.proof.player(state, seat, legal, rng) if game.proof.player else rng.choice(legal)
+
+    check_random_game(spec(kind), options, seats, seed, choose, every_step=False)
+    check_bots_see_only_their_seat(spec(kind), waiting, 10, lambda: random.Random(data.draw(seeds)))
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+def test_the_perturbation_really_changes_what_a_spectator_may_not_know(kind: str) -> None:
+    """The views' check is worth something only if the other world differs: for a
+    spectator, in most states of a game's start, it must."""
+    game = GAMES[kind]
+    changed = tried = 0
+    for seed in range(10):
+        options, seats = random_game(kind, seed)
+        state, _ = deal(spec(kind), options, seats, seed)
+        rng = random.Random(seed)
+        for _ in range(3):
+            tried += 1
+            changed += game.proof.perturb(state, Viewer.spectator(), rng) != state
+    assert changed >= 0.6 * tried, f"perturb changed {changed} of {tried} dealt states"
