@@ -13,5 +13,5 @@ if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest --durations=15 "$@"
 fi
 workers=${TEST_WORKERS:-$(nproc)}
-.venv/bin/python -m pytest -n "$workers" --dist loadgroup -m "not alone" --durations=15
+.venv/bin/python -m pytest -n "$workers" --dist loadfile -m "not alone" --durations=15
 .venv/bin/python -m pytest -m alone --durations=5

@@ -14,11 +14,12 @@ from hypothesis import HealthCheck, settings
 
 from tests.support.redis import redis_cluster, redis_server
 from tests.support.server import server
+from tests.support.typescript_package import typescript_package
 
 # The session's one Redis and one Redis Cluster (started when a test first asks),
 # shared by every directory's tests; a module's real server (for the end-to-end and
 # web tests; a module may have its own, with settings of its own).
-__all__ = ["redis_cluster", "redis_server", "server"]
+__all__ = ["redis_cluster", "redis_server", "server", "typescript_package"]
 
 settings.register_profile(
     "ci",
@@ -29,22 +30,6 @@ settings.register_profile(
 )
 settings.register_profile("thorough", parent=settings.get_profile("ci"), max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-
-# Modules that write the same files (the TypeScript client's build) run on one worker.
-SHARED_FILES = {
-    "tests/tooling/test_typescript.py": "typescript",
-    "tests/tooling/test_typescript_pages.py": "typescript",
-}
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """With `-n` (pytest-xdist, --dist loadgroup, as scripts/check.sh runs it): each module's
-    tests on one worker, so that a module's server or browser starts once."""
-    for item in items:
-        module = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(SHARED_FILES.get(module, module)))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -20,6 +20,9 @@ from ludotheque import Client
 
 from tests.support.server import ROOT, running_server
 
+# The package's build is rebuilt here: held for the module (tests/support/typescript_package.py).
+pytestmark = pytest.mark.usefixtures("typescript_package")
+
 PACKAGE = ROOT / "clients" / "typescript"
 
 

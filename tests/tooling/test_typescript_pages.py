@@ -27,6 +27,9 @@ from ludotheque.v1 import game_pb2
 from tests.support.browser import Browser, BrowserError, Page
 from tests.support.server import ROOT, ServerProcess, running_server
 
+# The package's build is rebuilt here: held for the module (tests/support/typescript_package.py).
+pytestmark = pytest.mark.usefixtures("typescript_package")
+
 PACKAGE = ROOT / "clients" / "typescript"
 EXAMPLE_URL = "http://localhost:8080"
 PAGES = {"react": "react-page.tsx", "plain": "page.ts"}
