@@ -101,29 +101,40 @@ class History:
         if request.ticket:
             if token:
                 raise invalid_argument("ticket", "Send a stream ticket or a token, not both.")
-            viewer = await self._tickets.redeem(live, request.ticket)
+            redeemed = await self._tickets.redeem(live, request.ticket)
+            viewer, generation = redeemed.viewer, redeemed.generation
         else:
             viewer = self._viewers.in_game(live, token)
+            generation = generation_of(live, viewer)
         from_version = max(request.from_version, 1)
         ended = live.status.finished and from_version > live.version
         if not ended:
             if from_version > live.version + 1:  # now too, so that HTTP answers it as a status
                 raise _past_the_end(live, from_version)
             self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
-        return EventStream(_visible(self.follow(live, viewer, from_version, request.locale)), ended)
+        stream = self.follow(live, viewer, from_version, request.locale, generation)
+        return EventStream(_visible(stream), ended)
 
     async def follow(
-        self, live: LiveGame, viewer: Viewer, from_version: int, locale: str | None = None
+        self,
+        live: LiveGame,
+        viewer: Viewer,
+        from_version: int,
+        locale: str | None = None,
+        generation: int | None = None,
     ) -> AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
         each as stored and as `viewer` may see it (None: not at all), described in
-        `locale` (None: not described). A seat's stream ends when its token is no
-        longer the seat's: when the admin rotated it (at the next event once this
-        process knows), or after the event that says its player left the seat."""
+        `locale` (None: not described). A seat's stream ends when its token (or the
+        stream ticket it came from) is no longer the seat's: when the admin rotated it
+        (at the next event once this process knows), after the event that says its
+        player left the seat, or when another player joined it. `generation`: the
+        seat's token generation its caller was checked at (default: the game's now)."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
-        generation = live.seat_generation(seat) if seat is not None else 0
+        if generation is None:
+            generation = generation_of(live, viewer)
         if from_version > live.version + 1:
             raise _past_the_end(live, from_version)
         self._admit(live, viewer)
@@ -212,6 +223,11 @@ def _past_the_end(live: LiveGame, from_version: int) -> ServiceError:
     description = f"The game has {live.version} events: from_version is at most {live.version + 1}."
     violation = error_details_pb2.BadRequest.FieldViolation(field="from_version", description=description)
     return ServiceError(Code.OUT_OF_RANGE, description, [error_details_pb2.BadRequest(field_violations=[violation])])
+
+
+def generation_of(live: LiveGame, viewer: Viewer) -> int:
+    """The generation of the viewer's seat's tokens now (0 but for a seat)."""
+    return live.seat_generation(viewer.seat) if viewer.role is Role.SEAT and viewer.seat is not None else 0
 
 
 def _left(event: game_pb2.Event, seat: int) -> bool:

@@ -28,6 +28,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
 from service.app import GameApp, LiveGame
+from service.app.history.history import generation_of
 from service.app.model.errors import Code, ServiceError, code_name, invalid_argument, status_of
 from service.app.observe import access_log, request_context
 from service.app.online.presence import Sighting
@@ -100,6 +101,7 @@ class _Session:
         self.sightings = sightings
         self.out: asyncio.Queue[api.PlayResponse | BaseException | None] = asyncio.Queue(QUEUE_SIZE)
         self.sent_version = max(join.from_version, 1) - 1  # every version up to this one was sent
+        self.generation = generation_of(live, viewer)  # the token's, as just checked: its stream ends with it
         self.following = True
         # Commands whose result waits for the events up to a version to be sent: that
         # version and the future their task waits on (woken by _sent and _stopped).
@@ -144,7 +146,8 @@ class _Session:
     async def _forward_events(self) -> None:
         try:
             start = max(self.join.from_version, 1)
-            async for event, redacted in self.app.history.follow(self.live, self.viewer, start, self.join.locale):
+            follow = self.app.history.follow(self.live, self.viewer, start, self.join.locale, self.generation)
+            async for event, redacted in follow:
                 if redacted is not None:
                     await self.out.put(api.PlayResponse(events=[redacted]))
                 self._sent(event.version)
