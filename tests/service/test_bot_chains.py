@@ -8,9 +8,7 @@ loop up to 0.47 s, and got around `--bot-game-rate 0`)."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import itertools
-import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
@@ -24,6 +22,7 @@ from service.app.access.auth import TokenAuthority
 from service.app.access.limits import CreationLimits
 from service.app.game_app import Settings, World
 from service.app.model.errors import Code, ServiceError
+from service.app.moves import steps
 from service.app.words.catalogs import catalogs
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
@@ -32,9 +31,10 @@ ADMIN = "admin-token-for-the-bot-chain-tests-0123456789"
 SECRET = b"0123456789abcdef-bot-chain-test-secret-0123456789"
 START = 1_800_000_000.0
 LONG = game_pb2.GameOptions(pirates=pirates.Options(island_distance=20))  # a long race: thousands of events
-# The longest the loop may be held: the chains hand it back every 2 ms of CPU, and what
-# follows their last slice (the answer, letting go of 10,000 events) takes under 20 ms.
-SLICE_MS = 25.0
+# The most steps between two turns of the loop: a chain's loops (its bots' moves, their
+# envelopes, their bytes, the preview) each hand it back every BOT_SLICE_STEPS, so the
+# tail of one loop and the head of the next.
+MOST_STEPS_HELD = 2 * steps.BOT_SLICE_STEPS
 T = TypeVar("T")
 
 
@@ -60,48 +60,37 @@ def pirates_game(*, humans: int = 1, clock: game_pb2.TurnClock | None = None) ->
     return api.CreateGameRequest(kind="pirates", seats=seats, options=LONG, clock=clock)
 
 
-class Collections:
-    """The CPU time the garbage collector takes (a collection of the oldest generation
-    holds any loop for as long as the process has objects: not what is measured here)."""
+async def longest_hold(work: Awaitable[T]) -> tuple[T, int, int]:
+    """`work`'s result, how many times it handed the event loop back and the most steps
+    of a chain it took between two turns of the loop (counted, not timed, so that a busy
+    machine changes nothing)."""
+    ticks = 0
+    runs: list[int] = []
+    tick = steps.Slices.tick
 
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self._began = 0.0
-
-    def __call__(self, phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            self._began = time.thread_time()
-        else:
-            self.seconds += time.thread_time() - self._began
-
-
-async def longest_hold(work: Awaitable[T]) -> tuple[T, float, float]:
-    """`work`'s result, the CPU time it took and the longest it held the event loop (ms:
-    this thread's CPU time between two turns of the loop, the garbage collector's left
-    out; the machine may be busy with other processes, which is no holding either)."""
-    holds: list[float] = []
-    collections = Collections()
+    async def counted(self: steps.Slices) -> None:
+        nonlocal ticks
+        ticks += 1
+        await tick(self)
 
     async def watch() -> None:
-        last = time.thread_time() - collections.seconds
+        nonlocal ticks
         while True:
             await asyncio.sleep(0)
-            now = time.thread_time() - collections.seconds
-            holds.append(now - last)
-            last = now
+            runs.append(ticks)
+            ticks = 0
 
-    gc.callbacks.append(collections)
-    watcher = asyncio.create_task(watch())
-    await asyncio.sleep(0)
-    started = time.thread_time()
-    try:
-        result = await work
-        await asyncio.sleep(0)  # the watcher sees the last stretch too
-    finally:
-        took = time.thread_time() - started
-        watcher.cancel()
-        gc.callbacks.remove(collections)
-    return result, took * 1000, max(holds) * 1000
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(steps.Slices, "tick", counted)
+        watcher = asyncio.create_task(watch())
+        await asyncio.sleep(0)
+        runs.clear()
+        try:
+            result = await work
+            await asyncio.sleep(0)  # the watcher sees the last stretch too
+        finally:
+            watcher.cancel()
+    return result, sum(1 for run in runs if run), max(runs)
 
 
 async def refused(code: Code, call: Awaitable[Any]) -> ServiceError:
@@ -115,11 +104,11 @@ async def refused(code: Code, call: Awaitable[Any]) -> ServiceError:
 async def test_a_take_over_that_plays_a_long_game_out_hands_the_loop_back() -> None:
     app = new_app()
     created = await app.games.create_game(pirates_game(), "")
-    taken, took, held = await longest_hold(
+    taken, turns, held = await longest_hold(
         app.takeovers.take_over(api.TakeOverSeatRequest(game_id=created.game_id), created.seat_tokens[0])
     )
     assert taken.game.status == game_pb2.GAME_STATUS_FINISHED and taken.game.version > 1000
-    assert took > 3 * SLICE_MS and held < SLICE_MS, (took, held)
+    assert turns > 3 and held < MOST_STEPS_HELD, (turns, held)
 
 
 @async_test
@@ -128,10 +117,10 @@ async def test_a_timeout_whose_bot_plays_a_long_game_out_hands_the_loop_back() -
     app = new_app(clock=clock)
     created = await app.games.create_game(pirates_game(clock=game_pb2.TurnClock(turn_seconds=1, take_over_after=1)), "")
     clock.now += 2
-    fired, took, held = await longest_hold(app.clocks.fire_due())
+    fired, turns, held = await longest_hold(app.clocks.fire_due())
     game = await app.games.get_game(api.GetGameRequest(game_id=created.game_id), ADMIN)
     assert fired == 1 and game.status == game_pb2.GAME_STATUS_FINISHED and game.version > 1000
-    assert took > 3 * SLICE_MS and held < SLICE_MS, (took, held)
+    assert turns > 3 and held < MOST_STEPS_HELD, (turns, held)
 
 
 @async_test
@@ -139,11 +128,11 @@ async def test_a_start_with_nobody_seated_hands_the_loop_back() -> None:
     app = new_app()
     request = api.CreateGameRequest(kind="pirates", seats=[game_pb2.SeatSpec(open=True)] * 4, options=LONG)
     created = await app.games.create_game(request, "")
-    started, took, held = await longest_hold(
+    started, turns, held = await longest_hold(
         app.seating.start_game(api.StartGameRequest(game_id=created.game_id, bot="random"), created.host_token)
     )
     assert started.game.status == game_pb2.GAME_STATUS_FINISHED and started.game.version > 1000
-    assert took > 3 * SLICE_MS and held < SLICE_MS, (took, held)
+    assert turns > 3 and held < MOST_STEPS_HELD, (turns, held)
 
 
 @async_test

@@ -28,24 +28,30 @@ from service.app.views.views import timestamp
 # unless a bot's move makes no event).
 MAX_BOT_MOVES = 100_000
 # A chain of bot moves hands the event loop back this often (seconds), so that other
-# requests are served while an all-bot game plays itself out.
+# requests are served while an all-bot game plays itself out; and after this many steps
+# at most, whatever the clock says (a bound that does not depend on the machine's speed).
 BOT_SLICE_SECONDS = 0.002
+BOT_SLICE_STEPS = 256
 
 
 class Slices:
     """A long loop's turns: `await slices.tick()` at each step hands the event loop back
-    once BOT_SLICE_SECONDS have passed since the last time, so that other requests are
-    served while the loop runs (a chain of bot moves, its events wrapped or folded)."""
+    once BOT_SLICE_SECONDS have passed since the last time, or BOT_SLICE_STEPS steps, so
+    that other requests are served while the loop runs (a chain of bot moves, its events
+    wrapped or folded)."""
 
-    __slots__ = ("_ends",)
+    __slots__ = ("_ends", "_steps")
 
     def __init__(self) -> None:
         self._ends = time.perf_counter() + BOT_SLICE_SECONDS
+        self._steps = 0
 
     async def tick(self) -> None:
-        if time.perf_counter() > self._ends:
+        self._steps += 1
+        if self._steps >= BOT_SLICE_STEPS or time.perf_counter() > self._ends:
             await asyncio.sleep(0)  # let other requests in
             self._ends = time.perf_counter() + BOT_SLICE_SECONDS
+            self._steps = 0
 
 
 @dataclass(slots=True)
