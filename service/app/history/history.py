@@ -26,8 +26,7 @@ from service.app.model.live import LiveGame, LiveGames
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
 from service.app.observe.metrics import Metrics
-from service.app.views.descriptions import Audience
-from service.app.views.views import LiveAudience, outcome, redact, shown, status_code
+from service.app.views.views import LiveAudience, audience_for, hides_players, outcome, redact, shown, status_code
 from service.store.base import VersionsLost
 
 MAX_EVENTS_PAGE = 1000
@@ -84,7 +83,7 @@ class History:
         with store_errors():
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
-        audience = Audience.of(live.table.seats, request.locale)
+        audience = audience_for(live, viewer, request.locale)
         now = live.state  # the past, as the viewer may recall it now
         for item in stored:
             redacted = redact(live.engine, parse_event(item), viewer, audience, now)
@@ -143,7 +142,7 @@ class History:
         self._spectators[game_id] += counted
         held_since = live.version  # the token was the seat's at this version
         past = live.version  # events up to here are read again (recalled now); later ones come live
-        audience = None if locale is None else LiveAudience(live, locale)
+        audience = None if locale is None else LiveAudience(live, locale, hides_players(live, viewer))
         self._metrics.subscriptions.inc()
         since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
@@ -189,15 +188,18 @@ class History:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
         state = live.state if at == live.version else await self._games.state_at(live, at)
         status = live.engine.status(state)
-        audience = Audience.of(live.table.seats, request.locale)
+        audience = audience_for(live, viewer, request.locale)
         # A past version, as the viewer may look at it again now (the memory rule).
         seen, legal = shown(live, state, viewer, audience, live.state)
+        told = outcome(live, status, state, audience)
+        if audience.anonymous:
+            told.ClearField("summary")
         return game_service_pb2.ReplayGameResponse(
             at_version=at,
             version=live.version,
             status=status_code(status, live.table.started_at(at)),
             to_act=status.to_act,
-            outcome=outcome(live, status, state, audience),
+            outcome=told,
             view=seen,
             legal_commands=legal,
         )

@@ -32,7 +32,7 @@ from service.app.history.history import generation_of
 from service.app.model.errors import Code, ServiceError, code_name, invalid_argument, status_of
 from service.app.observe import access_log, request_context
 from service.app.online.presence import Sighting
-from service.app.views.views import LiveAudience
+from service.app.views.views import LiveAudience, hides_players
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256
@@ -93,7 +93,8 @@ class _Session:
         sightings: AsyncIterator[Sighting],
     ) -> None:
         self.app = app
-        self.words = LiveAudience(live, join.locale)  # the words of the session's events, turns and errors
+        # The words of the session's events, turns and errors.
+        self.words = LiveAudience(live, join.locale, hides_players(live, viewer))
         self.live = live
         self.viewer = viewer
         self.token = token
