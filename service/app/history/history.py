@@ -31,6 +31,9 @@ from service.store.base import VersionsLost
 
 MAX_EVENTS_PAGE = 1000
 DEFAULT_MAX_FOLLOWERS = 1000  # spectators of one game following it live in one process
+# Streams and Play sessions one seat may have open on one game in one process: a player's
+# tabs and devices, not one token's thousand WebSockets.
+MAX_SEAT_FOLLOWERS = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +60,7 @@ class History:
         self._tickets = tickets
         self._max_followers = max_followers
         self._spectators: Counter[str] = Counter()  # game id -> its spectators following it in this process
+        self._seats: Counter[tuple[str, int]] = Counter()  # (game id, seat) -> its followers in this process
 
     def _admit(self, live: LiveGame, viewer: Viewer) -> None:
         """Refuses a spectator once `max_followers` spectators follow the game here (its
@@ -68,6 +72,13 @@ class History:
                 Code.RESOURCE_EXHAUSTED,
                 f"This game has {count} spectators on this server, the most it takes: try again later, "
                 "or read its events a page at a time (ListEvents).",
+            )
+        seat = viewer.seat if viewer.role is Role.SEAT else None
+        if seat is not None and self._seats[live.game_id, seat] >= MAX_SEAT_FOLLOWERS:
+            raise ServiceError(
+                Code.RESOURCE_EXHAUSTED,
+                f"This seat follows the game in {MAX_SEAT_FOLLOWERS} streams or sessions on this server "
+                "already, the most it may: close one first.",
             )
 
     async def list_events(
@@ -140,6 +151,8 @@ class History:
         game_id = live.game_id
         counted = viewer.role is Role.SPECTATOR
         self._spectators[game_id] += counted
+        if seat is not None:
+            self._seats[game_id, seat] += 1
         held_since = live.version  # the token was the seat's at this version
         past = live.version  # events up to here are read again (recalled now); later ones come live
         audience = None if locale is None else LiveAudience(live, locale, hides_players(live, viewer))
@@ -168,6 +181,10 @@ class History:
             self._spectators[game_id] -= counted
             if not self._spectators[game_id]:
                 del self._spectators[game_id]
+            if seat is not None:
+                self._seats[game_id, seat] -= 1
+                if not self._seats[game_id, seat]:
+                    del self._seats[game_id, seat]
 
     async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
         """The store went back behind what this stream had sent: record the loss (the

@@ -36,6 +36,9 @@ from service.app.views.views import LiveAudience, hides_players
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256
+# Events merged into one message at most: a catch-up goes a page at a time, each page
+# sent (and, over a WebSocket, read: service/api/read_receipts.py) before the next.
+PAGE_EVENTS = 64
 
 
 class _Nothing(enum.Enum):
@@ -286,6 +289,8 @@ def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:
     result queued after the turn may go before it (the result changes nothing, and its
     events came first)."""
     if following.events and (message.HasField("result") or message.HasField("turn") or message.HasField("view")):
+        return False
+    if len(message.events) + len(following.events) > PAGE_EVENTS:
         return False
     if following.HasField("result") and message.HasField("result"):
         return False
