@@ -22,6 +22,7 @@ from engines.contract import Role, Viewer
 from service.app.access.tickets import StreamTickets
 from service.app.access.viewers import Viewers
 from service.app.model.errors import Code, ServiceError, invalid_argument, unauthenticated, versions_lost
+from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
@@ -53,7 +54,9 @@ class History:
         metrics: Metrics,
         tickets: StreamTickets,
         max_followers: int = DEFAULT_MAX_FOLLOWERS,
+        heavy: HeavyReads | None = None,
     ) -> None:
+        self._heavy = heavy or HeavyReads()  # replays of long pasts: the process's one budget
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
@@ -203,7 +206,7 @@ class History:
         at = request.at_version if request.HasField("at_version") else live.version
         if at > live.version:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
-        state = live.state if at == live.version else await self._games.state_at(live, at)
+        state = live.state if at == live.version else await self._games.state_at(live, at, self._heavy)
         status = live.engine.status(state)
         audience = audience_for(live, viewer, request.locale)
         # A past version, as the viewer may look at it again now (the memory rule).

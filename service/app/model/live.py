@@ -31,6 +31,7 @@ from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
 from service.app.model import claims
 from service.app.model.errors import Code, ServiceError, game_lost, invalid_argument, not_found
+from service.app.model.heavy_reads import HeavyReads
 from service.app.model.marks import Marks
 from service.app.model.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.model.stored import parse_event, store_errors
@@ -47,6 +48,9 @@ GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # for a snapshot ahead of the cached state.
 CATCH_UP_INTERVALS = 2
 RECHECKS = 32  # cached games checked at once after a failover
+# Events past a snapshot a replay folds in the event loop; more are a heavy read
+# (heavy_reads.py): folded in a worker thread, in their turn.
+HEAVY_FOLD = 512
 
 
 def seat_counter(seat: int) -> str:
@@ -427,11 +431,15 @@ class LiveGames:
             live.updated_at_ms = parse_event(restored.at).recorded_at.ToMilliseconds()
         self.advance(live, restored.events)
 
-    async def state_at(self, live: LiveGame, version: int) -> Any:
-        """The game's state after its first `version` events: from the nearest snapshot."""
+    async def state_at(self, live: LiveGame, version: int, heavy: HeavyReads | None = None) -> Any:
+        """The game's state after its first `version` events: from the nearest snapshot;
+        a long fold in a turn of the process's `heavy` reads (heavy_reads.py), if given."""
         with store_errors():
             restored = await self.snapshots.restore(live.game_id, live.engine, version)
-        return fold(live.engine, payloads(restored.events, live.engine.kind), restored.state)
+        engine, kind = live.engine, live.engine.kind
+        if heavy is None or len(restored.events) < HEAVY_FOLD:
+            return fold(engine, payloads(restored.events, kind), restored.state)
+        return await heavy.run("ReplayGame", lambda: fold(engine, payloads(restored.events, kind), restored.state))
 
     def forget(self, game_id: str) -> None:
         """Drops a cached game (deleted, or to be read from the store at its next use)."""
