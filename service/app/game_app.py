@@ -169,7 +169,7 @@ class GameApp:
         seat's, of any generation, its host's) or the admin's; else nothing."""
         if not known_version or not game_id or not token or not self._vouches(game_id, token):
             return contextlib.nullcontext()
-        return claims.claiming(game_id, known_version)
+        return claims.claiming(game_id, known_version, by_admin=self.tokens.is_admin(token))
 
     def _vouches(self, game_id: str, token: str) -> bool:
         tokens = self.tokens
