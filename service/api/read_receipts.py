@@ -17,8 +17,8 @@ import asyncio
 import secrets
 from collections.abc import Awaitable, Callable
 
-RECEIPT_EVERY_BYTES = 32 * 1024  # a ping after so many bytes sent
-UNREAD_BYTES = 128 * 1024  # at most so many bytes sent that the client has not said it read
+RECEIPT_EVERY_BYTES = 16 * 1024  # a ping after so many bytes sent
+UNREAD_BYTES = 64 * 1024  # at most so many bytes sent that the client has not said it read
 OUTSTANDING_PINGS = 16  # pings awaiting their pong, at most (the oldest are forgotten)
 
 

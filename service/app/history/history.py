@@ -10,6 +10,7 @@ happens, shows what everybody saw then."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -35,6 +36,9 @@ DEFAULT_MAX_FOLLOWERS = 1000  # spectators of one game following it live in one 
 # Streams and Play sessions one seat may have open on one game in one process: a player's
 # tabs and devices, not one token's thousand WebSockets.
 MAX_SEAT_FOLLOWERS = 16
+# Events of the past a follower is sent between two turns of the event loop at most: the
+# stored events come without a wait, and a catch-up must not hold the players' moves.
+CATCH_UP_SLICE = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +170,8 @@ class History:
                 async for stored in self._games.store.subscribe(game_id, from_version):
                     if seat is not None and live.seat_generation(seat) != generation:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
+                    if stored.version <= past and stored.version % CATCH_UP_SLICE == 0:
+                        await asyncio.sleep(0)  # a long catch-up hands the loop back, as a bot chain does
                     with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
                         event = parse_event(stored)
                         if event.HasField("table") and event.version > live.version:

@@ -2,7 +2,8 @@
 length rather than with what they answer (ReplayGame folding a long past, ReplayLog,
 ExportGame), so that any number of them cannot starve the players' moves.
 
-At most `at_once` run at once, each folding in a worker thread (engines are pure, the
+At most `at_once` run at once (one: two threads folding beside the event loop starve it
+of the GIL, a move then waiting ~5 ms at each of its switches), each in a worker thread (engines are pure, the
 state they fold is their own), and at most `waiting` more wait their turn; past both, a
 read is refused with RESOURCE_EXHAUSTED (`HEAVY_READS`, try again in a second). The
 event loop, which plays every move, so keeps serving between them: it holds the GIL
@@ -19,7 +20,7 @@ from service.app.model.errors import resource_exhausted
 
 T = TypeVar("T")
 
-HEAVY_AT_ONCE = 2
+HEAVY_AT_ONCE = 1
 HEAVY_WAITING = 16
 
 
