@@ -18,6 +18,8 @@ MAX_CLAIMED, always."""
 
 from __future__ import annotations
 
+import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -25,6 +27,7 @@ from dataclasses import dataclass
 
 MAX_CLAIMED = 1000  # versions the admin's claim may be past the store's and still be believed
 MAX_CLAIMED_BY_PLAYER = 256  # versions a seat's or host's claim may be
+PLAYER_CLAIMS_KEPT = 4096  # games whose players' recent claims are remembered
 PLAYER_LOSS_INTERVAL_S = 600.0  # players' claims record MAX_CLAIMED_BY_PLAYER versions lost a game in so long
 
 
@@ -66,3 +69,27 @@ def claiming(game_id: str, known_version: int, by_admin: bool = False) -> Iterat
         yield
     finally:
         _current.reset(token)
+
+
+class PlayerClaims:
+    """What players' claims may still record lost of each game in this process:
+    MAX_CLAIMED_BY_PLAYER versions in all every PLAYER_LOSS_INTERVAL_S."""
+
+    def __init__(self) -> None:
+        # game id -> since when, and how many versions players' claims recorded lost since then
+        self._recorded: OrderedDict[str, tuple[float, int]] = OrderedDict()
+
+    def may_record(self, game_id: str, versions: int) -> bool:
+        """Whether a player's claim may record `versions` more versions of the game as
+        lost now, counting them if it may."""
+        now = time.monotonic()
+        since, used = self._recorded.get(game_id, (now, 0))
+        if now - since >= PLAYER_LOSS_INTERVAL_S:
+            since, used = now, 0
+        if used + versions > MAX_CLAIMED_BY_PLAYER:
+            return False
+        self._recorded[game_id] = (since, used + versions)
+        self._recorded.move_to_end(game_id)
+        while len(self._recorded) > PLAYER_CLAIMS_KEPT:
+            self._recorded.popitem(last=False)
+        return True

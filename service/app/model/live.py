@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import logging
 import re
-import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -52,7 +51,6 @@ RECHECKS = 32  # cached games checked at once after a failover
 # Events past a snapshot a replay folds in the event loop; more are a heavy read
 # (heavy_reads.py): folded in a worker thread, in their turn.
 HEAVY_FOLD = 512
-PLAYER_LOSSES_KEPT = 4096  # games whose last loss a player's claim recorded, remembered
 
 
 def seat_counter(seat: int) -> str:
@@ -186,8 +184,7 @@ class LiveGames:
         self.event_limits: Mapping[str, int] = event_limits or {}  # kind -> limit (default: the engine's)
         self._metrics = metrics
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
-        # game id -> since when, and how many versions players' claims recorded lost since then
-        self._player_losses: OrderedDict[str, tuple[float, int]] = OrderedDict()
+        self._player_claims = claims.PlayerClaims()  # what players' claims may still record lost
         self._cache_size = cache_size
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # What to do when the store is found behind this cache (GameApp: record the loss,
@@ -248,22 +245,6 @@ class LiveGames:
         if known > live.version:
             await self.vouch(live, known)
         return live
-
-    def _player_may_record(self, game_id: str, versions: int) -> bool:
-        """Whether a player's claim may record `versions` more versions of the game as
-        lost now (claims.py: MAX_CLAIMED_BY_PLAYER in all every PLAYER_LOSS_INTERVAL_S in
-        this process), counting them if it may."""
-        now = time.monotonic()
-        since, used = self._player_losses.get(game_id, (now, 0))
-        if now - since >= claims.PLAYER_LOSS_INTERVAL_S:
-            since, used = now, 0
-        if used + versions > claims.MAX_CLAIMED_BY_PLAYER:
-            return False
-        self._player_losses[game_id] = (since, used + versions)
-        self._player_losses.move_to_end(game_id)
-        while len(self._player_losses) > PLAYER_LOSSES_KEPT:
-            self._player_losses.popitem(last=False)
-        return True
 
     def keep_snapshots(self, live: LiveGame, checkpoints: Sequence[Checkpoint]) -> None:
         """Snapshots `live`'s checkpoints, if its table never changed (Table.pristine): a
@@ -342,14 +323,8 @@ class LiveGames:
         them), or the store lost them, and the loss is recorded (as store_behind)."""
         claim = claims.claim_of(live.game_id)
         by_admin = claim is None or claim.by_admin  # (no claim: this process's own knowledge)
-        most = claims.MAX_CLAIMED if by_admin else claims.MAX_CLAIMED_BY_PLAYER
-        if known - live.version > most:
-            log.warning(
-                "game %s: a caller says it was given version %d, %d past the store's: not believed",
-                live.game_id,
-                known,
-                known - live.version,
-            )
+        if known - live.version > (claims.MAX_CLAIMED if by_admin else claims.MAX_CLAIMED_BY_PLAYER):
+            _disbelieved(live, known, "too far past the store's")
             return
         await self.refresh(live)
         if known > live.version:
@@ -357,13 +332,8 @@ class LiveGames:
                 self.advance(live, await self.store.read(live.game_id, live.version + 1, known))
         if known <= live.version:
             return
-        if not by_admin and not self._player_may_record(live.game_id, known - live.version):
-            log.warning(
-                "game %s: a player says it was given version %d, the store has %d: not believed again so soon",
-                live.game_id,
-                known,
-                live.version,
-            )
+        if not by_admin and not self._player_claims.may_record(live.game_id, known - live.version):
+            _disbelieved(live, known, "players' claims recorded enough of this game lost lately")
             return
         self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
         log.warning(
@@ -491,3 +461,14 @@ class LiveGames:
             lock = asyncio.Lock()
             self._locks[game_id] = lock
         return lock
+
+
+def _disbelieved(live: LiveGame, known: int, why: str) -> None:
+    """Logs a claim about `live` (up to `known`) that is not believed, and why."""
+    log.warning(
+        "game %s: a caller says it was given version %d, the store has %d: not believed (%s)",
+        live.game_id,
+        known,
+        live.version,
+        why,
+    )
