@@ -37,6 +37,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, SpanKind, format_trace_id
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
+from service.api.read_receipts import ReadReceipts
 from service.api.rest import bearer_token, error_response, to_json
 from service.api.rpcs import BidiUseCase
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, status_of
@@ -95,6 +96,7 @@ def mount(
             max_msg_size=settings.max_message_bytes,
             compress=False,  # messages are small: deflating each costs more CPU than it saves
             timeout=settings.send_timeout,  # for the close handshake
+            autoping=False,  # pongs are read receipts (read_receipts.py): _requests answers pings
         )
         if not socket.can_prepare(http).ok:
             return _upgrade_required(http)
@@ -108,15 +110,17 @@ def mount(
         sockets.add(socket)
         _cap_send_buffer(http)
         codec = _JSON_CODEC if socket.ws_protocol == JSON else _PROTO_CODEC
+        receipts = ReadReceipts(lambda nonce: _send_frame(http, socket, nonce, WSMsgType.PING, settings.send_timeout))
 
         def closing(code: int) -> None:
             metrics.labelled(metrics.websocket_closes, str(code)).inc()
 
         if refused is not None:
-            await _serve_session(http, socket, _refused(refused), codec, settings, closing)
+            await _serve_session(http, socket, _refused(refused), codec, settings, closing, receipts)
             return socket
         with _client_trace(http):
-            await _serve_session(http, socket, play(_requests(socket, codec), token), codec, settings, closing)
+            requests = _requests(socket, codec, receipts)
+            await _serve_session(http, socket, play(requests, token), codec, settings, closing, receipts)
         return socket
 
     async def echo_handler(http: web.Request) -> web.StreamResponse:
@@ -254,14 +258,23 @@ _PROTO_CODEC = _Codec(WSMsgType.BINARY, f"binary protobuf ({PROTO})")
 _JSON_CODEC = _Codec(WSMsgType.TEXT, f"proto3 JSON text ({JSON})")
 
 
-async def _requests(socket: web.WebSocketResponse, codec: _Codec) -> AsyncIterator[api.PlayRequest]:
-    """The client's messages, until it closes (pings and pongs are aiohttp's). Each
+async def _requests(
+    socket: web.WebSocketResponse, codec: _Codec, receipts: ReadReceipts
+) -> AsyncIterator[api.PlayRequest]:
+    """The client's messages, until it closes; its pings answered, its pongs taken as
+    read receipts (aiohttp's heartbeat sees any frame come in as a sign of life). Each
     command is handed over inside a request scope of its own: the move it plays has its
     own request id in the logs and in its errors, the session's with the move's number."""
     session = request_context.current()
     moves = 0
     while True:
         frame = await socket.receive()
+        if frame.type is WSMsgType.PING:
+            await socket.pong(frame.data)
+            continue
+        if frame.type is WSMsgType.PONG:
+            receipts.pong(bytes(frame.data))
+            continue
         if frame.type not in (WSMsgType.BINARY, WSMsgType.TEXT):
             return  # closing, closed, or an error aiohttp has closed the connection for
         request = codec.decode(frame.type, frame.data)
@@ -282,13 +295,14 @@ async def _serve_session(
     codec: _Codec,
     settings: WebSocketSettings,
     closing: Callable[[int], None],
+    receipts: ReadReceipts,
 ) -> None:
     """Sends the session's messages, then closes, telling `closing` the close code first
     (the handler may be cancelled while the close waits for the client)."""
     error: ServiceError | None = None
     try:
         async for response in responses:
-            await _send(http, socket, codec, response, settings.send_timeout)
+            await _send(http, socket, codec, response, settings.send_timeout, receipts)
     except ServiceError as ended:
         error = ended
     except ConnectionError:
@@ -306,7 +320,7 @@ async def _serve_session(
     closing(code)
     with contextlib.suppress(ServiceError, ConnectionError):
         if error is not SLOW_READER:  # a client that does not read gets no more messages
-            await _send(http, socket, codec, api.PlayResponse(error=status_of(error)), settings.send_timeout)
+            await _send(http, socket, codec, api.PlayResponse(error=status_of(error)), settings.send_timeout, receipts)
     try:
         async with asyncio.timeout(settings.send_timeout):
             await socket.close(code=code, message=_reason(error.message))
@@ -318,20 +332,44 @@ async def _serve_session(
 
 
 async def _send(
-    http: web.Request, socket: web.WebSocketResponse, codec: _Codec, message: Message, timeout: float
+    http: web.Request,
+    socket: web.WebSocketResponse,
+    codec: _Codec,
+    message: Message,
+    timeout: float,
+    receipts: ReadReceipts,
 ) -> None:
-    """Sends one message. When the transport's buffer is full the send waits for the
-    client to read, but no longer than `timeout`: then the client is cut (SLOW_READER)."""
+    """Sends one message once the client has read enough of what came before
+    (read_receipts.py), and pings for a receipt when one is due."""
     data = codec.encode(message)
+    size = len(data) + FRAME_HEADER_BYTES
+    await _send_frame(http, socket, data, codec.frame, timeout, receipts, size)
+    await receipts.sent_bytes(size)
+
+
+async def _send_frame(
+    http: web.Request,
+    socket: web.WebSocketResponse,
+    data: bytes,
+    frame: WSMsgType,
+    timeout: float,
+    receipts: ReadReceipts | None = None,
+    size: int = 0,
+) -> None:
+    """Sends one frame. When the transport's buffer is full, or the client has not read
+    enough of what it was sent, the send waits, but no longer than `timeout`: then the
+    client is cut (SLOW_READER)."""
     transport = http.transport
-    if transport is not None:
+    if transport is not None and (receipts is None or receipts.may_send(size)):
         high_water = transport.get_write_buffer_limits()[1]
         if transport.get_write_buffer_size() + len(data) + FRAME_HEADER_BYTES <= high_water:
-            await socket.send_frame(data, codec.frame)  # the usual case: it cannot wait, no timer needed
+            await socket.send_frame(data, frame)  # the usual case: it cannot wait, no timer needed
             return
     try:
         async with asyncio.timeout(timeout):
-            await socket.send_frame(data, codec.frame)
+            if receipts is not None:
+                await receipts.before_sending(size)
+            await socket.send_frame(data, frame)
     except TimeoutError:
         raise SLOW_READER from None
 

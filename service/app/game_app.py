@@ -41,6 +41,7 @@ from service.app.logs.log_replay import LogReplays
 from service.app.logs.logs import Logs
 from service.app.model import claims
 from service.app.model.errors import unavailable
+from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.moves.append import Appends
@@ -139,9 +140,10 @@ class GameApp:
         )
         self.moves = Moves(live, viewers, appends, now_ms)
         self.tickets = StreamTickets(live, viewers, tokens, now_ms, settings.stream_ticket_ttl)
-        self.history = History(live, viewers, metrics, self.tickets, settings.max_followers)
+        self.heavy_reads = heavy = HeavyReads()  # ReplayGame's long folds and ReplayLog share one budget
+        self.history = History(live, viewers, metrics, self.tickets, settings.max_followers, heavy)
         self.logs = Logs(live, viewers, tokens, self.games, now_ms, new_id)
-        self.log_replays = LogReplays()
+        self.log_replays = LogReplays(heavy)
         self.seats = Seats(live, tokens)
         self.retention = Retention(live, viewers, policy, metrics, now_ms, quotas)
         self.kinds = Kinds()
@@ -167,7 +169,7 @@ class GameApp:
         seat's, of any generation, its host's) or the admin's; else nothing."""
         if not known_version or not game_id or not token or not self._vouches(game_id, token):
             return contextlib.nullcontext()
-        return claims.claiming(game_id, known_version)
+        return claims.claiming(game_id, known_version, by_admin=self.tokens.is_admin(token))
 
     def _vouches(self, game_id: str, token: str) -> bool:
         tokens = self.tokens

@@ -242,6 +242,30 @@ def long_games_table(results: Results) -> list[str]:
     return lines
 
 
+def attacks_table(results: Results) -> list[str]:
+    """The victim's moves beside each attack class (service/bench/attacks.py)."""
+    if not results.attacks:
+        return ["Not measured in this run."]
+    quiet = results.attacks[0]
+    lines = [
+        "One server (memory store); a victim plays Mooki against a bot over gRPC, one `SubmitCommand` at a "
+        "time, first quiet, then beside each attack, each for one window. The attacker's bytes are what it "
+        "wrote to its sockets; the server's CPU is its process's over the window (the victim's moves "
+        "included). docs/SECURITY.md lists each attack class with its limit and its test.",
+        "",
+        "| attack | attacker's requests | attacker's bytes sent | refused | server CPU | victim's moves "
+        "| move p50 | move p99 | quiet p50 | quiet p99 |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for f in results.attacks:
+        lines.append(
+            f"| {f.attack} | {f.attacker_requests:,} | {f.attacker_bytes:,} | {f.refused:,} "
+            f"| {f.server_cpu:.2f} s in {f.seconds:.1f} s | {len(f.victim_moves):,} | {_ms(f.p50)} ms "
+            f"| {_ms(f.percentile(0.99))} ms | {_ms(quiet.p50)} ms | {_ms(quiet.percentile(0.99))} ms |"
+        )
+    return lines
+
+
 def replay_game_table(results: Results) -> list[str]:
     lines = [
         "| game | version replayed (events folded) | CPU per `ReplayGame` | events per second |",
@@ -713,6 +737,7 @@ def _sections(results: Results) -> list[str]:
         ]
     out += store_cost_section(results)
     out += ["## Long games: snapshots", "", *long_games_table(results), ""]
+    out += ["## Under attack", "", *attacks_table(results), ""]
     out += observation_section(results)
     out += ["## Profile and what was removed", "", *PROFILE.splitlines(), ""]
     return out

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from engines.registry import ENGINES
 from service.bench import report
+from service.bench.attacks import AttackFigures, attack_figures
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
 from service.bench.long_games import LongGameFigures, long_game_figures
 from service.bench.micro import (
@@ -60,6 +61,8 @@ class Settings:
     scale: bool  # 1 and 2 workers on Redis
     micro_budget: float  # CPU seconds per engine micro-benchmark
     store_moves: int = 6000  # appends recorded for the store's own cost
+    attack_window: float = 5.0  # seconds of each attack class (attacks.py)
+    attack_joins: int = 20  # never-read Play joins in the catch-up attack
 
 
 @dataclass(slots=True)
@@ -120,6 +123,7 @@ class Results:
     long_games: LongGameFigures | None = None
     observation: ObservationFigures | None = None
     store_cost: list[StoreCostFigures] = field(default_factory=list)  # the store alone, per append
+    attacks: list[AttackFigures] = field(default_factory=list)  # a victim's moves beside each attack
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
         return next((m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None)
@@ -331,6 +335,8 @@ def run(settings: Settings) -> Results:
     results.app = next(figures.app for figures in results.work if figures.kind == settings.kind)
     progress("long games, with and without snapshots")
     results.long_games = long_game_figures(max(settings.micro_budget, 0.2))
+    progress("under attack: a victim's moves beside each attack class")
+    results.attacks = attack_figures(settings.attack_window, settings.attack_joins)
     progress("what tracing and the access log cost per move")
     results.observation = observation_figures(settings.kind, settings.micro_budget)
     return results
@@ -364,7 +370,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         if store not in ("memory", "redis"):
             raise SystemExit(f"--stores: unknown store {store!r} (memory, redis)")
     if args.quick:
-        return Settings(args.kind, 4, 0.5, 0.3, 2, stores, 2, 2, 16, not args.no_scale, 0.05, 100)
+        return Settings(args.kind, 4, 0.5, 0.3, 2, stores, 2, 2, 16, not args.no_scale, 0.05, 100, 0.3, 8)
     return Settings(
         args.kind,
         args.games,

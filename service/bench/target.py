@@ -140,7 +140,7 @@ class Server:
         return f"http://127.0.0.1:{self.http_port}"
 
     @staticmethod
-    def start(store: str, workers: int = 1) -> Server:
+    def start(store: str, workers: int = 1, env: dict[str, str] | None = None) -> Server:
         environment = {
             **os.environ,
             "LUDOTHEQUE_STORE": store,
@@ -155,6 +155,7 @@ class Server:
             # creation limits (each is one store round trip at creation).
             "LUDOTHEQUE_CREATE_RATE": "0",
             "LUDOTHEQUE_LIVE_GAMES": "0",
+            **(env or {}),
         }
         process = subprocess.Popen(
             [sys.executable, "-m", "service", "serve"],

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from engines.registry import ENGINES
+from service.bench.attacks import ATTACKS
 from service.bench.report import PATH_NAMES
 from tests.support.server import ROOT
 
@@ -59,6 +60,9 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     assert [row[0] for row in engines] == sorted(ENGINES)
     long_games = _rows(report, "Long games: snapshots")
     assert len(long_games) == 4 and all(row[1].endswith(" ms") and row[2].endswith(" ms") for row in long_games)
+    attacked = _rows(report, "Under attack")
+    assert [row[0] for row in attacked] == list(ATTACKS)  # the quiet baseline, then each attack class
+    assert all(int(row[5].replace(",", "")) > 0 and row[6].endswith(" ms") for row in attacked)  # the victim moved
     replayed = [row for row in engine_rows if row[2].endswith(" ms")]
     assert [row[0] for row in replayed] == sorted(ENGINES)  # ReplayGame at a late version
     work = _rows(report, "The game's own work, per move")

@@ -11,7 +11,7 @@ import socket
 import struct
 from dataclasses import dataclass
 
-TEXT, BINARY, CLOSE = 0x1, 0x2, 0x8
+TEXT, BINARY, CLOSE, PING, PONG = 0x1, 0x2, 0x8, 0x9, 0xA
 
 
 @dataclass(frozen=True, slots=True)

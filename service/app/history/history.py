@@ -10,6 +10,7 @@ happens, shows what everybody saw then."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 from collections.abc import AsyncGenerator, AsyncIterator
@@ -22,16 +23,22 @@ from engines.contract import Role, Viewer
 from service.app.access.tickets import StreamTickets
 from service.app.access.viewers import Viewers
 from service.app.model.errors import Code, ServiceError, invalid_argument, unauthenticated, versions_lost
+from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
 from service.app.observe.metrics import Metrics
-from service.app.views.descriptions import Audience
-from service.app.views.views import LiveAudience, outcome, redact, shown, status_code
+from service.app.views.views import LiveAudience, audience_for, hides_players, outcome, redact, shown, status_code
 from service.store.base import VersionsLost
 
 MAX_EVENTS_PAGE = 1000
 DEFAULT_MAX_FOLLOWERS = 1000  # spectators of one game following it live in one process
+# Streams and Play sessions one seat may have open on one game in one process: a player's
+# tabs and devices, not one token's thousand WebSockets.
+MAX_SEAT_FOLLOWERS = 16
+# Events of the past a follower is sent between two turns of the event loop at most: the
+# stored events come without a wait, and a catch-up must not hold the players' moves.
+CATCH_UP_SLICE = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +58,16 @@ class History:
         metrics: Metrics,
         tickets: StreamTickets,
         max_followers: int = DEFAULT_MAX_FOLLOWERS,
+        heavy: HeavyReads | None = None,
     ) -> None:
+        self._heavy = heavy or HeavyReads()  # replays of long pasts: the process's one budget
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
         self._tickets = tickets
         self._max_followers = max_followers
         self._spectators: Counter[str] = Counter()  # game id -> its spectators following it in this process
+        self._seats: Counter[tuple[str, int]] = Counter()  # (game id, seat) -> its followers in this process
 
     def _admit(self, live: LiveGame, viewer: Viewer) -> None:
         """Refuses a spectator once `max_followers` spectators follow the game here (its
@@ -69,6 +79,13 @@ class History:
                 Code.RESOURCE_EXHAUSTED,
                 f"This game has {count} spectators on this server, the most it takes: try again later, "
                 "or read its events a page at a time (ListEvents).",
+            )
+        seat = viewer.seat if viewer.role is Role.SEAT else None
+        if seat is not None and self._seats[live.game_id, seat] >= MAX_SEAT_FOLLOWERS:
+            raise ServiceError(
+                Code.RESOURCE_EXHAUSTED,
+                f"This seat follows the game in {MAX_SEAT_FOLLOWERS} streams or sessions on this server "
+                "already, the most it may: close one first.",
             )
 
     async def list_events(
@@ -84,7 +101,7 @@ class History:
         with store_errors():
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
-        audience = Audience.of(live.table.seats, request.locale)
+        audience = audience_for(live, viewer, request.locale)
         now = live.state  # the past, as the viewer may recall it now
         for item in stored:
             redacted = redact(live.engine, parse_event(item), viewer, audience, now)
@@ -101,38 +118,51 @@ class History:
         if request.ticket:
             if token:
                 raise invalid_argument("ticket", "Send a stream ticket or a token, not both.")
-            viewer = await self._tickets.redeem(live, request.ticket)
+            redeemed = await self._tickets.redeem(live, request.ticket)
+            viewer, generation = redeemed.viewer, redeemed.generation
         else:
             viewer = self._viewers.in_game(live, token)
+            generation = generation_of(live, viewer)
         from_version = max(request.from_version, 1)
         ended = live.status.finished and from_version > live.version
         if not ended:
             if from_version > live.version + 1:  # now too, so that HTTP answers it as a status
                 raise _past_the_end(live, from_version)
             self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
-        return EventStream(_visible(self.follow(live, viewer, from_version, request.locale)), ended)
+        stream = self.follow(live, viewer, from_version, request.locale, generation)
+        return EventStream(_visible(stream), ended)
 
     async def follow(
-        self, live: LiveGame, viewer: Viewer, from_version: int, locale: str | None = None
+        self,
+        live: LiveGame,
+        viewer: Viewer,
+        from_version: int,
+        locale: str | None = None,
+        generation: int | None = None,
     ) -> AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
         each as stored and as `viewer` may see it (None: not at all), described in
-        `locale` (None: not described). A seat's stream ends when its token is no
-        longer the seat's: when the admin rotated it (at the next event once this
-        process knows), or after the event that says its player left the seat."""
+        `locale` (None: not described). A seat's stream ends when its token (or the
+        stream ticket it came from) is no longer the seat's: when the admin rotated it
+        (at the next event once this process knows), after the event that says its
+        player left the seat, or when another player joined it. `generation`: the
+        seat's token generation its caller was checked at (default: the game's now)."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
-        generation = live.seat_generation(seat) if seat is not None else 0
+        if generation is None:
+            generation = generation_of(live, viewer)
         if from_version > live.version + 1:
             raise _past_the_end(live, from_version)
         self._admit(live, viewer)
         game_id = live.game_id
         counted = viewer.role is Role.SPECTATOR
         self._spectators[game_id] += counted
+        if seat is not None:
+            self._seats[game_id, seat] += 1
         held_since = live.version  # the token was the seat's at this version
         past = live.version  # events up to here are read again (recalled now); later ones come live
-        audience = None if locale is None else LiveAudience(live, locale)
+        audience = None if locale is None else LiveAudience(live, locale, hides_players(live, viewer))
         self._metrics.subscriptions.inc()
         since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
@@ -140,6 +170,8 @@ class History:
                 async for stored in self._games.store.subscribe(game_id, from_version):
                     if seat is not None and live.seat_generation(seat) != generation:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
+                    if stored.version <= past and stored.version % CATCH_UP_SLICE == 0:
+                        await asyncio.sleep(0)  # a long catch-up hands the loop back, as a bot chain does
                     with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
                         event = parse_event(stored)
                         if event.HasField("table") and event.version > live.version:
@@ -158,6 +190,10 @@ class History:
             self._spectators[game_id] -= counted
             if not self._spectators[game_id]:
                 del self._spectators[game_id]
+            if seat is not None:
+                self._seats[game_id, seat] -= 1
+                if not self._seats[game_id, seat]:
+                    del self._seats[game_id, seat]
 
     async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
         """The store went back behind what this stream had sent: record the loss (the
@@ -176,17 +212,20 @@ class History:
         at = request.at_version if request.HasField("at_version") else live.version
         if at > live.version:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
-        state = live.state if at == live.version else await self._games.state_at(live, at)
+        state = live.state if at == live.version else await self._games.state_at(live, at, self._heavy)
         status = live.engine.status(state)
-        audience = Audience.of(live.table.seats, request.locale)
+        audience = audience_for(live, viewer, request.locale)
         # A past version, as the viewer may look at it again now (the memory rule).
         seen, legal = shown(live, state, viewer, audience, live.state)
+        told = outcome(live, status, state, audience)
+        if audience.anonymous:
+            told.ClearField("summary")
         return game_service_pb2.ReplayGameResponse(
             at_version=at,
             version=live.version,
             status=status_code(status, live.table.started_at(at)),
             to_act=status.to_act,
-            outcome=outcome(live, status, state, audience),
+            outcome=told,
             view=seen,
             legal_commands=legal,
         )
@@ -212,6 +251,11 @@ def _past_the_end(live: LiveGame, from_version: int) -> ServiceError:
     description = f"The game has {live.version} events: from_version is at most {live.version + 1}."
     violation = error_details_pb2.BadRequest.FieldViolation(field="from_version", description=description)
     return ServiceError(Code.OUT_OF_RANGE, description, [error_details_pb2.BadRequest(field_violations=[violation])])
+
+
+def generation_of(live: LiveGame, viewer: Viewer) -> int:
+    """The generation of the viewer's seat's tokens now (0 but for a seat)."""
+    return live.seat_generation(viewer.seat) if viewer.role is Role.SEAT and viewer.seat is not None else 0
 
 
 def _left(event: game_pb2.Event, seat: int) -> bool:

@@ -9,7 +9,6 @@ event loop keeps serving every other call meanwhile, and only a few run at once.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +18,8 @@ from engines.contract import Viewer
 from engines.registry import AnyEngine
 from service.app.logs.verify import Problem, verify
 from service.app.model import envelopes
-from service.app.model.errors import invalid_argument, resource_exhausted
+from service.app.model.errors import invalid_argument
+from service.app.model.heavy_reads import HeavyReads
 from service.app.views.descriptions import Audience
 from service.app.views.views import legal_commands, outcome_of, redact, status_code
 
@@ -37,10 +37,8 @@ MAX_WAITING = 8
 class LogReplays:
     """ReplayLog, with its bound on the work in flight (one per GameApp)."""
 
-    def __init__(self, max_at_once: int = MAX_AT_ONCE, max_waiting: int = MAX_WAITING) -> None:
-        self._turns = asyncio.Semaphore(max_at_once)
-        self._max_waiting = max_waiting
-        self._waiting = 0
+    def __init__(self, heavy: HeavyReads | None = None) -> None:
+        self._heavy = heavy or HeavyReads(MAX_AT_ONCE, MAX_WAITING)
 
     async def replay_log(
         self, request: game_service_pb2.ReplayLogRequest, token: str
@@ -55,19 +53,7 @@ class LogReplays:
         if request.page_size > MAX_PAGE:
             raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE}.")
         viewer = _viewer(request)
-        if self._turns.locked() and self._waiting >= self._max_waiting:
-            raise resource_exhausted(
-                "REPLAYS_AT_ONCE", "ReplayLog", "Many logs are being replayed right now: try again in a moment.", 1000
-            )
-        self._waiting += 1
-        try:
-            await self._turns.acquire()
-        finally:
-            self._waiting -= 1
-        try:
-            return await asyncio.to_thread(_replay, request, viewer)
-        finally:
-            self._turns.release()
+        return await self._heavy.run("ReplayLog", lambda: _replay(request, viewer))
 
 
 def _replay(request: game_service_pb2.ReplayLogRequest, viewer: Viewer) -> game_service_pb2.ReplayLogResponse:

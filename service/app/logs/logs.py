@@ -21,8 +21,7 @@ from service.app.model.live import LiveGame, LiveGames
 from service.app.model.snapshots import Checkpoint, checkpoints
 from service.app.model.stored import parse_event, store_errors
 from service.app.moves.steps import play_bots, stamp
-from service.app.views.descriptions import Audience
-from service.app.views.views import game_message, redact, timestamp, viewer_message
+from service.app.views.views import anonymise_seats, audience_for, game_message, redact, timestamp, viewer_message
 
 
 class Logs:
@@ -60,7 +59,9 @@ class Logs:
         with store_errors():
             stored = await self._games.store.read(live.game_id, 1, live.version)
         log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
-        audience = Audience.of(live.table.seats, request.locale)
+        audience = audience_for(live, viewer, request.locale)
+        if audience.anonymous:
+            anonymise_seats(log.header.seats)
         now = live.state  # the log as the viewer may recall it now (the memory rule, during the game)
         for index, item in enumerate(stored, start=1):
             redacted = redact(live.engine, parse_event(item), viewer, audience, now)

@@ -31,6 +31,7 @@ from engines.contract import DataUnavailable, Status, fold
 from engines.registry import AnyEngine, get_engine
 from service.app.model import claims
 from service.app.model.errors import Code, ServiceError, game_lost, invalid_argument, not_found
+from service.app.model.heavy_reads import HeavyReads
 from service.app.model.marks import Marks
 from service.app.model.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.model.stored import parse_event, store_errors
@@ -47,6 +48,9 @@ GAME_ID_PATTERN = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 # for a snapshot ahead of the cached state.
 CATCH_UP_INTERVALS = 2
 RECHECKS = 32  # cached games checked at once after a failover
+# Events past a snapshot a replay folds in the event loop; more are a heavy read
+# (heavy_reads.py): folded in a worker thread, in their turn.
+HEAVY_FOLD = 512
 
 
 def seat_counter(seat: int) -> str:
@@ -180,6 +184,7 @@ class LiveGames:
         self.event_limits: Mapping[str, int] = event_limits or {}  # kind -> limit (default: the engine's)
         self._metrics = metrics
         self._cache: OrderedDict[str, LiveGame] = OrderedDict()
+        self._player_claims = claims.PlayerClaims()  # what players' claims may still record lost
         self._cache_size = cache_size
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         # What to do when the store is found behind this cache (GameApp: record the loss,
@@ -316,19 +321,19 @@ class LiveGames:
         """The caller was given versions up to `known`, past the cached game: another
         process stored them (with WAIT, perhaps not shown yet: reading them confirms
         them), or the store lost them, and the loss is recorded (as store_behind)."""
-        if known - live.version > claims.MAX_CLAIMED:
-            log.warning(
-                "game %s: a caller says it was given version %d, %d past the store's: not believed",
-                live.game_id,
-                known,
-                known - live.version,
-            )
+        claim = claims.claim_of(live.game_id)
+        by_admin = claim is None or claim.by_admin  # (no claim: this process's own knowledge)
+        if known - live.version > (claims.MAX_CLAIMED if by_admin else claims.MAX_CLAIMED_BY_PLAYER):
+            _disbelieved(live, known, "too far past the store's")
             return
         await self.refresh(live)
         if known > live.version:
             with store_errors():
                 self.advance(live, await self.store.read(live.game_id, live.version + 1, known))
         if known <= live.version:
+            return
+        if not by_admin and not self._player_claims.may_record(live.game_id, known - live.version):
+            _disbelieved(live, known, "players' claims recorded enough of this game lost lately")
             return
         self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
         log.warning(
@@ -427,11 +432,15 @@ class LiveGames:
             live.updated_at_ms = parse_event(restored.at).recorded_at.ToMilliseconds()
         self.advance(live, restored.events)
 
-    async def state_at(self, live: LiveGame, version: int) -> Any:
-        """The game's state after its first `version` events: from the nearest snapshot."""
+    async def state_at(self, live: LiveGame, version: int, heavy: HeavyReads | None = None) -> Any:
+        """The game's state after its first `version` events: from the nearest snapshot;
+        a long fold in a turn of the process's `heavy` reads (heavy_reads.py), if given."""
         with store_errors():
             restored = await self.snapshots.restore(live.game_id, live.engine, version)
-        return fold(live.engine, payloads(restored.events, live.engine.kind), restored.state)
+        engine, kind = live.engine, live.engine.kind
+        if heavy is None or len(restored.events) < HEAVY_FOLD:
+            return fold(engine, payloads(restored.events, kind), restored.state)
+        return await heavy.run("ReplayGame", lambda: fold(engine, payloads(restored.events, kind), restored.state))
 
     def forget(self, game_id: str) -> None:
         """Drops a cached game (deleted, or to be read from the store at its next use)."""
@@ -452,3 +461,14 @@ class LiveGames:
             lock = asyncio.Lock()
             self._locks[game_id] = lock
         return lock
+
+
+def _disbelieved(live: LiveGame, known: int, why: str) -> None:
+    """Logs a claim about `live` (up to `known`) that is not believed, and why."""
+    log.warning(
+        "game %s: a caller says it was given version %d, the store has %d: not believed (%s)",
+        live.game_id,
+        known,
+        live.version,
+        why,
+    )

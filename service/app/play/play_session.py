@@ -28,13 +28,17 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Role, Viewer
 from service.app import GameApp, LiveGame
+from service.app.history.history import generation_of
 from service.app.model.errors import Code, ServiceError, code_name, invalid_argument, status_of
 from service.app.observe import access_log, request_context
 from service.app.online.presence import Sighting
-from service.app.views.views import LiveAudience
+from service.app.views.views import LiveAudience, hides_players
 
 # Messages waiting for a slow client; past this the producers wait (no memory grows).
 QUEUE_SIZE = 256
+# Events merged into one message at most: a catch-up goes a page at a time, each page
+# sent (and, over a WebSocket, read: service/api/read_receipts.py) before the next.
+PAGE_EVENTS = 64
 
 
 class _Nothing(enum.Enum):
@@ -92,7 +96,8 @@ class _Session:
         sightings: AsyncIterator[Sighting],
     ) -> None:
         self.app = app
-        self.words = LiveAudience(live, join.locale)  # the words of the session's events, turns and errors
+        # The words of the session's events, turns and errors.
+        self.words = LiveAudience(live, join.locale, hides_players(live, viewer))
         self.live = live
         self.viewer = viewer
         self.token = token
@@ -100,6 +105,7 @@ class _Session:
         self.sightings = sightings
         self.out: asyncio.Queue[api.PlayResponse | BaseException | None] = asyncio.Queue(QUEUE_SIZE)
         self.sent_version = max(join.from_version, 1) - 1  # every version up to this one was sent
+        self.generation = generation_of(live, viewer)  # the token's, as just checked: its stream ends with it
         self.following = True
         # Commands whose result waits for the events up to a version to be sent: that
         # version and the future their task waits on (woken by _sent and _stopped).
@@ -144,7 +150,8 @@ class _Session:
     async def _forward_events(self) -> None:
         try:
             start = max(self.join.from_version, 1)
-            async for event, redacted in self.app.history.follow(self.live, self.viewer, start, self.join.locale):
+            follow = self.app.history.follow(self.live, self.viewer, start, self.join.locale, self.generation)
+            async for event, redacted in follow:
                 if redacted is not None:
                     await self.out.put(api.PlayResponse(events=[redacted]))
                 self._sent(event.version)
@@ -282,6 +289,8 @@ def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:
     result queued after the turn may go before it (the result changes nothing, and its
     events came first)."""
     if following.events and (message.HasField("result") or message.HasField("turn") or message.HasField("view")):
+        return False
+    if len(message.events) + len(following.events) > PAGE_EVENTS:
         return False
     if following.HasField("result") and message.HasField("result"):
         return False

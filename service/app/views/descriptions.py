@@ -35,31 +35,43 @@ ROLES = {
 
 @dataclass(frozen=True, slots=True)
 class Audience:
-    """Who is told, and how: a language's words, and the game's players' names."""
+    """Who is told, and how: a language's words, and the game's players' names.
+    `anonymous`: told without anybody's name (an anonymous reader of a listed game,
+    views.hides_players): the seats are "Player 1"... and a table event's names go."""
 
     words: Words
     names: tuple[str, ...]
+    anonymous: bool = False
 
     @staticmethod
-    def of(seats: Sequence[game_pb2.Seat], locale: str) -> Audience:
+    def of(seats: Sequence[game_pb2.Seat], locale: str, anonymous: bool = False) -> Audience:
         """`locale`: a request's locale field (a tag or an Accept-Language list)."""
-        words, names = catalogs().words(locale), tuple([seat.name for seat in seats])
-        key = (words.locale, names)
+        words = catalogs().words(locale)
+        names = ("",) * len(seats) if anonymous else tuple([seat.name for seat in seats])
+        key = (words.locale, names, anonymous)
         made = _AUDIENCES.get(key)  # every answer asks: an audience is immutable, made once
         if made is None or made.words is not words:
             if len(_AUDIENCES) >= MAX_AUDIENCES:
                 _AUDIENCES.clear()
-            made = _AUDIENCES[key] = Audience(words, names)
+            made = _AUDIENCES[key] = Audience(words, names, anonymous)
         return made
 
 
-# (language, the players' names) -> their audience.
-_AUDIENCES: dict[tuple[str, tuple[str, ...]], Audience] = {}
+# (language, the players' names, anonymous) -> their audience.
+_AUDIENCES: dict[tuple[str, tuple[str, ...], bool], Audience] = {}
 MAX_AUDIENCES = 4096
 
 
 def describe_table_event(event: game_pb2.Event, audience: Audience) -> None:
-    """Writes a table event's description (a table event is the same for every viewer)."""
+    """Writes a table event's description (a table event is the same for every viewer
+    but an anonymous audience, from which the names of who joined or left are taken)."""
+    if audience.anonymous:
+        change = event.table
+        if change.HasField("joined"):
+            change.joined.ClearField("name")
+            change.joined.ClearField("age")
+        elif change.HasField("left"):
+            change.left.ClearField("name")
     audience.words.describe(table_phrase(event.table), audience.names, into=event.description)
 
 
@@ -73,7 +85,7 @@ def table_phrase(change: game_pb2.TableEvent) -> Phrase:
     which = change.WhichOneof("change")
     if which == "joined":
         joined = change.joined
-        who = TextArg(str(joined.seat), joined.name)
+        who = TextArg(str(joined.seat), joined.name) if joined.name else SeatArg(joined.seat)
         return phrase("table.bot_joined" if joined.bot else "table.joined", seat=who)
     if which == "left":
         left = change.left

@@ -108,17 +108,33 @@ class LiveAudience:
     """The words of a live game's answers in one language, with its players' names as
     they are now: players join open seats while sessions and streams follow the game."""
 
-    def __init__(self, live: LiveGame, locale: str) -> None:
+    def __init__(self, live: LiveGame, locale: str, anonymous: bool = False) -> None:
         self._live = live
         self._locale = locale
+        self._anonymous = anonymous
         self._revision = live.table.revision
-        self._audience = Audience.of(live.table.seats, locale)
+        self._audience = Audience.of(live.table.seats, locale, anonymous)
 
     def now(self) -> Audience:
         table = self._live.table
         if table.revision != self._revision:
-            self._revision, self._audience = table.revision, Audience.of(table.seats, self._locale)
+            self._revision = table.revision
+            self._audience = Audience.of(table.seats, self._locale, self._anonymous)
         return self._audience
+
+
+def hides_players(live: LiveGame, viewer: Viewer) -> bool:
+    """Whether `viewer` may not know who plays the game: a reader without a token of a
+    listed game that is not public. An unlisted game's id is its invitation, shared by
+    its players; a listed one's is shown to everyone, so it invites nobody in
+    particular: its players' names, ages and the outcome's sentence (which names them)
+    follow its visibility on every read path, as in ListGames."""
+    return viewer.role is Role.SPECTATOR and live.record.visibility == game_pb2.VISIBILITY_LISTED
+
+
+def audience_for(live: LiveGame, viewer: Viewer, locale: str) -> Audience:
+    """The audience of an answer to `viewer` in `locale`: anonymous where it hides the players."""
+    return Audience.of(live.table.seats, locale, hides_players(live, viewer))
 
 
 def legal_commands(
@@ -279,14 +295,17 @@ def game_message(live: LiveGame, viewer: Viewer, locale: str, now_ms: int | None
     the seats' clocks as of now_ms."""
     game = summary(live)
     table = live.table
+    audience = audience_for(live, viewer, locale)
     if table.started:  # nothing to see or play before the deal
-        audience = Audience.of(table.seats, locale)
         shown_into(game.view, game.legal_commands, live, live.state, viewer, audience)
         if live.status.finished:  # its words in the caller's language
             game.outcome.CopyFrom(outcome(live, live.status, live.state, audience))
     if table.clock is not None and now_ms is not None:
         del game.seats[:]
         game.seats.extend(table.seat_messages(now_ms))
+    if audience.anonymous:
+        anonymise_seats(game.seats)
+        game.outcome.ClearField("summary")
     viewer_into(game.viewer, viewer)
     if viewer.is_admin:
         game.created_by = live.record.created_by
@@ -298,11 +317,16 @@ def anonymised(game: game_pb2.Game) -> None:
     out of a listed game that is not public: what ListGames shows all but the admin."""
     if game.visibility == game_pb2.VISIBILITY_PUBLIC:
         return
-    for seat in game.seats:
-        seat.ClearField("name")
-        seat.ClearField("age")
+    anonymise_seats(game.seats)
     game.outcome.ClearField("summary")
     reword_outcome(game, DEFAULT_LOCALE)  # without the names
+
+
+def anonymise_seats(seats: Sequence[game_pb2.Seat]) -> None:
+    """Takes the players' names and ages out of `seats` (in place)."""
+    for seat in seats:
+        seat.ClearField("name")
+        seat.ClearField("age")
 
 
 def status_code(status: Status, started: bool = True) -> game_pb2.GameStatus.ValueType:
