@@ -330,7 +330,7 @@ def store_cost_section(results: Results) -> list[str]:
         "followed (`subscribe`) from its first event while it is played, as a `Play` session or `StreamEvents` "
         "follows it. Client CPU is this process's (the store's code, redis-py, the kernel's side of the "
         "socket); Redis's is redis-server's own; round trips are counted at the store's connection (a "
-        "pipeline of reads is one; the live reader's blocking `XREAD` is shared by every followed game).",
+        "pipeline of reads is one; the live reader hears each move on its game's channel and reads just that game).",
         "",
         *store_cost_table(results),
         "",

@@ -100,10 +100,6 @@ class CountingConnection(RedisConnection):
         self.round_trips += 1
         return await super().write(*command)
 
-    async def call_blocking(self, *command: Any) -> Any:
-        self.round_trips += 1
-        return await super().call_blocking(*command)
-
     async def run(self, script: Script, keys: Sequence[str], args: Sequence[Any], *, durable: bool = False) -> Any:
         self.round_trips += 1
         return await super().run(script, keys, args, durable=durable)

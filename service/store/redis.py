@@ -180,7 +180,7 @@ class RedisStore(RedisRetention, RedisSets):
         game_keys = [keys.meta(game_id), keys.events(game_id), keys.commands(game_id), self.index.filing_key(game_id)]
         reply = await self.redis.run(
             APPEND,
-            [*game_keys, keys.snapshots(game_id), keys.confirmations(game_id)],
+            [*game_keys, keys.snapshots(game_id), keys.moves(game_id)],
             [*args, *events],
             durable=True,
         )
@@ -219,7 +219,7 @@ class RedisStore(RedisRetention, RedisSets):
 
     async def _confirmed(self, game_id: str, version: int) -> None:
         """The replicas confirmed the game up to `version`: show it."""
-        await self.redis.run(CONFIRM, [self.keys.meta(game_id), self.keys.confirmations(game_id)], [version])
+        await self.redis.run(CONFIRM, [self.keys.meta(game_id), self.keys.moves(game_id)], [version])
 
     async def _applied(self, game_id: str, command_id: str, fingerprint: bytes, record: bytes) -> AppendResult:
         first, last, known_fingerprint = record.decode().split(" ", 2)

@@ -64,7 +64,6 @@ from service.store.redis_lua import Script
 
 CLUSTER_SCHEME = "redis+cluster"
 DEFAULT_TIMEOUT = 1.0  # seconds a Redis node has to answer a command
-BLOCKING_READ = 2.0  # seconds a blocking read (XREAD BLOCK) waits for news
 # A pooled connection may have died with a restarted Redis: one retry on a fresh one.
 # Only refused or broken connections are retried, never a timeout (see above).
 RETRIES = 1
@@ -133,7 +132,6 @@ class RedisConnection:
     def __init__(
         self,
         client: Redis | RedisCluster,
-        blocking: Redis | RedisCluster | None = None,
         *,
         wait_replicas: int = 0,
         wait_timeout: float = 1.0,
@@ -142,7 +140,6 @@ class RedisConnection:
         if wait_replicas < 0 or wait_timeout <= 0 or timeout <= 0:
             raise ValueError("the replicas to wait for must be 0 or more, the times positive")
         self.client = client
-        self.blocking = blocking or client
         self.wait_replicas = wait_replicas
         self.wait_timeout = wait_timeout
         self.wait_timeout_ms = max(int(wait_timeout * 1000), 1)
@@ -185,9 +182,6 @@ class RedisConnection:
 
         return cls(
             client(timeout, RETRIES),
-            # No retry for blocking reads: their reader must see every lost connection
-            # (it then checks that the store still has what it gave out: redis_live.py).
-            client(timeout + BLOCKING_READ, 0),
             wait_replicas=wait_replicas,
             wait_timeout=wait_timeout,
             timeout=timeout,
@@ -216,11 +210,6 @@ class RedisConnection:
         configured number of replicas before it counts, as `run(durable=True)`."""
         with self._on_shard(command[1]):
             return await self._write(command)
-
-    async def call_blocking(self, *command: Any) -> Any:
-        """A command that may block for up to BLOCKING_READ seconds (XREAD BLOCK)."""
-        with unavailable_on_redis_errors():
-            return await self.blocking.execute_command(*command)
 
     async def run(self, script: Script, keys: Sequence[str], args: Sequence[Any], *, durable: bool = False) -> Any:
         """Runs `script` by its SHA, loading it when Redis does not know it (first use,
@@ -413,8 +402,8 @@ class RedisConnection:
     async def close(self) -> None:
         while self._kept:
             await self._kept.pop().disconnect()
-        for client in [self.client] if self.blocking is self.client else [self.client, self.blocking]:
-            await (client.close_for_good() if isinstance(client, Cluster) else client.aclose())
+        client = self.client
+        await (client.close_for_good() if isinstance(client, Cluster) else client.aclose())
 
 
 def shard_of(client: Redis | RedisCluster, key: str) -> str:

@@ -10,8 +10,10 @@ slot and one Lua script can change all of it at once:
                                    confirmed (the last version its replicas
                                    confirmed, when writes wait for them)
     <prefix>:{<game_id>}:commands  hash: command id -> "<first> <last> <fingerprint hex>"
-    <prefix>:{<game_id>}:confirmed stream of one entry, ID "<confirmed version>-0": what
-                                   live readers block on when writes wait for replicas
+    <prefix>:{<game_id>}:moves     a sharded pub/sub channel (SPUBLISH, on the game's
+                                   slot, no key): the last version shown, after each
+                                   append (or its replicas' confirmation), 'x' once
+                                   deleted: what wakes the processes following the game
     <prefix>:{<game_id>}:snapshots sorted set: "<version>:<snapshot>" scored by version
 Every key of a game expires at the time its last write (or review) set, a backstop
 should no server delete it (service/app/keeping/retention.py). A deleted game's events stream
@@ -58,8 +60,9 @@ class Keys:
     def commands(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:commands"
 
-    def confirmations(self, game_id: str) -> str:
-        return f"{self.prefix}:{{{game_id}}}:confirmed"
+    def moves(self, game_id: str) -> str:
+        """The game's channel (sharded pub/sub), not a key."""
+        return f"{self.prefix}:{{{game_id}}}:moves"
 
     def snapshots(self, game_id: str) -> str:
         return f"{self.prefix}:{{{game_id}}}:snapshots"
@@ -71,11 +74,10 @@ class Keys:
             self.events(game_id),
             self.commands(game_id),
             self.snapshots(game_id),
-            self.confirmations(game_id),
         ]
 
     def game_of(self, key: str) -> str:
-        """The game id of one of its keys (as XREAD names it)."""
+        """The game id of one of its keys or its channel."""
         return key[key.index("{") + 1 : key.rindex("}")]
 
     def filing(self, slot: int) -> str:

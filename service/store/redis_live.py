@@ -1,25 +1,25 @@
-"""Live events for the Redis store: one reader task per process follows, with XREAD
-BLOCK, every game that has a subscriber in this process, and hands each new event to
-those subscribers' bounded queues.
+"""Live events for the Redis store: each process hears which of the games it follows
+moved (redis_moves.py: sharded pub/sub on each game's own slot), reads just those games'
+new events from their streams (XRANGE from the last version it handed over), and hands
+each new event to their subscribers' bounded queues.
 
-One XREAD covers all the followed games of one hash slot: on a single Redis that is
-every game, so one blocking connection serves the whole process. A cluster refuses
-keys of several slots in one command, so there the reader keeps one XREAD in flight
-per slot it follows. When a game starts being followed, the reads that must now cover
-it are restarted (a cancelled read drops its connection; redis-py opens a new one).
+What a process pays per event is one message and one read of the game that moved,
+whatever the number of games it follows: a delivery's cost does not grow with the
+crowd. The channel only wakes the reader; the stream is the truth, so delivery stays
+gap-free, in order and resumable: a version is handed over once the versions before it
+were, and a game whose channel may have been deaf (just followed, a connection made
+again, a slot moved) is read from the store once (`resync`).
 
-When writes wait for replicas, the reader blocks on each game's confirmations stream
-instead (its one entry names the last version the replicas confirmed) and then reads
-the events up to that version: a subscriber never gets an event before its WAIT
-confirmed it.
+When writes wait for replicas, a game's channel says the version its replicas confirmed
+(redis_lua.CONFIRM), and the reader reads up to it: a subscriber never gets an event
+before its WAIT confirmed it.
 
-A deleted game's stream (and, when writes wait for replicas, its confirmations stream)
-ends with an entry that holds no event: its subscribers end with GameNotFound. A
-subscriber whose queue is full when an event arrives is dropped and ends with
-SubscriberTooSlow: a slow client never makes the process hold an unbounded backlog.
-While Redis is unreachable the reader retries with a growing pause and then resumes
-from where each game stood, so subscribers see neither a gap nor a repeat. Coming back,
-it first checks that each game's store still has what its subscribers were given: a
+A deleted game's channel says so: its subscribers end with GameNotFound. A subscriber
+whose queue is full when an event arrives is dropped and ends with SubscriberTooSlow: a
+slow client never makes the process hold an unbounded backlog. While Redis is
+unreachable the reader retries with a growing pause and then resumes from where each
+game stood, so subscribers see neither a gap nor a repeat. Reading a game again from the
+store, it first checks that the store still has what its subscribers were given: a
 failover can promote a replica that never had the last versions, and then those
 subscribers end with VersionsLost (their versions would otherwise be given again, to
 other events).
@@ -32,18 +32,20 @@ import contextlib
 import contextvars
 import logging
 from collections import deque
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from service.store.base import GameNotFound, StoredEvent, StoreUnavailable, SubscriberTooSlow, VersionsLost
-from service.store.redis_client import BLOCKING_READ, RedisConnection
+from service.store.redis_client import RedisConnection
 from service.store.redis_keys import Keys
+from service.store.redis_moves import MoveSubscriptions
 
 log = logging.getLogger(__name__)
 
-BLOCK_MS = int(BLOCKING_READ * 1000)  # what the blocking connection's timeout allows for
 COUNT = 1000  # events per game per read
 MAX_PAUSE = 1.0
+LOOK = None  # a game to look at in the store (its channel may have been deaf), not a version heard
 
 
 class Subscriber:
@@ -98,7 +100,10 @@ class LiveReader:
         self._keys = keys
         self._queue_size = queue_size
         self._followed: dict[str, _Followed] = {}
-        self._changed = asyncio.Event()
+        # Games to read: the version their channel said (LOOK: look at the store first).
+        self._due: dict[str, int | None] = {}
+        self._woken = asyncio.Event()
+        self._moves = MoveSubscriptions(redis, keys, self._heard, self._look)
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._refusal: StoreUnavailable | None = None  # set: every subscriber ends with it
@@ -110,7 +115,7 @@ class LiveReader:
         followed = self._followed.get(game_id)
         if followed is None:
             followed = self._followed[game_id] = _Followed(version)
-            self._changed.set()
+            self._moves.follow(game_id)  # its first resync reads what came before it was heard
         through = max(followed.version, version)
         subscriber = Subscriber(game_id, max(through, first - 1), self._queue_size)
         followed.subscribers.add(subscriber)
@@ -128,12 +133,17 @@ class LiveReader:
             return
         followed.subscribers.discard(subscriber)
         if not followed.subscribers:
-            # No restart needed: the next read simply leaves the game out.
-            del self._followed[subscriber.game_id]
+            self._unfollow(subscriber.game_id)
+
+    def _unfollow(self, game_id: str) -> None:
+        self._followed.pop(game_id, None)
+        self._due.pop(game_id, None)
+        self._moves.unfollow(game_id)
 
     def end_game(self, game_id: str, error: Exception) -> None:
         """Ends every subscriber of one game with `error` (the game was deleted)."""
-        followed = self._followed.pop(game_id, None)
+        followed = self._followed.get(game_id)
+        self._unfollow(game_id)
         if followed is not None:
             for subscriber in followed.subscribers:
                 subscriber.end(error)
@@ -141,10 +151,8 @@ class LiveReader:
     def end_all(self, refusal: StoreUnavailable) -> None:
         """Ends every subscriber, and every later one, with `refusal`."""
         self._refusal = refusal
-        for followed in self._followed.values():
-            for subscriber in followed.subscribers:
-                subscriber.end(refusal)
-        self._followed.clear()
+        for game_id in list(self._followed):
+            self.end_game(game_id, refusal)
 
     def close(self) -> None:
         """Ends every subscriber and stops the reader (then `wait_closed`)."""
@@ -154,164 +162,134 @@ class LiveReader:
             self._task.cancel()
 
     async def wait_closed(self) -> None:
+        await self._moves.close()
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
+    # --- what the channels say --------------------------------------------------------
+
+    def _heard(self, game_id: str, said: bytes) -> None:
+        followed = self._followed.get(game_id)
+        if followed is None:
+            return  # nobody follows it any more
+        if said == b"x":  # deleted (redis_lua.DELETE)
+            self.end_game(game_id, GameNotFound(game_id))
+            return
+        version = int(said)
+        if version > followed.version and self._due.get(game_id, 0) is not LOOK:
+            self._due[game_id] = max(version, self._due.get(game_id) or 0)
+            self._woken.set()
+
+    def _look(self, game_ids: Collection[str]) -> None:
+        for game_id in game_ids:
+            if game_id in self._followed:
+                self._due[game_id] = LOOK
+        if self._due:
+            self._woken.set()
+
     # --- the reader task -------------------------------------------------------------
 
-    def _slots(self) -> dict[int, dict[str, int]]:
-        """The keys the reader blocks on (events, or confirmations when writes wait for
-        replicas) and the versions the followed games stand at, by hash slot."""
-        slots: dict[int, dict[str, int]] = {}
-        waits = bool(self._redis.wait_replicas)
-        for game_id, followed in self._followed.items():
-            key = self._keys.confirmations(game_id) if waits else self._keys.events(game_id)
-            slots.setdefault(self._redis.slot(key), {})[key] = followed.version
-        return slots
-
     async def _run(self) -> None:
-        reads: dict[int, tuple[asyncio.Task[tuple[list[Any], dict[str, int]]], frozenset[str]]] = {}
-        pauses: dict[int, float] = {}
+        pause = 0.0
         try:
-            while (self._followed or reads) and not self._closing:
-                self._changed.clear()
-                wanted = self._slots()
-                for slot, (task, keys) in list(reads.items()):
-                    if slot not in wanted or not set(wanted[slot]) <= keys:
-                        task.cancel()  # it misses a newly followed game (or follows none)
-                for slot, streams in wanted.items():
-                    if slot not in reads:
-                        pause = pauses.get(slot, 0.0)
-                        reads[slot] = (asyncio.create_task(self._read(streams, pause)), frozenset(streams))
-                if not reads:
-                    break
-                changed = asyncio.create_task(self._changed.wait())
-                await asyncio.wait(
-                    [changed, *(task for task, _ in reads.values())], return_when=asyncio.FIRST_COMPLETED
-                )
-                changed.cancel()
-                for slot, (task, _) in list(reads.items()):
-                    if not task.done():
-                        continue
-                    del reads[slot]
-                    if task.cancelled():
-                        continue
-                    error = task.exception()
-                    if error is None:
-                        pauses.pop(slot, None)
-                        reply, behind = task.result()
-                        self._deliver(reply)
-                        self._lost(behind)
-                    elif isinstance(error, StoreUnavailable):
-                        if slot not in pauses:
-                            log.warning("live events: %s; retrying", error)
-                        pauses[slot] = min(max(pauses.get(slot, 0.0) * 2, 0.05), MAX_PAUSE)
-                    else:
-                        raise error
+            while not self._closing and (self._followed or self._due):
+                if not self._due:
+                    self._woken.clear()
+                    await self._woken.wait()
+                    continue
+                due, self._due = self._due, {}
+                try:
+                    await self._read(due)
+                    pause = 0.0
+                except StoreUnavailable as error:
+                    if not pause:
+                        log.warning("live events: %s; retrying", error)
+                    pause = min(max(pause * 2, 0.05), MAX_PAUSE)
+                    self._look(due)  # what was due is read again, from the store's state then
+                    await asyncio.sleep(pause)
         except Exception:
             log.exception("live events: the reader failed; ending its subscribers")
-            for followed in self._followed.values():
-                for subscriber in followed.subscribers:
-                    subscriber.end(StoreUnavailable("live events are not available"))
-            self._followed.clear()
-        finally:
-            # Not awaited: redis-py sends with asyncio.wait_for, which on Python 3.11 can
-            # lose a cancellation; such a read ends by itself within BLOCK_MS, and the
-            # callback collects its outcome.
-            for task, _ in reads.values():
-                task.cancel()
-                task.add_done_callback(_collect)
+            for game_id in list(self._followed):
+                self.end_game(game_id, StoreUnavailable("live events are not available"))
 
-    async def _read(self, streams: dict[str, int], pause: float) -> tuple[list[Any], dict[str, int]]:
-        """New events of the games followed in one slot (as XREAD answers), and the
-        games whose store is back behind the version they were followed at."""
-        if pause:
-            await asyncio.sleep(pause)  # Redis was unreachable: don't spin
-            behind = await self._behind(streams)
-            if behind:
-                return [], behind
-        keys = list(streams)
-        ids = [f"{streams[key]}-0" for key in keys]
-        reply = list(
-            await self._redis.call_blocking("XREAD", "COUNT", COUNT, "BLOCK", BLOCK_MS, "STREAMS", *keys, *ids) or []
-        )
-        if not self._redis.wait_replicas:
-            return reply, {}
-        # Confirmations: read the events up to each game's confirmed version.
-        reads, deleted = [], []
-        for key, entries in reply:
-            game_id = self._keys.game_of(key.decode())
-            last_id, fields = entries[-1]
-            if b"v" not in fields:  # the entry a deletion leaves: no event to read (redis_lua.DELETE)
-                deleted.append((self._keys.events(game_id).encode(), [entries[-1]]))
+    async def _read(self, due: dict[str, int | None]) -> None:
+        """Reads the new events of the games due, up to the version each was heard at
+        (a game to look at: up to the version the store shows, once sure it still has
+        what its subscribers were given), and hands them over."""
+        looked = [game_id for game_id, version in due.items() if version is LOOK and game_id in self._followed]
+        shown = await self._shown(looked)
+        upto: dict[str, int] = {game_id: version for game_id, version in due.items() if version is not LOOK}
+        for game_id, version in shown.items():
+            followed = self._followed.get(game_id)
+            if followed is None:
                 continue
-            reads.append((game_id, streams[key.decode()], int(last_id.split(b"-", 1)[0])))
+            if version is None:
+                self.end_game(game_id, GameNotFound(game_id))
+            elif version < followed.version:
+                self._lost(game_id, version)
+            elif version > followed.version:
+                upto[game_id] = version
+        reads = [(g, self._followed[g].version, v) for g, v in upto.items() if g in self._followed]
+        reads = [(g, after, v) for g, after, v in reads if v > after]
+        if not reads:
+            return
         found = await self._redis.read_many(
             [
-                ("XRANGE", self._keys.events(game_id), f"{after + 1}-0", f"{confirmed}-0", "COUNT", COUNT)
-                for game_id, after, confirmed in reads
+                ("XRANGE", self._keys.events(game_id), f"{after + 1}-0", f"{version}-0", "COUNT", COUNT)
+                for game_id, after, version in reads
             ]
         )
-        confirmed_events = [
-            (self._keys.events(game_id).encode(), entries)
-            for (game_id, _, _), entries in zip(reads, found, strict=True)
-        ]
-        return confirmed_events + deleted, {}
+        for (game_id, _, version), entries in zip(reads, found, strict=True):
+            self._deliver(game_id, entries or [])
+            followed = self._followed.get(game_id)
+            if followed is not None and followed.version < version:  # more than COUNT: the next read
+                self._due[game_id] = max(version, self._due.get(game_id) or 0)
 
-    async def _behind(self, streams: dict[str, int]) -> dict[str, int]:
-        """The games whose store shows fewer versions than they were followed at."""
-        games = [self._keys.game_of(key) for key in streams]
+    async def _shown(self, games: list[str]) -> dict[str, int | None]:
+        """The version each game's store shows (None: the game is gone)."""
+        if not games:
+            return {}
         metas = await self._redis.read_many(
             [("HMGET", self._keys.meta(game_id), "version", "confirmed") for game_id in games]
         )
-        behind = {}
-        for game_id, key, (version, confirmed) in zip(games, streams, metas, strict=True):
+        shown: dict[str, int | None] = {}
+        for game_id, (version, confirmed) in zip(games, metas, strict=True):
             if version is None:
-                continue  # the game is gone: nothing to compare
-            shown = int(confirmed if self._redis.wait_replicas and confirmed is not None else version)
-            if shown < streams[key]:
-                behind[game_id] = shown
-        return behind
+                shown[game_id] = None
+            else:
+                shown[game_id] = int(confirmed if self._redis.wait_replicas and confirmed is not None else version)
+        return shown
 
-    def _lost(self, behind: dict[str, int]) -> None:
-        """Ends the subscribers of games whose store went back behind them."""
-        for game_id, version in behind.items():
-            followed = self._followed.pop(game_id, None)
-            if followed is None:
+    def _lost(self, game_id: str, version: int) -> None:
+        """Ends the subscribers of a game whose store went back behind them."""
+        followed = self._followed.get(game_id)
+        if followed is None:
+            return
+        log.error(
+            "live events: game %s is back at version %d in the store; its subscribers had been given "
+            "versions up to %d (a failover lost them)",
+            game_id,
+            version,
+            followed.version,
+        )
+        self.end_game(game_id, VersionsLost(game_id, version, followed.version))
+
+    def _deliver(self, game_id: str, entries: list[Any]) -> None:
+        followed = self._followed.get(game_id)
+        if followed is None:
+            return  # nobody follows it any more
+        for entry_id, fields in entries:
+            if b"d" not in fields:  # the entry a deletion leaves (redis_lua.DELETE)
+                self.end_game(game_id, GameNotFound(game_id))
+                return
+            version = int(entry_id.split(b"-", 1)[0])
+            if version <= followed.version:
                 continue
-            log.error(
-                "live events: game %s is back at version %d in the store; its subscribers had been given "
-                "versions up to %d (a failover lost them)",
-                game_id,
-                version,
-                followed.version,
-            )
-            for subscriber in followed.subscribers:
-                subscriber.end(VersionsLost(game_id, version, followed.version))
-
-    def _deliver(self, reply: list[Any]) -> None:
-        for key, entries in reply:
-            game_id = self._keys.game_of(key.decode())
-            followed = self._followed.get(game_id)
-            if followed is None:
-                continue  # nobody follows it any more
-            for entry_id, fields in entries:
-                if b"d" not in fields:  # the entry a deletion leaves (redis_lua.DELETE)
-                    self.end_game(game_id, GameNotFound(game_id))
-                    break
-                version = int(entry_id.split(b"-", 1)[0])
-                if version <= followed.version:
-                    continue
-                if version > followed.version + 1:
-                    break  # a read from before the game was followed anew: the next read fills in
-                event = StoredEvent(version, fields[b"d"])
-                followed.version = version
-                for subscriber in list(followed.subscribers):
-                    if not subscriber.offer(event):
-                        followed.subscribers.discard(subscriber)
-
-
-def _collect(task: asyncio.Task[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # retrieved: a late failure of an abandoned read is of no interest
+            if version > followed.version + 1:
+                break  # never skip a version: what is missing is read again
+            event = StoredEvent(version, fields[b"d"])
+            followed.version = version
+            for subscriber in list(followed.subscribers):
+                if not subscriber.offer(event):
+                    followed.subscribers.discard(subscriber)

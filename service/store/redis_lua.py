@@ -103,7 +103,7 @@ return {'ok', version, now_ms}
 """,
 )
 
-# KEYS: meta, events, commands, filing, snapshots, confirmations.
+# KEYS: meta, events, commands, filing, snapshots, moves (the game's channel).
 # ARGV: expected_version, command_id, command record tail (fingerprint), status, summary,
 #       now_ms, pending ('1' or '0', as for CREATE), game_id, after (the SHA-1 hex of the
 #       event the caller has at expected_version, or ''), counters revision ('' for
@@ -138,12 +138,16 @@ end
 redis.call('HSET', commands, ARGV[2], first .. ' ' .. version .. ' ' .. ARGV[3])
 redis.call('HSET', meta, 'version', version, 'status', ARGV[4], 'summary', ARGV[5], 'updated_at', ARGV[6],
   'review_at', ARGV[11])
-expire_game({meta, events, commands, KEYS[5], KEYS[6]}, tonumber(ARGV[12]))
+expire_game({meta, events, commands, KEYS[5]}, tonumber(ARGV[12]))
 if ARGV[7] == '1' then
   -- a game stored before writes waited for replicas: all it had is shown
   if not current[3] then redis.call('HSET', meta, 'confirmed', ARGV[1]) end
-elseif current[3] then
-  redis.call('HDEL', meta, 'confirmed')  -- writes no longer wait: everything stored is shown
+else
+  if current[3] then
+    redis.call('HDEL', meta, 'confirmed')  -- writes no longer wait: everything stored is shown
+  end
+  -- Shown at once: the processes following the game hear it moved (redis_live.py).
+  redis.call('SPUBLISH', KEYS[6], version)
 end
 if ARGV[4] ~= current[2] then
 """
@@ -176,22 +180,16 @@ return {'ok', tonumber(redis.call('HGET', KEYS[1], 'version'))}
 """,
 )
 
-# KEYS: meta, confirmations. ARGV: version. The replicas confirmed the game up to
-# `version`: show it (readers wait on the confirmations stream's one entry).
+# KEYS: meta, moves (the game's channel). ARGV: version. The replicas confirmed the game
+# up to `version`: show it, and tell the processes following the game (redis_live.py).
 CONFIRM = Script(
     "confirm",
     """#!lua
-local meta, stream, version = KEYS[1], KEYS[2], tonumber(ARGV[1])
+local meta, version = KEYS[1], tonumber(ARGV[1])
 local confirmed = redis.call('HGET', meta, 'confirmed')
 if not confirmed or version <= tonumber(confirmed) then return 0 end
 redis.call('HSET', meta, 'confirmed', version)
-local top = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)
-if #top > 0 and tonumber(string.match(top[1][1], '^(%d+)')) >= version then
-  redis.call('DEL', stream)  -- the history went back (a failover lost versions): start over
-end
-redis.call('XADD', stream, 'MAXLEN', '1', version .. '-0', 'v', version)
-local ttl = redis.call('PTTL', meta)
-if ttl > 0 then redis.call('PEXPIRE', stream, ttl) end  -- it expires with the game
+redis.call('SPUBLISH', KEYS[2], version)
 return 1
 """,
 )
@@ -390,31 +388,24 @@ return 1
 """,
 )
 
-# KEYS: every key of the game (Keys.of_game: meta, events, commands, snapshots,
-# confirmations). ARGV: the version the game must still be at ('': any), how long (ms)
-# its streams stay for live followers. Deletes the game; a game at another version
-# answers that version and its last confirmed one. Its events stream goes last, with an
-# entry past its last version that has no event (field 'x'): the live readers of every
-# process end the game's followers when they read it. When writes wait for replicas,
-# readers block on the confirmations stream instead: it gets such an entry too.
+# KEYS: every key of the game (Keys.of_game: meta, events, commands, snapshots), then its
+# moves channel. ARGV: the version the game must still be at ('': any), how long (ms)
+# its events stream stays for live followers. Deletes the game; a game at another
+# version answers that version and its last confirmed one. Its events stream goes last,
+# with an entry past its last version that has no event (field 'x'), and the processes
+# following it are told ('x' on its channel): they end its followers.
 DELETE = Script(
     "delete",
     """#!lua
-local meta, events, confirmations = KEYS[1], KEYS[2], KEYS[5]
+local meta, events, moves = KEYS[1], KEYS[2], KEYS[5]
 local current = redis.call('HMGET', meta, 'kind', 'version', 'confirmed')
 if not current[1] then return {'missing'} end
 local version = tonumber(current[2])
 if ARGV[1] ~= '' and version ~= tonumber(ARGV[1]) then return {'moved', version, tonumber(current[3] or version)} end
 redis.call('DEL', meta, KEYS[3], KEYS[4])
-local last = (version + 1) .. '-0'
-redis.call('XADD', events, last, 'x', '1')
+redis.call('XADD', events, (version + 1) .. '-0', 'x', '1')
 redis.call('PEXPIRE', events, ARGV[2])
-if current[3] then
-  redis.call('XADD', confirmations, 'MAXLEN', '1', last, 'x', '1')
-  redis.call('PEXPIRE', confirmations, ARGV[2])
-else
-  redis.call('DEL', confirmations)
-end
+redis.call('SPUBLISH', moves, 'x')
 return {'ok'}
 """,
 )

@@ -59,7 +59,8 @@ class RedisRetention:
     async def delete(self, game_id: str, version: int | None = None) -> bool:
         self._check_open()
         expected = "" if version is None else version
-        reply = await self.redis.run(DELETE, self.keys.of_game(game_id), [expected, TOMBSTONE_MS], durable=True)
+        keys = [*self.keys.of_game(game_id), self.keys.moves(game_id)]
+        reply = await self.redis.run(DELETE, keys, [expected, TOMBSTONE_MS], durable=True)
         if reply[0] == b"missing":
             raise GameNotFound(game_id)
         if reply[0] == b"moved":

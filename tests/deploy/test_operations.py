@@ -200,7 +200,7 @@ def test_every_setting_metric_and_key_named_exists() -> None:
     game = "<game_id>"
     for key in (keys.events(game), keys.meta(game), keys.commands(game), keys.snapshots(game)):
         assert f"`{key}`" in DOC, key
-    for key in (keys.confirmations(game), keys.limit("<key>"), keys.mark("<key>")):
+    for key in (keys.moves(game), keys.limit("<key>"), keys.mark("<key>")):
         assert f"`{key}`" in DOC, key
     for slot_key in (keys.filing(0), keys.probe(0)):  # one per slot: named by its tag
         assert f"`{slot_key.split('{')[0]}{{<slot tag>}}`" in DOC, slot_key

@@ -77,8 +77,20 @@ async def test_a_subscriber_that_falls_behind_is_ended_not_buffered(redis_server
         assert await first_versions(store.subscribe("g1", 2), 20) == list(range(2, 22))
 
 
+async def commands_called(server: RedisServer, name: str) -> int:
+    """How many times the server ran command `name` (INFO commandstats)."""
+    stats = await asyncio.to_thread(server.command, "INFO", "commandstats")
+    text = stats.decode() if isinstance(stats, bytes) else str(stats)
+    for line in text.splitlines():
+        if line.startswith(f"cmdstat_{name}:"):
+            return int(line.split("calls=", 1)[1].split(",", 1)[0])
+    return 0
+
+
 @async_test
-async def test_all_the_subscribers_of_a_process_share_one_blocking_read(redis_server: RedisServer) -> None:
+async def test_a_move_costs_one_message_and_one_read_whatever_the_number_of_games_followed(
+    redis_server: RedisServer,
+) -> None:
     async with redis_store(redis_server.url) as store:
         games = [f"g{i}" for i in range(10)]
         for game_id in games:
@@ -88,16 +100,22 @@ async def test_all_the_subscribers_of_a_process_share_one_blocking_read(redis_se
             await append(store, game_id, 1, b"a")
             await append(store, game_id, 2, b"b")
         assert [await reader for reader in readers] == [[1, 2, 3]] * 30
-        followers = [asyncio.create_task(first_versions(store.subscribe(g, 4), 1)) for g in games for _ in range(3)]
-        await asyncio.sleep(0)  # let them all subscribe: 30 live subscribers, 10 games
-        # 30 live subscribers of 10 games: one connection blocked in XREAD serves them all.
+        followers = [asyncio.create_task(first_versions(store.subscribe(g, 4), 2)) for g in games for _ in range(3)]
+        # 30 live subscribers of 10 games: one connection subscribed to the 10 channels.
         deadline = asyncio.get_running_loop().time() + 10
-        while len(blocked := [c for c in await redis_clients(redis_server) if "cmd=xread" in c]) != 1:
-            assert asyncio.get_running_loop().time() < deadline, blocked
+        while sum("ssub=10 " in c for c in await redis_clients(redis_server)) != 1:
+            assert asyncio.get_running_loop().time() < deadline, await redis_clients(redis_server)
             await asyncio.sleep(0.01)
+        before = await commands_called(redis_server, "xrange")
+        await append(store, "g3", 3, b"c")
+        await append(store, "g3", 4, b"d")
         for game_id in games:
-            await append(store, game_id, 3, b"c")
-        assert [await follower for follower in followers] == [[4]] * 30
+            if game_id != "g3":
+                await append(store, game_id, 3, b"c")
+                await append(store, game_id, 4, b"d")
+        assert [await follower for follower in followers] == [[4, 5]] * 30
+        # Each move was read once, from its own game: nothing else was looked at.
+        assert (await commands_called(redis_server, "xrange")) - before <= 20
 
 
 @async_test
@@ -187,7 +205,7 @@ async def test_the_index_converges_when_a_writer_dies_before_filing_a_game(
         await create_stored_game(store, "ending")
         args = [1, "end", b"f".hex(), "finished", b"s", 2, "0", "ending", "", "", 0, 0, b"last"]
         game_keys = [keys.meta("ending"), keys.events("ending"), keys.commands("ending")]
-        filing_and_more = [store.index.filing_key("ending"), keys.snapshots("ending"), keys.confirmations("ending")]
+        filing_and_more = [store.index.filing_key("ending"), keys.snapshots("ending"), keys.moves("ending")]
         await redis.run(APPEND, [*game_keys, *filing_and_more], args)
         active = await store.list_games("", "active", 10, "")
         assert active.games == []  # the index still says active: the game's own status wins
@@ -384,23 +402,23 @@ async def replicated(primary: RedisServer) -> AsyncIterator[RedisServer]:
 
 @async_test
 async def test_every_key_of_a_game_expires_when_its_keep_says(own_redis: RedisServer) -> None:
-    # Writes that wait for a replica: the game has a confirmations stream too.
+    # Writes that wait for a replica (which once gave a game a fifth key: no longer).
     async with replicated(own_redis), redis_store(own_redis.url, wait_replicas=1, wait_timeout=30) as store:
         now = int(time.time() * 1000)
-        every_key = store.keys.of_game("g1")  # meta, events, commands, snapshots, confirmations
+        every_key = store.keys.of_game("g1")  # meta, events, commands, snapshots
         await store.create("g1", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 1000, now + 50_000))
         await store.put_snapshots("g1", [StoredSnapshot(1, b"snap")])
         await store.append("g1", 1, [b"e2"], "c", b"f", "active", b"s", now, Keep(now + 2000, now + 60_000))
-        assert [own_redis.command("EXISTS", key) for key in every_key] == [1] * 5
+        assert [own_redis.command("EXISTS", key) for key in every_key] == [1] * 4
         expiries = [await store.redis.call("PEXPIRETIME", key) for key in every_key]
-        assert expiries == [now + 60_000] * 5
+        assert expiries == [now + 60_000] * 4
         await store.append("g1", 2, [b"e3"], "d", b"f", "finished", b"s", now, Keep(0, 0))
-        assert [await store.redis.call("PTTL", key) for key in every_key] == [-1] * 5  # kept forever
+        assert [await store.redis.call("PTTL", key) for key in every_key] == [-1] * 4  # kept forever
 
 
 @async_test
 async def test_a_deleted_game_of_a_store_that_waits_for_replicas_ends_its_followers(own_redis: RedisServer) -> None:
-    # Its followers block on the game's confirmations stream, not on its events.
+    # Its followers hear the deletion on the game's channel, as they hear its confirmations.
     prefix = f"test-{uuid.uuid4().hex[:12]}"
     async with (
         replicated(own_redis),
