@@ -246,19 +246,19 @@ class Coordination(Protocol):
         ...
 
     async def hold(self, scope: str, holder: str, ends_ms: int | None, now_ms: int) -> bool:
-        """`holder` holds `scope` until ends_ms (None: until released; what else ends it,
+        """`holder` holds `scope` until ends_ms (None: until `unhold`; what else ends it,
         such as its process's lease, is the caller's to judge). True when the holder held
         nothing alive at now_ms (a new hold). A scope nobody holds for HOLDERS_KEPT_MS
         may be forgotten with its holders (a holder lasting longer holds again now and then)."""
         ...
 
-    async def release(self, scope: str, holders: Sequence[str]) -> None:
+    async def unhold(self, scope: str, holders: Sequence[str]) -> None:
         """The holders hold `scope` no more (nothing for those that did not)."""
         ...
 
     async def holders(self, scope: str, now_ms: int) -> dict[str, int | None]:
         """The holders of `scope` whose hold has not ended at now_ms: holder -> when it
-        ends (None: until released)."""
+        ends (None: until `unhold`)."""
         ...
 
     async def notify(self, topic: str) -> None:

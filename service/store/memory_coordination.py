@@ -68,7 +68,7 @@ class MemoryCoordination:
         holders[holder] = ends_ms
         return new
 
-    async def release(self, scope: str, holders: Sequence[str]) -> None:
+    async def unhold(self, scope: str, holders: Sequence[str]) -> None:
         self._check_open()
         held = self._holders.get(scope)
         if held is not None:

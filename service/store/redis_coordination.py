@@ -33,7 +33,7 @@ from service.store.redis_lua import Script
 log = logging.getLogger(__name__)
 
 NOTICES_KEPT = 1000  # the notices stream is capped near this length (MAXLEN ~)
-NOTICES_BLOCK_MS = 2000  # below the connection's socket timeout
+NOTICES_BLOCK_MS = 2000  # at most; and half the connection's timeout, which a longer block would outlast
 MAX_PAUSE = 1.0
 
 # KEYS: the claim. ARGV: value, ttl_ms. The value it holds now.
@@ -136,12 +136,14 @@ class RedisCoordination:
     async def hold(self, scope: str, holder: str, ends_ms: int | None, now_ms: int) -> bool:
         self._check_open()
         args = [holder, "+inf" if ends_ms is None else ends_ms, now_ms, HOLDERS_KEPT_MS]
-        return bool(await self._redis.run(HOLD, [self._holders_key(scope)], args))
+        # Confirmed by replicas when writes are (--redis-wait-replicas): a hold is written
+        # once, not renewed, so one lost in a failover would leave its seat offline.
+        return bool(await self._redis.run(HOLD, [self._holders_key(scope)], args, durable=True))
 
-    async def release(self, scope: str, holders: Sequence[str]) -> None:
+    async def unhold(self, scope: str, holders: Sequence[str]) -> None:
         self._check_open()
         if holders:
-            await self._redis.call("ZREM", self._holders_key(scope), *holders)
+            await self._redis.write("ZREM", self._holders_key(scope), *holders)  # (or online for good)
 
     async def holders(self, scope: str, now_ms: int) -> dict[str, int | None]:
         self._check_open()
@@ -156,6 +158,7 @@ class RedisCoordination:
 
     async def notices(self) -> AsyncIterator[str]:
         key = self._notices_key
+        block_ms = max(min(NOTICES_BLOCK_MS, int(self._redis.timeout * 500)), 1)
         last: bytes | None = None
         pause = 0.0
         while True:
@@ -164,7 +167,7 @@ class RedisCoordination:
                 if last is None:  # read from the newest notice on: only what comes from now
                     newest = await self._redis.call("XREVRANGE", key, "+", "-", "COUNT", 1)
                     last = bytes(newest[0][0]) if newest else b"0-0"
-                reply = await self._redis.call("XREAD", "COUNT", 100, "BLOCK", NOTICES_BLOCK_MS, "STREAMS", key, last)
+                reply = await self._redis.call("XREAD", "COUNT", 100, "BLOCK", block_ms, "STREAMS", key, last)
             except StoreUnavailable as error:
                 _raise_if_cancelled()
                 if pause == 0.0:

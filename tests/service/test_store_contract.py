@@ -481,7 +481,7 @@ async def test_holders_end_when_released_or_when_their_time_is_up(store_factory:
         assert not await holds.hold("g1", "0/a", 2600, 2000)  # renewed
         assert not await holds.hold("g1", "1/b", None, 2000)  # still held
         assert await holds.holders("g1", 2000) == {"0/a": 2600, "1/b": None}
-        await holds.release("g1", ["1/b", "nobody"])
+        await holds.unhold("g1", ["1/b", "nobody"])
         assert await holds.holders("g1", 2000) == {"0/a": 2600}
         assert await holds.holders("g1", 10**12) == {}
         assert await holds.holders("g2", 2000) == {"0/c": 3000}

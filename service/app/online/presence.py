@@ -167,7 +167,7 @@ class Presence:
 
     async def _release(self, game_id: str, holders: list[str]) -> None:
         try:
-            await self._coordination.release(game_id, holders)
+            await self._coordination.unhold(game_id, holders)
             await self._notify(game_id)
         except StoreUnavailable as error:
             log.debug("presence of %s: %s", game_id, error)  # ends with the process's lease, at worst
@@ -234,7 +234,7 @@ class Presence:
         long_ago = now - self.ttl_ms  # (not just ended: the process may be renewing late)
         gone = [holder for holder in holders if self._lease(holder_parts(holder)[1]) < long_ago]
         if gone:
-            await self._coordination.release(game_id, gone)
+            await self._coordination.unhold(game_id, gone)
             for holder in gone:
                 del holders[holder]
         return holders
