@@ -88,6 +88,58 @@ class _Watch:
             queue.put_nowait(sighting)
 
 
+class _Holdings:
+    """The games' holders as this process reads them, judged by the leases of the
+    processes they name (as this process's renewal last read them all)."""
+
+    def __init__(self, coordination: Coordination, process: str, ttl_ms: int) -> None:
+        self._coordination = coordination
+        self._process = process
+        self.ttl_ms = ttl_ms
+        self.leases: dict[str, int] = {}  # process -> when its lease ends, as last read
+
+    def lease(self, process: str) -> int:
+        """When the process's lease ends, as last read (0: not known)."""
+        return NEVER if process == self._process else self.leases.get(process, 0)
+
+    def sight(self, holders: dict[str, int | None], now: int) -> tuple[tuple[int, ...], int | None]:
+        """The seats the holders keep online at `now`, and when the first of the holds
+        or process leases that keeps one ends (when to look again)."""
+        seats: set[int] = set()
+        first_end: int | None = None
+        for holder, ends in holders.items():
+            seat, process = holder_parts(holder)
+            lease = self.lease(process)
+            if lease <= now or (ends is not None and ends <= now):
+                continue
+            seats.add(seat)
+            for end in (ends, lease):
+                if end is not None and end < NEVER:
+                    first_end = end if first_end is None else min(first_end, end)
+        return tuple(sorted(seats)), first_end
+
+    async def check_leases(self, holders: dict[str, int | None], now: int) -> None:
+        """Reads again the leases of the holders' processes that seem to have just ended
+        (or are not known here yet): this process's renewal keeps the others fresh, and
+        one that ended more than a ttl ago is not renewing late but dead."""
+        processes = {holder_parts(holder)[1] for holder in holders}
+        doubtful = sorted(p for p in processes if (lease := self.lease(p)) == 0 or now - self.ttl_ms < lease <= now)
+        if doubtful:
+            self.leases.update(await self._coordination.processes(doubtful))
+
+    async def read(self, game_id: str, now: int) -> dict[str, int | None]:
+        """The game's holders, less those of processes that died a while ago (removed)."""
+        holders = await self._coordination.holders(game_id, now)
+        await self.check_leases(holders, now)
+        long_ago = now - self.ttl_ms  # (not just ended: the process may be renewing late)
+        gone = [holder for holder in holders if self.lease(holder_parts(holder)[1]) < long_ago]
+        if gone:
+            await self._coordination.unhold(game_id, gone)
+            for holder in gone:
+                del holders[holder]
+        return holders
+
+
 class Presence:
     def __init__(self, coordination: Coordination, now_ms: Callable[[], int], metrics: Metrics, ttl_ms: int) -> None:
         self._coordination = coordination
@@ -96,7 +148,7 @@ class Presence:
         self.ttl_ms = ttl_ms
         self.call_ttl_ms = ttl_ms  # a call keeps its seat online this long
         self._process = uuid.uuid4().hex[:12]
-        self._leases: dict[str, int] = {}  # process -> when its lease ends, as last read
+        self._holdings = _Holdings(coordination, self._process, ttl_ms)
         self._sessions: dict[tuple[str, int], int] = {}  # (game, seat) -> sessions open here
         self._calls: dict[tuple[str, int], int] = {}  # (game, seat) -> when its call was last held
         self._recent: dict[str, dict[int, int]] = {}  # game -> seat -> when it last called here
@@ -192,52 +244,12 @@ class Presence:
         if watch is not None and watch.current is not None:
             seats = set(watch.current.online)
         else:
-            seats = set(self._sight(await self._read(game_id, now), now)[0])
+            seats = set(self._holdings.sight(await self._holdings.read(game_id, now), now)[0])
         called = self._recent.get(game_id)
         if called:
             recent = now - self.call_ttl_ms
             seats.update([seat for seat, at in called.items() if at > recent])
         return tuple(sorted(seats))
-
-    def _lease(self, process: str) -> int:
-        """When the process's lease ends, as last read (0: not known)."""
-        return NEVER if process == self._process else self._leases.get(process, 0)
-
-    def _sight(self, holders: dict[str, int | None], now: int) -> tuple[tuple[int, ...], int | None]:
-        """The seats the holders keep online at `now`, and when the first of the holds
-        or process leases that keeps one ends (when to look again)."""
-        seats: set[int] = set()
-        first_end: int | None = None
-        for holder, ends in holders.items():
-            seat, process = holder_parts(holder)
-            lease = self._lease(process)
-            if lease <= now or (ends is not None and ends <= now):
-                continue
-            seats.add(seat)
-            for end in (ends, lease):
-                if end is not None and end < NEVER:
-                    first_end = end if first_end is None else min(first_end, end)
-        return tuple(sorted(seats)), first_end
-
-    async def _check_leases(self, holders: dict[str, int | None], now: int) -> None:
-        """Reads again the leases of the holders' processes that seem to have ended (or
-        are not known here yet): this process's renewal keeps the others fresh."""
-        processes = {holder_parts(holder)[1] for holder in holders}
-        doubtful = sorted(process for process in processes if self._lease(process) <= now)
-        if doubtful:
-            self._leases.update(await self._coordination.processes(doubtful))
-
-    async def _read(self, game_id: str, now: int) -> dict[str, int | None]:
-        """The game's holders, less those of processes that died a while ago (removed)."""
-        holders = await self._coordination.holders(game_id, now)
-        await self._check_leases(holders, now)
-        long_ago = now - self.ttl_ms  # (not just ended: the process may be renewing late)
-        gone = [holder for holder in holders if self._lease(holder_parts(holder)[1]) < long_ago]
-        if gone:
-            await self._coordination.unhold(game_id, gone)
-            for holder in gone:
-                del holders[holder]
-        return holders
 
     async def watch(self, game_id: str) -> AsyncIterator[Sighting]:
         """The game's presence now, then each change, while the caller iterates."""
@@ -280,13 +292,13 @@ class Presence:
                 # A call's hold that ended may have been renewed (unnotified): read again.
                 if read or any(ends is not None and ends <= now for ends in watch.holders.values()):
                     read_at = loop.time() + RECHECK_MS / 1000
-                    watch.holders = await self._read(game_id, now)
+                    watch.holders = await self._holdings.read(game_id, now)
                 else:
-                    await self._check_leases(watch.holders, now)
+                    await self._holdings.check_leases(watch.holders, now)
                 rematch = ""
                 if watch.finished:
                     rematch = await self._coordination.lookup(rematch_key(game_id)) or ""
-                online, first_end = self._sight(watch.holders, now)
+                online, first_end = self._holdings.sight(watch.holders, now)
                 sighting = Sighting(online, rematch)
                 if sighting != watch.current:
                     watch.publish(sighting)
@@ -377,7 +389,7 @@ class Presence:
         except StoreUnavailable as error:
             log.debug("presence lease: %s", error)  # renewed at the next turn
             return False
-        self._leases = leases
+        self._holdings.leases = leases
         return lapsed
 
     async def _holds(self, holders: list[tuple[str, str]], ends_ms: int | None) -> None:
