@@ -208,11 +208,11 @@ class Presence:
         holders = [self._holder(seat, SESSION), self._holder(seat, CALL)]
         self._spawn(key, lambda: self._release(game_id, holders))
 
-    async def _hold(self, game_id: str, holder: str, ends_ms: int | None, *, notify: bool = True) -> None:
-        """Holds the seat (until ends_ms, None: until released); a new holder may bring
+    async def _hold(self, game_id: str, holder: str, ends_ms: int | None, *, always_notify: bool = False) -> None:
+        """Holds the seat (until ends_ms, None: until `unhold`); a new holder may bring
         the seat online: watchers look again."""
         try:
-            if await self._coordination.hold(game_id, holder, ends_ms, self._now_ms()) and notify:
+            if await self._coordination.hold(game_id, holder, ends_ms, self._now_ms()) or always_notify:
                 await self._notify(game_id)
         except StoreUnavailable as error:
             log.debug("presence of %s: %s", game_id, error)  # held again later
@@ -290,14 +290,14 @@ class Presence:
             wait = RECHECK_MS
             try:
                 # A call's hold that ended may have been renewed (unnotified): read again.
+                rematch = watch.current.rematch if watch.current is not None else ""
                 if read or any(ends is not None and ends <= now for ends in watch.holders.values()):
                     read_at = loop.time() + RECHECK_MS / 1000
                     watch.holders = await self._holdings.read(game_id, now)
+                    if watch.finished:  # (game_over and PlayAgain poke the watch)
+                        rematch = await self._coordination.lookup(rematch_key(game_id)) or ""
                 else:
                     await self._holdings.check_leases(watch.holders, now)
-                rematch = ""
-                if watch.finished:
-                    rematch = await self._coordination.lookup(rematch_key(game_id)) or ""
                 online, first_end = self._holdings.sight(watch.holders, now)
                 sighting = Sighting(online, rematch)
                 if sighting != watch.current:
@@ -368,7 +368,8 @@ class Presence:
                 if lapsed or loop.time() >= hold_again_at:  # the sessions' holders may be gone
                     hold_again_at = loop.time() + HOLD_AGAIN_MS / 1000
                     sessions = [(game_id, self._holder(seat, SESSION)) for game_id, seat in self._sessions]
-                    await self._holds(sessions, None)
+                    # Lapsed: the other processes took these seats offline; tell them.
+                    await self._holds(sessions, None, always_notify=lapsed)
                 self._forget_old_calls()
             self._wake.clear()  # before taking the pending seats: a seat seen from now wakes us again
             pending, self._pending = self._pending, set()
@@ -392,11 +393,12 @@ class Presence:
         self._holdings.leases = leases
         return lapsed
 
-    async def _holds(self, holders: list[tuple[str, str]], ends_ms: int | None) -> None:
+    async def _holds(self, holders: list[tuple[str, str]], ends_ms: int | None, *, always_notify: bool = False) -> None:
         """Holds these seats, a batch of them at a time."""
         for start in range(0, len(holders), HOLD_BATCH):
             batch = holders[start : start + HOLD_BATCH]
-            await asyncio.gather(*(self._hold(game_id, holder, ends_ms) for game_id, holder in batch))
+            holds = (self._hold(game_id, holder, ends_ms, always_notify=always_notify) for game_id, holder in batch)
+            await asyncio.gather(*holds)
 
     def _forget_old_calls(self) -> None:
         """Forgets the calls older than a call's hold (memory stays bounded)."""
