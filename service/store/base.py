@@ -210,11 +210,17 @@ class Admission:
     retry_after_ms: int | None = None
 
 
+# A scope's holders are kept this long after its last hold (Coordination.hold): the
+# holders of a game nobody plays any more, or of a process that died, do not stay forever.
+HOLDERS_KEPT_MS = 6 * 3600 * 1000
+
+
 class Coordination(Protocol):
     """What the processes sharing a store coordinate through, besides the games' events:
-    claimed keys, leases, notices and a schedule. Keys, scopes, holders and topics are
-    opaque strings to the store. Times are the callers' milliseconds (now_ms), except
-    a claim's lifetime, which the store measures itself."""
+    claimed keys, process leases and the holders of scopes, notices and a schedule. Keys,
+    processes, scopes, holders and topics are opaque strings to the store. Times are the
+    callers' milliseconds (now_ms), except a claim's lifetime, which the store measures
+    itself."""
 
     async def claim(self, key: str, value: str, ttl_ms: int) -> str:
         """Gives `key` the value `value` for `ttl_ms` milliseconds unless it holds one
@@ -226,17 +232,33 @@ class Coordination(Protocol):
         """The value `key` holds, or None."""
         ...
 
-    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
-        """Holds, or renews, `holder`'s lease in `scope` until now_ms + ttl_ms. True when
-        the holder had no lease alive (a new one), False when this renewed it."""
+    async def renew_process(
+        self, process: str, now_ms: int, ttl_ms: int, forget_ms: int
+    ) -> tuple[bool, dict[str, int]]:
+        """Holds, or renews, `process`'s lease until now_ms + ttl_ms, and forgets the
+        processes whose lease ended before now_ms - forget_ms. Returns whether `process`
+        had no lease alive (a new one), and every process remembered (this one too) ->
+        when its lease ends (or ended). One step: what a process renews once for all it holds."""
         ...
 
-    async def drop_lease(self, scope: str, holder: str) -> None:
-        """Ends `holder`'s lease in `scope` now (nothing if it has none)."""
+    async def processes(self, names: Sequence[str]) -> dict[str, int]:
+        """When the leases of the named processes end (or ended), of those remembered."""
         ...
 
-    async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
-        """The leases of `scope` alive at now_ms: holder -> when its lease ends."""
+    async def hold(self, scope: str, holder: str, ends_ms: int | None, now_ms: int) -> bool:
+        """`holder` holds `scope` until ends_ms (None: until `unhold`; what else ends it,
+        such as its process's lease, is the caller's to judge). True when the holder held
+        nothing alive at now_ms (a new hold). A scope nobody holds for HOLDERS_KEPT_MS
+        may be forgotten with its holders (a holder lasting longer holds again now and then)."""
+        ...
+
+    async def unhold(self, scope: str, holders: Sequence[str]) -> None:
+        """The holders hold `scope` no more (nothing for those that did not)."""
+        ...
+
+    async def holders(self, scope: str, now_ms: int) -> dict[str, int | None]:
+        """The holders of `scope` whose hold has not ended at now_ms: holder -> when it
+        ends (None: until `unhold`)."""
         ...
 
     async def notify(self, topic: str) -> None:
@@ -265,7 +287,7 @@ class Coordination(Protocol):
 class EventStore(Protocol):
     @property
     def coordination(self) -> Coordination:
-        """Claims, leases, notices and the schedule (open seats, presence, turn clocks)."""
+        """Claims, process leases and holders, notices and the schedule (open seats, presence, turn clocks)."""
         ...
 
     async def create(

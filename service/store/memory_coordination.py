@@ -1,11 +1,13 @@
-"""The memory store's coordination (base.Coordination): claims, leases, notices and the
-schedule, in this process's memory, for the processes that share it: just this one."""
+"""The memory store's coordination (base.Coordination): claims, process leases and the
+holders of scopes, notices and the schedule, in this process's memory, for the
+processes that share it: just this one. (A scope's holders are dropped when the last is
+released: one process forgets nothing it should keep.)"""
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 
 # Notices a reader has not taken yet; past this the oldest are dropped (best effort,
 # as the interface says), so a reader that stopped reading holds no growing backlog.
@@ -17,7 +19,8 @@ class MemoryCoordination:
         self._check_open = check_open
         self._claims: dict[str, tuple[str, float]] = {}  # key -> (value, when it expires: monotonic)
         self._cleanup_at = 1024
-        self._leases: dict[str, dict[str, int]] = {}  # scope -> holder -> when it ends (ms)
+        self._processes: dict[str, int] = {}  # process -> when its lease ends (ms)
+        self._holders: dict[str, dict[str, int | None]] = {}  # scope -> holder -> when it ends (ms)
         self._readers: set[asyncio.Queue[str | None]] = set()
         self._schedule: dict[str, int] = {}  # key -> when it is due (ms)
 
@@ -40,28 +43,44 @@ class MemoryCoordination:
         held = self._claims.get(key)
         return held[0] if held is not None and held[1] > time.monotonic() else None
 
-    # --- leases ---------------------------------------------------------------------
+    # --- process leases and holders -----------------------------------------------
 
-    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
+    async def renew_process(
+        self, process: str, now_ms: int, ttl_ms: int, forget_ms: int
+    ) -> tuple[bool, dict[str, int]]:
         self._check_open()
-        leases = self._leases.setdefault(scope, {})
-        for expired in [name for name, ends in leases.items() if ends <= now_ms]:
-            del leases[expired]
-        new = holder not in leases
-        leases[holder] = now_ms + ttl_ms
+        old = self._processes.get(process)
+        forget_before = now_ms - forget_ms
+        self._processes = {name: ends for name, ends in self._processes.items() if ends >= forget_before}
+        self._processes[process] = now_ms + ttl_ms
+        return old is None or old <= now_ms, dict(self._processes)
+
+    async def processes(self, names: Sequence[str]) -> dict[str, int]:
+        self._check_open()
+        return {name: self._processes[name] for name in names if name in self._processes}
+
+    async def hold(self, scope: str, holder: str, ends_ms: int | None, now_ms: int) -> bool:
+        self._check_open()
+        holders = self._holders.setdefault(scope, {})
+        for ended in [name for name, ends in holders.items() if ends is not None and ends <= now_ms]:
+            del holders[ended]
+        new = holder not in holders
+        holders[holder] = ends_ms
         return new
 
-    async def drop_lease(self, scope: str, holder: str) -> None:
+    async def unhold(self, scope: str, holders: Sequence[str]) -> None:
         self._check_open()
-        leases = self._leases.get(scope)
-        if leases is not None:
-            leases.pop(holder, None)
-            if not leases:
-                del self._leases[scope]
+        held = self._holders.get(scope)
+        if held is not None:
+            for holder in holders:
+                held.pop(holder, None)
+            if not held:
+                del self._holders[scope]
 
-    async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
+    async def holders(self, scope: str, now_ms: int) -> dict[str, int | None]:
         self._check_open()
-        return {holder: ends for holder, ends in self._leases.get(scope, {}).items() if ends > now_ms}
+        held = self._holders.get(scope, {})
+        return {holder: ends for holder, ends in held.items() if ends is None or ends > now_ms}
 
     # --- notices --------------------------------------------------------------------
 

@@ -2,12 +2,16 @@
 
 Keys (every command touches one key, so each works in a cluster whatever its slot):
     <prefix>:claim:<key>       string: a claimed key's value, with an expiry (PX)
-    <prefix>:{<scope>}:leases  sorted set: holder -> when its lease ends (ms); a game's
-                               leases share the game's hash tag, so its slot
+    <prefix>:{processes}       sorted set: process -> when its lease ends (ms), renewed
+                               by each process once per interval for all it holds;
+                               ended ones are remembered a while (forget_ms)
+    <prefix>:{<scope>}:holders sorted set: holder -> when its hold ends (ms; +inf: until
+                               released), written when a hold starts or ends, not
+                               renewed; a game's share the game's hash tag, so its slot
     <prefix>:{notices}         stream of notices (field t: the topic), capped
     <prefix>:{schedule}        sorted set: key -> when it is due (ms)
 
-A claim and a lease are small Lua scripts (read and write as one step). Notices are a
+A claim, a process's renewal and a hold are small Lua scripts (read and write as one step). Notices are a
 stream every process reads with XREAD BLOCK, from the entry that was last when it
 started reading: a process that cannot reach Redis misses notices meanwhile, which the
 interface allows (readers also look again on their own now and then).
@@ -17,9 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+import math
+from collections.abc import AsyncIterator, Callable, Sequence
 
-from service.store.base import StoreUnavailable
+from service.store.base import HOLDERS_KEPT_MS, StoreUnavailable
 from service.store.redis_client import RedisConnection
 from service.store.redis_index import _pairs
 from service.store.redis_keys import Keys
@@ -28,11 +33,8 @@ from service.store.redis_lua import Script
 log = logging.getLogger(__name__)
 
 NOTICES_KEPT = 1000  # the notices stream is capped near this length (MAXLEN ~)
-NOTICES_BLOCK_MS = 2000  # below the connection's socket timeout
+NOTICES_BLOCK_MS = 2000  # at most; and half the connection's timeout, which a longer block would outlast
 MAX_PAUSE = 1.0
-# A leases key outlives its last lease by this much, then Redis drops it: the leases
-# of a game nobody plays any more do not stay forever.
-LEASES_KEY_SLACK_MS = 60_000
 
 # KEYS: the claim. ARGV: value, ttl_ms. The value it holds now.
 CLAIM = Script(
@@ -45,17 +47,35 @@ return ARGV[1]
 """,
 )
 
-# KEYS: the leases. ARGV: holder, now_ms, ends_ms, slack_ms. Drops the leases that
-# ended, holds this one, and keeps the key until the last lease ends (plus the slack).
-# 1 when the holder had no lease alive, 0 when this renewed it.
-PUT_LEASE = Script(
-    "put_lease",
+# KEYS: the processes. ARGV: process, now_ms, ends_ms, forget_before_ms, keep_ms.
+# Forgets the processes whose lease ended long ago, holds this one's, keeps the key a
+# while after the last renewal. {1 when the process had no lease alive, every process
+# remembered with when its lease ends}.
+RENEW_PROCESS = Script(
+    "renew_process",
     """#!lua
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-local new = redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
-local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
-redis.call('PEXPIRE', KEYS[1], math.max(tonumber(last[2]) - tonumber(ARGV[2]), 1) + tonumber(ARGV[4]))
-return new
+local old = redis.call('ZSCORE', KEYS[1], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
+redis.call('ZADD', KEYS[1], ARGV[3], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
+local new = 0
+if not old or tonumber(old) <= tonumber(ARGV[2]) then new = 1 end
+return {new, redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')}
+""",
+)
+
+# KEYS: a scope's holders. ARGV: holder, ends_ms (or +inf), now_ms, keep_ms. Drops the
+# holds that ended, holds this one, keeps the key keep_ms. 1 when the holder held
+# nothing alive, 0 when this renewed its hold.
+HOLD = Script(
+    "hold",
+    """#!lua
+local old = redis.call('ZSCORE', KEYS[1], ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[3])
+redis.call('ZADD', KEYS[1], ARGV[2], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if old and (old == 'inf' or tonumber(old) > tonumber(ARGV[3])) then return 0 end
+return 1
 """,
 )
 
@@ -69,8 +89,12 @@ class RedisCoordination:
     def _claim_key(self, key: str) -> str:
         return f"{self._prefix}:claim:{key}"
 
-    def _leases_key(self, scope: str) -> str:
-        return f"{self._prefix}:{{{scope}}}:leases"
+    def _holders_key(self, scope: str) -> str:
+        return f"{self._prefix}:{{{scope}}}:holders"
+
+    @property
+    def _processes_key(self) -> str:
+        return f"{self._prefix}:{{processes}}"
 
     @property
     def _notices_key(self) -> str:
@@ -92,21 +116,39 @@ class RedisCoordination:
         held = await self._redis.call("GET", self._claim_key(key))
         return None if held is None else bytes(held).decode()
 
-    # --- leases ---------------------------------------------------------------------
+    # --- process leases and holders -----------------------------------------------
 
-    async def put_lease(self, scope: str, holder: str, now_ms: int, ttl_ms: int) -> bool:
+    async def renew_process(
+        self, process: str, now_ms: int, ttl_ms: int, forget_ms: int
+    ) -> tuple[bool, dict[str, int]]:
         self._check_open()
-        args = [holder, now_ms, now_ms + ttl_ms, LEASES_KEY_SLACK_MS]
-        return bool(await self._redis.run(PUT_LEASE, [self._leases_key(scope)], args))
+        args = [process, now_ms, now_ms + ttl_ms, now_ms - forget_ms, forget_ms + ttl_ms]
+        new, remembered = await self._redis.run(RENEW_PROCESS, [self._processes_key], args)
+        return bool(new), {bytes(name).decode(): int(float(ends)) for name, ends in _pairs(remembered)}
 
-    async def drop_lease(self, scope: str, holder: str) -> None:
+    async def processes(self, names: Sequence[str]) -> dict[str, int]:
         self._check_open()
-        await self._redis.call("ZREM", self._leases_key(scope), holder)
+        if not names:
+            return {}
+        ends = await self._redis.call("ZMSCORE", self._processes_key, *names)
+        return {name: int(float(end)) for name, end in zip(names, ends, strict=True) if end is not None}
 
-    async def leases(self, scope: str, now_ms: int) -> dict[str, int]:
+    async def hold(self, scope: str, holder: str, ends_ms: int | None, now_ms: int) -> bool:
         self._check_open()
-        reply = await self._redis.call("ZRANGEBYSCORE", self._leases_key(scope), f"({now_ms}", "+inf", "WITHSCORES")
-        return {bytes(holder).decode(): int(float(ends)) for holder, ends in _pairs(reply)}
+        args = [holder, "+inf" if ends_ms is None else ends_ms, now_ms, HOLDERS_KEPT_MS]
+        # Confirmed by replicas when writes are (--redis-wait-replicas): a hold is written
+        # once, not renewed, so one lost in a failover would leave its seat offline.
+        return bool(await self._redis.run(HOLD, [self._holders_key(scope)], args, durable=True))
+
+    async def unhold(self, scope: str, holders: Sequence[str]) -> None:
+        self._check_open()
+        if holders:
+            await self._redis.write("ZREM", self._holders_key(scope), *holders)  # (or online for good)
+
+    async def holders(self, scope: str, now_ms: int) -> dict[str, int | None]:
+        self._check_open()
+        reply = await self._redis.call("ZRANGEBYSCORE", self._holders_key(scope), f"({now_ms}", "+inf", "WITHSCORES")
+        return {bytes(holder).decode(): _ends(score) for holder, score in _pairs(reply)}
 
     # --- notices --------------------------------------------------------------------
 
@@ -116,6 +158,7 @@ class RedisCoordination:
 
     async def notices(self) -> AsyncIterator[str]:
         key = self._notices_key
+        block_ms = max(min(NOTICES_BLOCK_MS, int(self._redis.timeout * 500)), 1)
         last: bytes | None = None
         pause = 0.0
         while True:
@@ -124,7 +167,7 @@ class RedisCoordination:
                 if last is None:  # read from the newest notice on: only what comes from now
                     newest = await self._redis.call("XREVRANGE", key, "+", "-", "COUNT", 1)
                     last = bytes(newest[0][0]) if newest else b"0-0"
-                reply = await self._redis.call("XREAD", "COUNT", 100, "BLOCK", NOTICES_BLOCK_MS, "STREAMS", key, last)
+                reply = await self._redis.call("XREAD", "COUNT", 100, "BLOCK", block_ms, "STREAMS", key, last)
             except StoreUnavailable as error:
                 _raise_if_cancelled()
                 if pause == 0.0:
@@ -157,6 +200,11 @@ class RedisCoordination:
             "ZRANGEBYSCORE", self._schedule_key, "-inf", now_ms, "WITHSCORES", "LIMIT", 0, limit
         )
         return [(bytes(key).decode(), int(float(due))) for key, due in _pairs(reply)]
+
+
+def _ends(score: float) -> int | None:
+    """A hold's end as the sorted set scores it (+inf: until released)."""
+    return None if score == math.inf else int(score)
 
 
 def _raise_if_cancelled() -> None:

@@ -34,7 +34,7 @@ The bounded sets of `admit` (quotas, rate limits), one key each (any slot):
     <prefix>:limit:<key>           sorted set: member -> expiry (ms; +inf: none)
 Marks (EventStore.mark_once) are plain keys with an expiry, each in its own slot:
     <prefix>:mark:<key>            "1", set with SET NX PX
-Claims, leases, notices and the schedule: see redis_coordination.py.
+Claims, process leases and holders (presence), notices and the schedule: see redis_coordination.py.
 """
 
 from __future__ import annotations

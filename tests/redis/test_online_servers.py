@@ -9,6 +9,7 @@ import signal
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 
 import grpc
 import pytest
@@ -134,6 +135,35 @@ def test_presence_crosses_servers_and_a_killed_servers_seats_go_offline(redis_se
             killed = time.monotonic()
             presence_until(watching, reader, [0], WAIT)
             assert time.monotonic() - killed < PRESENCE_TTL + 1.5  # within the lease's time, give or take
+
+
+@pytest.mark.slow
+def test_every_seat_of_a_killed_server_goes_offline_within_the_ttl_on_the_other(redis_server: RedisServer) -> None:
+    # One lease per process covers all its seats: when it ends, they all go at once.
+    env = online_env(redis_server)
+    with (
+        running_server(env=env) as first,
+        running_server(env=env) as second,
+        ThreadPoolExecutor(1) as reader,
+        Client(first.target) as lobby,
+        Client(second.target) as other,
+    ):
+        games = [lobby.create_game("mooki", ["Cléo", "Robin"]) for _ in range(3)]
+        with ExitStack() as sessions:
+            watching = [
+                sessions.enter_context(lobby.with_token(game.seat_tokens[0]).play(game.game_id, presence=True))
+                for game in games
+            ]
+            for game, session in zip(games, watching, strict=True):
+                presence_until(session, reader, [0], WAIT)
+                other.with_token(game.seat_tokens[1]).play(game.game_id, presence=True)  # Robin, on the other server
+                presence_until(session, reader, [0, 1], WAIT)
+            second.stop(signal.SIGKILL)
+            killed = time.monotonic()
+            for session in watching:
+                presence_until(session, reader, [0], WAIT)
+            assert time.monotonic() - killed < PRESENCE_TTL + 2.0  # within the lease's time, give or take
+            assert [list(lobby.get_game(game.game_id).presence.online_seats) for game in games] == [[0]] * 3
 
 
 @pytest.mark.slow

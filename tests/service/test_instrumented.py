@@ -27,7 +27,7 @@ def test_every_async_operation_of_the_interfaces_is_timed() -> None:
     for name in operations(Coordination):
         assert getattr(store.coordination, name).__wrapped__ is not None, name
     assert {"append", "read", "create", "mark_once", "claim", "admit"} <= set(operations(EventStore))
-    assert {"put_lease", "schedule", "notify"} <= set(operations(Coordination))
+    assert {"renew_process", "hold", "schedule", "notify"} <= set(operations(Coordination))
     assert not UNTIMED & set(operations(EventStore))
 
 

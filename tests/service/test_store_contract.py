@@ -447,7 +447,7 @@ async def test_a_key_is_marked_once_until_its_mark_expires(store_factory: StoreF
         assert not await store.mark_once("ticket-1", 60_000)
 
 
-# --- coordination: claims, leases, notices, the schedule ---------------------------
+# --- coordination: claims, process leases and holders, notices, the schedule ---------------------------
 
 
 @async_test
@@ -469,22 +469,41 @@ async def test_a_key_is_claimed_once_and_keeps_its_first_value(store_factory: St
 
 
 @async_test
-async def test_leases_end_when_dropped_or_when_their_time_is_up(store_factory: StoreFactory) -> None:
+async def test_holders_end_when_released_or_when_their_time_is_up(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        holds = store.coordination
+        assert await holds.hold("g1", "0/a", 1500, 1000)  # a new hold
+        assert await holds.hold("g1", "1/b", None, 1000)  # held until released
+        assert await holds.hold("g2", "0/c", 3000, 1000)
+        assert await holds.holders("g1", 1000) == {"0/a": 1500, "1/b": None}
+        assert await holds.holders("g1", 1500) == {"1/b": None}  # 0/a's time is up
+        assert await holds.hold("g1", "0/a", 2500, 2000)  # new again: it had ended
+        assert not await holds.hold("g1", "0/a", 2600, 2000)  # renewed
+        assert not await holds.hold("g1", "1/b", None, 2000)  # still held
+        assert await holds.holders("g1", 2000) == {"0/a": 2600, "1/b": None}
+        await holds.unhold("g1", ["1/b", "nobody"])
+        assert await holds.holders("g1", 2000) == {"0/a": 2600}
+        assert await holds.holders("g1", 10**12) == {}
+        assert await holds.holders("g2", 2000) == {"0/c": 3000}
+        assert await holds.holders("g3", 2000) == {}
+
+
+@async_test
+async def test_a_process_lease_is_renewed_once_for_all_and_ended_ones_are_forgotten(
+    store_factory: StoreFactory,
+) -> None:
     async with store_factory() as store:
         leases = store.coordination
-        assert await leases.put_lease("g1", "0/a", 1000, 500)  # a new lease
-        assert await leases.put_lease("g1", "1/b", 1000, 2000)
-        assert await leases.put_lease("g2", "0/c", 1000, 2000)
-        assert await leases.leases("g1", 1000) == {"0/a": 1500, "1/b": 3000}
-        assert await leases.leases("g1", 1500) == {"1/b": 3000}  # 0/a's time is up
-        assert await leases.put_lease("g1", "0/a", 2000, 500)  # new again: it had ended
-        assert not await leases.put_lease("g1", "0/a", 2000, 500)  # renewed
-        assert await leases.leases("g1", 2000) == {"0/a": 2500, "1/b": 3000}
-        await leases.drop_lease("g1", "1/b")
-        await leases.drop_lease("g1", "nobody")
-        assert await leases.leases("g1", 2000) == {"0/a": 2500}
-        assert await leases.leases("g2", 2000) == {"0/c": 3000}
-        assert await leases.leases("g3", 2000) == {}
+        assert await leases.renew_process("p1", 1000, 500, 10_000) == (True, {"p1": 1500})  # a new lease
+        assert await leases.renew_process("p2", 1000, 2000, 10_000) == (True, {"p1": 1500, "p2": 3000})
+        assert await leases.renew_process("p2", 1200, 2000, 10_000) == (False, {"p1": 1500, "p2": 3200})  # renewed
+        # p1's lease ended: it is remembered (as ended), and new again when renewed.
+        assert await leases.processes(["p1", "p2", "nobody"]) == {"p1": 1500, "p2": 3200}
+        assert await leases.renew_process("p1", 2000, 500, 10_000) == (True, {"p1": 2500, "p2": 3200})
+        assert await leases.processes([]) == {}
+        # Long ended: forgotten.
+        assert await leases.renew_process("p3", 20_000, 500, 10_000) == (True, {"p3": 20_500})
+        assert await leases.processes(["p1", "p2"]) == {}
 
 
 @async_test

@@ -2,15 +2,21 @@
 
 A seat is online while its player has a Play session open (gRPC or WebSocket), or
 made a call with their token a moment ago. Presence is not a game event: it lives in
-the store's leases (base.Coordination), one per seat and process, which the process
-renews while it holds the session (every third of `ttl`); a lease that is not renewed
-ends by itself, so the seats of a process that died go offline within `ttl`.
+the store (base.Coordination) as a lease per process and holders per game. A process
+renews its one lease every third of `ttl`, for all the seats it holds; a seat's
+holder ("<seat>/<process>/<what>") is written when its session opens and removed when
+it closes, never renewed (a call's holder ends by itself after `call_ttl_ms`). A holder
+counts while its process's lease lives: the seats of a process that died go offline
+within `ttl`, and its holders are removed by whoever reads them later. So an idle seat
+costs the store nothing; a process, one call per third of `ttl`.
 
 Changes are delivered live: a process that opens or closes a session notifies the
-game's topic, and in every process one watch per followed game reads the game's leases
-again when notified, and when the next lease ends (a process that died notifies
-nobody), then tells its subscribers (Play sessions) what changed. A watch of a finished
-game also looks for its rematch (PlayAgain notifies the same topic)."""
+game's topic, and in every process one watch per followed game reads the game's holders
+again when notified, and, when the earliest lease of a process it depends on would end
+(a process that died notifies nobody), looks again at that process's lease (this
+process's renewal keeps every lease it has seen fresh, so that costs nothing unless the
+process is late), then tells its subscribers (Play sessions) what changed. A watch of a
+finished game also looks for its rematch (PlayAgain notifies the same topic)."""
 
 from __future__ import annotations
 
@@ -23,16 +29,25 @@ from dataclasses import dataclass
 from typing import Any
 
 from service.app.observe.metrics import Metrics
-from service.store.base import Coordination, StoreUnavailable
+from service.store.base import HOLDERS_KEPT_MS, Coordination, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 SESSION = "session"
 CALL = "call"
 NOTICE_PAUSE_MAX = 1.0
-STOP_GRACE = 1.0  # seconds a stopping server gives its closed sessions to drop their leases
-LEASE_BATCH = 64  # leases renewed at once (the Redis store's connections are bounded)
+STOP_GRACE = 1.0  # seconds a stopping server gives its closed sessions to release their seats
+HOLD_BATCH = 64  # holders written at once (the Redis store's connections are bounded)
 FORGET_PAST = 10_000  # (game, seat) pairs remembered before the old ones are forgotten
+# A watch reads its game's holders again this often even unnotified (notices are best
+# effort): rarely, as this is what an idle watch costs.
+RECHECK_MS = 120_000
+# The processes whose lease ended are remembered this long (a holder naming one the
+# store forgot is removed too); a session's holder is written again this often, so the
+# store keeps it (base.HOLDERS_KEPT_MS).
+FORGET_PROCESSES_MS = 600_000
+HOLD_AGAIN_MS = HOLDERS_KEPT_MS // 6
+NEVER = 2**62  # this process's own lease, as seen by itself: it ends when the process does
 
 
 def rematch_key(game_id: str) -> str:
@@ -48,14 +63,10 @@ class Sighting:
     rematch: str = ""
 
 
-def online_seats(leases: dict[str, int]) -> tuple[int, ...]:
-    """The seats that hold a lease (holders are "<seat>/<process>/<what>")."""
-    return tuple(sorted(lease_seats(leases)))
-
-
-def lease_seats(leases: dict[str, int]) -> set[int]:
-    """online_seats(leases), as a set."""
-    return {int(holder.split("/", 1)[0]) for holder in leases}
+def holder_parts(holder: str) -> tuple[int, str]:
+    """A holder's seat and process (holders are "<seat>/<process>/<what>")."""
+    seat, process, _ = holder.split("/", 2)
+    return int(seat), process
 
 
 class _Watch:
@@ -64,6 +75,7 @@ class _Watch:
     def __init__(self) -> None:
         self.subscribers: set[asyncio.Queue[Sighting]] = set()
         self.current: Sighting | None = None
+        self.holders: dict[str, int | None] = {}  # the game's holders, as last read
         self.poked = asyncio.Event()
         self.finished = False  # look for a rematch too
         self.task: asyncio.Task[None] | None = None
@@ -76,6 +88,58 @@ class _Watch:
             queue.put_nowait(sighting)
 
 
+class _Holdings:
+    """The games' holders as this process reads them, judged by the leases of the
+    processes they name (as this process's renewal last read them all)."""
+
+    def __init__(self, coordination: Coordination, process: str, ttl_ms: int) -> None:
+        self._coordination = coordination
+        self._process = process
+        self.ttl_ms = ttl_ms
+        self.leases: dict[str, int] = {}  # process -> when its lease ends, as last read
+
+    def lease(self, process: str) -> int:
+        """When the process's lease ends, as last read (0: not known)."""
+        return NEVER if process == self._process else self.leases.get(process, 0)
+
+    def sight(self, holders: dict[str, int | None], now: int) -> tuple[tuple[int, ...], int | None]:
+        """The seats the holders keep online at `now`, and when the first of the holds
+        or process leases that keeps one ends (when to look again)."""
+        seats: set[int] = set()
+        first_end: int | None = None
+        for holder, ends in holders.items():
+            seat, process = holder_parts(holder)
+            lease = self.lease(process)
+            if lease <= now or (ends is not None and ends <= now):
+                continue
+            seats.add(seat)
+            for end in (ends, lease):
+                if end is not None and end < NEVER:
+                    first_end = end if first_end is None else min(first_end, end)
+        return tuple(sorted(seats)), first_end
+
+    async def check_leases(self, holders: dict[str, int | None], now: int) -> None:
+        """Reads again the leases of the holders' processes that seem to have just ended
+        (or are not known here yet): this process's renewal keeps the others fresh, and
+        one that ended more than a ttl ago is not renewing late but dead."""
+        processes = {holder_parts(holder)[1] for holder in holders}
+        doubtful = sorted(p for p in processes if (lease := self.lease(p)) == 0 or now - self.ttl_ms < lease <= now)
+        if doubtful:
+            self.leases.update(await self._coordination.processes(doubtful))
+
+    async def read(self, game_id: str, now: int) -> dict[str, int | None]:
+        """The game's holders, less those of processes that died a while ago (removed)."""
+        holders = await self._coordination.holders(game_id, now)
+        await self.check_leases(holders, now)
+        long_ago = now - self.ttl_ms  # (not just ended: the process may be renewing late)
+        gone = [holder for holder in holders if self.lease(holder_parts(holder)[1]) < long_ago]
+        if gone:
+            await self._coordination.unhold(game_id, gone)
+            for holder in gone:
+                del holders[holder]
+        return holders
+
+
 class Presence:
     def __init__(self, coordination: Coordination, now_ms: Callable[[], int], metrics: Metrics, ttl_ms: int) -> None:
         self._coordination = coordination
@@ -84,14 +148,15 @@ class Presence:
         self.ttl_ms = ttl_ms
         self.call_ttl_ms = ttl_ms  # a call keeps its seat online this long
         self._process = uuid.uuid4().hex[:12]
+        self._holdings = _Holdings(coordination, self._process, ttl_ms)
         self._sessions: dict[tuple[str, int], int] = {}  # (game, seat) -> sessions open here
-        self._calls: dict[tuple[str, int], int] = {}  # (game, seat) -> when its call lease was last put
+        self._calls: dict[tuple[str, int], int] = {}  # (game, seat) -> when its call was last held
         self._recent: dict[str, dict[int, int]] = {}  # game -> seat -> when it last called here
-        self._pending: set[tuple[str, int]] = set()  # seats seen calling, to lease
+        self._pending: set[tuple[str, int]] = set()  # seats seen calling, to hold
         self._watches: dict[str, _Watch] = {}
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
-        self._writes: set[asyncio.Task[None]] = set()  # sessions' leases being put or dropped
+        self._writes: set[asyncio.Task[None]] = set()  # sessions' holders being written or removed
         self._chains: dict[tuple[str, int], asyncio.Task[None]] = {}  # each seat's last write
         self._stopping = asyncio.Event()
 
@@ -102,7 +167,7 @@ class Presence:
 
     def seen(self, game_id: str, seat: int) -> None:
         """A call with the seat's token (Viewers.seen): online here at once, and for the
-        other processes once the background task has leased it."""
+        other processes once the background task has held it."""
         key = (game_id, seat)
         now = self._now_ms()
         recent = self._recent
@@ -113,22 +178,22 @@ class Presence:
             seats = recent[game_id] = {}
         seats[seat] = now
         last = self._calls.get(key)
-        if last is None or now - last > self.ttl_ms // 3:
+        if last is None or now - last > self.call_ttl_ms // 3:
             self._pending.add(key)
             self._wake.set()
 
     def connect(self, game_id: str, seat: int) -> None:
-        """A Play session of the seat opened in this process (its lease is put in the
-        background: a session starts without waiting for the store)."""
+        """A Play session of the seat opened in this process (its holder is written in
+        the background: a session starts without waiting for the store)."""
         key = (game_id, seat)
         self._sessions[key] = self._sessions.get(key, 0) + 1
         self._metrics.online_sessions.inc()
         if self._sessions[key] == 1:
             holder = self._holder(seat, SESSION)
-            self._spawn(key, lambda: self._lease(game_id, holder, self.ttl_ms))
+            self._spawn(key, lambda: self._hold(game_id, holder, None))
 
     def disconnect(self, game_id: str, seat: int) -> None:
-        """The session closed (the lease goes in the background: this may run while the
+        """The session closed (the holder goes in the background: this may run while the
         session's task is being cancelled)."""
         key = (game_id, seat)
         left = self._sessions.get(key, 0) - 1
@@ -140,24 +205,24 @@ class Presence:
         # The player left: the calls the session made do not keep the seat online either.
         self._calls.pop(key, None)
         self._recent.get(game_id, {}).pop(seat, None)
-        holders = (self._holder(seat, SESSION), self._holder(seat, CALL))
-        self._spawn(key, lambda: self._drop(game_id, *holders))
+        holders = [self._holder(seat, SESSION), self._holder(seat, CALL)]
+        self._spawn(key, lambda: self._release(game_id, holders))
 
-    async def _lease(self, game_id: str, holder: str, ttl_ms: int) -> None:
-        """Puts or renews a lease; a new one may bring the seat online: watchers look again."""
+    async def _hold(self, game_id: str, holder: str, ends_ms: int | None, *, always_notify: bool = False) -> None:
+        """Holds the seat (until ends_ms, None: until `unhold`); a new holder may bring
+        the seat online: watchers look again."""
         try:
-            if await self._coordination.put_lease(game_id, holder, self._now_ms(), ttl_ms):
+            if await self._coordination.hold(game_id, holder, ends_ms, self._now_ms()) or always_notify:
                 await self._notify(game_id)
         except StoreUnavailable as error:
-            log.debug("presence of %s: %s", game_id, error)  # renewed later
+            log.debug("presence of %s: %s", game_id, error)  # held again later
 
-    async def _drop(self, game_id: str, *holders: str) -> None:
+    async def _release(self, game_id: str, holders: list[str]) -> None:
         try:
-            for holder in holders:
-                await self._coordination.drop_lease(game_id, holder)
+            await self._coordination.unhold(game_id, holders)
             await self._notify(game_id)
         except StoreUnavailable as error:
-            log.debug("presence of %s: %s", game_id, error)  # the lease ends by itself
+            log.debug("presence of %s: %s", game_id, error)  # ends with the process's lease, at worst
 
     async def _notify(self, game_id: str) -> None:
         watch = self._watches.get(game_id)
@@ -179,7 +244,7 @@ class Presence:
         if watch is not None and watch.current is not None:
             seats = set(watch.current.online)
         else:
-            seats = lease_seats(await self._coordination.leases(game_id, now))
+            seats = set(self._holdings.sight(await self._holdings.read(game_id, now), now)[0])
         called = self._recent.get(game_id)
         if called:
             recent = now - self.call_ttl_ms
@@ -214,28 +279,38 @@ class Presence:
             watch.poked.set()
 
     async def _follow(self, game_id: str, watch: _Watch) -> None:
-        coordination = self._coordination
+        """Reads the game's holders when poked (and now and then); in between, looks
+        again at the leases they depend on as each would end."""
+        loop = asyncio.get_running_loop()
+        read_at = loop.time()  # when to read the holders again unpoked
         while True:
+            read = watch.poked.is_set() or loop.time() >= read_at
             watch.poked.clear()
             now = self._now_ms()
-            wait = self.ttl_ms
+            wait = RECHECK_MS
             try:
-                leases = await coordination.leases(game_id, now)
-                rematch = ""
-                if watch.finished:
-                    rematch = await coordination.lookup(rematch_key(game_id)) or ""
-                sighting = Sighting(online_seats(leases), rematch)
+                # A call's hold that ended may have been renewed (unnotified): read again.
+                rematch = watch.current.rematch if watch.current is not None else ""
+                if read or any(ends is not None and ends <= now for ends in watch.holders.values()):
+                    read_at = loop.time() + RECHECK_MS / 1000
+                    watch.holders = await self._holdings.read(game_id, now)
+                    if watch.finished:  # (game_over and PlayAgain poke the watch)
+                        rematch = await self._coordination.lookup(rematch_key(game_id)) or ""
+                else:
+                    await self._holdings.check_leases(watch.holders, now)
+                online, first_end = self._holdings.sight(watch.holders, now)
+                sighting = Sighting(online, rematch)
                 if sighting != watch.current:
                     watch.publish(sighting)
-                if leases:  # read again when the next lease ends, unless renewed meanwhile
-                    wait = min(wait, max(min(leases.values()) - now, 0) + 50)
+                if first_end is not None:  # look again then, unless renewed meanwhile
+                    wait = min(wait, max(first_end - now, 0) + 50)
             except StoreUnavailable as error:
                 log.debug("presence of %s: %s", game_id, error)
-                wait = 1000
+                wait, read_at = 1000, loop.time()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(watch.poked.wait(), wait / 1000)
+                await asyncio.wait_for(watch.poked.wait(), min(wait / 1000, max(read_at - loop.time(), 0)))
 
-    # --- the background: renewing leases, hearing notices -----------------------------
+    # --- the background: renewing the process's lease, hearing notices --------------
 
     async def start(self) -> None:
         self._tasks = [
@@ -244,8 +319,8 @@ class Presence:
         ]
 
     async def stop(self) -> None:
-        """Stops renewing (the leases end by themselves) and watching, once the sessions
-        that closed (a server stopping ends them) have had a moment to drop theirs."""
+        """Stops renewing (the lease ends by itself) and watching, once the sessions that
+        closed (a server stopping ends them) have had a moment to release their seats."""
         if self._writes:
             await asyncio.wait(set(self._writes), timeout=STOP_GRACE)
         self._stopping.set()
@@ -259,8 +334,8 @@ class Presence:
         self._tasks.clear()
 
     def _spawn(self, key: tuple[str, int], work: Callable[[], Coroutine[Any, Any, None]]) -> None:
-        """Runs a seat's lease write in the background, after the seat's previous one (a
-        session's lease is put, then dropped, in that order)."""
+        """Runs a seat's holder write in the background, after the seat's previous one
+        (a session's holder is written, then removed, in that order)."""
         previous = self._chains.get(key)
 
         async def in_turn() -> None:
@@ -280,34 +355,53 @@ class Presence:
         task.add_done_callback(done)
 
     async def _renew(self) -> None:
-        """Renews this process's session leases every third of the ttl, and leases the
-        seats seen calling as they come."""
+        """Renews this process's lease every third of the ttl (reading every process's
+        lease as it does), and holds the seats seen calling as they come."""
         renew_every = self.ttl_ms / 3000
         loop = asyncio.get_running_loop()
         next_renewal = loop.time()
+        hold_again_at = loop.time() + HOLD_AGAIN_MS / 1000
         while True:
             if loop.time() >= next_renewal:
                 next_renewal = loop.time() + renew_every
-                sessions = [(game_id, self._holder(seat, SESSION)) for game_id, seat in self._sessions]
-                await self._leases(sessions, self.ttl_ms)
+                lapsed = await self._renew_lease()
+                if lapsed or loop.time() >= hold_again_at:  # the sessions' holders may be gone
+                    hold_again_at = loop.time() + HOLD_AGAIN_MS / 1000
+                    sessions = [(game_id, self._holder(seat, SESSION)) for game_id, seat in self._sessions]
+                    # Lapsed: the other processes took these seats offline; tell them.
+                    await self._holds(sessions, None, always_notify=lapsed)
                 self._forget_old_calls()
             self._wake.clear()  # before taking the pending seats: a seat seen from now wakes us again
             pending, self._pending = self._pending, set()
             now = self._now_ms()
             for key in pending:
                 self._calls[key] = now
-            await self._leases([(game_id, self._holder(seat, CALL)) for game_id, seat in pending], self.call_ttl_ms)
+            calls = [(game_id, self._holder(seat, CALL)) for game_id, seat in pending]
+            await self._holds(calls, now + self.call_ttl_ms)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(next_renewal - loop.time(), 0))
 
-    async def _leases(self, holders: list[tuple[str, str]], ttl_ms: int) -> None:
-        """Puts or renews these leases, a batch of them at a time."""
-        for start in range(0, len(holders), LEASE_BATCH):
-            batch = holders[start : start + LEASE_BATCH]
-            await asyncio.gather(*(self._lease(game_id, holder, ttl_ms) for game_id, holder in batch))
+    async def _renew_lease(self) -> bool:
+        """Renews this process's lease; True when it had lapsed (or is the first)."""
+        try:
+            lapsed, leases = await self._coordination.renew_process(
+                self._process, self._now_ms(), self.ttl_ms, FORGET_PROCESSES_MS
+            )
+        except StoreUnavailable as error:
+            log.debug("presence lease: %s", error)  # renewed at the next turn
+            return False
+        self._holdings.leases = leases
+        return lapsed
+
+    async def _holds(self, holders: list[tuple[str, str]], ends_ms: int | None, *, always_notify: bool = False) -> None:
+        """Holds these seats, a batch of them at a time."""
+        for start in range(0, len(holders), HOLD_BATCH):
+            batch = holders[start : start + HOLD_BATCH]
+            holds = (self._hold(game_id, holder, ends_ms, always_notify=always_notify) for game_id, holder in batch)
+            await asyncio.gather(*holds)
 
     def _forget_old_calls(self) -> None:
-        """Forgets the calls older than a call's lease (memory stays bounded)."""
+        """Forgets the calls older than a call's hold (memory stays bounded)."""
         if len(self._calls) > FORGET_PAST or len(self._recent) > FORGET_PAST:
             oldest = self._now_ms() - self.call_ttl_ms
             self._calls = {key: at for key, at in self._calls.items() if at > oldest}
