@@ -421,7 +421,8 @@ async def _run_rest(job: Job, window: Window, ready: Callable[[], Awaitable[None
             body = json.dumps(
                 {"kind": job.kind, "seats": [{"name": s.name, "age": s.age} for s in seats_for(job.kind)]}
             )
-            async with session.post(f"{job.http}/v1/games", data=body) as response:
+            headers = {"Content-Type": "application/json"}  # a write without it is refused (415)
+            async with session.post(f"{job.http}/v1/games", data=body, headers=headers) as response:
                 response.raise_for_status()
                 created = await response.json()
             seats = tuple(range(len(created["seatTokens"])))

@@ -370,9 +370,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         if store not in ("memory", "redis"):
             raise SystemExit(f"--stores: unknown store {store!r} (memory, redis)")
     if args.quick:
-        # Windows of a second: on a busy machine (the suite on every core) a shorter one can end
-        # before a single REST move with Redis does.
-        return Settings(args.kind, 4, 1.0, 0.3, 2, stores, 2, 2, 16, not args.no_scale, 0.05, 100, 0.3, 8)
+        return Settings(args.kind, 4, 0.5, 0.3, 2, stores, 2, 2, 16, not args.no_scale, 0.05, 100, 0.3, 8)
     return Settings(
         args.kind,
         args.games,
