@@ -14,7 +14,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -247,11 +247,18 @@ def test_with_wait_a_move_the_replicas_did_not_confirm_is_never_shown_and_its_re
         assert client.replay(game_id).version == before
         assert watched == []
 
-        elsewhere = next(  # a game another shard holds
-            game
-            for game in iter(lambda: client.create_game("mooki", seats("mooki", humans=2)), None)
-            if cluster.master_of(f"ludo:{{{game.game_id}}}:meta") != doomed
-        )
+        def created_elsewhere() -> Any:
+            """A game another shard holds (one created on the doomed shard cannot be confirmed)."""
+            while True:
+                try:
+                    game = client.create_game("mooki", seats("mooki", humans=2))
+                except grpc.RpcError as refused:
+                    assert refused.code() == grpc.StatusCode.UNAVAILABLE, refused
+                    continue
+                if cluster.master_of(f"ludo:{{{game.game_id}}}:meta") != doomed:
+                    return game
+
+        elsewhere = created_elsewhere()
         doomed.stop(signal.SIGKILL)
         cluster.wait_promoted(replica)
         # A shard that cannot confirm writes (its only replica is gone) is named by
