@@ -14,15 +14,24 @@ from service.api.grpc_wrapping import WrappingInterceptor
 from service.app.observe.metrics import Metrics
 
 
+# A client whose own deadline passes cancels its call (RST_STREAM) a little before the
+# server's copy of that deadline fires: the server still sees time left. A cancellation in
+# the last tenth of the call's budget, or its last 250 ms, is that deadline's doing.
+DEADLINE_SLACK_SECONDS = 0.25
+DEADLINE_SLACK_SHARE = 0.1
+
+
 class Ending:
     """How a call's handler ended, as the wrappers around it saw: `failed` (it raised),
-    `cancelled` (grpc cancelled its task: the client went away or its deadline passed)."""
+    `cancelled` (grpc cancelled its task: the client went away or its deadline passed),
+    and `budget`, the seconds the client's deadline gave the call when it started."""
 
-    __slots__ = ("cancelled", "failed")
+    __slots__ = ("budget", "cancelled", "failed")
 
-    def __init__(self) -> None:
+    def __init__(self, context: grpc.aio.ServicerContext[Any, Any]) -> None:
         self.failed = True  # until the handler returns
         self.cancelled = False
+        self.budget = context.time_remaining()
 
     def watch(self, error: BaseException) -> None:
         """Notes what the handler raised (called from an `except BaseException`)."""
@@ -41,8 +50,11 @@ def code_name(context: grpc.aio.ServicerContext[Any, Any], ending: Ending) -> st
     if not ending.failed:
         return "OK"
     if ending.cancelled:
-        remaining = context.time_remaining()
-        return "DEADLINE_EXCEEDED" if remaining is not None and remaining <= 0 else "CANCELLED"
+        remaining, budget = context.time_remaining(), ending.budget
+        if remaining is None or budget is None:
+            return "CANCELLED"
+        slack = max(DEADLINE_SLACK_SECONDS, DEADLINE_SLACK_SHARE * budget)
+        return "DEADLINE_EXCEEDED" if remaining <= slack else "CANCELLED"
     return "UNKNOWN"
 
 
@@ -81,7 +93,7 @@ class MetricsInterceptor(WrappingInterceptor):
         async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
             started.inc()
             start = time.perf_counter()
-            ending = Ending()
+            ending = Ending(context)
             try:
                 result = await behavior(request, context)
                 ending.failed = False
@@ -105,7 +117,7 @@ class MetricsInterceptor(WrappingInterceptor):
         async def observed(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> AsyncIterator[Any]:
             started.inc()
             start = time.perf_counter()
-            ending = Ending()
+            ending = Ending(context)
             try:
                 async for response in behavior(request, context):
                     yield response

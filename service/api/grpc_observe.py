@@ -95,7 +95,7 @@ def _unary(behavior: Callable[..., Any], method: str) -> Callable[..., Any]:
     async def observe(request: Any, context: Context) -> Any:
         with observed("grpc", method, _header(context)) as call:
             _started(call, context, request)
-            ending = Ending()
+            ending = Ending(context)
             try:
                 response = await behavior(request, context)
                 call.extra["bytes_out"] = _size(response)
@@ -117,7 +117,7 @@ def _stream(behavior: Callable[..., Any], method: str) -> Callable[..., Any]:
     async def observe(request: Any, context: Context) -> AsyncIterator[Any]:
         with observed("grpc", method, _header(context)) as call:
             _started(call, context, request)
-            ending = Ending()
+            ending = Ending(context)
             messages = size = 0
             try:
                 async for response in behavior(request, context):
