@@ -13,7 +13,6 @@ import grpc
 from service.api.grpc_wrapping import WrappingInterceptor
 from service.app.observe.metrics import Metrics
 
-
 # A client whose own deadline passes cancels its call (RST_STREAM) a little before the
 # server's copy of that deadline fires: the server still sees time left. A cancellation in
 # the last tenth of the call's budget, or its last 250 ms, is that deadline's doing.
