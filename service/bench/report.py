@@ -41,6 +41,10 @@ def command_line(args: argparse.Namespace) -> str:
     parts = ["ludotheque bench"]
     if args.quick:
         parts.append("--quick")
+    if getattr(args, "capacity", False):
+        parts.append("--capacity")
+        if args.crowds != "64,1000,5000":
+            parts.append(f"--crowds {args.crowds}")
     if args.output is not None:
         parts.append(f"--output {args.output}")
     return " ".join(parts)

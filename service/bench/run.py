@@ -20,8 +20,9 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from engines.registry import ENGINES
-from service.bench import report
+from service.bench import capacity_report, report
 from service.bench.attacks import AttackFigures, attack_figures
+from service.bench.capacity import CapacitySettings, capacity_figures
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
 from service.bench.long_games import LongGameFigures, long_game_figures
 from service.bench.micro import (
@@ -362,6 +363,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--quick", action="store_true", help="a tiny run (seconds) that checks every figure is produced: not a measure"
     )
     parser.add_argument("--output", type=Path, help="write the report (Markdown) there, e.g. docs/PERFORMANCE.md")
+    parser.add_argument(
+        "--capacity",
+        action="store_true",
+        help="the crowd instead: live games idle then at a human pace, each seat on its own WebSocket "
+        "(--crowds, both stores); with --output, rewrites only its section of the report and its chart",
+    )
+    parser.add_argument(
+        "--crowds",
+        default="64,1000,5000",
+        help="--capacity: live games per crowd, comma-separated (default 64,1000,5000)",
+    )
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -386,13 +398,41 @@ def settings_from(args: argparse.Namespace) -> Settings:
     )
 
 
+def capacity_settings_from(args: argparse.Namespace) -> CapacitySettings:
+    stores = tuple(s.strip() for s in args.stores.split(",") if s.strip())
+    try:
+        crowds = tuple(sorted({int(n) for n in args.crowds.split(",") if n.strip()}))
+    except ValueError:
+        raise SystemExit(f"--crowds: {args.crowds!r} is not a list of numbers of games") from None
+    if not crowds or crowds[0] < 1:
+        raise SystemExit("--crowds: at least one crowd of one game or more")
+    if args.quick:
+        return CapacitySettings((2, 8), stores, args.kind, 2, 0.5, 1.5, 0.3, pace=(0.05, 0.2))
+    return CapacitySettings(crowds, stores, args.kind, args.load_processes)
+
+
 def main(args: argparse.Namespace) -> int:
+    if args.capacity:
+        return _capacity(args)
     settings = settings_from(args)
     results = run(settings)
     text = report.markdown(results, command=report.command_line(args))
     print(report.summary(results))
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text)
+        kept = capacity_report.kept(args.output.read_text()) if args.output.exists() else []
+        args.output.write_text(capacity_report.splice(text, kept) if kept else text)
         print(f"wrote {args.output}")
+    return 0
+
+
+def _capacity(args: argparse.Namespace) -> int:
+    settings = capacity_settings_from(args)
+    figures = capacity_figures(settings, progress)
+    print("\n".join(capacity_report.table(figures)))
+    for target in capacity_report.targets(figures):
+        print(f"{'MET ' if target.met else 'MISSED'}  {target.name}: {target.value}")
+    if args.output is not None:
+        capacity_report.write(args.output, figures, settings, report.command_line(args))
+        print(f"wrote {args.output} (its capacity section) and {args.output.parent / capacity_report.CHART}")
     return 0

@@ -98,17 +98,37 @@ class Redis:
         except OSError:
             return False
 
+    def info(self, section: str) -> dict[str, str]:
+        """One section of INFO, as its `name:value` lines."""
+        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as connection:
+            connection.sendall(f"INFO {section}\r\n".encode())
+            data = b""
+            while b"\r\n" not in data:
+                data += connection.recv(65536)
+            head, _, data = data.partition(b"\r\n")  # $<length>
+            length = int(head[1:])
+            while len(data) < length:
+                data += connection.recv(65536)
+        lines = data[:length].decode().splitlines()
+        return dict(line.split(":", 1) for line in lines if ":" in line and not line.startswith("#"))
+
     def used_memory(self) -> int:
         """Redis's own count of the bytes its data takes (INFO memory: used_memory)."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=5) as connection:
-            connection.sendall(b"INFO memory\r\n")
-            data = b""
-            while b"used_memory:" not in data or not data.endswith(b"\r\n"):
-                data += connection.recv(65536)
-        for line in data.decode().splitlines():
-            if line.startswith("used_memory:"):
-                return int(line.split(":")[1])
-        raise RuntimeError("INFO memory has no used_memory")
+        return int(self.info("memory")["used_memory"])
+
+    def calls(self) -> int:
+        """Commands Redis has run, but INFO (which the benchmark itself sends)."""
+        stats = self.info("commandstats")
+        return sum(
+            int(value.split(",", 1)[0].removeprefix("calls="))
+            for name, value in stats.items()
+            if name != "cmdstat_info"
+        )
+
+    def cpu_seconds(self) -> float:
+        """The CPU time Redis has used, every thread (INFO cpu)."""
+        cpu = self.info("cpu")
+        return float(cpu["used_cpu_sys"]) + float(cpu["used_cpu_user"])
 
     def flush(self) -> None:
         with socket.create_connection(("127.0.0.1", self.port), timeout=30) as connection:

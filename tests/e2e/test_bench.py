@@ -80,3 +80,37 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
     targets = _rows(report, "Targets")
     assert len(targets) >= 8 and all(row[2] in ("met", "**missed**") for row in targets)
     assert re.search(r"\| CPU model \| .+ \|", report) and "| Python |" in report
+
+
+def test_a_quick_capacity_run_rewrites_its_section_alone_and_draws_its_chart(tmp_path: Path) -> None:
+    output = tmp_path / "PERFORMANCE.md"
+    output.write_text("# Performance\n\n## Moves\n\nkept as it was\n\n## Profile and what was removed\n\nkept too\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "service", "bench", "--capacity", "--quick", "--output", str(output)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = output.read_text()
+    assert "kept as it was" in report and report.index("## Capacity: the crowd") < report.index("kept too")
+    crowd = [row for row in _rows(report, "Capacity: the crowd") if "/" in row[0] and row[1] in ("memory", "redis")]
+    # Both stores, both crowds, the smallest flat out too, then two workers on Redis.
+    assert [(row[0], row[1], row[2], row[3]) for row in crowd] == [
+        ("2 / 4", "memory", "1", "0.05–0.2 s"),
+        ("2 / 4", "memory", "1", "flat out"),
+        ("8 / 16", "memory", "1", "0.05–0.2 s"),
+        ("2 / 4", "redis", "1", "0.05–0.2 s"),
+        ("2 / 4", "redis", "1", "flat out"),
+        ("8 / 16", "redis", "1", "0.05–0.2 s"),
+        ("8 / 16", "redis", "2", "0.05–0.2 s"),
+    ]
+    for row in crowd:
+        assert row[4].endswith("KiB") and row[7].endswith("µs"), row  # memory per seat, CPU per move
+        assert int(row[10].split(" ")[0].replace(",", "")) > 0, row  # moves were made
+        assert row[12] == "0", row  # no move failed
+    assert all(row[8] != "–" and row[9].endswith("µs") for row in crowd if row[1] == "redis")
+    assert "Capacity on paper" in report and "Checked against two workers" in report
+    chart = (tmp_path / "capacity.svg").read_text()
+    assert chart.startswith("<svg") and chart.count("<polyline") == 5  # 2 stores' server, Redis, 2 memory
