@@ -189,6 +189,7 @@ class RedisStore(RedisRetention, RedisSets):
             last = int(reply[1])
             if self.waits:
                 await self._confirmed(game_id, last)
+            self._live.appended(game_id, expected_version + 1, events)
             if outcome == b"changed":
                 labels = Labels(reply[2].decode(), status, last, reply[4] == b"1", keep.review_at_ms)
                 await self.index.file(game_id, labels, int(reply[3]))

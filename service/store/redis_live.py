@@ -5,7 +5,9 @@ each new event to their subscribers' bounded queues.
 
 What a process pays per event is one message and one read of the game that moved,
 whatever the number of games it follows: a delivery's cost does not grow with the
-crowd. The channel only wakes the reader; the stream is the truth, so delivery stays
+crowd. The process that appended the events hands them to its own followers at once
+(`appended`) and reads nothing back: its seats' moves cost no read at all. The
+channel only wakes the reader; the stream is the truth, so delivery stays
 gap-free, in order and resumable: a version is handed over once the versions before it
 were, and a game whose channel may have been deaf (just followed, a connection made
 again, a slot moved) is read from the store once (`resync`).
@@ -32,7 +34,7 @@ import contextlib
 import contextvars
 import logging
 from collections import deque
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -167,6 +169,17 @@ class LiveReader:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
+    def appended(self, game_id: str, first: int, events: Sequence[bytes]) -> None:
+        """This process appended `events` from version `first` on, and the store shows
+        them: its followers of the game get them now, without reading back what was
+        just written (the game's channel then says nothing new). Only right after what
+        they were given: anything else waits for the channel and the stream."""
+        followed = self._followed.get(game_id)
+        if followed is None or followed.version != first - 1 or self._refusal is not None:
+            return
+        for version, data in enumerate(events, start=first):
+            _hand_over(followed, StoredEvent(version, data))
+
     # --- what the channels say --------------------------------------------------------
 
     def _heard(self, game_id: str, said: bytes) -> None:
@@ -288,8 +301,13 @@ class LiveReader:
                 continue
             if version > followed.version + 1:
                 break  # never skip a version: what is missing is read again
-            event = StoredEvent(version, fields[b"d"])
-            followed.version = version
-            for subscriber in list(followed.subscribers):
-                if not subscriber.offer(event):
-                    followed.subscribers.discard(subscriber)
+            _hand_over(followed, StoredEvent(version, fields[b"d"]))
+
+
+def _hand_over(followed: _Followed, event: StoredEvent) -> None:
+    """The next version of a followed game, to each of its subscribers (one whose queue
+    is full is dropped: it ended)."""
+    followed.version = event.version
+    for subscriber in list(followed.subscribers):
+        if not subscriber.offer(event):
+            followed.subscribers.discard(subscriber)

@@ -59,13 +59,31 @@ return {'ok', redis.call('XRANGE', events, first .. '-0', last)}
 # The time of Redis's clock in milliseconds, for a script.
 _NOW_MS = "local now = redis.call('TIME')\nlocal now_ms = now[1] * 1000 + math.floor(now[2] / 1000)\n"
 
+EXPIRY_SLACK_MS = 3600 * 1000
+
 # Sets when each of a game's keys expires (`expire`: a time in ms, or 0 for never);
 # keys that do not exist are left alone (a key made later takes its meta's time).
+# A move asks for a time a few seconds past the last one: setting it on four keys at
+# every move was most of a move's Redis commands. So an append sets a time an hour past
+# the one asked (the store's own backstop, a day past the game's review: an hour more
+# changes nothing) and sets none while the time set (the meta's `expires`) covers the one
+# asked, and is not more than two hours past it (a shorter setting comes through).
+# `expiry` says what to set (false: nothing); `kept`: the meta's `expires`.
 _EXPIRE_GAME = """
 local function expire_game(keys, expire)
   for _, key in ipairs(keys) do
     if expire > 0 then redis.call('PEXPIREAT', key, expire) else redis.call('PERSIST', key) end
   end
+end
+local EXPIRY_SLACK_MS = """ + str(EXPIRY_SLACK_MS) + """
+local function expiry(expire, kept)
+  kept = tonumber(kept or '-1')
+  if expire == 0 then
+    if kept == 0 then return false end
+    return 0
+  end
+  if kept > 0 and kept >= expire and kept <= expire + 2 * EXPIRY_SLACK_MS then return false end
+  return expire + EXPIRY_SLACK_MS
 end
 """
 
@@ -94,6 +112,7 @@ for i = 11, #ARGV do
 end
 redis.call('HSET', meta, 'kind', ARGV[1], 'status', ARGV[2], 'record', ARGV[3], 'summary', ARGV[4],
   'version', version, 'created_at', ARGV[5], 'updated_at', ARGV[5], 'listed', ARGV[8], 'review_at', ARGV[9])
+if version > 0 then redis.call('HSET', meta, 'head', redis.sha1hex(ARGV[#ARGV])) end
 if ARGV[6] == '1' then redis.call('HSET', meta, 'confirmed', 0) end
 expire_game({meta, events}, tonumber(ARGV[10]))
 """
@@ -118,7 +137,7 @@ APPEND = Script(
     + _EXPIRE_GAME
     + """
 local meta, events, commands, filing = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
-local current = redis.call('HMGET', meta, 'version', 'status', 'confirmed', 'bumps')
+local current = redis.call('HMGET', meta, 'version', 'status', 'confirmed', 'bumps', 'head', 'expires')
 if not current[1] then return {'missing'} end
 if ARGV[10] ~= '' and (current[4] or '0') ~= ARGV[10] then return {'bumped'} end
 local known = redis.call('HGET', commands, ARGV[2])
@@ -127,8 +146,12 @@ local version = tonumber(current[1])
 local conflict = {'conflict', version, tonumber(current[3] or current[1])}
 if version ~= tonumber(ARGV[1]) then return conflict end
 if ARGV[9] ~= '' and version > 0 then
-  local head = redis.call('XRANGE', events, version .. '-0', version .. '-0')
-  if #head == 0 or redis.sha1hex(head[1][2][2]) ~= ARGV[9] then return conflict end
+  local head = current[5]  -- the SHA-1 of the last event (a game stored before it was kept: read it)
+  if not head then
+    local entry = redis.call('XRANGE', events, version .. '-0', version .. '-0')
+    head = #entry > 0 and redis.sha1hex(entry[1][2][2]) or ''
+  end
+  if head ~= ARGV[9] then return conflict end
 end
 local first = version + 1
 for i = 13, #ARGV do
@@ -136,9 +159,13 @@ for i = 13, #ARGV do
   redis.call('XADD', events, version .. '-0', 'd', ARGV[i])
 end
 redis.call('HSET', commands, ARGV[2], first .. ' ' .. version .. ' ' .. ARGV[3])
-redis.call('HSET', meta, 'version', version, 'status', ARGV[4], 'summary', ARGV[5], 'updated_at', ARGV[6],
-  'review_at', ARGV[11])
-expire_game({meta, events, commands, KEYS[5]}, tonumber(ARGV[12]))
+local fields = {'version', version, 'status', ARGV[4], 'summary', ARGV[5], 'updated_at', ARGV[6],
+  'review_at', ARGV[11]}
+if #ARGV >= 13 then table.insert(fields, 'head'); table.insert(fields, redis.sha1hex(ARGV[#ARGV])) end
+local expires = expiry(tonumber(ARGV[12]), current[6])
+if expires then table.insert(fields, 'expires'); table.insert(fields, expires) end
+redis.call('HSET', meta, unpack(fields))
+if expires then expire_game({meta, events, commands, KEYS[5]}, expires) end
 if ARGV[7] == '1' then
   -- a game stored before writes waited for replicas: all it had is shown
   if not current[3] then redis.call('HSET', meta, 'confirmed', ARGV[1]) end
@@ -357,7 +384,7 @@ KEEP = Script(
     + _EXPIRE_GAME
     + """
 if redis.call('HEXISTS', KEYS[1], 'kind') == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'review_at', ARGV[1])
+redis.call('HSET', KEYS[1], 'review_at', ARGV[1], 'expires', ARGV[2])
 expire_game(KEYS, tonumber(ARGV[2]))
 return 1
 """,
