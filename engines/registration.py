@@ -16,7 +16,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
@@ -29,6 +29,10 @@ AnyEngine = Engine[Any, Any, Any, Any, Any]
 
 S = TypeVar("S")
 C = TypeVar("C", bound=Message)
+V = TypeVar("V", bound=int)
+
+if TYPE_CHECKING:  # the generated enums' wrapper, typed by the stubs only
+    from google.protobuf.internal.enum_type_wrapper import _EnumTypeWrapper
 
 # A view as plain text for `ludotheque play` and `ludotheque replay`: (the game's View,
 # the seats, the reader's seat or None) -> lines of text.
@@ -37,13 +41,30 @@ TextRenderer = Callable[[Any, Sequence[game_pb2.Seat], int | None], str]
 Player = Callable[[S, int, list[C], random.Random], C]
 
 
+def unknown_value(enum: _EnumTypeWrapper[V]) -> V:
+    """A value the generated `enum` does not have, for a command universe's refused
+    commands (a client may send any number)."""
+    return cast(V, max(enum.values()) + 1)
+
+
+@dataclass(frozen=True)
+class Move(Generic[S, C]):
+    """One command played, as `Proof.reveals` reads it."""
+
+    before: S  # the state the command was decided in
+    seat: int  # the seat that sent it
+    command: C
+    after: S  # the state once its events are applied
+
+
 @dataclass(frozen=True)
 class Proof(Generic[S, C]):
     """What the property suite checks a game against, from its rulebook rather than
     from its rules' code: at every step of random games, the conserved items are all
     there, the game ends exactly when `outcome` says, every legal command is accepted
-    and every other command of `command_universe` refused, and no viewer tells apart
-    two states that `perturb` makes differ only in what it may not know."""
+    and every other command of `command_universe` refused, no viewer tells apart two
+    states that `perturb` makes differ only in what it may not know, and a command
+    tells a viewer nothing hidden beyond what `reveals` says it shows."""
 
     # The items that never appear or vanish (cards, tiles), wherever they are in a state.
     inventory: Callable[[S], Counter[Hashable]]
@@ -51,6 +72,12 @@ class Proof(Generic[S, C]):
     command_universe: Callable[[S], Sequence[C]]
     # A state that differs from the one given only in what the viewer may not know.
     perturb: Callable[[S, Viewer, random.Random], S]
+    # What a move shows a viewer that the viewer may not have known, as the rulebook
+    # says (the card it draws, a face turned up for all, what the end turns over), as
+    # any value; None: nothing. From two states `perturb` made, the same move decided
+    # with the same randomness, showing the viewer the same in both, must give it the
+    # same events, in the same words, and the same view after.
+    reveals: Callable[[Move[S, C], Viewer], Hashable]
     # The rulebook's end condition read from a state: None while the game goes on,
     # else the winning seats (none: everybody lost).
     outcome: Callable[[S], tuple[int, ...] | None]

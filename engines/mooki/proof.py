@@ -1,8 +1,8 @@
 """What the property suite proves of Mooki Island (engines/registration.py's Proof),
 from the rulebooks rather than from engines/mooki/rules.py: the 36 cards are all
 somewhere, the game ends when the rulebooks say with the winner they say, which
-commands one could send, and which states a viewer cannot tell apart. Read by the
-tests only (tests/support/engine_properties.py), never by the rules."""
+commands one could send, which states a viewer cannot tell apart, and what a move
+shows. Read by the tests only (tests/support/engine_properties.py), never by the rules."""
 
 from __future__ import annotations
 
@@ -10,14 +10,13 @@ import random
 from collections import Counter
 from collections.abc import Hashable
 from dataclasses import replace
-from typing import cast
 
 from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines.contract import Viewer
 from engines.mooki.cards import FAMILIES, FamilyId
 from engines.mooki.state import Drawn, MookiState, PileCard
-from engines.registration import Proof
+from engines.registration import Move, Proof, unknown_value
 
 
 def draw(pile: int) -> pb.Command:
@@ -79,7 +78,7 @@ def inventory(state: MookiState) -> Counter[Hashable]:
 
 def command_universe(state: MookiState | None) -> list[pb.Command]:
     """Every Mooki move one could send, legal or not (the same in every state)."""
-    unknown_side = cast(pb.Side.ValueType, 9)  # a value the enum does not have
+    unknown_side = unknown_value(pb.Side)
     commands = [draw(0), draw(1), draw(2), draw(7)]
     commands += [place(side) for side in (pb.SIDE_SHOWN, pb.SIDE_HIDDEN, pb.SIDE_UNSPECIFIED, unknown_side)]
     commands += [discard(family) for family in (pb.FAMILY_UNSPECIFIED, *FAMILIES)]
@@ -131,6 +130,24 @@ def perturb(state: MookiState, viewer: Viewer, rng: random.Random) -> MookiState
     return replace(state, piles=tuple(piles), drawn=drawn)
 
 
+def reveals(move: Move[MookiState, pb.Command], viewer: Viewer) -> Hashable:
+    """What a move shows, as the rulebooks tell it. A draw turns up the next card of
+    its pile for all ("Robin takes the Spider that was revealed when Victoria took her
+    card"), and shows the drawer the other side ("after looking at both sides of the
+    card"); placing shows everyone the side chosen ("choose one side"): news to them
+    when it is the side that lay underneath. Nothing else is ever turned over: the end
+    sorts the collections "on the same side. No flipping cards!"."""
+    before, command = move.before, move.command
+    if command.HasField("draw") and command.draw.pile < len(before.piles):
+        pile = before.piles[command.draw.pile]
+        turned_up = pile[1].shown if len(pile) > 1 else None
+        return (turned_up, pile[0].hidden if viewer.is_seat(move.seat) and pile else None)
+    drawn = before.drawn
+    if command.HasField("place") and command.place.side == pb.SIDE_HIDDEN and drawn is not None:
+        return None if viewer.is_seat(drawn.seat) else drawn.card.hidden
+    return None
+
+
 _STAR_TABLES = (pb.STAR_TABLE_UNSPECIFIED, pb.STAR_TABLE_GUIDE, pb.STAR_TABLE_ENGLISH_EXAMPLE)
 
 
@@ -146,6 +163,7 @@ PROOF: Proof[MookiState, pb.Command] = Proof(
     inventory=inventory,
     command_universe=command_universe,
     perturb=perturb,
+    reveals=reveals,
     outcome=rulebook_outcome,
     max_events=36 * 2 + 4,  # a draw and a place per card, then the scoring
     random_options=random_options,

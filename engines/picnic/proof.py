@@ -1,8 +1,8 @@
 """What the property suite proves of Le pique-nique de Facteur Souris
 (engines/registration.py's Proof), from the rulebook rather than from
 engines/picnic/rules.py: every tile is somewhere, the game is won or lost when the
-rulebook says, which commands one could send, and which states a viewer cannot tell
-apart. Read by the tests only (tests/support/engine_properties.py), never by the rules."""
+rulebook says, which commands one could send, which states a viewer cannot tell
+apart, and what a move shows. Read by the tests only (tests/support/engine_properties.py), never by the rules."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from engines.contract import Viewer
 from engines.picnic.bots import greedy_bot
 from engines.picnic.engine import ENGINE
 from engines.picnic.state import PicnicState
-from engines.registration import Proof
+from engines.registration import Move, Proof
 
 PLAIN, ENVELOPE = pb.TILE_BACK_PLAIN, pb.TILE_BACK_ENVELOPE
 LAPIN = 0  # the first friend
@@ -132,6 +132,21 @@ def perturb(state: PicnicState, viewer: Viewer, rng: random.Random) -> PicnicSta
     return replace(state, lid=tuple(lid))
 
 
+def reveals(move: Move[PicnicState, pb.Command], viewer: Viewer) -> Hashable:
+    """What a move shows, as the rulebook tells it: a draw turns a tile of the lid over
+    for all (« le joueur actif pioche une tuile dans le couvercle et applique son
+    effet »: a Rain tile goes back « à l'endroit où elle a été piochée », seen); and
+    when the game « s'arrête immédiatement », won or lost, the lid is turned over
+    (seeds/picnic/RULES.md): every face and where it lay. No other move turns a
+    tile: Facteur Souris, the friends, the Tent and the Dragon are on the board."""
+    before, command = move.before, move.command
+    if rulebook_outcome(move.after) is not None:
+        return before.lid
+    if command.HasField("draw") and command.draw.place < len(before.lid):
+        return before.lid[command.draw.place]
+    return None
+
+
 def sensible(state: PicnicState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
     """Mostly the greedy bot, sometimes any legal move: games that are won as
     well as lost, through every kind of move."""
@@ -167,6 +182,7 @@ PROOF: Proof[PicnicState, pb.Command] = Proof(
     inventory=inventory,
     command_universe=command_universe,
     perturb=perturb,
+    reveals=reveals,
     outcome=rulebook_outcome,
     # A turn makes a handful of events and removes a tile for good, unless it is a
     # Rain tile going back; a random player picks a Rain place rarely enough.

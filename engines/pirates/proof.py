@@ -1,7 +1,7 @@
 """What the property suite proves of Pirates & Compagnie (engines/registration.py's
 Proof), from the rulebook rather than from engines/pirates/rules.py: the 52 cards are
-all somewhere, the first ship at the island wins, which commands one could send, and
-which states a viewer cannot tell apart. Read by the tests only
+all somewhere, the first ship at the island wins, which commands one could send,
+which states a viewer cannot tell apart, and what a move shows. Read by the tests only
 (tests/support/engine_properties.py), never by the rules."""
 
 from __future__ import annotations
@@ -11,14 +11,13 @@ import random
 from collections import Counter
 from collections.abc import Hashable
 from dataclasses import replace
-from typing import cast
 
 from ludotheque.pirates.v1 import pirates_pb2 as pb
 
 from engines.contract import Viewer
 from engines.pirates.cards import COLOURS, PARROT, SPECIAL_KINDS, Card, ColourId
 from engines.pirates.state import PiratesState
-from engines.registration import Proof
+from engines.registration import Move, Proof, unknown_value
 
 FLOWER, SQUARE, CIRCLE, STAR = COLOURS
 
@@ -67,7 +66,7 @@ def inventory(state: PiratesState) -> Counter[Hashable]:
     return items
 
 
-UNKNOWN_COLOUR = cast(pb.Colour.ValueType, 9)
+UNKNOWN_COLOUR = unknown_value(pb.Colour)
 
 
 @functools.cache
@@ -123,6 +122,24 @@ def perturb(state: PiratesState, viewer: Viewer, rng: random.Random) -> PiratesS
     return replace(state, draw_pile=draw_pile, hands=tuple(hands), drawn=drawn)
 
 
+def reveals(move: Move[PiratesState, pb.Command], viewer: Viewer) -> Hashable:
+    """What a move shows, as the rulebook tells it: a card laid is seen by all (the
+    command names it: nothing to declare); the cards a player draws ("piocher une
+    carte", two for a Bottle, one for a forgotten "ohé !") are seen by that player only,
+    and by everyone "en jouant avec les cartes visibles" (open hands). A new round is
+    dealt from all the cards shuffled ("Mélanger toutes les cartes et distribuer"):
+    nothing hidden before shows in it."""
+    before, after, seat = move.before, move.after, move.seat
+    if before.options is None or after.round != before.round:
+        return None
+    if not (before.options.open_hands or viewer.is_seat(seat)):
+        return None
+    # The cards drawn, in the order drawn: from the top of the draw pile (and then
+    # from the discard pile shuffled, no secret: it was laid face up).
+    drawn = sum((Counter(after.hands[seat]) - Counter(before.hands[seat])).values())
+    return before.draw_pile[:drawn]
+
+
 def lively(state: PiratesState, seat: int, legal: list[pb.Command], rng: random.Random) -> pb.Command:
     """A random player who lays a card three times out of four when one is legal: a
     uniformly random player draws so often that rounds last hundreds of moves."""
@@ -173,6 +190,7 @@ PROOF: Proof[PiratesState, pb.Command] = Proof(
     inventory=inventory,
     command_universe=command_universe,
     perturb=perturb,
+    reveals=reveals,
     outcome=rulebook_outcome,
     max_events=EVENTS_PER_ROUND * 5,  # at most 2 spaces to sail, 4 seats: at most 5 rounds
     random_options=random_options,

@@ -1,13 +1,17 @@
 """Every registered game under the same proof (tests/support/engine_properties.py),
 from what its registration declares (engines/<kind>/proof.py): random games with
-random options and seats, through legal_commands, keep every rule; they end, conserve
-their items and replay; bots play legal moves on what their seat knows; the suite's
-perturbation really changes what a viewer may not know. No game opts in: a folder of
-engines/ is tested here as soon as it registers (its example's too)."""
+random options and seats, through legal_commands, keep every rule (no viewer learns
+from a view, a move's events or their words more than the registration's `reveals`
+says the move shows it); they end, conserve their items and replay; bots play legal
+moves on what their seat knows; the suite's perturbation really changes what a viewer
+may not know, its events check compares worlds that differ, and catches a redaction
+that leaks. No game opts in: a folder of engines/ is tested here as soon as it
+registers (its example's too)."""
 
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -15,14 +19,15 @@ from google.protobuf.message import Message
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engines.contract import Viewer
-from engines.registry import GAMES
+from engines.contract import SeatInfo, Viewer
+from engines.registry import GAMES, AnyEngine
 from tests.support.engine_properties import (
     check_bots_see_only_their_seat,
     check_random_game,
     deal,
     random_seats,
     spec,
+    viewers,
 )
 from tests.support.kinds import EVERY_KIND
 
@@ -94,9 +99,12 @@ def test_bots_decide_only_on_what_their_seat_knows(kind: str, seed: int, data: s
 
 
 @pytest.mark.parametrize("kind", EVERY_KIND)
-def test_the_perturbation_really_changes_what_a_spectator_may_not_know(kind: str) -> None:
+@pytest.mark.parametrize("viewer", [Viewer.spectator(), Viewer.player(0)], ids=["spectator", "seat 0"])
+def test_the_perturbation_really_changes_what_a_viewer_may_not_know(kind: str, viewer: Viewer) -> None:
     """The views' check is worth something only if the other world differs: for a
-    spectator, in most states of a game's start, it must."""
+    spectator and for a seat, in most states of a game's start, it must. (That it
+    changes nothing the viewer may know, and keeps every item, the suite checks at
+    every step; that the admin knows everything, too.)"""
     game = GAMES[kind]
     changed = tried = 0
     for seed in range(10):
@@ -105,5 +113,55 @@ def test_the_perturbation_really_changes_what_a_spectator_may_not_know(kind: str
         rng = random.Random(seed)
         for _ in range(3):
             tried += 1
-            changed += game.proof.perturb(state, Viewer.spectator(), rng) != state
+            changed += game.proof.perturb(state, viewer, rng) != state
     assert changed >= 0.6 * tried, f"perturb changed {changed} of {tried} dealt states"
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+def test_the_events_check_compares_worlds_that_differ(kind: str) -> None:
+    """The events' check (two viewers a move) is worth something only if the worlds it
+    compares differ: in a fair share of the moves they must (measured, a viewer's moves:
+    a third for highlow, whose every call shows the next card; about two thirds for the
+    others)."""
+    compared = moves = 0
+    for seed in range(3):
+        options, seats = random_game(kind, seed)
+        played = check_random_game(spec(kind), options, seats, seed, GAMES[kind].proof.player)
+        compared, moves = compared + played.worlds_compared, moves + len(played.commands)
+    assert compared >= 0.2 * 2 * moves, f"{compared} comparisons in other worlds for {moves} moves"
+
+
+class ShowingEverything:
+    """An engine whose redaction shows every event whole to every viewer, as a leaky
+    one would: otherwise the engine it wraps."""
+
+    def __init__(self, engine: AnyEngine) -> None:
+        self._engine = engine
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def redact(self, event: Message, viewer: Viewer) -> Message:
+        return event
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+def test_a_redaction_that_leaks_a_move_is_caught(kind: str) -> None:
+    """The events' check can fail: an engine whose moves' events hide something from
+    some viewer (its cards drawn) fails it once its redaction shows them to all. A
+    game whose moves hide nothing (every secret in its deal) has nothing to leak."""
+    game = GAMES[kind]
+    options, seats = game.engine.options_type(), [SeatInfo()] * max(game.engine.min_seats, 2)
+    played = check_random_game(spec(kind), options, seats, 0, game.proof.player, every_step=False)
+    dealt = next(i for i, state in enumerate(played.states) if game.engine.status(state).to_act)
+    hiding = [
+        event
+        for event in played.events[dealt + 1 :]
+        for viewer in viewers(len(seats))
+        if game.engine.redact(event, viewer) != event
+    ]
+    if not hiding:
+        pytest.skip(f"{kind}'s moves hide nothing: its secrets are all in its deal")
+    leaky = replace(spec(kind), engine=ShowingEverything(game.engine))
+    with pytest.raises(AssertionError, match="can tell from the events"):
+        check_random_game(leaky, options, seats, 0, game.proof.player)

@@ -1,7 +1,7 @@
 """The picnic's own property tests, besides the suite every game passes
 (tests/engines/test_properties.py, from engines/picnic/proof.py): its random games
-are won as well as lost, and a two-worlds test that redacted events reveal no face
-lying in the lid."""
+are won as well as lost; a two-worlds test of its deal, which the suite's two-worlds
+check of every move cannot change; and the end turning the lid over."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ from typing import cast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from ludotheque.picnic.v1 import picnic_pb2 as pb
+from ludotheque.v1 import game_pb2
 
 from engines.contract import SeatInfo, Viewer, fold
 from engines.picnic import ENGINE
 from engines.picnic.proof import perturb, sensible
 from engines.picnic.tiles import Tile
-from tests.picnic.helpers import dealt
-from tests.support.engine_properties import check_random_game, replay_in_two_worlds, spec
+from service.app.model import envelopes
+from service.app.views import views
+from tests.support.engine_properties import AUDIENCES, check_random_game, spec
 
 SPEC = spec("picnic")
 
@@ -64,71 +66,48 @@ def test_random_games_are_won_as_well_as_lost() -> None:
 
 
 @given(seed=seeds, viewer_seat=st.sampled_from([0, 1, None]), options=options)
-def test_redacted_events_are_the_same_in_worlds_the_viewer_cannot_tell_apart(
+def test_the_deal_reads_the_same_in_worlds_the_viewer_cannot_tell_apart(
     seed: int, viewer_seat: int | None, options: pb.Options
 ) -> None:
-    """Play a game (world A). Build world B from A's deal by shuffling the tiles
-    that were never drawn among their places with the same back. Replay the same
-    moves in B: every viewer but the admin gets identical redacted events and
-    views, while the admin's deal differs whenever a face moved; until the last
-    move, which ends the game and turns the lid over for everyone: then only the
-    faces it reveals differ, each world showing its own."""
+    """The suite's two-worlds check of every move (tests/engines/test_properties.py)
+    decides both worlds with the same randomness, so they share every deal: the deal
+    is proved here. World B is dealt the lid of world A perturbed as the suite does
+    (engines/picnic/proof.py: the faces shuffled among places with the same back): the
+    viewer must read the same deal, in the same words, while the admin reads another
+    whenever a face moved."""
     viewer = Viewer.spectator() if viewer_seat is None else Viewer.player(viewer_seat)
-    played = check_random_game(SPEC, options, [SeatInfo(), SeatInfo()], seed, sensible, every_step=False)
-    deal = cast(pb.Event, played.events[0])
-    drawn_places = {e.tile_drawn.place for e in cast(list[pb.Event], played.events) if e.HasField("tile_drawn")}
-    rng = random.Random(seed)
+    seats = [SeatInfo(), SeatInfo()]
+    (deal,) = ENGINE.setup(ENGINE.resolve_options(options, seats), seats, random.Random(seed))
+    state = fold(ENGINE, [deal])
+    other = perturb(state, viewer, random.Random(seed))
     world_b = pb.Event()
     world_b.CopyFrom(deal)
-    lid = world_b.game_started.lid
-    for back in (pb.TILE_BACK_PLAIN, pb.TILE_BACK_ENVELOPE):
-        places = [p for p, tile in enumerate(lid) if tile.back == back and p not in drawn_places]
-        faces = [pb.Tile().FromString(lid[p].tile.SerializeToString()) for p in places]
-        rng.shuffle(faces)
-        for p, face in zip(places, faces, strict=True):
-            lid[p].tile.CopyFrom(face)
-
-    state_a, state_b = fold(ENGINE, [deal]), fold(ENGINE, [world_b])
+    for place, tile in zip(world_b.game_started.lid, other.lid, strict=True):
+        assert tile is not None
+        place.tile.CopyFrom(tile.to_proto())
+    assert fold(ENGINE, [world_b]) == other
     assert ENGINE.redact(deal, viewer) == ENGINE.redact(world_b, viewer)
-    assert ENGINE.redact(deal, Viewer.admin()) != ENGINE.redact(world_b, Viewer.admin()) or deal == world_b
-    moves = [(seat, command, 0) for seat, command in played.commands]
-    state_a, state_b, _ = replay_in_two_worlds(ENGINE, state_a, state_b, moves[:-1], viewer)
-    assert ENGINE.view(state_a, viewer) == ENGINE.view(state_b, viewer)
-    seat, command = played.commands[-1]
-    assert isinstance(command, pb.Command)
-    last_a = ENGINE.decide(state_a, seat, command, random.Random(0))
-    last_b = ENGINE.decide(state_b, seat, command, random.Random(0))
-    assert [_unrevealed(ENGINE.redact(e, viewer)) for e in last_a] == [
-        _unrevealed(ENGINE.redact(e, viewer)) for e in last_b
-    ]
-    for state, last in ((state_a, last_a), (state_b, last_b)):
-        final = fold(ENGINE, last, state)
-        end = last[-1].game_won if last[-1].HasField("game_won") else last[-1].game_lost
-        assert ENGINE.redact(last[-1], viewer) == last[-1]  # public: the table turns the lid over
-        in_lid = {place: tile for place, tile in enumerate(final.lid) if tile is not None}
-        assert {r.place: Tile.from_proto(r.tile) for r in end.revealed} == in_lid
+    for audience in AUDIENCES:
+        described = [
+            views.redact(ENGINE, envelopes.wrap(game_pb2.Event, "picnic", e), viewer, audience) for e in (deal, world_b)
+        ]
+        assert described[0] == described[1]
+    assert (ENGINE.redact(deal, Viewer.admin()) != ENGINE.redact(world_b, Viewer.admin())) == (other != state)
+
+
+@settings(max_examples=max(EXAMPLES // 4, 10))
+@given(seed=seeds, options=options)
+def test_the_end_turns_the_lid_over_for_everyone(seed: int, options: pb.Options) -> None:
+    """What the suite's `reveals` declares of the last move: the game's end (won or
+    lost) says which face lay at each place still occupied, and every viewer's view
+    shows the lid as the admin's does."""
+    played = check_random_game(SPEC, options, [SeatInfo(), SeatInfo()], seed, sensible, every_step=False)
+    end = cast(pb.Event, played.events[-1])
+    before, final = played.states[-2], played.states[-1]
+    ended = end.game_won if end.HasField("game_won") else end.game_lost
+    in_lid = {place: tile for place, tile in enumerate(final.lid) if tile is not None}
+    assert {r.place: Tile.from_proto(r.tile) for r in ended.revealed} == in_lid
+    assert before.result is None
+    for viewer in (Viewer.spectator(), Viewer.player(0), Viewer.player(1)):
+        assert ENGINE.redact(end, viewer) == end, "public: the table turns the lid over"
         assert ENGINE.view(final, viewer).lid == ENGINE.view(final, Viewer.admin()).lid
-
-
-def _unrevealed(event: pb.Event | None) -> pb.Event:
-    """The event without the faces turned over at the end of the game."""
-    assert event is not None
-    copy = pb.Event()
-    copy.CopyFrom(event)
-    if copy.HasField("game_won"):
-        copy.game_won.ClearField("revealed")
-    if copy.HasField("game_lost"):
-        copy.game_lost.ClearField("revealed")
-    return copy
-
-
-def test_perturb_really_changes_hidden_things() -> None:
-    """The perturbation behind the view checks must not be a no-op."""
-    state = dealt(pb.Options(trap_rain=True))
-    changed = [perturb(state, Viewer.spectator(), random.Random(i)) != state for i in range(20)]
-    assert sum(changed) >= 18
-    assert perturb(state, Viewer.admin(), random.Random(0)) == state
-    for i in range(20):
-        other = perturb(state, Viewer.player(0), random.Random(i))
-        assert other.backs == state.backs
-        assert [t.back for t in other.lid if t] == [t.back for t in state.lid if t]

@@ -9,9 +9,12 @@ over exactly when the rulebook's end condition holds, with its winners (the game
 `outcome`, written in its tests from the state, never asking the engine); every legal
 command is accepted; every other command of the game's command universe, from any
 seat, is refused with RuleViolation and leaves the state as it was; each viewer's view
-is the same in a state perturbed in what that viewer may not know; the past read
-again (`recall`, the memory rule's) shows an event exactly when `redact` does, never
-changes it, and the present read again is the present. At the end: the game ended
+is the same in a state perturbed in what that viewer may not know; a legal command,
+decided there and in the perturbed state with the same randomness, gives the viewer
+the same redacted events, in the same words, the same moves told and the same view
+after, unless the game's `reveals` says the command shows it something that differs
+between the two; the past read again (`recall`, the memory rule's) shows an event
+exactly when `redact` does, never changes it, and the present read again is the present. At the end: the game ended
 within its bound, replaying the serialised events gives the live state, and the game
 stopped half way at an event limit is over for everyone."""
 
@@ -28,6 +31,7 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
 from engines.contract import RuleViolation, SeatInfo, Viewer, fold
+from engines.registration import Move
 from engines.registry import GAMES, AnyEngine
 from service.app.model import envelopes
 from service.app.views import views
@@ -43,6 +47,7 @@ class GameSpec:
     inventory: Callable[[Any], Counter[Hashable]]  # the conserved items in a state
     command_universe: Callable[[Any], Sequence[Message]]  # legal and illegal commands alike
     perturb: Callable[[Any, Viewer, random.Random], Any]  # changes only what the viewer cannot know
+    reveals: Callable[[Move[Any, Any], Viewer], Hashable]  # what a move shows the viewer
     max_events: int
     # The rulebook's end condition, read from a state where a move is awaited or the
     # game is over: None while the game must go on, else the winning seats.
@@ -58,6 +63,7 @@ def spec(kind: str) -> GameSpec:
         inventory=proof.inventory,
         command_universe=proof.command_universe,
         perturb=proof.perturb,
+        reveals=proof.reveals,
         max_events=proof.max_events,
         outcome=proof.outcome,
     )
@@ -74,6 +80,9 @@ class PlayedGame:
     events: list[Message] = field(default_factory=list)
     states: list[Any] = field(default_factory=list)  # the state after each event
     commands: list[tuple[int, Message]] = field(default_factory=list)
+    # How often a move's events were compared in two worlds that differed (the
+    # events check's worth: tests/engines/test_properties.py).
+    worlds_compared: int = 0
 
 
 def viewers(seat_count: int) -> list[Viewer]:
@@ -123,6 +132,7 @@ def check_random_game(
         assert legal, f"seat {seat} must act but has no legal command"
         if every_step:
             _check_commands(spec, state, len(seats), rng)
+            played.worlds_compared += check_events_hide_secrets(spec, state, seat, len(seats), rng)
         command = choose(state, seat, legal, rng) if choose else rng.choice(legal)
         events = engine.decide(state, seat, command, random.Random(rng.random()))
         assert events, "an accepted command must produce events"
@@ -269,6 +279,68 @@ def replay_in_two_worlds(
             state_a, state_b = engine.evolve(state_a, event_a), engine.evolve(state_b, event_b)
     assert engine.status(state_b) == engine.status(state_a)
     return state_a, state_b, events_differ
+
+
+# How many other worlds the events check tries per viewer and step before it finds
+# one where the move shows the same (a card drawn seldom lies the same in both).
+TRIES = 3
+
+
+def check_events_hide_secrets(spec: GameSpec, state: Any, seat: int, seat_count: int, rng: random.Random) -> int:
+    """For the seat to act and one other viewer (a seat or a spectator, at random: every
+    viewer would double the suite's time): a state perturbed in what the viewer may not
+    know, and a command legal for `seat` in both, decided in both with the same
+    randomness, that shows the viewer the same in both (`spec.reveals`); the viewer
+    must get the same redacted events and the same words for them (each envelope as the
+    service describes it, in a language drawn at random), be told the same moves before
+    it, and see the same view after. A few tries per viewer; returns how many
+    comparisons were made in worlds that differed."""
+    engine = spec.engine
+    legal = engine.legal_commands(state, seat)
+    compared = 0
+    others = [viewer for viewer in viewers(seat_count) if not viewer.is_seat(seat)]
+    for viewer in (Viewer.player(seat), rng.choice(others)):
+        for _ in range(TRIES):
+            other = spec.perturb(state, viewer, rng)
+            legal_there = {c.SerializeToString(deterministic=True) for c in engine.legal_commands(other, seat)}
+            shared = [c for c in legal if c.SerializeToString(deterministic=True) in legal_there]
+            if not shared:
+                continue
+            command, seed = rng.choice(shared), rng.random()
+            events = engine.decide(state, seat, command, random.Random(seed))
+            events_there = engine.decide(other, seat, command, random.Random(seed))
+            after, after_there = fold(engine, events, state), fold(engine, events_there, other)
+            shown = spec.reveals(Move(state, seat, command, after), viewer)
+            if shown != spec.reveals(Move(other, seat, command, after_there), viewer):
+                continue  # the command shows the viewer what tells the worlds apart
+            told = (state, events, after), (other, events_there, after_there)
+            _assert_told_alike(engine, *told, viewer, rng.choice(AUDIENCES))
+            compared += other != state
+            break
+    return compared
+
+
+def _assert_told_alike(
+    engine: AnyEngine,
+    here: tuple[Any, list[Any], Any],
+    there: tuple[Any, list[Any], Any],
+    viewer: Viewer,
+    audience: Audience,
+) -> None:
+    """The viewer is told the same of a move in two worlds, each given as (the state
+    before, the move's events, the state after), in the words of `audience`."""
+    (before, events, after), (before_there, events_there, after_there) = here, there
+    told = views.legal_commands(engine, before, viewer, audience)
+    assert told == views.legal_commands(engine, before_there, viewer, audience), f"{viewer}'s moves tell"
+    redacted = [engine.redact(event, viewer) for event in events]
+    redacted_there = [engine.redact(event, viewer) for event in events_there]
+    assert redacted == redacted_there, f"{viewer} can tell from the events: {redacted} or {redacted_there}"
+    described, described_there = (
+        [views.redact(engine, envelopes.wrap(game_pb2.Event, engine.kind, e), viewer, audience) for e in side]
+        for side in (events, events_there)
+    )
+    assert described == described_there, f"{viewer} can tell from the events' words"
+    assert engine.view(after, viewer) == engine.view(after_there, viewer), f"{viewer} can tell from the view after"
 
 
 def _check_commands(spec: GameSpec, state: Any, seat_count: int, rng: random.Random) -> None:

@@ -1,0 +1,60 @@
+"""The example game of docs/NEW_GAME.md (Higher or Lower, `highlow`) in a real browser,
+as the guide's last step promises: on a server that serves the example games, the
+lobby offers it, and a whole game against the greedy bot is played by clicking the
+choices of the generic board (the web app has no board of its own for it), with
+screenshots at its start, middle and end and axe-core on each; the log is the game's
+events, once each, in the server's words."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from ludotheque import Client
+from ludotheque.v1 import game_pb2
+
+from tests.support.browser import Page
+from tests.support.server import ServerProcess, watched_server
+from tests.web.playing import (
+    assert_accessible,
+    assert_the_log_is_the_games,
+    open_as_seat,
+    play_by_clicking,
+    wait_for_a_turn,
+)
+
+KIND = "highlow"
+WIDE = (1366, 768)  # a laptop's screen: every step must fit it (play_by_clicking's `fits`)
+CALLS = 19  # the deal turns one card of 20 up; each call turns the next
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ServerProcess]:
+    """This module's server serves the example games too (and only it, in tests/web/)."""
+    with watched_server(["--example-games"]) as process:
+        yield process
+
+
+def test_higher_or_lower_is_played_to_its_end_by_clicking_the_generic_board(
+    clean_page: Page, server: ServerProcess
+) -> None:
+    page = clean_page
+    page.goto(f"{server.http}/")
+    page.wait_for(f"form.new-game input[value={KIND}]")  # the lobby offers the example
+    with Client(server.target) as lobby:
+        created = lobby.create_game(KIND, [{"name": "Cléo"}, {"name": "Robin", "bot": "greedy"}])
+    open_as_seat(page, server.http, created.game_id, [{"seat": 0, "name": "Cléo", "token": created.seat_tokens[0]}])
+    assert wait_for_a_turn(page) == "move"  # seat 0 calls first
+    page.wait_for(f".play-board .generic-board[data-kind={KIND}]")
+    assert page.evaluate("document.querySelectorAll('.play-board [data-choice]').length") == 2  # higher, lower
+    assert_accessible(page)
+    page.screenshots("highlow-start")
+    clicks = play_by_clicking(page, seed=5, shots="highlow", middle=4, fits=WIDE)
+    assert clicks == (CALLS + 1) // 2  # seat 0 calls first, then every other card
+    with Client(server.target) as lobby:
+        game = lobby.get_game(created.game_id)
+    assert game.status == game_pb2.GAME_STATUS_FINISHED
+    assert page.text(".outcome-text").strip()
+    assert_the_log_is_the_games(page, server, created.game_id, created.seat_tokens[0])
+    assert_accessible(page)
+    page.screenshots("highlow-end")
