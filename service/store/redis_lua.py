@@ -69,13 +69,16 @@ EXPIRY_SLACK_MS = 3600 * 1000
 # changes nothing) and sets none while the time set (the meta's `expires`) covers the one
 # asked, and is not more than two hours past it (a shorter setting comes through).
 # `expiry` says what to set (false: nothing); `kept`: the meta's `expires`.
-_EXPIRE_GAME = """
+_EXPIRE_GAME = (
+    """
 local function expire_game(keys, expire)
   for _, key in ipairs(keys) do
     if expire > 0 then redis.call('PEXPIREAT', key, expire) else redis.call('PERSIST', key) end
   end
 end
-local EXPIRY_SLACK_MS = """ + str(EXPIRY_SLACK_MS) + """
+local EXPIRY_SLACK_MS = """
+    + str(EXPIRY_SLACK_MS)
+    + """
 local function expiry(expire, kept)
   kept = tonumber(kept or '-1')
   if expire == 0 then
@@ -86,6 +89,7 @@ local function expiry(expire, kept)
   return expire + EXPIRY_SLACK_MS
 end
 """
+)
 
 # KEYS: meta, events, filing. ARGV: kind, status, record, summary, now_ms, pending ('1':
 # writes wait for replicas, the game is shown once they confirm it), game_id, listed
