@@ -54,10 +54,11 @@ async def wait_for_calls(counter: redis.Redis, command: str, count: int) -> None
         await asyncio.sleep(0.01)
 
 
-async def idle_calls(redis_server: RedisServer, games: int) -> dict[str, int]:
+async def idle_calls(redis_server: RedisServer, games: int, *, calling: bool = False) -> dict[str, int]:
     """The commands Redis runs over RENEWALS intervals while `games` two-seat games sit
     idle: both seats on one process (which watches them, as their sessions do), watched
-    from another (as the other players' sessions would)."""
+    from another (as the other players' sessions would). `calling`: meanwhile the seats
+    make calls with their tokens, as their sessions' moves do (Viewers.seen)."""
     stores: list[RedisStore]
     counter = redis_server.client()
     async with redis_stores(redis_server.url, 2) as stores:
@@ -72,9 +73,20 @@ async def idle_calls(redis_server: RedisServer, games: int) -> dict[str, int]:
         for watch in watches:
             await sighting_of(watch, (0, 1))
         await wait_for_calls(counter, "evalsha", 2)  # past whatever the connections set off
+
+        async def call() -> None:
+            while True:
+                for game_id in game_ids:
+                    holder.seen(game_id, 0)
+                    holder.seen(game_id, 1)
+                await asyncio.sleep(TTL_MS / 1000 / 10)  # more often than a call's hold is renewed
+
+        calls = asyncio.create_task(call()) if calling else None
         before, started = command_calls(counter), time.monotonic()
         await wait_for_calls(counter, "evalsha", 2 * RENEWALS)  # the two processes' renewals
         after, elapsed = command_calls(counter), time.monotonic() - started
+        if calls is not None:
+            calls.cancel()
         assert await other.online(game_ids[-1]) == (0, 1)
         for watch in watches:
             await watch.aclose()  # type: ignore[attr-defined]
@@ -99,3 +111,13 @@ async def test_idle_seats_cost_redis_one_renewal_per_process_per_interval_whatev
         renewals = calls.get("evalsha", 0)
         assert 2 * RENEWALS <= renewals <= 2 * RENEWALS + 2, calls
         assert calls == {name: per * renewals for name, per in RENEWAL.items()}, calls
+
+
+@pytest.mark.slow
+@async_test
+async def test_a_seat_whose_session_is_open_here_costs_nothing_more_when_it_calls() -> None:
+    """Its moves are calls with its token: the session's holder already keeps it online."""
+    with running_redis() as server:
+        calls = await idle_calls(server, 5, calling=True)
+    renewals = calls.get("evalsha", 0)
+    assert calls == {name: per * renewals for name, per in RENEWAL.items()}, calls

@@ -177,6 +177,8 @@ class Presence:
         if seats is None:
             seats = recent[game_id] = {}
         seats[seat] = now
+        if key in self._sessions:
+            return  # its session's holder keeps it online: its moves cost the store nothing more
         last = self._calls.get(key)
         if last is None or now - last > self.call_ttl_ms // 3:
             self._pending.add(key)
