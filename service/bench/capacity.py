@@ -177,6 +177,21 @@ class _Idle:
     redis_calls_per_seat_minute: float | None
 
 
+SETTLED_SHARE = 0.05  # of a core: the server is done with the joins
+SETTLE_SECONDS = 30.0
+
+
+def _settle(pids: list[int]) -> None:
+    """Waits (up to SETTLE_SECONDS) until the server uses under 5% of a core over half a
+    second: the joins' own work (first views, presence notices) must not count as idle."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while time.monotonic() < deadline:
+        cpu = cpu_seconds(pids)
+        time.sleep(0.5)
+        if cpu_seconds(pids) - cpu < SETTLED_SHARE * 0.5:
+            return
+
+
 def _gather(pool: CrowdPool, settings: CapacitySettings, server: Server, redis: Redis | None, games: int) -> _Idle:
     """Makes the games, joins their seats, and watches them idle."""
     shares = _split(games, len(pool.connections))
@@ -185,7 +200,7 @@ def _gather(pool: CrowdPool, settings: CapacitySettings, server: Server, redis: 
     joined: list[Joined] = pool.order([Join() for _ in shares])
     seats = sum(j.seats for j in joined)
     rss = (rss_bytes(server.pids) - before) / max(seats, 1)
-    time.sleep(1.0)  # the joins' own work (presence notices, first views) settles
+    _settle(server.pids)
     cpu, calls = cpu_seconds(server.pids), redis.calls() if redis else 0
     start = time.monotonic()
     time.sleep(settings.idle_seconds)

@@ -47,6 +47,8 @@ def test_higher_or_lower_is_played_to_its_end_by_clicking_the_generic_board(
     assert wait_for_a_turn(page) == "move"  # seat 0 calls first
     page.wait_for(f".play-board .generic-board[data-kind={KIND}]")
     assert page.evaluate("document.querySelectorAll('.play-board [data-choice]').length") == 2  # higher, lower
+    # A prompt named after a step of another game is not its (Pirates' "call" is ohé!).
+    assert page.text(".play-board .prompt").strip() == "Your move: pick one."
     assert_accessible(page)
     page.screenshots("highlow-start")
     clicks = play_by_clicking(page, seed=5, shots="highlow", middle=4, fits=WIDE)
