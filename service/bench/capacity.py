@@ -73,6 +73,7 @@ class CrowdFigures:
     rss_per_seat: float  # bytes
     idle_cpu_per_seat: float  # server CPU seconds per second per seat
     idle_redis_calls_per_seat_minute: float | None
+    empty_cpu: float  # server CPU seconds per second, its games made and nobody connected
     seconds: float  # the pace window
     moves: int
     errors: int
@@ -175,8 +176,10 @@ class _Idle:
     rss_per_seat: float
     cpu_per_seat: float
     redis_calls_per_seat_minute: float | None
+    empty_cpu: float  # the server's CPU per second with its games made and no seat connected
 
 
+EMPTY_SECONDS = 3.0  # the server watched with its games made, before any seat joins
 SETTLED_SHARE = 0.05  # of a core: the server is done with the joins
 SETTLE_SECONDS = 30.0
 
@@ -196,6 +199,10 @@ def _gather(pool: CrowdPool, settings: CapacitySettings, server: Server, redis: 
     """Makes the games, joins their seats, and watches them idle."""
     shares = _split(games, len(pool.connections))
     pool.order([Games(server.http, settings.kind, share, seed) for seed, share in enumerate(shares)])
+    _settle(server.pids)
+    cpu, start = cpu_seconds(server.pids), time.monotonic()
+    time.sleep(EMPTY_SECONDS)
+    empty = (cpu_seconds(server.pids) - cpu) / (time.monotonic() - start)
     before = rss_bytes(server.pids)
     joined: list[Joined] = pool.order([Join() for _ in shares])
     seats = sum(j.seats for j in joined)
@@ -207,7 +214,7 @@ def _gather(pool: CrowdPool, settings: CapacitySettings, server: Server, redis: 
     seconds = time.monotonic() - start
     idle_cpu = (cpu_seconds(server.pids) - cpu) / seconds / max(seats, 1)
     idle_calls = (redis.calls() - calls) / seconds * 60 / max(seats, 1) if redis else None
-    return _Idle(joined, rss, idle_cpu, idle_calls)
+    return _Idle(joined, rss, idle_cpu, idle_calls, empty)
 
 
 def _pace(
@@ -262,6 +269,7 @@ def measure_crowd(
                     rss_per_seat=idle.rss_per_seat,
                     idle_cpu_per_seat=idle.cpu_per_seat,
                     idle_redis_calls_per_seat_minute=idle.redis_calls_per_seat_minute,
+                    empty_cpu=idle.empty_cpu,
                     seconds=settings.pace_seconds,
                     moves=sum(a.moves for a in answers),
                     errors=sum(a.errors for a in answers),

@@ -231,6 +231,9 @@ class LiveReader:
         (a game to look at: up to the version the store shows, once sure it still has
         what its subscribers were given), and hands them over."""
         looked = [game_id for game_id, version in due.items() if version is LOOK and game_id in self._followed]
+        # What each had been given as the read went out: the store's answer holds at least
+        # that. (This process's own appends may hand later versions over meanwhile.)
+        given = {game_id: self._followed[game_id].version for game_id in looked}
         shown = await self._shown(looked)
         upto: dict[str, int] = {game_id: version for game_id, version in due.items() if version is not LOOK}
         for game_id, version in shown.items():
@@ -239,7 +242,7 @@ class LiveReader:
                 continue
             if version is None:
                 self.end_game(game_id, GameNotFound(game_id))
-            elif version < followed.version:
+            elif version < given[game_id]:
                 self._lost(game_id, version)
             elif version > followed.version:
                 upto[game_id] = version
