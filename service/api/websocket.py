@@ -37,6 +37,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, SpanKind, format_trace_id
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
+from service.api.backpressure import SEND_BUFFER_BYTES
 from service.api.read_receipts import ReadReceipts
 from service.api.rest import bearer_token, error_response, to_json
 from service.api.rpcs import BidiUseCase
@@ -56,10 +57,6 @@ CLOSE_NORMAL = 1000  # the client closed: the session is over
 CLOSE_GOING_AWAY = 1001  # the server is stopping: resume elsewhere
 ERROR_CLOSE_BASE = 4000  # + the gRPC status code: the session ended on that error
 FRAME_HEADER_BYTES = 14  # at most, for a frame the server sends (unmasked)
-# The kernel's send buffer of a session's socket (Linux doubles it). Left to itself it
-# grows to megabytes for a client that stops reading; capped, such a client is noticed
-# (and cut) after a few hundred KiB, while game messages still flow at megabytes a second.
-SEND_BUFFER_BYTES = 128 * 1024
 MAX_REASON_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
 ECHO_MAX_BYTES = 1024  # the echo returns small frames only: a baseline, not a relay
 TRACEPARENT = "traceparent"  # the only query parameter of /v1/play: a browser's W3C trace context
