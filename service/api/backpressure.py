@@ -28,20 +28,24 @@ SEND_BUFFER_BYTES = 128 * 1024
 # asyncio's buffer above the kernel's: past this, a write waits (aiohttp waits for it
 # after every 64 KiB written).
 WRITE_BUFFER_BYTES = 16 * 1024
+DEFAULT_SEND_TIMEOUT = 10.0  # seconds a write may wait for a client that does not read
 
 
 class StalledReader(Exception):
     """A write waited longer than its deadline for a client that does not read."""
 
 
-def cap_buffers(transport: asyncio.BaseTransport | None) -> None:
-    """Caps what `transport` holds for its client: the kernel's send buffer, and asyncio's."""
-    if transport is None:
-        return
-    raw = transport.get_extra_info("socket")
+def cap_send_buffer(transport: asyncio.BaseTransport | None) -> None:
+    """Caps the kernel's send buffer of `transport`'s socket."""
+    raw = transport.get_extra_info("socket") if transport is not None else None
     if raw is not None:
         with contextlib.suppress(OSError):
             raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
+
+
+def cap_buffers(transport: asyncio.BaseTransport | None) -> None:
+    """Caps what `transport` holds for its client: the kernel's send buffer, and asyncio's."""
+    cap_send_buffer(transport)
     if isinstance(transport, asyncio.WriteTransport):
         transport.set_write_buffer_limits(high=WRITE_BUFFER_BYTES)
 

@@ -34,7 +34,7 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
-from service.api.backpressure import StalledReader, cap_buffers, write_within
+from service.api.backpressure import DEFAULT_SEND_TIMEOUT, StalledReader, cap_buffers, write_within
 from service.api.grpc_server import bearer_token
 from service.api.http_body import (
     BodyGone,
@@ -62,7 +62,6 @@ ENVELOPE = struct.Struct(">BI")  # flags, then the message's length (big-endian)
 # How often a silent stream checks that its client is still there: Connect has no
 # keep-alive frame, and a subscription whose client left must not live on.
 GONE_CHECK_SECONDS = 5.0
-DEFAULT_SEND_TIMEOUT = 10.0  # seconds a write may wait for a client that does not read (backpressure.py)
 
 # Connect's codes (gRPC's, in snake case) and the HTTP status a unary error gets.
 HTTP_STATUS: dict[str, int] = {

@@ -14,14 +14,13 @@ from typing import Any
 from aiohttp import web
 from google.protobuf.message import Message
 
-from service.api.backpressure import StalledReader, cap_buffers, write_within
+from service.api.backpressure import DEFAULT_SEND_TIMEOUT, StalledReader, cap_buffers, write_within
 from service.api.locales import fill_locale
 from service.api.rest import Handler, Transcoder, bearer_token, error_response, to_json
 from service.api.rpcs import StreamUseCase
 from service.app.model.errors import ServiceError, invalid_argument, status_of
 
 HEARTBEAT_SECONDS = 15.0
-DEFAULT_SEND_TIMEOUT = 10.0  # seconds a write may wait for a client that does not read
 MAX_VERSION = (1 << 64) - 1  # versions are uint64
 MAX_VERSION_DIGITS = len(str(MAX_VERSION))
 # A server-streaming RPC that can resume from an SSE Last-Event-ID: the request field

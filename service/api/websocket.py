@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket as stdlib_socket
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -37,7 +36,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, SpanKind, format_trace_id
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
-from service.api.backpressure import SEND_BUFFER_BYTES
+from service.api.backpressure import cap_send_buffer
 from service.api.read_receipts import ReadReceipts
 from service.api.rest import bearer_token, error_response, to_json
 from service.api.rpcs import BidiUseCase
@@ -105,7 +104,8 @@ def mount(
         refused = _refusal(http, origin_allowed)
         await socket.prepare(http)
         sockets.add(socket)
-        _cap_send_buffer(http)
+        # Left to itself the kernel's buffer grows to megabytes for a client that stops reading.
+        cap_send_buffer(http.transport)
         codec = _JSON_CODEC if socket.ws_protocol == JSON else _PROTO_CODEC
         receipts = ReadReceipts(lambda nonce: _send_frame(http, socket, nonce, WSMsgType.PING, settings.send_timeout))
 
@@ -209,13 +209,6 @@ def _client_trace(http: web.Request) -> Iterator[None]:
     links = [Link(upgrade)] if upgrade.is_valid else []
     with _tracer.start_as_current_span("ludotheque.play", context=context, kind=SpanKind.SERVER, links=links):
         yield
-
-
-def _cap_send_buffer(http: web.Request) -> None:
-    raw = http.transport.get_extra_info("socket") if http.transport is not None else None
-    if raw is not None:
-        with contextlib.suppress(OSError):
-            raw.setsockopt(stdlib_socket.SOL_SOCKET, stdlib_socket.SO_SNDBUF, SEND_BUFFER_BYTES)
 
 
 def _upgrade_required(http: web.Request) -> web.Response:
