@@ -34,6 +34,7 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
+from service.api.backpressure import DEFAULT_SEND_TIMEOUT, StalledReader, cap_buffers, write_within
 from service.api.grpc_server import bearer_token
 from service.api.http_body import (
     BodyGone,
@@ -164,12 +165,20 @@ UNARY_TYPES = {"application/proto": PROTO, "application/json": JSON}
 STREAM_TYPES = {"application/connect+proto": PROTO, "application/connect+json": JSON}
 
 
-def mount(web_app: web.Application, use_cases: Mapping[str, AnyUseCase], *, max_body_bytes: int) -> None:
-    """Adds a Connect route for every RPC of GameService to `web_app`."""
+def mount(
+    web_app: web.Application,
+    use_cases: Mapping[str, AnyUseCase],
+    *,
+    max_body_bytes: int,
+    send_timeout: float = DEFAULT_SEND_TIMEOUT,
+) -> None:
+    """Adds a Connect route for every RPC of GameService to `web_app` (`send_timeout`:
+    how long a stream's write may wait for a client that does not read)."""
     for method in SERVICE.methods:
         if method.client_streaming:
             continue  # needs full-duplex HTTP/2, which aiohttp lacks: unimplemented, below
-        mount_method(web_app, method, cast(UseCase | StreamUseCase, use_cases[method.name]), max_body_bytes)
+        use_case = cast(UseCase | StreamUseCase, use_cases[method.name])
+        mount_method(web_app, method, use_case, max_body_bytes, send_timeout)
 
     async def unknown_method(http: web.Request) -> web.Response:
         name = http.match_info["method"]
@@ -181,10 +190,14 @@ def mount(web_app: web.Application, use_cases: Mapping[str, AnyUseCase], *, max_
 
 
 def mount_method(
-    web_app: web.Application, method: MethodDescriptor, use_case: UseCase | StreamUseCase, max_body_bytes: int
+    web_app: web.Application,
+    method: MethodDescriptor,
+    use_case: UseCase | StreamUseCase,
+    max_body_bytes: int,
+    send_timeout: float = DEFAULT_SEND_TIMEOUT,
 ) -> None:
     """Adds the Connect route of one RPC (unary or server-streaming) of any service."""
-    endpoint = Endpoint(method, use_case, max_body_bytes)
+    endpoint = Endpoint(method, use_case, max_body_bytes, send_timeout)
     handler = endpoint.stream if method.server_streaming else endpoint.unary
     web_app.router.add_post(f"/{method.containing_service.full_name}/{method.name}", handler)
 
@@ -192,11 +205,18 @@ def mount_method(
 class Endpoint:
     """One RPC over Connect."""
 
-    def __init__(self, method: MethodDescriptor, use_case: UseCase | StreamUseCase, max_body_bytes: int) -> None:
+    def __init__(
+        self,
+        method: MethodDescriptor,
+        use_case: UseCase | StreamUseCase,
+        max_body_bytes: int,
+        send_timeout: float = DEFAULT_SEND_TIMEOUT,
+    ) -> None:
         self.method = method
         self.use_case = use_case
         self.request_type = message_factory.GetMessageClass(method.input_type)
         self.max_body_bytes = max_body_bytes
+        self.send_timeout = send_timeout
 
     async def unary(self, http: web.Request) -> web.StreamResponse:
         codec = UNARY_TYPES.get(http.content_type)
@@ -240,13 +260,14 @@ class Endpoint:
             async with _deadline(timeout):
                 responses: Responses = await self.use_case(request, token)  # type: ignore[assignment]
                 await stream.prepare(http)
-                await _write_all(responses.stream, codec, stream, http)
+                cap_buffers(http.transport)
+                await _write_all(responses.stream, codec, stream, http, self.send_timeout)
         except ServiceError as error:
             failure = ConnectFailure.of(error)
         except ConnectFailure as caught:
             failure = caught
-        except ConnectionResetError:
-            return stream  # the client went away
+        except (ConnectionResetError, StalledReader):
+            return stream  # the client went away, or stopped reading (and was cut)
         except Exception:
             log.exception("unexpected error in %s over Connect", self.method.name)
             failure = INTERNAL
@@ -264,11 +285,14 @@ class Endpoint:
 
 
 async def _write_all(
-    messages: AsyncIterator[Message], codec: Codec, stream: web.StreamResponse, http: web.Request
+    messages: AsyncIterator[Message], codec: Codec, stream: web.StreamResponse, http: web.Request, send_timeout: float
 ) -> None:
+    """Each message, the next one read only once the last is written (the kernel's capped
+    buffers took it): a client that stops reading stops the stream, and is cut once a
+    write waited `send_timeout` seconds for it."""
     try:
         while (message := await _next_while_connected(messages, http)) is not None:
-            await stream.write(_envelope(0, codec.encode(message)))
+            await write_within(http, stream, _envelope(0, codec.encode(message)), send_timeout)
     finally:
         await messages.aclose()  # type: ignore[attr-defined]
 

@@ -5,6 +5,8 @@ options cannot, on one connection without touching the others:
 - counts connections (connections.py): one past the limits (per client address, or in
   all) is answered with HTTP/2's SETTINGS and a GOAWAY (ENHANCE_YOUR_CALM) that says
   why, and closed;
+- caps its buffers toward a client that stops reading (backpressure.py), and stops
+  reading from gRPC while they are full, so gRPC's own writes wait;
 - watches the frames go by (their 9-byte headers only): a client that resets streams
   (RST_STREAM) or has them refused (opening more than the server's
   MAX_CONCURRENT_STREAMS) faster than `max_resets` every 10 seconds, HTTP/2's rapid
@@ -24,6 +26,7 @@ import struct
 import time
 from collections.abc import Callable
 
+from service.api.backpressure import cap_buffers
 from service.api.connections import GRPC_DESCRIPTORS, LINGER, Connections
 from service.app.observe.metrics import Metrics
 
@@ -191,6 +194,7 @@ class _Client(asyncio.Protocol):
             return
         self.admitted = True
         self.gate._open.add(self)
+        cap_buffers(transport)
         transport.pause_reading()  # until the gRPC server is reached
         asyncio.get_running_loop().create_task(self._connect())
 

@@ -78,11 +78,13 @@ def build_http_app(
     web_app[BODY_IDLE_TIMEOUT] = body_idle_timeout
     web_app[BODY_TIMEOUT] = body_timeout
     web_app.on_response_prepare.append(add_request_id)
-    _mount_rpcs(web_app, table, max_body_bytes)
+    websockets = websockets or WebSocketSettings(max_message_bytes=max_body_bytes)
+    # A stream's write waits for a client that does not read as long as a WebSocket's.
+    _mount_rpcs(web_app, table, max_body_bytes, websockets.send_timeout)
     websocket.mount(
         web_app,
         cast(BidiUseCase, table["Play"]),
-        websockets or WebSocketSettings(max_message_bytes=max_body_bytes),
+        websockets,
         lambda request: origin_allowed(request, origins + own),
         metrics,
     )
@@ -114,19 +116,21 @@ def build_http_app(
     return web_app
 
 
-def _mount_rpcs(web_app: web.Application, table: dict[str, AnyUseCase], max_body_bytes: int) -> None:
+def _mount_rpcs(
+    web_app: web.Application, table: dict[str, AnyUseCase], max_body_bytes: int, send_timeout: float
+) -> None:
     """Every annotated RPC on its REST route (server-streaming ones as server-sent
     events), every RPC over Connect, and the bench's echo baselines (REST and Connect)."""
     for binding in http_bindings(SERVICE):
         transcoder = Transcoder(binding, max_body_bytes)
         use_case = table[binding.method.name]
         handler = (
-            sse_handler(transcoder, use_case)  # type: ignore[arg-type]
+            sse_handler(transcoder, use_case, send_timeout)  # type: ignore[arg-type]
             if binding.streaming
             else unary_handler(transcoder, use_case)  # type: ignore[arg-type]
         )
         web_app.router.add_route(binding.verb, binding.route, handler)
-    connect.mount(web_app, table, max_body_bytes=max_body_bytes)
+    connect.mount(web_app, table, max_body_bytes=max_body_bytes, send_timeout=send_timeout)
     for binding in http_bindings(diagnostics.SERVICE):
         web_app.router.add_route(
             binding.verb, binding.route, unary_handler(Transcoder(binding, max_body_bytes), diagnostics.echo)

@@ -1,16 +1,20 @@
 """Server-sent events: a server-streaming RPC as a text/event-stream, each response
-a `data:` line in JSON, resumable from Last-Event-ID, with keep-alive comments."""
+a `data:` line in JSON, resumable from Last-Event-ID, with keep-alive comments. A
+client that stops reading holds a fixed buffer, and is cut once a write has waited
+`send_timeout` seconds for it (backpressure.py): its EventSource comes back from its
+Last-Event-ID."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
 from google.protobuf.message import Message
 
+from service.api.backpressure import DEFAULT_SEND_TIMEOUT, StalledReader, cap_buffers, write_within
 from service.api.locales import fill_locale
 from service.api.rest import Handler, Transcoder, bearer_token, error_response, to_json
 from service.api.rpcs import StreamUseCase
@@ -26,7 +30,7 @@ RESUMABLE: dict[str, tuple[str, Callable[[Any], int]]] = {
 }
 
 
-def sse_handler(transcoder: Transcoder, use_case: StreamUseCase) -> Handler:
+def sse_handler(transcoder: Transcoder, use_case: StreamUseCase, send_timeout: float = DEFAULT_SEND_TIMEOUT) -> Handler:
     resume = RESUMABLE.get(transcoder.binding.method.name)
 
     async def handle(http: web.Request) -> web.StreamResponse:
@@ -46,19 +50,27 @@ def sse_handler(transcoder: Transcoder, use_case: StreamUseCase) -> Handler:
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         )
         await stream.prepare(http)
+        cap_buffers(http.transport)
         iterator = responses.stream
+
+        async def write(data: bytes) -> None:
+            await write_within(http, stream, data, send_timeout)
+
         try:
             while True:
-                item = await _next_with_heartbeats(iterator, stream)
+                # The next event is read only once the last one is written (and the
+                # kernel's capped buffers took it): a client that stops reading stops it.
+                item = await _next_with_heartbeats(iterator, write)
                 if item is None:
                     break
                 event_id = f"id: {resume[1](item)}\n" if resume is not None else ""
-                await stream.write(f"{event_id}data: {to_json(item)}\n\n".encode())
+                await write(f"{event_id}data: {to_json(item)}\n\n".encode())
         except ServiceError as error:
-            with contextlib.suppress(ConnectionResetError):  # its last word, to a client that may have left
-                await stream.write(f"event: error\ndata: {to_json(status_of(error))}\n\n".encode())
-        except ConnectionResetError:
-            pass  # the client went away
+            # Its last word, to a client that may have left.
+            with contextlib.suppress(ConnectionResetError, StalledReader):
+                await write(f"event: error\ndata: {to_json(status_of(error))}\n\n".encode())
+        except (ConnectionResetError, StalledReader):
+            pass  # the client went away, or stopped reading (and was cut)
         finally:
             await iterator.aclose()  # type: ignore[attr-defined]
         return stream
@@ -77,7 +89,9 @@ def _after(last_id: str) -> int:
     return after
 
 
-async def _next_with_heartbeats(iterator: AsyncIterator[Message], stream: web.StreamResponse) -> Message | None:
+async def _next_with_heartbeats(
+    iterator: AsyncIterator[Message], write: Callable[[bytes], Awaitable[None]]
+) -> Message | None:
     """The next response (None at the end), writing an SSE comment now and then
     while none comes, so that proxies keep the connection open."""
     next_item = asyncio.ensure_future(anext(iterator))
@@ -86,7 +100,7 @@ async def _next_with_heartbeats(iterator: AsyncIterator[Message], stream: web.St
             done, _ = await asyncio.wait({next_item}, timeout=HEARTBEAT_SECONDS)
             if done:
                 return next_item.result()
-            await stream.write(b": keep-alive\n\n")
+            await write(b": keep-alive\n\n")
     except StopAsyncIteration:
         return None
     finally:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket as stdlib_socket
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
@@ -37,6 +36,7 @@ from opentelemetry import trace
 from opentelemetry.trace import Link, SpanKind, format_trace_id
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
+from service.api.backpressure import cap_send_buffer
 from service.api.read_receipts import ReadReceipts
 from service.api.rest import bearer_token, error_response, to_json
 from service.api.rpcs import BidiUseCase
@@ -56,10 +56,6 @@ CLOSE_NORMAL = 1000  # the client closed: the session is over
 CLOSE_GOING_AWAY = 1001  # the server is stopping: resume elsewhere
 ERROR_CLOSE_BASE = 4000  # + the gRPC status code: the session ended on that error
 FRAME_HEADER_BYTES = 14  # at most, for a frame the server sends (unmasked)
-# The kernel's send buffer of a session's socket (Linux doubles it). Left to itself it
-# grows to megabytes for a client that stops reading; capped, such a client is noticed
-# (and cut) after a few hundred KiB, while game messages still flow at megabytes a second.
-SEND_BUFFER_BYTES = 128 * 1024
 MAX_REASON_BYTES = 123  # RFC 6455: a close frame's reason fits in 123 bytes
 ECHO_MAX_BYTES = 1024  # the echo returns small frames only: a baseline, not a relay
 TRACEPARENT = "traceparent"  # the only query parameter of /v1/play: a browser's W3C trace context
@@ -108,7 +104,8 @@ def mount(
         refused = _refusal(http, origin_allowed)
         await socket.prepare(http)
         sockets.add(socket)
-        _cap_send_buffer(http)
+        # Left to itself the kernel's buffer grows to megabytes for a client that stops reading.
+        cap_send_buffer(http.transport)
         codec = _JSON_CODEC if socket.ws_protocol == JSON else _PROTO_CODEC
         receipts = ReadReceipts(lambda nonce: _send_frame(http, socket, nonce, WSMsgType.PING, settings.send_timeout))
 
@@ -212,13 +209,6 @@ def _client_trace(http: web.Request) -> Iterator[None]:
     links = [Link(upgrade)] if upgrade.is_valid else []
     with _tracer.start_as_current_span("ludotheque.play", context=context, kind=SpanKind.SERVER, links=links):
         yield
-
-
-def _cap_send_buffer(http: web.Request) -> None:
-    raw = http.transport.get_extra_info("socket") if http.transport is not None else None
-    if raw is not None:
-        with contextlib.suppress(OSError):
-            raw.setsockopt(stdlib_socket.SOL_SOCKET, stdlib_socket.SO_SNDBUF, SEND_BUFFER_BYTES)
 
 
 def _upgrade_required(http: web.Request) -> web.Response:

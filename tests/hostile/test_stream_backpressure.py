@@ -1,0 +1,137 @@
+"""Event streams over HTTP/1.1 that nobody reads: server-sent events and Connect's
+StreamEvents, from version 1 of a long game.
+
+Before: 20 such streams (a client's receive buffer of 4 KiB, never read) to a
+5,586-event game each had the server render the whole game into its socket, whose send
+buffer Linux grows to megabytes (2.3 MB of SSE, 1.9 MB of Connect queued a stream),
+for 9.9 s (SSE) and 8.0 s (Connect) of server CPU. Now a stream reads its next event
+only once its last write is taken, into capped buffers (service/api/backpressure.py):
+a stream that is not read stops at a fixed amount, and is cut once a write has waited
+--websocket-send-timeout for it. What the server held for each stream is counted in
+the kernel's queues (its sockets' and the client's), polled until the stream ends."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import struct
+import termios
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from service.api.backpressure import SEND_BUFFER_BYTES
+from tests.hostile.test_catch_up import long_game, metric
+from tests.hostile.test_connections import cpu_seconds
+from tests.support.rest import Rest
+from tests.support.server import ServerProcess, running_server
+from tests.support.waiting import wait_until
+
+STREAMS = 8  # never-reading streams at once (x10 with --hostile-long)
+SMALL_BUFFER = 4096  # the client's receive buffer: it reads nothing, and says so
+SUBSCRIPTIONS = "ludotheque_active_subscriptions"
+# What a stream may hold at most: the kernel's send buffer (doubled by Linux), aiohttp's
+# 64 KiB between two waits and asyncio's buffer, the client's window: a fixed amount.
+HELD_AT_MOST = 2 * SEND_BUFFER_BYTES + 128 * 1024
+
+
+@pytest.fixture(scope="module")
+def impatient() -> Iterator[ServerProcess]:
+    """A server that cuts a stream whose client read nothing for a second."""
+    with running_server(env={"LUDOTHEQUE_WEBSOCKET_SEND_TIMEOUT": "1"}) as process:
+        yield process
+
+
+def unread(port: int) -> socket.socket:
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_BUFFER)  # before connecting: the window too
+    client.connect(("127.0.0.1", port))
+    return client
+
+
+def sse(server: ServerProcess, game_id: str) -> socket.socket:
+    client = unread(server.http_port)
+    client.sendall(f"GET /v1/games/{game_id}/events:stream?fromVersion=1 HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    return client
+
+
+def connect_stream(server: ServerProcess, game_id: str) -> socket.socket:
+    message = json.dumps({"gameId": game_id, "fromVersion": 1}).encode()
+    body = struct.pack(">BI", 0, len(message)) + message
+    client = unread(server.http_port)
+    head = (
+        "POST /ludotheque.v1.GameService/StreamEvents HTTP/1.1\r\nHost: x\r\n"
+        f"Content-Type: application/connect+json\r\nContent-Length: {len(body)}\r\n\r\n"
+    )
+    client.sendall(head.encode() + body)
+    return client
+
+
+def queued(server: ServerProcess, clients: list[socket.socket]) -> list[int]:
+    """The bytes each client has been sent and not read: in its receive queue, and in
+    the queues of the server's socket toward it."""
+    ports = {client.getsockname()[1]: index for index, client in enumerate(clients)}
+    held = [_unread_by(client) for client in clients]
+    inodes = set()
+    for fd in os.listdir(f"/proc/{server.process.pid}/fd"):
+        try:
+            target = os.readlink(f"/proc/{server.process.pid}/fd/{fd}")
+        except OSError:
+            continue  # closed meanwhile
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with open(table) as rows:
+            for row in rows.read().splitlines()[1:]:
+                fields = row.split()
+                remote_port = int(fields[2].rsplit(":", 1)[1], 16)
+                if fields[9] in inodes and remote_port in ports:
+                    send_queue, receive_queue = fields[4].split(":")
+                    held[ports[remote_port]] += int(send_queue, 16) + int(receive_queue, 16)
+    return held
+
+
+def _unread_by(client: socket.socket) -> int:
+    with_error = fcntl.ioctl(client.fileno(), termios.FIONREAD, b"\0\0\0\0")
+    return int(struct.unpack("I", with_error)[0])
+
+
+def streams_held(
+    server: ServerProcess, open_stream: Callable[[ServerProcess, str], socket.socket], game_id: str, count: int
+) -> int:
+    """Opens `count` never-reading streams from version 1 of the game, and returns the
+    most bytes any of them held before the server cut them all."""
+    before = metric(server, SUBSCRIPTIONS)
+    clients = [open_stream(server, game_id) for _ in range(count)]
+    most = [0] * count
+
+    def ended() -> bool:
+        held = queued(server, clients)
+        most[:] = [max(a, b) for a, b in zip(most, held, strict=True)]
+        return metric(server, SUBSCRIPTIONS) <= before
+
+    wait_until(ended, 60, "the streams nobody reads cut")
+    for client in clients:
+        client.close()
+    return max(most)
+
+
+@pytest.mark.parametrize("open_stream", [sse, connect_stream], ids=["sse", "connect"])
+def test_a_stream_nobody_reads_holds_a_fixed_buffer_and_is_cut(
+    impatient: ServerProcess, open_stream: Callable[[ServerProcess, str], socket.socket], volume: int
+) -> None:
+    game_id, weight = long_game(impatient)
+    whole = cpu_seconds(impatient)
+    read = Rest(impatient.http).get(f"/v1/games/{game_id}/events:stream?fromVersion=1")  # one client reads it all
+    assert read.status == 200 and len(read.body) > weight / 2
+    whole = cpu_seconds(impatient) - whole
+    spent = cpu_seconds(impatient)
+    held = streams_held(impatient, open_stream, game_id, STREAMS * volume)
+    spent = cpu_seconds(impatient) - spent
+    assert 0 < held < HELD_AT_MOST, held  # a fixed buffer, whatever the game's length
+    assert held * 4 < weight, (held, weight)  # not the game
+    # Each stream rendered what it held, not the game: together, less than a few clients
+    # reading the whole game (before, each of them cost one).
+    assert spent < STREAMS * volume * whole / 2, (spent, whole)
