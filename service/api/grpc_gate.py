@@ -121,6 +121,13 @@ class Resets:
         self._at = now
         return self._left >= 0
 
+    def full(self) -> bool:
+        """All of it has come back: nothing to remember."""
+        return time.monotonic() - self._at >= RESET_WINDOW
+
+
+KEPT_ALLOWANCES = 4096  # client addresses whose allowance is remembered; past it, the full ones go
+
 
 class GrpcGate:
     """The listening front door of one server process's gRPC port."""
@@ -131,8 +138,23 @@ class GrpcGate:
         self.metrics = metrics
         self.max_resets = max_resets
         self._peers: dict[int, str] = {}  # the gate's local port toward gRPC -> the client's peer
+        # Each client address's allowance of resets, shared by its connections: one cut
+        # for abuse does not end with a fresh allowance on the next connection.
+        self._resets: dict[str, Resets] = {}
         self._server: asyncio.Server | None = None
         self._open: set[_Client] = set()
+
+    def resets_of(self, client: str) -> Resets:
+        """The reset allowance of a client address ("": a trusted proxy's connection, whose
+        clients are many: an allowance of its own)."""
+        if not client:
+            return Resets(self.max_resets)
+        resets = self._resets.get(client)
+        if resets is None:
+            if len(self._resets) >= KEPT_ALLOWANCES:
+                self._resets = {name: kept for name, kept in self._resets.items() if not kept.full()}
+            resets = self._resets[client] = Resets(self.max_resets)
+        return resets
 
     def peer_of(self, grpc_peer: str) -> str:
         """The client's peer for what the gRPC server calls the peer of a call."""
@@ -183,6 +205,7 @@ class _Client(asyncio.Protocol):
         family = "ipv6" if ":" in address[0] else "ipv4"
         self.peer = f"{family}:[{address[0]}]:{address[1]}" if family == "ipv6" else f"ipv4:{address[0]}:{address[1]}"
         self.client = self.gate.connections.client(address[0])
+        self.resets = self.gate.resets_of(self.client)
         refusal = self.gate.connections.admit(self.client, GRPC_DESCRIPTORS)
         if refusal is not None:
             self.gate.metrics.labelled(self.gate.metrics.connections_refused, "grpc", refusal.reason).inc()
@@ -223,6 +246,8 @@ class _Client(asyncio.Protocol):
             self.upstream.transport.write(data)
 
     def _client_frame(self, kind: int, stream: int, code: int) -> None:
+        if self.cutting:
+            return  # the rest of a chunk that was cut: not passed on, not counted
         if kind == HEADERS:
             self.last_stream = max(self.last_stream, stream)
         elif kind == RST_STREAM and not self.resets.spend():

@@ -275,8 +275,9 @@ SETTINGS: tuple[Setting, ...] = (
         "grpc_max_resets",
         int,
         200,
-        "gRPC: streams one connection may reset or have refused in a burst, coming back over 10 s; past it "
-        "the connection gets a GOAWAY and is closed (HTTP/2 rapid reset). 0: no limit",
+        "gRPC: streams one client address (all its connections; a trusted proxy's connections each) may "
+        "reset or have refused in a burst, coming back over 10 s; past it the connection gets a GOAWAY and "
+        "is closed (HTTP/2 rapid reset). 0: no limit",
     ),
     Setting(
         "grpc_gate",

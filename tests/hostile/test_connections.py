@@ -126,9 +126,10 @@ def goaways(frames: list[Frame]) -> list[tuple[int, bytes]]:
     return [(struct.unpack(">I", f.payload[4:8])[0], f.payload[8:]) for f in frames if f.kind == GOAWAY]
 
 
-def send_attack(connection: RawConnection, pairs: int, reset: bool) -> int:
-    """Sends `pairs` new streams (each reset at once when `reset`); how many went out
-    before the server closed the connection."""
+def send_attack(connection: RawConnection, pairs: int, reset: bool, chunk: int = 16_384) -> int:
+    """Sends `pairs` new streams (each reset at once when `reset`), `chunk` bytes at a
+    time (0: each pair on its own); how many went out before the server closed the
+    connection."""
     block = grpc_request_headers(GET_GAME, connection.authority)
     batch, sent = bytearray(), 0
     try:
@@ -137,7 +138,7 @@ def send_attack(connection: RawConnection, pairs: int, reset: bool) -> int:
             batch += frame(HEADERS, END_HEADERS, stream, block)
             if reset:
                 batch += frame(RST_STREAM, 0, stream, CANCEL.to_bytes(4, "big"))
-            if len(batch) > 16_384:
+            if len(batch) > chunk:
                 connection.send(bytes(batch))
                 batch.clear()
                 sent = number + 1
@@ -170,6 +171,37 @@ def test_a_rapid_reset_is_cut_with_a_goaway_and_other_players_never_notice(
         f"rapid reset: {attacker.sent} bytes sent, {spent:.2f} s of server CPU (the victim's calls included), "
         f"victim p99 {victim.p99(calls_before) * 1e3:.1f} ms (quiet: {quiet * 1e3:.1f} ms)"
     )
+
+
+def last_stream(frames: list[Frame]) -> int:
+    """The last stream a GOAWAY says the server took (0: none came)."""
+    found = [f for f in frames if f.kind == GOAWAY]
+    return int(struct.unpack(">I", found[0].payload[:4])[0]) & 0x7FFF_FFFF if found else 0
+
+
+@pytest.mark.slow
+def test_a_rapid_reset_that_connects_again_after_each_cut_gets_no_new_allowance(
+    gated: ServerProcess, victim: Victim
+) -> None:
+    """The allowance is the client address's, not its connection's: a connection made
+    again after a cut starts where the last one ended, and is cut at once."""
+    taken = []
+    for _ in range(12):
+        attacker = RawConnection("127.0.0.1", gated.grpc_port)
+        attacker.handshake()
+        reader: list[Frame] = []
+        listening = threading.Thread(target=lambda c=attacker, r=reader: r.extend(read_until_closed(c, 10)))
+        listening.start()
+        send_attack(attacker, 4 * MAX_RESETS, reset=True, chunk=0)  # the server sees each pair apart
+        listening.join()
+        attacker.close()
+        (code, _), *_ = goaways(reader) or [(0, b"")]
+        assert code == ENHANCE_YOUR_CALM, reader[-3:]
+        taken.append(last_stream(reader) // 2)  # client streams are odd: 2n + 1
+    # One allowance for them all (the first spent what was left of it, the others only
+    # what came back meanwhile), not one each.
+    assert sum(taken) < 2 * MAX_RESETS and all(n < MAX_RESETS // 2 for n in taken[1:]), taken
+    assert not victim.failures, victim.failures
 
 
 @pytest.mark.slow
