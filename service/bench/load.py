@@ -77,7 +77,9 @@ class Job:
     seed: int = 0
     bots: bool = False  # "create": games of one human seat against the server's bots
     channels: int = 1  # gRPC connections the process spreads its games over
-    think: float = 0.0  # "ws-play": seconds a seat waits at each turn before moving (0: flat out)
+    # "ws-play": the seconds a seat waits at each turn before moving, on average (each
+    # wait drawn from ±50% of it, so that the games do not move in step); 0: flat out.
+    think: float = 0.0
 
 
 @dataclass(slots=True)
@@ -213,7 +215,7 @@ async def _drive_session(
     think: float = 0.0,
 ) -> None:
     """One seat's Play session (gRPC or WebSocket) after its join: a random legal
-    command at each turn (after `think` seconds: a human's pace), a move counted at its
+    command at each turn (after about `think` seconds: a human's pace), a move counted at its
     result, until the game ends."""
     sent: dict[str, float] = {}
     over = False  # the game's last event came; the last move's result may follow it
@@ -236,7 +238,7 @@ async def _drive_session(
             return
         if message.HasField("turn"):
             if think > 0:
-                await asyncio.sleep(think)
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
                 if window.over():
                     return
             command_id = uuid.uuid4().hex

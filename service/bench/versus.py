@@ -42,7 +42,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -75,7 +75,10 @@ class VersusSettings:
     duration: float = 10.0  # seconds of each measured window
     warmup: float = 2.0  # seconds of load before each window (not before the cold ones)
     rounds: int = 3  # of ours-memory, boardgame.io, ours-Redis, boardgame.io
-    paces: tuple[float, ...] = (1.0, 0.0)  # think seconds per move (0: flat out)
+    # Each seat's think time per move, on average (±50%; 0: flat out). The middle pace
+    # loads both sides alike, well under either's limit: flat out, each side goes as fast
+    # as its own load generator lets it.
+    paces: tuple[float, ...] = (1.0, 0.2, 0.0)
     load_processes: int = 2  # per side (Node for boardgame.io, Python for ours)
 
 
@@ -94,6 +97,7 @@ class VersusWindow:
     moves: int
     cpu_seconds: float  # the server process's
     redis_cpu_seconds: float  # redis-server's (ours, Redis)
+    load_cpu_seconds: float  # the load processes' (not counted: shown apart)
     p50: float  # seconds
     p99: float
     errors: int
@@ -110,6 +114,10 @@ class VersusWindow:
     @property
     def redis_cpu_us(self) -> float:
         return self.redis_cpu_seconds / self.moves * 1e6 if self.moves else math.nan
+
+    @property
+    def load_cpu_us(self) -> float:
+        return self.load_cpu_seconds / self.moves * 1e6 if self.moves else math.nan
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,18 +404,20 @@ class _Sides:
         if side == BGIO:
             node = NodeLoads.start(self.modules, self.bgio, s.games, think, pool, s.load_processes)
             pids, redis_pids = [self.bgio.process.pid], []
+            load_pids = [process.pid for process in node.processes]
         else:
             server = self.ours[side]
             self.loads.start(server, s.games, think, self.loads.create(server, pool))
             pids, redis_pids = server.pids, [self.redis.process.pid] if side == OURS_REDIS else []
+            load_pids = [process.pid for process in self.loads.processes if process.pid is not None]
         try:
             start = time.time() + (0.05 if cold else s.warmup)
             end = start + s.duration
             (node or self.loads).window(start, end)
             _sleep_until(start)
-            before = cpu_seconds(pids), cpu_seconds(redis_pids)
+            before = cpu_seconds(pids), cpu_seconds(redis_pids), cpu_seconds(load_pids)
             _sleep_until(end)
-            after = cpu_seconds(pids), cpu_seconds(redis_pids)
+            after = cpu_seconds(pids), cpu_seconds(redis_pids), cpu_seconds(load_pids)
             if node is not None:
                 answers = node.outcomes()
                 moves, errors = sum(a["moves"] for a in answers), sum(a["errors"] for a in answers)
@@ -422,7 +432,7 @@ class _Sides:
             if node is not None:
                 node.close()
         window = VersusWindow(
-            side, think, cold, s.duration, moves, after[0] - before[0], after[1] - before[1],
+            side, think, cold, s.duration, moves, after[0] - before[0], after[1] - before[1], after[2] - before[2],
             _percentile(latencies, 0.5), _percentile(latencies, 0.99), errors, created,
         )  # fmt: skip
         self.rates[(side, think)] = window.per_second
@@ -469,7 +479,9 @@ def versus_figures(settings: VersusSettings = FULL, command: str = "") -> Versus
 
 
 def pace_name(think: float) -> str:
-    return "flat out" if think == 0 else f"human pace ({think:g} s per move)"
+    if think == 0:
+        return "flat out"
+    return f"{'human' if think >= 0.5 else 'fast'} pace (~{think:g} s per move)"
 
 
 SIDE_NAMES = {
@@ -493,10 +505,11 @@ def _row(figures: VersusFigures, side: str, think: float, cold: bool) -> str:
     cpus = [w.cpu_us for w in windows]
     spread = f"{_number(min(cpus))}–{_number(max(cpus))}" if len(cpus) > 1 else "–"
     redis = _number(mid("redis_cpu_us")) if side == OURS_REDIS else "–"
+    load = _number(mid("load_cpu_us"))
     created, errors = sum(w.games_created for w in windows), sum(w.errors for w in windows)
     return (
         f"| {pace_name(think)} | {name} | {len(windows)} | {_number(mid('per_second'))} | "
-        f"{_number(mid('cpu_us'))} | {spread} | {redis} | {_number(mid('p50') * 1000, 1)} | "
+        f"{_number(mid('cpu_us'))} | {spread} | {redis} | {load} | {_number(mid('p50') * 1000, 1)} | "
         f"{_number(mid('p99') * 1000, 1)} | {created} | {errors} |"
     )
 
@@ -513,18 +526,20 @@ def versus_markdown(figures: VersusFigures) -> list[str]:
         "WebSocket (boardgame.io's own client over socket.io, in Node processes; ours from load.py), windows of "
         f"{s.duration:g} s after {s.warmup:g} s of load, alternated (ours on memory, boardgame.io, ours on Redis, "
         f"boardgame.io) for {s.rounds} round{'s' if s.rounds > 1 else ''} at each pace; the medians of each side's "
-        "windows. CPU per move: the server process's alone (/proc), not the load's; redis-server's is shown apart "
-        "and not in the ratio. Latency: from a seat sending its move to that seat seeing the move's outcome. "
+        "windows. CPU per move: the server process's alone (/proc); redis-server's and the load processes' are "
+        "shown apart, not in the ratios. Paced, each seat thinks about that long before each move (±50%, so the "
+        "games do not move in step). Latency: from a seat sending its move to that seat seeing the move's outcome. "
         "The cold rows are each server's first window, flat out with no warm-up, not in the medians.",
         "",
         "boardgame.io plays a Mooki-like game (service/bench/boardgameio/mooki.js: draw a card from one of two "
         "piles of 18 double-sided cards, place it, trophies at the end; moves on the server only, a per-seat view "
-        "hiding the piles), ours real Mooki Island: the same kind of move on a state of about the same size, "
-        "so what is compared is the framework's cost per move.",
+        "hiding the piles; about 63 moves a game), ours real Mooki Island (about 64): the same kind of move on a "
+        "state of about the same size, so what is compared is the framework's cost per move.",
         "",
         "| Pace | Side | Windows | Moves/s | Server CPU per move (µs) | Windows' range (µs) | "
-        "redis-server CPU per move (µs) | p50 (ms) | p99 (ms) | Games made in the windows | Errors |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "redis-server CPU per move (µs) | Load CPU per move (µs) | p50 (ms) | p99 (ms) | "
+        "Games made in the windows | Errors |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     lines += [_row(figures, side, 0.0, True) for side in SIDES]
     for think in s.paces:
@@ -550,6 +565,15 @@ def versus_markdown(figures: VersusFigures) -> list[str]:
     return lines
 
 
+def figures_json(figures: VersusFigures) -> dict[str, Any]:
+    """Every window's figures, for a closer look than the medians."""
+    windows = [
+        {**asdict(w), "cpu_us": w.cpu_us, "redis_cpu_us": w.redis_cpu_us, "load_cpu_us": w.load_cpu_us}
+        for w in figures.windows
+    ]
+    return {**asdict(figures), "windows": windows}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m service.bench.versus", description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="a few seconds: checks every figure is produced")
@@ -557,7 +581,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=FULL.duration, help="seconds per window (default 10)")
     parser.add_argument("--warmup", type=float, default=FULL.warmup, help="seconds of load before each (default 2)")
     parser.add_argument("--rounds", type=int, default=FULL.rounds, help="rounds of windows per pace (default 3)")
-    parser.add_argument("--paces", default="1,0", help="think seconds per move, comma-separated; 0 flat out")
+    parser.add_argument(
+        "--paces", default="1,0.2,0", help="think seconds per move, comma-separated; 0 flat out (default 1,0.2,0)"
+    )
+    parser.add_argument("--json", type=Path, help="also write every window's figures there (JSON)")
     parser.add_argument("--load-processes", type=int, default=FULL.load_processes, help="per side (default 2)")
     args = parser.parse_args(argv)
     paces = tuple(float(p) for p in args.paces.split(",") if p.strip())
@@ -567,7 +594,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         else VersusSettings(args.games, args.duration, args.warmup, args.rounds, paces, args.load_processes)
     )
     command = " ".join(["python -m service.bench.versus", *(argv if argv is not None else sys.argv[1:])])
-    print("\n".join(versus_markdown(versus_figures(settings, command))))
+    figures = versus_figures(settings, command)
+    if args.json is not None:
+        args.json.write_text(json.dumps(figures_json(figures), indent=1) + "\n")
+    print("\n".join(versus_markdown(figures)))
     return 0
 
 

@@ -2,7 +2,8 @@
 // once, each seat its own boardgame.io client (`boardgame.io/client` with the
 // `SocketIO` multiplayer transport, its own socket.io connection over WebSocket), as
 // two browsers would. A seat moves when it is its turn, a random legal move, after a
-// fixed think time (0: flat out). A finished game is replaced by the next one.
+// think time (0: flat out), each drawn from ±50% of --think so that the games do not
+// move in step. A finished game is replaced by the next one.
 //
 // A move's latency: from the client's move call (makeMove) to the client seeing the
 // state that move produced (the server's update reaching it: the moves run on the
@@ -183,7 +184,7 @@ class Run {
       }
       if (seat.pending === null && !seat.scheduled && state.ctx.currentPlayer === playerID) {
         seat.scheduled = true;
-        seat.timer = think > 0 ? setTimeout(act, think) : setImmediate(act);
+        seat.timer = think > 0 ? setTimeout(act, think * (0.5 + this.random())) : setImmediate(act);
       }
     };
     const watchdog = setInterval(() => {
