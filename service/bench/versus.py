@@ -394,7 +394,8 @@ class _Sides:
         """Games made before a window: enough that none is made inside it, usually."""
         s = self.settings
         rate = self.rates.get((side, think)) or (s.games / think if think > 0 else DEFAULT_RATE)
-        return s.games + math.ceil(1.3 * rate * (s.warmup + s.duration) / MOVES_PER_GAME)
+        # Twice the fastest rate seen: a neighbour's load leaving the machine can double it.
+        return s.games + math.ceil(2 * rate * (s.warmup + s.duration) / MOVES_PER_GAME)
 
     def measure(self, side: str, think: float, cold: bool) -> VersusWindow:
         s = self.settings
@@ -435,7 +436,7 @@ class _Sides:
             side, think, cold, s.duration, moves, after[0] - before[0], after[1] - before[1], after[2] - before[2],
             _percentile(latencies, 0.5), _percentile(latencies, 0.99), errors, created,
         )  # fmt: skip
-        self.rates[(side, think)] = window.per_second
+        self.rates[(side, think)] = max(window.per_second, self.rates.get((side, think), 0.0))
         return window
 
 
