@@ -436,7 +436,8 @@ class _Sides:
             side, think, cold, s.duration, moves, after[0] - before[0], after[1] - before[1], after[2] - before[2],
             _percentile(latencies, 0.5), _percentile(latencies, 0.99), errors, created,
         )  # fmt: skip
-        self.rates[(side, think)] = max(window.per_second, self.rates.get((side, think), 0.0))
+        if not cold:  # a cold boardgame.io goes at a sixth of its warm pace: no guide to the next pools
+            self.rates[(side, think)] = max(window.per_second, self.rates.get((side, think), 0.0))
         return window
 
 
