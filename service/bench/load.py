@@ -77,6 +77,9 @@ class Job:
     seed: int = 0
     bots: bool = False  # "create": games of one human seat against the server's bots
     channels: int = 1  # gRPC connections the process spreads its games over
+    # "ws-play": the seconds a seat waits at each turn before moving, on average (each
+    # wait drawn from ±50% of it, so that the games do not move in step); 0: flat out.
+    think: float = 0.0
 
 
 @dataclass(slots=True)
@@ -209,9 +212,11 @@ async def _drive_session(
     window: Window,
     outcome: Outcome,
     rng: random.Random,
+    think: float = 0.0,
 ) -> None:
     """One seat's Play session (gRPC or WebSocket) after its join: a random legal
-    command at each turn, a move counted at its result, until the game ends."""
+    command at each turn (after about `think` seconds: a human's pace), a move counted at its
+    result, until the game ends."""
     sent: dict[str, float] = {}
     over = False  # the game's last event came; the last move's result may follow it
     while not (over and not sent):
@@ -232,6 +237,10 @@ async def _drive_session(
         if window.over():
             return
         if message.HasField("turn"):
+            if think > 0:
+                await asyncio.sleep(think * rng.uniform(0.5, 1.5))
+                if window.over():
+                    return
             command_id = uuid.uuid4().hex
             command = game_service_pb2.PlayCommand(
                 command=rng.choice(message.turn.legal_commands), command_id=command_id
@@ -499,11 +508,18 @@ async def _ws_echo(session: aiohttp.ClientSession, http: str, window: Window, ou
 
 
 async def _ws_play_games(
-    session: aiohttp.ClientSession, http: str, games: _Games, window: Window, outcome: Outcome, rng: random.Random
+    session: aiohttp.ClientSession,
+    http: str,
+    games: _Games,
+    window: Window,
+    outcome: Outcome,
+    rng: random.Random,
+    think: float = 0.0,
 ) -> None:
     while not window.over():
         game = await games.next()
-        await asyncio.gather(*(_ws_play_seat(session, http, game, seat, window, outcome, rng) for seat in game.humans))
+        seats = (_ws_play_seat(session, http, game, seat, window, outcome, rng, think) for seat in game.humans)
+        await asyncio.gather(*seats)
 
 
 async def _ws_play_seat(
@@ -514,6 +530,7 @@ async def _ws_play_seat(
     window: Window,
     outcome: Outcome,
     rng: random.Random,
+    think: float = 0.0,
 ) -> None:
     async with session.ws_connect(f"{http}/v1/play", protocols=("ludotheque.v1.proto",)) as ws:
         join = game_service_pb2.PlayJoin(game_id=game.game_id, token=game.tokens[seat])
@@ -528,7 +545,7 @@ async def _ws_play_seat(
         async def write(request: game_service_pb2.PlayRequest) -> None:
             await ws.send_bytes(request.SerializeToString())
 
-        await _drive_session(read, write, window, outcome, rng)
+        await _drive_session(read, write, window, outcome, rng, think)
 
 
 async def _run_ws(job: Job, window: Window, ready: Callable[[], Awaitable[None]]) -> Outcome:
@@ -544,7 +561,7 @@ async def _run_ws(job: Job, window: Window, ready: Callable[[], Awaitable[None]]
             if job.mode == "ws-echo":
                 tasks.append(_ws_echo(session, job.http, window, outcome))
             else:
-                tasks.append(_ws_play_games(session, job.http, games, window, outcome, rng))
+                tasks.append(_ws_play_games(session, job.http, games, window, outcome, rng, job.think))
         await _until_window_ends(tasks, window, outcome)
     return outcome
 
