@@ -1,22 +1,18 @@
 """The capacity benchmark's part of docs/PERFORMANCE.md: the crowd table, its chart
-(an SVG beside the report), its targets, and capacity on paper from the figures.
-
-The section sits between two markers, so that `ludotheque bench --capacity` rewrites
-it alone and the main benchmark, rewriting the rest of the file, keeps it."""
+(an SVG beside the report), its targets, and capacity on paper from the figures (a
+section of its own: service/bench/sections.py)."""
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from service.bench import sections
 from service.bench.capacity import CapacitySettings, CrowdFigures
 from service.bench.chart import Panel, Series, svg
 
-START = "<!-- capacity: written by `ludotheque bench --capacity` -->"
-END = "<!-- /capacity -->"
 CHART = "capacity.svg"
 SEATS_PER_GAME = 2
 POD_MEMORY = 512 * 1024 * 1024  # the Helm chart's memory limit for a server pod
@@ -248,7 +244,6 @@ def _workers_check(figures: Sequence[CrowdFigures]) -> list[str]:
 
 def section(figures: Sequence[CrowdFigures], settings: CapacitySettings, command: str) -> list[str]:
     out = [
-        START,
         "## Capacity: the crowd",
         "",
         f"`{command}`: a fresh server for each crowd of live two-seat {settings.kind} games, every seat on its "
@@ -275,32 +270,12 @@ def section(figures: Sequence[CrowdFigures], settings: CapacitySettings, command
         "### Capacity on paper",
         "",
         *on_paper(figures),
-        END,
     ]
-    return out
-
-
-def splice(existing: str, block: Sequence[str]) -> str:
-    """`existing` with its capacity section replaced by `block` (or, if it has none,
-    `block` added before the profile section, else at the end)."""
-    text = "\n".join(block)
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.DOTALL)
-    if pattern.search(existing):
-        return pattern.sub(lambda _: text, existing)
-    anchor = existing.find("\n## Profile and what was removed")
-    if anchor < 0:
-        return existing.rstrip("\n") + "\n\n" + text + "\n"
-    return existing[: anchor + 1] + text + "\n\n" + existing[anchor + 1 :]
-
-
-def kept(existing: str) -> list[str]:
-    """The capacity section of a report, to keep when the rest is rewritten."""
-    found = re.search(re.escape(START) + r".*?" + re.escape(END), existing, re.DOTALL)
-    return found.group(0).splitlines() if found else []
+    return sections.marked("capacity", out)
 
 
 def write(output: Path, figures: Sequence[CrowdFigures], settings: CapacitySettings, command: str) -> None:
     existing = output.read_text() if output.exists() else "# Performance\n"
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(splice(existing, section(figures, settings, command)))
+    output.write_text(sections.splice(existing, "capacity", section(figures, settings, command)))
     (output.parent / CHART).write_text(chart(figures))

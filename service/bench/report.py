@@ -41,6 +41,8 @@ def command_line(args: argparse.Namespace) -> str:
     parts = ["ludotheque bench"]
     if args.quick:
         parts.append("--quick")
+    if getattr(args, "versus", False):
+        parts.append("--versus")
     if getattr(args, "capacity", False):
         parts.append("--capacity")
         if args.crowds != "64,1000,5000":

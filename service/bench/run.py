@@ -20,7 +20,7 @@ from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from engines.registry import ENGINES
-from service.bench import capacity_report, report
+from service.bench import capacity_report, report, sections, versus
 from service.bench.attacks import AttackFigures, attack_figures
 from service.bench.capacity import CapacitySettings, capacity_figures
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
@@ -370,6 +370,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(--crowds, both stores); with --output, rewrites only its section of the report and its chart",
     )
     parser.add_argument(
+        "--versus",
+        action="store_true",
+        help="per move against boardgame.io 0.50 instead (installed from npm by the benchmark): WebSocket Play "
+        "on both stores beside its server, side by side; with --output, rewrites only its section of the report",
+    )
+    parser.add_argument(
         "--crowds",
         default="64,1000,5000",
         help="--capacity: live games per crowd, comma-separated (default 64,1000,5000)",
@@ -414,14 +420,15 @@ def capacity_settings_from(args: argparse.Namespace) -> CapacitySettings:
 def main(args: argparse.Namespace) -> int:
     if args.capacity:
         return _capacity(args)
+    if args.versus:
+        return _versus(args)
     settings = settings_from(args)
     results = run(settings)
     text = report.markdown(results, command=report.command_line(args))
     print(report.summary(results))
     if args.output is not None:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        kept = capacity_report.kept(args.output.read_text()) if args.output.exists() else []
-        args.output.write_text(capacity_report.splice(text, kept) if kept else text)
+        args.output.write_text(sections.keep(args.output.read_text(), text) if args.output.exists() else text)
         print(f"wrote {args.output}")
     return 0
 
@@ -435,4 +442,20 @@ def _capacity(args: argparse.Namespace) -> int:
     if args.output is not None:
         capacity_report.write(args.output, figures, settings, report.command_line(args))
         print(f"wrote {args.output} (its capacity section) and {args.output.parent / capacity_report.CHART}")
+    return 0
+
+
+def _versus(args: argparse.Namespace) -> int:
+    settings = versus.QUICK if args.quick else versus.VersusSettings(load_processes=args.load_processes)
+    try:
+        figures = versus.versus_figures(settings, report.command_line(args))
+    except versus.HarnessError as error:
+        raise SystemExit(f"ludotheque bench --versus: {error}") from None
+    lines = versus.versus_markdown(figures)
+    print("\n".join(lines))
+    if args.output is not None:
+        existing = args.output.read_text() if args.output.exists() else "# Performance\n"
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(sections.splice(existing, "versus", sections.marked("versus", lines)))
+        print(f"wrote {args.output} (its section against boardgame.io)")
     return 0

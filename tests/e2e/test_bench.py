@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from engines.registry import ENGINES
+from service.bench import sections
 from service.bench.attacks import ATTACKS
 from service.bench.report import PATH_NAMES
 from tests.support.server import ROOT
@@ -114,3 +115,23 @@ def test_a_quick_capacity_run_rewrites_its_section_alone_and_draws_its_chart(tmp
     assert "Capacity on paper" in report and "Checked against two workers" in report
     chart = (tmp_path / "capacity.svg").read_text()
     assert chart.startswith("<svg") and chart.count("<polyline") == 5  # 2 stores' server, Redis, 2 memory
+
+
+def test_the_main_report_keeps_the_sections_its_other_runs_wrote() -> None:
+    old = "\n".join(
+        [
+            "# Performance",
+            "old figures",
+            *sections.marked("capacity", ["## Capacity: the crowd", "crowd figures"]),
+            *sections.marked("versus", ["## Per move against boardgame.io", "versus figures"]),
+            "## Profile and what was removed",
+        ]
+    )
+    new = "# Performance\n\nnew figures\n\n## Profile and what was removed\n\nprofile\n"
+    kept = sections.keep(old, new)
+    assert "new figures" in kept and "old figures" not in kept
+    assert kept.index("new figures") < kept.index("crowd figures") < kept.index("versus figures")
+    assert kept.index("versus figures") < kept.index("## Profile and what was removed")
+    # Written again, a section replaces itself, once.
+    again = sections.splice(kept, "versus", sections.marked("versus", ["## Per move against boardgame.io", "v2"]))
+    assert "v2" in again and "versus figures" not in again and again.count(sections.start("versus")) == 1
