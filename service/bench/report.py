@@ -667,6 +667,8 @@ def _preamble(results: Results, command: str) -> list[str]:
         "make bench                      # = .venv/bin/ludotheque bench --output docs/PERFORMANCE.md (about 6 minutes)",
         "ludotheque bench --help         # the knobs: --kind, --games, --duration, --stores, --subscribers...",
         "ludotheque bench --quick        # seconds: checks every figure is produced (CI runs it); measures nothing",
+        "ludotheque bench --capacity --output docs/PERFORMANCE.md  # the crowd: its section alone (about 13 minutes)",
+        "ludotheque bench --versus --output docs/PERFORMANCE.md    # against boardgame.io, its section (8 minutes)",
         "```",
         "",
     ]
