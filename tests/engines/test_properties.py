@@ -165,3 +165,64 @@ def test_a_redaction_that_leaks_a_move_is_caught(kind: str) -> None:
     leaky = replace(spec(kind), engine=ShowingEverything(game.engine))
     with pytest.raises(AssertionError, match="can tell from the events"):
         check_random_game(leaky, options, seats, 0, game.proof.player)
+
+
+DEALS = 400  # deals per kind, grouped by what a viewer sees of them
+
+
+def check_deals(kind: str, engine: AnyEngine) -> int:
+    """Among DEALS deals of the same options and seats, those that leave a seat the same
+    view and show everyone the same (the deal as a spectator reads it: what was turned
+    up for all, even if no view keeps it) give that seat the same redacted deal. How
+    many deals were compared with another."""
+    options, seats = random_game(kind, 0)
+    spectator = Viewer.spectator()
+    groups: dict[tuple[int, bytes, bytes], list[list[Message | None]]] = {}
+    for seed in range(DEALS):
+        state, played = deal(replace(spec(kind), engine=engine), options, seats, seed)
+        public = b"".join(
+            (engine.redact(event, spectator) or Message()).SerializeToString(deterministic=True)
+            for event in played.events
+        )
+        for seat in range(len(seats)):
+            viewer = Viewer.player(seat)
+            seen = engine.view(state, viewer).SerializeToString(deterministic=True)
+            groups.setdefault((seat, seen, public), []).append([engine.redact(e, viewer) for e in played.events])
+    compared = 0
+    for (seat, _, _), deals in groups.items():
+        for other in deals[1:]:
+            compared += 1
+            assert other == deals[0], f"seat {seat} tells two deals apart that its view and the public deal do not"
+    return compared
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+def test_a_seat_learns_from_the_deal_only_what_its_view_and_the_public_deal_show(kind: str) -> None:
+    """The moves' check shares the deal between its two worlds (the same randomness),
+    so this one compares deals instead: the others' hands and the deck stay hidden. (A
+    game whose seats' views seldom match, Pirates' five cards each, finds no two deals
+    to compare here: its own tests deal two worlds, tests/pirates/test_properties.py.)"""
+    check_deals(kind, GAMES[kind].engine)
+
+
+class ShowingSeats:
+    """A leaky engine that shows every event whole to the seats only (a spectator reads
+    it as before): otherwise the engine it wraps."""
+
+    def __init__(self, engine: AnyEngine) -> None:
+        self._engine = engine
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._engine, name)
+
+    def redact(self, event: Message, viewer: Viewer) -> Message | None:
+        return event if viewer.seat is not None else self._engine.redact(event, viewer)
+
+
+@pytest.mark.parametrize("kind", EVERY_KIND)
+def test_a_redaction_that_leaks_the_deal_is_caught(kind: str) -> None:
+    engine = GAMES[kind].engine
+    if not check_deals(kind, engine):
+        pytest.skip(f"no two deals of {kind} leave a seat the same view: nothing to compare")
+    with pytest.raises(AssertionError, match="tells two deals apart"):
+        check_deals(kind, ShowingSeats(engine))
