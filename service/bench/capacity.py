@@ -43,10 +43,11 @@ class CapacitySettings:
     stores: tuple[str, ...] = ("memory", "redis")
     kind: str = "mooki"
     processes: int = 2  # crowd (load) processes
-    idle_seconds: float = 10.0
+    idle_seconds: float = 60.0  # a minute: what runs once a minute (sweeps, rechecks) is in it
     pace_seconds: float = 20.0
     warmup: float = 3.0  # of moves before the pace window counts
     workers_check: bool = True  # the largest crowd on Redis with two workers
+    empty_seconds: float = 20.0  # the server watched with its games made, before any seat joins
     pace: tuple[float, float] = HUMAN_PACE
     # The moves per second a crowd may ask for in all: past it, its games' pauses grow
     # in proportion (5,000 games at 2–6 s would ask 1,250 a second of a 2-core machine
@@ -72,7 +73,10 @@ class CrowdFigures:
     refused_joins: int  # seats whose join failed (their games were left out)
     rss_per_seat: float  # bytes
     idle_cpu_per_seat: float  # server CPU seconds per second per seat
-    idle_redis_calls_per_seat_minute: float | None
+    # Redis calls per minute while every seat sits idle, and before any joined (the
+    # process's own: leases, notices, probes)
+    idle_redis_calls_per_minute: float | None
+    empty_redis_calls_per_minute: float | None
     empty_cpu: float  # server CPU seconds per second, its games made and nobody connected
     seconds: float  # the pace window
     moves: int
@@ -95,6 +99,13 @@ class CrowdFigures:
     @property
     def per_second(self) -> float:
         return self.moves / self.seconds
+
+    @property
+    def idle_redis_calls_per_seat_minute(self) -> float | None:
+        """Redis calls a minute each idle seat adds to what the process calls by itself."""
+        if self.idle_redis_calls_per_minute is None or self.empty_redis_calls_per_minute is None:
+            return None
+        return (self.idle_redis_calls_per_minute - self.empty_redis_calls_per_minute) / max(self.seats, 1)
 
     @property
     def load_cpu_per_move(self) -> float:
@@ -175,11 +186,11 @@ class _Idle:
     joined: list[Joined]
     rss_per_seat: float
     cpu_per_seat: float
-    redis_calls_per_seat_minute: float | None
+    redis_calls_per_minute: float | None  # with every seat joined, idle
     empty_cpu: float  # the server's CPU per second with its games made and no seat connected
+    empty_redis_calls_per_minute: float | None  # and its Redis calls
 
 
-EMPTY_SECONDS = 3.0  # the server watched with its games made, before any seat joins
 SETTLED_SHARE = 0.05  # of a core: the server is done with the joins
 SETTLE_SECONDS = 30.0
 
@@ -200,9 +211,11 @@ def _gather(pool: CrowdPool, settings: CapacitySettings, server: Server, redis: 
     shares = _split(games, len(pool.connections))
     pool.order([Games(server.http, settings.kind, share, seed) for seed, share in enumerate(shares)])
     _settle(server.pids)
-    cpu, start = cpu_seconds(server.pids), time.monotonic()
-    time.sleep(EMPTY_SECONDS)
-    empty = (cpu_seconds(server.pids) - cpu) / (time.monotonic() - start)
+    cpu, calls, start = cpu_seconds(server.pids), redis.calls() if redis else 0, time.monotonic()
+    time.sleep(settings.empty_seconds)
+    seconds = time.monotonic() - start
+    empty = (cpu_seconds(server.pids) - cpu) / seconds
+    empty_calls = (redis.calls() - calls) / seconds * 60 if redis else None
     before = rss_bytes(server.pids)
     joined: list[Joined] = pool.order([Join() for _ in shares])
     seats = sum(j.seats for j in joined)
@@ -213,8 +226,8 @@ def _gather(pool: CrowdPool, settings: CapacitySettings, server: Server, redis: 
     time.sleep(settings.idle_seconds)
     seconds = time.monotonic() - start
     idle_cpu = (cpu_seconds(server.pids) - cpu) / seconds / max(seats, 1)
-    idle_calls = (redis.calls() - calls) / seconds * 60 / max(seats, 1) if redis else None
-    return _Idle(joined, rss, idle_cpu, idle_calls, empty)
+    idle_calls = (redis.calls() - calls) / seconds * 60 if redis else None
+    return _Idle(joined, rss, idle_cpu, idle_calls, empty, empty_calls)
 
 
 def _pace(
@@ -268,7 +281,8 @@ def measure_crowd(
                     refused_joins=sum(j.refused for j in idle.joined),
                     rss_per_seat=idle.rss_per_seat,
                     idle_cpu_per_seat=idle.cpu_per_seat,
-                    idle_redis_calls_per_seat_minute=idle.redis_calls_per_seat_minute,
+                    idle_redis_calls_per_minute=idle.redis_calls_per_minute,
+                    empty_redis_calls_per_minute=idle.empty_redis_calls_per_minute,
                     empty_cpu=idle.empty_cpu,
                     seconds=settings.pace_seconds,
                     moves=sum(a.moves for a in answers),

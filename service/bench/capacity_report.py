@@ -45,7 +45,8 @@ def _number(value: float | None, digits: int = 1) -> str:
 def table(figures: Sequence[CrowdFigures]) -> list[str]:
     out = [
         "| live games / seats | store | workers | pace | server RSS per seat | idle CPU per seat "
-        "| Redis calls per idle seat per minute | CPU per move | Redis commands per move | Redis CPU per move "
+        "| Redis calls per idle seat per minute (beyond the process's own) | CPU per move "
+        "| Redis commands per move | Redis CPU per move "
         "| moves/s reached (asked) | move p50 / p99 (ms) | errors | joins refused | the crowd's CPU per move |",
         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -67,12 +68,15 @@ def _empty(figures: Sequence[CrowdFigures]) -> list[str]:
     parts = []
     for store in sorted({f.store for f in figures}):
         first = next(f for f in figures if f.store == store)
-        parts.append(f"{first.empty_cpu * 1e3:,.1f} ms of CPU a second on the {store} store")
+        calls = first.empty_redis_calls_per_minute
+        redis = f" and {calls:,.0f} Redis calls a minute" if calls is not None else ""
+        parts.append(f"{first.empty_cpu * 1e3:,.1f} ms of CPU a second{redis} on the {store} store")
     return [
         "With its games made and no seat connected, the server alone spends "
         + " and ".join(parts)
-        + " (gRPC's poller, health probes, presence and notices): at a human pace that is part of each "
-        "move's cost above, the more so the fewer the moves.",
+        + " (gRPC's poller, health probes, the presence lease and notices, a minute's sweep of the games "
+        "followed): at a human pace that is part of each move's cost above, the more so the fewer the "
+        "moves; a seat's Redis calls are counted beyond the process's own.",
         "",
     ]
 

@@ -89,7 +89,11 @@ class Window:
     def playing(self) -> bool:
         return self.pace.warm <= time.time() < self.pace.end
 
-    def delay(self, rng: random.Random) -> float:
+    def delay(self, rng: random.Random, *, first: bool = False) -> float:
+        """A pause before a move; `first`: the window's first, drawn over the mean pause
+        (the games' moves spread out at once, as a crowd that has been playing a while)."""
+        if first:
+            return rng.uniform(0, (self.pace.low + self.pace.high) / 2)
         return rng.uniform(self.pace.low, self.pace.high)
 
 
@@ -137,12 +141,12 @@ class SeatSession:
         if self.over:
             crowd.ended(self)
 
-    def schedule(self) -> None:
+    def schedule(self, *, first: bool = False) -> None:
         """Plays the turn it holds after a human's pause, if a window is open."""
         window = self.crowd.window
         if not self.legal or window is None or self.mover is not None or self.over:
             return
-        self.mover = asyncio.create_task(self.move(window.delay(self.crowd.rng)))
+        self.mover = asyncio.create_task(self.move(window.delay(self.crowd.rng, first=first)))
 
     async def move(self, delay: float) -> None:
         try:
@@ -265,7 +269,7 @@ class Crowd:
         while time.time() < order.warm:
             await asyncio.sleep(order.warm - time.time())
         for seat in list(self.seats):
-            seat.schedule()
+            seat.schedule(first=True)
         while time.time() < order.end:
             await asyncio.sleep(order.end - time.time())
         self.window = None

@@ -413,7 +413,7 @@ def capacity_settings_from(args: argparse.Namespace) -> CapacitySettings:
     if not crowds or crowds[0] < 1:
         raise SystemExit("--crowds: at least one crowd of one game or more")
     if args.quick:
-        return CapacitySettings((2, 8), stores, args.kind, 2, 0.5, 1.5, 0.3, pace=(0.05, 0.2))
+        return CapacitySettings((2, 8), stores, args.kind, 2, 0.5, 1.5, 0.3, pace=(0.05, 0.2), empty_seconds=0.5)
     return CapacitySettings(crowds, stores, args.kind, args.load_processes)
 
 
