@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from xml.sax.saxutils import escape
 
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b")
-WIDTH, HEIGHT = 420, 260
-LEFT, RIGHT, TOP, BOTTOM = 64, 12, 28, 44
+WIDTH, HEIGHT = 420, 280
+LEFT, RIGHT, TOP, BOTTOM = 64, 28, 28, 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,7 @@ def _panel(panel: Panel, offset_x: float) -> list[str]:
 
     out = [
         f'<text x="{offset_x + WIDTH / 2}" y="16" text-anchor="middle" font-weight="bold">{escape(panel.title)}</text>',
-        f'<text x="{offset_x + LEFT + inner_w / 2}" y="{HEIGHT - 8}" text-anchor="middle">'
+        f'<text x="{offset_x + LEFT + inner_w / 2}" y="{HEIGHT - 30}" text-anchor="middle">'
         f"{escape(panel.x_label)}</text>",
         f'<text transform="translate({offset_x + 14},{TOP + inner_h / 2}) rotate(-90)" text-anchor="middle">'
         f"{escape(panel.y_label)}</text>",
@@ -79,8 +79,10 @@ def _panel(panel: Panel, offset_x: float) -> list[str]:
         for x, y in series.points:
             px, py = at(x, y)
             out.append(f'<circle cx="{px:.1f}" cy="{py:.1f}" r="3" fill="{colour}"/>')
-        legend_y = TOP + 4 + 14 * index
-        out.append(f'<text x="{offset_x + LEFT + 8}" y="{legend_y + 8}" fill="{colour}">{escape(series.name)}</text>')
+        # The legend under the axis, one entry after another: never over a line.
+        legend_x = offset_x + LEFT + index * (inner_w / max(len(panel.series), 1))
+        out.append(f'<rect x="{legend_x:.1f}" y="{HEIGHT - 16}" width="10" height="10" fill="{colour}"/>')
+        out.append(f'<text x="{legend_x + 14:.1f}" y="{HEIGHT - 7}">{escape(series.name)}</text>')
     return out
 
 

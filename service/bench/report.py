@@ -816,6 +816,43 @@ METHOD = """\
 
 
 PROFILE = """\
+### Issue 30: the crowd
+
+Redis commands per move, as Redis counts them (INFO commandstats: the commands a script
+runs too), 32 games of two WebSocket seats flat out on the Redis store, one window each,
+main before and after (2026-12-02, the machine shared with other work):
+
+| command | before | after |
+|---|---|---|
+| `PEXPIREAT` | 5.28 | 0.25 |
+| `XRANGE` | 2.69 | 0.28 |
+| all | 19.7 | 12.2 |
+
+- `PEXPIREAT`: the append set the expiry of four keys at every move. It now sets a time an
+  hour past the one asked, and none while that covers the next (`redis_lua._EXPIRE_GAME`).
+- `XRANGE`: the fork check read the last event back (its SHA-1 is kept in the meta now),
+  and the process that made the move read it back for its own followers (it hands them
+  over at once now: `LiveReader.appended`).
+- all: flat out, games end and new ones are made inside the window; their creations count.
+
+At a human pace (400 games, a move 2–6 s after each turn) a hold script ran at two moves
+of three: a seat's move is a call with its token, and each call renewed the seat's
+presence even when its Play session already held it. No longer (`Presence.seen`): 12.4
+commands per move before, 9.1 after, of which 0.84 is each game's first move setting its
+keys' expiry. What is left per move: the append script, with its `HMGET`, `HGET` (the
+command id), one `XADD` per event, two `HSET`s and the `SPUBLISH`. Measured with a
+script of the session's own (the bench's crowd, INFO commandstats around the window).
+
+Memory per connected WebSocket seat (`tracemalloc`, 400 seats of 200 games on a server
+in one process, the client's allocations left out): 38.5 KiB of Python objects, against
+57–62 KiB of RSS in the table above. Nothing dominates: aiohttp's request and WebSocket
+objects (the parsed request held for the socket's life: 3.6 KiB; its reader, writer and
+their buffers: about 5 KiB), the Play session's three tasks and its `asyncio.Queue` (3.2
+KiB each queue), the presence watch's queue per session (3.2 KiB), read receipts, the
+history follow. 16 KiB would take a session without a task and a queue per concern (one
+state machine per seat, woken by the game's own fan-out) and a lighter WebSocket than
+aiohttp's: not done.
+
 ### Issue 18: the game's own work, replay, the transports' floor
 
 Profiled with `py-spy record` (from PyPI; GameApp alone, and the server under `Play`
