@@ -38,6 +38,7 @@ from service.app.observe.metrics import Metrics
 log = logging.getLogger(__name__)
 
 OPENAPI_PATH = Path(__file__).resolve().parent / "openapi.json"
+CLIENT_CLOSED = 499  # the status a request whose client left is logged with (as nginx's)
 CORS_HEADERS = (
     "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent, "
     "connect-content-encoding, connect-accept-encoding, x-request-id, traceparent, tracestate"
@@ -156,7 +157,12 @@ async def _error_middleware(request: web.Request, handler: Handler) -> web.Strea
             content_type="application/json",
             headers={k: v for k, v in error.headers.items() if k.lower() == "allow"},
         )
-    except Exception:
+    except Exception as error:
+        if isinstance(error, ConnectionResetError) and (request.transport is None or request.transport.is_closing()):
+            # Its client left (a WebSocket reset before its handshake was answered): nobody
+            # to answer, nothing gone wrong here. 499, as proxies log a request its client closed.
+            log.debug("%s %s: the client left before its answer", request.method, request.path)
+            return web.Response(status=CLIENT_CLOSED)
         log.exception("unexpected error on %s %s", request.method, request.path)
         return error_response(ServiceError(Code.INTERNAL, "Internal error: the operators have been told."))
 

@@ -17,18 +17,15 @@ web app does. Measured, from /proc and Redis's INFO:
 
 from __future__ import annotations
 
-import contextlib
 import math
-import multiprocessing
 import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from typing import Any
 
 from service.bench.crowd import Games, Join, Joined, Leave, Pace, Paced, serve_crowd
+from service.bench.processes import Processes, sleep_until, split
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
 HUMAN_PACE = (2.0, 6.0)  # seconds from a seat's turn to its move
@@ -134,19 +131,11 @@ class CrowdFigures:
         return ordered[min(int(q * len(ordered)), len(ordered) - 1)]
 
 
-class CrowdPool:
-    """The crowd processes, kept for the whole run."""
+class CrowdPool(Processes):
+    """The crowd processes (crowd.py), kept for the whole run."""
 
     def __init__(self, processes: int) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.connections: list[Connection] = []
-        self.processes: list[BaseProcess] = []
-        for _ in range(processes):
-            parent, child = context.Pipe()
-            process = context.Process(target=serve_crowd, args=(child,), daemon=True)
-            process.start()
-            self.connections.append(parent)
-            self.processes.append(process)
+        super().__init__(serve_crowd, processes)
 
     def order(self, orders: Sequence[object]) -> list[Any]:
         """One order to each process; their answers."""
@@ -157,28 +146,6 @@ class CrowdPool:
             if isinstance(answer, Exception):
                 raise RuntimeError(f"a crowd process failed: {answer}")
         return answers
-
-    @property
-    def pids(self) -> list[int]:
-        return [process.pid for process in self.processes if process.pid is not None]
-
-    def close(self) -> None:
-        for connection in self.connections:
-            with contextlib.suppress(OSError):
-                connection.send(None)
-        for process in self.processes:
-            process.join(10)
-            if process.is_alive():
-                process.terminate()
-
-
-def _split(total: int, parts: int) -> list[int]:
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
-
-
-def _sleep_until(moment: float) -> None:
-    while (left := moment - time.time()) > 0:
-        time.sleep(left)
 
 
 @dataclass(slots=True)
@@ -208,7 +175,7 @@ def _settle(pids: list[int]) -> None:
 
 def _gather(pool: CrowdPool, settings: CapacitySettings, server: Server, redis: Redis | None, games: int) -> _Idle:
     """Makes the games, joins their seats, and watches them idle."""
-    shares = _split(games, len(pool.connections))
+    shares = split(games, len(pool.connections))
     pool.order([Games(server.http, settings.kind, share, seed) for seed, share in enumerate(shares)])
     _settle(server.pids)
     cpu, calls, start = cpu_seconds(server.pids), redis.calls() if redis else 0, time.monotonic()
@@ -238,10 +205,10 @@ def _pace(
     end = start + settings.pace_seconds
     for connection in pool.connections:
         connection.send(Pace(warm, start, end, *pace))
-    _sleep_until(start)
+    sleep_until(start)
     cpu, load = cpu_seconds(server.pids), cpu_seconds(pool.pids)
     calls, redis_cpu = (redis.calls(), redis.cpu_seconds()) if redis else (0, 0.0)
-    _sleep_until(end)
+    sleep_until(end)
     cpu, load = cpu_seconds(server.pids) - cpu, cpu_seconds(pool.pids) - load
     if redis:
         calls, redis_cpu = redis.calls() - calls, redis.cpu_seconds() - redis_cpu

@@ -10,13 +10,10 @@ one machine, so the ratios compare things measured side by side."""
 from __future__ import annotations
 
 import argparse
-import contextlib
-import multiprocessing
 import sys
 import time
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from engines.registry import ENGINES
@@ -35,6 +32,7 @@ from service.bench.micro import (
     work_figures,
 )
 from service.bench.observation import ObservationFigures, observation_figures
+from service.bench.processes import Processes, sleep_until, split
 from service.bench.store_cost import StoreCostFigures, store_cost_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
@@ -130,24 +128,15 @@ class Results:
         return next((m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None)
 
 
-class LoadPool:
-    """The load processes, kept for the whole run (spawned once: a new Python process
-    costs about a second)."""
+class LoadPool(Processes):
+    """The load processes (load.py), kept for the whole run."""
 
     def __init__(self, processes: int) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.connections: list[Connection] = []
-        self.processes: list[BaseProcess] = []
-        for _ in range(processes):
-            parent, child = context.Pipe()
-            process = context.Process(target=serve_jobs, args=(child,), daemon=True)
-            process.start()
-            self.connections.append(parent)
-            self.processes.append(process)
+        super().__init__(serve_jobs, processes)
 
     def create(self, target: str, http: str, kind: str, count: int, *, bots: bool = False) -> list[NewGame]:
         """`count` new games, made outside any window (`bots`: one human seat, bots the others)."""
-        shares = _split(count, len(self.connections))
+        shares = split(count, len(self.connections))
         for connection, share in zip(self.connections, shares, strict=True):
             connection.send(Job("create", target, http, kind, 0, count=share, bots=bots))
         games: list[NewGame] = []
@@ -170,25 +159,12 @@ class LoadPool:
         end = start + duration
         for connection in self.connections:
             connection.send((start, end))
-        _sleep_until(start)
+        sleep_until(start)
         before = [cpu_seconds(pids) for pids in groups]
-        _sleep_until(end)
+        sleep_until(end)
         after = [cpu_seconds(pids) for pids in groups]
         outcomes = [_answer(connection) for connection in self.connections]
         return outcomes, [b - a for a, b in zip(before, after, strict=True)]
-
-    @property
-    def pids(self) -> list[int]:
-        return [process.pid for process in self.processes if process.pid is not None]
-
-    def close(self) -> None:
-        for connection in self.connections:
-            with contextlib.suppress(OSError):  # a process that died has closed its end
-                connection.send(None)
-        for process in self.processes:
-            process.join(10)
-            if process.is_alive():
-                process.terminate()
 
 
 def _answer(connection: Connection) -> Outcome:
@@ -198,15 +174,6 @@ def _answer(connection: Connection) -> Outcome:
     if not isinstance(answer, Outcome):
         raise RuntimeError(f"a load process answered {answer!r}")
     return answer
-
-
-def _sleep_until(moment: float) -> None:
-    while (left := moment - time.time()) > 0:
-        time.sleep(left)
-
-
-def _split(total: int, parts: int) -> list[int]:
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
 
 
 def progress(text: str) -> None:
@@ -226,7 +193,7 @@ def _measure(
 ) -> Measured:
     progress(f"{path} on the {store} store ({workers} worker{'s' if workers > 1 else ''}, {concurrency} at once)")
     processes = len(pool.connections)
-    per_process = _split(concurrency, processes)
+    per_process = split(concurrency, processes)
     mode = "unary" if path == "scale" else path
     jobs = []
     for index, share in enumerate(per_process):
@@ -278,7 +245,7 @@ def _store_run(pool: LoadPool, settings: Settings, store: str, redis: Redis | No
         )
         bot_games = pool.create(server.target, server.http, settings.kind, settings.memory_games // 2, bots=True)
         for paths, pool_games in ((GAME_PATHS, games), (BOT_PATHS, bot_games)):
-            shares = _split(len(pool_games), len(paths))
+            shares = split(len(pool_games), len(paths))
             for path, share in zip(paths, shares, strict=True):
                 mine, pool_games = pool_games[:share], pool_games[share:]
                 concurrency = settings.stream_games if path == "stream" else settings.games

@@ -34,7 +34,6 @@ import contextlib
 import hashlib
 import json
 import math
-import multiprocessing
 import os
 import shutil
 import subprocess
@@ -44,12 +43,12 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from statistics import median
 from typing import IO, Any
 
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
+from service.bench.processes import Processes, sleep_until, split
 from service.bench.target import Redis, Server, cpu_seconds
 
 HARNESS = Path(__file__).resolve().parent / "boardgameio"
@@ -250,30 +249,21 @@ def _node_version() -> str:
 # --- the loads ---------------------------------------------------------------------
 
 
-class OurLoads:
-    """load.py's processes for our side, kept for the run (a Python process takes a
-    second to start)."""
+class OurLoads(Processes):
+    """load.py's processes for our side, kept for the run."""
 
     def __init__(self, processes: int) -> None:
-        context = multiprocessing.get_context("spawn")
-        self.connections: list[Connection] = []
-        self.processes: list[BaseProcess] = []
-        for _ in range(processes):
-            parent, child = context.Pipe()
-            process = context.Process(target=serve_jobs, args=(child,), daemon=True)
-            process.start()
-            self.connections.append(parent)
-            self.processes.append(process)
+        super().__init__(serve_jobs, processes)
 
     def create(self, server: Server, count: int) -> list[NewGame]:
-        for connection, share in zip(self.connections, _split(count, len(self.connections)), strict=True):
+        for connection, share in zip(self.connections, split(count, len(self.connections)), strict=True):
             connection.send(Job("create", server.target, server.http, KIND, 0, count=share))
         return [game for connection in self.connections for game in _outcome(connection).created]
 
     def start(self, server: Server, games: int, think: float, pool: list[NewGame]) -> None:
         """Sends each process its share of the games; returns once every one is ready."""
         processes = len(self.connections)
-        for index, (connection, share) in enumerate(zip(self.connections, _split(games, processes), strict=True)):
+        for index, (connection, share) in enumerate(zip(self.connections, split(games, processes), strict=True)):
             job = Job("ws-play", server.target, server.http, KIND, share, seed=index + 1, think=think)
             job.pool = pool[index::processes]
             connection.send(job)
@@ -287,15 +277,6 @@ class OurLoads:
 
     def outcomes(self) -> list[Outcome]:
         return [_outcome(connection) for connection in self.connections]
-
-    def close(self) -> None:
-        for connection in self.connections:
-            with contextlib.suppress(OSError):
-                connection.send(None)
-        for process in self.processes:
-            process.join(10)
-            if process.is_alive():
-                process.terminate()
 
 
 def _outcome(connection: Connection) -> Outcome:
@@ -315,7 +296,7 @@ class NodeLoads:
     @staticmethod
     def start(modules: Path, server: BoardgameioServer, games: int, think: float, pool: int, count: int) -> NodeLoads:
         loads = NodeLoads()
-        for index, (share, pool_share) in enumerate(zip(_split(games, count), _split(pool, count), strict=True)):
+        for index, (share, pool_share) in enumerate(zip(split(games, count), split(pool, count), strict=True)):
             log = Path(tempfile.mkstemp(prefix="ludotheque-bgio-load-", suffix=".log")[1])
             options = ["--server", server.url, "--games", share, "--pool", pool_share, "--think", think]
             with log.open("w") as errors:
@@ -356,15 +337,6 @@ class NodeLoads:
                 process.wait()
         for log in self.logs:
             log.unlink(missing_ok=True)
-
-
-def _split(total: int, parts: int) -> list[int]:
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
-
-
-def _sleep_until(moment: float) -> None:
-    while (left := moment - time.time()) > 0:
-        time.sleep(left)
 
 
 def _percentile(ordered: Sequence[float], q: float) -> float:
@@ -415,9 +387,9 @@ class _Sides:
             start = time.time() + (0.05 if cold else s.warmup)
             end = start + s.duration
             (node or self.loads).window(start, end)
-            _sleep_until(start)
+            sleep_until(start)
             before = cpu_seconds(pids), cpu_seconds(redis_pids), cpu_seconds(load_pids)
-            _sleep_until(end)
+            sleep_until(end)
             after = cpu_seconds(pids), cpu_seconds(redis_pids), cpu_seconds(load_pids)
             if node is not None:
                 answers = node.outcomes()

@@ -21,17 +21,21 @@ def _rows(report: str, heading: str) -> list[list[str]]:
     return [[cell.strip() for cell in line.strip("|").split("|")] for line in lines[1:]]  # without the header
 
 
-def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
-    output = tmp_path / "PERFORMANCE.md"
+def bench(output: Path, *options: str) -> str:
+    """`ludotheque bench --quick` with `options`, writing `output`: the report it wrote."""
     done = subprocess.run(
-        [sys.executable, "-m", "service", "bench", "--quick", "--output", str(output)],
+        [sys.executable, "-m", "service", "bench", "--quick", *options, "--output", str(output)],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    report = output.read_text()
+    return output.read_text()
+
+
+def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
+    report = bench(tmp_path / "PERFORMANCE.md")
     assert "not measurements" in report  # a quick run says it is not a measure
 
     moves = _rows(report, "Moves, per path and store")
@@ -86,15 +90,7 @@ def test_a_quick_run_reports_every_figure(tmp_path: Path) -> None:
 def test_a_quick_capacity_run_rewrites_its_section_alone_and_draws_its_chart(tmp_path: Path) -> None:
     output = tmp_path / "PERFORMANCE.md"
     output.write_text("# Performance\n\n## Moves\n\nkept as it was\n\n## Profile and what was removed\n\nkept too\n")
-    done = subprocess.run(
-        [sys.executable, "-m", "service", "bench", "--capacity", "--quick", "--output", str(output)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = output.read_text()
+    report = bench(output, "--capacity")
     assert "kept as it was" in report and report.index("## Capacity: the crowd") < report.index("kept too")
     crowd = [row for row in _rows(report, "Capacity: the crowd") if "/" in row[0] and row[1] in ("memory", "redis")]
     # Both stores, both crowds, the smallest flat out too, then two workers on Redis.

@@ -121,6 +121,20 @@ def test_a_client_that_leaves_in_the_middle_of_its_body_ends_cleanly(server: Ser
     assert Rest(server.http).get(f"/v1/games/{game_id}").status == 200
 
 
+def test_a_client_that_leaves_during_the_websocket_handshake_ends_quietly(server: ServerProcess) -> None:
+    """Its upgrade is answered to a socket it has already reset: no error logged."""
+    before = mark(server)
+    upgrade = (
+        b"GET /v1/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+        b"Sec-WebSocket-Protocol: ludotheque.v1.json\r\n\r\n"
+    )
+    for _ in range(40):
+        raw_exchange(server, upgrade, close_early=True)
+    time.sleep(0.5)  # nothing to wait for: the server only notices a closed socket
+    quiet_since(server, before)
+
+
 def leave_streams(server: ServerProcess, game_id: str, count: int) -> None:
     """Opens `count` event streams of the game (SSE and Connect in turn), each read until
     it has begun, then drops them all without a word (a reset)."""
