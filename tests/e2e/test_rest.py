@@ -74,7 +74,10 @@ def test_a_full_game_over_rest_while_a_spectator_follows_the_event_stream(server
     spectator.join(timeout=60)
     assert not spectator.is_alive(), "the stream must end with the game"
     listed = all_events(rest, game_id)
-    assert [event for _, event in received] == listed  # nothing missed, nothing repeated
+    # Nothing missed, nothing repeated. (The same events, not always the same words: the
+    # game over, its history is open, where the stream's catch-up kept the memory rule,
+    # e.g. where a Rain tile went back under the picnic's lid.)
+    assert [_what(event) for _, event in received] == [_what(event) for event in listed]
     assert [event_id for event_id, _ in received] == [event["version"] for event in listed]
     assert listed[-1]["gameOver"] is True
     assert final["outcome"]["summary"]
@@ -203,3 +206,9 @@ def test_a_move_posted_to_a_game_of_another_kind_is_refused(server: ServerProces
         f"/v1/games/{created['gameId']}/commands", {"command": {"mooki": json_format.MessageToDict(mooki.Command())}}
     )
     expect(reply, 400, 3)
+
+
+def _what(event: dict[str, Any]) -> tuple[Any, ...]:
+    """An event as the memory rule leaves it: which one, by whom, of what kind."""
+    payload = next(value for key, value in event.items() if key in ENGINES)
+    return event["version"], event.get("seat"), event.get("commandId"), event.get("gameOver"), tuple(payload)
