@@ -159,7 +159,8 @@ SETTINGS: tuple[Setting, ...] = (
         "websocket_send_timeout",
         float,
         10.0,
-        "seconds a WebSocket message may wait for a client that does not read; then it is cut (close code 4008)",
+        "seconds a WebSocket message, or a server-sent event or Connect stream's write, may wait for a client "
+        "that does not read; then it is cut (a WebSocket with close code 4008)",
     ),
     Setting("stream_ticket_ttl", float, 60.0, "seconds a stream ticket (IssueStreamTicket) may be used in"),
     Setting("log_level", str, "info", "debug, info, warning or error"),
