@@ -147,7 +147,7 @@ def test_a_stream_nobody_reads_holds_a_fixed_buffer_and_is_cut(
     # takes longer to cut them, and the test polls the more).
     spent = cpu_seconds(impatient) - spent - polls * poll
     assert 0 < held < HELD_AT_MOST, held  # a fixed buffer, whatever the game's length
-    assert held * 4 < weight, (held, weight)  # not the game
+    assert held * 2 < weight, (held, weight)  # not the game: at most half of one of 1,500 events or more
     # Each stream rendered what it held, not the game: together, less than a few clients
     # reading the whole game (before, each of them cost one).
     assert spent < STREAMS * volume * whole / 2, (spent, whole)
