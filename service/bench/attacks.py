@@ -34,6 +34,7 @@ from ludotheque import Client
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.online.join_codes import ALPHABET, LENGTH
+from service.bench.percentiles import percentile
 from service.bench.target import Server, cpu_seconds
 
 ADMIN = "bench-attack-admin-token-0123456789abcdef-0123"
@@ -72,8 +73,7 @@ class AttackFigures:
     victim_failures: list[str] = field(default_factory=list)  # the status of each victim's call that failed
 
     def percentile(self, q: float) -> float:
-        ordered = sorted(self.victim_moves)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+        return percentile(self.victim_moves, q)
 
     @property
     def p50(self) -> float:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.bench.crowd import Games, Join, Joined, Leave, Pace, Paced, serve_crowd
+from service.bench.percentiles import percentile
 from service.bench.processes import Processes, sleep_until, split
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
 
@@ -125,10 +126,7 @@ class CrowdFigures:
         return self.redis_cpu_seconds / self.moves if self.moves else math.nan
 
     def percentile(self, q: float) -> float:
-        if not self.latencies:
-            return float("nan")
-        ordered = sorted(self.latencies)
-        return ordered[min(int(q * len(ordered)), len(ordered) - 1)]
+        return percentile(self.latencies, q)
 
 
 class CrowdPool(Processes):
@@ -139,8 +137,15 @@ class CrowdPool(Processes):
 
     def order(self, orders: Sequence[object]) -> list[Any]:
         """One order to each process; their answers."""
+        self.send(orders)
+        return self.answers()
+
+    def send(self, orders: Sequence[object]) -> None:
         for connection, order in zip(self.connections, orders, strict=True):
             connection.send(order)
+
+    def answers(self) -> list[Any]:
+        """Each process's answer to its last order (a failed order: RuntimeError)."""
         answers = [connection.recv() for connection in self.connections]
         for answer in answers:
             if isinstance(answer, Exception):
@@ -203,8 +208,7 @@ def _pace(
     warm = time.time() + 0.2
     start = warm + settings.warmup
     end = start + settings.pace_seconds
-    for connection in pool.connections:
-        connection.send(Pace(warm, start, end, *pace))
+    pool.send([Pace(warm, start, end, *pace)] * len(pool.connections))
     sleep_until(start)
     cpu, load = cpu_seconds(server.pids), cpu_seconds(pool.pids)
     calls, redis_cpu = (redis.calls(), redis.cpu_seconds()) if redis else (0, 0.0)
@@ -212,11 +216,7 @@ def _pace(
     cpu, load = cpu_seconds(server.pids) - cpu, cpu_seconds(pool.pids) - load
     if redis:
         calls, redis_cpu = redis.calls() - calls, redis.cpu_seconds() - redis_cpu
-    answers = [connection.recv() for connection in pool.connections]
-    for answer in answers:
-        if isinstance(answer, Exception):
-            raise RuntimeError(f"a crowd process failed: {answer}")
-    return answers, cpu, load, (calls if redis else None), (redis_cpu if redis else None)
+    return pool.answers(), cpu, load, (calls if redis else None), (redis_cpu if redis else None)
 
 
 def measure_crowd(

@@ -15,7 +15,6 @@ A game that ends inside a window is replaced by a new one, its two seats joined.
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import time
 import uuid
@@ -27,9 +26,8 @@ from typing import Any
 import aiohttp
 from ludotheque.v1 import game_pb2, game_service_pb2
 
-from service.bench.load import JSON_BODY, seats_for
+from service.bench.load import CREATE_CONCURRENCY, create_rest
 
-CREATE_CONCURRENCY = 16  # games made at once by one process
 # Joins in flight at once by one process: a crowd arriving, not one stampede (a burst
 # of thousands of joins at once queues for the store's connections until some time out).
 JOIN_CONCURRENCY = 8
@@ -210,12 +208,8 @@ class Crowd:
 
     async def create(self) -> tuple[str, list[str]]:
         assert self.order is not None
-        seats = seats_for(self.order.kind)
-        body = json.dumps({"kind": self.order.kind, "seats": [{"name": s.name, "age": s.age} for s in seats]})
-        async with self.session.post(f"{self.order.http}/v1/games", data=body, headers=JSON_BODY) as response:
-            response.raise_for_status()
-            created = await response.json()
-        return created["gameId"], list(created["seatTokens"])
+        created = await create_rest(self.session, self.order.http, self.order.kind, False)
+        return created.game_id, list(created.tokens)
 
     async def join(self, game_id: str, tokens: list[str]) -> list[SeatSession]:
         assert self.order is not None

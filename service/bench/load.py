@@ -481,13 +481,13 @@ async def _run_http_echo(job: Job, window: Window, ready: Callable[[], Awaitable
 # --- WebSocket ---------------------------------------------------------------------
 
 
-async def _create_rest(session: aiohttp.ClientSession, http: str, kind: str, bots: bool) -> NewGame:
+async def create_rest(session: aiohttp.ClientSession, http: str, kind: str, bots: bool) -> NewGame:
+    """A new game over REST (`bots`: one human seat, the server's bots the others)."""
     seats = seats_for(kind, bots)
     body = json.dumps(
         {"kind": kind, "seats": [{"name": s.name, "age": s.age, **({"bot": s.bot} if s.bot else {})} for s in seats]}
     )
-    # (JSON said so: a write in another content type is refused, tests/hostile/test_cross_origin.py)
-    async with session.post(f"{http}/v1/games", data=body, headers={"Content-Type": "application/json"}) as response:
+    async with session.post(f"{http}/v1/games", data=body, headers=JSON_BODY) as response:
         response.raise_for_status()
         created = await response.json()
     humans = tuple(seat for seat, spec in enumerate(seats) if not spec.bot)
@@ -555,7 +555,7 @@ async def _run_ws(job: Job, window: Window, ready: Callable[[], Awaitable[None]]
     connector = aiohttp.TCPConnector(limit=0)  # one connection per socket: no pooling limit
     async with aiohttp.ClientSession(connector=connector) as session:
         await ready()
-        games = _Games(job, lambda: _create_rest(session, job.http, job.kind, bots), window, outcome)
+        games = _Games(job, lambda: create_rest(session, job.http, job.kind, bots), window, outcome)
         tasks: list[Awaitable[None]] = []
         for _ in range(job.concurrency):
             if job.mode == "ws-echo":

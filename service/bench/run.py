@@ -32,6 +32,7 @@ from service.bench.micro import (
     work_figures,
 )
 from service.bench.observation import ObservationFigures, observation_figures
+from service.bench.percentiles import percentile
 from service.bench.processes import Processes, sleep_until, split
 from service.bench.store_cost import StoreCostFigures, store_cost_figures
 from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
@@ -96,10 +97,7 @@ class Measured:
         return self.rpcs / self.count if self.count else float("nan")
 
     def percentile(self, q: float) -> float:
-        if not self.latencies:
-            return float("nan")
-        ordered = sorted(self.latencies)
-        return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+        return percentile(self.latencies, q)
 
 
 @dataclass(slots=True)

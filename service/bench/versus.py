@@ -48,6 +48,7 @@ from statistics import median
 from typing import IO, Any
 
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
+from service.bench.percentiles import percentile
 from service.bench.processes import Processes, sleep_until, split
 from service.bench.target import Redis, Server, cpu_seconds
 
@@ -339,10 +340,6 @@ class NodeLoads:
             log.unlink(missing_ok=True)
 
 
-def _percentile(ordered: Sequence[float], q: float) -> float:
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else math.nan
-
-
 # --- the run -----------------------------------------------------------------------
 
 
@@ -400,13 +397,13 @@ class _Sides:
                 outcomes = self.loads.outcomes()
                 moves, errors = sum(o.count for o in outcomes), sum(o.errors for o in outcomes)
                 created = sum(o.games_created for o in outcomes)
-                latencies = sorted(latency for o in outcomes for latency in o.latencies)
+                latencies = [latency for o in outcomes for latency in o.latencies]
         finally:
             if node is not None:
                 node.close()
         window = VersusWindow(
             side, think, cold, s.duration, moves, after[0] - before[0], after[1] - before[1], after[2] - before[2],
-            _percentile(latencies, 0.5), _percentile(latencies, 0.99), errors, created,
+            percentile(latencies, 0.5), percentile(latencies, 0.99), errors, created,
         )  # fmt: skip
         if not cold:  # a cold boardgame.io goes at a sixth of its warm pace: no guide to the next pools
             self.rates[(side, think)] = max(window.per_second, self.rates.get((side, think), 0.0))
