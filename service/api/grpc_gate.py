@@ -7,6 +7,11 @@ options cannot, on one connection without touching the others:
   why, and closed;
 - caps its buffers toward a client that stops reading (backpressure.py), and stops
   reading from gRPC while they are full, so gRPC's own writes wait;
+- asks the client for read receipts (read_receipts.py): a PING with a nonce of its own
+  between two of the server's frames every 16 KiB, the client's PING ACK saying it read
+  what came before; the gRPC server is read no further while 128 KiB are unread. HTTP/2's
+  flow control cannot bound a client that grants the largest window (2 GiB) and makes
+  its receive buffer deep: its WINDOW_UPDATEs prove nothing read, a PING ACK does;
 - watches the frames go by (their 9-byte headers only): a client that resets streams
   (RST_STREAM) or has them refused (opening more than the server's
   MAX_CONCURRENT_STREAMS) faster than `max_resets` every 10 seconds, HTTP/2's rapid
@@ -22,25 +27,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import socket
 import struct
 import time
 from collections.abc import Callable
 
 from service.api.backpressure import cap_buffers
 from service.api.connections import GRPC_DESCRIPTORS, LINGER, Connections
+from service.api.read_receipts import ReceiptLedger
 from service.app.observe.metrics import Metrics
 
 log = logging.getLogger(__name__)
 
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-HEADERS, RST_STREAM, SETTINGS, GOAWAY = 0x1, 0x3, 0x4, 0x7
+HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY = 0x1, 0x3, 0x4, 0x6, 0x7
+ACK = 0x1  # a PING's flag: the answer to one
+GATHERED = frozenset({RST_STREAM, PING})  # frames whose payload is read
+PING_FRAME_BYTES = 9 + 8
 REFUSED_STREAM, ENHANCE_YOUR_CALM = 0x7, 0xB
 RESET_WINDOW = 10.0  # seconds: max_resets may be spent in a burst, and come back over this long
 BOUNDARY_WAIT = 1.0  # seconds a cut waits for the server's frame under way to end
+# Read receipts toward a client (read_receipts.py): a PING after so many bytes, and the
+# gRPC server read no further while so many are unread (HTTP/2's own default window is
+# 64 KiB; this lets a reading client's calls run at full speed, and bounds one that
+# grants the largest window and reads nothing).
+GATE_RECEIPT_EVERY = 16 * 1024
+GATE_UNREAD = 128 * 1024
+# The receive buffer of the gate's socket toward gRPC (Linux doubles it): what gRPC can
+# have written past a held client, and the most one read takes.
+UPSTREAM_BUFFER_BYTES = 32 * 1024
 
 
-def frame(kind: int, stream: int, payload: bytes = b"") -> bytes:
-    return struct.pack(">I", len(payload))[1:] + bytes([kind, 0]) + struct.pack(">I", stream & 0x7FFFFFFF) + payload
+def frame(kind: int, stream: int, payload: bytes = b"", flags: int = 0) -> bytes:
+    return struct.pack(">I", len(payload))[1:] + bytes([kind, flags]) + struct.pack(">I", stream & 0x7FFFFFFF) + payload
 
 
 def goaway(last_stream: int, message: str) -> bytes:
@@ -49,19 +68,22 @@ def goaway(last_stream: int, message: str) -> bytes:
 
 class Frames:
     """Follows the HTTP/2 frames of one direction as its bytes go by, calling
-    `seen(kind, stream, code)` for each frame (`code`: a RST_STREAM's error code, else 0).
-    `preface`: the client's connection preface comes first; bytes that are not it are
-    not HTTP/2, and are let through unread (gRPC answers them)."""
+    `seen(kind, flags, stream, payload)` at the end of each frame (`payload`: gathered
+    for the small frames whose content matters here, RST_STREAM and PING; else empty),
+    with `ended_at` the offset of that end in the chunk being fed. `preface`: the
+    client's connection preface comes first; bytes that are not it are not HTTP/2,
+    and are let through unread (gRPC answers them)."""
 
-    __slots__ = ("_code", "_head", "_kind", "_left", "_preface", "_seen", "_stream", "http2")
+    __slots__ = ("_flags", "_head", "_kind", "_left", "_payload", "_preface", "_seen", "_stream", "ended_at", "http2")
 
-    def __init__(self, seen: Callable[[int, int, int], None], *, preface: bool) -> None:
+    def __init__(self, seen: Callable[[int, int, int, bytes], None], *, preface: bool) -> None:
         self._seen = seen
         self._preface = PREFACE if preface else b""
         self._head = b""
         self._left = 0  # payload bytes of the current frame still to pass
-        self._kind = self._stream = 0
-        self._code = b""  # a RST_STREAM's payload, gathered
+        self._kind = self._flags = self._stream = 0
+        self._payload = b""  # a small frame's payload, gathered
+        self.ended_at = 0
         self.http2 = True
 
     @property
@@ -79,26 +101,27 @@ class Frames:
         while self.http2 and at < end:
             if self._left:
                 taken = min(self._left, end - at)
-                if self._kind == RST_STREAM:
-                    self._code += data[at : at + taken]
+                if self._kind in GATHERED:
+                    self._payload += data[at : at + taken]
                 self._left -= taken
                 at += taken
                 if not self._left:
-                    self._ended()
+                    self._ended(at)
                 continue
             taken = min(9 - len(self._head), end - at)
             self._head += data[at : at + taken]
             at += taken
             if len(self._head) == 9:
                 self._left = int.from_bytes(self._head[:3], "big")
-                self._kind, self._stream = self._head[3], int.from_bytes(self._head[5:9], "big") & 0x7FFFFFFF
-                self._head, self._code = b"", b""
+                self._kind, self._flags = self._head[3], self._head[4]
+                self._stream = int.from_bytes(self._head[5:9], "big") & 0x7FFFFFFF
+                self._head, self._payload = b"", b""
                 if not self._left:
-                    self._ended()
+                    self._ended(at)
 
-    def _ended(self) -> None:
-        code = int.from_bytes(self._code[:4], "big") if self._kind == RST_STREAM and len(self._code) >= 4 else 0
-        self._seen(self._kind, self._stream, code)
+    def _ended(self, at: int) -> None:
+        self.ended_at = at
+        self._seen(self._kind, self._flags, self._stream, self._payload)
 
 
 class Resets:
@@ -194,6 +217,8 @@ class _Client(asyncio.Protocol):
         self.last_stream = 0
         self.resets = Resets(gate.max_resets)
         self.frames = Frames(self._client_frame, preface=True)
+        self.full = False  # its buffers are full: gRPC is not read meanwhile
+        self._answers: list[int] = []  # where the answers to the gate's PINGs start in the chunk under way
         self.cutting = ""  # why, once the connection is being cut
         self.said = False  # its last frames are written
         self.lingering = False  # refused, and given a moment to read why
@@ -224,9 +249,19 @@ class _Client(asyncio.Protocol):
     async def _connect(self) -> None:
         loop = asyncio.get_running_loop()
         try:
-            transport, upstream = await loop.create_connection(
-                lambda: _Upstream(self), "127.0.0.1", self.gate.upstream_port
-            )
+            toward = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            toward.setblocking(False)
+            # asyncio sets it only on a socket made with IPPROTO_TCP named: without it,
+            # Nagle holds small writes for the delayed ACK (+40 ms on 1% of the calls).
+            toward.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            # Before connecting, so that the window gRPC is granted is this small too.
+            toward.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, UPSTREAM_BUFFER_BYTES)
+            try:
+                await loop.sock_connect(toward, ("127.0.0.1", self.gate.upstream_port))
+            except BaseException:
+                toward.close()
+                raise
+            transport, upstream = await loop.create_connection(lambda: _Upstream(self), sock=toward)
         except OSError as error:
             log.warning("the gRPC gate cannot reach the gRPC server: %s", error)
             self.close()
@@ -241,17 +276,29 @@ class _Client(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.cutting or self.upstream is None or self.upstream.transport is None:
             return
+        self._answers = []
         self.frames.feed(data)
-        if not self.cutting:
-            self.upstream.transport.write(data)
+        if self.cutting:
+            return
+        if self._answers:  # the answers to the gate's own PINGs are the gate's, not gRPC's
+            at, kept = 0, []
+            for start in self._answers:
+                kept.append(data[at:start])
+                at = start + PING_FRAME_BYTES
+            data = b"".join((*kept, data[at:]))
+        self.upstream.transport.write(data)
 
-    def _client_frame(self, kind: int, stream: int, code: int) -> None:
+    def _client_frame(self, kind: int, flags: int, stream: int, payload: bytes) -> None:
         if self.cutting:
             return  # the rest of a chunk that was cut: not passed on, not counted
         if kind == HEADERS:
             self.last_stream = max(self.last_stream, stream)
         elif kind == RST_STREAM and not self.resets.spend():
             self.cut("resets", "Too many streams reset: this connection is closed (HTTP/2 rapid reset).")
+        elif kind == PING and flags & ACK and self.upstream is not None:
+            ours = self.upstream.receipt(payload)
+            if ours and self.frames.ended_at >= PING_FRAME_BYTES:  # whole in this chunk: not passed on
+                self._answers.append(self.frames.ended_at - PING_FRAME_BYTES)
 
     def refused_stream(self) -> None:
         """The gRPC server refused one of this client's streams (over its concurrency)."""
@@ -311,12 +358,14 @@ class _Client(asyncio.Protocol):
             self.upstream.transport.close()
 
     def pause_writing(self) -> None:  # the client reads slowly: so does the relay from gRPC
-        if self.upstream is not None and self.upstream.transport is not None:
-            self.upstream.transport.pause_reading()
+        self.full = True
+        if self.upstream is not None:
+            self.upstream.read_if_due()
 
     def resume_writing(self) -> None:
-        if self.upstream is not None and self.upstream.transport is not None:
-            self.upstream.transport.resume_reading()
+        self.full = False
+        if self.upstream is not None:
+            self.upstream.read_if_due()
 
     def close(self) -> None:
         if self.transport is not None:
@@ -330,23 +379,73 @@ class _Upstream(asyncio.Protocol):
         self.client = client
         self.transport: asyncio.Transport | None = None
         self.frames = Frames(self._server_frame, preface=False)
+        self.receipts = ReceiptLedger(GATE_RECEIPT_EVERY, GATE_UNREAD)
+        self.held = False  # waiting for a receipt: gRPC is not read meanwhile
+        self.reading = True
+        self._counted = 0  # bytes of the chunk under way counted as sent
+        self._pings: list[tuple[int, bytes]] = []  # where in that chunk a PING goes, and it
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
-        self.transport = transport  # (asyncio sets TCP_NODELAY)
+        self.transport = transport
 
     def data_received(self, data: bytes) -> None:
         client = self.client
         if client.transport is None or client.transport.is_closing():
             return
+        self._counted, self._pings = 0, []
         self.frames.feed(data)
-        client.transport.write(data)
+        self.receipts.count(len(data) - self._counted)
+        at, pieces = 0, list[bytes]()
+        for offset, nonce in self._pings:
+            pieces += (data[at:offset], frame(PING, 0, nonce))
+            at = offset
+        client.transport.write(b"".join((*pieces, data[at:])) if pieces else data)
         if client.cutting and self.frames.at_boundary:
             client._finish_cut()
+        self._settle()
 
-    def _server_frame(self, kind: int, stream: int, code: int) -> None:
-        if kind == RST_STREAM and code == REFUSED_STREAM:
+    def _server_frame(self, kind: int, flags: int, stream: int, payload: bytes) -> None:
+        if kind == RST_STREAM and int.from_bytes(payload[:4], "big") == REFUSED_STREAM:
             self.client.refused_stream()
+        ended = self.frames.ended_at
+        self.receipts.count(ended - self._counted)
+        self._counted = ended
+        if self.receipts.ping_due and self.client.frames.http2 and not self.client.cutting:
+            self._pings.append((ended, self.receipts.ping()))
+
+    def receipt(self, payload: bytes) -> bool:
+        """The client answered a PING: if it was one of ours (True), what came before it
+        was read."""
+        if not self.receipts.pong(payload):
+            return False
+        self._settle()
+        return True
+
+    def _settle(self) -> None:
+        """Holds gRPC back while too much is unread and a receipt that would free it is
+        awaited (asking for one, between two frames, if none is); goes on otherwise,
+        to the next frame's end, where a PING can be put."""
+        receipts, client = self.receipts, self.client
+        transport = client.transport
+        asking = not receipts.may_send(0) and receipts.unpinged and self.frames.at_boundary and client.frames.http2
+        if asking and transport is not None and not transport.is_closing():
+            transport.write(frame(PING, 0, receipts.ping()))
+        held = not receipts.may_send(0) and receipts.awaited
+        if held and not self.held:
+            client.gate.metrics.receipt_waits.inc()
+        self.held = held
+        self.read_if_due()
+
+    def read_if_due(self) -> None:
+        """Reads gRPC unless the client's buffers are full or a receipt is awaited."""
+        reading = not (self.client.full or self.held)
+        if self.transport is not None and reading != self.reading:
+            self.reading = reading
+            if reading and not self.client.cutting:
+                self.transport.resume_reading()
+            elif not reading:
+                self.transport.pause_reading()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.client.gate._peers.pop(self._port(), None)

@@ -43,7 +43,11 @@ def test_the_total_stops_before_the_descriptors_run_out() -> None:
 
 def test_frames_are_followed_across_any_split_and_other_bytes_pass_unread() -> None:
     seen: list[tuple[int, int, int]] = []
-    frames = Frames(lambda kind, stream, code: seen.append((kind, stream, code)), preface=True)
+
+    def saw(kind: int, flags: int, stream: int, payload: bytes) -> None:
+        seen.append((kind, stream, int.from_bytes(payload[:4], "big") if kind == RST_STREAM else 0))
+
+    frames = Frames(saw, preface=True)
     data = (
         PREFACE
         + frame(SETTINGS, 0)

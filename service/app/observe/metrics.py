@@ -106,6 +106,11 @@ class Metrics:
             "(resets: streams reset or refused faster than --grpc-max-resets).",
             "reason",
         )
+        self.receipt_waits = make.counter(
+            "ludotheque_grpc_receipt_waits_total",
+            "Times the gRPC gate held the server back from a client that had not said it read "
+            "what it was sent (its PING ACK: a read receipt).",
+        )
 
     def _moves(self, make: _Make) -> None:
         """Commands and how their appends went."""
