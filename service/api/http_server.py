@@ -32,8 +32,15 @@ from service.api.sse import sse_handler
 from service.api.websocket import WebSocketSettings
 from service.app import GameApp
 from service.app.access.origins import Origin, calling_from, forwarded_for
+from service.app.history.history import MAX_EVENTS_PAGE
 from service.app.model.errors import Code, ServiceError, invalid_argument, status_of
 from service.app.observe.metrics import Metrics
+
+# An event stream over HTTP/1.1 (server-sent events, Connect) has no read receipt: a
+# client whose receive buffer is deep would be sent a long game's whole past for one
+# request. So a catch-up goes a page a request (as ListEvents does), the stream ending
+# after it; the client comes back from the last event it got (an EventSource by itself).
+CATCH_UP_PAGE = MAX_EVENTS_PAGE
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +67,7 @@ def build_http_app(
     """The aiohttp application for one server (`body_idle_timeout`, `body_timeout`:
     http_body.py; `public_origin`: where browsers reach it, for the web app's policy and
     WebSockets)."""
-    table = use_cases(app)
+    table = use_cases(app, catch_up_page=CATCH_UP_PAGE)
     origins = tuple(cors_origins)
     preflight, add_cors_headers = _cors(origins)
     own = (public_origin.rstrip("/"),) if public_origin else ()

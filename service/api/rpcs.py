@@ -34,9 +34,12 @@ BidiUseCase = Callable[[AsyncIterator[Any], str], AsyncIterator[Message]]
 AnyUseCase = UseCase | StreamUseCase | BidiUseCase  # which one: the method's streaming kind says
 
 
-def use_cases(app: GameApp) -> dict[str, AnyUseCase]:
+def use_cases(app: GameApp, catch_up_page: int = 0) -> dict[str, AnyUseCase]:
+    """`catch_up_page`: a StreamEvents call ends after so many events of the game's past
+    when more remain (0: never), for transports whose clients give no read receipt."""
+
     async def stream_events(request: game_service_pb2.StreamEventsRequest, token: str) -> Responses:
-        events = await app.history.stream_events(request, token)
+        events = await app.history.stream_events(request, token, catch_up_page)
         return Responses(_in_language(_as_responses(events.events), request.locale), events.ended)
 
     def play_session(requests: AsyncIterator[Any], token: str) -> AsyncIterator[Message]:

@@ -2,7 +2,8 @@
 a `data:` line in JSON, resumable from Last-Event-ID, with keep-alive comments. A
 client that stops reading holds a fixed buffer, and is cut once a write has waited
 `send_timeout` seconds for it (backpressure.py): its EventSource comes back from its
-Last-Event-ID."""
+Last-Event-ID. So it does, soon (`retry:`), after a stream that ended: a game's end
+(then 204 tells it to stop) or a page of a long catch-up (http_server.CATCH_UP_PAGE)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ from service.api.rpcs import StreamUseCase
 from service.app.model.errors import ServiceError, invalid_argument, status_of
 
 HEARTBEAT_SECONDS = 15.0
+# An EventSource's wait before it reconnects (milliseconds), said as a stream ends: the
+# next page of a catch-up is then half a second away (browsers wait seconds by default).
+RETRY_AFTER_END = b"retry: 500\n\n"
 MAX_VERSION = (1 << 64) - 1  # versions are uint64
 MAX_VERSION_DIGITS = len(str(MAX_VERSION))
 # A server-streaming RPC that can resume from an SSE Last-Event-ID: the request field
@@ -62,6 +66,7 @@ def sse_handler(transcoder: Transcoder, use_case: StreamUseCase, send_timeout: f
                 # kernel's capped buffers took it): a client that stops reading stops it.
                 item = await _next_with_heartbeats(iterator, write)
                 if item is None:
+                    await write(RETRY_AFTER_END)
                     break
                 event_id = f"id: {resume[1](item)}\n" if resume is not None else ""
                 await write(f"{event_id}data: {to_json(item)}\n\n".encode())

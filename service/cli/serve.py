@@ -33,6 +33,7 @@ from service.app.access.origins import ClientAddresses, parse_networks
 from service.app.game_app import Settings
 from service.app.keeping.retention import RetentionPolicy
 from service.app.model.errors import ServiceError
+from service.app.model.heavy_reads import share_the_gil
 from service.app.observe.instrumented import instrumented
 from service.app.observe.metrics import Metrics
 from service.cli import log_setup, telemetry
@@ -116,6 +117,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     if config.example_games:  # before anything reads the kinds served
         registry.serve_examples()
     check_limits(config)
+    share_the_gil()  # heavy reads fold in a thread: the event loop gets the GIL back soon
     metrics = Metrics()
     app = build_app(config, metrics)
     await app.start()

@@ -429,7 +429,11 @@ async def test_stream_events_sends_the_past_then_live_events_and_ends_with_the_g
     seen_by_spectator = await asyncio.wait_for(spectator, 10)
     seen_by_player = await asyncio.wait_for(player, 10)
     listed = (await app.history.list_events(api.ListEventsRequest(game_id=game_id), "")).events
-    assert seen_by_spectator == list(listed)
+    # The same events; not word for word: what the stream sent of the past before it went
+    # live is recalled as the table showed it when it started (the memory rule), which on
+    # a busy machine may be after the first moves, while the finished game's list is open.
+    assert [_identity(e) for e in seen_by_spectator] == [_identity(e) for e in listed]
+    assert seen_by_spectator[-1] == listed[-1]
     assert [e.version for e in seen_by_player] == list(range(1, game.version + 1))
     assert seen_by_spectator[-1].game_over
     resumed = [
@@ -514,3 +518,9 @@ def test_random_moves_through_the_service_legal_accepted_illegal_refused_and_not
         assert admin.view.mooki == ENGINE.view(final, Viewer.admin())
 
     asyncio.run(body())
+
+
+def _identity(event: game_pb2.Event) -> tuple[int, str, list[str]]:
+    """Which event it is: its version, its game, and its kind."""
+    game = event.WhichOneof("game") or ""
+    return event.version, game, [field.name for field, _ in getattr(event, game).ListFields()] if game else []

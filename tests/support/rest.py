@@ -54,9 +54,23 @@ class Rest:
     def post(self, path: str, body: Any, **kwargs: Any) -> Reply:
         return self.call("POST", path, body, **kwargs)
 
-    def events(self, path: str, last_event_id: str | None = None) -> Generator[tuple[str, str, Any], None, None]:
+    def resumed_events(self, path: str) -> list[tuple[str, str, Any]]:
+        """Every server-sent event of a stream that comes to an end (a finished game's),
+        coming back after each stream from its last id, as an EventSource does, until
+        the server answers 204: nothing more will come."""
+        got: list[tuple[str, str, Any]] = []
+        while True:
+            before = len(got)
+            got += self.events(path, got[-1][0] if got else None, ended=True)
+            if len(got) == before:
+                return got
+
+    def events(
+        self, path: str, last_event_id: str | None = None, *, ended: bool = False
+    ) -> Generator[tuple[str, str, Any], None, None]:
         """Server-sent events as (id, event type, parsed data), until the server ends
-        the stream. Stop iterating to drop the connection."""
+        the stream. Stop iterating to drop the connection. `ended`: a 204 (nothing will
+        ever come) is no event, not an error."""
         connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         try:
             extra = {"Accept": "text/event-stream"}
@@ -64,6 +78,8 @@ class Rest:
                 extra["Last-Event-ID"] = last_event_id
             connection.request("GET", path, headers=self.headers(extra))
             response = connection.getresponse()
+            if ended and response.status == 204:
+                return
             if response.status != 200:
                 raise AssertionError(f"stream answered {response.status}: {response.read()!r}")
             assert response.getheader("Content-Type", "").startswith("text/event-stream")

@@ -257,7 +257,9 @@ export class Ludotheque {
 
   /** The game's events as this caller may see them, from `fromVersion` on, then live as
    * they happen; the iteration ends after the last event of a finished game. A dropped
-   * connection is resumed from the last version delivered, so no event is missed or repeated. */
+   * connection is resumed from the last version delivered, so no event is missed or repeated;
+   * so is a stream that ended before the game did (over HTTP/1.1 the server sends a long
+   * game's past a page a call). */
   async *follow(gameId: string, options: FollowOptions = {}): AsyncGenerator<Event, void, undefined> {
     let next = options.fromVersion ?? 1n;
     const maxRetries = options.maxRetries ?? 10;
@@ -266,14 +268,19 @@ export class Ludotheque {
       try {
         const request = { gameId, fromVersion: next, knownVersion: this.known.get(gameId) };
         const responses = this.client.streamEvents(request, { signal: options.signal });
+        let delivered = false;
+        let over = false;
         for await (const { event } of responses) {
           if (event === undefined || event.version < next) continue;
           next = event.version + 1n;
           this.known.saw(gameId, event.version);
           failures = 0;
+          delivered = true;
+          over = event.gameOver;
           yield event;
         }
-        return;
+        if (over || !delivered) return; // the game's end (or nothing more will come)
+        continue; // a page of a long past: the next one
       } catch (reason) {
         const error = ConnectError.from(reason);
         if (!TRANSIENT.has(error.code) || options.signal?.aborted || failures >= maxRetries) throw error;

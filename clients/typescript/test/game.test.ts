@@ -12,7 +12,7 @@ import { Ludotheque } from "../src/ludotheque.js";
 import { GameStatus, ViewerRole, Visibility } from "../src/gen/ludotheque/v1/game_pb.js";
 import { GameService } from "../src/gen/ludotheque/v1/game_service_pb.js";
 import { collect, createWithBots, gameKinds, pick, seededRandom } from "./support/games.js";
-import { startServer, type Server } from "./support/server.js";
+import { ADMIN_TOKEN, startServer, type Server } from "./support/server.js";
 
 const MAX_MOVES = 5000;
 
@@ -99,5 +99,23 @@ describe("games over Connect", () => {
     assert.ok(found.games.some((game) => game.gameId === created.gameId));
     const replayed = await client.replayGame({ gameId: created.gameId, atVersion: 3n });
     assert.equal(replayed.atVersion, 3n);
+  });
+
+  test("a long game's past comes a page a call over Connect, and follow() goes on to its end", async () => {
+    const admin = new Ludotheque({ baseUrl: server.baseUrl, token: ADMIN_TOKEN }); // bot-only games: the admin
+    const bots = ["Ada", "Bo", "Cy"].map((name) => ({ name, bot: "random" }));
+    const created = await admin.createGame("pirates", bots);
+    const length = created.game?.version ?? 0n;
+    assert.ok(length > 1000n, `a game longer than a page: ${length} events`);
+    const client = createClient(GameService, createConnectTransport({ baseUrl: server.baseUrl }));
+    const page = [];
+    for await (const response of client.streamEvents({ gameId: created.gameId })) page.push(response.event);
+    assert.equal(page.length, 1000); // a page of the past, then the call ends
+    const followed = await collect(new Ludotheque({ baseUrl: server.baseUrl }).follow(created.gameId));
+    assert.deepEqual(
+      followed.map((event) => event.version),
+      Array.from({ length: Number(length) }, (_, index) => BigInt(index + 1)),
+    );
+    assert.ok(followed.at(-1)?.gameOver);
   });
 });

@@ -38,6 +38,8 @@ DEFAULT_MAX_FOLLOWERS = 1000  # spectators of one game following it live in one 
 MAX_SEAT_FOLLOWERS = 16
 # Events of the past a follower is sent between two turns of the event loop at most: the
 # stored events come without a wait, and a catch-up must not hold the players' moves.
+# The slices of all catch-ups take turns (History._catch_up_turn): however many run, a
+# move waits for one slice, not one of each.
 CATCH_UP_SLICE = 16
 
 
@@ -61,6 +63,7 @@ class History:
         heavy: HeavyReads | None = None,
     ) -> None:
         self._heavy = heavy or HeavyReads()  # replays of long pasts: the process's one budget
+        self._catching_up = asyncio.Lock()  # one catch-up slice at a time (_catch_up_turn)
         self._games = games
         self._viewers = viewers
         self._metrics = metrics
@@ -111,9 +114,13 @@ class History:
             response.next_from_version = stop + 1
         return response
 
-    async def stream_events(self, request: game_service_pb2.StreamEventsRequest, token: str) -> EventStream:
+    async def stream_events(
+        self, request: game_service_pb2.StreamEventsRequest, token: str, catch_up_page: int = 0
+    ) -> EventStream:
         """Checks the request now (so transports can answer an error before they
-        start streaming), then returns the events as they come."""
+        start streaming), then returns the events as they come. `catch_up_page`: the
+        stream ends after so many events of the past when more of it remain (0: never),
+        for a transport with no read receipt: its client comes back for the next page."""
         live = await self._games.load(request.game_id)
         if request.ticket:
             if token:
@@ -129,8 +136,15 @@ class History:
             if from_version > live.version + 1:  # now too, so that HTTP answers it as a status
                 raise _past_the_end(live, from_version)
             self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
-        stream = self.follow(live, viewer, from_version, request.locale, generation)
+        stream = self.follow(live, viewer, from_version, request.locale, generation, catch_up_page)
         return EventStream(_visible(stream), ended)
+
+    async def _catch_up_turn(self) -> None:
+        """Hands the event loop back between two slices of a catch-up, the catch-ups of
+        the process one after the other (the lock is fair): twenty at once, each sent a
+        long game's past, leave a move the wait of one slice between its steps, not twenty."""
+        async with self._catching_up:
+            await asyncio.sleep(0)
 
     async def follow(
         self,
@@ -139,6 +153,7 @@ class History:
         from_version: int,
         locale: str | None = None,
         generation: int | None = None,
+        catch_up_page: int = 0,
     ) -> AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
         each as stored and as `viewer` may see it (None: not at all), described in
@@ -146,7 +161,8 @@ class History:
         stream ticket it came from) is no longer the seat's: when the admin rotated it
         (at the next event once this process knows), after the event that says its
         player left the seat, or when another player joined it. `generation`: the
-        seat's token generation its caller was checked at (default: the game's now)."""
+        seat's token generation its caller was checked at (default: the game's now).
+        `catch_up_page`: ends after so many events of the past if more remain (0: never)."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
@@ -162,6 +178,7 @@ class History:
             self._seats[game_id, seat] += 1
         held_since = live.version  # the token was the seat's at this version
         past = live.version  # events up to here are read again (recalled now); later ones come live
+        caught_up = 0  # events of the past sent
         audience = None if locale is None else LiveAudience(live, locale, hides_players(live, viewer))
         self._metrics.subscriptions.inc()
         since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
@@ -171,16 +188,21 @@ class History:
                     if seat is not None and live.seat_generation(seat) != generation:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
                     if stored.version <= past and stored.version % CATCH_UP_SLICE == 0:
-                        await asyncio.sleep(0)  # a long catch-up hands the loop back, as a bot chain does
+                        await self._catch_up_turn()  # a long catch-up hands the loop back, as a bot chain does
                     with tracing.delivery(live.traced_move, stored.version, seat=viewer.seat):
                         event = parse_event(stored)
                         if event.HasField("table") and event.version > live.version:
                             await self._games.refresh(live)  # who sits where: the names the words use
                         self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
                         now = live.state if event.version <= past else None
-                        yield event, redact(live.engine, event, viewer, audience.now() if audience else None, now)
+                        redacted = redact(live.engine, event, viewer, audience.now() if audience else None, now)
+                        yield event, redacted
                     if event.game_over:
                         return
+                    if redacted is not None and event.version < past and catch_up_page:
+                        caught_up += 1
+                        if caught_up == catch_up_page:
+                            return  # a page of the past: its client comes back for the next
                     if seat is not None and event.version > held_since and _left(event, seat):
                         raise unauthenticated("This seat was left: its token is not valid any more.")
         except VersionsLost as lost:
