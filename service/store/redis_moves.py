@@ -20,7 +20,7 @@ import asyncio
 import contextlib
 import contextvars
 import logging
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from typing import Any
 
 from redis.asyncio.cluster import ClusterNode
@@ -99,10 +99,12 @@ class MoveSubscriptions:
         self._closing = True
         tasks = [t for t in [self._task, *(s.task for s in self._shards.values())] if t is not None]
         for task in tasks:
-            task.cancel()
+            task.cancel()  # and told by `_closing`, should redis-py lose the cancel
+        if tasks:
+            await asyncio.wait(tasks)  # not `await task`: a cancel of close() itself must stop it
         for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+            if not task.cancelled():
+                task.exception()  # retrieved: a failure as it stopped says nothing more
 
     # --- placing channels on their nodes ---------------------------------------------
 
@@ -210,7 +212,8 @@ class MoveSubscriptions:
     async def _listen(self, shard: _Shard, connection: AbstractConnection) -> None:
         """Hears the node until the shard holds nothing; asks for its channels meanwhile."""
         shard.changed.set()  # a new connection holds nothing yet
-        asking = asyncio.create_task(self._ask(shard, connection))
+        over = asyncio.Event()  # this connection is done with: `_ask` ends at its next step
+        asking = asyncio.create_task(self._ask(shard, connection, over))
         try:
             pinged = False
             while shard.channels or shard.subscribed or shard.leaving:
@@ -228,22 +231,28 @@ class MoveSubscriptions:
                 pinged = False
                 self._receive(shard, message)
         finally:
-            asking.cancel()  # it ends at its next await; nothing of it is waited for
+            # Waited for: a task left pending is "destroyed but pending" when the loop
+            # closes. Told by `over` as well as cancelled, since Python 3.11's wait_for
+            # (redis-py's send) loses a cancel that comes just as the send ends.
+            over.set()
+            shard.changed.set()  # wakes it (a spurious wake is harmless: it only re-asks)
+            asking.cancel()
+            await asyncio.wait({asking})
+            if not asking.cancelled():
+                asking.exception()  # already raised above if it failed while listened to
 
-    async def _ask(self, shard: _Shard, connection: AbstractConnection) -> None:
+    async def _ask(self, shard: _Shard, connection: AbstractConnection, over: asyncio.Event) -> None:
         """Asks the node for the channels the shard is to hold, and to let go of the
-        others, whenever they change (the answers come to `_listen`)."""
+        others, whenever they change (the answers come to `_listen`), until `over`."""
         while True:
             await shard.changed.wait()
+            if over.is_set():
+                return
             shard.changed.clear()
-            wanted = set(shard.channels)
-            for channel in sorted(shard.subscribed - wanted):
-                shard.subscribed.discard(channel)
-                shard.leaving[channel] = shard.leaving.get(channel, 0) + 1
-                await connection.send_command("SUNSUBSCRIBE", channel, check_health=False)
-            for channel in sorted(wanted - shard.subscribed):
-                shard.subscribed.add(channel)
-                await connection.send_command("SSUBSCRIBE", channel, check_health=False)
+            for command, channel in _asks(shard):
+                await connection.send_command(command, channel, check_health=False)
+                if over.is_set():
+                    return
 
     def _receive(self, shard: _Shard, message: Any) -> None:
         if isinstance(message, ResponseError) or not isinstance(message, list) or not message:
@@ -267,3 +276,16 @@ class MoveSubscriptions:
                 shard.subscribed.discard(channel)
                 if channel in shard.channels:
                     self._replace(shard, [channel])
+
+
+def _asks(shard: _Shard) -> Iterator[tuple[str, str]]:
+    """The commands that bring the node to the channels the shard is to hold, each
+    noted in the shard as it is asked."""
+    wanted = set(shard.channels)
+    for channel in sorted(shard.subscribed - wanted):
+        shard.subscribed.discard(channel)
+        shard.leaving[channel] = shard.leaving.get(channel, 0) + 1
+        yield "SUNSUBSCRIBE", channel
+    for channel in sorted(wanted - shard.subscribed):
+        shard.subscribed.add(channel)
+        yield "SSUBSCRIBE", channel

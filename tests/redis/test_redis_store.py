@@ -6,12 +6,14 @@ survived, WAIT for replicas."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import signal
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 import pytest
 
@@ -35,7 +37,7 @@ from service.store.redis import RedisStore
 from service.store.redis_index import Labels
 from service.store.redis_lua import APPEND, CREATE, EXPIRY_SLACK_MS
 from tests.support.aio import async_test, first_versions
-from tests.support.redis import RedisServer, running_redis
+from tests.support.redis import RedisServer, in_sync, running_redis
 from tests.support.stores import append, create_stored_game, redis_store, redis_stores
 from tests.support.waiting import wait_until
 
@@ -137,6 +139,60 @@ async def test_the_process_that_made_a_move_reads_nothing_back_to_its_own_follow
         assert after[0] - before[0] == 0 and after[1] - before[1] == 40
         for follower in followers:
             await follower.aclose()  # type: ignore[attr-defined]  # (an async generator's)
+
+
+async def close_while_following(store: RedisStore, writer: RedisStore) -> None:
+    """Follows a game on `store`, hearing `writer`'s move on its channel, then closes the
+    store while it follows (as at a server's stop): every task it had has ended then (one
+    left pending is "destroyed but pending" when the server's loop closes)."""
+    before = asyncio.all_tasks()
+    try:
+        await create_stored_game(store)
+        follower = aiter(store.subscribe("g1", 1))
+        assert (await anext(follower)).version == 1
+        await append(writer, "g1", 1, b"e2")  # another process's move: heard on the channel
+        assert (await anext(follower)).version == 2
+    finally:
+        await writer.close()
+        async with asyncio.timeout(30):  # a subscription waiting for a lost cancel: for ever
+            await store.close()
+    assert [task for task in asyncio.all_tasks() - before if not task.done()] == []
+    await follower.aclose()  # type: ignore[attr-defined]
+
+
+@async_test
+async def test_a_store_closed_while_it_follows_games_leaves_no_task_behind(redis_server: RedisServer) -> None:
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    await close_while_following(*(RedisStore.from_url(redis_server.url, prefix=prefix) for _ in range(2)))
+
+
+@async_test
+async def test_a_subscription_whose_send_lost_its_cancel_still_ends_at_close(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python 3.11's asyncio.wait_for, which redis-py's send runs in, returns the send's
+    # result when a cancel comes just as the send ends: the cancel is lost. Here every
+    # SSUBSCRIBE's send loses it, so that the subscription must end without it.
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    store, writer = (RedisStore.from_url(redis_server.url, prefix=prefix) for _ in range(2))
+    subscriptions = store._live._moves
+    made = subscriptions._connection
+
+    def losing_cancels(shard: Any) -> Any:
+        connection = made(shard)
+        send = connection.send_command
+
+        async def send_command(*args: Any, **kwargs: Any) -> None:
+            await send(*args, **kwargs)
+            if args[0] == "SSUBSCRIBE":
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.Event().wait()  # held until cancelled, and the cancel lost
+
+        connection.send_command = send_command  # type: ignore[method-assign]
+        return connection
+
+    monkeypatch.setattr(subscriptions, "_connection", losing_cancels)
+    await close_while_following(store, writer)
 
 
 @async_test
@@ -327,17 +383,19 @@ async def test_subscribers_and_writers_carry_on_across_a_redis_crash(own_redis: 
 # --- WAIT for replicas ---------------------------------------------------------------
 
 
+@asynccontextmanager
+async def replicated(primary: RedisServer) -> AsyncIterator[RedisServer]:
+    """A replica of `primary`, in sync."""
+    primary.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # sync a replica at once
+    with running_redis(["--replicaof", "127.0.0.1", str(primary.port)]) as replica:
+        await asyncio.to_thread(wait_until, lambda: in_sync(replica), 30, "the replica to sync")
+        yield replica
+
+
 @pytest.mark.slow
 @async_test
 async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServer) -> None:
-    own_redis.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # sync a replica at once
-    with running_redis(["--replicaof", "127.0.0.1", str(own_redis.port)]) as replica:
-
-        def replicating() -> bool:
-            info = replica.command("INFO", "replication")
-            return isinstance(info, dict) and info.get("master_link_status") == "up"
-
-        await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync")
+    async with replicated(own_redis) as replica:
         # Appends meant to succeed may wait long for the replica (a loaded machine is
         # slow); those meant to fail give up soon. Both stores share the key prefix.
         prefix = f"test-{uuid.uuid4().hex[:12]}"
@@ -360,7 +418,7 @@ async def test_a_move_counts_only_once_the_replicas_have_it(own_redis: RedisServ
                 await append(impatient, "g1", 2, b"three")
             assert not follower.done()
             await asyncio.to_thread(replica.start)
-            await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync again")
+            await asyncio.to_thread(wait_until, lambda: in_sync(replica), 30, "the replica to sync again")
             assert await append(store, "g1", 2, b"three") == AppendResult(3, 3, replayed=True)
             assert (await store.info("g1")).version == 3
             assert await asyncio.wait_for(follower, 30) == [1, 2, 3]
@@ -405,20 +463,6 @@ async def test_a_shard_that_cannot_take_writes_is_not_ready(own_redis: RedisServ
 
 
 # --- retention -------------------------------------------------------------------------
-
-
-@asynccontextmanager
-async def replicated(primary: RedisServer) -> AsyncIterator[RedisServer]:
-    """A replica of `primary`, in sync."""
-    primary.command("CONFIG", "SET", "repl-diskless-sync-delay", "0")  # sync a replica at once
-    with running_redis(["--replicaof", "127.0.0.1", str(primary.port)]) as replica:
-
-        def replicating() -> bool:
-            info = replica.command("INFO", "replication")
-            return isinstance(info, dict) and info.get("master_link_status") == "up"
-
-        await asyncio.to_thread(wait_until, replicating, 30, "the replica to sync")
-        yield replica
 
 
 @async_test
@@ -502,13 +546,18 @@ async def test_a_mark_holds_across_processes_sharing_redis(redis_server: RedisSe
         assert int(await asyncio.to_thread(redis_server.command, "PTTL", f"{first.keys.prefix}:mark:ticket")) > 0  # type: ignore[call-overload]
 
 
-@pytest.mark.alone  # its replica must confirm within the store's WAIT timeout
 @async_test
 async def test_a_mark_waits_for_the_replicas_when_writes_do(own_redis: RedisServer) -> None:
     # A spent stream ticket must not come back with a failover: its mark is a write that waits.
-    async with replicated(own_redis) as replica, redis_store(own_redis.url, wait_replicas=1, wait_timeout=0.3) as store:
-        assert await store.mark_once("ticket", 60_000)
-        assert replica.command("EXISTS", store.keys.mark("ticket")) == 1  # WAIT returned: the replica has it
+    # The confirmed mark waits as long as a busy machine needs; the refused one a short time.
+    prefix = f"test-{uuid.uuid4().hex[:12]}"
+    async with (
+        replicated(own_redis) as replica,
+        redis_store(own_redis.url, prefix, wait_replicas=1, wait_timeout=30) as patient,
+        redis_store(own_redis.url, prefix, wait_replicas=1, wait_timeout=0.3) as hasty,
+    ):
+        assert await patient.mark_once("ticket", 60_000)
+        assert replica.command("EXISTS", patient.keys.mark("ticket")) == 1  # WAIT returned: the replica has it
         await asyncio.to_thread(replica.stop, signal.SIGKILL)
         with pytest.raises(StoreUnavailable, match="replicas"):
-            await store.mark_once("another", 60_000)
+            await hasty.mark_once("another", 60_000)
