@@ -54,11 +54,15 @@ async def wait_for_calls(counter: redis.Redis, command: str, count: int) -> None
         await asyncio.sleep(0.01)
 
 
-async def idle_calls(redis_server: RedisServer, games: int, *, calling: bool = False) -> dict[str, int]:
+async def idle_calls(
+    redis_server: RedisServer, games: int, *, calling: bool = False, called_first: bool = False
+) -> dict[str, int]:
     """The commands Redis runs over RENEWALS intervals while `games` two-seat games sit
     idle: both seats on one process (which watches them, as their sessions do), watched
     from another (as the other players' sessions would). `calling`: meanwhile the seats
-    make calls with their tokens, as their sessions' moves do (Viewers.seen)."""
+    make calls with their tokens, as their sessions' moves do (Viewers.seen). `called_first`:
+    the seats called before their sessions opened (as a player joins, then plays), so that
+    their calls' holds end while the counting runs."""
     stores: list[RedisStore]
     counter = redis_server.client()
     async with redis_stores(redis_server.url, 2) as stores:
@@ -67,6 +71,13 @@ async def idle_calls(redis_server: RedisServer, games: int, *, calling: bool = F
         await other.start()
         game_ids = [f"g{index}" for index in range(games)]
         watches = [presence.watch(game_id) for presence in (holder, other) for game_id in game_ids]
+        call_ends = 0
+        if called_first:
+            holder.call_ttl_ms = 2000  # so that the calls' holds end while the counting runs
+            call_ends = now_ms() + holder.call_ttl_ms
+            for game_id in game_ids:
+                holder.seen(game_id, 0)
+                holder.seen(game_id, 1)
         for game_id in game_ids:
             holder.connect(game_id, 0)
             holder.connect(game_id, 1)
@@ -84,6 +95,8 @@ async def idle_calls(redis_server: RedisServer, games: int, *, calling: bool = F
         calls = asyncio.create_task(call()) if calling else None
         before, started = command_calls(counter), time.monotonic()
         await wait_for_calls(counter, "evalsha", 2 * RENEWALS)  # the two processes' renewals
+        while now_ms() < call_ends + TTL_MS:  # past the calls' holds' end, and the watches' look then
+            await wait_for_calls(counter, "evalsha", 2)
         after, elapsed = command_calls(counter), time.monotonic() - started
         if calls is not None:
             calls.cancel()
@@ -119,5 +132,17 @@ async def test_a_seat_whose_session_is_open_here_costs_nothing_more_when_it_call
     """Its moves are calls with its token: the session's holder already keeps it online."""
     with running_redis() as server:
         calls = await idle_calls(server, 5, calling=True)
+    renewals = calls.get("evalsha", 0)
+    assert calls == {name: per * renewals for name, per in RENEWAL.items()}, calls
+
+
+@pytest.mark.slow
+@async_test
+async def test_a_calls_hold_ending_beside_a_session_costs_no_read() -> None:
+    """A seat that called before its session opened (a player joining, then playing):
+    when the call's hold ends, its session's still keeps the seat online, so no watch
+    reads the game's holders again."""
+    with running_redis() as server:
+        calls = await idle_calls(server, 5, called_first=True)
     renewals = calls.get("evalsha", 0)
     assert calls == {name: per * renewals for name, per in RENEWAL.items()}, calls

@@ -103,20 +103,27 @@ class _Holdings:
         return NEVER if process == self._process else self.leases.get(process, 0)
 
     def sight(self, holders: dict[str, int | None], now: int) -> tuple[tuple[int, ...], int | None]:
-        """The seats the holders keep online at `now`, and when the first of the holds
-        or process leases that keeps one ends (when to look again)."""
-        seats: set[int] = set()
-        first_end: int | None = None
+        """The seats the holders keep online at `now`, and when the first of them may
+        go offline (when to look again): a seat stays while the last of its holders
+        does, each as long as both its hold and its process's lease."""
+        until: dict[int, int] = {}  # seat -> when its last holder ends
         for holder, ends in holders.items():
             seat, process = holder_parts(holder)
-            lease = self.lease(process)
-            if lease <= now or (ends is not None and ends <= now):
-                continue
-            seats.add(seat)
-            for end in (ends, lease):
-                if end is not None and end < NEVER:
-                    first_end = end if first_end is None else min(first_end, end)
-        return tuple(sorted(seats)), first_end
+            end = min(self.lease(process), NEVER if ends is None else ends)
+            if end > now:
+                until[seat] = max(until.get(seat, 0), end)
+        first_end = min((end for end in until.values() if end < NEVER), default=None)
+        return tuple(sorted(until)), first_end
+
+    def ended_alone(self, holders: dict[str, int | None], now: int) -> bool:
+        """Whether a hold ended by itself on a seat that nothing else keeps online: a
+        call's hold is renewed without notice, so the holders are read again then (one
+        that ends beside a session's hold changes nothing, and costs no read)."""
+        online = self.sight(holders, now)[0]
+        return any(
+            ends is not None and ends <= now and holder_parts(holder)[0] not in online
+            for holder, ends in holders.items()
+        )
 
     async def check_leases(self, holders: dict[str, int | None], now: int) -> None:
         """Reads again the leases of the holders' processes that seem to have just ended
@@ -291,9 +298,9 @@ class Presence:
             now = self._now_ms()
             wait = RECHECK_MS
             try:
-                # A call's hold that ended may have been renewed (unnotified): read again.
+                # A hold that ended alone may have been renewed (a call's: unnotified): read again.
                 rematch = watch.current.rematch if watch.current is not None else ""
-                if read or any(ends is not None and ends <= now for ends in watch.holders.values()):
+                if read or self._holdings.ended_alone(watch.holders, now):
                     read_at = loop.time() + RECHECK_MS / 1000
                     watch.holders = await self._holdings.read(game_id, now)
                     if watch.finished:  # (game_over and PlayAgain poke the watch)
