@@ -167,3 +167,7 @@ def test_the_image_built_from_the_context_serves_games_and_answers_health_checks
                 server.kill()
                 server.wait()
     assert snapshot(image.root) == before, "the server wrote into its image (the root filesystem is read-only)"
+
+
+def test_the_image_carries_the_license_it_is_distributed_under(image: Image) -> None:
+    assert image.host_path(f"{PREFIX}/LICENSE").read_text() == (ROOT / "LICENSE").read_text()
