@@ -31,7 +31,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tests.support.redis import ClusterNode, RedisClusterNodes, RedisServer
+from tests.support.redis import ClusterNode, RedisClusterNodes, RedisServer, in_sync
 from tests.support.waiting import wait_until
 
 SHARD_SLOTS = (0, 5461, 10923)  # a slot of each shard's range
@@ -165,11 +165,7 @@ class Nemesis:
         nodes = self.shard_nodes(shard, topology)
         if len(nodes) < 2 or any(n.port in self.down | self.frozen or "fail" in n.flags for n in nodes):
             return False
-        for replica in nodes[1:]:
-            info = self.cluster.node(replica.port).command("INFO", "replication")
-            if not isinstance(info, dict) or info.get("master_link_status") != "up":
-                return False
-        return True
+        return all(in_sync(self.cluster.node(replica.port)) for replica in nodes[1:])
 
     # --- running a schedule ---------------------------------------------------------------
 

@@ -19,7 +19,7 @@ from redis.asyncio.connection import Connection
 
 from service.store.base import StoreUnavailable
 from service.store.redis import RedisStore
-from service.store.redis_errors import reason_of
+from service.store.redis_errors import LOG_EVERY, reason_of
 from tests.support.aio import async_test
 from tests.support.redis import RedisClusterNodes
 
@@ -37,34 +37,43 @@ async def test_connections_closed_under_commands_are_connection_failures_logged_
         for game_id in games:
             await store.create(game_id, "mooki", "active", b"r", b"s", [b"e"], 1)
         outcomes: collections.Counter[str] = collections.Counter()
-        deadline = time.monotonic() + 1.5
+        # Paced by reads, not by the clock, so a slow machine changes how long it takes, not
+        # what it checks: every fourth read to finish closes every node's connection (what
+        # redis-py's cluster client does on CLUSTERDOWN) under the other players' reads.
+        wanted_ok, most_reads = 200, 20_000
+        closes = 0
 
         async def player(number: int) -> None:
+            nonlocal closes
             game_id = games[number % len(games)]
-            while time.monotonic() < deadline:
+            while outcomes["ok"] < wanted_ok and outcomes.total() < most_reads:
                 try:
                     await store.read(game_id, 1)
                     outcomes["ok"] += 1
                 except StoreUnavailable as error:
                     outcomes[error.reason] += 1
+                if outcomes.total() % 4 == 0:
+                    closes += 1
+                    await store.redis.client.nodes_manager.aclose()  # type: ignore[union-attr]
 
-        async def closer() -> None:
-            # What redis-py's cluster client does on CLUSTERDOWN: close every node's connections.
-            while time.monotonic() < deadline:
-                await asyncio.sleep(0.01)
-                await store.redis.client.nodes_manager.aclose()  # type: ignore[union-attr]
-
-        await asyncio.gather(*(player(number) for number in range(32)), closer())
+        started = time.monotonic()
+        await asyncio.gather(*(player(number) for number in range(32)))
     finally:
         await store.close()
-    assert outcomes["ok"] > 100, outcomes
-    assert set(outcomes) <= {"ok", "connection"}, outcomes  # never client_bug (INTERNAL-like, logged as an error)
+    assert outcomes["ok"] >= wanted_ok, outcomes  # reads keep getting through between closes
+    assert outcomes["connection"] > 0 and closes >= 50, (outcomes, closes)  # closes did land under reads
+    # Never client_bug (INTERNAL-like, logged as an error). A read may also outlast the
+    # store's timeout while every connection is being closed and made again on a busy
+    # machine (CI's clean clone saw one in 891): that is an unavailable store too.
+    assert set(outcomes) <= {"ok", "connection", "timeout"}, outcomes
     records = [record for record in caplog.records if record.name == STORE_LOG]
     assert not [record for record in records if record.levelno >= logging.ERROR], records[:3]
     assert not any(record.exc_info for record in records)
-    # One line for the burst (rate-limited; none if another test's burst was told just now).
-    assert len([record for record in records if "(connection)" in record.getMessage()]) <= 1, records
-    print(f"\nconnections closed under commands for 1.5 s: {dict(outcomes)}")
+    # Rate-limited: one line per LOG_EVERY seconds at most, however many failures in the burst.
+    for reason in ("connection", "timeout"):
+        lines = [record for record in records if f"({reason})" in record.getMessage()]
+        assert len(lines) <= 1 + (time.monotonic() - started) // LOG_EVERY, records
+    print(f"\n{closes} closes under commands: {dict(outcomes)}")
 
 
 @async_test

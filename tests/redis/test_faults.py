@@ -153,6 +153,7 @@ def test_a_server_starts_not_ready_while_redis_is_down_and_serves_once_it_is_up(
             assert client.create_game("mooki", seats("mooki", humans=2)).game.version >= 1
 
 
+@pytest.mark.alone  # its two seconds need the machine to themselves
 def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate_counts_once(
     own_redis: RedisServer,
 ) -> None:

@@ -205,8 +205,8 @@ class RedisClusterNodes:
         )
 
     def wait_replicating(self, replica: RedisServer, timeout: float = 30.0) -> None:
-        """Waits until `replica` replicates from its master with the link up."""
-        wait_until(lambda: _link_up(replica), timeout, f"node {replica.port} to replicate")
+        """Waits until `replica` replicates from its master, online on both ends."""
+        wait_until(lambda: in_sync(replica), timeout, f"node {replica.port} to replicate")
 
 
 @dataclass(frozen=True)
@@ -228,9 +228,20 @@ class ClusterNode:
         return False
 
 
-def _link_up(replica: RedisServer) -> bool:
-    info = replica.command("INFO", "replication")
-    return isinstance(info, dict) and info.get("master_link_status") == "up"
+def in_sync(replica: RedisServer) -> bool:
+    """Both ends agree: the replica's link is up and its master counts it online. WAIT
+    counts only the replicas their master sees online, a moment after their link is up."""
+    link = replica.command("INFO", "replication")
+    if not isinstance(link, dict) or link.get("master_link_status") != "up":
+        return False
+    with redis.Redis(host=str(link["master_host"]), port=int(link["master_port"]), socket_timeout=10) as master:
+        seen = master.execute_command("INFO", "replication")
+    # redis-py parses each "slaveN:ip=..,port=..,state=.." line into a dict
+    return any(
+        isinstance(entry, dict) and int(entry.get("port", 0)) == replica.port and entry.get("state") == "online"
+        for name, entry in seen.items()
+        if name.startswith("slave")
+    )
 
 
 @contextmanager
