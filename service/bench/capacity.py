@@ -43,7 +43,10 @@ class CapacitySettings:
     processes: int = 2  # crowd (load) processes
     idle_seconds: float = 60.0  # a minute: what runs once a minute (sweeps, rechecks) is in it
     pace_seconds: float = 20.0
-    warmup: float = 3.0  # of moves before the pace window counts
+    # Of moves before the pace window counts, and at least the pace's longest pause: every
+    # game has made its first move by then (which also sets its keys' expiry, once), so a
+    # crowd's window holds the same kind of moves whatever its size and pace.
+    warmup: float = 3.0
     workers_check: bool = True  # the largest crowd on Redis with two workers
     empty_seconds: float = 20.0  # the server watched with its games made, before any seat joins
     pace: tuple[float, float] = HUMAN_PACE
@@ -206,7 +209,7 @@ def _pace(
     pool: CrowdPool, settings: CapacitySettings, server: Server, redis: Redis | None, pace: tuple[float, float]
 ) -> tuple[list[Paced], float, float, int | None, float | None]:
     warm = time.time() + 0.2
-    start = warm + settings.warmup
+    start = warm + max(settings.warmup, pace[1])
     end = start + settings.pace_seconds
     pool.send([Pace(warm, start, end, *pace)] * len(pool.connections))
     sleep_until(start)
