@@ -91,7 +91,9 @@ class ReadReceipts:
     ) -> None:
         self._ping = ping
         self.ledger = ReceiptLedger(every, unread)
-        self._moved = asyncio.Event()
+        # Set when a pong moves the ledger, for a send waiting on it (a future made only
+        # while one waits: an idle asyncio.Event holds a deque, 1 KiB a seat).
+        self._moved: asyncio.Future[None] | None = None
 
     def may_send(self, size: int) -> bool:
         return self.ledger.may_send(size)
@@ -99,11 +101,13 @@ class ReadReceipts:
     async def before_sending(self, size: int) -> None:
         """Waits until `size` more bytes stay within what the client may hold unread."""
         while not self.ledger.may_send(size):
-            self._moved.clear()  # before the ping: its pong may come back while it is sent
+            moved = self._moved  # made before the ping: its pong may come back while it is sent
+            if moved is None or moved.done():
+                moved = self._moved = asyncio.get_running_loop().create_future()
             if self.ledger.unpinged:
                 await self._ping(self.ledger.ping())  # a receipt for all that was sent, or the wait never ends
             if not self.ledger.may_send(size):
-                await self._moved.wait()
+                await asyncio.wait((moved,))  # (not `await moved`: a waiter's cancel must not cancel it for others)
 
     async def sent_bytes(self, size: int) -> None:
         """Counts `size` bytes sent; pings when a receipt is due."""
@@ -112,5 +116,5 @@ class ReadReceipts:
             await self._ping(self.ledger.ping())
 
     def pong(self, payload: bytes) -> None:
-        if self.ledger.pong(payload):
-            self._moved.set()
+        if self.ledger.pong(payload) and self._moved is not None and not self._moved.done():
+            self._moved.set_result(None)

@@ -28,6 +28,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
+from service.app.model.mailbox import Mailbox
 from service.app.observe.metrics import Metrics
 from service.store.base import HOLDERS_KEPT_MS, Coordination, StoreUnavailable
 
@@ -73,7 +74,7 @@ class _Watch:
     """One game's presence as this process last read it, and who wants to hear of it."""
 
     def __init__(self) -> None:
-        self.subscribers: set[asyncio.Queue[Sighting]] = set()
+        self.subscribers: set[Mailbox[Sighting]] = set()
         self.current: Sighting | None = None
         self.holders: dict[str, int | None] = {}  # the game's holders, as last read
         self.poked = asyncio.Event()
@@ -266,7 +267,7 @@ class Presence:
         if watch is None:
             watch = self._watches[game_id] = _Watch()
             watch.task = asyncio.create_task(self._follow(game_id, watch), name=f"presence-{game_id}")
-        queue: asyncio.Queue[Sighting] = asyncio.Queue(1)
+        queue: Mailbox[Sighting] = Mailbox(1)  # only the latest matters
         watch.subscribers.add(queue)
         if watch.current is not None:
             queue.put_nowait(watch.current)

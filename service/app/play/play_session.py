@@ -30,6 +30,7 @@ from engines.contract import Role, Viewer
 from service.app import GameApp, LiveGame
 from service.app.history.history import generation_of
 from service.app.model.errors import Code, ServiceError, code_name, invalid_argument, status_of
+from service.app.model.mailbox import Mailbox
 from service.app.observe import access_log, request_context
 from service.app.online.presence import Sighting
 from service.app.views.views import LiveAudience, hides_players
@@ -103,7 +104,7 @@ class _Session:
         self.token = token
         self.join = join
         self.sightings = sightings
-        self.out: asyncio.Queue[api.PlayResponse | BaseException | None] = asyncio.Queue(QUEUE_SIZE)
+        self.out: Mailbox[api.PlayResponse | BaseException | None] = Mailbox(QUEUE_SIZE)
         self.sent_version = max(join.from_version, 1) - 1  # every version up to this one was sent
         self.generation = generation_of(live, viewer)  # the token's, as just checked: its stream ends with it
         self.following = True
