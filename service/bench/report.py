@@ -879,17 +879,56 @@ keys' expiry. What is left per move: the append script, with its `HMGET`, `HGET`
 command id), one `XADD` per event, two `HSET`s and the `SPUBLISH`. Measured with a
 script of the session's own (the bench's crowd, INFO commandstats around the window).
 
-Memory per connected WebSocket seat (`tracemalloc`, 400 seats of 200 games on a server
-in one process, the client's allocations left out): 38.5 KiB of Python objects, against
-57–62 KiB of RSS in the table above. Nothing dominates: aiohttp's request and WebSocket
-objects (the parsed request held for the socket's life: 3.6 KiB; its reader, writer and
-their buffers: about 5 KiB), the Play session's three tasks and its `asyncio.Queue` (3.2
-KiB each queue), the presence watch's queue per session (3.2 KiB), read receipts, the
-history follow. 16 KiB would take a session without a task and a queue per concern (one
-state machine per seat, woken by the game's own fan-out) and a lighter WebSocket than
-aiohttp's: not done.
+Memory per connected WebSocket seat: 47–56 KiB of RSS in the table above, 54–62 KiB
+before the session's outbox, the presence watches and the read receipts stopped using
+`asyncio.Queue` and `asyncio.Event` (each queue held about 3 KiB of deques and waiters
+for life): `Mailbox` (`service/app/model/mailbox.py`) is a bounded FIFO for one reader
+that makes a future only while its reader waits. Profiled with `tracemalloc` (a script of the
+session's own: 998 seats of 500 games, the server in one process, the clients in another): 28.0 KiB of Python
+objects per seat, 39.9 before. What is left: aiohttp's parsed request, held for the
+socket's life (3.2 KiB), the WebSocket's reader, writer and buffers (2.7 KiB), the
+protocol (1.5 KiB), the session's three tasks (1.4 KiB), its responses generator, the
+game's presence follow. The RSS is about 22 KiB above those objects (memory that
+`tracemalloc` does not see, likely protobuf's upb arenas and the allocator's slack: not
+broken down further); `MALLOC_ARENA_MAX=1`,
+`PYTHONMALLOC=malloc` or a lower `MALLOC_MMAP_THRESHOLD_` left it at 50–52 KiB. A bare
+aiohttp WebSocket that only echoes, behind our middleware, costs 20.0 KiB of RSS on its
+own: 16 KiB is below aiohttp's floor, and would take a lighter WebSocket server as well as
+a session without a task per concern. Not done.
 
-The p99 of 1.4 s at 10,000 seats is the server's garbage collector: timed with a
+What a move at a human pace pays alone (`python -m service.bench.machine_floor`, on this
+machine, 2026-12-03): flat out, no process sleeps and one fsync covers a loop turn's
+writes; at a human pace a move wakes each process it touches from idle, and Redis fsyncs
+its write alone. This machine (a Firecracker virtual machine whose kernel command line
+says `nested_pvm=1`) charges dearly for both:
+
+| a one-byte ping-pong between two processes | round trip | CPU per ping: the side that sleeps | the side that answers |
+|---|---|---|---|
+| back to back | 71 µs | 33 µs | 27 µs |
+| 1 ms apart | 49 µs | 76 µs | 30 µs |
+| 50 ms apart | 103 µs | 153 µs | 47 µs |
+
+| one `XADD` at a time | Redis CPU per write (user) | (system) | of which Redis idle (its cron) |
+|---|---|---|---|
+| fsync on every write, 20 a second | 97 µs | 347 µs | 105 µs |
+| fsync on every write, flat out | 30 µs | 212 µs | 0 µs |
+| no append-only file, 20 a second | 131 µs | 88 µs | 103 µs |
+| no append-only file, flat out | 16 µs | 78 µs | 0 µs |
+
+- A process woken from a sleep pays about 120 µs of CPU more than one that never slept.
+  A move at a human pace wakes the server several times (the seat's frame, each Redis
+  answer, the notice of the append), and the idle crowd's CPU (26 µs a second per seat:
+  3.3 ms a second for 128 seats) is shared among 16 moves a second (about 210 µs each):
+  of the order of the 780 µs that separate a move at the pace of 64 games (2,145 µs) from
+  one flat out (1,363 µs) in the table above. The count of wake-ups per move is an
+  estimate, not measured. The ≤ 1.3× target stays missed.
+- Redis: with no append-only file, one `XADD` alone costs 116 µs of Redis CPU beyond
+  Redis's idle (94 µs flat out); the fsync on every write adds 223 µs (148 µs flat out).
+  ≤ 100 µs of Redis CPU per move at a human pace is below what a single fsync'd command
+  costs on this machine, whatever the move does: missed here. What a move asks of Redis
+  is already one script (7.1–7.4 commands, one fsync).
+
+The p99 of 1.4–2.5 s at 10,000 seats is the server's garbage collector: timed with a
 `gc.callbacks` hook during a 5,000-game run on the memory store, its full collections
 grew with the heap to 1.0–1.9 s each, and found nothing to collect (the crowd's own
 processes, their collector frozen, changed nothing). `gc.freeze()` at start-up would
