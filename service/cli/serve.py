@@ -36,7 +36,7 @@ from service.app.model.errors import ServiceError
 from service.app.model.heavy_reads import share_the_gil
 from service.app.observe.instrumented import instrumented
 from service.app.observe.metrics import Metrics
-from service.cli import log_setup, telemetry
+from service.cli import collector, log_setup, telemetry
 from service.cli.config import Config, event_limits
 from service.store import open_store
 
@@ -337,6 +337,7 @@ async def _watch_readiness(
 
 async def serve(config: Config, announce: Callable[[str], None] | None = None, *, reuse_port: bool = False) -> None:
     """Runs until SIGTERM or SIGINT, then drains calls in flight and stops."""
+    collector.tune()
     telemetry.configure()
     running = await start(config, reuse_port=reuse_port)
     stop = asyncio.Event()
