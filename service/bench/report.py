@@ -879,7 +879,7 @@ keys' expiry. What is left per move: the append script, with its `HMGET`, `HGET`
 command id), one `XADD` per event, two `HSET`s and the `SPUBLISH`. Measured with a
 script of the session's own (the bench's crowd, INFO commandstats around the window).
 
-Memory per connected WebSocket seat: 47–56 KiB of RSS in the table above, 54–62 KiB
+Memory per connected WebSocket seat: 47–59 KiB of RSS in the table above, 54–62 KiB
 before the session's outbox, the presence watches and the read receipts stopped using
 `asyncio.Queue` and `asyncio.Event` (each queue held about 3 KiB of deques and waiters
 for life): `Mailbox` (`service/app/model/mailbox.py`) is a bounded FIFO for one reader
@@ -917,27 +917,42 @@ says `nested_pvm=1`) charges dearly for both:
 
 - A process woken from a sleep pays about 120 µs of CPU more than one that never slept.
   A move at a human pace wakes the server several times (the seat's frame, each Redis
-  answer, the notice of the append), and the idle crowd's CPU (26 µs a second per seat:
-  3.3 ms a second for 128 seats) is shared among 16 moves a second (about 210 µs each):
-  of the order of the 780 µs that separate a move at the pace of 64 games (2,145 µs) from
-  one flat out (1,363 µs) in the table above. The count of wake-ups per move is an
+  answer, the notice of the append), and the idle crowd's CPU (22.1 µs a second per seat:
+  2.8 ms a second for 128 seats) is shared among 16 moves a second (about 180 µs each):
+  of the order of the 890 µs that separate a move at the pace of 64 games (1,890 µs) from
+  one flat out (996 µs) in the table above. The count of wake-ups per move is an
   estimate, not measured. The ≤ 1.3× target stays missed.
 - Redis: with no append-only file, one `XADD` alone costs 116 µs of Redis CPU beyond
   Redis's idle (94 µs flat out); the fsync on every write adds 223 µs (148 µs flat out).
   ≤ 100 µs of Redis CPU per move at a human pace is below what a single fsync'd command
   costs on this machine, whatever the move does: missed here. What a move asks of Redis
-  is already one script (7.1–7.4 commands, one fsync).
+  is already one script (7.1–7.3 commands at 64 and 1,000 games, one fsync); the table
+  above has 353–638 µs of Redis CPU per move at a human pace.
 
-The p99 of 1.4–2.5 s at 10,000 seats is the server's garbage collector: timed with a
-`gc.callbacks` hook during a 5,000-game run on the memory store, its full collections
-grew with the heap to 1.0–1.9 s each, and found nothing to collect (the crowd's own
-processes, their collector frozen, changed nothing). `gc.freeze()` at start-up would
-not cover the sessions, which come later; freezing after each full collection would
-keep whatever cycles an ended session leaves for ever. Not done. The errors of the
-5,000-game Redis rows (34 and 7 moves of about 4,200, in the run above) are moves the
-store refused in the same run: the server's log has reads with no answer from Redis within
-the store's 1.0 s and all 64 of its connections busy for 1.0 s, which a loop stopped by a
-collection for longer than that timeout would produce. Likely the same pauses; not proven.
+The p99 of 1.4–2.5 s at 10,000 seats in the earlier runs was the server's garbage
+collector. Timed with a `gc.callbacks` hook of the session's own during a 5,000-game run on
+the memory store (`ludotheque bench --capacity --crowds 5000 --stores memory`): with
+Python's default thresholds (700, 10, 10), six full collections in the pace and flat-out
+windows, 1.4–1.7 s each over 2.1 million objects, and none found anything to collect.
+What a seat keeps from one move to the next outlives the 7,000 allocations that promote an
+object to the oldest generation, which so grows by the quarter that starts a full pass
+every 6–30 s. The server now sets (50,000, 20, 100) at start (`service/cli/collector.py`):
+an object must outlive about a million allocations to be promoted. The same run again, the
+hook still in: no full collection until the server stopped.
+
+| 5,000 games, memory store, one run each | p99 at the pace | CPU per move: at the pace | flat out | RSS per seat |
+|---|---|---|---|---|
+| Python's thresholds (700, 10, 10) | 2,062 ms | 2,264 µs | 1,601 µs | 50.0 KiB |
+| the server's (50,000, 20, 100) | 59 ms | 1,816 µs | 827 µs | 49.9 KiB |
+
+In the capacity runs before and after (the table above is the after): move p99 at 5,000
+games 2,375 → 186 ms on the memory store and 1,753 → 48 ms on Redis; moves refused at
+5,000 games on Redis 34 and 7 (two workers) → 0, joins refused 8 → 0. Those refusals were
+reads with no answer from Redis within the store's 1.0 s and all 64 of its connections
+busy for 1.0 s, as a loop stopped longer than that timeout produces. Redis commands per move
+at 5,000 games were 9.0 in the after run, 7.4–7.7 in the two before: likely the minute's
+look at every followed game (one `HMGET` a game, 5,000 in all, about 1.2 a move over a
+window's 4,200 moves) falling inside some windows and not others; not checked further.
 
 ### Issue 18: the game's own work, replay, the transports' floor
 
