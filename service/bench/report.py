@@ -951,8 +951,10 @@ games 2,375 → 186 ms on the memory store and 1,753 → 48 ms on Redis; moves r
 reads with no answer from Redis within the store's 1.0 s and all 64 of its connections
 busy for 1.0 s, as a loop stopped longer than that timeout produces. Redis commands per move
 at 5,000 games were 9.0 in the after run, 7.4–7.7 in the two before: likely the minute's
-look at every followed game (one `HMGET` a game, 5,000 in all, about 1.2 a move over a
-window's 4,200 moves) falling inside some windows and not others; not checked further.
+backstop read of every followed game, all at once (`SWEEP_SECONDS` in
+`service/store/redis_moves.py`: one `HMGET` a game, 5,000 in all, about 1.2 a move over a
+window's 4,200 moves), which falls inside some 20 s windows and not others; that window's
+commands were not counted one by one.
 
 ### Issue 18: the game's own work, replay, the transports' floor
 
