@@ -79,11 +79,6 @@ class Writes:
     idle: float  # of it, per write, what Redis spends with no writes at all (its cron)
 
 
-def _cpu(server: Redis) -> tuple[float, float]:
-    found = server.info("cpu")
-    return float(found["used_cpu_user"]), float(found["used_cpu_sys"])
-
-
 def writes(fsync: bool, rate: float | None, count: int) -> Writes:
     options = () if fsync else ("--appendonly", "no")
     server = Redis.start(*options)
@@ -92,9 +87,9 @@ def writes(fsync: bool, rate: float | None, count: int) -> Writes:
         client.ping()
         # Redis's own idle cost first, over the time the paced writes will take (at most 10 s)
         idle_seconds = min(count / rate, 10.0) if rate else 0.0
-        user, system = _cpu(server)
+        user, system = server.cpu_times()
         time.sleep(idle_seconds)
-        idle_user, idle_system = _cpu(server)
+        idle_user, idle_system = server.cpu_times()
         idle_rate = (idle_user - user + idle_system - system) / idle_seconds if idle_seconds else 0.0
         start = time.monotonic()
         for index in range(count):
@@ -102,7 +97,7 @@ def writes(fsync: bool, rate: float | None, count: int) -> Writes:
             if rate is not None and (delay := start + (index + 1) / rate - time.monotonic()) > 0:
                 time.sleep(delay)
         seconds = time.monotonic() - start
-        after_user, after_system = _cpu(server)
+        after_user, after_system = server.cpu_times()
         client.close()
     finally:
         server.stop()

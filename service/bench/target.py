@@ -125,10 +125,13 @@ class Redis:
             if name != "cmdstat_info"
         )
 
-    def cpu_seconds(self) -> float:
-        """The CPU time Redis has used, every thread (INFO cpu)."""
+    def cpu_times(self) -> tuple[float, float]:
+        """The user and system CPU time Redis has used, every thread (INFO cpu)."""
         cpu = self.info("cpu")
-        return float(cpu["used_cpu_sys"]) + float(cpu["used_cpu_user"])
+        return float(cpu["used_cpu_user"]), float(cpu["used_cpu_sys"])
+
+    def cpu_seconds(self) -> float:
+        return sum(self.cpu_times())
 
     def flush(self) -> None:
         with socket.create_connection(("127.0.0.1", self.port), timeout=30) as connection:
