@@ -66,6 +66,7 @@ from service.store.redis_lua import (
     SNAPSHOT,
     TOUCH,
 )
+from service.store.redis_moves import SWEEP_SECONDS
 from service.store.redis_retention import RedisRetention
 from service.store.redis_sets import RedisSets
 
@@ -82,11 +83,12 @@ class RedisStore(RedisRetention, RedisSets):
         subscriber_queue: int = 1024,
         reconcile_grace: float = 10.0,
         reconcile_interval: float = 5.0,
+        sweep_seconds: float = SWEEP_SECONDS,
     ) -> None:
         self.redis = redis
         self.keys = Keys(prefix)
         self.index = GameIndex(redis, self.keys, grace=reconcile_grace, interval=reconcile_interval)
-        self._live = LiveReader(redis, self.keys, queue_size=subscriber_queue)
+        self._live = LiveReader(redis, self.keys, queue_size=subscriber_queue, sweep_seconds=sweep_seconds)
         self.coordination = RedisCoordination(redis, self.keys, self._check_open)
         self._reconciler: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()

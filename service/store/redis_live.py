@@ -41,7 +41,7 @@ from typing import Any
 from service.store.base import GameNotFound, StoredEvent, StoreUnavailable, SubscriberTooSlow, VersionsLost
 from service.store.redis_client import RedisConnection
 from service.store.redis_keys import Keys
-from service.store.redis_moves import MoveSubscriptions
+from service.store.redis_moves import SWEEP_SECONDS, MoveSubscriptions
 
 log = logging.getLogger(__name__)
 
@@ -97,7 +97,9 @@ class _Followed:
 
 
 class LiveReader:
-    def __init__(self, redis: RedisConnection, keys: Keys, *, queue_size: int = 1024) -> None:
+    def __init__(
+        self, redis: RedisConnection, keys: Keys, *, queue_size: int = 1024, sweep_seconds: float = SWEEP_SECONDS
+    ) -> None:
         self._redis = redis
         self._keys = keys
         self._queue_size = queue_size
@@ -105,7 +107,7 @@ class LiveReader:
         # Games to read: the version their channel said (LOOK: look at the store first).
         self._due: dict[str, int | None] = {}
         self._woken = asyncio.Event()
-        self._moves = MoveSubscriptions(redis, keys, self._heard, self._look)
+        self._moves = MoveSubscriptions(redis, keys, self._heard, self._look, sweep_seconds=sweep_seconds)
         self._task: asyncio.Task[None] | None = None
         self._closing = False
         self._refusal: StoreUnavailable | None = None  # set: every subscriber ends with it

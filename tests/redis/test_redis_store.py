@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import random
 import signal
 import time
@@ -36,6 +37,7 @@ from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from service.store.redis_index import Labels
 from service.store.redis_lua import APPEND, CREATE, EXPIRY_SLACK_MS
+from service.store.redis_moves import SWEEP_SLICES, MoveSubscriptions
 from tests.support.aio import async_test, first_versions
 from tests.support.redis import RedisServer, in_sync, running_redis
 from tests.support.stores import append, create_stored_game, redis_store, redis_stores
@@ -193,6 +195,73 @@ async def test_a_subscription_whose_send_lost_its_cancel_still_ends_at_close(
 
     monkeypatch.setattr(subscriptions, "_connection", losing_cancels)
     await close_while_following(store, writer)
+
+
+@async_test
+async def test_the_backstop_hands_over_every_followed_game_once_a_sweep_a_slice_at_a_time(
+    redis_server: RedisServer,
+) -> None:
+    async with redis_store(redis_server.url) as store:
+        handed: list[frozenset[str]] = []
+        # A game heard from now on (its subscription acknowledged) is handed alone; a slice holds several.
+        moves = MoveSubscriptions(
+            store.redis,
+            store.keys,
+            lambda game_id, said: None,
+            lambda games: handed.append(frozenset(games)),
+            sweep_seconds=0.6,
+        )
+        games = {f"g{i}" for i in range(100)}
+        try:
+            for game_id in sorted(games):
+                moves.follow(game_id)
+            async with asyncio.timeout(30):
+                while len(slices := [g for g in handed if len(g) > 1]) < 3 * SWEEP_SLICES:
+                    await asyncio.sleep(0.05)
+        finally:
+            await moves.close()
+    sweeps = [slices[at : at + SWEEP_SLICES] for at in range(0, 3 * SWEEP_SLICES, SWEEP_SLICES)]
+    for sweep in sweeps:
+        assert sorted(g for games_in in sweep for g in games_in) == sorted(games)  # each game once
+        assert {len(games_in) for games_in in sweep} <= {8, 9}  # 100 games in 12 even slices
+    assert sweeps[0] == sweeps[1] == sweeps[2]  # the same slices in turn: each game once every sweep_seconds
+
+
+@async_test
+async def test_an_event_whose_message_was_lost_comes_with_the_sweep_while_games_come_and_go(
+    redis_server: RedisServer,
+) -> None:
+    async with redis_stores(redis_server.url, 2, sweep_seconds=1.2) as (store, writer):
+        await create_stored_game(writer)
+        follower = aiter(store.subscribe("g1", 1))
+        assert (await anext(follower)).version == 1
+        await append(writer, "g1", 1, b"e2")  # heard on its channel: the subscription is in place
+        assert (await anext(follower)).version == 2
+        others: list[Any] = []
+
+        async def churn() -> None:  # a game followed every 20 ms: placing never puts the sweep off
+            for i in itertools.count():
+                await create_stored_game(writer, f"c{i}")
+                others.append(aiter(store.subscribe(f"c{i}", 1)))
+                await anext(others[-1])
+                await asyncio.sleep(0.02)
+
+        churning = asyncio.create_task(churn())
+        try:
+            async with asyncio.timeout(15):
+                while len(others) < 3:
+                    await asyncio.sleep(0.01)
+                # Version 3 written as the script does, but its message lost: the channel never says it.
+                await asyncio.to_thread(redis_server.command, "XADD", writer.keys.events("g1"), "3-0", "d", "e3")
+                await asyncio.to_thread(redis_server.command, "HSET", writer.keys.meta("g1"), "version", 3)
+                event = await anext(follower)
+            assert not churning.done()  # games were still being followed when it came
+        finally:
+            churning.cancel()
+            await asyncio.wait({churning})
+            for other in [follower, *others]:
+                await other.aclose()
+        assert (event.version, event.data) == (3, b"e3")
 
 
 @async_test
