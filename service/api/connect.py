@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import json
 import logging
 import struct
@@ -45,6 +44,7 @@ from service.api.http_body import (
     read_body,
 )
 from service.api.locales import accept_language, fill_locale
+from service.api.next_item import next_item
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
 from service.app.model.errors import ServiceError, details_of, invalid_argument, retry_after_seconds
 
@@ -299,22 +299,11 @@ async def _write_all(
 
 async def _next_while_connected(messages: AsyncIterator[Message], http: web.Request) -> Message | None:
     """The next message; None at the end, or once the client has disconnected."""
-    next_message = asyncio.ensure_future(anext(messages))
-    try:
-        while True:
-            done, _ = await asyncio.wait({next_message}, timeout=GONE_CHECK_SECONDS)
-            if done:
-                return next_message.result()
-            if http.transport is None or http.transport.is_closing():
-                return None
-    except StopAsyncIteration:
-        return None
-    finally:
-        if not next_message.done():
-            next_message.cancel()
-            # Waits for the generator to stop, so that it can be closed afterwards.
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await next_message
+
+    async def connected() -> bool:
+        return http.transport is not None and not http.transport.is_closing()
+
+    return await next_item(messages, GONE_CHECK_SECONDS, connected)
 
 
 @asynccontextmanager
