@@ -3,12 +3,13 @@ a `data:` line in JSON, resumable from Last-Event-ID, with keep-alive comments. 
 client that stops reading holds a fixed buffer, and is cut once a write has waited
 `send_timeout` seconds for it (backpressure.py): its EventSource comes back from its
 Last-Event-ID. So it does, soon (`retry:`), after a stream that ended: a game's end
-(then 204 tells it to stop) or a page of a long catch-up (http_server.CATCH_UP_PAGE)."""
+(then 204 tells it to stop) or a page of a long catch-up (http_server.CATCH_UP_PAGE);
+after a dropped connection, a few seconds later (each stream says so as it starts)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from google.protobuf.message import Message
 
 from service.api.backpressure import DEFAULT_SEND_TIMEOUT, StalledReader, cap_buffers, write_within
 from service.api.locales import fill_locale
+from service.api.next_item import next_item
 from service.api.rest import Handler, Transcoder, bearer_token, error_response, to_json
 from service.api.rpcs import StreamUseCase
 from service.app.model.errors import ServiceError, invalid_argument, status_of
@@ -25,6 +27,10 @@ HEARTBEAT_SECONDS = 15.0
 # An EventSource's wait before it reconnects (milliseconds), said as a stream ends: the
 # next page of a catch-up is then half a second away (browsers wait seconds by default).
 RETRY_AFTER_END = b"retry: 500\n\n"
+# ...and said again as every stream starts, for a connection that drops instead: the
+# wait an EventSource keeps is the last one said, and a crowd dropped at once (a
+# restart, a proxy gone) comes back spread over these seconds, not all within 500 ms.
+RETRY_AFTER_DROP_MS = (2_000, 4_000)
 MAX_VERSION = (1 << 64) - 1  # versions are uint64
 MAX_VERSION_DIGITS = len(str(MAX_VERSION))
 # A server-streaming RPC that can resume from an SSE Last-Event-ID: the request field
@@ -61,6 +67,7 @@ def sse_handler(transcoder: Transcoder, use_case: StreamUseCase, send_timeout: f
             await write_within(http, stream, data, send_timeout)
 
         try:
+            await write(f"retry: {random.randint(*RETRY_AFTER_DROP_MS)}\n\n".encode())
             while True:
                 # The next event is read only once the last one is written (and the
                 # kernel's capped buffers took it): a client that stops reading stops it.
@@ -99,19 +106,9 @@ async def _next_with_heartbeats(
 ) -> Message | None:
     """The next response (None at the end), writing an SSE comment now and then
     while none comes, so that proxies keep the connection open."""
-    next_item = asyncio.ensure_future(anext(iterator))
-    try:
-        while True:
-            done, _ = await asyncio.wait({next_item}, timeout=HEARTBEAT_SECONDS)
-            if done:
-                return next_item.result()
-            await write(b": keep-alive\n\n")
-    except StopAsyncIteration:
-        return None
-    finally:
-        if not next_item.done():
-            # Let the read finish cancelling before anyone closes the iterator it is
-            # running in ("generator already running" otherwise).
-            next_item.cancel()
-            with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
-                await next_item
+
+    async def heartbeat() -> bool:
+        await write(b": keep-alive\n\n")
+        return True
+
+    return await next_item(iterator, HEARTBEAT_SECONDS, heartbeat)

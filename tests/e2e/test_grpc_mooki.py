@@ -151,7 +151,8 @@ def test_sigterm_ends_live_streams_at_once_with_unavailable() -> None:
             sse = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=60)
             sse.request("GET", f"/v1/games/{created.game_id}/events:stream")
             sse_body = sse.getresponse()
-            assert sse_body.status == 200 and sse_body.readline().startswith(b"id: 1")
+            assert sse_body.status == 200 and sse_body.readline().startswith(b"retry: ")  # its wait after a drop
+            assert sse_body.readline() == b"\n" and sse_body.readline().startswith(b"id: 1")
             server.process.send_signal(signal.SIGTERM)
             for stream in (spectator, session):
                 with pytest.raises(grpc.RpcError) as ended:

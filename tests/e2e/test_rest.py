@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import random
 import threading
 import uuid
@@ -83,6 +84,30 @@ def test_a_full_game_over_rest_while_a_spectator_follows_the_event_stream(server
     assert final["outcome"]["summary"]
     # past the end of a finished game there is nothing: 204, so an EventSource stops
     assert rest.get(path, headers={"Last-Event-ID": listed[-1]["version"]}).status == 204
+
+
+def test_an_event_stream_says_how_long_an_eventsource_waits_after_a_drop_and_after_its_end(
+    server: ServerProcess,
+) -> None:
+    """Each stream starts with a retry of a few seconds (a crowd dropped at once comes back
+    spread out) and, once it ended by itself, says half a second (the next page, or the 204)."""
+    rest = Rest(server.http)
+    created = create_over_rest(rest, "mooki", [{"name": "Human"}, {"name": "Bot", "bot": "random"}])
+    game_id = created["gameId"]
+    play_to_the_end(rest.with_token(created["seatTokens"][0]), game_id, random.Random(5))
+    connection = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=30)
+    try:
+        connection.request("GET", f"/v1/games/{game_id}/events:stream", headers={"Accept": "text/event-stream"})
+        response = connection.getresponse()
+        assert response.status == 200
+        blocks = response.read().decode().split("\n\n")
+    finally:
+        connection.close()
+    said = [block for block in blocks if block]
+    assert said[0].startswith("retry: ") and 2_000 <= int(said[0].removeprefix("retry: ")) <= 4_000, said[0]
+    assert said[-1] == "retry: 500"
+    events = [block for block in said if "\ndata: " in block]
+    assert len(events) == len(all_events(rest, game_id)) == len(said) - 2
 
 
 def test_rest_and_grpc_agree(server: ServerProcess) -> None:
