@@ -252,11 +252,7 @@ async def _requests(
     socket: web.WebSocketResponse, codec: _Codec, receipts: ReadReceipts
 ) -> AsyncIterator[api.PlayRequest]:
     """The client's messages, until it closes; its pings answered, its pongs taken as
-    read receipts (aiohttp's heartbeat sees any frame come in as a sign of life). Each
-    command is handed over inside a request scope of its own: the move it plays has its
-    own request id in the logs and in its errors, the session's with the move's number."""
-    session = request_context.current()
-    moves = 0
+    read receipts (aiohttp's heartbeat sees any frame come in as a sign of life)."""
     while True:
         frame = await socket.receive()
         if frame.type is WSMsgType.PING:
@@ -267,15 +263,7 @@ async def _requests(
             continue
         if frame.type not in (WSMsgType.BINARY, WSMsgType.TEXT):
             return  # closing, closed, or an error aiohttp has closed the connection for
-        request = codec.decode(frame.type, frame.data)
-        if request.WhichOneof("message") != "command" or session is None:
-            yield request
-            continue
-        moves += 1
-        # The session plays a command before it asks for the next message, in the task
-        # that asks: while this generator waits at the yield, the move's scope is current.
-        with request_context.scope(request_id=request_context.request_id_from(f"{session.request_id}.{moves}")):
-            yield request
+        yield codec.decode(frame.type, frame.data)
 
 
 async def _serve_session(

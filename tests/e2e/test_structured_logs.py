@@ -171,6 +171,36 @@ def test_the_request_id_comes_back_and_names_the_request_in_its_error_and_logs()
     assert lines[rest.headers["x-request-id"]]["status"] == "404"
 
 
+def test_each_command_of_a_grpc_play_session_is_a_request_of_its_own() -> None:
+    # As over the WebSocket (tests/e2e/test_websocket.py): the session's request id with
+    # the command's number, in the command's access line and in the error it is refused with.
+    with running_server(env=JSON_LOGS) as server:
+        created = Client(server.target).create_game("mooki", ["Cléo", "Robin"])
+        seat = Client(server.target).with_token(created.seat_tokens[0])
+        drawn = seat.get_game(created.game_id).legal_commands[0]
+        results: dict[str, api.PlayResult] = {}
+        with seat.play(created.game_id) as session:
+            session.send(game_pb2.Command(mooki=mooki.Command(place=mooki.Place())), command_id="too-soon")
+            session.send(drawn, command_id="drawn")
+            for message in session:
+                if message.HasField("result"):
+                    results[message.result.command_id] = message.result
+                if len(results) == 2:
+                    break
+        assert server.stop() == 0
+        lines = access_lines(server)
+    assert results["too-soon"].HasField("error") and not results["drawn"].HasField("error")
+    info = error_details_pb2.RequestInfo()
+    assert [detail for detail in results["too-soon"].error.details if detail.Unpack(info)], "a RequestInfo"
+    [opened] = [line for line in lines if line["method"] == "ludotheque.v1.GameService/Play"]
+    commands = {
+        line["command_id"]: line for line in lines if line["method"] == "ludotheque.v1.GameService/Play command"
+    }
+    assert commands["too-soon"]["request_id"] == info.request_id == f"{opened['request_id']}.1"
+    assert commands["drawn"]["request_id"] == f"{opened['request_id']}.2"
+    assert commands["too-soon"]["outcome"] == "illegal" and commands["drawn"]["outcome"] == "accepted"
+
+
 def test_a_sampled_access_log_keeps_every_error() -> None:
     with running_server(env={**JSON_LOGS, "LUDOTHEQUE_ACCESS_LOG_SAMPLE": "0"}) as server:
         rest = Rest(server.http)

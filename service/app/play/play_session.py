@@ -108,6 +108,7 @@ class _Session:
         self.sent_version = max(join.from_version, 1) - 1  # every version up to this one was sent
         self.generation = generation_of(live, viewer)  # the token's, as just checked: its stream ends with it
         self.following = True
+        self.commands = 0  # the commands asked so far: each one's number in its request id
         # Commands whose result waits for the events up to a version to be sent: that
         # version and the future their task waits on (woken by _sent and _stopped).
         self.waiting: list[tuple[int, asyncio.Future[None]]] = []
@@ -253,9 +254,13 @@ class _Session:
             error.locale = self.join.locale
             return api.PlayResult(error=status_of(error))
         command = request.command
-        # Each command of the session is a request of its own in the logs (the session's
-        # request id, the command's id and outcome), written when its result is ready.
-        with request_context.scope(command_id=command.command_id, outcome="") as record:
+        # Each command of the session is a request of its own in the logs, written when
+        # its result is ready: the session's request id with the command's number, the
+        # command's id and outcome (over every transport: gRPC, the WebSocket).
+        self.commands += 1
+        session = request_context.current()
+        request_id = request_context.request_id_from(f"{session.request_id}.{self.commands}" if session else None)
+        with request_context.scope(request_id=request_id, command_id=command.command_id, outcome="") as record:
             record.method = f"{record.method or 'Play'} command"
             started = time.perf_counter()
             result = await self._apply(command)
