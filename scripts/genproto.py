@@ -148,6 +148,7 @@ def _comment(file: Any, path: list[int]) -> str:
 def read_kinds(proto_dir: Path = PROTO_DIR) -> tuple[list[Kind], list[str]]:
     """Every kind under proto/, and what each breaks of the conventions (docs/NEW_GAME.md)."""
     kinds, problems = [], []
+    seat_option = _seat_option(proto_dir)
     for name in kind_names(proto_dir):
         folder = f"proto/ludotheque/{name}/v1/"
         if not KIND_NAME.fullmatch(name):
@@ -158,7 +159,9 @@ def read_kinds(proto_dir: Path = PROTO_DIR) -> tuple[list[Kind], list[str]]:
         if main not in files:
             problems.append(f"{folder}{name}.proto is missing: a kind's Options, Command, Event and View are there")
             continue
-        kind, broken = _read_kind(name, _descriptors(proto_dir, files), main)
+        descriptors = _descriptors(proto_dir, files)
+        kind, broken = _read_kind(name, descriptors, main)
+        broken += _seat_mark_problems(descriptors, seat_option)
         problems += broken
         if not broken:
             kinds.append(kind)
@@ -196,6 +199,54 @@ def _read_kind(name: str, descriptors: Any, main: str) -> tuple[Kind, list[str]]
             problems.append(f"proto/{where[message]}: message {message} needs a leading comment (the envelopes use it)")
     problems += _shape_problems(f"proto/{main}", messages, enums)
     return Kind(name, title, where, comments), problems
+
+
+SEAT_FIELD = "ludotheque/text/v1/seat_field.proto"  # the option a field holding seats is marked with
+INTEGERS = {"TYPE_INT32", "TYPE_INT64", "TYPE_UINT32", "TYPE_UINT64", "TYPE_SINT32", "TYPE_SINT64"}
+INTEGERS |= {"TYPE_FIXED32", "TYPE_FIXED64", "TYPE_SFIXED32", "TYPE_SFIXED64"}
+
+
+def _seat_option(proto_dir: Path) -> tuple[int, dict[int, str]]:
+    """The number of the `(ludotheque.text.v1.seat)` option and its values' names, from its proto."""
+    (file,) = _descriptors(proto_dir, [SEAT_FIELD]).file
+    (option,) = file.extension
+    (values,) = file.enum_type
+    return option.number, {value.number: value.name for value in values.value}
+
+
+def _seat_mark_problems(descriptors: Any, option: tuple[int, dict[int, str]]) -> list[str]:
+    """A field marked as holding seats must hold seat numbers: integers, and repeated
+    when it has one value per seat (the web app shows other marks as unmarked)."""
+    from google.protobuf import empty_pb2
+    from google.protobuf.unknown_fields import UnknownFieldSet
+
+    number, names = option
+    problems = []
+
+    def look(file: Any, message: Any, path: str) -> None:
+        for field in message.field:
+            # Read as Empty's unknown fields: known as an extension or not (whether this
+            # process imported the generated option), the option's bytes are the same.
+            raw = empty_pb2.Empty.FromString(field.options.SerializeToString())
+            unknown = UnknownFieldSet(raw)
+            marks = [unknown[at].data for at in range(len(unknown)) if unknown[at].field_number == number]
+            if not marks:
+                continue
+            mark, where = names.get(marks[-1], str(marks[-1])), f"proto/{file.name}: {path}{message.name}.{field.name}"
+            kind = field.Type.Name(field.type)
+            if kind not in INTEGERS:
+                problems.append(f"{where} is marked {mark}, but a seat is a number: make it uint32 or drop the mark")
+            elif mark == "SEAT_FIELD_BY_SEAT" and field.label != field.LABEL_REPEATED:
+                problems.append(f"{where} is marked SEAT_FIELD_BY_SEAT (one value per seat): make it repeated")
+            elif mark not in ("SEAT_FIELD_SEAT", "SEAT_FIELD_BY_SEAT"):
+                problems.append(f"{where} is marked {mark}: use SEAT_FIELD_SEAT or SEAT_FIELD_BY_SEAT")
+        for nested in message.nested_type:
+            look(file, nested, f"{path}{message.name}.")
+
+    for file in descriptors.file:
+        for message in file.message_type:
+            look(file, message, "")
+    return problems
 
 
 def _shape_problems(main: str, messages: dict[str, Any], enums: dict[str, set[str]]) -> list[str]:

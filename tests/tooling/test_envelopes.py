@@ -148,6 +148,48 @@ def test_each_convention_broken_is_named_with_what_to_fix(tmp_path: Path, before
     assert told in str(refused.value) and "proto/ludotheque/dice/v1/" in str(refused.value)
 
 
+SEAT_MARKS = [
+    ("string data_digest = 6;", "SEAT_FIELD_SEAT", "GameStarted.data_digest is marked SEAT_FIELD_SEAT, but a seat is"),
+    ("uint32 seat = 1;", "SEAT_FIELD_BY_SEAT", "is marked SEAT_FIELD_BY_SEAT (one value per seat): make it repeated"),
+    ("uint32 seat = 1;", "SEAT_FIELD_UNSPECIFIED", "is marked SEAT_FIELD_UNSPECIFIED: use SEAT_FIELD_SEAT or"),
+]
+
+
+@pytest.mark.parametrize(("field", "mark", "told"), SEAT_MARKS, ids=[mark for _, mark, _ in SEAT_MARKS])
+def test_a_field_marked_as_holding_seats_must_hold_seat_numbers(
+    tmp_path: Path, field: str, mark: str, told: str
+) -> None:
+    def marked(text: str) -> str:
+        text = text.replace(
+            "package ludotheque.dice.v1;",
+            'package ludotheque.dice.v1;\n\nimport "ludotheque/text/v1/seat_field.proto";',
+        )
+        return text.replace(field, f"{field[:-1]} [(ludotheque.text.v1.seat) = {mark}];", 1)
+
+    proto = copy_of_proto(tmp_path)
+    add_kind(proto, "dice", marked)
+    with pytest.raises(SystemExit) as refused:
+        genproto.envelopes(proto)
+    assert told in str(refused.value) and "proto/ludotheque/dice/v1/dice.proto: " in str(refused.value)
+
+
+def test_fields_marked_as_holding_seats_pass_when_they_hold_seat_numbers(tmp_path: Path) -> None:
+    def marked(text: str) -> str:
+        text = text.replace(
+            "package ludotheque.dice.v1;",
+            'package ludotheque.dice.v1;\n\nimport "ludotheque/text/v1/seat_field.proto";',
+        )
+        text = text.replace("uint32 seat = 1;", "uint32 seat = 1 [(ludotheque.text.v1.seat) = SEAT_FIELD_SEAT];")
+        return text.replace(
+            "repeated uint32 stars = 1;", "repeated uint32 stars = 1 [(ludotheque.text.v1.seat) = SEAT_FIELD_BY_SEAT];"
+        )
+
+    proto = copy_of_proto(tmp_path)
+    text = (add_kind(proto, "dice", marked) / "dice.proto").read_text()
+    assert "= SEAT_FIELD_SEAT];" in text and "= SEAT_FIELD_BY_SEAT];" in text
+    assert "dice" in lock(written(proto))
+
+
 def test_a_kind_in_the_wrong_package_or_without_its_file_is_named(tmp_path: Path) -> None:
     proto = copy_of_proto(tmp_path)
     folder = add_kind(

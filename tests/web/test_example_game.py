@@ -49,6 +49,16 @@ def test_higher_or_lower_is_played_to_its_end_by_clicking_the_generic_board(
     assert page.evaluate("document.querySelectorAll('.play-board [data-choice]').length") == 2  # higher, lower
     # A prompt named after a step of another game is not its (Pirates' "call" is ohé!).
     assert page.text(".play-board .prompt").strip() == "Your move: pick one."
+    # The fields the proto marks as seats show the players' names, not seat numbers.
+    start = shown_fields(page)
+    assert start.pop("Face up").isdigit()  # the deal's
+    assert start == {
+        "Phase": "Call",
+        "Active seat": "Cléo",
+        "Cards left": str(CALLS),
+        "Points": "Cléo 0 · Robin 0",
+        "Options": "Ties win no",
+    }
     assert_accessible(page)
     page.screenshots("highlow-start")
     clicks = play_by_clicking(page, seed=5, shots="highlow", middle=4, fits=WIDE)
@@ -57,6 +67,25 @@ def test_higher_or_lower_is_played_to_its_end_by_clicking_the_generic_board(
         game = lobby.get_game(created.game_id)
     assert game.status == game_pb2.GAME_STATUS_FINISHED
     assert page.text(".outcome-text").strip()
+    over = shown_fields(page)
+    assert "Active seat" not in over  # nobody is expected to act
+    winners = over["Result"].split(" · ")[0]
+    assert winners.startswith("Winners ") and set(winners.removeprefix("Winners ").split(", ")) <= {"Cléo", "Robin"}
     assert_the_log_is_the_games(page, server, created.game_id, created.seat_tokens[0])
     assert_accessible(page)
     page.screenshots("highlow-end")
+
+
+def shown_fields(page: Page) -> dict[str, str]:
+    """The generic board's view, field by field: a nested field's words joined by " · "."""
+    return dict(
+        page.evaluate(
+            """[...document.querySelectorAll('.generic-board .view > dl.tree > dt')].map((dt) => [
+                dt.textContent,
+                [...dt.nextElementSibling.querySelectorAll('dt, dd')].length
+                    ? [...dt.nextElementSibling.querySelectorAll(':scope > dl > dt')]
+                        .map((inner) => `${inner.textContent} ${inner.nextElementSibling.textContent}`).join(' · ')
+                    : dt.nextElementSibling.textContent,
+            ])"""
+        )
+    )

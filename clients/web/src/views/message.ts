@@ -2,11 +2,16 @@
 // through protobuf-es's descriptors (so enum values read as names, oneofs as the case
 // set), labelled from the catalogs where they have words, else from the field's name.
 // The generic board and the debug panel show messages this way; moves and events are
-// told in the server's own words (their descriptions) when they carry them.
+// told in the server's own words (their descriptions) when they carry them. A field the
+// game marks as holding seats (`(ludotheque.text.v1.seat)`, seat_field.proto) shows its
+// players' names when the caller knows them.
 
 import {
   CommandSchema,
   EventSchema,
+  SeatField,
+  getOption,
+  seat as seatOption,
   type Command,
   type DescField,
   type DescMessage,
@@ -31,8 +36,12 @@ export function enumLabel(localName: string): string {
 
 type Fields = Record<string, unknown>;
 
-/** The message's fields that carry something (`all`: zeros and falses too, as a view shows them). */
-export function show(desc: DescMessage, message: unknown, all = true): Shown {
+/** A seat's name by its number (undefined: not a seat of the game). */
+export type SeatNames = (seat: number) => string | undefined;
+
+/** The message's fields that carry something (`all`: zeros and falses too, as a view
+ * shows them); the fields that hold seats named by `seats`. */
+export function show(desc: DescMessage, message: unknown, all = true, seats?: SeatNames): Shown {
   const fields: { name: string; label: string; value: Shown }[] = [];
   const values = message as Fields;
   for (const member of desc.members) {
@@ -40,20 +49,22 @@ export function show(desc: DescMessage, message: unknown, all = true): Shown {
       const selected = values[member.localName] as { case?: string; value?: unknown } | undefined;
       const field = member.fields.find((f) => f.localName === selected?.case);
       if (field === undefined) continue;
-      const value = showField(field, selected?.value, all);
+      const value = showField(field, selected?.value, all, seats);
       if (value !== undefined) fields.push({ name: field.name, label: fieldLabel(field.name), value });
       continue;
     }
-    const value = showField(member, values[member.localName], all);
+    const value = showField(member, values[member.localName], all, seats);
     if (value !== undefined) fields.push({ name: member.name, label: fieldLabel(member.name), value });
   }
   return { kind: "fields", fields };
 }
 
-function showField(field: DescField, value: unknown, all: boolean): Shown | undefined {
+function showField(field: DescField, value: unknown, all: boolean, seats?: SeatNames): Shown | undefined {
   if (value === undefined || value === null) return undefined;
+  const marked = seats && seatMark(field);
   switch (field.fieldKind) {
     case "scalar":
+      if (marked === SeatField.SEAT) return seatValue(value, seats) ?? scalar(value, all);
       return scalar(value, all);
     case "enum": {
       const number = value as number;
@@ -62,10 +73,15 @@ function showField(field: DescField, value: unknown, all: boolean): Shown | unde
       return { kind: "value", text: number === 0 || !found ? t("value.none") : enumLabel(found.localName) };
     }
     case "message":
-      return show(field.message, value, all);
+      return show(field.message, value, all, seats);
     case "list": {
+      if (marked === SeatField.BY_SEAT) return bySeat(value as unknown[], all, seats);
       const items = (value as unknown[]).map((item): Shown => {
-        if (field.listKind === "message") return show(field.message, item, all);
+        if (field.listKind === "message") return show(field.message, item, all, seats);
+        if (marked === SeatField.SEAT) {
+          const named = seatValue(item, seats);
+          if (named !== undefined) return named;
+        }
         if (field.listKind === "enum") {
           const found = field.enum.values.find((v) => v.number === item);
           return { kind: "value", text: found ? enumLabel(found.localName) : String(item) };
@@ -84,12 +100,37 @@ function showField(field: DescField, value: unknown, all: boolean): Shown | unde
           label: key,
           value:
             field.mapKind === "message"
-              ? show(field.message, item, all)
+              ? show(field.message, item, all, seats)
               : (scalar(item, true) ?? { kind: "value", text: "" }),
         })),
       };
     }
   }
+}
+
+/** What the game marks the field as holding of the seats: read on scalars and lists of
+ * them only (scripts/genproto.py refuses a mark on anything but integers). */
+function seatMark(field: DescField): SeatField {
+  const scalars = field.fieldKind === "scalar" || (field.fieldKind === "list" && field.listKind === "scalar");
+  return scalars ? getOption(field, seatOption) : SeatField.UNSPECIFIED;
+}
+
+function seatValue(value: unknown, seats: SeatNames | undefined): Shown | undefined {
+  const name = typeof value === "number" ? seats?.(value) : undefined;
+  return name === undefined ? undefined : { kind: "value", text: name };
+}
+
+/** One value per seat, in seat order: each beside its player's name (by number past the seats). */
+function bySeat(values: unknown[], all: boolean, seats: SeatNames | undefined): Shown | undefined {
+  if (values.length === 0 && !all) return undefined;
+  return {
+    kind: "fields",
+    fields: values.map((item, at) => ({
+      name: String(at),
+      label: seats?.(at) ?? String(at),
+      value: scalar(item, true) ?? { kind: "value", text: "" },
+    })),
+  };
 }
 
 function scalar(value: unknown, all: boolean): Shown | undefined {

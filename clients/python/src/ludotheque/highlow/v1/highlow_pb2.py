@@ -22,37 +22,46 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from ludotheque.text.v1 import seat_field_pb2 as ludotheque_dot_text_dot_v1_dot_seat__field__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#ludotheque/highlow/v1/highlow.proto\x12\x15ludotheque.highlow.v1\"\x1b\n\x07Options\x12\x10\n\x08ties_win\x18\x01 \x01(\x08\"\x18\n\x08Material\x12\x0c\n\x04\x64\x65\x63k\x18\x01 \x03(\r\"B\n\x07\x43ommand\x12-\n\x05guess\x18\x01 \x01(\x0b\x32\x1c.ludotheque.highlow.v1.GuessH\x00\x42\x08\n\x06\x61\x63tion\"2\n\x05Guess\x12)\n\x04\x63\x61ll\x18\x01 \x01(\x0e\x32\x1b.ludotheque.highlow.v1.Call\"\xff\x01\n\x05\x45vent\x12:\n\x0cgame_started\x18\x01 \x01(\x0b\x32\".ludotheque.highlow.v1.GameStartedH\x00\x12\x38\n\x0b\x63\x61rd_turned\x18\x02 \x01(\x0b\x32!.ludotheque.highlow.v1.CardTurnedH\x00\x12<\n\rgame_finished\x18\x03 \x01(\x0b\x32#.ludotheque.highlow.v1.GameFinishedH\x00\x12:\n\x0cgame_stopped\x18\x64 \x01(\x0b\x32\".ludotheque.highlow.v1.GameStoppedH\x00\x42\x06\n\x04kind\"\x86\x01\n\x0bGameStarted\x12\x13\n\x0b\x64\x61ta_digest\x18\x01 \x01(\t\x12/\n\x07options\x18\x02 \x01(\x0b\x32\x1e.ludotheque.highlow.v1.Options\x12\x12\n\nseat_count\x18\x03 \x01(\r\x12\x0c\n\x04\x64\x65\x63k\x18\x04 \x03(\r\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x05 \x01(\r\"b\n\nCardTurned\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12)\n\x04\x63\x61ll\x18\x02 \x01(\x0e\x32\x1b.ludotheque.highlow.v1.Call\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\r\x12\r\n\x05right\x18\x04 \x01(\x08\"/\n\x0cGameFinished\x12\x0f\n\x07winners\x18\x01 \x03(\r\x12\x0e\n\x06points\x18\x02 \x01(\r\"\xad\x02\n\x04View\x12+\n\x05phase\x18\x01 \x01(\x0e\x32\x1c.ludotheque.highlow.v1.Phase\x12\x18\n\x0b\x61\x63tive_seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x03 \x01(\r\x12\x12\n\ncards_left\x18\x04 \x01(\r\x12\x0e\n\x06points\x18\x05 \x03(\r\x12/\n\x07options\x18\x06 \x01(\x0b\x32\x1e.ludotheque.highlow.v1.Options\x12\x33\n\x06result\x18\x07 \x01(\x0b\x32#.ludotheque.highlow.v1.GameFinished\x12\x33\n\x07stopped\x18\x64 \x01(\x0b\x32\".ludotheque.highlow.v1.GameStoppedB\x0e\n\x0c_active_seat\"\"\n\x0bGameStopped\x12\x13\n\x0b\x65vent_limit\x18\x01 \x01(\x04*=\n\x04\x43\x61ll\x12\x14\n\x10\x43\x41LL_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x43\x41LL_HIGHER\x10\x01\x12\x0e\n\nCALL_LOWER\x10\x02*B\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x0e\n\nPHASE_CALL\x10\x01\x12\x12\n\x0ePHASE_FINISHED\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#ludotheque/highlow/v1/highlow.proto\x12\x15ludotheque.highlow.v1\x1a#ludotheque/text/v1/seat_field.proto\"\x1b\n\x07Options\x12\x10\n\x08ties_win\x18\x01 \x01(\x08\"\x18\n\x08Material\x12\x0c\n\x04\x64\x65\x63k\x18\x01 \x03(\r\"B\n\x07\x43ommand\x12-\n\x05guess\x18\x01 \x01(\x0b\x32\x1c.ludotheque.highlow.v1.GuessH\x00\x42\x08\n\x06\x61\x63tion\"2\n\x05Guess\x12)\n\x04\x63\x61ll\x18\x01 \x01(\x0e\x32\x1b.ludotheque.highlow.v1.Call\"\xff\x01\n\x05\x45vent\x12:\n\x0cgame_started\x18\x01 \x01(\x0b\x32\".ludotheque.highlow.v1.GameStartedH\x00\x12\x38\n\x0b\x63\x61rd_turned\x18\x02 \x01(\x0b\x32!.ludotheque.highlow.v1.CardTurnedH\x00\x12<\n\rgame_finished\x18\x03 \x01(\x0b\x32#.ludotheque.highlow.v1.GameFinishedH\x00\x12:\n\x0cgame_stopped\x18\x64 \x01(\x0b\x32\".ludotheque.highlow.v1.GameStoppedH\x00\x42\x06\n\x04kind\"\x86\x01\n\x0bGameStarted\x12\x13\n\x0b\x64\x61ta_digest\x18\x01 \x01(\t\x12/\n\x07options\x18\x02 \x01(\x0b\x32\x1e.ludotheque.highlow.v1.Options\x12\x12\n\nseat_count\x18\x03 \x01(\r\x12\x0c\n\x04\x64\x65\x63k\x18\x04 \x03(\r\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x05 \x01(\r\"h\n\nCardTurned\x12\x12\n\x04seat\x18\x01 \x01(\rB\x04\xc8\xf3\x18\x01\x12)\n\x04\x63\x61ll\x18\x02 \x01(\x0e\x32\x1b.ludotheque.highlow.v1.Call\x12\x0c\n\x04\x63\x61rd\x18\x03 \x01(\r\x12\r\n\x05right\x18\x04 \x01(\x08\"5\n\x0cGameFinished\x12\x15\n\x07winners\x18\x01 \x03(\rB\x04\xc8\xf3\x18\x01\x12\x0e\n\x06points\x18\x02 \x01(\r\"\xb9\x02\n\x04View\x12+\n\x05phase\x18\x01 \x01(\x0e\x32\x1c.ludotheque.highlow.v1.Phase\x12\x1e\n\x0b\x61\x63tive_seat\x18\x02 \x01(\rB\x04\xc8\xf3\x18\x01H\x00\x88\x01\x01\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x03 \x01(\r\x12\x12\n\ncards_left\x18\x04 \x01(\r\x12\x14\n\x06points\x18\x05 \x03(\rB\x04\xc8\xf3\x18\x02\x12/\n\x07options\x18\x06 \x01(\x0b\x32\x1e.ludotheque.highlow.v1.Options\x12\x33\n\x06result\x18\x07 \x01(\x0b\x32#.ludotheque.highlow.v1.GameFinished\x12\x33\n\x07stopped\x18\x64 \x01(\x0b\x32\".ludotheque.highlow.v1.GameStoppedB\x0e\n\x0c_active_seat\"\"\n\x0bGameStopped\x12\x13\n\x0b\x65vent_limit\x18\x01 \x01(\x04*=\n\x04\x43\x61ll\x12\x14\n\x10\x43\x41LL_UNSPECIFIED\x10\x00\x12\x0f\n\x0b\x43\x41LL_HIGHER\x10\x01\x12\x0e\n\nCALL_LOWER\x10\x02*B\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x0e\n\nPHASE_CALL\x10\x01\x12\x12\n\x0ePHASE_FINISHED\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ludotheque.highlow.v1.highlow_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CALL']._serialized_start=1121
-  _globals['_CALL']._serialized_end=1182
-  _globals['_PHASE']._serialized_start=1184
-  _globals['_PHASE']._serialized_end=1250
-  _globals['_OPTIONS']._serialized_start=62
-  _globals['_OPTIONS']._serialized_end=89
-  _globals['_MATERIAL']._serialized_start=91
-  _globals['_MATERIAL']._serialized_end=115
-  _globals['_COMMAND']._serialized_start=117
-  _globals['_COMMAND']._serialized_end=183
-  _globals['_GUESS']._serialized_start=185
-  _globals['_GUESS']._serialized_end=235
-  _globals['_EVENT']._serialized_start=238
-  _globals['_EVENT']._serialized_end=493
-  _globals['_GAMESTARTED']._serialized_start=496
-  _globals['_GAMESTARTED']._serialized_end=630
-  _globals['_CARDTURNED']._serialized_start=632
-  _globals['_CARDTURNED']._serialized_end=730
-  _globals['_GAMEFINISHED']._serialized_start=732
-  _globals['_GAMEFINISHED']._serialized_end=779
-  _globals['_VIEW']._serialized_start=782
-  _globals['_VIEW']._serialized_end=1083
-  _globals['_GAMESTOPPED']._serialized_start=1085
-  _globals['_GAMESTOPPED']._serialized_end=1119
+  _globals['_CARDTURNED'].fields_by_name['seat']._loaded_options = None
+  _globals['_CARDTURNED'].fields_by_name['seat']._serialized_options = b'\310\363\030\001'
+  _globals['_GAMEFINISHED'].fields_by_name['winners']._loaded_options = None
+  _globals['_GAMEFINISHED'].fields_by_name['winners']._serialized_options = b'\310\363\030\001'
+  _globals['_VIEW'].fields_by_name['active_seat']._loaded_options = None
+  _globals['_VIEW'].fields_by_name['active_seat']._serialized_options = b'\310\363\030\001'
+  _globals['_VIEW'].fields_by_name['points']._loaded_options = None
+  _globals['_VIEW'].fields_by_name['points']._serialized_options = b'\310\363\030\002'
+  _globals['_CALL']._serialized_start=1182
+  _globals['_CALL']._serialized_end=1243
+  _globals['_PHASE']._serialized_start=1245
+  _globals['_PHASE']._serialized_end=1311
+  _globals['_OPTIONS']._serialized_start=99
+  _globals['_OPTIONS']._serialized_end=126
+  _globals['_MATERIAL']._serialized_start=128
+  _globals['_MATERIAL']._serialized_end=152
+  _globals['_COMMAND']._serialized_start=154
+  _globals['_COMMAND']._serialized_end=220
+  _globals['_GUESS']._serialized_start=222
+  _globals['_GUESS']._serialized_end=272
+  _globals['_EVENT']._serialized_start=275
+  _globals['_EVENT']._serialized_end=530
+  _globals['_GAMESTARTED']._serialized_start=533
+  _globals['_GAMESTARTED']._serialized_end=667
+  _globals['_CARDTURNED']._serialized_start=669
+  _globals['_CARDTURNED']._serialized_end=773
+  _globals['_GAMEFINISHED']._serialized_start=775
+  _globals['_GAMEFINISHED']._serialized_end=828
+  _globals['_VIEW']._serialized_start=831
+  _globals['_VIEW']._serialized_end=1144
+  _globals['_GAMESTOPPED']._serialized_start=1146
+  _globals['_GAMESTOPPED']._serialized_end=1180
 # @@protoc_insertion_point(module_scope)
