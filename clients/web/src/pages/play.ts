@@ -46,7 +46,8 @@ export function playPage(main: HTMLElement, gameId: string): () => void {
 /** The page's parts, the game's facts they share, and when the page is drawn again. */
 class PlayPage {
   private left = false;
-  private scheduled = false;
+  /** The render queued (undefined: none); it resolves once the page is drawn. */
+  private scheduled: Promise<void> | undefined;
   private facts: GameKind | undefined;
   private ended = "";
   private readonly sessions: PlaySessions;
@@ -140,15 +141,22 @@ class PlayPage {
 
   // Changes that come together (a message of several events) are drawn once. A microtask,
   // not an animation frame: a page in the background still keeps up with its game.
-  private schedule(): void {
-    if (this.scheduled || this.left) return;
-    this.scheduled = true;
-    queueMicrotask(() => this.render());
+  private schedule(): Promise<void> {
+    if (this.left) return Promise.resolve();
+    this.scheduled ??= new Promise((resolve) =>
+      queueMicrotask(() => {
+        this.scheduled = undefined;
+        try {
+          if (!this.left) this.render();
+        } finally {
+          resolve();
+        }
+      }),
+    );
+    return this.scheduled;
   }
 
   private render(): void {
-    this.scheduled = false;
-    if (this.left) return;
     const { sessions, record } = this;
     const game = record.game;
     const first = sessions.primary()?.getSnapshot();

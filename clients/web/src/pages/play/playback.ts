@@ -67,8 +67,8 @@ export class Playback {
   private timer: number | undefined;
 
   constructor(
-    /** Called when the frame to draw changed. */
-    private readonly changed: () => void,
+    /** Called when the frame to draw changed; resolves once it is drawn. */
+    private readonly changed: () => Promise<void>,
     /** Whether an event is worth a beat of its own (else it joins the move before it),
      * and whether it is one to celebrate (shown for a while even when it is the viewer's). */
     private readonly weigh: (event: Event) => { beat: boolean; celebrate: boolean },
@@ -111,7 +111,7 @@ export class Playback {
     this.running = false;
     this.shown = undefined;
     window.clearTimeout(this.timer);
-    this.changed();
+    void this.changed();
   }
 
   close(): void {
@@ -158,7 +158,10 @@ export class Playback {
       if (view === undefined) continue;
       const events = (this.snapshot?.events ?? []).filter((event) => event.version <= beat.version);
       this.shown = { version: beat.version, view, live: false, events, beat: beat.events };
-      this.changed();
+      // The move stays on the board for its time from when it is drawn: a slow phone's
+      // drawing (a layout, its pieces set travelling) does not eat into it.
+      await this.changed();
+      if (generation !== this.generation) return;
       const time = beat.celebrate ? pace() * 2.5 : beat.hold ? pace() : pace() / 2;
       await new Promise((resolve) => (this.timer = window.setTimeout(resolve, time)));
     }
@@ -166,7 +169,7 @@ export class Playback {
     this.queue = [];
     this.running = false;
     this.shown = undefined;
-    this.changed();
+    void this.changed();
   }
 
   /** The board after `beat`: the live view when it is the present's, else the past's. */
