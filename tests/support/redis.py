@@ -24,7 +24,9 @@ from pathlib import Path
 
 import pytest
 import redis
+from redis.backoff import NoBackoff
 from redis.crc import key_slot
+from redis.retry import Retry
 
 from tests.support.server import ROOT
 from tests.support.waiting import wait_until
@@ -234,8 +236,16 @@ def in_sync(replica: RedisServer) -> bool:
     link = replica.command("INFO", "replication")
     if not isinstance(link, dict) or link.get("master_link_status") != "up":
         return False
-    with redis.Redis(host=str(link["master_host"]), port=int(link["master_port"]), socket_timeout=10) as master:
-        seen = master.execute_command("INFO", "replication")
+    # One try, briefly: a master gone or frozen before its replica noticed is "not in sync
+    # (yet)" within seconds, so that the caller's wait_until keeps its own deadline.
+    once = Retry(NoBackoff(), 0)
+    try:
+        with redis.Redis(
+            host=str(link["master_host"]), port=int(link["master_port"]), socket_timeout=2, retry=once
+        ) as master:
+            seen = master.execute_command("INFO", "replication")
+    except (redis.ConnectionError, redis.TimeoutError):
+        return False
     # redis-py parses each "slaveN:ip=..,port=..,state=.." line into a dict
     return any(
         isinstance(entry, dict) and int(entry.get("port", 0)) == replica.port and entry.get("state") == "online"

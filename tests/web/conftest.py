@@ -28,7 +28,10 @@ def page(browser: Browser) -> Page:
 @pytest.fixture
 def clean_page(page: Page) -> Iterator[Page]:
     """The page; after the test, nothing went wrong in it (no console error, uncaught
-    exception, CSP violation or request to another origin)."""
+    exception, CSP violation or request to another origin). The page leaves what an
+    earlier test left in it first: a game page of another module's server, stopped
+    since, would otherwise try to reconnect during this test."""
+    page.goto("about:blank")
     page.problems()
     yield page
     assert page.problems() == []
