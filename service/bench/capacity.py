@@ -27,7 +27,7 @@ from typing import Any
 from service.bench.crowd import Games, Join, Joined, Leave, Pace, Paced, serve_crowd
 from service.bench.percentiles import percentile
 from service.bench.processes import Processes, sleep_until, split
-from service.bench.target import Redis, Server, cpu_seconds, rss_bytes
+from service.bench.target import Redis, Server, cpu_seconds, rss_bytes, wakeups
 
 HUMAN_PACE = (2.0, 6.0)  # seconds from a seat's turn to its move
 FLAT_OUT = (0.0, 0.0)
@@ -83,6 +83,7 @@ class CrowdFigures:
     moves: int
     errors: int
     cpu_seconds: float  # the server's, in the pace window
+    wakeups: int  # the server's threads' voluntary context switches, in the pace window
     load_cpu_seconds: float  # the crowd processes'
     redis_calls: int | None
     redis_cpu_seconds: float | None
@@ -115,6 +116,10 @@ class CrowdFigures:
     @property
     def cpu_per_move(self) -> float:
         return self.cpu_seconds / self.moves if self.moves else math.nan
+
+    @property
+    def wakeups_per_move(self) -> float:
+        return self.wakeups / self.moves if self.moves else math.nan
 
     @property
     def redis_calls_per_move(self) -> float | None:
@@ -207,19 +212,19 @@ def _gather(pool: CrowdPool, settings: CapacitySettings, server: Server, redis: 
 
 def _pace(
     pool: CrowdPool, settings: CapacitySettings, server: Server, redis: Redis | None, pace: tuple[float, float]
-) -> tuple[list[Paced], float, float, int | None, float | None]:
+) -> tuple[list[Paced], float, int, float, int | None, float | None]:
     warm = time.time() + 0.2
     start = warm + max(settings.warmup, pace[1])
     end = start + settings.pace_seconds
     pool.send([Pace(warm, start, end, *pace)] * len(pool.connections))
     sleep_until(start)
-    cpu, load = cpu_seconds(server.pids), cpu_seconds(pool.pids)
+    cpu, woken, load = cpu_seconds(server.pids), wakeups(server.pids), cpu_seconds(pool.pids)
     calls, redis_cpu = (redis.calls(), redis.cpu_seconds()) if redis else (0, 0.0)
     sleep_until(end)
-    cpu, load = cpu_seconds(server.pids) - cpu, cpu_seconds(pool.pids) - load
+    cpu, woken, load = cpu_seconds(server.pids) - cpu, wakeups(server.pids) - woken, cpu_seconds(pool.pids) - load
     if redis:
         calls, redis_cpu = redis.calls() - calls, redis.cpu_seconds() - redis_cpu
-    return pool.answers(), cpu, load, (calls if redis else None), (redis_cpu if redis else None)
+    return pool.answers(), cpu, woken, load, (calls if redis else None), (redis_cpu if redis else None)
 
 
 def measure_crowd(
@@ -239,7 +244,7 @@ def measure_crowd(
         idle = _gather(pool, settings, server, redis, games)
         figures = []
         for pace in paces:
-            answers, cpu, load, calls, redis_cpu = _pace(pool, settings, server, redis, pace)
+            answers, cpu, woken, load, calls, redis_cpu = _pace(pool, settings, server, redis, pace)
             figures.append(
                 CrowdFigures(
                     store=store,
@@ -258,6 +263,7 @@ def measure_crowd(
                     moves=sum(a.moves for a in answers),
                     errors=sum(a.errors for a in answers),
                     cpu_seconds=cpu,
+                    wakeups=woken,
                     load_cpu_seconds=load,
                     redis_calls=calls,
                     redis_cpu_seconds=redis_cpu,

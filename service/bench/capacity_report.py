@@ -47,8 +47,9 @@ def table(figures: Sequence[CrowdFigures]) -> list[str]:
         "| live games / seats | store | workers | pace | server RSS per seat | idle CPU per seat "
         "| Redis calls per idle seat per minute (beyond the process's own) | CPU per move "
         "| Redis commands per move | Redis CPU per move "
-        "| moves/s reached (asked) | move p50 / p99 (ms) | errors | joins refused | the crowd's CPU per move |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| moves/s reached (asked) | move p50 / p99 (ms) | errors | joins refused | the crowd's CPU per move "
+        "| server wake-ups per move |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for f in figures:
         asked = f"{f.asked_per_second:,.0f}" if f.asked_per_second is not None else "flat out"
@@ -58,7 +59,7 @@ def table(figures: Sequence[CrowdFigures]) -> list[str]:
             f"| {f.idle_cpu_per_seat * 1e6:,.1f} µs/s | {_number(f.idle_redis_calls_per_seat_minute, 2)} "
             f"| {_us(f.cpu_per_move)} | {_number(f.redis_calls_per_move)} | {_us(f.redis_cpu_per_move)} "
             f"| {f.per_second:,.0f} ({asked}) | {_ms(f.percentile(0.5))} / {_ms(f.percentile(0.99))} | {f.errors} "
-            f"| {f.refused_joins} | {_us(f.load_cpu_per_move)} |"
+            f"| {f.refused_joins} | {_us(f.load_cpu_per_move)} | {_number(f.wakeups_per_move)} |"
         )
     return out
 
@@ -266,7 +267,8 @@ def section(figures: Sequence[CrowdFigures], settings: CapacitySettings, command
         "which also sets its keys' expiry, before the count starts); "
         "the smallest crowd also flat out. Redis figures "
         "are Redis's own (INFO commandstats, counting the commands a script runs; INFO cpu), on a Redis "
-        "as deployed (append-only file, fsync on every write).",
+        "as deployed (append-only file, fsync on every write). A wake-up is a voluntary context "
+        "switch of any of the server's threads (/proc): a thread that slept and was woken again.",
         "",
         *table(figures),
         "",

@@ -1,7 +1,8 @@
-"""What this machine charges for the two things a move at a human pace cannot batch: a
-process woken from idle, and a write that Redis fsyncs alone.
+"""What this machine charges for what a move at a human pace cannot batch: a process
+woken from idle, a write that Redis fsyncs alone, and the move's own work once time
+passed since the last.
 
-`python -m service.bench.machine_floor` prints both:
+`python -m service.bench.machine_floor` prints all three:
 
 - wake-ups: two processes ping-pong one byte over a socketpair, back to back, then with
   a pause between pings, so that both sides sleep and every ping wakes them; the CPU time
@@ -9,10 +10,16 @@ process woken from idle, and a write that Redis fsyncs alone.
 - Redis writes: one `XADD` at a time to a redis-server of its own, with the deployment's
   configuration (fsync on every write) and then without the fsync, at a human pace and
   flat out; Redis's own CPU time per write (INFO cpu, user and system apart), and the
-  part of it that Redis spends with no writes at all (measured first, over as long).
+  part of it that Redis spends with no writes at all (measured first, over as long);
+- a move's own work: GameApp alone (memory store, no transport: micro.app_figures)
+  playing Mooki moves back to back, then with the loop asleep 50 ms before each move,
+  then with the process busy through those 50 ms (it never sleeps); the CPU time of
+  the move alone, counted from its wake-up on: what the same work costs once time
+  passed, and whether sleeping is what makes it dearer.
 
-Under full load neither cost shows: processes never sleep, and one fsync covers every
-write of a loop turn. At a human pace each move pays them alone."""
+Under full load none of these costs shows: processes never sleep, one fsync covers every
+write of a loop turn, and each move follows the last at once. At a human pace each move
+pays them alone."""
 
 from __future__ import annotations
 
@@ -25,7 +32,10 @@ from dataclasses import dataclass
 
 import redis
 
+from service.bench.micro import app_figures
 from service.bench.target import Redis
+
+MOVE_PAUSE = 0.05  # seconds asleep (or busy) before each move: a crowd's server between moves
 
 
 @dataclass(frozen=True)
@@ -110,7 +120,9 @@ def writes(fsync: bool, rate: float | None, count: int) -> Writes:
     )
 
 
-def report(pings: int = 400, count: int = 400) -> list[str]:
+def report(pings: int = 400, count: int = 400, move_seconds: float = 0.1) -> list[str]:
+    """`move_seconds`: CPU seconds of moves 50 ms apart (a tenth of a second: a few
+    hundred moves, 15-30 s of waiting), five times that back to back."""
     out = [
         "| a one-byte ping-pong between two processes | round trip | CPU per ping: the side that sleeps | "
         "the side that answers |",
@@ -137,9 +149,19 @@ def report(pings: int = 400, count: int = 400) -> list[str]:
                 f"| {mode}, {pace} | {write.user * 1e6:,.0f} µs | {write.system * 1e6:,.0f} µs | "
                 f"{write.idle * 1e6:,.0f} µs |"
             )
+    out += [
+        "",
+        "| a Mooki move's own work (GameApp alone, memory store) | moves | CPU per move |",
+        "|---|---|---|",
+    ]
+    for pause, spin in ((0.0, False), (MOVE_PAUSE, False), (MOVE_PAUSE, True)):
+        work = app_figures("mooki", move_seconds * (5 if pause == 0 else 1), pause=pause, spin=spin)
+        how = "busy (spinning)" if spin else "asleep"
+        name = "back to back" if pause == 0 else f"{pause * 1000:g} ms {how} before each"
+        out.append(f"| {name} | {work.moves:,} | {work.us_per_move:,.0f} µs |")
     return out
 
 
 if __name__ == "__main__":
     pings = int(sys.argv[1]) if len(sys.argv) > 1 else 400
-    print("\n".join(report(pings, pings)))
+    print("\n".join(report(pings, pings, pings / 4000)))

@@ -7,7 +7,8 @@
   snapshots.payloads, then the engine's evolve_all), beside the protobuf parse of the
   same bytes alone, each event's Event envelope on its own: the floor that a replay
   parsing each event pays;
-- app: GameApp alone (memory store, no transport), CPU per move;
+- app: GameApp alone (memory store, no transport), CPU per move (back to back, or
+  after a pause before each move: machine_floor.py);
 - own work: per move, what the engine itself does for the moves and answers of the
   app benchmark (decide, evolve, the answer's redacted events, view and legal
   commands), and the descriptions those answers carry, beside GameApp's cost;
@@ -179,11 +180,20 @@ class AppFigures:
     calls_per_move: float
 
 
-def app_figures(kind: str, budget: float, seed: int = 3) -> AppFigures:
-    return asyncio.run(_app_moves(kind, budget, seed))
+def app_figures(kind: str, budget: float, seed: int = 3, pause: float = 0.0, spin: bool = False) -> AppFigures:
+    """`pause`: seconds the loop sleeps before each move (idle, as a server between a
+    crowd's moves), outside the count: the move's own CPU after a wake-up. `spin`: the
+    process stays busy through the pause instead (it never sleeps)."""
+    return asyncio.run(_app_moves(kind, budget, seed, pause, spin))
 
 
-async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
+def _spin(seconds: float) -> None:
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+async def _app_moves(kind: str, budget: float, seed: int, pause: float, spin: bool) -> AppFigures:
     from ludotheque.v1 import game_service_pb2 as api
 
     from service.app import GameApp
@@ -208,6 +218,13 @@ async def _app_moves(kind: str, budget: float, seed: int) -> AppFigures:
         ).legal_commands
         calls += 1
         while True:
+            if pause:
+                elapsed += time.process_time() - start
+                if spin:
+                    _spin(pause)
+                else:
+                    await asyncio.sleep(pause)
+                start = time.process_time()
             request = api.SubmitCommandRequest(game_id=game_id, command=rng.choice(legal), command_id=f"m{moves}")
             response = await app.moves.submit(request, tokens[seat])
             response.SerializeToString()

@@ -879,7 +879,7 @@ keys' expiry. What is left per move: the append script, with its `HMGET`, `HGET`
 command id), one `XADD` per event, two `HSET`s and the `SPUBLISH`. Measured with a
 script of the session's own (the bench's crowd, INFO commandstats around the window).
 
-Memory per connected WebSocket seat: 47–59 KiB of RSS in the table above, 54–62 KiB
+Memory per connected WebSocket seat: 47–60 KiB of RSS in the table above, 54–62 KiB
 before the session's outbox, the presence watches and the read receipts stopped using
 `asyncio.Queue` and `asyncio.Event` (each queue held about 3 KiB of deques and waiters
 for life): `Mailbox` (`service/app/model/mailbox.py`) is a bounded FIFO for one reader
@@ -897,37 +897,59 @@ own: 16 KiB is below aiohttp's floor, and would take a lighter WebSocket server 
 a session without a task per concern. Not done.
 
 What a move at a human pace pays alone (`python -m service.bench.machine_floor`, on this
-machine, 2026-12-03): flat out, no process sleeps and one fsync covers a loop turn's
-writes; at a human pace a move wakes each process it touches from idle, and Redis fsyncs
-its write alone. This machine (a Firecracker virtual machine whose kernel command line
-says `nested_pvm=1`) charges dearly for both:
+machine, 2026-12-03 15:48): flat out, no process sleeps and one fsync covers a loop turn's
+writes; at a human pace a move wakes each process it touches from idle, Redis fsyncs
+its write alone, and the move's own work comes after time passed (its caches likely cold). This machine
+(a Firecracker virtual machine whose kernel command line says `nested_pvm=1`, shared with
+other work) charges dearly for all three:
 
 | a one-byte ping-pong between two processes | round trip | CPU per ping: the side that sleeps | the side that answers |
 |---|---|---|---|
-| back to back | 71 µs | 33 µs | 27 µs |
-| 1 ms apart | 49 µs | 76 µs | 30 µs |
-| 50 ms apart | 103 µs | 153 µs | 47 µs |
+| back to back | 80 µs | 32 µs | 36 µs |
+| 1 ms apart | 41 µs | 64 µs | 25 µs |
+| 50 ms apart | 118 µs | 160 µs | 57 µs |
 
 | one `XADD` at a time | Redis CPU per write (user) | (system) | of which Redis idle (its cron) |
 |---|---|---|---|
-| fsync on every write, 20 a second | 97 µs | 347 µs | 105 µs |
-| fsync on every write, flat out | 30 µs | 212 µs | 0 µs |
-| no append-only file, 20 a second | 131 µs | 88 µs | 103 µs |
-| no append-only file, flat out | 16 µs | 78 µs | 0 µs |
+| fsync on every write, 20 a second | 94 µs | 388 µs | 121 µs |
+| fsync on every write, flat out | 31 µs | 208 µs | 0 µs |
+| no append-only file, 20 a second | 170 µs | 85 µs | 125 µs |
+| no append-only file, flat out | 20 µs | 51 µs | 0 µs |
 
-- A process woken from a sleep pays about 120 µs of CPU more than one that never slept.
-  A move at a human pace wakes the server several times (the seat's frame, each Redis
-  answer, the notice of the append), and the idle crowd's CPU (22.1 µs a second per seat:
-  2.8 ms a second for 128 seats) is shared among 16 moves a second (about 180 µs each):
-  of the order of the 890 µs that separate a move at the pace of 64 games (1,890 µs) from
-  one flat out (996 µs) in the table above. The count of wake-ups per move is an
-  estimate, not measured. The ≤ 1.3× target stays missed.
-- Redis: with no append-only file, one `XADD` alone costs 116 µs of Redis CPU beyond
-  Redis's idle (94 µs flat out); the fsync on every write adds 223 µs (148 µs flat out).
-  ≤ 100 µs of Redis CPU per move at a human pace is below what a single fsync'd command
-  costs on this machine, whatever the move does: missed here. What a move asks of Redis
-  is already one script (7.1–7.3 commands at 64 and 1,000 games, one fsync); the table
-  above has 353–638 µs of Redis CPU per move at a human pace.
+| a Mooki move's own work (GameApp alone, memory store) | moves | CPU per move |
+|---|---|---|
+| back to back | 1,249 | 417 µs |
+| 50 ms asleep before each | 116 | 1,138 µs |
+| 50 ms busy (spinning) before each | 116 | 1,197 µs |
+
+- A process woken from a sleep pays about 130 µs of CPU more than one that never slept.
+  The crowd table counts the server's wake-ups (its threads' voluntary context switches
+  in the window): 1.8 a move at 64 games on the memory store, 0.6–0.8 at 1,000 and 5,000
+  games, 2.9 at 64 games on Redis (each Redis answer wakes the loop too); flat out, none
+  to speak of (0.0). So wake-ups explain about 100–380 µs of a move at a human pace.
+- The idle crowd's CPU is shared among the moves: 23.4 µs a second per seat at 64 games
+  (3.0 ms a second for 128 seats, 16 moves a second: about 190 µs a move), 4.2 µs at
+  5,000 games (42 ms a second, 207 moves a second: about 200 µs a move).
+- The rest is the move's own work done after time passed. The same Mooki move, with no
+  socket and no store but memory, costs 2.7× its back-to-back CPU once 50 ms passed
+  before it, and as much when the process spun busy through those 50 ms instead of
+  sleeping: it is not the sleep but the time. Likely this shared machine runs other work
+  on the core meanwhile and the move's code and data leave its caches (a reading: no
+  cache counter was read). Under `cProfile` every part of the move was dearer, 1.4–2.7×,
+  none singled out. A move in the crowd comes 5 ms (200 moves a second) to 60 ms (16 a
+  second) after the server's last one, and even 1 ms is dear: in a run of the session's
+  own the same move cost 726–785 µs with 1 ms asleep before it and 1,132–1,195 µs with
+  10 ms, against 325 µs back to back in the run just before.
+- Together, at 64 games on the memory store: 1.8 × 130 + 190 µs ≈ 420 µs of the 1,029 µs
+  between a move at the pace (1,994 µs) and one flat out (965 µs), the rest (about 600 µs)
+  of the order of the cold move's 720 µs above. The ≤ 1.3× target stays missed on this
+  machine; it measures the machine's cache and wake-up costs more than our code.
+- Redis: with no append-only file, one `XADD` alone costs 130 µs of Redis CPU beyond
+  Redis's idle (71 µs flat out); the fsync on every write brings it to 361 µs (239 µs flat
+  out). ≤ 100 µs of Redis CPU per move at a human pace is below what a single fsync'd
+  command costs on this machine, whatever the move does: missed here. What a move asks of
+  Redis is already one script (7.2–7.9 commands at 64 to 5,000 games, one fsync); the table
+  above has 427–756 µs of Redis CPU per move at a human pace.
 
 The p99 of 1.4–2.5 s at 10,000 seats in the earlier runs was the server's garbage
 collector. Timed with a `gc.callbacks` hook of the session's own during a 5,000-game run on
@@ -945,16 +967,19 @@ hook still in: no full collection until the server stopped.
 | Python's thresholds (700, 10, 10) | 2,062 ms | 2,264 µs | 1,601 µs | 50.0 KiB |
 | the server's (50,000, 20, 100) | 59 ms | 1,816 µs | 827 µs | 49.9 KiB |
 
-In the capacity runs before and after (the table above is the after): move p99 at 5,000
+In the capacity runs before and after (2026-12-03, 11:38 and 12:32): move p99 at 5,000
 games 2,375 → 186 ms on the memory store and 1,753 → 48 ms on Redis; moves refused at
 5,000 games on Redis 34 and 7 (two workers) → 0, joins refused 8 → 0. Those refusals were
 reads with no answer from Redis within the store's 1.0 s and all 64 of its connections
 busy for 1.0 s, as a loop stopped longer than that timeout produces. Redis commands per move
-at 5,000 games were 9.0 in the after run, 7.4–7.7 in the two before: likely the minute's
-backstop read of every followed game, all at once (`SWEEP_SECONDS` in
-`service/store/redis_moves.py`: one `HMGET` a game, 5,000 in all, about 1.2 a move over a
-window's 4,200 moves), which falls inside some 20 s windows and not others; that window's
-commands were not counted one by one.
+at 5,000 games were 9.0 in that after run, 7.4–7.7 in the two before: the minute's
+backstop read of every followed game (one `HMGET` a game) went all at once, 5,000 in one
+burst, about 1.2 a move over a window's 4,200 moves, inside some 20 s windows and not
+others. It now goes in twelve slices, one every 5 s, each game in one of them
+(`SWEEP_SLICES` in `service/store/redis_moves.py`, on a deadline of its own: a follow no
+longer puts it off, as it did when a game was followed more often than once a minute):
+about 417 `HMGET`s every 5 s at 5,000 games, 0.4 a move at 200 moves a second, in every
+window. 7.9 commands per move at 5,000 games in the table above.
 
 ### Issue 18: the game's own work, replay, the transports' floor
 

@@ -4,6 +4,7 @@ about their CPU time and memory."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -32,14 +33,29 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / TICKS_PER_SECOND
 
 
-def rss_bytes(pids: list[int]) -> int:
-    """Resident memory of the processes (VmRSS of /proc/<pid>/status)."""
+def _status_field(status: Path, name: str) -> int:
+    """One number of a /proc status file (the `name:` line's first word), 0 if it has none."""
+    for line in status.read_text().splitlines():
+        if line.startswith(name + ":"):
+            return int(line.split()[1])
+    return 0
+
+
+def wakeups(pids: list[int]) -> int:
+    """Times the processes' threads slept and were woken again: their voluntary context
+    switches (every thread's, /proc/<pid>/task/*/status; a thread that ends between two
+    readings takes its count with it, and the server's threads live as long as it does)."""
     total = 0
     for pid in pids:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                total += int(line.split()[1]) * 1024
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(FileNotFoundError):  # a thread that ended meanwhile
+                total += _status_field(task / "status", "voluntary_ctxt_switches")
     return total
+
+
+def rss_bytes(pids: list[int]) -> int:
+    """Resident memory of the processes (VmRSS of /proc/<pid>/status)."""
+    return sum(_status_field(Path(f"/proc/{pid}/status"), "VmRSS") * 1024 for pid in pids)
 
 
 def children(pid: int) -> list[int]:
