@@ -891,10 +891,30 @@ protocol (1.5 KiB), the session's three tasks (1.4 KiB), its responses generator
 game's presence follow. The RSS is about 22 KiB above those objects (memory that
 `tracemalloc` does not see, likely protobuf's upb arenas and the allocator's slack: not
 broken down further); `MALLOC_ARENA_MAX=1`,
-`PYTHONMALLOC=malloc` or a lower `MALLOC_MMAP_THRESHOLD_` left it at 50–52 KiB. A bare
-aiohttp WebSocket that only echoes, behind our middleware, costs 20.0 KiB of RSS on its
-own: 16 KiB is below aiohttp's floor, and would take a lighter WebSocket server as well as
-a session without a task per concern. Not done.
+`PYTHONMALLOC=malloc` or a lower `MALLOC_MMAP_THRESHOLD_` left it at 50–52 KiB.
+
+What an idle connection costs from the floor up, side by side in one run
+(`python -m service.bench.connection_floor 2000`, 2026-12-07 17:23; each server in a
+process of its own, its RSS with every connection open and idle less before the first):
+
+| an idle connection | connections | server RSS per connection |
+|---|---|---|
+| a bare asyncio server (a Protocol that echoes) | 2,000 | 1.7 KiB |
+| a bare aiohttp WebSocket (a handler that echoes) | 2,000 | 15.2 KiB |
+| boardgame.io 0.50's server (socket.io), a seat of a two-seat match | 2,000 | 12.9 KiB |
+| ours: a WebSocket `Play` seat, presence and view updates | 2,000 | 50.3 KiB |
+
+With 5,000 connections each, the same run's command gave 1.7, 15.2, 18.2 and 50.4 KiB
+(Node collects its garbage when it chooses: boardgame.io's row moves with it). aiohttp's
+WebSocket alone, with no middleware and no session, is 15.2 KiB: ≤ 16 KiB per seat cannot
+be met on the framework the HTTP port is built on. Ours is about 35 KiB above it: the
+middleware chain, the session's three tasks and their generators, the presence watch
+(counted with `gc` in a script of the session's own, 1,000 seats: 20 coroutines, 7 async
+generators and 6 tasks a seat, aiohttp's two included, each generator and task also
+held by the loop in a weak set). Meeting the target would take a purpose-built connection
+layer (a WebSocket protocol of our own after aiohttp's handshake: a bare asyncio
+connection is 1.7 KiB) and a session pushed to by its game rather than a task per
+concern: a redesign of `Play`'s transport and session, not done.
 
 What a move at a human pace pays alone (`python -m service.bench.machine_floor`, on this
 machine, 2026-12-03 15:48): flat out, no process sleeps and one fsync covers a loop turn's

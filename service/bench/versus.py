@@ -191,12 +191,12 @@ def install_harness() -> Path:
     return modules
 
 
-def _node_env(modules: Path) -> dict[str, str]:
+def node_env(modules: Path) -> dict[str, str]:
     # NODE_PATH: the harness's require() finds the cached packages; production: no dev logging.
     return {**os.environ, "NODE_PATH": str(modules), "NODE_ENV": "production"}
 
 
-def _json_line(stream: IO[str], what: str, log: Path | None = None) -> dict[str, Any]:
+def json_line(stream: IO[str], what: str, log: Path | None = None) -> dict[str, Any]:
     """The next line of a Node process that is a JSON object (others are its logging)."""
     while line := stream.readline():
         if line.startswith("{"):
@@ -221,12 +221,12 @@ class BoardgameioServer:
     def start(modules: Path) -> BoardgameioServer:
         process = subprocess.Popen(
             ["node", str(HARNESS / "server.js"), "0"],
-            env=_node_env(modules),
+            env=node_env(modules),
             stdout=subprocess.PIPE,
             text=True,
         )
         assert process.stdout is not None
-        ready = _json_line(process.stdout, "the boardgame.io server")
+        ready = json_line(process.stdout, "the boardgame.io server")
         return BoardgameioServer(process, int(ready["port"]))
 
     def stop(self) -> None:
@@ -304,7 +304,7 @@ class NodeLoads:
                 loads.processes.append(
                     subprocess.Popen(
                         ["node", str(HARNESS / "load.js"), *map(str, options), "--seed", str(index + 1)],
-                        env=_node_env(modules),
+                        env=node_env(modules),
                         stdin=subprocess.PIPE,
                         stdout=subprocess.PIPE,
                         stderr=errors,
@@ -314,7 +314,7 @@ class NodeLoads:
             loads.logs.append(log)
         for process, log in zip(loads.processes, loads.logs, strict=True):
             assert process.stdout is not None
-            _json_line(process.stdout, "a boardgame.io load", log)  # {"ready": true}: its pool is made
+            json_line(process.stdout, "a boardgame.io load", log)  # {"ready": true}: its pool is made
         return loads
 
     def window(self, start: float, end: float) -> None:
@@ -327,7 +327,7 @@ class NodeLoads:
         answers = []
         for process, log in zip(self.processes, self.logs, strict=True):
             assert process.stdout is not None
-            answers.append(_json_line(process.stdout, "a boardgame.io load", log))
+            answers.append(json_line(process.stdout, "a boardgame.io load", log))
             process.wait(30)
         return answers
 
