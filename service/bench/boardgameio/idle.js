@@ -13,27 +13,7 @@ const readline = require('readline');
 const { Client } = require('boardgame.io/client');
 const { SocketIO } = require('boardgame.io/multiplayer');
 const { Mooki } = require('./mooki');
-
-function parseArgs(argv) {
-  const options = { server: '', matches: 1 };
-  for (let i = 0; i < argv.length; i += 2) {
-    const name = argv[i].replace(/^--/, '');
-    if (!(name in options)) throw new Error(`unknown option ${argv[i]}`);
-    options[name] = name === 'server' ? argv[i + 1] : Number(argv[i + 1]);
-  }
-  if (!options.server) throw new Error('--server is required');
-  return options;
-}
-
-async function post(url, body) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response.json();
-}
+const { parseArgs, createGame } = require('./lobby');
 
 // The first state a seat's client receives from the server.
 function joined(client) {
@@ -48,16 +28,12 @@ function joined(client) {
 }
 
 async function main() {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseArgs(process.argv.slice(2), { matches: 1 });
   const lines = readline.createInterface({ input: process.stdin })[Symbol.asyncIterator]();
   const seats = [];
   for (let i = 0; i < options.matches; i += 1) {
-    const { matchID } = await post(`${options.server}/games/mooki/create`, { numPlayers: 2 });
-    for (const playerID of ['0', '1']) {
-      const body = { playerID, playerName: `Seat ${playerID}` };
-      const { playerCredentials } = await post(`${options.server}/games/mooki/${matchID}/join`, body);
-      seats.push({ matchID, playerID, credentials: playerCredentials });
-    }
+    const { matchID, credentials } = await createGame(options.server);
+    seats.push(...credentials.map((credential, playerID) => ({ matchID, playerID: String(playerID), credentials: credential })));
   }
   process.stdout.write(JSON.stringify({ made: options.matches }) + '\n');
   await lines.next();

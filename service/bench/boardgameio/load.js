@@ -24,20 +24,10 @@ const readline = require('readline');
 const { Client } = require('boardgame.io/client');
 const { SocketIO } = require('boardgame.io/multiplayer');
 const { Mooki, legalMoves } = require('./mooki');
+const { parseArgs, createGame } = require('./lobby');
 
 const CREATE_CONCURRENCY = 16;
 const STUCK_SECONDS = 10; // a move with no answer by then: an error, the game abandoned
-
-function parseArgs(argv) {
-  const options = { server: '', games: 1, pool: 0, think: 0, seed: 1, warmup: 0, duration: null };
-  for (let i = 0; i < argv.length; i += 2) {
-    const name = argv[i].replace(/^--/, '');
-    if (!(name in options)) throw new Error(`unknown option ${argv[i]}`);
-    options[name] = name === 'server' ? argv[i + 1] : Number(argv[i + 1]);
-  }
-  if (!options.server) throw new Error('--server is required');
-  return options;
-}
 
 // mulberry32: a small seeded generator, so a run's choices can be replayed.
 function generator(seed) {
@@ -49,27 +39,6 @@ function generator(seed) {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-async function post(url, body) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  return response.json();
-}
-
-// A match of two seats, joined by both (each seat gets its credentials).
-async function createGame(server) {
-  const { matchID } = await post(`${server}/games/mooki/create`, { numPlayers: 2 });
-  const credentials = [];
-  for (const playerID of ['0', '1']) {
-    const joined = await post(`${server}/games/mooki/${matchID}/join`, { playerID, playerName: `Seat ${playerID}` });
-    credentials.push(joined.playerCredentials);
-  }
-  return { matchID, credentials };
 }
 
 async function createPool(server, count) {
@@ -225,7 +194,7 @@ function readWindow() {
 }
 
 async function main() {
-  const options = parseArgs(process.argv.slice(2));
+  const options = parseArgs(process.argv.slice(2), { games: 1, pool: 0, think: 0, seed: 1, warmup: 0, duration: null });
   const pool = await createPool(options.server, options.pool);
   const run = new Run(options, pool);
   if (options.duration === null) {
