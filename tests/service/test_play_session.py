@@ -115,3 +115,42 @@ async def test_a_session_resumed_at_the_end_gets_its_turn_at_once() -> None:
     resumed = await whole_session(app, [join(created.game_id, from_version=2)], cleo)
     assert [(len(r.events), r.turn.version) for r in resumed] == [(0, 1)]  # nothing new, and her turn
     assert await whole_session(app, [join(created.game_id, from_version=2)], robin) == []  # not his turn
+
+
+class Client:
+    """A seat's client that sends its join, then what it is told to, until told to stop (None)."""
+
+    def __init__(self, app: GameApp, game_id: str, token: str) -> None:
+        self.outgoing: asyncio.Queue[api.PlayRequest | None] = asyncio.Queue()
+        self.responses = aiter(play(app, self._sent(game_id), token))
+
+    async def _sent(self, game_id: str) -> AsyncIterator[api.PlayRequest]:
+        yield join(game_id)
+        while (message := await self.outgoing.get()) is not None:
+            yield message
+
+    async def next(self) -> api.PlayResponse:
+        async with asyncio.timeout(DEADLINE):
+            return await anext(self.responses)
+
+    async def rest(self) -> list[api.PlayResponse]:
+        """Stops sending; what the session still sends before it ends."""
+        self.outgoing.put_nowait(None)
+        async with asyncio.timeout(DEADLINE):
+            return [response async for response in self.responses]
+
+
+@async_test
+async def test_a_move_costs_its_mover_one_message_and_every_other_seat_one() -> None:
+    app = new_app()
+    created = await create_game(app)
+    cleo, robin = (Client(app, created.game_id, token) for token in created.seat_tokens)
+    dealt = await cleo.next()
+    assert dealt.events and dealt.turn.legal_commands  # the deal and her turn, together
+    assert (await robin.next()).events  # the deal
+    cleo.outgoing.put_nowait(command(DRAW, "drawn"))
+    moved = await cleo.next()  # its event, its result and her next turn (placing the card), at once
+    assert [len(moved.events), moved.result.command_id, moved.turn.version] == [1, "drawn", dealt.turn.version + 1]
+    told = await robin.next()
+    assert len(told.events) == 1 and not told.HasField("result") and not told.HasField("turn")
+    assert await robin.rest() == [] and await cleo.rest() == []  # nothing else was sent for the move
