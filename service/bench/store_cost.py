@@ -12,51 +12,44 @@ import gc
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from service.bench.load import seats_for
-from service.store.base import EventStore
+from service.store.base import AppendRequest, AppendResult, EventStore, NewGame
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from service.store.redis_client import RedisConnection
 from service.store.redis_lua import Script
 
-# One call GameApp made to the store, but for the game id: its other arguments.
-Call = tuple[tuple[Any, ...], dict[str, Any]]
-
 
 @dataclass(slots=True)
 class RecordedGame:
-    creation: Call | None = None
-    appends: list[Call] = field(default_factory=list)
+    creation: NewGame | None = None
+    appends: list[AppendRequest] = field(default_factory=list)
     version: int = 0  # the last version stored
 
 
 class RecordingStore(MemoryStore):
-    """A memory store that remembers what GameApp asked it to write (each call's
-    arguments as given, so that they are made again as they were)."""
+    """A memory store that remembers what GameApp asked it to write (each write as
+    given, its events copied: the caller's own), so that they are made again as they were."""
 
     def __init__(self) -> None:
         super().__init__()
         self.games: dict[str, RecordedGame] = {}
 
-    async def create(self, game_id: str, *args: Any, **kwargs: Any) -> None:
-        await super().create(game_id, *args, **kwargs)
-        game = self.games.setdefault(game_id, RecordedGame())
-        game.creation, game.version = _kept(args, kwargs), (await self.info(game_id)).version
+    async def create(self, game: NewGame) -> None:
+        await super().create(game)
+        recorded = self.games.setdefault(game.game_id, RecordedGame())
+        recorded.creation = replace(game, events=list(game.events))
+        recorded.version = (await self.info(game.game_id)).version
 
-    async def append(self, game_id: str, *args: Any, **kwargs: Any) -> Any:
-        result = await super().append(game_id, *args, **kwargs)
-        game = self.games[game_id]
-        game.appends.append(_kept(args, kwargs))
-        game.version = result.last_version
+    async def append(self, request: AppendRequest) -> AppendResult:
+        result = await super().append(request)
+        recorded = self.games[request.game_id]
+        recorded.appends.append(replace(request, events=list(request.events)))
+        recorded.version = result.last_version
         return result
-
-
-def _kept(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:
-    """The arguments of a call, their lists copied (the caller's own)."""
-    return tuple([list(arg) if isinstance(arg, list) else arg for arg in args]), dict(kwargs)
 
 
 async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGame]:
@@ -132,8 +125,7 @@ async def _make_appends(
     names = [f"{prefix}{index}" for index in range(len(games))]
     for name, game in zip(names, games, strict=True):
         assert game.creation is not None
-        args, kwargs = game.creation
-        await store.create(name, *args, **kwargs)
+        await store.create(replace(game.creation, game_id=name))
     latencies: list[float] = []
 
     async def follow(name: str, last: int) -> None:
@@ -142,9 +134,9 @@ async def _make_appends(
                 return
 
     async def play(name: str, game: RecordedGame) -> None:
-        for args, kwargs in game.appends:
+        for request in game.appends:
             start = time.perf_counter()
-            await store.append(name, *args, **kwargs)
+            await store.append(replace(request, game_id=name))
             latencies.append(time.perf_counter() - start)
 
     queue = list(zip(names, games, strict=True))

@@ -38,7 +38,7 @@ from service.app.views.views import (
     timestamp,
     viewer_message,
 )
-from service.store.base import GameExists
+from service.store.base import GameExists, NewGame
 
 # New game ids: 16 letters or digits (95 bits). No '-' or '_', so an id never
 # starts like a command-line option and is easy to select with a double click.
@@ -224,15 +224,17 @@ class Games:
         label = STATUS_NAMES[status_code(live.status, live.table.started)]
         with store_errors():
             await self._games.store.create(
-                record.game_id,
-                record.kind,
-                label,
-                record.SerializeToString(),
-                summary(live).SerializeToString(),
-                stored,
-                now,
-                self._retention.keep(label, now),
-                listed=record.visibility in LISTED,
+                NewGame(
+                    record.game_id,
+                    record.kind,
+                    label,
+                    record.SerializeToString(),
+                    summary(live).SerializeToString(),
+                    stored,
+                    now,
+                    self._retention.keep(label, now),
+                    listed=record.visibility in LISTED,
+                )
             )
         live.mark(1, stored)
         self._games.remember(live)

@@ -37,7 +37,7 @@ from service.app.model.marks import Marks
 from service.app.model.stored import store_errors
 from service.app.observe.metrics import Metrics
 from service.app.views.views import STATUS_NAMES, status_code, summary_bytes, timestamp
-from service.store.base import VersionConflict
+from service.store.base import AppendRequest, VersionConflict
 
 log = logging.getLogger(__name__)
 
@@ -134,16 +134,18 @@ class Losses:
         try:
             with store_errors():
                 await games.store.append(
-                    live.game_id,
-                    stored,
-                    blobs,
-                    key,
-                    hashlib.sha256(key.encode()).digest(),
-                    label,
-                    summary_bytes(live, status, stored + len(blobs), now),
-                    now,
-                    self._retention.keep(label, now),
-                    after=live.head,
+                    AppendRequest(
+                        live.game_id,
+                        stored,
+                        blobs,
+                        key,
+                        hashlib.sha256(key.encode()).digest(),
+                        label,
+                        summary_bytes(live, status, stored + len(blobs), now),
+                        now,
+                        self._retention.keep(label, now),
+                        after=live.head,
+                    )
                 )
         except VersionConflict:
             live.losses.remove(loss)

@@ -41,7 +41,7 @@ from service.app.moves.steps import Slices, Step, serialized, stamp
 from service.app.observe import tracing
 from service.app.observe.metrics import Metrics
 from service.app.views.views import STATUS_NAMES, status_code, summary, summary_bytes
-from service.store.base import CountersChanged, VersionConflict
+from service.store.base import AppendRequest, CountersChanged, VersionConflict
 
 log = logging.getLogger(__name__)
 
@@ -186,17 +186,19 @@ class Appends:
         try:
             with store_errors(), tracing.span("append", expected_version=base):
                 result = await self._games.store.append(
-                    live.game_id,
-                    base,
-                    stored,
-                    decision.key,
-                    decision.fingerprint,
-                    label,
-                    game_summary,
-                    now,
-                    self._retention.keep(label, now),
-                    after=head,  # never build on a history this cache did not see
-                    counters_revision=live.counters_revision,
+                    AppendRequest(
+                        live.game_id,
+                        base,
+                        stored,
+                        decision.key,
+                        decision.fingerprint,
+                        label,
+                        game_summary,
+                        now,
+                        self._retention.keep(label, now),
+                        after=head,  # never build on a history this cache did not see
+                        counters_revision=live.counters_revision,
+                    )
                 )
         except BaseException:
             live.traced_move = None
