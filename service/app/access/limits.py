@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 
 WINDOW_MS = 60_000  # the rates are per minute, over a sliding window
 LIVE_RETRY_MS = 60_000  # what to tell a creator at their live quota: a game of theirs must end first
-FINISHED = "finished"  # the store's status label of a finished game (views.STATUS_NAMES)
+FINISHED = "finished"  # the store's status label of a finished game (views/listing.py: STATUS_NAMES)
 
 
 @dataclass(frozen=True, slots=True)

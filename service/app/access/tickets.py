@@ -28,7 +28,7 @@ from service.app.access.viewers import Viewers
 from service.app.model.errors import unauthenticated
 from service.app.model.live import LiveGame, LiveGames
 from service.app.model.stored import store_errors
-from service.app.views.views import timestamp
+from service.app.views.listing import timestamp
 
 # A used ticket's mark outlives the ticket by this much, for processes whose clocks
 # are a little ahead of the one that marked it.

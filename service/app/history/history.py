@@ -28,7 +28,8 @@ from service.app.model.live import LiveGame, LiveGames
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
 from service.app.observe.metrics import Metrics
-from service.app.views.views import LiveAudience, audience_for, hides_players, outcome, redact, shown, status_code
+from service.app.views.listing import outcome, status_code
+from service.app.views.views import LiveAudience, audience_for, hides_players, redact, shown
 from service.store.base import VersionsLost
 
 MAX_EVENTS_PAGE = 1000

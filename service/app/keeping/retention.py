@@ -38,7 +38,8 @@ from service.app.model.stored import parse_event, store_errors
 from service.app.model.table import Table
 from service.app.observe.metrics import Metrics
 from service.app.views.descriptions import Audience
-from service.app.views.views import STATUS_NAMES, redact
+from service.app.views.listing import STATUS_NAMES
+from service.app.views.views import redact
 from service.store.base import EventStore, GameInfo, GameNotFound, Keep, StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
