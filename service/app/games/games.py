@@ -149,8 +149,6 @@ class Games:
             await self.quotas.release(creator, record.game_id)
             raise
         self._games.remember(live)
-        if live.status.finished:
-            await self.quotas.release(creator, record.game_id)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
             seat_tokens=["" if s.open else self._tokens.seat_token(record.game_id, s.index) for s in seats],

@@ -149,6 +149,7 @@ class Writer:
         status = live.status
         if status.finished:  # a game of bots plays itself out at once; so may an import
             metrics.game_finished(record.kind, bool(status.winners))
+            await self._quotas.game_over(record.created_by, record.game_id)
 
     async def append(self, live: LiveGame, decision: Decision, now: int) -> Appended:
         """Stamps and appends one decision on the version it was made at; raises what
