@@ -15,11 +15,12 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from service.app.access.creators import Creator
 from service.app.model.errors import ServiceError, permission_denied, resource_exhausted
 from service.app.model.stored import store_errors
-from service.store.base import EventStore, GameNotFound, StoreUnavailable
+from service.store.base import EventLog, GameNotFound, SharedSets, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -39,12 +40,17 @@ class CreationLimits:
     join_code_guesses_per_minute: int = 0
 
 
+class QuotaStore(SharedSets, EventLog, Protocol):
+    """The parts of the store quotas use: the shared sets they count in, and the games'
+    status (a slot whose game is over is healed)."""
+
+
 def live_key(identity: str) -> str:
     return f"live:{identity}"
 
 
 class Quotas:
-    def __init__(self, store: EventStore, limits: CreationLimits, now_ms: Callable[[], int]) -> None:
+    def __init__(self, store: QuotaStore, limits: CreationLimits, now_ms: Callable[[], int]) -> None:
         self._store = store
         self.limits = limits
         self._now_ms = now_ms
