@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from service.bench.run import Results
 
-from service.bench.report.numbers import echo_cpu, echo_of
+from service.bench.report.numbers import echo_cpu, echo_of, per
 
 
 def analysis(results: Results) -> list[str]:
@@ -28,9 +28,10 @@ def _unary_analysis(results: Results) -> list[str]:
         lines.append(
             f"- **Unary, {store} store.** The echo call costs the server {echo.cpu_us:,.0f} µs: that is the floor "
             f"of any gRPC call here. A two-seat {kind} move makes {unary.rpcs_per_item:.2f} RPCs "
-            f"({per_rpc:,.0f} µs each, {per_rpc / echo.cpu_us:.2f}× an echo), so {unary.cpu_us / echo.cpu_us:.2f}× "
+            f"({per_rpc:,.0f} µs each, {per(per_rpc, echo.cpu_us):.2f}× an echo), "
+            f"so {per(unary.cpu_us, echo.cpu_us):.2f}× "
             f"per move; one seat against a bot makes {bot.rpcs_per_item:.2f} RPC per move, with the bot's reply "
-            f"decided inside it: {bot.cpu_us / echo.cpu_us:.2f}×."
+            f"decided inside it: {per(bot.cpu_us, echo.cpu_us):.2f}×."
         )
     app = results.app
     work = next((w for w in results.work if w.kind == kind), None)
@@ -77,8 +78,8 @@ def _stream_analysis(results: Results) -> list[str]:
             f"- **Play over WebSocket, {store} store**: a WebSocket echo round trip costs the server "
             f"{ws_echo.cpu_us:,.0f} µs (a gRPC echo: {echo_cpu(results, store)}); a move, "
             f"{ws.rpcs_per_item:.1f} frames each way counted together, costs {ws.cpu_us:,.0f} µs "
-            f"({ws.cpu_us / ws_echo.cpu_us:.2f}× the WebSocket echo), against {play.cpu_us:,.0f} µs over the "
-            f"gRPC `Play` stream ({ws.cpu_us / play.cpu_us:.2f}×): the same session and the same move, so the "
+            f"({per(ws.cpu_us, ws_echo.cpu_us):.2f}× the WebSocket echo), against {play.cpu_us:,.0f} µs over the "
+            f"gRPC `Play` stream ({per(ws.cpu_us, play.cpu_us):.2f}×): the same session and the same move, so the "
             "difference is what a message costs on each transport."
         )
     return lines
@@ -100,7 +101,7 @@ def _store_and_engine_analysis(results: Results) -> list[str]:
     if alone is not None and memory_play is not None and redis_play is not None and memory_play.count:
         lines.append(
             f"- **Redis under `Play`** adds {redis_play.cpu_us - memory_play.cpu_us:,.0f} µs of server CPU per move "
-            f"({redis_play.cpu_us / memory_play.cpu_us:.2f}× the memory store). The store alone, its appends "
+            f"({per(redis_play.cpu_us, memory_play.cpu_us):.2f}× the memory store). The store alone, its appends "
             f"followed live, costs {alone.us_per_append:,.0f} µs of client CPU per append in "
             f"{alone.round_trips_per_append or 0:.2f} round trips (the store's own cost per move, below): the "
             "rest is spent in the server around the store's code, not in it."

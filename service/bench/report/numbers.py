@@ -28,6 +28,12 @@ PATH_NAMES = {
 }
 
 
+def per(value: float, by: float) -> float:
+    """`value` / `by`, NaN when `by` is zero: a window too short to measure (no moves, or
+    no CPU tick) leaves its ratios out ("–") instead of failing the report."""
+    return value / by if by else math.nan
+
+
 def ms(seconds: float) -> str:
     return "–" if math.isnan(seconds) else f"{seconds * 1000:.2f}"
 

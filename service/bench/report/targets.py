@@ -9,6 +9,8 @@ if TYPE_CHECKING:
 
 from service.bench.report.numbers import PATH_NAMES, echo_of
 
+# A ratio is judged only when its divisor was measured: a window without a call, or
+# without a tick of CPU (`cpu_us > 0` is False for both), gives no verdict.
 Target = tuple[str, str, bool | None]
 
 
@@ -29,7 +31,7 @@ def retired_targets(results: Results) -> list[Target]:
 
     def cpu_ratio(path: str, store: str, limit: float) -> None:
         m, echo = results.find(path, store), echo_of(results, store)
-        if m is None or echo is None or not m.count or not echo.count:
+        if m is None or echo is None or not m.count or not echo.cpu_us > 0:
             return
         ratio = m.cpu_us / echo.cpu_us
         name = f"server CPU per {results.settings.kind} move, {PATH_NAMES[path]}, {store} store ≤ {limit}× echo"
@@ -44,7 +46,7 @@ def retired_targets(results: Results) -> list[Target]:
     for store in results.settings.stores:
         for path in ("ws-play", "ws-play-bot"):
             ws, ws_echo = results.find(path, store), results.find("ws-echo", store)
-            if ws is not None and ws.count and ws_echo is not None and ws_echo.count:
+            if ws is not None and ws.count and ws_echo is not None and ws_echo.cpu_us > 0:
                 ratio = ws.cpu_us / ws_echo.cpu_us
                 rows.append(
                     (
@@ -62,7 +64,7 @@ def _cpu_targets(results: Results) -> list[Target]:
     rows: list[Target] = []
     for path in ("play", "play-bot"):
         memory, redis = results.find(path, "memory"), results.find(path, "redis")
-        if memory is not None and redis is not None and memory.count and redis.count:
+        if memory is not None and redis is not None and memory.cpu_us > 0 and redis.count:
             ratio = redis.cpu_us / memory.cpu_us
             rows.append(
                 (
@@ -82,7 +84,7 @@ def _websocket_targets(results: Results) -> list[Target]:
             ws, grpc_play = results.find(path, store), results.find(path.removeprefix("ws-"), store)
             if ws is None or not ws.count:
                 continue
-            if grpc_play is not None and grpc_play.count:
+            if grpc_play is not None and grpc_play.cpu_us > 0:
                 ratio = ws.cpu_us / grpc_play.cpu_us
                 rows.append(
                     (

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from service.bench.run import Results
 
-from service.bench.report.numbers import PATH_NAMES, cores, echo_of, ms, number, times
+from service.bench.report.numbers import PATH_NAMES, cores, echo_of, ms, number, per, times
 
 
 def moves_table(results: Results) -> list[str]:
@@ -22,13 +22,13 @@ def moves_table(results: Results) -> list[str]:
         if m.path in ("stream", "scale"):
             continue
         echo = echo_of(results, m.store)
-        ratio = m.cpu_us / echo.cpu_us if echo is not None and echo.count else float("nan")
+        ratio = per(m.cpu_us, echo.cpu_us) if echo is not None and echo.count else float("nan")
         unit = "calls" if m.path.endswith("echo") else "moves"
         lines.append(
             f"| {PATH_NAMES[m.path]} | {m.store} | {m.concurrency} | {number(m.per_second)} {unit} "
             f"| {ms(m.percentile(0.5))} | {ms(m.percentile(0.9))} | {ms(m.percentile(0.99))} "
             f"| {times(m.percentile(0.99) / m.percentile(0.5))} | {number(m.cpu_us)} | {times(ratio)} "
-            f"| {m.rpcs_per_item:.2f} | {cores(m)} | {m.errors} | {m.games_created} |"
+            f"| {number(m.rpcs_per_item, 2)} | {cores(m)} | {m.errors} | {m.games_created} |"
         )
     return lines
 
@@ -55,7 +55,13 @@ def floor_table(results: Results) -> list[str]:
     ]
     for m in results.measured:
         floor = results.find(FLOOR_OF.get(m.path, ""), m.store)
-        if floor is None or not floor.count or not m.count:
+        if floor is None:
+            continue
+        if not (floor.count and m.count):  # a window without a call: the row, its figures "–"
+            lines.append(
+                f"| {PATH_NAMES[m.path]} | {m.store} | {PATH_NAMES[floor.path]} | {number(floor.cpu_us)} "
+                f"| – | – | {number(m.cpu_us)} | – | – |"
+            )
             continue
         # Streams: rpcs counts messages both ways; a floor round trip is one each way.
         units = m.rpcs_per_item if m.path in ("unary", "unary-bot", "rest") else m.rpcs_per_item / 2
@@ -63,7 +69,7 @@ def floor_table(results: Results) -> list[str]:
         lines.append(
             f"| {PATH_NAMES[m.path]} | {m.store} | {PATH_NAMES[floor.path]} | {number(floor.cpu_us)} "
             f"| {units:.2f} | {number(floor_us)} | {number(m.cpu_us)} | {number(m.cpu_us - floor_us)} "
-            f"| {times(m.cpu_us / floor_us)} |"
+            f"| {times(per(m.cpu_us, floor_us))} |"
         )
     return lines
 
@@ -78,7 +84,7 @@ def stream_table(results: Results) -> list[str]:
         if m.path != "stream":
             continue
         echo = echo_of(results, m.store)
-        ratio = m.cpu_us / echo.cpu_us if echo is not None and echo.count else float("nan")
+        ratio = per(m.cpu_us, echo.cpu_us) if echo is not None and echo.count else float("nan")
         lines.append(
             f"| {m.store} | {m.concurrency} × {results.settings.subscribers} | {number(m.per_second)} "
             f"| {number(m.moves / m.seconds)} | {ms(m.percentile(0.5))} | {ms(m.percentile(0.99))} "
@@ -113,5 +119,5 @@ def scale_table(results: Results) -> list[str]:
             f"| {number(m.cpu_us)} | {m.cpu_seconds / m.seconds:.2f} | {m.load_cpu_seconds / m.seconds:.2f} "
             f"| {m.redis_cpu_seconds / m.seconds:.2f} |"
         )
-    lines.append(f"\n2 workers / 1 worker: **{times(two.per_second / one.per_second)}** the moves per second.")
+    lines.append(f"\n2 workers / 1 worker: **{times(per(two.per_second, one.per_second))}** the moves per second.")
     return lines
