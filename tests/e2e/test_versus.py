@@ -29,7 +29,7 @@ from service.bench.versus import (
 
 def _check_window(window: VersusWindow) -> None:
     """Each figure of a window well formed; those per move there only if it made moves."""
-    assert window.moves >= 0 and window.errors >= 0 and window.games_created >= 0, window
+    assert window.moves >= 0 and window.games_created >= 0 and window.errors == 0, window  # no call failed
     for seconds in (window.cpu_seconds, window.load_cpu_seconds, window.redis_cpu_seconds):
         assert math.isfinite(seconds) and seconds >= 0, window
     assert (window.redis_cpu_seconds == 0) or window.side == OURS_REDIS, window  # Redis is ours alone
