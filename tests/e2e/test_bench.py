@@ -249,11 +249,29 @@ def test_a_quick_capacity_run_rewrites_its_section_alone_and_draws_its_chart(tmp
 
 def _still_crowd(store: str, games: int, workers: int = 1, pace: tuple[float, float] = (0.05, 0.2)) -> CrowdFigures:
     """A crowd that joined and sat idle, then made no move in its pace window."""
-    redis = 0 if store == "redis" else None
+    on_redis = store == "redis"
     return CrowdFigures(
-        store, games, 2 * games, workers, pace, 0.4, 0, 60_000.0, 2e-6, 0.5 if redis is not None else None,
-        30.0 if redis is not None else None, 0.002, 1.5, 0, 0, 0.0, 0, 0.0, redis, 0.0 if redis is not None else None,
-    )  # fmt: skip
+        store=store,
+        games=games,
+        seats=2 * games,
+        workers=workers,
+        pace=pace,
+        join_seconds=0.4,
+        refused_joins=0,
+        rss_per_seat=60_000.0,
+        idle_cpu_per_seat=2e-6,
+        idle_redis_calls_per_minute=60.0 if on_redis else None,
+        empty_redis_calls_per_minute=30.0 if on_redis else None,
+        empty_cpu=0.002,
+        seconds=1.5,
+        moves=0,
+        errors=0,
+        cpu_seconds=0.0,
+        wakeups=0,
+        load_cpu_seconds=0.0,
+        redis_calls=0 if on_redis else None,
+        redis_cpu_seconds=0.0 if on_redis else None,
+    )
 
 
 def test_a_crowd_that_made_no_move_reports_none_rather_than_failing(tmp_path: Path) -> None:
