@@ -12,51 +12,12 @@ import gc
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from service.bench import seam
 from service.bench.load import seats_for
-from service.store.base import EventStore
-from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
-from service.store.redis_client import RedisConnection
-from service.store.redis_lua import Script
-
-# One call GameApp made to the store, but for the game id: its other arguments.
-Call = tuple[tuple[Any, ...], dict[str, Any]]
-
-
-@dataclass(slots=True)
-class RecordedGame:
-    creation: Call | None = None
-    appends: list[Call] = field(default_factory=list)
-    version: int = 0  # the last version stored
-
-
-class RecordingStore(MemoryStore):
-    """A memory store that remembers what GameApp asked it to write (each call's
-    arguments as given, so that they are made again as they were)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.games: dict[str, RecordedGame] = {}
-
-    async def create(self, game_id: str, *args: Any, **kwargs: Any) -> None:
-        await super().create(game_id, *args, **kwargs)
-        game = self.games.setdefault(game_id, RecordedGame())
-        game.creation, game.version = _kept(args, kwargs), (await self.info(game_id)).version
-
-    async def append(self, game_id: str, *args: Any, **kwargs: Any) -> Any:
-        result = await super().append(game_id, *args, **kwargs)
-        game = self.games[game_id]
-        game.appends.append(_kept(args, kwargs))
-        game.version = result.last_version
-        return result
-
-
-def _kept(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:
-    """The arguments of a call, their lists copied (the caller's own)."""
-    return tuple([list(arg) if isinstance(arg, list) else arg for arg in args]), dict(kwargs)
+from service.bench.seam import BenchStore, CountingConnection, RecordedGame
 
 
 async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGame]:
@@ -65,11 +26,8 @@ async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGam
     from ludotheque.v1 import game_pb2
     from ludotheque.v1 import game_service_pb2 as api
 
-    from service.app import GameApp
-    from service.app.access.auth import TokenAuthority
-
-    store = RecordingStore()
-    app = GameApp(store, TokenAuthority(b"s" * 32))
+    store = seam.RecordingStore()
+    app = seam.in_process_app(store)
     rng = random.Random(seed)
     played = 0
     while played < moves:
@@ -87,28 +45,6 @@ async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGam
     return [game for game in store.games.values() if game.creation is not None and game.appends]
 
 
-class CountingConnection(RedisConnection):
-    """Counts the round trips the store makes (a pipeline of reads is one)."""
-
-    round_trips = 0
-
-    async def call(self, *command: Any) -> Any:
-        self.round_trips += 1
-        return await super().call(*command)
-
-    async def write(self, *command: Any) -> Any:
-        self.round_trips += 1
-        return await super().write(*command)
-
-    async def run(self, script: Script, keys: Sequence[str], args: Sequence[Any], *, durable: bool = False) -> Any:
-        self.round_trips += 1
-        return await super().run(script, keys, args, durable=durable)
-
-    async def read_many(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
-        self.round_trips += 1 if commands else 0
-        return await super().read_many(commands)
-
-
 @dataclass(frozen=True, slots=True)
 class StoreCostFigures:
     """One store's appends, made `concurrency` games at a time."""
@@ -124,27 +60,20 @@ class StoreCostFigures:
 
 
 async def _make_appends(
-    store: EventStore, games: Sequence[RecordedGame], concurrency: int, prefix: str, subscribers: int
+    store: BenchStore, games: Sequence[RecordedGame], concurrency: int, prefix: str, subscribers: int
 ) -> tuple[int, list[float]]:
     """Creates the games (not measured), then makes their appends, `concurrency` games at
     a time, each game's in order; with `subscribers`, one live subscriber per game
     reading every event. Returns (appends, latencies)."""
     names = [f"{prefix}{index}" for index in range(len(games))]
     for name, game in zip(names, games, strict=True):
-        assert game.creation is not None
-        args, kwargs = game.creation
-        await store.create(name, *args, **kwargs)
+        await seam.create_again(store, name, game)
     latencies: list[float] = []
 
-    async def follow(name: str, last: int) -> None:
-        async for event in store.subscribe(name, 1):
-            if event.version >= last:
-                return
-
     async def play(name: str, game: RecordedGame) -> None:
-        for args, kwargs in game.appends:
+        for call in game.appends:
             start = time.perf_counter()
-            await store.append(name, *args, **kwargs)
+            await seam.append_again(store, name, call)
             latencies.append(time.perf_counter() - start)
 
     queue = list(zip(names, games, strict=True))
@@ -154,7 +83,7 @@ async def _make_appends(
             name, game = queue.pop()
             # Each follower reads from version 1: what was appended before it subscribed, it
             # reads from the store, the rest comes live.
-            followers = [asyncio.create_task(follow(name, game.version)) for _ in range(subscribers)]
+            followers = [asyncio.create_task(seam.follow(store, name, game.version)) for _ in range(subscribers)]
             await play(name, game)
             await asyncio.gather(*followers)
 
@@ -163,7 +92,7 @@ async def _make_appends(
 
 
 def store_cost(
-    store: EventStore,
+    store: BenchStore,
     label: str,
     games: Sequence[RecordedGame],
     concurrency: int,
@@ -202,11 +131,11 @@ def store_cost(
     )
 
 
-async def _closing(store: EventStore, work: Any) -> Any:
+async def _closing(store: BenchStore, work: Any) -> Any:
     try:
         return await work
     finally:
-        await store.close()
+        await seam.close_store(store)
 
 
 CONCURRENCY = 16  # games whose appends are in flight at once
@@ -219,12 +148,10 @@ def store_cost_figures(kind: str, moves: int, redis_urls: dict[str, tuple[str, i
     figures = []
     for subscribers in (0, 1):
         figures.append(
-            store_cost(MemoryStore(), "memory", games, CONCURRENCY, subscribers, None, None, f"m{subscribers}-")
+            store_cost(seam.memory_store(), "memory", games, CONCURRENCY, subscribers, None, None, f"m{subscribers}-")
         )
         for label, (url, pid) in redis_urls.items():
-            connection = CountingConnection.from_url(url)
-            assert isinstance(connection, CountingConnection)
-            store = RedisStore(connection, reconcile_interval=0)
+            store, connection = seam.redis_store(url)
             figures.append(
                 store_cost(store, label, games, CONCURRENCY, subscribers, pid, connection, f"r{subscribers}-")
             )
