@@ -42,7 +42,8 @@ from service.app.logs.logs import Logs
 from service.app.model import claims
 from service.app.model.errors import unavailable
 from service.app.model.heavy_reads import HeavyReads
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.moves.append import Appends
 from service.app.moves.moves import Moves
@@ -186,7 +187,7 @@ class GameApp:
         move of this process holds the game (its append may be answered after the
         follower saw its events), its end brings it, without reading the store; else
         another process appended it, and the store is read."""
-        lock = self.live.lock(live.game_id)
+        lock = self.live.cache.lock(live.game_id)
         if lock.locked():
             async with lock:
                 pass

@@ -172,7 +172,7 @@ def test_the_order_check_catches_an_import_pointing_up(module: str, source: str)
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("service.app.moves.moves", "from service.app.model.live import LiveGame"),
+        ("service.app.moves.moves", "from service.app.model.live_game import LiveGame"),
         ("service.app.play.play_session", "from service.app import GameApp"),
         ("service.app.model.live", "from service.app.model.marks import Marks"),
     ],

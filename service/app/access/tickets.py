@@ -26,7 +26,8 @@ from engines.contract import ADMIN, Role, Viewer
 from service.app.access.auth import TokenAuthority
 from service.app.access.viewers import Viewers
 from service.app.model.errors import unauthenticated
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.views.views import timestamp
 

@@ -19,7 +19,8 @@ from service.app.access.viewers import Viewers
 from service.app.keeping.retention import RetentionPolicy
 from service.app.model import envelopes
 from service.app.model.errors import invalid_argument
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.seeding import SETUP, game_rng
 from service.app.model.snapshots import checkpoints, passes
 from service.app.model.stored import store_errors
@@ -146,7 +147,7 @@ class Games:
             if waits and self._online is not None:
                 record.join_code = await self._online.join_codes.claim(game_id)
             live = LiveGame(record, engine, engine.initial_state(), 0, now)
-            live.event_limit = self._games.event_limits.get(engine.kind, 0)
+            live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
             every = self._games.snapshots.every
             state, steps = live.state, []
             if not waits:
@@ -164,7 +165,7 @@ class Games:
         except BaseException:
             await self.quotas.release(creator, record.game_id)
             raise
-        self._games.keep_snapshots(live, checkpoints(steps, 1, stored))
+        self._games.repository.keep_snapshots(live, checkpoints(steps, 1, stored))
         if live.status.finished:
             await self.quotas.release(creator, record.game_id)
         return game_service_pb2.CreateGameResponse(
@@ -235,7 +236,7 @@ class Games:
                 listed=record.visibility in LISTED,
             )
         live.mark(1, stored)
-        self._games.remember(live)
+        self._games.cache.remember(live)
         if self._online is not None:
             await self._online.moved(live, 0)  # a turn clock's first deadline
         self._metrics.labelled(self._metrics.games_created, record.kind).inc()

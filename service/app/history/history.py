@@ -24,7 +24,8 @@ from service.app.access.tickets import StreamTickets
 from service.app.access.viewers import Viewers
 from service.app.model.errors import Code, ServiceError, invalid_argument, unauthenticated, versions_lost
 from service.app.model.heavy_reads import HeavyReads
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
 from service.app.observe.metrics import Metrics
@@ -220,7 +221,7 @@ class History:
     async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
         """The store went back behind what this stream had sent: record the loss (the
         game is rebuilt from the store) and tell the follower what it lost."""
-        await self._games.store_behind(live, lost.seen)
+        await self._games.checks.store_behind(live, lost.seen)
         loss = live.losses[-1] if live.losses else None
         if loss is not None and loss.last >= lost.seen:
             return versions_lost(loss.first, loss.last, live.version, "from_version")
@@ -234,7 +235,7 @@ class History:
         at = request.at_version if request.HasField("at_version") else live.version
         if at > live.version:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
-        state = live.state if at == live.version else await self._games.state_at(live, at, self._heavy)
+        state = live.state if at == live.version else await self._games.repository.state_at(live, at, self._heavy)
         status = live.engine.status(state)
         audience = audience_for(live, viewer, request.locale)
         # A past version, as the viewer may look at it again now (the memory rule).

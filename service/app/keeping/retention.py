@@ -169,7 +169,7 @@ class Retention:
         # else it moved meanwhile: the write that moved it set its next review
 
     async def _gone(self, info: GameInfo, reason: str) -> None:
-        self._games.forget(info.game_id)
+        self._games.cache.forget(info.game_id)
         if info.status != FINISHED:  # (a finished game left its creator's quota as it finished)
             record = game_pb2.GameRecord.FromString(info.record)
             await self._quotas.game_over(record.created_by, info.game_id)

@@ -17,7 +17,8 @@ from service.app.games.games import Games, resolve_options, validate_seats
 from service.app.logs.verify import Problem, payload_of, verify
 from service.app.model import gamelog
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import Checkpoint, checkpoints
 from service.app.model.stored import parse_event, store_errors
 from service.app.moves.steps import play_bots, stamp
@@ -104,7 +105,7 @@ class Logs:
             clock=log.header.clock if log.header.HasField("clock") else None,
         )
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
-        live.event_limit = self._games.event_limits.get(engine.kind, 0)
+        live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
         stored = [_as_stored(event) for event in events]
         for event in stored:
             live.apply(event)  # the state, and the table: who sits and plays where, the clocks
@@ -124,7 +125,7 @@ class Logs:
         versions = range(every, len(events) + 1, every) if every else range(0)
         imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
         later = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
-        self._games.keep_snapshots(live, imported + later)
+        self._games.repository.keep_snapshots(live, imported + later)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[

@@ -7,7 +7,7 @@ hand `Appends.append` a `Decide`: an async function of the live game that return
 steps to store (or None: nothing to do), or raises ServiceError to refuse. The loop:
 
 1. a loss of the game's history this process found and could not record yet is
-   recorded first (LiveGames.settle: UNAVAILABLE while it cannot be); then decide on
+   recorded first (LossChecks.settle: UNAVAILABLE while it cannot be); then decide on
    the cached game (no read of the store first: the append's compare-and-set finds
    out when another process moved it), again if a read caught the game up meanwhile;
 2. refused: the key already stored answers its first result whatever the game is now;
@@ -34,7 +34,8 @@ from ludotheque.v1 import game_pb2
 from service.app.access.limits import Quotas
 from service.app.keeping.retention import RetentionPolicy
 from service.app.model.errors import Code, ServiceError
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import checkpoints
 from service.app.model.stored import store_errors
 from service.app.moves.steps import Slices, Step, serialized, stamp
@@ -129,8 +130,8 @@ class Appends:
         let a refusal find the first answer of a request played already."""
         games = self._games
         for _ in range(self._max_retries):
-            if games.owed:  # a loss this process found and could not record yet: recorded first
-                await games.settle(live)
+            if games.checks.owed:  # a loss this process found and could not record yet: recorded first
+                await games.checks.settle(live)
             base = live.version
             try:
                 with tracing.span("decide", version=base):
@@ -157,11 +158,11 @@ class Appends:
             except VersionConflict as conflict:
                 self._metrics.labelled(self._metrics.append_conflicts, live.engine.kind).inc()
                 if conflict.current < live.version:
-                    await games.store_behind(live)  # the store lost versions: it is the truth
+                    await games.checks.store_behind(live)  # the store lost versions: it is the truth
                 else:
                     await games.refresh(live)  # another process moved first: catch up, decide again
             except CountersChanged:  # a seat token was rotated (on any process)
-                await games.reload_counters(live)
+                await games.repository.reload_counters(live)
             recheck(live)
         self._metrics.labelled(self._metrics.conflict_storms, live.engine.kind).inc()
         log.warning(
@@ -174,7 +175,7 @@ class Appends:
     async def _store(self, live: LiveGame, decision: Decision) -> Appended:
         """Stamps and appends one decision on the version it was made at; raises what
         the store's compare-and-set raises."""
-        base, head = live.version, live.head
+        base, head = live.version, live.in_store.head
         now = self._now_ms()
         finished = live.engine.status(decision.state).finished
         events = await stamp(live, base, decision.steps, decision.command_id, now, finished)
@@ -196,7 +197,7 @@ class Appends:
                     now,
                     self._retention.keep(label, now),
                     after=head,  # never build on a history this cache did not see
-                    counters_revision=live.counters_revision,
+                    counters_revision=live.in_store.counters_revision,
                 )
         except BaseException:
             live.traced_move = None
@@ -208,7 +209,7 @@ class Appends:
             _take(live, ahead, stored)  # the change as previewed: its events are not folded twice
         else:
             live.moved(events, stored, decision.state, now)
-        self._games.keep_snapshots(live, checkpoints(decision.steps, result.first_version, stored))
+        self._games.repository.keep_snapshots(live, checkpoints(decision.steps, result.first_version, stored))
         await self._on_moved(live, base)
         if finished:
             self._metrics.game_finished(live.engine.kind, bool(live.engine.status(decision.state).winners))

@@ -29,7 +29,8 @@ from ludotheque.v1 import game_pb2
 from service.app.access.creators import recorded_creator
 from service.app.access.limits import Quotas
 from service.app.model.errors import Code, ServiceError, invalid_argument
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.model.table import table_event
 from service.app.moves.steps import Step, play_bots

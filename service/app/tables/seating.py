@@ -24,7 +24,8 @@ from service.app.access.creators import ADMIN_CREATOR, recorded_creator
 from service.app.access.viewers import Viewers
 from service.app.games.games import Games, validate_age, validate_bot, validate_name
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.model.table import default_bot, refusal, table_event
 from service.app.moves.steps import Step

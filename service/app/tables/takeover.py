@@ -21,7 +21,8 @@ from service.app.access.limits import Quotas
 from service.app.access.viewers import Viewers
 from service.app.games.games import validate_bot
 from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.table import refusal, table_event
 from service.app.moves.steps import Step, play_bots
 from service.app.moves.table_changes import Change, TableChanges
