@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 from urllib.parse import urlsplit
@@ -35,6 +36,7 @@ from service.app.access.origins import Origin, calling_from, forwarded_for
 from service.app.history.history import MAX_EVENTS_PAGE
 from service.app.model.errors import Code, ServiceError, invalid_argument, status_of
 from service.app.observe.metrics import Metrics
+from service.settings import at_least, setting
 
 # An event stream over HTTP/1.1 (server-sent events, Connect) has no read receipt: a
 # client whose receive buffer is deep would be sent a long game's whole past for one
@@ -45,6 +47,60 @@ CATCH_UP_PAGE = MAX_EVENTS_PAGE
 log = logging.getLogger(__name__)
 
 OPENAPI_PATH = Path(__file__).resolve().parent / "openapi.json"
+
+
+def _origin(text: str) -> str | None:
+    parts = urlsplit(text)
+    if not text or (parts.scheme in ("http", "https") and parts.netloc and parts.path in ("", "/") and not parts.query):
+        return None
+    return f"{text!r} is not an origin: http(s)://host[:port], nothing after"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSettings:
+    """The HTTP port, as a server is configured: what it serves, to which browsers, and
+    how long a connection may take (http_guard.py, http_body.py)."""
+
+    port: int = setting(
+        8080,
+        "HTTP port: REST, server-sent events, /metrics, /healthz, /readyz (0: any free port)",
+        name="http_port",
+    )
+    cors_origins: str = setting("", "browser origins allowed to call the HTTP API, comma-separated ('*': any)")
+    public_origin: str = setting(
+        "",
+        "the origin browsers reach this server at, e.g. https://ludo.example.org: the web app's "
+        "Content-Security-Policy names its WebSocket, and WebSockets opened from it are let in",
+        check=_origin,
+    )
+    web: bool = setting(True, "serve the web app (lobby, play, debug panel) at / on the HTTP port")
+    header_timeout: float = setting(
+        10.0,
+        "HTTP port: seconds a request's head (request line and headers) may take to arrive once it "
+        "starts, else the connection is closed",
+        name="http_header_timeout",
+        check=at_least(0),
+    )
+    idle_timeout: float = setting(
+        60.0,
+        "HTTP port: seconds a connection may wait for a request (from its opening, or after a "
+        "response) before it is closed, and a request body may go without a byte (then 408)",
+        name="http_idle_timeout",
+        check=at_least(0),
+    )
+    body_timeout: float = setting(
+        30.0,
+        "HTTP port: seconds a request's whole body may take to arrive once its head is in, however "
+        "steadily it trickles (then 408 and the connection is closed); 0: no limit",
+        name="http_body_timeout",
+        check=at_least(0),
+    )
+
+    def origins(self) -> list[str]:
+        """The CORS origins, one by one."""
+        return [origin.strip() for origin in self.cors_origins.split(",") if origin.strip()]
+
+
 CLIENT_CLOSED = 499  # the status a request whose client left is logged with (as nginx's)
 CORS_HEADERS = (
     "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent, "

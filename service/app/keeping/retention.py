@@ -39,6 +39,7 @@ from service.app.model.table import Table
 from service.app.observe.metrics import Metrics
 from service.app.views.descriptions import Audience
 from service.app.views.views import STATUS_NAMES, redact
+from service.settings import setting
 from service.store.base import EventStore, GameInfo, GameNotFound, Keep, StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -59,10 +60,25 @@ class RetentionPolicy:
     """How long games are kept: seconds after the last event of a finished game, and
     without a move for an unfinished one (0: forever); where to export them first."""
 
-    finished_ttl: float = 30 * 24 * 3600.0
-    abandoned_ttl: float = 7 * 24 * 3600.0
-    export_dir: str = ""
-    interval: float = 60.0
+    finished_ttl: float = setting(
+        30 * 24 * 3600.0,
+        "seconds a finished game is kept after its last event, then deleted (exported first with "
+        "--expired-games-dir); 0: forever",
+        name="finished_game_ttl",
+    )
+    abandoned_ttl: float = setting(
+        7 * 24 * 3600.0,
+        "seconds an unfinished game may go without a move before it is deleted as abandoned (exported "
+        "first with --expired-games-dir); 0: forever",
+        name="abandoned_game_ttl",
+    )
+    export_dir: str = setting(
+        "",
+        "a directory where each expiring game's complete log is written first (<game_id>.jsonl, as "
+        "'ludotheque export' writes it); empty: no export",
+        name="expired_games_dir",
+    )
+    interval: float = setting(60.0, "seconds between two reviews of the games due to expire", name="retention_interval")
 
     def __post_init__(self) -> None:
         if self.finished_ttl < 0 or self.abandoned_ttl < 0 or self.interval <= 0:
