@@ -28,6 +28,7 @@ from engines.contract import Viewer
 from engines.registry import ENGINES, GAMES
 from service.app.access.auth import BadToken, TokenAuthority
 from service.app.access.creators import CreationPolicy, OpenCreation
+from service.app.access.kit import Kit
 from service.app.access.limits import NO_LIMITS, CreationLimits, Quotas
 from service.app.access.origins import ClientAddresses
 from service.app.access.tickets import StreamTickets
@@ -186,26 +187,25 @@ class GameApp:
         limits = settings.event_limit_per_kind()
         self.live = live = LiveGames(store, metrics, settings.cache_size, snapshots, limits, losses.reconcile)
         quotas = Quotas(store, settings.limits, now_ms)
+        self.kit = kit = Kit(live, viewers, tokens, quotas, metrics, now_ms)  # what every use case shares
         retries = settings.max_conflict_retries
         self.appends = appends = Appends(live, metrics, now_ms, retries, quotas, policy, online.moved)
         changes = TableChanges(live, appends)
         creation = creation or OpenCreation(ClientAddresses())
         new_id = world.new_game_id
-        self.games = Games(
-            live, viewers, tokens, metrics, now_ms, new_id, world.new_seed, creation, quotas, policy, online
-        )
-        self.moves = Moves(live, viewers, appends, now_ms)
-        self.tickets = StreamTickets(live, viewers, tokens, now_ms, settings.stream_ticket_ttl)
+        self.games = Games(kit, new_id, world.new_seed, creation, policy, online)
+        self.moves = Moves(kit, appends)
+        self.tickets = StreamTickets(kit, settings.stream_ticket_ttl)
         self.heavy_reads = heavy = HeavyReads()  # ReplayGame's long folds and ReplayLog share one budget
-        self.history = History(live, viewers, metrics, self.tickets, settings.max_followers, heavy)
-        self.logs = Logs(live, viewers, tokens, self.games, now_ms, new_id)
+        self.history = History(kit, self.tickets, settings.max_followers, heavy)
+        self.logs = Logs(kit, self.games, new_id)
         self.log_replays = LogReplays(heavy)
-        self.seats = Seats(live, tokens)
-        self.retention = Retention(live, viewers, policy, metrics, now_ms, quotas)
+        self.seats = Seats(kit)
+        self.retention = Retention(kit, policy)
         self.kinds = Kinds()
-        self.seating = Seating(live, viewers, tokens, metrics, now_ms, changes, self.games, online, new_id)
-        self.takeovers = TakeOvers(live, viewers, metrics, now_ms, changes, online, quotas)
-        self.clocks = ClockWorker(live, changes, online.schedule, store.coordination, metrics, now_ms, quotas)
+        self.seating = Seating(kit, changes, self.games, online, new_id)
+        self.takeovers = TakeOvers(kit, changes, online)
+        self.clocks = ClockWorker(kit, changes, online.schedule, store.coordination)
         self._background: list[asyncio.Task[None]] = []
         self._rechecking: asyncio.Task[int] | None = None  # the cached games checked after a failover
         self._stopping = asyncio.Event()
@@ -216,8 +216,7 @@ class GameApp:
         """The live game and who the token stands for in it (`known_version`: the
         highest version the caller says it was given, as `claiming`)."""
         with self.claiming(game_id, known_version, token):
-            live = await self.live.load(game_id)
-        return live, self.viewers.in_game(live, token)
+            return await self.kit.open(game_id, token)
 
     def claiming(self, game_id: str, known_version: int, token: str) -> contextlib.AbstractContextManager[None]:
         """The caller's claim to have been given `known_version` of the game, for the

@@ -21,7 +21,6 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,14 +28,12 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES
-from service.app.access.limits import Quotas
-from service.app.access.viewers import Viewers
+from service.app.access.kit import Kit, UseCase
 from service.app.model import gamelog
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import GAME_ID_PATTERN, LiveGames
+from service.app.model.live import GAME_ID_PATTERN
 from service.app.model.stored import parse_event, store_errors
 from service.app.model.table import Table
-from service.app.observe.metrics import Metrics
 from service.app.views.descriptions import Audience
 from service.app.views.views import STATUS_NAMES, redact
 from service.settings import setting
@@ -101,22 +98,10 @@ class RetentionPolicy:
         return Keep(review_at_ms=expires, expire_at_ms=expires + EXPIRY_MARGIN_MS)
 
 
-class Retention:
-    def __init__(
-        self,
-        games: LiveGames,
-        viewers: Viewers,
-        policy: RetentionPolicy,
-        metrics: Metrics,
-        now_ms: Callable[[], int],
-        quotas: Quotas,
-    ) -> None:
-        self._games = games
-        self._viewers = viewers
+class Retention(UseCase):
+    def __init__(self, kit: Kit, policy: RetentionPolicy) -> None:
+        super().__init__(kit)
         self.policy = policy
-        self._metrics = metrics
-        self._now_ms = now_ms
-        self._quotas = quotas
         self.owner = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
 
     @property
