@@ -205,24 +205,14 @@ async def start_http(
     """The HTTP port, listening: REST, Connect, server-sent events, WebSocket Play, the web app."""
     websockets = replace(config.websocket, max_message_bytes=config.server.max_message_bytes)
     web_app = build_http_app(
-        app,
-        metrics,
-        max_body_bytes=config.server.max_message_bytes,
-        cors_origins=config.http.origins(),
-        serve_web=config.http.web,
-        body_idle_timeout=config.http.idle_timeout,
-        body_timeout=config.http.body_timeout,
-        websockets=websockets,
-        public_origin=config.http.public_origin,
+        app, metrics, config.http, max_body_bytes=config.server.max_message_bytes, websockets=websockets
     )
     return await serve_http(
         web_app,
         config.server.host,
-        config.http.port,
+        config.http,
         config.server.shutdown_grace,
         reuse_port=reuse_port,
-        header_timeout=config.http.header_timeout,
-        idle_timeout=config.http.idle_timeout,
         connections=connections,
     )
 
