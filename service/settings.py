@@ -111,10 +111,6 @@ class Setting:
         return self.declared.show(value) if self.declared.show is not None else str(value)
 
 
-def _hints(family: type) -> dict[str, Any]:
-    return typing.get_type_hints(family)
-
-
 def _is_family(kind: object) -> bool:
     return isinstance(kind, type) and dataclasses.is_dataclass(kind) and bool(declarations(kind))
 
@@ -122,7 +118,7 @@ def _is_family(kind: object) -> bool:
 def declarations(family: type, path: tuple[str, ...] = ()) -> list[Setting]:
     """Every setting of `family` and of the families it holds, in their order."""
     found: list[Setting] = []
-    hints = _hints(family)
+    hints = typing.get_type_hints(family)
     for field in dataclasses.fields(family):
         declared = field.metadata.get(_DECLARED)
         if declared is None:
@@ -193,7 +189,7 @@ def _build(
 ) -> Family | None:
     """`family` made of its settings' `values` and its families, each built the same
     way; None, with the problems said, when it or a family it holds cannot be made."""
-    hints = _hints(family)
+    hints = typing.get_type_hints(family)
     given: dict[str, object] = {}
     for field in dataclasses.fields(family):  # type: ignore[arg-type]
         where = (*path, field.name)
