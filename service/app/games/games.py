@@ -11,22 +11,18 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import InvalidSetup, SeatInfo, Viewer, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
-from service.app.access.auth import TokenAuthority
 from service.app.access.creators import ADMIN_CREATOR, CreationPolicy, Creator
-from service.app.access.limits import Quotas
+from service.app.access.kit import Kit, UseCase
 from service.app.access.origins import current_origin
-from service.app.access.viewers import Viewers
 from service.app.keeping.retention import RetentionPolicy
 from service.app.model import envelopes
 from service.app.model.errors import invalid_argument
-from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.model.seeding import SETUP, game_rng
 from service.app.model.snapshots import checkpoints, passes
 from service.app.model.stored import store_errors
 from service.app.moves.steps import Step, play_bots, serialized, stamp
 from service.app.observe import request_context
-from service.app.observe.metrics import Metrics
 from service.app.online.clocks import validate_clock
 from service.app.online.online import Online
 from service.app.views.views import (
@@ -57,31 +53,22 @@ def random_game_id() -> str:
     return "".join(secrets.choice(GAME_ID_ALPHABET) for _ in range(GAME_ID_LENGTH))
 
 
-class Games:
+class Games(UseCase):
     def __init__(
         self,
-        games: LiveGames,
-        viewers: Viewers,
-        tokens: TokenAuthority,
-        metrics: Metrics,
-        now_ms: Callable[[], int],
+        kit: Kit,
         new_game_id: Callable[[], str],
         new_seed: Callable[[], int],
         creation: CreationPolicy,
-        quotas: Quotas,
         retention: RetentionPolicy,
         online: Online | None = None,
     ) -> None:
-        self._games = games
-        self._viewers = viewers
-        self._tokens = tokens
-        self._metrics = metrics
-        self._now_ms = now_ms
+        super().__init__(kit)
         self._new_game_id = new_game_id
         self._new_seed = new_seed
         self._retention = retention
         self._creation = creation
-        self.quotas = quotas
+        self.quotas = kit.quotas  # Seating's too
         self._online = online
 
     def client_identity(self) -> str:
@@ -176,8 +163,8 @@ class Games:
         )
 
     async def get_game(self, request: game_service_pb2.GetGameRequest, token: str) -> game_pb2.Game:
-        live = await self._games.load(request.game_id)
-        game = game_message(live, self._viewers.in_game(live, token), request.locale, self._now_ms())
+        live, viewer = await self._open(request.game_id, token)
+        game = game_message(live, viewer, request.locale, self._now_ms())
         if self._online is not None:
             await self._online.show(live, game)
         return game

@@ -11,19 +11,14 @@ from __future__ import annotations
 
 from ludotheque.v1 import game_service_pb2
 
-from service.app.access.auth import TokenAuthority
+from service.app.access.kit import UseCase
 from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGames
 from service.app.model.live_game import seat_counter
 from service.app.model.stored import store_errors
 from service.app.model.table import refusal
 
 
-class Seats:
-    def __init__(self, games: LiveGames, tokens: TokenAuthority) -> None:
-        self._games = games
-        self._tokens = tokens
-
+class Seats(UseCase):
     async def rotate_seat_token(
         self, request: game_service_pb2.RotateSeatTokenRequest, token: str
     ) -> game_service_pb2.RotateSeatTokenResponse:

@@ -10,14 +10,12 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES, get_engine
-from service.app.access.auth import TokenAuthority
 from service.app.access.creators import ADMIN_IDENTITY
-from service.app.access.viewers import Viewers
+from service.app.access.kit import Kit, UseCase
 from service.app.games.games import Games, resolve_options, validate_seats
 from service.app.logs.verify import Problem, payload_of, verify
 from service.app.model import gamelog
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import Checkpoint, checkpoints
 from service.app.model.stored import parse_event, store_errors
@@ -25,28 +23,16 @@ from service.app.moves.steps import play_bots, stamp
 from service.app.views.views import anonymise_seats, audience_for, game_message, redact, timestamp, viewer_message
 
 
-class Logs:
-    def __init__(
-        self,
-        games: LiveGames,
-        viewers: Viewers,
-        tokens: TokenAuthority,
-        creator: Games,
-        now_ms: Callable[[], int],
-        new_game_id: Callable[[], str],
-    ) -> None:
-        self._games = games
-        self._viewers = viewers
-        self._tokens = tokens
+class Logs(UseCase):
+    def __init__(self, kit: Kit, creator: Games, new_game_id: Callable[[], str]) -> None:
+        super().__init__(kit)
         self._creator = creator
-        self._now_ms = now_ms
         self._new_game_id = new_game_id
 
     async def export_game(
         self, request: game_service_pb2.ExportGameRequest, token: str
     ) -> game_service_pb2.ExportGameResponse:
-        live = await self._games.load(request.game_id)
-        caller = self._viewers.in_game(live, token)
+        live, caller = await self._open(request.game_id, token)
         viewer = caller
         if request.HasField("as_seat") or request.as_spectator:
             if not caller.is_admin:

@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,10 +16,10 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import RuleViolation, Viewer
-from service.app.access.viewers import Viewers, acting_seat
+from service.app.access.kit import Kit, UseCase
+from service.app.access.viewers import acting_seat
 from service.app.model import envelopes
 from service.app.model.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version, versions_lost
-from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.model.seeding import DECIDE
 from service.app.model.snapshots import passes
@@ -60,13 +60,10 @@ class Applied:
     replayed: bool = False
 
 
-class Moves:
-    def __init__(self, games: LiveGames, viewers: Viewers, appends: Appends, now_ms: Callable[[], int]) -> None:
-        self._games = games
-        self._viewers = viewers
+class Moves(UseCase):
+    def __init__(self, kit: Kit, appends: Appends) -> None:
+        super().__init__(kit)
         self._appends = appends
-        self._now_ms = now_ms
-        self._metrics = appends.metrics
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
