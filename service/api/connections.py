@@ -17,6 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from service.app.access.origins import ClientAddresses, Origin
+from service.settings import at_least, setting
 
 # Descriptors kept for everything but client connections: the store's connections,
 # files, the listening sockets, the log.
@@ -53,6 +54,27 @@ class Refusal:
     reason: str  # for the metrics: "per_client" or "total"
     message: str
     retry_after: int  # seconds
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionSettings:
+    """The limits on both ports' connections, as a server is configured (0: none)."""
+
+    total: int = setting(
+        0,
+        "connections one server process may hold at once on its two ports; past it a new one is refused "
+        "(HTTP 503, gRPC a GOAWAY). 0: as many as the process's file descriptors allow (ulimit -n, less 256; "
+        "a gRPC connection takes 3)",
+        name="max_connections",
+        check=at_least(0),
+    )
+    per_client: int = setting(
+        256,
+        "connections one client address (an IPv6 client by its /64) may hold at once on a server process's two ports; "
+        "a new one is refused (HTTP 429, gRPC a GOAWAY). Trusted proxies are held to the total only; 0: no limit",
+        name="max_connections_per_client",
+        check=at_least(0),
+    )
 
 
 class Connections:

@@ -13,6 +13,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeAlias, cast
 
 import grpc
@@ -25,6 +26,7 @@ from service.api.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, Use
 from service.app import GameApp
 from service.app.access.origins import Origin, calling_from, forwarded_for, grpc_peer_address
 from service.app.model.errors import Code, ServiceError, invalid_argument, status_of, unauthenticated
+from service.settings import at_least, setting
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,48 @@ STATUS_DETAILS_KEY = "grpc-status-details-bin"
 INTERNAL = ServiceError(Code.INTERNAL, "Internal error: the operators have been told.")
 
 Context: TypeAlias = Any  # grpc.aio.ServicerContext (grpc ships no type hints)
+
+
+@dataclass(frozen=True, slots=True)
+class GrpcSettings:
+    """The gRPC port, as a server is configured: grpcio's own limits, the gate in front
+    of it (grpc_gate.py) and the live streams of one connection (`register`)."""
+
+    port: int = setting(50051, "gRPC port (0: any free port)", name="grpc_port")
+    max_connection_age: float = setting(600.0, "seconds before a client is asked to reconnect (load balancing)")
+    max_concurrent_streams: int = setting(
+        200,
+        "gRPC: streams (calls in flight) one connection may have at once (HTTP/2 MAX_CONCURRENT_STREAMS); "
+        "past it grpc refuses the stream before any handler runs. More than --max-streams-per-connection",
+        name="grpc_max_concurrent_streams",
+    )
+    max_resets: int = setting(
+        200,
+        "gRPC: streams one client address (all its connections; a trusted proxy's connections each) may "
+        "reset or have refused in a burst, coming back over 10 s; past it the connection gets a GOAWAY and "
+        "is closed (HTTP/2 rapid reset). 0: no limit",
+        name="grpc_max_resets",
+        check=at_least(0),
+    )
+    gate: bool = setting(
+        True,
+        "pass gRPC connections through the server's gate (connection limits, rapid-reset cuts; the gRPC "
+        "server listens on a loopback port behind it); --no-grpc-gate: clients reach grpc directly",
+        name="grpc_gate",
+    )
+    max_streams_per_connection: int = setting(
+        100,
+        "gRPC: live streams (StreamEvents, Play) one client connection may have open at once "
+        "(HTTP/1.1 carries one request at a time)",
+        check=at_least(1),
+    )
+
+    def __post_init__(self) -> None:
+        if self.max_concurrent_streams <= self.max_streams_per_connection:
+            raise ValueError(
+                "--grpc-max-concurrent-streams must be more than --max-streams-per-connection "
+                "(a connection's live streams, and room for its other calls)"
+            )
 
 
 def bearer_token(metadata: Any) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 from urllib.parse import urlsplit
@@ -35,6 +36,7 @@ from service.app.access.origins import Origin, calling_from, forwarded_for
 from service.app.history.history import MAX_EVENTS_PAGE
 from service.app.model.errors import Code, ServiceError, invalid_argument, status_of
 from service.app.observe.metrics import Metrics
+from service.settings import at_least, setting
 
 # An event stream over HTTP/1.1 (server-sent events, Connect) has no read receipt: a
 # client whose receive buffer is deep would be sent a long game's whole past for one
@@ -45,6 +47,60 @@ CATCH_UP_PAGE = MAX_EVENTS_PAGE
 log = logging.getLogger(__name__)
 
 OPENAPI_PATH = Path(__file__).resolve().parent / "openapi.json"
+
+
+def _origin(text: str) -> str | None:
+    parts = urlsplit(text)
+    if not text or (parts.scheme in ("http", "https") and parts.netloc and parts.path in ("", "/") and not parts.query):
+        return None
+    return f"{text!r} is not an origin: http(s)://host[:port], nothing after"
+
+
+@dataclass(frozen=True, slots=True)
+class HttpSettings:
+    """The HTTP port, as a server is configured: what it serves, to which browsers, and
+    how long a connection may take (http_guard.py, http_body.py)."""
+
+    port: int = setting(
+        8080,
+        "HTTP port: REST, server-sent events, /metrics, /healthz, /readyz (0: any free port)",
+        name="http_port",
+    )
+    cors_origins: str = setting("", "browser origins allowed to call the HTTP API, comma-separated ('*': any)")
+    public_origin: str = setting(
+        "",
+        "the origin browsers reach this server at, e.g. https://ludo.example.org: the web app's "
+        "Content-Security-Policy names its WebSocket, and WebSockets opened from it are let in",
+        check=_origin,
+    )
+    web: bool = setting(True, "serve the web app (lobby, play, debug panel) at / on the HTTP port")
+    header_timeout: float = setting(
+        10.0,
+        "HTTP port: seconds a request's head (request line and headers) may take to arrive once it "
+        "starts, else the connection is closed",
+        name="http_header_timeout",
+        check=at_least(0),
+    )
+    idle_timeout: float = setting(
+        DEFAULT_BODY_IDLE_TIMEOUT,
+        "HTTP port: seconds a connection may wait for a request (from its opening, or after a "
+        "response) before it is closed, and a request body may go without a byte (then 408)",
+        name="http_idle_timeout",
+        check=at_least(0),
+    )
+    body_timeout: float = setting(
+        DEFAULT_BODY_TIMEOUT,
+        "HTTP port: seconds a request's whole body may take to arrive once its head is in, however "
+        "steadily it trickles (then 408 and the connection is closed); 0: no limit",
+        name="http_body_timeout",
+        check=at_least(0),
+    )
+
+    def origins(self) -> list[str]:
+        """The CORS origins, one by one."""
+        return [origin.strip() for origin in self.cors_origins.split(",") if origin.strip()]
+
+
 CLIENT_CLOSED = 499  # the status a request whose client left is logged with (as nginx's)
 CORS_HEADERS = (
     "authorization, content-type, last-event-id, connect-protocol-version, connect-timeout-ms, x-user-agent, "
@@ -55,21 +111,19 @@ CORS_HEADERS = (
 def build_http_app(
     app: GameApp,
     metrics: Metrics,
+    http: HttpSettings | None = None,
     *,
     max_body_bytes: int = 1 << 20,
-    cors_origins: Sequence[str] = (),
-    serve_web: bool = False,
-    body_idle_timeout: float = DEFAULT_BODY_IDLE_TIMEOUT,
-    body_timeout: float = DEFAULT_BODY_TIMEOUT,
     websockets: WebSocketSettings | None = None,
-    public_origin: str = "",
 ) -> web.Application:
-    """The aiohttp application for one server (`body_idle_timeout`, `body_timeout`:
-    http_body.py; `public_origin`: where browsers reach it, for the web app's policy and
-    WebSockets)."""
+    """The aiohttp application for one server, as `http` says (None: the defaults, no
+    web app): its CORS origins, its body timeouts (http_body.py), its public origin
+    (where browsers reach it, for the web app's policy and WebSockets)."""
+    http = http or HttpSettings(web=False)
     table = use_cases(app, catch_up_page=CATCH_UP_PAGE)
-    origins = tuple(cors_origins)
+    origins = tuple(http.origins())
     preflight, add_cors_headers = _cors(origins)
+    public_origin = http.public_origin
     own = (public_origin.rstrip("/"),) if public_origin else ()
     web_app = web.Application(
         middlewares=[
@@ -83,8 +137,8 @@ def build_http_app(
         client_max_size=max_body_bytes,
     )
     web_app.on_response_prepare.append(add_cors_headers)
-    web_app[BODY_IDLE_TIMEOUT] = body_idle_timeout
-    web_app[BODY_TIMEOUT] = body_timeout
+    web_app[BODY_IDLE_TIMEOUT] = http.idle_timeout
+    web_app[BODY_TIMEOUT] = http.body_timeout
     web_app.on_response_prepare.append(add_request_id)
     websockets = websockets or WebSocketSettings(max_message_bytes=max_body_bytes)
     # A stream's write waits for a client that does not read as long as a WebSocket's.
@@ -119,7 +173,7 @@ def build_http_app(
     web_app.router.add_get("/metrics", prometheus)
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
-    if serve_web:
+    if http.web:
         web_app_pages.mount(web_app, public_origin)
     return web_app
 
@@ -254,21 +308,21 @@ def _cors(origins: tuple[str, ...]) -> tuple[Middleware, Callable[[web.Request, 
 async def serve_http(
     web_app: web.Application,
     host: str,
-    port: int,
+    http: HttpSettings,
     shutdown_grace: float,
     *,
     reuse_port: bool = False,
-    header_timeout: float = 10.0,
-    idle_timeout: float = 60.0,
     connections: Connections | None = None,
 ) -> tuple[web.AppRunner, int]:
-    """Starts `web_app`; returns its runner and the bound port. `reuse_port`: other
-    processes listen on the same port (SO_REUSEPORT). The timeouts and `connections`
-    (the limits on them, shared with the gRPC port): http_guard.py."""
+    """Starts `web_app` on `http`'s port; returns its runner and the bound port.
+    `reuse_port`: other processes listen on the same port (SO_REUSEPORT). The
+    connections' timeouts and `connections` (the limits on them, shared with the gRPC
+    port): http_guard.py."""
+    port = http.port
     runner = GuardedAppRunner(
         web_app,
-        header_timeout=header_timeout,
-        idle_timeout=idle_timeout,
+        header_timeout=http.header_timeout,
+        idle_timeout=http.idle_timeout,
         connections=connections,
         access_log=None,
         handle_signals=False,

@@ -43,6 +43,7 @@ from service.api.rpcs import BidiUseCase
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, status_of
 from service.app.observe import request_context, tracing
 from service.app.observe.metrics import Metrics
+from service.settings import setting
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +71,18 @@ SLOW_READER = ServiceError(
 
 @dataclass(frozen=True, slots=True)
 class WebSocketSettings:
-    heartbeat: float = 20.0  # seconds between pings; no pong within half of it closes the connection
-    send_timeout: float = 10.0  # seconds a message may wait for a client that does not read
-    max_message_bytes: int = 1 << 20  # the largest frame accepted from a client
+    heartbeat: float = setting(
+        20.0,
+        "seconds between the pings of a WebSocket; a client that does not answer within half of it is disconnected",
+        name="websocket_heartbeat",
+    )
+    send_timeout: float = setting(
+        10.0,
+        "seconds a WebSocket message, or a server-sent event or Connect stream's write, may wait for a client "
+        "that does not read; then it is cut (a WebSocket with close code 4008)",
+        name="websocket_send_timeout",
+    )
+    max_message_bytes: int = 1 << 20  # the largest frame accepted from a client: the server's --max-message-bytes
 
 
 def mount(

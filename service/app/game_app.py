@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
-from engines.registry import ENGINES
+from engines.registry import ENGINES, GAMES
 from service.app.access.auth import BadToken, TokenAuthority
 from service.app.access.creators import CreationPolicy, OpenCreation
-from service.app.access.limits import CreationLimits, Quotas
+from service.app.access.kit import Kit
+from service.app.access.limits import NO_LIMITS, CreationLimits, Quotas
 from service.app.access.origins import ClientAddresses
 from service.app.access.tickets import StreamTickets
 from service.app.access.viewers import Viewers
@@ -42,7 +43,8 @@ from service.app.logs.logs import Logs
 from service.app.model import claims
 from service.app.model.errors import unavailable
 from service.app.model.heavy_reads import HeavyReads
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.moves.append import Appends
 from service.app.moves.moves import Moves
@@ -58,25 +60,81 @@ from service.app.tables.takeover import TakeOvers
 from service.app.views.descriptions import Audience
 from service.app.views.kinds import Kinds
 from service.app.views.views import legal_commands, shown, view
+from service.settings import at_least, converted, setting
 from service.store.base import EventStore
+
+
+def parse_event_limits(text: str) -> dict[str, int]:
+    """--max-game-events ("pirates=20000,picnic=5000") as {kind: limit}; ValueError says
+    what is wrong. Any kind of `GAMES` may be named: the examples are served only when
+    asked for, which is decided after the settings are read."""
+    limits: dict[str, int] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        kind, _, count = item.partition("=")
+        kind, count = kind.strip(), count.strip()
+        if kind not in GAMES:
+            raise ValueError(f"unknown kind {kind!r} (known: {', '.join(sorted(GAMES))})")
+        if not (count.isascii() and count.isdigit()) or int(count) < 1:
+            raise ValueError(f"{kind}'s limit must be a number of events, at least 1")
+        limits[kind] = int(count)
+    return limits
+
+
+def show_event_limits(limits: Mapping[str, int]) -> str:
+    return ",".join(f"{kind}={limit}" for kind, limit in limits.items())
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """How this server plays, as its configuration says (service/cli/config.py)."""
+    """How this server plays, as its configuration says (`ludotheque serve`'s flags and
+    LUDOTHEQUE_* variables, read by service/settings.py); `Settings()`: a server's
+    defaults, with no creation limits."""
 
-    cache_size: int = 10_000  # games whose state is kept in memory
+    cache_size: int = setting(10_000, "live games kept in memory")
     max_conflict_retries: int = 8  # decisions made again after another process moved first
-    memory_threshold: float = 0.9  # of a store shard's memory limit, past which this server is not ready
-    event_limits: Mapping[str, int] = field(default_factory=dict)  # per kind; default: its engine's
-    snapshot_interval: int = DEFAULT_EVERY
+    memory_threshold: float = setting(
+        0.9,
+        "Redis store: readiness fails while a Redis master uses more than this fraction of its maxmemory",
+        name="redis_memory_threshold",
+    )
+    event_limits: Mapping[str, int] = converted(  # per kind; default: its engine's
+        "",
+        "the most events a game may have, per kind, e.g. 'pirates=20000,picnic=5000': a game that "
+        "reaches its limit unfinished is stopped, won by nobody. Unnamed kinds: their default "
+        f"({', '.join(f'{kind} {engine.default_event_limit}' for kind, engine in sorted(ENGINES.items()))})",
+        parse=parse_event_limits,
+        show=show_event_limits,
+        name="max_game_events",
+    )
+    snapshot_interval: int = setting(
+        DEFAULT_EVERY,
+        "events between two snapshots of a game's state, kept in the store: reading a game (a cold "
+        "load, a replay at a version, a catch-up) folds at most about this many events; 0: no snapshots",
+        check=at_least(0),
+    )
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
-    limits: CreationLimits = field(default_factory=CreationLimits)  # default: no limit
-    max_followers: int = DEFAULT_MAX_FOLLOWERS  # spectators following one game in this process
-    stream_ticket_ttl: float = 60.0  # seconds
-    play_join_timeout: float = 10.0  # seconds a Play session may take to send its join (every transport)
-    presence_ttl: float = 15.0  # seconds a seat stays online without its session's renewal
-    clock_interval: float = 1.0  # seconds between two looks at the turn clocks' schedule
+    limits: CreationLimits = NO_LIMITS
+    max_followers: int = setting(  # spectators following one game in this process
+        DEFAULT_MAX_FOLLOWERS,
+        "spectators following one game live in one server process (StreamEvents, server-sent events, "
+        "Connect); its seats and the admin are not counted, and always let in",
+        name="max_followers_per_game",
+        check=at_least(0),
+    )
+    stream_ticket_ttl: float = setting(60.0, "seconds a stream ticket (IssueStreamTicket) may be used in")
+    play_join_timeout: float = setting(
+        10.0,
+        "seconds a Play session (gRPC or WebSocket) has to send its join; then it ends with DEADLINE_EXCEEDED",
+    )
+    presence_ttl: float = setting(
+        15.0,
+        "seconds a seat stays online after its process last renewed its Play session's presence "
+        "(renewed every third of it): a process that dies takes its seats offline within this",
+    )
+    clock_interval: float = setting(
+        1.0,
+        "seconds between two looks at the turn clocks' schedule: a timeout is played at most this late",
+    )
 
     def __post_init__(self) -> None:
         if self.presence_ttl <= 0 or self.clock_interval <= 0:
@@ -133,24 +191,25 @@ class GameApp:
         self.losses = losses = Losses(now_ms, writer)
         limits = settings.event_limit_per_kind()
         self.live = live = LiveGames(store, metrics, settings.cache_size, snapshots, limits, losses.reconcile)
+        self.kit = kit = Kit(live, viewers, tokens, quotas, metrics, now_ms)  # what every use case shares
         retries = settings.max_conflict_retries
         self.appends = appends = Appends(live, writer, metrics, now_ms, retries)
         changes = TableChanges(live, appends)
         creation = creation or OpenCreation(ClientAddresses())
         new_id = world.new_game_id
-        self.games = Games(live, viewers, tokens, writer, now_ms, new_id, world.new_seed, creation, quotas, online)
-        self.moves = Moves(live, viewers, appends, now_ms)
-        self.tickets = StreamTickets(live, viewers, tokens, now_ms, settings.stream_ticket_ttl)
+        self.games = Games(kit, writer, new_id, world.new_seed, creation, online)
+        self.moves = Moves(kit, appends)
+        self.tickets = StreamTickets(kit, settings.stream_ticket_ttl)
         self.heavy_reads = heavy = HeavyReads()  # ReplayGame's long folds and ReplayLog share one budget
-        self.history = History(live, viewers, metrics, self.tickets, settings.max_followers, heavy)
-        self.logs = Logs(live, viewers, tokens, writer, now_ms, new_id)
+        self.history = History(kit, self.tickets, settings.max_followers, heavy)
+        self.logs = Logs(kit, writer, new_id)
         self.log_replays = LogReplays(heavy)
-        self.seats = Seats(live, tokens)
-        self.retention = Retention(live, viewers, policy, metrics, now_ms, quotas)
+        self.seats = Seats(kit)
+        self.retention = Retention(kit, policy)
         self.kinds = Kinds()
-        self.seating = Seating(live, viewers, tokens, metrics, now_ms, changes, self.games, online, new_id)
-        self.takeovers = TakeOvers(live, viewers, metrics, now_ms, changes, online, quotas)
-        self.clocks = ClockWorker(live, changes, online.schedule, store.coordination, metrics, now_ms, quotas)
+        self.seating = Seating(kit, changes, self.games, online, new_id)
+        self.takeovers = TakeOvers(kit, changes, online)
+        self.clocks = ClockWorker(kit, changes, online.schedule, store.coordination)
         self._background: list[asyncio.Task[None]] = []
         self._rechecking: asyncio.Task[int] | None = None  # the cached games checked after a failover
         self._stopping = asyncio.Event()
@@ -161,8 +220,7 @@ class GameApp:
         """The live game and who the token stands for in it (`known_version`: the
         highest version the caller says it was given, as `claiming`)."""
         with self.claiming(game_id, known_version, token):
-            live = await self.live.load(game_id)
-        return live, self.viewers.in_game(live, token)
+            return await self.kit.open(game_id, token)
 
     def claiming(self, game_id: str, known_version: int, token: str) -> contextlib.AbstractContextManager[None]:
         """The caller's claim to have been given `known_version` of the game, for the
@@ -187,7 +245,7 @@ class GameApp:
         move of this process holds the game (its append may be answered after the
         follower saw its events), its end brings it, without reading the store; else
         another process appended it, and the store is read."""
-        lock = self.live.lock(live.game_id)
+        lock = self.live.cache.lock(live.game_id)
         if lock.locked():
             async with lock:
                 pass

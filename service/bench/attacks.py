@@ -33,8 +33,8 @@ import grpc
 from ludotheque import Client
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app.online.join_codes import ALPHABET, LENGTH
 from service.bench.percentiles import percentile
+from service.bench.seam import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH
 from service.bench.target import Server, cpu_seconds
 
 ADMIN = "bench-attack-admin-token-0123456789abcdef-0123"
@@ -368,7 +368,7 @@ def _join_guesses(server: Server, attacker: _Attacker, stop: threading.Event) ->
     attacker.sockets.append(sock)
     replies = sock.makefile("rb")
     while not stop.is_set():
-        code = "".join(secrets.choice(ALPHABET) for _ in range(LENGTH))
+        code = "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
         request = (
             f"POST /v1/games/{code}:join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(body)}\r\n\r\n"

@@ -39,7 +39,7 @@ def _ms(seconds: float) -> str:
 
 
 def _number(value: float | None, digits: int = 1) -> str:
-    return "–" if value is None else f"{value:,.{digits}f}"
+    return "–" if value is None or math.isnan(value) else f"{value:,.{digits}f}"
 
 
 def table(figures: Sequence[CrowdFigures]) -> list[str]:
@@ -125,7 +125,10 @@ def targets(figures: Sequence[CrowdFigures]) -> list[Target]:
                 worst_seat.rss_per_seat <= SEAT_MEMORY_TARGET,
             )
         )
-        for f in human[1:]:
+        # Per move, a crowd is judged against another only if both made moves.
+        for f in human[1:] if base.moves else []:
+            if not f.moves:
+                continue
             ratio = _ratio(f.cpu_per_move, base.cpu_per_move)
             out.append(
                 Target(
@@ -135,8 +138,10 @@ def targets(figures: Sequence[CrowdFigures]) -> list[Target]:
                 )
             )
         full = next((f for f in figures if f.store == store and not f.human and f.games == base.games), None)
-        for f in human if full is not None else []:
+        for f in human if full is not None and full.moves else []:
             assert full is not None
+            if not f.moves:
+                continue
             ratio = _ratio(f.cpu_per_move, full.cpu_per_move)
             out.append(
                 Target(
@@ -162,7 +167,9 @@ def _redis_targets(human: Sequence[CrowdFigures]) -> list[Target]:
             (worst_idle.idle_redis_calls_per_seat_minute or 0) <= IDLE_CALLS_TARGET,
         )
     )
-    for f in human:
+    for f in human if base.moves else []:
+        if not f.moves:
+            continue
         calls, cpu = f.redis_calls_per_move or 0.0, f.redis_cpu_per_move or 0.0
         base_calls, base_cpu = base.redis_calls_per_move or 0.0, base.redis_cpu_per_move or 0.0
         out.append(
@@ -202,7 +209,7 @@ def on_paper(figures: Sequence[CrowdFigures]) -> list[str]:
     ]
     for store in sorted({f.store for f in figures}):
         f = _served(_human(figures, store))
-        if f is None:
+        if f is None or not f.cpu_per_move > 0:  # no crowd served whole, or too short a window to tell
             continue
         per_core = 1 / f.cpu_per_move
         seat_cpu = f.idle_cpu_per_seat + f.cpu_per_move / (SEATS_PER_GAME * 4)
@@ -237,7 +244,7 @@ def _workers_check(figures: Sequence[CrowdFigures]) -> list[str]:
         (f for f in figures if two and f.workers == 1 and f.human and f.store == two.store and f.games == two.games),
         None,
     )
-    if two is None or one is None:
+    if two is None or one is None or not (one.cpu_per_move > 0 and two.cpu_per_move > 0):
         return []
     predicted, measured = 1 / one.cpu_per_move, 1 / two.cpu_per_move
     calls = f"{_number(two.redis_calls_per_move)} Redis commands a move against {_number(one.redis_calls_per_move)}"

@@ -43,6 +43,13 @@ def _label(value: float) -> str:
 
 
 def _panel(panel: Panel, offset_x: float) -> list[str]:
+    # A point without a figure (a crowd that made no move has no CPU per move) is left out.
+    panel = Panel(
+        panel.title,
+        panel.x_label,
+        panel.y_label,
+        [Series(s.name, [(x, y) for x, y in s.points if math.isfinite(y)]) for s in panel.series],
+    )
     xs = sorted({x for s in panel.series for x, _ in s.points})
     ys = [y for s in panel.series for _, y in s.points]
     if not xs:

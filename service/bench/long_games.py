@@ -18,11 +18,7 @@ from dataclasses import dataclass
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app import GameApp
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import Settings, World
-from service.app.model.snapshots import DEFAULT_EVERY
-from service.store.memory import MemoryStore
+from service.bench import seam
 
 ADMIN = "bench-admin-token-0123456789abcdef-0123"
 SPECTATORS = 4
@@ -49,18 +45,15 @@ def long_game_figures(seconds: float, event_limit: int = 20_000, seed: int = 11)
     return asyncio.run(_measure(seconds, event_limit, seed))
 
 
-def _app(store: MemoryStore, interval: int, event_limit: int, seed: int) -> GameApp:
-    return GameApp(
-        store,
-        TokenAuthority(b"bench-secret-0123456789abcdef-0123456789", ADMIN),
-        Settings(snapshot_interval=interval, event_limits={"pirates": event_limit}),
-        world=World(new_seed=lambda: seed),
+def _app(store: seam.BenchStore, interval: int, event_limit: int, seed: int) -> seam.GameApp:
+    return seam.in_process_app(
+        store, admin=ADMIN, snapshot_interval=interval, event_limits={"pirates": event_limit}, seed=seed
     )
 
 
 async def _measure(seconds: float, event_limit: int, seed: int) -> LongGameFigures:
-    store = MemoryStore()
-    writer = _app(store, DEFAULT_EVERY, event_limit, seed)
+    store = seam.memory_store()
+    writer = _app(store, seam.DEFAULT_SNAPSHOT_INTERVAL, event_limit, seed)
     bots = [game_pb2.SeatSpec(name=f"bot {i}", bot="random") for i in range(2)]
     game = (await writer.games.create_game(api.CreateGameRequest(kind="pirates", seats=bots), ADMIN)).game
     humans = [game_pb2.SeatSpec(name="Cléo"), game_pb2.SeatSpec(name="Robin")]
@@ -68,7 +61,7 @@ async def _measure(seconds: float, event_limit: int, seed: int) -> LongGameFigur
     await writer.drain()
     late = [game.version - offset for offset in (1, 17, 38, 61, 96) if offset < game.version]
     timings = {}
-    for interval in (0, DEFAULT_EVERY):
+    for interval in (0, seam.DEFAULT_SNAPSHOT_INTERVAL):
         reader = _app(store, interval, event_limit, seed)
         replay = [
             await _timed(reader.history.replay(api.ReplayGameRequest(game_id=game.game_id, at_version=v), ADMIN))
@@ -82,11 +75,11 @@ async def _measure(seconds: float, event_limit: int, seed: int) -> LongGameFigur
         ]
         waits = await _waits_while_replaying(reader, game.game_id, other.game_id, late, seconds / 2)
         timings[interval] = (statistics.median(replay), statistics.median(cold), _p99(waits), max(waits))
-    before, after = timings[0], timings[DEFAULT_EVERY]
+    before, after = timings[0], timings[seam.DEFAULT_SNAPSHOT_INTERVAL]
     return LongGameFigures(
         "pirates",
         game.version,
-        DEFAULT_EVERY,
+        seam.DEFAULT_SNAPSHOT_INTERVAL,
         *(Timing(b * 1000, a * 1000) for b, a in zip(before, after, strict=True)),
     )
 
@@ -98,7 +91,7 @@ async def _timed(call: Awaitable[object]) -> float:
 
 
 async def _waits_while_replaying(
-    app: GameApp, long_game: str, other_game: str, versions: list[int], seconds: float
+    app: seam.GameApp, long_game: str, other_game: str, versions: list[int], seconds: float
 ) -> list[float]:
     """Another game's GetGame, over and over, while spectators replay the long game."""
     stop = time.perf_counter() + seconds

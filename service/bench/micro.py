@@ -4,9 +4,9 @@
   decide, evolve), as a bot-only game server would play them: random legal moves,
   but Pirates & Compagnie's are the greedy bot's (see PLAYERS);
 - replay: events per second rebuilt from their stored bytes (as ReplayGame reads them:
-  snapshots.payloads, then the engine's evolve_all), beside the protobuf parse of the
-  same bytes alone, each event's Event envelope on its own: the floor that a replay
-  parsing each event pays;
+  parsed at once, seam.stored_payloads, then the engine's evolve_all), beside the
+  protobuf parse of the same bytes alone, each event's Event envelope on its own: the
+  floor that a replay parsing each event pays;
 - app: GameApp alone (memory store, no transport), CPU per move (back to back, or
   after a pause before each move: machine_floor.py);
 - own work: per move, what the engine itself does for the moves and answers of the
@@ -31,12 +31,8 @@ from ludotheque.v1 import game_pb2
 from engines.contract import SeatInfo, Viewer, fold
 from engines.describers import DESCRIBERS
 from engines.registry import ENGINES, AnyEngine
-from service.app.model import envelopes, snapshots
-from service.app.model.lazy_random import LazyRandom
-from service.app.model.seeding import DECIDE, game_rng
-from service.app.words.catalogs import catalogs
+from service.bench import seam
 from service.bench.load import seats_for
-from service.store.base import StoredEvent
 
 # Who chooses the moves of a benchmark game, per game kind: a bot of the engine's.
 # Uniformly random Pirates & Compagnie players rarely empty a hand (they draw as often
@@ -110,7 +106,7 @@ def stored_events(engine: AnyEngine, events: int, seed: int = 2) -> list[list[by
         blobs: list[bytes] = []
         for seat, command, payloads in bench_game(engine, rng):
             for index, payload in enumerate(payloads):
-                event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
+                event = seam.event_envelope(engine.kind, payload)
                 event.version = len(blobs) + 1
                 event.recorded_at.CopyFrom(recorded_at)
                 event.rules_version = engine.rules_version
@@ -118,7 +114,7 @@ def stored_events(engine: AnyEngine, events: int, seed: int = 2) -> list[list[by
                     event.seat = seat
                     event.command_id = f"{seat}-{len(blobs)}"
                     if index == 0:
-                        event.command.CopyFrom(envelopes.command(engine.kind, command))
+                        event.command.CopyFrom(seam.command_envelope(engine.kind, command))
                 blobs.append(event.SerializeToString())
         stored.append(blobs)
     return stored
@@ -139,12 +135,12 @@ def replay_rates(engine: AnyEngine, budget: float) -> tuple[float, float]:
 
     # A replay starts from the same bytes, as the store returns them (with their
     # versions), and reads them as ReplayGame does.
-    items = [[StoredEvent(version, blob) for version, blob in enumerate(blobs, 1)] for blobs in games]
+    items = [seam.as_stored(blobs) for blobs in games]
 
     def replay() -> int:
         count = 0
         for stored in items:
-            fold(engine, snapshots.payloads(stored, engine.kind))
+            fold(engine, seam.stored_payloads(stored, engine.kind))
             count += len(stored)
         return count
 
@@ -196,14 +192,7 @@ def _spin(seconds: float) -> None:
 async def _app_moves(kind: str, budget: float, seed: int, pause: float, spin: bool) -> AppFigures:
     from ludotheque.v1 import game_service_pb2 as api
 
-    from service.app import GameApp
-    from service.app.access.auth import TokenAuthority
-    from service.app.observe.instrumented import instrumented
-    from service.app.observe.metrics import Metrics
-    from service.store.memory import MemoryStore
-
-    metrics = Metrics()
-    app = GameApp(instrumented(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
+    app = seam.in_process_app(metrics=True)
     rng = random.Random(seed)
     moves = calls = 0
     elapsed = 0.0
@@ -267,18 +256,9 @@ def replay_game_figures(budget: float) -> list[ReplayGameFigures]:
 async def _replay_game(kind: str, budget: float) -> ReplayGameFigures:
     from ludotheque.v1 import game_service_pb2 as api
 
-    from service.app import GameApp
-    from service.app.access.auth import TokenAuthority
-    from service.app.game_app import Settings
-    from service.app.observe.instrumented import instrumented
-    from service.app.observe.metrics import Metrics
-    from service.store.memory import MemoryStore
-
-    metrics = Metrics()
     # Snapshots off: the fold of every event is what is measured here (the long games'
     # table measures the same replay from the nearest snapshot).
-    store = instrumented(MemoryStore(), metrics)
-    app = GameApp(store, TokenAuthority(b"b" * 32), Settings(snapshot_interval=0), metrics=metrics)
+    app = seam.in_process_app(metrics=True, snapshot_interval=0)
     # Random bots: Pirates & Compagnie's play thousands of moves (the long game); the
     # longest of a few games of the other kinds, whose games are short whoever plays.
     longest: tuple[int, str, str] = (0, "", "")
@@ -352,18 +332,13 @@ def recorded_games(engine: AnyEngine, moves: int, seed: int = 4) -> list[Recorde
         while not status.finished and status.to_act:
             seat = status.to_act[0]
             command, decision = rng.choice(engine.legal_commands(state, seat)), rng.getrandbits(63)
-            for event in engine.decide(state, seat, command, _decision_rng(decision)):
+            for event in engine.decide(state, seat, command, seam.decision_rng(decision)):
                 state = engine.evolve(state, event)
             played.append((seat, command, decision))
             status = engine.status(state)
         games.append((start, played))
         total += len(played)
     return games
-
-
-def _decision_rng(seed: int) -> random.Random:
-    """As GameApp gives a decision: seeded on its first draw (service/app/moves/steps.py)."""
-    return LazyRandom(lambda: game_rng(seed, DECIDE, 0))
 
 
 def answers(engine: AnyEngine, games: Sequence[Recorded], keep: list[Answer] | None = None) -> int:
@@ -380,7 +355,7 @@ def answers(engine: AnyEngine, games: Sequence[Recorded], keep: list[Answer] | N
         if keep is not None:
             keep.append(([], view, legal))
         for seat, command, decision in played:
-            events = engine.decide(state, seat, command, _decision_rng(decision))
+            events = engine.decide(state, seat, command, seam.decision_rng(decision))
             for event in events:
                 state = engine.evolve(state, event)
             viewer = Viewer.player(seat)
@@ -403,7 +378,7 @@ def describe_answers(kind: str, kept: Sequence[Answer], names: Sequence[str]) ->
     """The descriptions of answers: each event's and each legal command's phrase (with
     its choice steps' labels), rendered as Description messages."""
     describer = DESCRIBERS[kind]
-    words = catalogs().words("")
+    words = seam.english_words()
     for events, view, legal in kept:
         for event in events:
             words.describe(describer.describe_event(event), names)

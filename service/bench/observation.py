@@ -74,7 +74,7 @@ class EncodingExporter:
 
 def measure(mode: str, kind: str, budget: float) -> tuple[float, float]:
     """(CPU µs per move, spans recorded per move) in this process, for `mode`."""
-    from service.cli import log_setup, telemetry
+    from service.bench import seam
 
     exporter = EncodingExporter()
     if mode.startswith("sampled"):
@@ -82,13 +82,13 @@ def measure(mode: str, kind: str, budget: float) -> tuple[float, float]:
 
         os.environ["OTEL_TRACES_SAMPLER"] = "parentbased_traceidratio"
         os.environ["OTEL_TRACES_SAMPLER_ARG"] = mode.split()[1]
-        telemetry.configure({}, processor=BatchSpanProcessor(exporter))  # type: ignore[arg-type]
+        seam.configure_tracing(BatchSpanProcessor(exporter))  # type: ignore[arg-type]
     level = "info" if mode == "access log" else "warning"
     with open(os.devnull, "w") as sink:
-        log_setup.configure_logging(level, "json", stream=sink)
+        seam.log_to(level, sink)
         moves, seconds = asyncio.run(_moves(kind, budget))
         start = time.process_time()
-        telemetry.shutdown()  # the last batches' encoding counts too
+        seam.shutdown_tracing()  # the last batches' encoding counts too
         seconds += time.process_time() - start
     return seconds / moves * 1e6, exporter.spans / moves
 
@@ -99,13 +99,12 @@ def _rpc(method: str) -> Iterator[None]:
     tracing is on) and the request edge."""
     from opentelemetry import trace
 
-    from service.api.edge import observed
-    from service.app.observe import tracing
+    from service.bench import seam
 
     with ExitStack() as stack:
-        if tracing.enabled():
+        if seam.tracing_enabled():
             stack.enter_context(_TRACER.start_as_current_span(method, kind=trace.SpanKind.SERVER))
-        call = stack.enter_context(observed("grpc", method, lambda name: None))
+        call = stack.enter_context(seam.edge_call("grpc", method))
         yield
         call.ended("OK", error=False)
 
@@ -114,15 +113,10 @@ async def _moves(kind: str, budget: float, seed: int = 3) -> tuple[int, float]:
     from ludotheque.v1 import game_pb2
     from ludotheque.v1 import game_service_pb2 as api
 
-    from service.app import GameApp
-    from service.app.access.auth import TokenAuthority
-    from service.app.observe.instrumented import instrumented
-    from service.app.observe.metrics import Metrics
+    from service.bench import seam
     from service.bench.load import seats_for
-    from service.store.memory import MemoryStore
 
-    metrics = Metrics()
-    app = GameApp(instrumented(MemoryStore(), metrics), TokenAuthority(b"b" * 32), metrics=metrics)
+    app = seam.in_process_app(metrics=True)
     rng = random.Random(seed)
     moves = 0
     elapsed = 0.0

@@ -12,44 +12,12 @@ import gc
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from typing import Any
 
+from service.bench import seam
 from service.bench.load import seats_for
-from service.store.base import AppendRequest, AppendResult, EventStore, NewGame
-from service.store.memory import MemoryStore
-from service.store.redis import RedisStore
-from service.store.redis_client import RedisConnection
-from service.store.redis_lua import Script
-
-
-@dataclass(slots=True)
-class RecordedGame:
-    creation: NewGame | None = None
-    appends: list[AppendRequest] = field(default_factory=list)
-    version: int = 0  # the last version stored
-
-
-class RecordingStore(MemoryStore):
-    """A memory store that remembers what GameApp asked it to write (each write as
-    given, its events copied: the caller's own), so that they are made again as they were."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.games: dict[str, RecordedGame] = {}
-
-    async def create(self, game: NewGame) -> None:
-        await super().create(game)
-        recorded = self.games.setdefault(game.game_id, RecordedGame())
-        recorded.creation = replace(game, events=list(game.events))
-        recorded.version = (await self.info(game.game_id)).version
-
-    async def append(self, request: AppendRequest) -> AppendResult:
-        result = await super().append(request)
-        recorded = self.games[request.game_id]
-        recorded.appends.append(replace(request, events=list(request.events)))
-        recorded.version = result.last_version
-        return result
+from service.bench.seam import BenchStore, CountingConnection, RecordedGame
 
 
 async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGame]:
@@ -58,11 +26,8 @@ async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGam
     from ludotheque.v1 import game_pb2
     from ludotheque.v1 import game_service_pb2 as api
 
-    from service.app import GameApp
-    from service.app.access.auth import TokenAuthority
-
-    store = RecordingStore()
-    app = GameApp(store, TokenAuthority(b"s" * 32))
+    store = seam.RecordingStore()
+    app = seam.in_process_app(store)
     rng = random.Random(seed)
     played = 0
     while played < moves:
@@ -80,28 +45,6 @@ async def record_games(kind: str, moves: int, seed: int = 5) -> list[RecordedGam
     return [game for game in store.games.values() if game.creation is not None and game.appends]
 
 
-class CountingConnection(RedisConnection):
-    """Counts the round trips the store makes (a pipeline of reads is one)."""
-
-    round_trips = 0
-
-    async def call(self, *command: Any) -> Any:
-        self.round_trips += 1
-        return await super().call(*command)
-
-    async def write(self, *command: Any) -> Any:
-        self.round_trips += 1
-        return await super().write(*command)
-
-    async def run(self, script: Script, keys: Sequence[str], args: Sequence[Any], *, durable: bool = False) -> Any:
-        self.round_trips += 1
-        return await super().run(script, keys, args, durable=durable)
-
-    async def read_many(self, commands: Sequence[tuple[Any, ...]]) -> list[Any]:
-        self.round_trips += 1 if commands else 0
-        return await super().read_many(commands)
-
-
 @dataclass(frozen=True, slots=True)
 class StoreCostFigures:
     """One store's appends, made `concurrency` games at a time."""
@@ -117,26 +60,20 @@ class StoreCostFigures:
 
 
 async def _make_appends(
-    store: EventStore, games: Sequence[RecordedGame], concurrency: int, prefix: str, subscribers: int
+    store: BenchStore, games: Sequence[RecordedGame], concurrency: int, prefix: str, subscribers: int
 ) -> tuple[int, list[float]]:
     """Creates the games (not measured), then makes their appends, `concurrency` games at
     a time, each game's in order; with `subscribers`, one live subscriber per game
     reading every event. Returns (appends, latencies)."""
     names = [f"{prefix}{index}" for index in range(len(games))]
     for name, game in zip(names, games, strict=True):
-        assert game.creation is not None
-        await store.create(replace(game.creation, game_id=name))
+        await seam.create_again(store, name, game)
     latencies: list[float] = []
 
-    async def follow(name: str, last: int) -> None:
-        async for event in store.subscribe(name, 1):
-            if event.version >= last:
-                return
-
     async def play(name: str, game: RecordedGame) -> None:
-        for request in game.appends:
+        for call in game.appends:
             start = time.perf_counter()
-            await store.append(replace(request, game_id=name))
+            await seam.append_again(store, name, call)
             latencies.append(time.perf_counter() - start)
 
     queue = list(zip(names, games, strict=True))
@@ -146,7 +83,7 @@ async def _make_appends(
             name, game = queue.pop()
             # Each follower reads from version 1: what was appended before it subscribed, it
             # reads from the store, the rest comes live.
-            followers = [asyncio.create_task(follow(name, game.version)) for _ in range(subscribers)]
+            followers = [asyncio.create_task(seam.follow(store, name, game.version)) for _ in range(subscribers)]
             await play(name, game)
             await asyncio.gather(*followers)
 
@@ -155,7 +92,7 @@ async def _make_appends(
 
 
 def store_cost(
-    store: EventStore,
+    store: BenchStore,
     label: str,
     games: Sequence[RecordedGame],
     concurrency: int,
@@ -194,11 +131,11 @@ def store_cost(
     )
 
 
-async def _closing(store: EventStore, work: Any) -> Any:
+async def _closing(store: BenchStore, work: Any) -> Any:
     try:
         return await work
     finally:
-        await store.close()
+        await seam.close_store(store)
 
 
 CONCURRENCY = 16  # games whose appends are in flight at once
@@ -211,12 +148,10 @@ def store_cost_figures(kind: str, moves: int, redis_urls: dict[str, tuple[str, i
     figures = []
     for subscribers in (0, 1):
         figures.append(
-            store_cost(MemoryStore(), "memory", games, CONCURRENCY, subscribers, None, None, f"m{subscribers}-")
+            store_cost(seam.memory_store(), "memory", games, CONCURRENCY, subscribers, None, None, f"m{subscribers}-")
         )
         for label, (url, pid) in redis_urls.items():
-            connection = CountingConnection.from_url(url)
-            assert isinstance(connection, CountingConnection)
-            store = RedisStore(connection, reconcile_interval=0)
+            store, connection = seam.redis_store(url)
             figures.append(
                 store_cost(store, label, games, CONCURRENCY, subscribers, pid, connection, f"r{subscribers}-")
             )

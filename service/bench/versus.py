@@ -132,12 +132,16 @@ class VersusFigures:
         return [w for w in self.windows if w.side == side and w.think == think and w.cold == cold]
 
     def median_of(self, side: str, think: float, figure: str, *, cold: bool = False) -> float:
-        values = [getattr(w, figure) for w in self.select(side, think, cold=cold)]
+        """The median over the side's windows that have the figure (a window that made no
+        move has no figure per move); NaN when none has it."""
+        values = [value for w in self.select(side, think, cold=cold) if not math.isnan(value := getattr(w, figure))]
         return median(values) if values else math.nan
 
     def ratio(self, side: str, think: float) -> float:
-        """Ours / boardgame.io warm: the medians of the server's CPU per move."""
-        return self.median_of(side, think, "cpu_us") / self.median_of(BGIO, think, "cpu_us")
+        """Ours / boardgame.io warm: the medians of the server's CPU per move (NaN when
+        either side made no move, or its server no CPU tick, in every window)."""
+        theirs = self.median_of(BGIO, think, "cpu_us")
+        return self.median_of(side, think, "cpu_us") / theirs if theirs else math.nan
 
     def met(self, side: str) -> bool:
         """The side's target, at every pace measured."""
@@ -473,7 +477,7 @@ def _row(figures: VersusFigures, side: str, think: float, cold: bool) -> str:
     def mid(figure: str) -> float:
         return figures.median_of(side, think, figure, cold=cold)
 
-    cpus = [w.cpu_us for w in windows]
+    cpus = [w.cpu_us for w in windows if w.moves]
     spread = f"{_number(min(cpus))}–{_number(max(cpus))}" if len(cpus) > 1 else "–"
     redis = _number(mid("redis_cpu_us")) if side == OURS_REDIS else "–"
     load = _number(mid("load_cpu_us"))

@@ -85,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         config = configuration.from_arguments(args)
         configure_logging(config)
-        if config.workers != 1:
+        if config.server.workers != 1:
             from service.cli.workers import supervise
 
             return supervise(config)

@@ -11,11 +11,13 @@ import random
 import re
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TextIO
 from urllib.parse import urlsplit
 
 from service.app.observe import access_log, request_context
+from service.settings import setting
 
 FORMATS = ("auto", "json", "text")
 REDACTED = "<redacted>"
@@ -141,6 +143,22 @@ def store_password(url: str) -> str:
         return urlsplit(url).password or ""
     except ValueError:
         return ""
+
+
+@dataclass(frozen=True, slots=True)
+class LogSettings:
+    """How a server logs, as it is configured (checked by `configure_logging`)."""
+
+    log_level: str = setting("info", "debug, info, warning or error")
+    log_format: str = setting(
+        "auto",
+        "json (one JSON object per line, for log collectors), text (for people), or auto: text when stderr is "
+        "a terminal, else json",
+    )
+    access_log_sample: float = setting(
+        1.0,
+        "share of successful requests written to the access log, from 0 to 1 (errors are always written)",
+    )
 
 
 def configure_logging(

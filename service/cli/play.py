@@ -11,6 +11,7 @@ import asyncio
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Any, TextIO
 
 import grpc
@@ -20,7 +21,7 @@ from ludotheque.v1 import game_pb2
 from engines.phrases import Phrase
 from engines.registry import ENGINES, GAMES
 from service.app.words.catalogs import catalogs
-from service.cli.config import SETTINGS, Config
+from service.cli.config import defaults
 from service.cli.render import renderer as renderer_of
 
 # The player at the terminal, named in its language ("You", « Toi »).
@@ -70,8 +71,13 @@ def local_server() -> Iterator[str]:
     """A server on 127.0.0.1 inside this process, in a thread of its own."""
     from service.cli.serve import start
 
-    defaults = {s.name: s.default for s in SETTINGS}
-    config = Config(**{**defaults, "host": "127.0.0.1", "grpc_port": 0, "http_port": 0, "log_level": "warning"})  # type: ignore[arg-type]
+    config = defaults()
+    config = replace(
+        config,
+        server=replace(config.server, host="127.0.0.1"),
+        grpc=replace(config.grpc, port=0),
+        http=replace(config.http, port=0),
+    )
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()

@@ -35,7 +35,8 @@ from dataclasses import replace
 from types import FrameType
 
 from service.cli import config as configuration
-from service.cli.config import SETTINGS, Config
+from service.cli.config import Config
+from service.settings import environment as settings_environment
 
 log = logging.getLogger("ludotheque.workers")
 
@@ -51,9 +52,10 @@ PR_SET_PDEATHSIG = 1
 
 def check(config: Config) -> None:
     """Refuses what several workers cannot do."""
-    if config.workers < 1:
-        raise SystemExit(f"--workers must be at least 1, not {config.workers}")
-    if config.workers > 1 and config.store == "memory":
+    workers = config.server.workers
+    if workers < 1:
+        raise SystemExit(f"--workers must be at least 1, not {workers}")
+    if workers > 1 and config.store.url == "memory":
         raise SystemExit(
             "--workers > 1 needs a shared store: each worker's memory store would hold only its own games. "
             "Use --store redis://host:port/db (or run one worker)."
@@ -75,11 +77,7 @@ def _reserve_port(host: str, port: int) -> tuple[int, socket.socket | None]:
 
 def worker_environment(config: Config) -> dict[str, str]:
     """The environment that gives a worker this configuration, as one process."""
-    environment = dict(os.environ)
-    for setting in SETTINGS:
-        environment[setting.env] = str(getattr(config, setting.name))
-    environment[PARENT_PID_ENV] = str(os.getpid())
-    return environment
+    return {**os.environ, **settings_environment(config), PARENT_PID_ENV: str(os.getpid())}
 
 
 class Supervisor:
@@ -92,9 +90,9 @@ class Supervisor:
 
     def run(self) -> int:
         config = self.config
-        grpc_port, grpc_holder = _reserve_port(config.host, config.grpc_port)
-        http_port, http_holder = _reserve_port(config.host, config.http_port)
-        secret = config.secret
+        grpc_port, grpc_holder = _reserve_port(config.server.host, config.grpc.port)
+        http_port, http_holder = _reserve_port(config.server.host, config.http.port)
+        secret = config.access.secret
         if not secret:
             log.warning(
                 "LUDOTHEQUE_SECRET is not set: the workers share a random secret; "
@@ -102,12 +100,18 @@ class Supervisor:
             )
             secret = secrets.token_urlsafe(32)
         self.environment = worker_environment(
-            replace(config, workers=1, grpc_port=grpc_port, http_port=http_port, secret=secret)
+            replace(
+                config,
+                server=replace(config.server, workers=1),
+                grpc=replace(config.grpc, port=grpc_port),
+                http=replace(config.http, port=http_port),
+                access=replace(config.access, secret=secret),
+            )
         )
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, self._forward)
         try:
-            for _ in range(config.workers):
+            for _ in range(config.server.workers):
                 self.workers.append(self._spawn(ready_line=True))
                 self.started_at.append(time.monotonic())
             for worker in self.workers:
@@ -191,7 +195,7 @@ class Supervisor:
 
 
 def supervise(config: Config, announce: Callable[[str], None] | None = None) -> int:
-    """Runs `config.workers` workers until SIGTERM or SIGINT; the exit status."""
+    """Runs `config.server.workers` workers until SIGTERM or SIGINT; the exit status."""
     check(config)
     return Supervisor(config, announce or _print_line).run()
 

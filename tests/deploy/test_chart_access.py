@@ -56,8 +56,8 @@ def test_the_api_keys_file_is_mounted_where_the_server_reads_it(
 ) -> None:
     r = render(VALUE_SETS[value_set])
     config = serve_config(r)
-    assert config.create_policy == "api-keys"
-    keys = mounted_file(r, config.api_keys_file)
+    assert config.access.create_policy == "api-keys"
+    keys = mounted_file(r, config.access.api_keys_file)
     assert set(parse_api_keys(keys).values()) == names
     (tmp_path / "api-keys").write_text(keys)
     creation_policy("api-keys", addresses=ClientAddresses(), api_keys_file=str(tmp_path / "api-keys"))
@@ -65,26 +65,40 @@ def test_the_api_keys_file_is_mounted_where_the_server_reads_it(
 
 def test_limits_proxies_and_a_previous_secret_reach_the_server() -> None:
     config = serve_config(render(VALUE_SETS["api-keys-and-proxies"]))
-    assert [str(n) for n in parse_networks(config.trusted_proxies)] == ["10.0.0.0/8", "192.168.0.0/16"]
-    assert config.previous_secret == "the-secret-being-rotated-out-0123456789"
+    assert [str(n) for n in parse_networks(config.access.trusted_proxies)] == ["10.0.0.0/8", "192.168.0.0/16"]
+    assert config.access.previous_secret == "the-secret-being-rotated-out-0123456789"
     operator = serve_config(render(VALUE_SETS["existing-secret"]))
-    assert (operator.create_rate, operator.live_games, operator.bot_game_rate) == (20, 10, 2)
-    assert operator.previous_secret == "the-secret-being-rotated-out-0123456789"
+    assert (
+        operator.app.limits.per_minute,
+        operator.app.limits.live_games,
+        operator.app.limits.bot_games_per_minute,
+    ) == (
+        20,
+        10,
+        2,
+    )
+    assert operator.access.previous_secret == "the-secret-being-rotated-out-0123456789"
     default = serve_config(render({}))
-    assert (default.create_policy, default.previous_secret, default.create_rate) == ("open", "", 60)
+    assert (default.access.create_policy, default.access.previous_secret, default.app.limits.per_minute) == (
+        "open",
+        "",
+        60,
+    )
 
 
 def test_a_jwks_is_a_url_or_a_mounted_file() -> None:
     url = serve_config(render(VALUE_SETS["jwt-url"]))
-    assert (url.create_policy, url.jwks, url.jwt_audience) == (
+    assert (url.access.create_policy, url.access.jwks, url.access.jwt_audience) == (
         "jwt",
         "https://id.example.com/.well-known/jwks.json",
         "ludotheque",
     )
     r = render(VALUE_SETS["jwt-file"])
     config = serve_config(r)
-    assert config.jwks == "/etc/ludotheque/jwks/jwks.json" and config.jwt_issuer == "https://id.example.com"
-    assert set(parse_key_set(mounted_file(r, config.jwks).encode())) == {"provider-1"}
+    assert (
+        config.access.jwks == "/etc/ludotheque/jwks/jwks.json" and config.access.jwt_issuer == "https://id.example.com"
+    )
+    assert set(parse_key_set(mounted_file(r, config.access.jwks).encode())) == {"provider-1"}
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """The chart and `ludotheque serve` agree. The test reads both sides: the rendered
 Deployment (command, environment as the kubelet builds it, ports, probes) and the
-server's own argument parser and settings table (service/config.py SETTINGS, read now,
+server's own argument parser and settings (service/cli/config.py SETTINGS, read now,
 so a setting added later is known here too); then it runs the server and the bundled
 Redis as the chart configures them and asks them what the probes ask."""
 
@@ -23,7 +23,7 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from service.cli import build_parser
-from service.cli.config import SETTINGS, Config, event_limits, from_arguments
+from service.cli.config import SETTINGS, Config, from_arguments
 from service.cli.serve import SERVICE_NAME
 from tests.deploy.chart import (
     CHART,
@@ -76,39 +76,40 @@ def test_the_deployment_runs_what_serve_accepts(value_set: str) -> None:
     r = render(VALUE_SETS[value_set])
     config = serve_config(r)
     container = server_container(r)
-    assert ports(container) == {"grpc": config.grpc_port, "http": config.http_port}
-    assert config.host == "0.0.0.0"  # the kubelet probes the pod's address
+    assert ports(container) == {"grpc": config.grpc.port, "http": config.http.port}
+    assert config.server.host == "0.0.0.0"  # the kubelet probes the pod's address
     readiness = container["readinessProbe"]["grpc"]
-    assert readiness["port"] == config.grpc_port and readiness["service"] in HEALTH_NAMES
+    assert readiness["port"] == config.grpc.port and readiness["service"] in HEALTH_NAMES
     liveness = container["livenessProbe"]
     if "grpc" in liveness:
-        assert liveness["grpc"]["port"] == config.grpc_port and liveness["grpc"]["service"] in HEALTH_NAMES
+        assert liveness["grpc"]["port"] == config.grpc.port and liveness["grpc"]["service"] in HEALTH_NAMES
     else:
-        assert ports(container)[liveness["httpGet"]["port"]] == config.http_port
+        assert ports(container)[liveness["httpGet"]["port"]] == config.http.port
         assert liveness["httpGet"]["path"] in LIVENESS_PATHS
     pod = r.one("Deployment")["spec"]["template"]["spec"]
     pause = int(container.get("lifecycle", {}).get("preStop", {}).get("exec", {}).get("command", ["sleep", "0"])[1])
-    assert pod["terminationGracePeriodSeconds"] > pause + math.ceil(config.shutdown_grace)
-    assert len(config.secret.encode()) >= 32
+    assert pod["terminationGracePeriodSeconds"] > pause + math.ceil(config.server.shutdown_grace)
+    assert len(config.access.secret.encode()) >= 32
     store = VALUE_SETS[value_set].get("store", {})
     if store.get("mode", "bundled") == "bundled":
         (service,) = [s for s in r.of_kind("Service") if s["metadata"]["name"] == f"{RELEASE}-ludotheque-redis"]
-        assert config.store == f"redis://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}/0"
+        assert config.store.url == f"redis://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}/0"
     elif store["mode"] == "memory":
-        assert config.store == "memory"
+        assert config.store.url == "memory"
     else:
-        assert config.store.startswith(("redis://", "redis+cluster://"))
+        assert config.store.url.startswith(("redis://", "redis+cluster://"))
 
 
 def test_limits_and_retention_reach_the_server_and_its_exports_a_volume() -> None:
     r = render(VALUE_SETS["limits-and-retention"])
     config = serve_config(r)
-    assert event_limits(config) == {"pirates": 20000, "picnic": 5000}
-    assert (config.snapshot_interval, config.finished_game_ttl, config.abandoned_game_ttl) == (50, 86400, 0)
-    assert (config.http_header_timeout, config.http_idle_timeout, config.retention_interval) == (5, 30, 30.5)
-    assert (config.max_streams_per_connection, config.max_followers_per_game) == (20, 200)
+    retention = config.app.retention
+    assert config.app.event_limits == {"pirates": 20000, "picnic": 5000}
+    assert (config.app.snapshot_interval, retention.finished_ttl, retention.abandoned_ttl) == (50, 86400, 0)
+    assert (config.http.header_timeout, config.http.idle_timeout, retention.interval) == (5, 30, 30.5)
+    assert (config.grpc.max_streams_per_connection, config.app.max_followers) == (20, 200)
     pod = r.one("Deployment")["spec"]["template"]["spec"]
-    (mount,) = [m for m in server_container(r)["volumeMounts"] if m["mountPath"] == config.expired_games_dir]
+    (mount,) = [m for m in server_container(r)["volumeMounts"] if m["mountPath"] == retention.export_dir]
     (volume,) = [v for v in pod["volumes"] if v["name"] == mount["name"]]
     assert volume["persistentVolumeClaim"] == {"claimName": "expired-games"}
     assert all(

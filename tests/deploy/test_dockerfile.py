@@ -78,9 +78,9 @@ def test_the_image_is_configured_by_the_servers_own_environment_variables() -> N
     assert env["LUDOTHEQUE_WEB_ROOT"] == bundle.arguments[1].rstrip("/")
     config = from_arguments(build_parser().parse_args(["serve"]), env)
     exposed = {int(port) for c in stages()[1].all("EXPOSE") for port in c.arguments}
-    assert exposed == {config.grpc_port, config.http_port}
-    assert config.log_format == "json"  # what log collectors read, with or without a terminal
-    assert config.host == "0.0.0.0"  # reachable from outside the container
+    assert exposed == {config.grpc.port, config.http.port}
+    assert config.logs.log_format == "json"  # what log collectors read, with or without a terminal
+    assert config.server.host == "0.0.0.0"  # reachable from outside the container
 
 
 def test_every_path_the_dockerfile_copies_is_in_the_build_context_and_nothing_else() -> None:

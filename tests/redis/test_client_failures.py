@@ -96,7 +96,7 @@ async def test_a_game_read_while_the_client_misbehaves_is_unavailable_not_intern
     try:
         seats = [game_pb2.SeatSpec(name="A"), game_pb2.SeatSpec(name="B")]
         created = await app.games.create_game(api.CreateGameRequest(kind="mooki", seats=seats), "")
-        app.live.forget(created.game_id)  # read from the store, not the cache
+        app.live.cache.forget(created.game_id)  # read from the store, not the cache
         broken_client(AttributeError("'NoneType' object has no attribute 'read'"))
         with pytest.raises(ServiceError) as refused:
             await app.games.get_game(api.GetGameRequest(game_id=created.game_id), "")

@@ -251,7 +251,7 @@ def assert_nothing_reused(history: list[game_pb2.Event], told: dict[int, bytes],
 
 def cached_move(app: GameApp, game: api.CreateGameResponse) -> tuple[api.SubmitCommandRequest, str]:
     """A move of the seat to act in the game as the server has it cached, and its token."""
-    cached = app.live.cached(game.game_id)
+    cached = app.live.cache.get(game.game_id)
     assert cached is not None
     seat = cached.engine.status(cached.state).to_act[0]
     command = legal_commands(cached.engine, cached.state, Viewer.player(seat))[0]
@@ -288,7 +288,7 @@ async def test_a_loss_the_store_refuses_to_record_is_kept_until_it_is_and_no_ver
             with pytest.raises(ServiceError) as moving:
                 await app.moves.submit(move, token)
             assert moving.value.code is Code.UNAVAILABLE
-            app.live.forget(game.game_id)  # the cache forgets the game; the loss stays owed
+            app.live.cache.forget(game.game_id)  # the cache forgets the game; the loss stays owed
         finally:
             own_redis.command("CONFIG", "SET", "maxmemory", 0)
         if recorded_by == "the next move":

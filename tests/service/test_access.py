@@ -4,6 +4,7 @@ two server processes), with a clock of the test's own."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from ludotheque.v1 import game_service_pb2 as api
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
 from service.app.access.creators import OpenCreation
-from service.app.access.limits import CreationLimits
+from service.app.access.limits import NO_LIMITS
 from service.app.access.origins import ClientAddresses, Origin, calling_from, parse_networks
 from service.app.model.errors import Code, retry_after_seconds
 from service.store.memory import MemoryStore
@@ -41,7 +42,7 @@ def limited_app(
     store: MemoryStore | None = None, clock: Clock | None = None, prefix: str = "game", **limits: Any
 ) -> GameApp:
     """An app whose creators are held to `limits`, in the test's time."""
-    return new_app(store, clock=clock or Clock(START), prefix=prefix, limits=CreationLimits(**limits))
+    return new_app(store, clock=clock or Clock(START), prefix=prefix, limits=replace(NO_LIMITS, **limits))
 
 
 # --- creation limits -----------------------------------------------------------------

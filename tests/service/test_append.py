@@ -17,7 +17,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
 from service.app.model.errors import Code, ServiceError, rule_violation
-from service.app.model.live import LiveGame
+from service.app.model.live_game import LiveGame
 from service.app.moves.append import TOO_FAST, Decide
 from service.app.moves.moves import decide as decide_command
 from service.app.moves.writer import Decision
@@ -212,5 +212,5 @@ async def test_a_stored_decision_moves_the_cache_and_tells_the_clocks_schedule()
     created = await create_game(one)
     live = await cached(one, created.game_id)
     done = await one.appends.append(live, draw_decision("0/c1"))
-    assert live.version == done.last_version == 2 and live.head
+    assert live.version == done.last_version == 2 and live.in_store.head
     assert [e.version for e in done.events] == [2] and done.events[0].command_id == "c1"

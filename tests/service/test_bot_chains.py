@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import Awaitable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import pytest
@@ -19,7 +20,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
 from service.app.access.auth import TokenAuthority
-from service.app.access.limits import CreationLimits
+from service.app.access.limits import NO_LIMITS
 from service.app.game_app import Settings, World
 from service.app.model.errors import Code, ServiceError
 from service.app.moves import steps
@@ -49,7 +50,7 @@ class Clock:
 def new_app(bot_games_per_minute: int | None = None, clock: Clock | None = None) -> GameApp:
     catalogs()  # read once per process, at the first words said: not what is measured here
     ids = itertools.count(1)
-    settings = Settings(limits=CreationLimits(bot_games_per_minute=bot_games_per_minute))
+    settings = Settings(limits=replace(NO_LIMITS, bot_games_per_minute=bot_games_per_minute))
     world = World(clock=clock or Clock(), new_game_id=lambda: f"game{next(ids)}", new_seed=lambda: 27)
     return GameApp(MemoryStore(), TokenAuthority(SECRET, ADMIN), settings, world=world)
 

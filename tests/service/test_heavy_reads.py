@@ -10,8 +10,8 @@ import asyncio
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.model.errors import Code, ServiceError
+from service.app.model.game_repository import HEAVY_FOLD
 from service.app.model.heavy_reads import HeavyReads
-from service.app.model.live import HEAVY_FOLD
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, bots_request, new_app
 

@@ -19,7 +19,7 @@ from engines.registry import AnyEngine
 from service.app.logs.verify import Problem, Replayed, verify
 from service.app.model.errors import Code
 from service.cli import build_parser
-from service.cli.config import event_limits, from_arguments
+from service.cli.config import from_arguments
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, DRAW_LEFT, PLACE_SHOWN, bots_request, create_request, new_app, submit
 from tests.support.kinds import EVERY_ENGINE, EVERY_KIND
@@ -148,7 +148,9 @@ async def test_a_long_chain_of_bot_moves_lets_other_requests_in() -> None:
 
 def test_the_limits_are_configured_per_kind() -> None:
     def limits(text: str) -> dict[str, int]:
-        return event_limits(from_arguments(build_parser().parse_args(["serve", "--max-game-events", text]), {}))
+        return dict(
+            from_arguments(build_parser().parse_args(["serve", "--max-game-events", text]), {}).app.event_limits
+        )
 
     assert limits("pirates=20000, picnic=5") == {"pirates": 20000, "picnic": 5}
     assert limits("") == {}

@@ -22,7 +22,7 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.registry import ENGINES
 from service.app import GameApp
 from service.app.model import envelopes
-from service.app.model.live import LiveGame
+from service.app.model.live_game import LiveGame
 from service.app.play.play_session import play
 from tests.mooki.test_memory import swapped_world
 from tests.support.aio import async_test
@@ -87,7 +87,7 @@ async def other_world(
         live.apply(copy)
     live.updated_at_ms = now
     await app.writer.create(live, [], live.state, now, given=stored)
-    app.live.remember(live)
+    app.live.cache.remember(live)
     return [app.tokens.seat_token(game_id, seat, live.seat_generation(seat)) for seat in range(len(record.seats))]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
-from service.app.access.limits import CreationLimits
+from service.app.access.limits import NO_LIMITS
 from service.app.keeping import retention as retention_module
 from service.app.keeping.retention import RetentionPolicy
 from service.app.logs.verify import Replayed, verify
@@ -114,7 +115,7 @@ async def test_a_game_without_a_move_for_its_time_to_live_is_abandoned() -> None
 async def test_a_game_that_goes_unfinished_leaves_its_creators_live_games() -> None:
     clock = Clock(time.time())
     async with memory_store() as store:
-        app = app_on(store, clock, limits=CreationLimits(live_games=2))
+        app = app_on(store, clock, limits=replace(NO_LIMITS, live_games=2))
         abandoned = (await app.games.create_game(create_request(), "")).game_id
         deleted = (await app.games.create_game(create_request(), "")).game_id
         assert await store.members(LIVE, app.now_ms()) == sorted([abandoned, deleted])

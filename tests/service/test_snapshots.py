@@ -113,7 +113,7 @@ async def test_a_process_far_behind_catches_up_from_a_snapshot() -> None:
     # What the store has at its version is what it has cached: the next move builds on it.
     live = await behind.live.load(game_id, refresh=False)
     (stored,) = await store.read(game_id, live.version, live.version)
-    assert live.head == head(stored.data) and live.marks.matches(stored)
+    assert live.in_store.head == head(stored.data) and live.in_store.marks.matches(stored)
     if latest.status != game_pb2.GAME_STATUS_FINISHED:
         command = rng.choice(list(latest.legal_commands))
         request = api.SubmitCommandRequest(game_id=game_id, command=command, seat=latest.to_act[0])
@@ -133,7 +133,7 @@ async def test_a_game_read_from_a_snapshot_of_its_last_version_builds_on_its_las
     packed = app.live.snapshots.pack(game_id, live.engine, Checkpoint(version, live.state, last.data))
     await store.put_snapshots(game_id, [StoredSnapshot(version, packed)])
     cold = await app_on(store).live.load(game_id)
-    assert cold.version == version and cold.head == head(last.data) and cold.marks.matches(last)
+    assert cold.version == version and cold.in_store.head == head(last.data) and cold.in_store.marks.matches(last)
 
 
 @pytest.mark.parametrize(

@@ -37,7 +37,7 @@ def ticking() -> tuple[GameApp, list[int]]:
 async def listed_as_cached(app: GameApp, game_id: str) -> game_pb2.Game:
     """The game as the store lists it, checked against the game the writer left cached."""
     info = await app.store.info(game_id)
-    live = app.live.cached(game_id)
+    live = app.live.cache.get(game_id)
     assert live is not None
     assert info.version == live.version
     assert info.status == status_label(live.status, live.table.started)

@@ -20,6 +20,7 @@ from typing import Protocol
 from service.app.access.creators import Creator
 from service.app.model.errors import ServiceError, permission_denied, resource_exhausted
 from service.app.model.stored import store_errors
+from service.settings import at_least, setting
 from service.store.base import EventLog, GameNotFound, SharedSets, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -32,12 +33,29 @@ FINISHED = "finished"  # the store's status label of a finished game (views/list
 @dataclass(frozen=True, slots=True)
 class CreationLimits:
     """Per creator; 0: no limit. Games of bots only: None no limit, 0 for the admin only.
-    And per client address, whoever may create: join-code guesses (JoinGame by a code)."""
+    And per client address, whoever may create: join-code guesses (JoinGame by a code).
+    The defaults are a server's (`ludotheque serve`); NO_LIMITS has none."""
 
-    per_minute: int = 0
-    live_games: int = 0
-    bot_games_per_minute: int | None = None
-    join_code_guesses_per_minute: int = 0
+    per_minute: int = setting(
+        60, "games one creator may create per minute; 0: no limit", name="create_rate", check=at_least(0)
+    )
+    live_games: int = setting(100, "unfinished games one creator may have at once; 0: no limit", check=at_least(0))
+    bot_games_per_minute: int | None = setting(
+        0,
+        "games of bots only one creator may create per minute; 0: only the admin",
+        name="bot_game_rate",
+        check=at_least(0),
+    )
+    join_code_guesses_per_minute: int = setting(
+        30,
+        "join codes one client address may try per minute (JoinGame by a code; an IPv6 client by its /64), "
+        "whatever the creation policy; 0: no limit",
+        name="join_code_rate",
+        check=at_least(0),
+    )
+
+
+NO_LIMITS = CreationLimits(per_minute=0, live_games=0, bot_games_per_minute=None, join_code_guesses_per_minute=0)
 
 
 class QuotaStore(SharedSets, EventLog, Protocol):

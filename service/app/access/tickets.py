@@ -17,16 +17,14 @@ import base64
 import hashlib
 import hmac
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from ludotheque.v1 import game_service_pb2
 
 from engines.contract import ADMIN, Role, Viewer
-from service.app.access.auth import TokenAuthority
-from service.app.access.viewers import Viewers
+from service.app.access.kit import Kit, UseCase
 from service.app.model.errors import unauthenticated
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.views.listing import timestamp
 
@@ -46,28 +44,18 @@ class Redeemed:
     generation: int
 
 
-class StreamTickets:
-    def __init__(
-        self,
-        games: LiveGames,
-        viewers: Viewers,
-        tokens: TokenAuthority,
-        now_ms: Callable[[], int],
-        ttl_seconds: float,
-    ) -> None:
+class StreamTickets(UseCase):
+    def __init__(self, kit: Kit, ttl_seconds: float) -> None:
         if ttl_seconds <= 0:
             raise ValueError("a stream ticket must live a positive number of seconds")
-        self._games = games
-        self._viewers = viewers
-        self._key = tokens.derived_key("stream tickets")
-        self._now_ms = now_ms
+        super().__init__(kit)
+        self._key = kit.tokens.derived_key("stream tickets")
         self._ttl_ms = int(ttl_seconds * 1000)
 
     async def issue_stream_ticket(
         self, request: game_service_pb2.IssueStreamTicketRequest, token: str
     ) -> game_service_pb2.IssueStreamTicketResponse:
-        live = await self._games.load(request.game_id, refresh=False)
-        viewer = self._viewers.in_game(live, token)
+        live, viewer = await self._open(request.game_id, token, refresh=False)
         if viewer.role is Role.SPECTATOR:
             raise unauthenticated("Send your seat token to get a ticket (a spectator's stream needs none).")
         expires_ms = self._now_ms() + self._ttl_ms

@@ -10,7 +10,7 @@ from ludotheque.v1 import game_service_pb2
 from engines.contract import ADMIN, SPECTATOR, Role, Viewer
 from service.app.access.auth import BadToken, SeatClaim, TokenAuthority
 from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGame
+from service.app.model.live_game import LiveGame
 from service.app.observe import request_context
 
 VIEWER_CACHE_SIZE = 100_000
@@ -29,7 +29,7 @@ class Viewers:
         """Who `token` stands for in this game; a bad token, the token of a seat its
         player left, or of a seat whose token changed since (another player joined it,
         the admin rotated it) is UNAUTHENTICATED. `live` is as fresh as its last read
-        from the store (LiveGames.refresh)."""
+        from the store (GameRepository.refresh)."""
         request_context.note(kind=live.engine.kind)
         if not token:
             return SPECTATOR

@@ -11,14 +11,12 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import InvalidSetup, SeatInfo, Viewer, fold
 from engines.registry import ENGINES, AnyEngine, get_engine
-from service.app.access.auth import TokenAuthority
 from service.app.access.creators import ADMIN_CREATOR, CreationPolicy, Creator
-from service.app.access.limits import Quotas
+from service.app.access.kit import Kit, UseCase
 from service.app.access.origins import current_origin
-from service.app.access.viewers import Viewers
 from service.app.model import envelopes
 from service.app.model.errors import invalid_argument
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.seeding import SETUP, game_rng
 from service.app.model.snapshots import passes
 from service.app.model.stored import store_errors
@@ -46,29 +44,22 @@ def random_game_id() -> str:
     return "".join(secrets.choice(GAME_ID_ALPHABET) for _ in range(GAME_ID_LENGTH))
 
 
-class Games:
+class Games(UseCase):
     def __init__(
         self,
-        games: LiveGames,
-        viewers: Viewers,
-        tokens: TokenAuthority,
+        kit: Kit,
         writer: Writer,
-        now_ms: Callable[[], int],
         new_game_id: Callable[[], str],
         new_seed: Callable[[], int],
         creation: CreationPolicy,
-        quotas: Quotas,
         online: Online | None = None,
     ) -> None:
-        self._games = games
-        self._viewers = viewers
-        self._tokens = tokens
+        super().__init__(kit)
         self._writer = writer  # the one writer of a game's events: its creation too
-        self._now_ms = now_ms
         self._new_game_id = new_game_id
         self._new_seed = new_seed
         self._creation = creation
-        self.quotas = quotas
+        self.quotas = kit.quotas  # Seating's too
         self._online = online
 
     def client_identity(self) -> str:
@@ -134,7 +125,7 @@ class Games:
             if waits and self._online is not None:
                 record.join_code = await self._online.join_codes.claim(game_id)
             live = LiveGame(record, engine, engine.initial_state(), 0, now)
-            live.event_limit = self._games.event_limits.get(engine.kind, 0)
+            live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
             state, steps = live.state, []
             if not waits:
                 every = self._games.snapshots.every
@@ -148,7 +139,7 @@ class Games:
         except BaseException:
             await self.quotas.release(creator, record.game_id)
             raise
-        self._games.remember(live)
+        self._games.cache.remember(live)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
             seat_tokens=["" if s.open else self._tokens.seat_token(record.game_id, s.index) for s in seats],
@@ -157,8 +148,8 @@ class Games:
         )
 
     async def get_game(self, request: game_service_pb2.GetGameRequest, token: str) -> game_pb2.Game:
-        live = await self._games.load(request.game_id)
-        game = game_message(live, self._viewers.in_game(live, token), request.locale, self._now_ms())
+        live, viewer = await self._open(request.game_id, token)
+        game = game_message(live, viewer, request.locale, self._now_ms())
         if self._online is not None:
             await self._online.show(live, game)
         return game

@@ -5,24 +5,20 @@ seat (table events) plus the admin's rotations of its token, a counter kept with
 game in the store (LiveGame.seat_generation). Rotating bumps the counter, so every
 process that checks a token of the seat sees the new generation at its next read of
 the game, and the append of a move played with an older token is refused
-(LiveGames.refresh, Moves)."""
+(GameRepository.refresh, Moves)."""
 
 from __future__ import annotations
 
 from ludotheque.v1 import game_service_pb2
 
-from service.app.access.auth import TokenAuthority
+from service.app.access.kit import UseCase
 from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGames, seat_counter
+from service.app.model.live_game import seat_counter
 from service.app.model.stored import store_errors
 from service.app.model.table import refusal
 
 
-class Seats:
-    def __init__(self, games: LiveGames, tokens: TokenAuthority) -> None:
-        self._games = games
-        self._tokens = tokens
-
+class Seats(UseCase):
     async def rotate_seat_token(
         self, request: game_service_pb2.RotateSeatTokenRequest, token: str
     ) -> game_service_pb2.RotateSeatTokenResponse:
@@ -40,7 +36,7 @@ class Seats:
         # This process knows at once: its open streams of the old token end at their next
         # event. The refresh also brings any join appended meanwhile: the generation
         # counts the seat's joins as of now.
-        await self._games.reload_counters(live)
+        await self._games.repository.reload_counters(live)
         await self._games.refresh(live)
         generation = live.table.joins[request.seat] + rotations
         return game_service_pb2.RotateSeatTokenResponse(

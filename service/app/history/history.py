@@ -20,14 +20,13 @@ from google.rpc import error_details_pb2
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
+from service.app.access.kit import Kit, UseCase
 from service.app.access.tickets import StreamTickets
-from service.app.access.viewers import Viewers
 from service.app.model.errors import Code, ServiceError, invalid_argument, unauthenticated, versions_lost
 from service.app.model.heavy_reads import HeavyReads
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
-from service.app.observe.metrics import Metrics
 from service.app.views.listing import outcome, status_code
 from service.app.views.views import LiveAudience, audience_for, hides_players, redact, shown
 from service.store.base import VersionsLost
@@ -53,21 +52,17 @@ class EventStream:
     ended: bool
 
 
-class History:
+class History(UseCase):
     def __init__(
         self,
-        games: LiveGames,
-        viewers: Viewers,
-        metrics: Metrics,
+        kit: Kit,
         tickets: StreamTickets,
         max_followers: int = DEFAULT_MAX_FOLLOWERS,
         heavy: HeavyReads | None = None,
     ) -> None:
+        super().__init__(kit)
         self._heavy = heavy or HeavyReads()  # replays of long pasts: the process's one budget
         self._catching_up = asyncio.Lock()  # one catch-up slice at a time (_catch_up_turn)
-        self._games = games
-        self._viewers = viewers
-        self._metrics = metrics
         self._tickets = tickets
         self._max_followers = max_followers
         self._spectators: Counter[str] = Counter()  # game id -> its spectators following it in this process
@@ -95,8 +90,7 @@ class History:
     async def list_events(
         self, request: game_service_pb2.ListEventsRequest, token: str
     ) -> game_service_pb2.ListEventsResponse:
-        live = await self._games.load(request.game_id)
-        viewer = self._viewers.in_game(live, token)
+        live, viewer = await self._open(request.game_id, token)
         if request.page_size > MAX_EVENTS_PAGE:
             raise invalid_argument("page_size", f"page_size is at most {MAX_EVENTS_PAGE}.")
         first = max(request.from_version, 1)
@@ -221,7 +215,7 @@ class History:
     async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
         """The store went back behind what this stream had sent: record the loss (the
         game is rebuilt from the store) and tell the follower what it lost."""
-        await self._games.store_behind(live, lost.seen)
+        await self._games.checks.store_behind(live, lost.seen)
         loss = live.losses[-1] if live.losses else None
         if loss is not None and loss.last >= lost.seen:
             return versions_lost(loss.first, loss.last, live.version, "from_version")
@@ -230,12 +224,11 @@ class History:
     async def replay(
         self, request: game_service_pb2.ReplayGameRequest, token: str
     ) -> game_service_pb2.ReplayGameResponse:
-        live = await self._games.load(request.game_id)
-        viewer = self._viewers.in_game(live, token)
+        live, viewer = await self._open(request.game_id, token)
         at = request.at_version if request.HasField("at_version") else live.version
         if at > live.version:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
-        state = live.state if at == live.version else await self._games.state_at(live, at, self._heavy)
+        state = live.state if at == live.version else await self._games.repository.state_at(live, at, self._heavy)
         status = live.engine.status(state)
         audience = audience_for(live, viewer, request.locale)
         # A past version, as the viewer may look at it again now (the memory rule).

@@ -14,7 +14,7 @@ past the store's last one is lost; a version the store holds under another finge
 history forked, and the loss is recorded as `reused` (the game is damaged, and says
 so). A version older than the fingerprints kept is taken to be the same.
 
-A loss found is owed (LiveGames.owed) until it is recorded: the game answers
+A loss found is owed (LossChecks.owed) until it is recorded: the game answers
 UNAVAILABLE meanwhile. Recording tries a few times through the store's failures (a
 failover under way fails some calls), then leaves the loss owed: the next use of the
 game, or `keep_recording` in the background, tries again.
@@ -30,7 +30,9 @@ from collections.abc import Callable
 from ludotheque.v1 import game_pb2
 
 from service.app.model.errors import Code, ServiceError
-from service.app.model.live import LiveGame, LiveGames, Owed
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
+from service.app.model.loss_checks import Owed
 from service.app.model.marks import Marks
 from service.app.model.stored import store_errors
 from service.app.moves.writer import Writer
@@ -57,7 +59,7 @@ class Losses:
         when it cannot now, the loss still owed."""
         for attempt in range(ATTEMPTS):
             try:
-                await games.rebuild(live)
+                await games.repository.rebuild(live)
                 loss = await self._loss(games, live, owed.marks, owed.known)
                 if loss is None:
                     return  # nothing lost, or the loss is recorded already
@@ -75,17 +77,17 @@ class Losses:
         this process found and could not record yet (whether or not anyone uses their
         games: their players may have gone to another process)."""
         while not stop.is_set():
-            for game_id in list(games.owed):
+            for game_id in list(games.checks.owed):
                 try:
-                    async with games.lock(game_id):
-                        live = games.cached(game_id)
+                    async with games.cache.lock(game_id):
+                        live = games.cache.get(game_id)
                         if live is None:
                             await games.load(game_id, refresh=False)  # (records it)
                         else:
-                            await games.settle(live)
+                            await games.checks.settle(live)
                 except ServiceError as error:
                     if error.code in (Code.NOT_FOUND, Code.DATA_LOSS):
-                        games.owed.pop(game_id, None)  # no game left to record it in
+                        games.checks.owed.pop(game_id, None)  # no game left to record it in
                     log.debug("game %s: the loss is still not recorded: %s", game_id, error.message)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), RETRY_EVERY)

@@ -21,7 +21,6 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,17 +28,16 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES
-from service.app.access.limits import Quotas
-from service.app.access.viewers import Viewers
+from service.app.access.kit import Kit, UseCase
 from service.app.model import gamelog
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import GAME_ID_PATTERN, LiveGames
+from service.app.model.live import GAME_ID_PATTERN
 from service.app.model.stored import parse_event, store_errors
 from service.app.model.table import Table
-from service.app.observe.metrics import Metrics
 from service.app.views.descriptions import Audience
 from service.app.views.listing import STATUS_NAMES
 from service.app.views.views import redact
+from service.settings import setting
 from service.store.base import EventStore, GameInfo, GameNotFound, Keep, StoreError, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -60,10 +58,25 @@ class RetentionPolicy:
     """How long games are kept: seconds after the last event of a finished game, and
     without a move for an unfinished one (0: forever); where to export them first."""
 
-    finished_ttl: float = 30 * 24 * 3600.0
-    abandoned_ttl: float = 7 * 24 * 3600.0
-    export_dir: str = ""
-    interval: float = 60.0
+    finished_ttl: float = setting(
+        30 * 24 * 3600.0,
+        "seconds a finished game is kept after its last event, then deleted (exported first with "
+        "--expired-games-dir); 0: forever",
+        name="finished_game_ttl",
+    )
+    abandoned_ttl: float = setting(
+        7 * 24 * 3600.0,
+        "seconds an unfinished game may go without a move before it is deleted as abandoned (exported "
+        "first with --expired-games-dir); 0: forever",
+        name="abandoned_game_ttl",
+    )
+    export_dir: str = setting(
+        "",
+        "a directory where each expiring game's complete log is written first (<game_id>.jsonl, as "
+        "'ludotheque export' writes it); empty: no export",
+        name="expired_games_dir",
+    )
+    interval: float = setting(60.0, "seconds between two reviews of the games due to expire", name="retention_interval")
 
     def __post_init__(self) -> None:
         if self.finished_ttl < 0 or self.abandoned_ttl < 0 or self.interval <= 0:
@@ -86,22 +99,10 @@ class RetentionPolicy:
         return Keep(review_at_ms=expires, expire_at_ms=expires + EXPIRY_MARGIN_MS)
 
 
-class Retention:
-    def __init__(
-        self,
-        games: LiveGames,
-        viewers: Viewers,
-        policy: RetentionPolicy,
-        metrics: Metrics,
-        now_ms: Callable[[], int],
-        quotas: Quotas,
-    ) -> None:
-        self._games = games
-        self._viewers = viewers
+class Retention(UseCase):
+    def __init__(self, kit: Kit, policy: RetentionPolicy) -> None:
+        super().__init__(kit)
         self.policy = policy
-        self._metrics = metrics
-        self._now_ms = now_ms
-        self._quotas = quotas
         self.owner = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(4)}"
 
     @property
@@ -170,7 +171,7 @@ class Retention:
         # else it moved meanwhile: the write that moved it set its next review
 
     async def _gone(self, info: GameInfo, reason: str) -> None:
-        self._games.forget(info.game_id)
+        self._games.cache.forget(info.game_id)
         if info.status != FINISHED:  # (a finished game left its creator's quota as it finished)
             record = game_pb2.GameRecord.FromString(info.record)
             await self._quotas.game_over(record.created_by, info.game_id)

@@ -10,14 +10,13 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES, get_engine
-from service.app.access.auth import TokenAuthority
 from service.app.access.creators import ADMIN_IDENTITY
-from service.app.access.viewers import Viewers
+from service.app.access.kit import Kit, UseCase
 from service.app.games.games import resolve_options, validate_seats
 from service.app.logs.verify import Problem, payload_of, verify
 from service.app.model import gamelog
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
 from service.app.moves.steps import play_bots
 from service.app.moves.writer import Writer
@@ -25,28 +24,16 @@ from service.app.views.listing import timestamp
 from service.app.views.views import anonymise_seats, audience_for, game_message, redact, viewer_message
 
 
-class Logs:
-    def __init__(
-        self,
-        games: LiveGames,
-        viewers: Viewers,
-        tokens: TokenAuthority,
-        writer: Writer,
-        now_ms: Callable[[], int],
-        new_game_id: Callable[[], str],
-    ) -> None:
-        self._games = games
-        self._viewers = viewers
-        self._tokens = tokens
+class Logs(UseCase):
+    def __init__(self, kit: Kit, writer: Writer, new_game_id: Callable[[], str]) -> None:
+        super().__init__(kit)
         self._writer = writer  # the one writer of a game's events: an import's too
-        self._now_ms = now_ms
         self._new_game_id = new_game_id
 
     async def export_game(
         self, request: game_service_pb2.ExportGameRequest, token: str
     ) -> game_service_pb2.ExportGameResponse:
-        live = await self._games.load(request.game_id)
-        caller = self._viewers.in_game(live, token)
+        live, caller = await self._open(request.game_id, token)
         viewer = caller
         if request.HasField("as_seat") or request.as_spectator:
             if not caller.is_admin:
@@ -105,7 +92,7 @@ class Logs:
             clock=log.header.clock if log.header.HasField("clock") else None,
         )
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
-        live.event_limit = self._games.event_limits.get(engine.kind, 0)
+        live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
         given = [_as_stored(event) for event in events]
         for event in given:
             live.apply(event)  # the state, and the table: who sits and plays where, the clocks
@@ -116,7 +103,7 @@ class Logs:
         versions = range(every, len(events) + 1, every) if every else range(0)
         imported = [(version, checked.states[version]) for version in versions]
         await self._writer.create(live, bot_steps, state, now, given=given, given_states=imported, command_id="import")
-        self._games.remember(live)
+        self._games.cache.remember(live)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[

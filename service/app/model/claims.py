@@ -4,14 +4,14 @@
 A server finding its store behind that version knows the store lost versions it may
 never have seen itself (another process acknowledged them, or this one before a
 restart), and records the loss instead of giving their numbers to other moves
-(LiveGames.vouch, docs/DURABILITY.md). A claim is believed only from a caller holding a
+(LossChecks.vouch, docs/DURABILITY.md). A claim is believed only from a caller holding a
 token signed for that game (its seats', its host's, the admin's: `GameApp.claiming`
 checks), and only so far past the store's: a failover loses the replica's lag, a few
 appends, never many versions of one game. A player's token vouches for less than the
 admin's: a seat (or host) may forge a claim, so its claim is believed up to
 MAX_CLAIMED_BY_PLAYER versions past the store's (a bot chain's slice: about the most a
 lost append of a move holds), and players' claims record at most that many versions of
-a game lost in all every PLAYER_LOSS_INTERVAL_S seconds in a process (LiveGames.vouch):
+a game lost in all every PLAYER_LOSS_INTERVAL_S seconds in a process (LossChecks.vouch):
 a seat making numbers up costs its game a few hundred placeholder versions every ten
 minutes at most, not a thousand at every call. The admin's claim is believed up to
 MAX_CLAIMED, always."""

@@ -8,7 +8,7 @@ hand `Appends.append` a `Decide`: an async function of the live game that return
 steps to store (or None: nothing to do), or raises ServiceError to refuse. The loop:
 
 1. a loss of the game's history this process found and could not record yet is
-   recorded first (LiveGames.settle: UNAVAILABLE while it cannot be); then decide on
+   recorded first (LossChecks.settle: UNAVAILABLE while it cannot be); then decide on
    the cached game (no read of the store first: the append's compare-and-set finds
    out when another process moved it), again if a read caught the game up meanwhile;
 2. refused: the key already stored answers its first result whatever the game is now;
@@ -29,7 +29,8 @@ import logging
 from collections.abc import Awaitable, Callable
 
 from service.app.model.errors import Code, ServiceError
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.moves.writer import Appended, Decision, Writer
 from service.app.observe import tracing
@@ -80,8 +81,8 @@ class Appends:
         let a refusal find the first answer of a request played already."""
         games = self._games
         for _ in range(self._max_retries):
-            if games.owed:  # a loss this process found and could not record yet: recorded first
-                await games.settle(live)
+            if games.checks.owed:  # a loss this process found and could not record yet: recorded first
+                await games.checks.settle(live)
             base = live.version
             try:
                 with tracing.span("decide", version=base):
@@ -108,11 +109,11 @@ class Appends:
             except VersionConflict as conflict:
                 self._metrics.labelled(self._metrics.append_conflicts, live.engine.kind).inc()
                 if conflict.current < live.version:
-                    await games.store_behind(live)  # the store lost versions: it is the truth
+                    await games.checks.store_behind(live)  # the store lost versions: it is the truth
                 else:
                     await games.refresh(live)  # another process moved first: catch up, decide again
             except CountersChanged:  # a seat token was rotated (on any process)
-                await games.reload_counters(live)
+                await games.repository.reload_counters(live)
             recheck(live)
         self._metrics.labelled(self._metrics.conflict_storms, live.engine.kind).inc()
         log.warning(

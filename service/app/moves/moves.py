@@ -8,7 +8,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,10 +16,11 @@ from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import RuleViolation, Viewer
-from service.app.access.viewers import Viewers, acting_seat
+from service.app.access.kit import Kit, UseCase
+from service.app.access.viewers import acting_seat
 from service.app.model import envelopes
 from service.app.model.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version, versions_lost
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.seeding import DECIDE
 from service.app.model.snapshots import passes
 from service.app.model.stored import parse_event, store_errors
@@ -61,13 +62,10 @@ class Applied:
     replayed: bool = False
 
 
-class Moves:
-    def __init__(self, games: LiveGames, viewers: Viewers, appends: Appends, now_ms: Callable[[], int]) -> None:
-        self._games = games
-        self._viewers = viewers
+class Moves(UseCase):
+    def __init__(self, kit: Kit, appends: Appends) -> None:
+        super().__init__(kit)
         self._appends = appends
-        self._now_ms = now_ms
-        self._metrics = appends.metrics
 
     async def submit(
         self, request: game_service_pb2.SubmitCommandRequest, token: str
@@ -114,7 +112,7 @@ class Moves:
         if not request.HasField("command"):
             raise invalid_argument("command", "command is missing.")
         games = self._games
-        async with games.lock(request.game_id):
+        async with games.cache.lock(request.game_id):
             # A cached game is not read again before deciding: the append's
             # compare-and-set finds out when another process moved it (then we catch up
             # and decide again), which saves the store a round trip on every move.
@@ -159,7 +157,7 @@ class Moves:
         viewer = self._viewers.in_game(live, token)  # as of now: the seat's token may have been rotated
         with store_errors():
             stored = await games.store.read(live.game_id, first, last)
-        state = live.state if last == live.version else await games.state_at(live, last)
+        state = live.state if last == live.version else await games.repository.state_at(live, last)
         events = [parse_event(item) for item in stored]
         return submit_response(live, viewer, events, locale, state=state, version=last, replayed=True)
 

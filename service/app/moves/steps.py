@@ -19,7 +19,7 @@ from engines.contract import RuleViolation
 from service.app.model import envelopes
 from service.app.model.errors import Code, ServiceError
 from service.app.model.lazy_random import LazyRandom
-from service.app.model.live import LiveGame
+from service.app.model.live_game import LiveGame
 from service.app.model.seeding import BOT, DECIDE, game_rng
 from service.app.model.snapshots import passes
 

@@ -22,7 +22,8 @@ from opentelemetry.trace import Span
 
 from engines.contract import SeatInfo, fold
 from service.app.model import envelopes
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.seeding import SETUP, game_rng
 from service.app.model.table import Table
 from service.app.moves.append import Appends
@@ -68,7 +69,7 @@ class TableChanges:
         when there was nothing to do, or when the change had been made already)."""
         games = self._games
         with tracing.span("table_change", game_id=game_id) as span:
-            async with games.lock(game_id):
+            async with games.cache.lock(game_id):
                 live = await games.load(game_id)
                 done = await self._appends.append(live, lambda game: self._decision(game, decide, span))
                 if done.replayed:  # made already (a retry, or another process deciding the same)

@@ -30,7 +30,7 @@ from ludotheque.v1 import game_pb2
 
 from service.app.access.limits import Quotas
 from service.app.model import envelopes
-from service.app.model.live import LiveGame
+from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import Checkpoint, Snapshots, checkpoints
 from service.app.model.stored import store_errors
 from service.app.moves.steps import Slices, Step
@@ -170,8 +170,8 @@ class Writer:
             summary,
             now,
             self._retention.keep(label, now),
-            after=live.head,  # never build on a history this cache did not see
-            counters_revision=live.counters_revision,
+            after=live.in_store.head,  # never build on a history this cache did not see
+            counters_revision=live.in_store.counters_revision,
         )
         # Before the append: a follower may be handed these events before it returns.
         live.traced_move = tracing.this_move(base + 1, base + len(events))
@@ -216,7 +216,7 @@ class Writer:
             summary_bytes(live, status, base + len(stored), now),
             now,
             self._retention.keep(label, now),
-            after=live.head,
+            after=live.in_store.head,
         )
         try:
             with store_errors():

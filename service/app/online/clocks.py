@@ -22,20 +22,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2
 
 from service.app.access.creators import recorded_creator
-from service.app.access.limits import Quotas
+from service.app.access.kit import Kit, UseCase
 from service.app.model.errors import Code, ServiceError, invalid_argument
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.model.table import table_event
 from service.app.moves.steps import Step, play_bots
 from service.app.moves.table_changes import Change, TableChanges
 from service.app.observe import request_context
-from service.app.observe.metrics import Metrics
 from service.store.base import Coordination, StoreUnavailable
 
 log = logging.getLogger(__name__)
@@ -98,26 +96,14 @@ class ClockSchedule:
             log.warning("game %s: its turn clock's deadline is not scheduled yet: %s", live.game_id, error)
 
 
-class ClockWorker:
+class ClockWorker(UseCase):
     """Plays the timeouts that are due (one worker per server process)."""
 
-    def __init__(
-        self,
-        games: LiveGames,
-        changes: TableChanges,
-        schedule: ClockSchedule,
-        coordination: Coordination,
-        metrics: Metrics,
-        now_ms: Callable[[], int],
-        quotas: Quotas,
-    ) -> None:
-        self._quotas = quotas
-        self._games = games
+    def __init__(self, kit: Kit, changes: TableChanges, schedule: ClockSchedule, coordination: Coordination) -> None:
+        super().__init__(kit)
         self._changes = changes
         self._schedule = schedule
         self._coordination = coordination
-        self._metrics = metrics
-        self._now_ms = now_ms
 
     async def run(self, interval: float, stop: asyncio.Event) -> None:
         """Looks at the schedule every `interval` seconds until `stop`."""

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2
 
-from service.app.model.live import LiveGame
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.observe.metrics import Metrics
 from service.app.online.clocks import ClockSchedule

@@ -19,18 +19,16 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
 from engines.phrases import Phrase
-from service.app.access.auth import TokenAuthority
 from service.app.access.creators import ADMIN_CREATOR, recorded_creator
-from service.app.access.viewers import Viewers
+from service.app.access.kit import Kit, UseCase
 from service.app.games.games import Games, validate_age, validate_bot, validate_name
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.model.table import default_bot, refusal, table_event
 from service.app.moves.steps import Step
 from service.app.moves.table_changes import Change, TableChanges, dealt
 from service.app.observe import request_context
-from service.app.observe.metrics import Metrics
 from service.app.online.join_codes import normalized
 from service.app.online.online import Online
 from service.app.online.presence import rematch_key
@@ -41,24 +39,11 @@ from service.store.base import GameExists
 REMATCH_LIFETIME_MS = 30 * 24 * 3600 * 1000  # how long "the rematch of this game" is remembered
 
 
-class Seating:
+class Seating(UseCase):
     def __init__(
-        self,
-        games: LiveGames,
-        viewers: Viewers,
-        tokens: TokenAuthority,
-        metrics: Metrics,
-        now_ms: Callable[[], int],
-        changes: TableChanges,
-        creator: Games,
-        online: Online,
-        new_game_id: Callable[[], str],
+        self, kit: Kit, changes: TableChanges, creator: Games, online: Online, new_game_id: Callable[[], str]
     ) -> None:
-        self._games = games
-        self._viewers = viewers
-        self._tokens = tokens
-        self._metrics = metrics
-        self._now_ms = now_ms
+        super().__init__(kit)
         self._changes = changes
         self._creator = creator
         self._online = online
@@ -123,8 +108,7 @@ class Seating:
     async def leave_game(
         self, request: game_service_pb2.LeaveGameRequest, token: str
     ) -> game_service_pb2.LeaveGameResponse:
-        live = await self._games.load(request.game_id)
-        viewer = self._viewers.in_game(live, token)
+        live, viewer = await self._open(request.game_id, token)
         if viewer.role is Role.SPECTATOR:
             raise unauthenticated("Send your seat token (authorization: Bearer <token>) to leave your seat.")
         if viewer.seat is None:
@@ -188,8 +172,7 @@ class Seating:
     async def play_again(
         self, request: game_service_pb2.PlayAgainRequest, token: str
     ) -> game_service_pb2.PlayAgainResponse:
-        live = await self._games.load(request.game_id)
-        viewer = self._viewers.in_game(live, token)
+        live, viewer = await self._open(request.game_id, token)
         if viewer.role is Role.SPECTATOR:
             raise unauthenticated("Send your seat token (or the admin's) to ask for a rematch.")
         if not live.table.started or not live.status.finished:

@@ -11,21 +11,18 @@ around them."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
 from service.app.access.creators import ADMIN_CREATOR, recorded_creator
-from service.app.access.limits import Quotas
-from service.app.access.viewers import Viewers
+from service.app.access.kit import Kit, UseCase
 from service.app.games.games import validate_bot
 from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
-from service.app.model.live import LiveGame, LiveGames
+from service.app.model.live_game import LiveGame
 from service.app.model.table import refusal, table_event
 from service.app.moves.steps import Step, play_bots
 from service.app.moves.table_changes import Change, TableChanges
-from service.app.observe.metrics import Metrics
 from service.app.online.online import Online
 from service.app.views.views import game_message
 
@@ -34,30 +31,16 @@ LAST_PLAYER = (
 )
 
 
-class TakeOvers:
-    def __init__(
-        self,
-        games: LiveGames,
-        viewers: Viewers,
-        metrics: Metrics,
-        now_ms: Callable[[], int],
-        changes: TableChanges,
-        online: Online,
-        quotas: Quotas,
-    ) -> None:
-        self._quotas = quotas
-        self._games = games
-        self._viewers = viewers
-        self._metrics = metrics
-        self._now_ms = now_ms
+class TakeOvers(UseCase):
+    def __init__(self, kit: Kit, changes: TableChanges, online: Online) -> None:
+        super().__init__(kit)
         self._changes = changes
         self._online = online
 
     async def take_over(
         self, request: game_service_pb2.TakeOverSeatRequest, token: str
     ) -> game_service_pb2.TakeOverSeatResponse:
-        live = await self._games.load(request.game_id)
-        viewer = self._viewers.in_game(live, token)
+        live, viewer = await self._open(request.game_id, token)
         seat = _seat(live, viewer, request.seat if request.HasField("seat") else None)
         bot = request.bot or live.table.stand_in(seat)
         validate_bot(bot, "bot", live.engine)
@@ -84,8 +67,7 @@ class TakeOvers:
     async def hand_back(
         self, request: game_service_pb2.HandBackSeatRequest, token: str
     ) -> game_service_pb2.HandBackSeatResponse:
-        live = await self._games.load(request.game_id)
-        viewer = self._viewers.in_game(live, token)
+        live, viewer = await self._open(request.game_id, token)
         seat = _seat(live, viewer, request.seat if request.HasField("seat") else None)
         live = await self._hand_back(live, seat, None)
         return game_service_pb2.HandBackSeatResponse(game=await self._shown(live, viewer, request.locale))

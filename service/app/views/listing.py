@@ -15,7 +15,7 @@ from ludotheque.v1 import game_pb2
 from engines.contract import ADMIN, Status
 from engines.describers import DESCRIBERS
 from engines.registry import AnyEngine
-from service.app.model.live import LiveGame
+from service.app.model.live_game import LiveGame
 from service.app.views.descriptions import Audience, stored_phrase
 from service.app.words.catalogs import DEFAULT_LOCALE
 
@@ -94,9 +94,10 @@ def summary_bytes(live: LiveGame, status: Status, version: int, updated_at_ms: i
 def _summary_head(live: LiveGame) -> bytes:
     """The summary's fields that change only with the table, encoded once per revision."""
     table = live.table
-    if not live.summary_head or live.summary_revision != table.revision:
+    cached = live.summary_head
+    if not cached.encoded or cached.revision != table.revision:
         record = live.record
-        live.summary_head = game_pb2.Game(
+        cached.encoded = game_pb2.Game(
             game_id=record.game_id,
             kind=record.kind,
             seats=table.seats,
@@ -107,8 +108,8 @@ def _summary_head(live: LiveGame) -> bytes:
             clock=record.clock if record.HasField("clock") else None,
             join_code=record.join_code if not table.started else "",
         ).SerializeToString()
-        live.summary_revision = table.revision
-    return live.summary_head
+        cached.revision = table.revision
+    return cached.encoded
 
 
 def _summary_tail_into(

@@ -13,7 +13,7 @@ from ludotheque.v1 import game_pb2
 from engines.contract import Role, Viewer
 from engines.registry import AnyEngine
 from service.app.model import envelopes
-from service.app.model.live import LiveGame
+from service.app.model.live_game import LiveGame
 from service.app.views.descriptions import (
     Audience,
     describe_event,

@@ -1,0 +1,70 @@
+"""What every use case works with, built once by GameApp (`Kit`): the live games, who a
+token stands for, the token authority, the creation quotas, the metrics and the time; and
+`UseCase`, the base that gives a use case those parts by name and the opening most of
+them share: load the game, then see who the caller is in it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from engines.contract import Viewer
+from service.app.access.auth import TokenAuthority
+from service.app.access.limits import Quotas
+from service.app.access.viewers import Viewers
+from service.app.model.live import LiveGames
+from service.app.model.live_game import LiveGame
+from service.app.observe.metrics import Metrics
+
+
+@dataclass(frozen=True, slots=True)
+class Kit:
+    """The dependencies the use cases share (one per server process)."""
+
+    games: LiveGames
+    viewers: Viewers
+    tokens: TokenAuthority
+    quotas: Quotas
+    metrics: Metrics
+    now_ms: Callable[[], int]
+
+    async def open(self, game_id: str, token: str, *, refresh: bool = True) -> tuple[LiveGame, Viewer]:
+        """The game (`refresh`: with what other processes appended, LiveGames.load) and
+        who `token` stands for in it (Viewers.in_game: UNAUTHENTICATED for a token that
+        is not one of the game's)."""
+        live = await self.games.load(game_id, refresh=refresh)
+        return live, self.viewers.in_game(live, token)
+
+
+class UseCase:
+    """A use case built from the kit, and what it needs of its own besides."""
+
+    def __init__(self, kit: Kit) -> None:
+        self._kit = kit
+
+    @property
+    def _games(self) -> LiveGames:
+        return self._kit.games
+
+    @property
+    def _viewers(self) -> Viewers:
+        return self._kit.viewers
+
+    @property
+    def _tokens(self) -> TokenAuthority:
+        return self._kit.tokens
+
+    @property
+    def _quotas(self) -> Quotas:
+        return self._kit.quotas
+
+    @property
+    def _metrics(self) -> Metrics:
+        return self._kit.metrics
+
+    def _now_ms(self) -> int:
+        return self._kit.now_ms()
+
+    async def _open(self, game_id: str, token: str, *, refresh: bool = True) -> tuple[LiveGame, Viewer]:
+        """The opening of a request about one game, for a caller: Kit.open."""
+        return await self._kit.open(game_id, token, refresh=refresh)
