@@ -14,6 +14,10 @@ from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 
 StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
+# Seconds Redis has to answer a store of a test that is not about timeouts: the default
+# second is a production deadline (a frozen Redis noticed soon), which a busy machine's
+# scheduling alone can outlast. Tests of that deadline give their own.
+STORE_TIMEOUT = 30.0
 
 
 @asynccontextmanager
