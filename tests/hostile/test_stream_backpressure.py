@@ -16,7 +16,6 @@ from __future__ import annotations
 import fcntl
 import functools
 import json
-import os
 import socket
 import struct
 import termios
@@ -30,6 +29,7 @@ from tests.hostile.test_catch_up import DEEP_BUFFER, long_game, metric
 from tests.hostile.test_connections import cpu_seconds
 from tests.support.rest import Rest
 from tests.support.server import ServerProcess, running_server
+from tests.support.sockets import tcp_sockets
 from tests.support.waiting import wait_until
 
 STREAMS = 8  # never-reading streams at once (x10 with --hostile-long)
@@ -92,29 +92,13 @@ def connected(client: socket.socket) -> bool:
 
 def queued(server: ServerProcess, clients: list[socket.socket]) -> list[int]:
     """The bytes each client has been sent and not read: in its receive queue, and, while
-    it is connected, in the queues of the server's socket toward it. Each server socket
-    counts once: /proc/net/tcp is read in parts, and a socket moved meanwhile shows
-    twice; and a connection's port, once it is closed, may be another's (the test's
-    reads of /metrics)."""
+    it is connected, in the queues of the server's socket toward it (a connection's
+    port, once it is closed, may be another's: the test's reads of /metrics)."""
     ports = {client.getsockname()[1]: index for index, client in enumerate(clients) if connected(client)}
     held = [_unread_by(client) for client in clients]
-    inodes = set()
-    for fd in os.listdir(f"/proc/{server.process.pid}/fd"):
-        try:
-            target = os.readlink(f"/proc/{server.process.pid}/fd/{fd}")
-        except OSError:
-            continue  # closed meanwhile
-        if target.startswith("socket:["):
-            inodes.add(target[8:-1])
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with open(table) as rows:
-            for row in rows.read().splitlines()[1:]:
-                fields = row.split()
-                remote_port = int(fields[2].rsplit(":", 1)[1], 16)
-                if fields[9] in inodes and remote_port in ports:
-                    inodes.remove(fields[9])  # counted once
-                    send_queue, receive_queue = fields[4].split(":")
-                    held[ports[remote_port]] += int(send_queue, 16) + int(receive_queue, 16)
+    for each in tcp_sockets(server.process.pid):
+        if each.remote_port in ports:
+            held[ports[each.remote_port]] += each.send_queue + each.receive_queue
     return held
 
 
