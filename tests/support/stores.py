@@ -32,8 +32,10 @@ async def memory_store() -> AsyncIterator[EventStore]:
 @asynccontextmanager
 async def redis_stores(url: str, count: int = 1, prefix: str = "", **options: Any) -> AsyncIterator[list[RedisStore]]:
     """`count` stores on the Redis at `url` under one key prefix, as as many server
-    processes would have: `prefix`, or a new one (an empty store on a shared Redis)."""
+    processes would have: `prefix`, or a new one (an empty store on a shared Redis).
+    Redis has STORE_TIMEOUT to answer unless `options` say otherwise."""
     prefix = prefix or f"test-{uuid.uuid4().hex[:12]}"
+    options.setdefault("timeout", STORE_TIMEOUT)
     opened = [RedisStore.from_url(url, prefix=prefix, **options) for _ in range(count)]
     try:
         yield opened
