@@ -35,7 +35,7 @@ from tests.support.waiting import wait_until
 STREAMS = 8  # never-reading streams at once (x10 with --hostile-long)
 SMALL_BUFFER = 4096  # the client's receive buffer: it reads nothing, and says so
 SUBSCRIPTIONS = "ludotheque_active_subscriptions"
-ESTABLISHED = 1  # tcp_info's state of a connection neither end has closed (Linux's TCP_ESTABLISHED)
+ESTABLISHED = 1  # tcp_info's state of a connection no FIN or RST has come to (Linux's TCP_ESTABLISHED)
 # TCP queues a write's last segment past a full send buffer: up to this much more.
 LAST_SEGMENT = 64 * 1024
 

@@ -19,6 +19,7 @@ from service.app.logs.verify import Replayed, verify
 from tests.support.games import presence_until, table_changes
 from tests.support.redis import RedisServer
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server, watched_server
+from tests.support.stores import PATIENT_REDIS
 from tests.support.waiting import wait_until
 
 WAIT = 30.0
@@ -31,6 +32,7 @@ GONE_WITHIN = 4 * PRESENCE_TTL
 def online_env(redis: RedisServer) -> dict[str, str]:
     return {
         "LUDOTHEQUE_STORE": redis.url,
+        **PATIENT_REDIS,
         "LUDOTHEQUE_PRESENCE_TTL": str(PRESENCE_TTL),
         "LUDOTHEQUE_CLOCK_INTERVAL": "0.1",
     }

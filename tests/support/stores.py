@@ -18,6 +18,9 @@ StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
 # second is a production deadline (a frozen Redis noticed soon), which a busy machine's
 # scheduling alone can outlast. Tests of that deadline give their own.
 STORE_TIMEOUT = 30.0
+# The same for a server a test starts on Redis (its environment), unless the test is
+# about Redis failing.
+PATIENT_REDIS = {"LUDOTHEQUE_REDIS_TIMEOUT": str(STORE_TIMEOUT)}
 
 
 @asynccontextmanager
