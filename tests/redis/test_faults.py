@@ -128,6 +128,7 @@ def test_redis_crashing_under_load_loses_no_acknowledged_move() -> None:
 
         players = load.run(25, play_game)
         load.wait_for(30)
+        wait_until(lambda: health(server) == SERVING, 30, "the server to serve")  # before: not by chance
         redis.stop(signal.SIGKILL)  # a crash: only the AOF (appendfsync always) remains
         wait_until(lambda: len(refused) >= 3, 30, "clients to be refused while Redis is down")
         wait_until(lambda: health(server) == NOT_SERVING, 30, "the server to report not serving")
@@ -164,6 +165,9 @@ def test_a_frozen_redis_is_noticed_within_two_seconds_and_a_move_of_unknown_fate
         game_id, tokens = created.game_id, list(created.seat_tokens)
         move = next_move(client, game_id, tokens, random.Random(3))
         assert move is not None and own_redis.process is not None
+        # Serving first: a server whose first probe of the store took longer than readiness
+        # may wait (a busy machine) starts NOT_SERVING, until its watcher looks again.
+        wait_until(lambda: health(server) == SERVING, 30, "the server to serve")
         own_redis.process.send_signal(signal.SIGSTOP)  # Redis hangs: it neither answers nor closes
         try:
             frozen = time.monotonic()
