@@ -14,6 +14,13 @@ from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 
 StoreFactory = Callable[[], AbstractAsyncContextManager[EventStore]]
+# Seconds Redis has to answer a store of a test that is not about timeouts: the default
+# second is a production deadline (a frozen Redis noticed soon), which a busy machine's
+# scheduling alone can outlast. Tests of that deadline give their own.
+STORE_TIMEOUT = 30.0
+# The same for a server a test starts on Redis (its environment), unless the test is
+# about Redis failing.
+PATIENT_REDIS = {"LUDOTHEQUE_REDIS_TIMEOUT": str(STORE_TIMEOUT)}
 
 
 @asynccontextmanager
@@ -28,8 +35,10 @@ async def memory_store() -> AsyncIterator[EventStore]:
 @asynccontextmanager
 async def redis_stores(url: str, count: int = 1, prefix: str = "", **options: Any) -> AsyncIterator[list[RedisStore]]:
     """`count` stores on the Redis at `url` under one key prefix, as as many server
-    processes would have: `prefix`, or a new one (an empty store on a shared Redis)."""
+    processes would have: `prefix`, or a new one (an empty store on a shared Redis).
+    Redis has STORE_TIMEOUT to answer unless `options` say otherwise."""
     prefix = prefix or f"test-{uuid.uuid4().hex[:12]}"
+    options.setdefault("timeout", STORE_TIMEOUT)
     opened = [RedisStore.from_url(url, prefix=prefix, **options) for _ in range(count)]
     try:
         yield opened
