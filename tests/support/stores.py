@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
-from service.store.base import AppendResult, EventStore
+from service.store.base import AppendRequest, AppendResult, EventLog, EventStore, NewGame
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 
@@ -60,14 +60,15 @@ def redis_store_factory(url: str) -> StoreFactory:
 
 
 async def create_stored_game(
-    store: EventStore, game_id: str = "g1", events: int = 1, kind: str = "mooki", status: str = "active"
+    store: EventLog, game_id: str = "g1", events: int = 1, kind: str = "mooki", status: str = "active"
 ) -> None:
     """Game `game_id` created in `store` with `events` events, b"e1", b"e2"..., at 1000 ms."""
-    await store.create(game_id, kind, status, b"record", b"summary-0", [b"e%d" % i for i in range(1, events + 1)], 1000)
+    stored = [b"e%d" % i for i in range(1, events + 1)]
+    await store.create(NewGame(game_id, kind, status, b"record", b"summary-0", stored, 1000))
 
 
 async def append(
-    store: EventStore,
+    store: EventLog,
     game_id: str,
     expected: int,
     *events: bytes,
@@ -77,6 +78,7 @@ async def append(
 ) -> AppendResult:
     """`events` appended after version `expected`, by command `command_id` (c<expected>
     unless given), at 2000 + `expected` ms."""
+    command = command_id or f"c{expected}"
     return await store.append(
-        game_id, expected, list(events), command_id or f"c{expected}", fingerprint, status, b"summary", 2000 + expected
+        AppendRequest(game_id, expected, list(events), command, fingerprint, status, b"summary", 2000 + expected)
     )
