@@ -13,10 +13,12 @@ to encode (`POST /v1/games` with `{"kind":"pirates","seats":"\\ud800"}`, Connect
 `CreateGame` and `SubmitCommand`: 500), a `Sec-WebSocket-Protocol: \\xff` was a 500 and
 an `Origin: http://\\xff` an internal error in the close frame.
 
-Profiles (Hypothesis, a fixed seed): short by default (a few seconds, part of the
-suite); `LUDOTHEQUE_FUZZ=long` for a long run (`LUDOTHEQUE_FUZZ_EXAMPLES=N` examples a
-transport, 3,000 unless said; `LUDOTHEQUE_FUZZ_SEED` another seed):
-docs/DEVELOPING.md."""
+Profiles (Hypothesis, a fixed seed): short by default (a few seconds a transport, part of
+the suite); `HYPOTHESIS_PROFILE=thorough` ten times longer, `LUDOTHEQUE_FUZZ_EXAMPLES=N`
+any length, `LUDOTHEQUE_FUZZ_SEED=S` other examples: docs/DEVELOPING.md. (The REST API is
+also fuzzed from its OpenAPI document by schemathesis, tests/e2e/test_rest_fuzz.py, and
+headers and metadata by tests/e2e/test_input_fuzz.py: neither sends text protobuf
+cannot hold.)"""
 
 from __future__ import annotations
 
@@ -28,14 +30,14 @@ import os
 import socket
 import struct
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
 import pytest
 from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from ludotheque import Client
 
@@ -45,17 +47,25 @@ from tests.hostile.test_malformed import mark, quiet_since
 from tests.support.raw_websocket import BINARY, CLOSE, TEXT, RawWebSocket
 from tests.support.server import ServerProcess, running_server
 
-LONG = os.environ.get("LUDOTHEQUE_FUZZ", "") == "long"
-EXAMPLES = int(os.environ.get("LUDOTHEQUE_FUZZ_EXAMPLES") or (3000 if LONG else 40))
-SEED = int(os.environ.get("LUDOTHEQUE_FUZZ_SEED") or 42)
+# Examples a transport: half the profile's (HYPOTHESIS_PROFILE=ci: 50, a few seconds each;
+# =thorough: 500), or LUDOTHEQUE_FUZZ_EXAMPLES; the same ones every run unless
+# LUDOTHEQUE_FUZZ_SEED names another seed.
+EXAMPLES = int(os.environ.get("LUDOTHEQUE_FUZZ_EXAMPLES") or max(settings().max_examples // 2, 25))
+SEED = os.environ.get("LUDOTHEQUE_FUZZ_SEED", "")
 FUZZ = settings(
     max_examples=EXAMPLES,
     deadline=None,
     database=None,  # the same examples each run, whatever ran before
-    derandomize=not os.environ.get("LUDOTHEQUE_FUZZ_SEED"),
-    phases=(Phase.explicit, Phase.generate) if not LONG else (Phase.explicit, Phase.generate, Phase.shrink),
+    derandomize=not SEED,
     suppress_health_check=list(HealthCheck),
 )
+
+
+def fuzzing(test: Callable[..., None]) -> Callable[..., None]:
+    """The fuzz settings, and LUDOTHEQUE_FUZZ_SEED's seed when one is named."""
+    return seed(int(SEED))(FUZZ(test)) if SEED else FUZZ(test)
+
+
 CONNECT = f"/{SERVICE.full_name}"
 TIMEOUT = 10.0
 BAD_CONNECT_CODES = frozenset({"internal", "unknown"})
@@ -197,7 +207,7 @@ def rest_requests(draw: st.DrawFn, known: list[str]) -> tuple[str, str, bytes]:
 
 
 def test_rest_answers_every_request_without_a_5xx(server: ServerProcess, known: list[str], quiet: None) -> None:
-    @FUZZ
+    @fuzzing
     @given(rest_requests(known))
     def fuzz(request: tuple[str, str, bytes]) -> None:
         verb, path, body = request
@@ -227,7 +237,7 @@ def connect_requests(draw: st.DrawFn, known: list[str]) -> tuple[str, bytes, dic
 def test_connect_answers_every_request_without_an_internal_error(
     server: ServerProcess, known: list[str], quiet: None
 ) -> None:
-    @FUZZ
+    @fuzzing
     @given(connect_requests(known))
     def fuzz(request: tuple[str, bytes, dict[str, str]]) -> None:
         name, data, headers = request
@@ -291,7 +301,7 @@ def test_grpc_answers_every_call_without_internal_or_unknown(
 ) -> None:
     with grpc.insecure_channel(server.target) as channel:
 
-        @FUZZ
+        @fuzzing
         @given(grpc_calls(known))
         def fuzz(call: tuple[str, bytes, list[tuple[str, str | bytes]]]) -> None:
             name, data, metadata = call
@@ -358,7 +368,7 @@ def play_sessions(draw: st.DrawFn, known: list[str]) -> tuple[str, list[tuple[in
 
 
 def test_play_sessions_never_end_on_an_internal_error(server: ServerProcess, known: list[str], quiet: None) -> None:
-    @FUZZ
+    @fuzzing
     @given(play_sessions(known))
     def fuzz(session: tuple[str, list[tuple[int, bytes]]]) -> None:
         protocol, frames = session
@@ -445,7 +455,7 @@ def raw_answer(server: ServerProcess, request: bytes) -> tuple[int, bytes]:
 
 
 def test_request_heads_of_any_bytes_get_no_5xx(server: ServerProcess, known: list[str], quiet: None) -> None:
-    @FUZZ
+    @fuzzing
     @given(raw_heads(known))
     def fuzz(request: bytes) -> None:
         status, answer = raw_answer(server, request)
