@@ -196,8 +196,8 @@ def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
         except BodyStalled as error:
             return await answer_and_close(http, request_timeout(error))
         except BodyRefused as refused:
-            response = too_large_response(refused, transcoder.binding.method.name)
-            return await answer_and_close(http, response) if refused.compressed else response
+            answer = too_large_response(refused, transcoder.binding.method.name)
+            return await answer_and_close(http, answer) if refused.compressed else answer
         except BodyGone as error:
             return client_gone(error)
         except UnsupportedMediaType as refusal:

@@ -20,7 +20,7 @@ import select
 import socket
 import struct
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from tests.hostile.frames import (
@@ -208,7 +208,7 @@ def main(argv: list[str]) -> None:
     call) and prints what each achieved."""
     target, game_id = argv[0], argv[1] if len(argv) > 1 else "nosuchgame"
     budget = int(argv[2]) if len(argv) > 2 else DEFAULT_BUDGET
-    runs = {
+    runs: dict[str, Callable[[], Outcome]] = {
         "CONTINUATION flood": lambda: continuation_flood(target, budget),
         "SETTINGS flood": lambda: settings_flood(target, budget),
         "PING flood beside a call": lambda: ping_flood(target, game_id, budget),
