@@ -16,7 +16,10 @@ options cannot, on one connection without touching the others:
   (RST_STREAM) or has them refused (opening more than the server's
   MAX_CONCURRENT_STREAMS) faster than `max_resets` every 10 seconds, HTTP/2's rapid
   reset, is sent a GOAWAY and cut. grpcio refuses such streams before any handler runs
-  (grpc.max_concurrent_streams), but never closes the connection that sends them.
+  (grpc.max_concurrent_streams), but never closes the connection that sends them;
+- and cuts so the other HTTP/2 floods of the 2023–2024 advisories, which grpcio reads on
+  for ever (http2_limits.py): a header block over 64 KiB (CONTINUATION flood), SETTINGS
+  and PING floods, streams pinned by a zero window.
 
 The gRPC server sees every call coming from the gate's own connection; `peer_of` gives
 back the client's address for it (grpc_server.origin), as grpc would have written it
