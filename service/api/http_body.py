@@ -1,9 +1,10 @@
 """Reading a request's body on the HTTP port (REST and Connect alike): bounded in size
 (its RPC's limit, body_limits.py), decoded as its Content-Encoding says (and refused once
-it inflates past MAX_INFLATION times its compressed Content-Length), and given up on when the client stops sending it
-(no byte for the idle timeout: a client that declares a body and never sends it must not
-hold its connection and handler for ever) or sends it too slowly (the whole body within
-the body timeout: a byte every few seconds would never be idle long enough to be cut)."""
+it inflates past MAX_INFLATION times its compressed Content-Length), and given up on when
+the client stops sending it (no byte for the idle timeout: a client that declares a body
+and never sends it must not hold its connection and handler for ever) or sends it too
+slowly (the whole body within the body timeout: a byte every few seconds would never be
+idle long enough to be cut)."""
 
 from __future__ import annotations
 
@@ -35,15 +36,14 @@ class BodyRefused(BodyError):
     which aiohttp would inflate; a plain body's rest is read and dropped (aiohttp's
     lingering read, at most 10 s), so that a client still sending it reads the answer."""
 
-    compressed = False
-
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, *, compressed: bool) -> None:
         super().__init__(
             f"The request body is larger than {limit:,} bytes."
             if limit
             else f"The request body inflates past {MAX_INFLATION} times its compressed size."
         )
         self.limit = limit
+        self.compressed = compressed
 
     def error(self, method: str) -> ServiceError:
         """What the caller is told, in the terms of RPC `method`."""
@@ -58,7 +58,7 @@ class BodyInflated(BodyRefused):
     """A compression bomb."""
 
     def __init__(self) -> None:
-        super().__init__(0)
+        super().__init__(0, compressed=True)
 
 
 class BodyUndecodable(BodyError):
@@ -89,7 +89,7 @@ async def read_body(http: web.Request, limit: int) -> bytes:
     """The whole body, at most `limit` bytes; raises a BodyError."""
     encoded = http.headers.get("Content-Encoding", "").strip().lower() not in ("", "identity")
     if http.content_length is not None and http.content_length > limit:
-        raise BodyTooLarge(limit)
+        raise BodyTooLarge(limit, compressed=encoded)
     most = max(INFLATION_FLOOR, MAX_INFLATION * http.content_length) if encoded and http.content_length else limit
     idle = http.app.get(BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT)
     whole = http.app.get(BODY_TIMEOUT, DEFAULT_BODY_TIMEOUT)
@@ -104,12 +104,9 @@ async def read_body(http: web.Request, limit: int) -> bytes:
                     return bytes(data)
                 data += chunk
                 if len(data) > limit:
-                    raise BodyTooLarge(limit)
+                    raise BodyTooLarge(limit, compressed=encoded)
                 if len(data) > most:
                     raise BodyInflated()
-    except BodyRefused as refused:
-        refused.compressed = encoded
-        raise
     except RequestPayloadError:  # e.g. a body that is not the gzip it claims to be
         raise BodyUndecodable() from None
     except ConnectionError:  # reset, or closed mid-body

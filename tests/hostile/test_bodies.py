@@ -16,6 +16,7 @@ import asyncio
 import gzip
 import http.client
 import json
+import random
 import socket
 import threading
 from collections.abc import Iterator
@@ -103,6 +104,10 @@ def test_a_gzip_bomb_is_refused_and_its_rest_never_inflated(server: ServerProces
     bomb = gzip.compress(b"{" + b" " * (20 << 20) + b"}", 9)  # 20 KB inflating to 20 MB
     status, answer, closed = post(server, "/v1/logs:replay", bomb, **{"Content-Encoding": "gzip"})
     assert status == 413 and answer["code"] == 8 and closed, answer
+    # Refused on its Content-Length alone, before a byte is read: closed all the same.
+    declared = gzip.compress(random.Random(42).randbytes(2 * SMALL_MESSAGE_BYTES))
+    status, answer, closed = post(server, "/v1/games", declared, **{"Content-Encoding": "gzip"})
+    assert status == 413 and closed, answer
 
 
 def test_a_body_inflating_past_the_ratio_is_refused_under_the_size_limit(server: ServerProcess) -> None:
