@@ -319,7 +319,7 @@ def test_connections_from_one_address_are_capped_on_both_ports_with_a_reason(cap
 def test_a_body_trickled_a_byte_at_a_time_is_cut_at_the_body_timeout(
     capped: ServerProcess, path: str, content_type: str
 ) -> None:
-    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\nContent-Length: 100000\r\n\r\n"
+    head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\nContent-Length: 10000\r\n\r\n"
     with socket.create_connection(("127.0.0.1", capped.http_port), timeout=10) as slow:
         slow.sendall(head.encode())
         started = time.monotonic()
