@@ -36,6 +36,10 @@ class Marks:
     def knows(self, version: int) -> bool:
         return self.first <= version <= self.last
 
+    def crc(self, version: int) -> int | None:
+        """The CRC-32 of the stored bytes of `version`, if remembered."""
+        return self._crcs[version % KEPT] if self.knows(version) else None
+
     def matches(self, stored: StoredEvent) -> bool:
         """Whether the store's event is the one this cache applied (True when it
         does not remember that version)."""
