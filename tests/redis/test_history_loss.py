@@ -371,6 +371,7 @@ async def test_a_server_that_never_saw_the_lost_versions_records_them_when_a_pla
         far = known + 2000
         assert (await claim(game.seat_tokens[0], far, fresh.receipts.sign(game.game_id, far, 0))).version == kept
         assert not (await get(fresh, game)).history_losses
+        assert metric(fresh, "ludotheque_unproven_claims_total") == 3
         seen = await claim("", known, receipt)  # proven: believed, whoever shows it
         assert losses(seen) == [(kept + 1, known, False)] and seen.version == known + 1
         assert_nothing_reused(await events(fresh, game.game_id), told, kept, known)

@@ -11,7 +11,7 @@ HMAC over the game, the version and the fingerprint of the event stored at that 
 (the CRC-32 that marks.py keeps), signed with a key derived from the token secret
 (`Receipts`), so any process of the deployment checks it and no caller can make one
 up. A claim without a valid receipt changes nothing (`Claim.proven` is False): no loss,
-no version skipped, a warning at most once a minute (`Unproven`).
+no version skipped, a metric and a warning at most once a minute (`Unproven`).
 
 A receipt holds the event's fingerprint masked by a pad only the service can compute:
 a server whose store lost that version still learns which event was acknowledged, and
@@ -121,17 +121,15 @@ def claiming(claim: Claim | None) -> Iterator[None]:
 
 
 class Unproven:
-    """Claims past the store's version without a valid receipt: counted, and logged
-    at most once every UNPROVEN_LOG_INTERVAL_S (a caller sending them in a loop must
-    not flood the logs)."""
+    """Claims past the store's version without a valid receipt, logged at most once
+    every UNPROVEN_LOG_INTERVAL_S (a caller sending them in a loop must not flood the
+    logs; `ludotheque_unproven_claims_total` counts them all)."""
 
     def __init__(self) -> None:
-        self.count = 0  # since the process started
         self._logged_at = -UNPROVEN_LOG_INTERVAL_S
         self._since_logged = 0
 
     def heard(self, game_id: str, known: int, version: int) -> None:
-        self.count += 1
         self._since_logged += 1
         now = time.monotonic()
         if now - self._logged_at < UNPROVEN_LOG_INTERVAL_S:

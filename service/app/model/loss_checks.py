@@ -90,6 +90,7 @@ class LossChecks:
         changes: the claim is counted and logged now and then (claims.Unproven)."""
         known = claim.known_version
         if not claim.proven:
+            self._metrics.unproven_claims.inc()
             self.unproven.heard(live.game_id, known, live.version)
             return
         if known - live.version > claims.MAX_CLAIMED:
