@@ -12,12 +12,14 @@ ERROR), from anyone, the admin included."""
 from __future__ import annotations
 
 import secrets
+import zlib
 from typing import Any
 from urllib.parse import quote
 
 import pytest
 
 from service.app.model.claims import RECEIPT_CHARS, Receipts
+from service.app.model.marks import Marks
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess
 
@@ -79,3 +81,13 @@ def test_receipts_prove_their_game_version_and_event_and_survive_a_secret_rotati
     assert Receipts([new]).proof("game-1", 7, receipt) is None  # another deployment's secret
     assert Receipts([new, old]).proof("game-1", 7, receipt) == 0xCAFE  # the secret rotated since
     assert receipt != before.sign("game-1", 7, 0xCAFF)  # the event is part of what is signed
+
+
+def test_a_cache_started_from_a_snapshot_signs_for_no_event_before_it() -> None:
+    """Receipts name the fingerprints the cache holds: none for the versions before the
+    snapshot it started from (which it never read), so none is signed for a made-up event."""
+    marks = Marks()
+    marks.add(200, b"the snapshot's event")
+    marks.add(201, b"the next")
+    assert marks.first == 200 and marks.crc(199) is None and marks.crc(150) is None
+    assert marks.crc(201) == zlib.crc32(b"the next")

@@ -379,3 +379,37 @@ async def test_a_server_that_never_saw_the_lost_versions_records_them_when_a_pla
         # Over Play too: the join says it (here, nothing past what the store now has).
         live, _ = await fresh.open_game(game.game_id, game.seat_tokens[0], known, receipt)
         assert live.version == known + 1
+
+
+@async_test
+async def test_a_receipt_for_a_version_the_store_now_holds_as_another_move_has_the_fork_recorded(
+    redis_server: RedisServer,
+) -> None:
+    """The server that acknowledged the lost versions is gone, and another one played
+    on from the store before any player told it: the lost numbers now hold other
+    moves. A player shows the receipt of a version it was given: the receipt names the
+    event it was given, the store holds another under that number, and the server
+    records the fork (`reused`) instead of serving the changed history as if nothing
+    happened. Its own receipts (of the store's history) find nothing wrong."""
+    async with redis_stores(redis_server.url, 2) as (store, fresh_store):
+        gone = app_on(store)
+        game = await create_game(gone)
+        await play_first_moves(gone, game, 2)
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play_first_moves(gone, game, 3)
+        receipt = gone.receipt(game.game_id, known)
+        restore(redis_server, saved)
+        fresh = app_on(fresh_store)
+        again = await play_first_moves(fresh, game, 4)  # the lost numbers, used again
+        assert again > known
+
+        async def claim(version: int, proof: str) -> game_pb2.Game:
+            with fresh.claiming(game.game_id, version, proof):
+                return await fresh.games.get_game(api.GetGameRequest(game_id=game.game_id), game.seat_tokens[0])
+
+        assert not (await claim(known, fresh.receipt(game.game_id, known))).history_losses  # the store's own
+        seen = await claim(known, receipt)
+        ((first, last, reused),) = losses(seen)
+        assert reused and first == known and last == again
+        assert metric(fresh, "ludotheque_history_losses_total", kind="mooki", reused="true") == 1
+        assert losses(await claim(known, receipt)) == [(first, last, reused)]  # recorded once

@@ -5,7 +5,9 @@ receipt (`known_receipt`), for the request's duration.
 A server finding its store behind that version knows the store lost versions it may
 never have seen itself (another process acknowledged them, or this one before a
 restart), and records the loss instead of giving their numbers to other moves
-(LossChecks.vouch, docs/DURABILITY.md). A version counts only with its receipt: every
+(LossChecks.vouch, docs/DURABILITY.md); one finding the store holds another event at
+that version than the receipt names knows the number was used again, the history forked
+(LossChecks.check_event). A version counts only with its receipt: every
 answer that tells a caller a version of a game carries one (`receipt`), the service's
 HMAC over the game, the version and the fingerprint of the event stored at that version
 (the CRC-32 that marks.py keeps), signed with a key derived from the token secret

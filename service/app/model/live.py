@@ -73,8 +73,11 @@ class LiveGames:
         if refresh:
             await checks.refresh(live)
         claim = claims.claim_of(game_id)
-        if claim is not None and claim.known_version > live.version:
-            await checks.vouch(live, claim)
+        if claim is not None:
+            if claim.known_version > live.version:
+                await checks.vouch(live, claim)
+            else:
+                await checks.check_event(live, claim)
         return live
 
     async def refresh(self, live: LiveGame) -> None:

@@ -112,6 +112,29 @@ class LossChecks:
         self.owe(live.game_id, known, live.in_store.marks)
         await self.settle(live)
 
+    async def check_event(self, live: LiveGame, claim: claims.Claim) -> None:
+        """The caller proves it was given a version the cached game holds: under
+        another event than its receipt was signed over (and not recorded lost), the
+        store lost that version and its number went to another move (the history
+        forked), and the loss is recorded (as `reused`, losses.py, which reads the
+        store to be sure). A version older than the fingerprints kept is not checked."""
+        known, event_crc = claim.known_version, claim.event_crc
+        marks = live.in_store.marks
+        held = marks.crc(known)
+        if event_crc is None or held is None or held == event_crc:
+            return
+        if any(loss.first <= known <= loss.last for loss in live.losses):
+            return  # given before the loss recorded there
+        self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        log.warning(
+            "game %s: a caller was given version %d as another event than this server holds (its receipt "
+            "proves it): checking the store for a fork",
+            live.game_id,
+            known,
+        )
+        self.owe(live.game_id, live.version, marks.given(known, event_crc))
+        await self.settle(live)
+
     def owe(self, game_id: str, known: int, marks: Marks) -> None:
         """Notes that the store lacks versions up to `known` of the game (`marks`: what
         was applied of them), until the loss is recorded."""
