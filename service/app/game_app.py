@@ -51,6 +51,7 @@ from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.moves.append import Appends
 from service.app.moves.moves import Moves
 from service.app.moves.table_changes import TableChanges
+from service.app.moves.writer import Writer
 from service.app.observe.metrics import Metrics
 from service.app.observe.readiness import StoreWatch
 from service.app.online.clocks import ClockWorker
@@ -187,22 +188,24 @@ class GameApp:
         self.online = online = Online(store.coordination, now_ms, metrics, presence_ttl_ms)
         self.viewers = viewers = Viewers(tokens, seen=online.presence.seen)
         snapshots = Snapshots(store, metrics, settings.snapshot_interval)
-        self.losses = losses = Losses(metrics, now_ms, policy)
+        quotas = Quotas(store, settings.limits, now_ms)
+        # The one writer of every game's events (moves/writer.py).
+        self.writer = writer = Writer(store, snapshots, metrics, policy, quotas, online.moved)
+        self.losses = losses = Losses(now_ms, writer)
         limits = settings.event_limit_per_kind()
         self.live = live = LiveGames(store, metrics, settings.cache_size, snapshots, limits, losses.reconcile)
-        quotas = Quotas(store, settings.limits, now_ms)
         self.kit = kit = Kit(live, viewers, tokens, quotas, metrics, now_ms)  # what every use case shares
         retries = settings.max_conflict_retries
-        self.appends = appends = Appends(live, metrics, now_ms, retries, quotas, policy, online.moved)
+        self.appends = appends = Appends(live, writer, metrics, now_ms, retries)
         changes = TableChanges(live, appends)
         creation = creation or OpenCreation(ClientAddresses())
         new_id = world.new_game_id
-        self.games = Games(kit, new_id, world.new_seed, creation, policy, online)
+        self.games = Games(kit, writer, new_id, world.new_seed, creation, online)
         self.moves = Moves(kit, appends)
         self.tickets = StreamTickets(kit, settings.stream_ticket_ttl)
         self.heavy_reads = heavy = HeavyReads()  # ReplayGame's long folds and ReplayLog share one budget
         self.history = History(kit, self.tickets, settings.max_followers, heavy)
-        self.logs = Logs(kit, self.games, new_id)
+        self.logs = Logs(kit, writer, new_id)
         self.log_replays = LogReplays(heavy)
         self.seats = Seats(kit)
         self.retention = Retention(kit, policy)

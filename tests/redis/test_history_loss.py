@@ -12,7 +12,6 @@ import contextlib
 import shutil
 import signal
 import uuid
-from typing import Any
 
 import pytest
 from google.rpc import error_details_pb2
@@ -23,7 +22,7 @@ from engines.contract import Viewer
 from service.app import GameApp
 from service.app.model.errors import Code, ServiceError
 from service.app.views.views import legal_commands
-from service.store.base import StoreUnavailable
+from service.store.base import AppendRequest, AppendResult, StoreUnavailable
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, create_game, events, new_app, play_first_moves
@@ -325,11 +324,11 @@ async def test_recording_a_loss_tries_again_through_a_failure_of_the_store(
         restore(redis_server, saved)
         append, failed = store.append, list[object]()
 
-        async def failing_once(game_id: str, *args: Any, **kwargs: Any) -> Any:
-            if str(args[2]).startswith("system/history-loss") and not failed:
-                failed.append(args[2])
+        async def failing_once(request: AppendRequest) -> AppendResult:
+            if request.command_id.startswith("system/history-loss") and not failed:
+                failed.append(request.command_id)
                 raise StoreUnavailable("Redis: ConnectionError: Connection closed by server.", "connection")
-            return await append(game_id, *args, **kwargs)
+            return await append(request)
 
         store.append = failing_once  # type: ignore[method-assign]
         assert losses(await get(app, game)) == [(kept + 1, known, False)]
