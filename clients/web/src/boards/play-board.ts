@@ -48,11 +48,13 @@ export class PlayBoard {
   private readonly remembered = new Map<string, string>();
 
   /** `play` sends a move; `skip` shows the present at once (a tap during another's move);
-   * `cheer` is told a round won as it shows (the page's sound). */
+   * `cheer` is told a round won as it shows (the page's sound); `tell` each prompt drawn
+   * while the viewer has a move to make (the page reads it aloud). */
   constructor(
     play: (command: Command) => void,
     private readonly skip: () => void,
     private readonly cheer: (what: "round") => void,
+    private readonly tell: (prompt: string) => void = () => undefined,
   ) {
     this.element = h("div", { class: "play-board", attrs: { tabindex: -1, "data-board-root": "", "aria-label": t("play.board"), role: "region" } });
     this.picker = new ChoicePicker(() => this.draw(), play);
@@ -151,7 +153,9 @@ export class PlayBoard {
     this.element.classList.toggle("my-turn", options.length > 0);
     this.element.classList.toggle("showing-move", Boolean(state.beat));
     this.element.dataset["version"] = String(state.version);
-    this.element.replaceChildren(h("div", { class: "prompt-line" }, this.prompt(state, options.map((o) => o.subject)), bar), table);
+    const subjects = options.map((o) => o.subject);
+    this.element.replaceChildren(h("div", { class: "prompt-line" }, this.prompt(state, subjects), bar), table);
+    if (!state.beat && !state.pending && subjects.length > 0) this.tell(promptText(state.kind, subjects));
     rove(this.element, this.remembered);
     if (fresh.length > 0) animate(this.element, before, motions);
     if (round) {
@@ -180,10 +184,7 @@ export class PlayBoard {
     const chosen = this.picker.chosen.map((choice) => choice.description?.text).filter(Boolean);
     let text = "";
     if (state.pending) text = t("board.sending");
-    else if (subjects.length > 0) {
-      const subject = subjects.find((s) => s !== "action") ?? subjects[0];
-      text = lookup(`prompt.${state.kind}.${subject}`) ?? lookup(`prompt.${subject}`) ?? t("prompt.any");
-    }
+    else if (subjects.length > 0) text = promptText(state.kind, subjects);
     return h(
       "p",
       { class: "prompt", attrs: { "data-prompt": text ? "" : undefined } },
@@ -191,4 +192,10 @@ export class PlayBoard {
       text,
     );
   }
+}
+
+/** What to pick, for the subjects of the options offered ("Pick a pile to draw a card from."). */
+function promptText(kind: string, subjects: string[]): string {
+  const subject = subjects.find((s) => s !== "action") ?? subjects[0];
+  return lookup(`prompt.${kind}.${subject}`) ?? lookup(`prompt.${subject}`) ?? t("prompt.any");
 }
