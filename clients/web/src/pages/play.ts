@@ -177,7 +177,9 @@ class PlayPage {
     showing = sessions.showing(this.playback.busy) ?? showing; // the table stays while moves are shown
     this.stage.dataset["kind"] = game.kind;
     this.heading.update(game, sessions.held, showing.mode === "seat" ? showing.seat.seat : undefined);
-    this.status.update(game, live, showing, !frame.live);
+    const viewer = showing.mode === "seat" ? showing.seat.seat : undefined;
+    const own = frame.beat.length > 0 && viewer !== undefined && frame.beat.every((event) => event.seat === viewer);
+    this.status.update(game, live, showing, !frame.live, own);
     this.connection.update(first);
     const myTurn = frame.live && showing.mode === "seat" && live.legalCommands.length > 0 && !live.gameOver;
     // Read aloud: the moves up to the one on the board, then the turn, the curtain, the end.
