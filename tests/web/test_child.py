@@ -13,6 +13,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,8 +23,9 @@ from ludotheque.pirates.v1 import pirates_pb2
 
 from tests.support.browser import PHONE, Browser, Page
 from tests.support.server import ServerProcess
-from tests.web.playing import CHOICES, STATUS, choose, driver, wait_for_a_turn
-from tests.web.test_family import hold
+from tests.web.facts import page_facts, problems
+from tests.web.playing import CHOICES, STATUS, assert_accessible, choose, driver, open_as_a_grown_up, wait_for_a_turn
+from tests.web.test_family import hold, shoot
 
 SPOKEN = "window.spoken"
 SPEED = "document.querySelector('.speed-switch')?.dataset.speed"
@@ -34,6 +36,14 @@ WATCH_BEATS = """(() => {
     seats: event.detail.events.map((e) => e.seat), status: document.querySelector('.status').textContent }));
   return true;
 })()"""
+# Buttons on the board or the curtain without a picture, or without words of their own.
+BARE_BUTTONS = """[...document.querySelectorAll('.play-board button, .curtain button, .play-bar button')]
+  .filter((b) => !b.querySelector('svg, .button-picture') || !(b.textContent.trim() || b.getAttribute('aria-label')))
+  .map((b) => b.outerHTML.slice(0, 120))"""
+# The choices offered that do not beckon (a pulsing ring on what to tap now).
+STILL_CHOICES = """[...document.querySelectorAll('.play-board [data-choice]')]
+  .filter((c) => !c.getAnimations().some((a) => ['beckon', 'glow'].includes(a.animationName)))
+  .map((c) => c.dataset.choice)"""
 VERSION = "Number(document.querySelector('.play-board')?.dataset.version ?? -1)"
 
 
@@ -63,7 +73,8 @@ def pirates_against_a_robot(server: ServerProcess) -> tuple[str, str]:
 def test_a_game_is_read_aloud_in_the_pages_language(phone: Page, server: ServerProcess) -> None:
     """Cléo's turn and what to pick, then every event from then on (her moves, the robot's
     shown one after another, a turn skipped, a round won) and the end, in English at a
-    child's rate; the speaker switch silences it, remembered after a reload; in French the
+    child's rate (at every step, what to tap beckons and every button has its picture
+    and its words); the speaker switch silences it, remembered after a reload; in French the
     same words are French."""
     page = phone
     page.problems()
@@ -105,6 +116,9 @@ def test_a_game_is_read_aloud_in_the_pages_language(phone: Page, server: ServerP
     start = int(page.evaluate(VERSION))
     page.evaluate(f"{SPOKEN}.length = 0")
     while wait_for_a_turn(page) == "move":
+        # What to do now: the things to tap beckon, and no button is words alone.
+        assert page.evaluate(BARE_BUTTONS) == []
+        assert page.evaluate(STILL_CHOICES) == []
         choose(page, rng.choice(page.evaluate(CHOICES)), touch=True)
     page.wait_until("['won', 'lost'].includes(document.querySelector('.outcome:not([hidden])')?.dataset.ending)")
     outcome = page.text(".outcome-text span:last-child")
@@ -178,3 +192,141 @@ def test_the_others_moves_are_shown_at_a_childs_pace(phone: Page, server: Server
     assert "slow" in str(page.evaluate("document.querySelector('.speed-switch').getAttribute('aria-label')"))
     page.evaluate("localStorage.setItem('ludotheque.pace', '0')")
     assert page.problems() == []
+
+
+SEAT = "form.new-game li.seat:nth-child({n})"
+CURTAIN = ".curtain:not([hidden])"
+
+
+def seat_name(page: Page, n: int) -> str:
+    return str(page.evaluate(f"document.querySelector('{SEAT.format(n=n)} input[name=name]').value"))
+
+
+def seat_two_people_by_their_pictures(page: Page, base: str, kind: str, pictures: tuple[str, str]) -> None:
+    """From the phone's lobby: `kind`, the second seat switched from a robot to a person
+    (its proposed name follows), each seat named by tapping its picture; then started."""
+    page.goto(f"{base}/")
+    page.wait_for(f"form.new-game input[value={kind}]")
+    page.click(f"form.new-game input[value={kind}]")
+    page.wait_for(f"{SEAT.format(n=1)} select[name=bot]")
+    if page.evaluate(f"document.querySelector('{SEAT.format(n=2)}') === null"):  # a game one may play alone
+        page.click("form.new-game .seats-box > button")
+        page.select(f"{SEAT.format(n=2)} select[name=bot]", "greedy")
+    assert seat_name(page, 2) == "Robot 2"
+    page.select(f"{SEAT.format(n=2)} select[name=bot]", "")
+    assert seat_name(page, 2) == "Player 2"  # not "Robot 2" for a person
+    page.select(f"{SEAT.format(n=2)} select[name=bot]", "greedy")
+    assert seat_name(page, 2) == "Robot 2"
+    page.select(f"{SEAT.format(n=2)} select[name=bot]", "")
+    for n, picture in enumerate(pictures, start=1):  # each tap on the seat's number: the next animal
+        shown = f"document.querySelector('{SEAT.format(n=n)} .seat-picture').dataset.picture"
+        for _ in range(6):
+            driver(page, "tap", selector=f"{SEAT.format(n=n)} .seat-picture", timeout=15_000)
+            if page.evaluate(shown) == picture:
+                break
+        assert seat_name(page, n) == picture.capitalize()
+    assert problems(page_facts(page)) == {}
+    driver(page, "tap", selector="form.new-game button[type=submit]", timeout=15_000)
+    page.wait_until("location.pathname.startsWith('/play/')")
+
+
+def test_a_curtain_only_where_the_game_hides_something(phone: Page, server: ServerProcess) -> None:
+    """Two people at one phone, named by their pictures: the picnic (cooperative, nothing
+    hidden: GameKind.seatSecrets false) goes from one to the other with no curtain;
+    Pirates (hands) passes behind a curtain showing whose turn by their picture, ringed
+    in their ship's colour, its button their picture too."""
+    page = phone
+    driver(page, "front")
+    page.problems()
+    seat_two_people_by_their_pictures(page, server.http, "picnic", ("fox", "rabbit"))
+    turns: set[str] = set()
+    rng = random.Random(7)
+    for _ in range(12):
+        page.wait_until(f"document.querySelector('{CURTAIN}') || ({STATUS} === 'your-turn')")
+        assert page.evaluate(f"document.querySelector('{CURTAIN}')") is None
+        turns.add(page.text(".status"))
+        choose(page, rng.choice(page.evaluate(CHOICES)), touch=True)
+        if len(turns) == 2:
+            break
+    assert turns == {"Your turn, Fox!", "Your turn, Rabbit!"}
+
+    seat_two_people_by_their_pictures(page, server.http, "pirates", ("fox", "cat"))
+    ships = page.evaluate(
+        "fetch('/v1/kinds/pirates').then((r) => r.json()).then((kind) => kind.pirates.ships.map((ship) => ship.rgb))"
+    )
+    for picture, colour in (("fox", ships[0]), ("cat", ships[1])):
+        page.wait_for(f"{CURTAIN} .curtain-mark[data-picture={picture}]")
+        assert page.evaluate(f"document.querySelector('{CURTAIN} .curtain-mark').dataset.colour") == colour
+        assert page.evaluate(f"document.querySelector('{CURTAIN} button .button-picture svg') !== null")
+        assert problems(page_facts(page)) == {}
+        if picture == "fox":
+            assert_accessible(page)
+            shoot(page, "curtain-picture-phone")
+        driver(page, "tap", selector=f"{CURTAIN} button", timeout=15_000)
+        while page.evaluate(f"document.querySelector('{CURTAIN}')") is None:
+            assert wait_for_a_turn(page) == "move"
+            choose(page, page.evaluate(CHOICES)[0], touch=True)
+            page.wait_until(f"document.querySelector('{CURTAIN}') || ({STATUS} === 'your-turn')")
+    assert page.problems() == []
+
+
+def test_a_joiner_taps_a_picture_and_is_named_in_their_language(browser: Browser, server: ServerProcess) -> None:
+    with Client(server.target) as lobby:
+        created = lobby.create_game("mooki", [{"name": "Cléo", "age": 7}, {"open": True}])
+    guest = browser.new_page(PHONE, mobile=True, isolated=True)
+    try:
+        guest.goto(f"{server.http}/")
+        guest.evaluate("localStorage.setItem('ludotheque.locale', 'fr')")
+        guest.goto(f"{server.http}/join/{created.game.join_code}?game={created.game_id}")
+        guest.wait_for(".join-seats li.free")
+        assert problems(page_facts(guest)) == {}
+        assert_accessible(guest)
+        driver(guest, "tap", selector="form.join-game [data-picture=frog]", timeout=15_000)
+        assert guest.evaluate("document.querySelector('form.join-game input[name=name]').value") == "Grenouille"
+        shoot(guest, "join-picture-phone")
+        driver(guest, "tap", selector="form.join-game button[type=submit]", timeout=15_000)
+        guest.wait_until(f"location.pathname === '/play/{created.game_id}'")
+        guest.wait_until("document.querySelector('.play-top .lead')?.textContent.includes('Grenouille (toi)')")
+        held = json.loads(guest.evaluate(f"localStorage.getItem('ludotheque.seats.{created.game_id}')"))
+        assert held[0]["picture"] == "frog" and held[0]["name"] == "Grenouille"
+        assert guest.problems() == []
+    finally:
+        guest.close()
+
+
+def test_the_debug_panel_is_behind_a_grown_ups_gate(browser: Browser, server: ServerProcess) -> None:
+    """Not in the main menu, nor on the play page or the lobby's lists: a link at the
+    bottom of the lobby leads to a sum of two two-digit numbers; a wrong answer asks
+    another; the right one opens the panel, and then, in this tab, the ways to it show."""
+    with Client(server.target) as lobby:
+        created = lobby.create_game("mooki", [{"name": "Cléo", "age": 6}, {"name": "Robot", "bot": "greedy"}])
+    child = browser.new_page(PHONE, mobile=True, isolated=True)
+    try:
+        hold(child, server.http, created.game_id, [{"seat": 0, "name": "Cléo", "token": created.seat_tokens[0]}])
+        assert wait_for_a_turn(child) == "move"
+        to_the_panel = "[...document.querySelectorAll('a')].filter((a) => a.pathname.startsWith('/debug')).length"
+        assert child.evaluate(to_the_panel) == 0  # the header's menu and the play page
+        child.goto(f"{server.http}/")
+        child.wait_for(".grown-ups a")
+        assert child.evaluate(to_the_panel) == 1  # the lobby's last line only
+        assert child.evaluate("document.querySelector('.site-header nav').textContent.includes('Debug')") is False
+        driver(child, "tap", selector=".grown-ups a", timeout=15_000)
+        child.wait_for(".grown-up-gate")
+        assert child.evaluate("document.querySelector('.page.debug, [data-drop], input[name=admin-token]')") is None
+        assert_accessible(child)
+        question = child.text(".gate-question")
+        a, b = map(int, re.findall(r"\d+", question))
+        assert 11 <= a <= 89 and 11 <= b <= 89
+        child.type(".grown-up-gate input[name=answer]", str(a + b + 1))
+        driver(child, "tap", selector=".grown-up-gate button[type=submit]", timeout=15_000)
+        child.wait_until(f"document.querySelector('.gate-question').textContent !== {json.dumps(question)}")
+        assert child.evaluate("document.querySelector('.page.debug')") is None
+        assert child.text(".grown-up-gate .error") == "That is not it: here is another one."
+        shoot(child, "gate-phone")
+        open_as_a_grown_up(child, f"{server.http}/debug/{created.game_id}")
+        child.wait_for(".timeline li")
+        child.goto(f"{server.http}/play/{created.game_id}")
+        child.wait_for(f"a[href='/debug/{created.game_id}']")  # this tab passed the gate
+        assert child.problems() == []
+    finally:
+        child.close()

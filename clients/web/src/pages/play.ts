@@ -19,6 +19,7 @@
 import { Code, ConnectError, GameStatus, type Command, type Game, type GameKind, type GameSnapshot } from "@ludotheque/client";
 
 import { api, errorText, hosts, seats as heldSeats } from "../api";
+import { seatColour } from "../boards/avatars";
 import { boardFor } from "../boards/board";
 import { PlayBoard } from "../boards/play-board";
 import { announce, fill, h } from "../dom";
@@ -26,6 +27,7 @@ import { t } from "../i18n";
 import { gameKind, kindName } from "../kinds";
 import { navigate, paths } from "../router";
 import { quiet, silence } from "../speech";
+import { grownUp } from "./gate";
 import { ConnectionLine } from "./play/connection";
 import { PassCurtain } from "./play/curtain";
 import { EventLog } from "./play/event-log";
@@ -109,6 +111,7 @@ class PlayPage {
       const game = await this.record.load();
       this.facts = await gameKind(game.kind).catch(() => undefined);
       if (this.left) return;
+      this.sessions.secrets = this.facts?.seatSecrets ?? true;
       this.sessions.open();
       this.heading.title.focus({ preventScroll: true });
     } catch (reason) {
@@ -145,7 +148,8 @@ class PlayPage {
       { class: "page play" },
       fillIn(this.stage, top, this.connection.element, this.error, boardArea),
       this.side,
-      h("p", { class: "links" }, h("a", { class: "button secondary", attrs: { href: paths.lobby() } }, t("play.toLobby")), h("a", { class: "button secondary", attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
+      // The debug panel only for a grown-up who passed the gate in this tab (pages/gate.ts).
+      h("p", { class: "links" }, h("a", { class: "button secondary", attrs: { href: paths.lobby() } }, t("play.toLobby")), grownUp() ? h("a", { class: "button secondary", attrs: { href: paths.debug(gameId) } }, t("play.openDebug")) : null),
     );
   }
 
@@ -214,7 +218,7 @@ class PlayPage {
     const waiting = game.status === GameStatus.OPEN && live.legalCommands.length === 0 && !live.gameOver;
     this.notDealt.hidden = !waiting;
     (waiting ? this.notDealt : this.side).prepend(this.table.element);
-    this.curtain.update(showing.mode === "curtain" ? showing.seat : undefined);
+    this.curtain.update(showing.mode === "curtain" ? showing.seat : undefined, showing.mode === "curtain" ? seatColour(this.facts, showing.seat.seat) : "");
     this.board.element.hidden = waiting || showing.mode === "curtain";
     if (showing.mode === "curtain") {
       this.board.clear();

@@ -7,6 +7,7 @@ import { GameStatus, type Game, type GameSnapshot } from "@ludotheque/client";
 import { glyphs } from "../../boards/icons";
 import { h } from "../../dom";
 import { t } from "../../i18n";
+import { seatCalled } from "../../kinds";
 import type { Showing } from "./sessions";
 
 export class StatusLine {
@@ -33,7 +34,7 @@ export class StatusLine {
       text = t("play.yourTurn", { name: seat.name });
       state = "your-turn";
     } else {
-      const names = snapshot.toAct.map((index) => game.seats[index]?.name ?? "").filter(Boolean);
+      const names = snapshot.toAct.map((index) => (game.seats[index] ? seatCalled(game.seats[index].name, index) : ""));
       text = moving ? t(own ? "play.showingOwn" : "play.showingMoves") : names.length > 0 ? t("play.waitingFor", { names: names.join(", ") }) : t("play.loading");
       state = "waiting";
     }
