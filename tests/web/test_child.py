@@ -135,6 +135,9 @@ def test_a_game_is_read_aloud_in_the_pages_language(phone: Page, server: ServerP
         at = found + len(event.description.text)
     assert "Your turn, Cléo!" in text
     assert page.evaluate(STATUS) == "finished"
+    # No word is cut in two on the page ("Grenouill e"): lines break between words only.
+    cut = "[...document.querySelectorAll('main *')].filter((e) => getComputedStyle(e).overflowWrap === 'anywhere')"
+    assert page.evaluate(f"{cut}.map((e) => e.className)") == []
     assert page.problems() == []
 
 

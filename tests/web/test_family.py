@@ -123,6 +123,9 @@ def play_checking_each_step(page: Page, game: str, size: str, *, seed: int, touc
         assert steps < 300, "the game did not end"
     # The outcome says "over" until GetGame names the winners: then won or lost.
     page.wait_until("['won', 'lost'].includes(document.querySelector('.outcome:not([hidden])')?.dataset.ending)")
+    # Played with the voice on (by default): the end was said aloud (clients/web/test/driver.mjs records it).
+    outcome = json.dumps(page.text(".outcome-text span:last-child"))
+    page.wait_until(f"window.spoken.some((said) => said.text.endsWith({outcome}))")
     settle(page)
     shoot(page, f"{game}-end-{size}")
     at_the_end = page_facts(page)

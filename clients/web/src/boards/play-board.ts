@@ -133,10 +133,11 @@ export class PlayBoard {
       bar.append(
         h(
           "button",
-          { class: "secondary back", attrs: { type: "button", "aria-label": t("board.back") }, on: { click: () => this.picker.back() } },
+          // Named by the words it shows ("Choose again", on a phone "Back").
+          { class: "secondary back", attrs: { type: "button" }, on: { click: () => this.picker.back() } },
           h("span", { class: "button-picture", attrs: { "aria-hidden": "true" } }, "↩"),
-          h("span", { class: "wide-only", attrs: { "aria-hidden": "true" } }, t("board.back")),
-          h("span", { class: "narrow-only", attrs: { "aria-hidden": "true" } }, t("board.backShort")),
+          h("span", { class: "wide-only" }, t("board.back")),
+          h("span", { class: "narrow-only" }, t("board.backShort")),
         ),
       );
     }
