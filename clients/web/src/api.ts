@@ -69,6 +69,8 @@ export interface HeldSeat {
   seat: number;
   name: string;
   token: string;
+  /** The picture tapped for the seat (boards/avatars.ts), if one was. */
+  picture?: string;
 }
 
 const SEATS_KEY = (gameId: string): string => `ludotheque.seats.${gameId}`;
