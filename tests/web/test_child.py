@@ -201,13 +201,17 @@ SEAT = "form.new-game li.seat:nth-child({n})"
 CURTAIN = ".curtain:not([hidden])"
 
 
-def seat_name(page: Page, n: int) -> str:
-    return str(page.evaluate(f"document.querySelector('{SEAT.format(n=n)} input[name=name]').value"))
+def seat_name(page: Page, n: int) -> tuple[str, str]:
+    """The seat's name field: its value and its placeholder."""
+    field = f"document.querySelector('{SEAT.format(n=n)} input[name=name]')"
+    value, placeholder = page.evaluate(f"[{field}.value, {field}.placeholder]")
+    return str(value), str(placeholder)
 
 
 def seat_two_people_by_their_pictures(page: Page, base: str, kind: str, pictures: tuple[str, str]) -> None:
     """From the phone's lobby: `kind`, the second seat switched from a robot to a person
-    (its proposed name follows), each seat named by tapping its picture; then started."""
+    (no name proposed for either: "Player 2" is the empty field's placeholder, what every
+    page calls it if it stays empty), each seat named by tapping its picture; then started."""
     page.goto(f"{base}/")
     page.wait_for(f"form.new-game input[value={kind}]")
     page.click(f"form.new-game input[value={kind}]")
@@ -215,19 +219,16 @@ def seat_two_people_by_their_pictures(page: Page, base: str, kind: str, pictures
     if page.evaluate(f"document.querySelector('{SEAT.format(n=2)}') === null"):  # a game one may play alone
         page.click("form.new-game .seats-box > button")
         page.select(f"{SEAT.format(n=2)} select[name=bot]", "greedy")
-    assert seat_name(page, 2) == "Robot 2"
+    assert seat_name(page, 2) == ("", "Player 2")
     page.select(f"{SEAT.format(n=2)} select[name=bot]", "")
-    assert seat_name(page, 2) == "Player 2"  # not "Robot 2" for a person
-    page.select(f"{SEAT.format(n=2)} select[name=bot]", "greedy")
-    assert seat_name(page, 2) == "Robot 2"
-    page.select(f"{SEAT.format(n=2)} select[name=bot]", "")
+    assert seat_name(page, 2) == ("", "Player 2")
     for n, picture in enumerate(pictures, start=1):  # each tap on the seat's number: the next animal
         shown = f"document.querySelector('{SEAT.format(n=n)} .seat-picture').dataset.picture"
         for _ in range(6):
             driver(page, "tap", selector=f"{SEAT.format(n=n)} .seat-picture", timeout=15_000)
             if page.evaluate(shown) == picture:
                 break
-        assert seat_name(page, n) == picture.capitalize()
+        assert seat_name(page, n) == (picture.capitalize(), f"Player {n}")
     assert problems(page_facts(page)) == {}
     driver(page, "tap", selector="form.new-game button[type=submit]", timeout=15_000)
     page.wait_until("location.pathname.startsWith('/play/')")
@@ -274,14 +275,17 @@ def test_a_curtain_only_where_the_game_hides_something(phone: Page, server: Serv
 
 
 def test_a_joiner_taps_a_picture_and_is_named_in_their_language(browser: Browser, server: ServerProcess) -> None:
-    with Client(server.target) as lobby:
-        created = lobby.create_game("mooki", [{"name": "Cléo", "age": 7}, {"open": True}])
+    """The host's seat has no name (created in English): the French joiner reads it as
+    « Joueur 1 », on the join page and the play page alike."""
+    with Client(server.target, locale="en") as lobby:
+        created = lobby.create_game("mooki", [{"age": 7}, {"open": True}])
     guest = browser.new_page(PHONE, mobile=True, isolated=True)
     try:
         guest.goto(f"{server.http}/")
         guest.evaluate("localStorage.setItem('ludotheque.locale', 'fr')")
         guest.goto(f"{server.http}/join/{created.game.join_code}?game={created.game_id}")
         guest.wait_for(".join-seats li.free")
+        assert guest.text("#invitation-title").startswith("Joueur 1 t’invite à jouer")
         assert problems(page_facts(guest)) == {}
         assert_accessible(guest)
         driver(guest, "tap", selector="form.join-game [data-picture=frog]", timeout=15_000)
@@ -290,6 +294,7 @@ def test_a_joiner_taps_a_picture_and_is_named_in_their_language(browser: Browser
         driver(guest, "tap", selector="form.join-game button[type=submit]", timeout=15_000)
         guest.wait_until(f"location.pathname === '/play/{created.game_id}'")
         guest.wait_until("document.querySelector('.play-top .lead')?.textContent.includes('Grenouille (toi)')")
+        assert guest.text(".play-top .lead") == "Joueur 1 · Grenouille (toi)"
         held = json.loads(guest.evaluate(f"localStorage.getItem('ludotheque.seats.{created.game_id}')"))
         assert held[0]["picture"] == "frog" and held[0]["name"] == "Grenouille"
         assert guest.problems() == []

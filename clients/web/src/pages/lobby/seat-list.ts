@@ -1,9 +1,10 @@
 // The new-game form's seats: a row per seat (a name, an age, and who plays it: a person
 // here, a robot, or left open for a friend to join), as many as the kind allows. A
 // person's seat gets a picture by a tap (an animal, which names the seat too, in the
-// page's language: each tap on the seat's number shows the next animal). The name proposed follows who plays ("Player 2", "Robot 2") until
-// someone types or taps one: the seat has that one name on every page and in the
-// server's words.
+// page's language: each tap on the seat's number shows the next animal). A seat left
+// without a name is sent without one: every page and the server's words then call it
+// "Player 2" in their reader's language (a French joiner reads « Joueur 2 »), which the
+// empty field shows as its placeholder. A name typed or tapped is the seat's one name.
 
 import type { GameKind } from "@ludotheque/client";
 
@@ -75,7 +76,7 @@ export class SeatList {
       h("button", { class: "seat-number seat-picture", attrs: { type: "button", "aria-label": t("lobby.picture", { n: number }) } }, String(number)),
       h("label", { class: "visually-hidden", attrs: { for: nameId } }, t("lobby.seatName", { n: number })),
       h("input", {
-        attrs: { id: nameId, name: "name", required: true, maxlength: 64, autocomplete: "off", value: bot ? t("lobby.botName", { n: number }) : t("lobby.playerName", { n: number }) },
+        attrs: { id: nameId, name: "name", maxlength: 64, autocomplete: "off", placeholder: t("lobby.playerName", { n: number }) },
       }),
       h("label", { class: "age-label", attrs: { for: ageId } }, t("lobby.age")),
       h("input", { class: "age", attrs: { id: ageId, name: "age", type: "number", min: 1, max: 120, inputmode: "numeric" } }),
@@ -99,20 +100,16 @@ export class SeatList {
     // An open seat's player gives their own name and age when they join.
     const who = row.querySelector("select") as HTMLSelectElement;
     const typed = [...row.querySelectorAll("input")];
-    let proposed = name.value;
     const openOrNot = (): void => {
       for (const input of typed) input.disabled = who.value === OPEN;
       picker.disabled = who.value !== "";
-      // The name proposed follows who plays, until one is typed or tapped.
-      if (name.value === proposed || name.value === "") {
-        name.value = who.value === "" || who.value === OPEN ? t("lobby.playerName", { n: number }) : t("lobby.botName", { n: number });
-      }
       if (who.value !== "" && row.dataset["picture"]) {
+        // A robot or an open seat has no picture, nor the picture's name.
+        if (name.value === pictureName(row.dataset["picture"] as PictureName)) name.value = "";
         delete row.dataset["picture"];
         delete picker.dataset["picture"];
         fill(picker, String(number));
       }
-      proposed = name.value;
     };
     who.addEventListener("change", openOrNot);
     openOrNot();
