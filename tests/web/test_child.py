@@ -338,3 +338,66 @@ def test_the_debug_panel_is_behind_a_grown_ups_gate(browser: Browser, server: Se
         assert child.problems() == []
     finally:
         child.close()
+
+
+def two_friends_on_one_space(server: ServerProcess) -> tuple[str, str]:
+    """A one-seat picnic played (its first legal move, but a friend walked onto another
+    friend's space whenever it may) until two friends stand on one space."""
+    from ludotheque.v1 import game_pb2
+
+    with Client(server.target) as lobby:
+        for _ in range(30):
+            created = lobby.create_game("picnic", [{"name": "Cléo"}])
+            player = lobby.with_token(created.seat_tokens[0])
+            for _ in range(200):
+                game = player.get_game(created.game_id)
+                cells = [f.cell for f in game.view.picnic.friends if not f.invited and f.HasField("cell")]
+                if len(set(cells)) < len(cells):
+                    return created.game_id, created.seat_tokens[0]
+                if game.status == game_pb2.GAME_STATUS_FINISHED or not game.legal_commands:
+                    break
+                onto = [c for c in game.legal_commands if list(c.picnic.move_friend.route[-1:]) in ([x] for x in cells)]
+                player.submit(created.game_id, (onto or list(game.legal_commands))[0])
+    raise AssertionError("no game put two friends on one space")
+
+
+# Each friend drawn on the board: its circle's size and centre on the screen, and its initial.
+FRIENDS_DRAWN = """[...document.querySelectorAll('.play-board [data-anchor^="friend:"]')].map((g) => {
+  const face = [...g.querySelectorAll('circle')].filter((c) => !c.classList.length)
+    .sort((a, b) => b.r.baseVal.value - a.r.baseVal.value)[0].getBoundingClientRect();
+  return { size: face.width, x: face.x + face.width / 2, y: face.y + face.height / 2,
+    space: g.getAttribute('aria-label').split(' ').pop(), initial: g.querySelector('text')?.textContent ?? '' };
+})"""
+CHIPS = """[...document.querySelectorAll('.friend-chip')]
+  .map((c) => [c.getBoundingClientRect().width, c.getBoundingClientRect().height])"""
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_two_friends_on_one_space_are_drawn_large_enough_to_read(
+    browser: Browser, server: ServerProcess, size: str
+) -> None:
+    game_id, token = two_friends_on_one_space(server)
+    page = browser.new_page(PHONE, mobile=True) if size == "phone" else browser.new_page()
+    try:
+        hold(page, server.http, game_id, [{"seat": 0, "name": "Cléo", "token": token}])
+        page.wait_for('.play-board [data-anchor^="friend:"]')
+        drawn: list[dict[str, Any]] = page.evaluate(FRIENDS_DRAWN)
+        spaces = [one["space"] for one in drawn]
+        shared = [one for one in drawn if spaces.count(one["space"]) > 1]
+        assert len(shared) >= 2, drawn
+        shoot(page, f"picnic-friends-together-{size}")
+        alone = max(one["size"] for one in drawn if one not in shared)
+        for one in shared:  # each a face with its initial, as large as a friend alone on its space
+            assert one["initial"] and one["size"] >= alone - 0.5 and one["size"] >= (25 if size == "phone" else 30), (
+                drawn
+            )
+        for one, other in itertools.combinations(shared, 2):  # side by side, not on top of each other
+            apart = ((one["x"] - other["x"]) ** 2 + (one["y"] - other["y"]) ** 2) ** 0.5
+            assert apart >= (one["size"] + other["size"]) / 2 - 2, (one, other)
+        # The friends' buttons under the forest: each a 44 px target at least.
+        assert all(width >= 44 and height >= 44 for width, height in page.evaluate(CHIPS))
+        shoot(page, f"picnic-friends-together-{size}")
+        assert problems(page_facts(page)) == {}
+        assert page.problems() == []
+    finally:
+        page.close()
