@@ -208,6 +208,16 @@ def seat_name(page: Page, n: int) -> tuple[str, str]:
     return str(value), str(placeholder)
 
 
+def hint_shown(page: Page, n: int) -> bool:
+    """Whether the seat's number shows its badge (the next animal's face: a picture to
+    tap), 20 px at least, whole on the screen."""
+    box = page.evaluate(
+        f"(() => {{ const badge = document.querySelector('{SEAT.format(n=n)} .seat-picture .picture-hint svg');"
+        " const r = badge?.getBoundingClientRect(); return r && [r.width, r.height, r.left, r.right]; })()"
+    )
+    return bool(box) and box[0] >= 20 and box[1] >= 20 and box[2] >= 0 and box[3] <= PHONE[0]
+
+
 def seat_two_people_by_their_pictures(page: Page, base: str, kind: str, pictures: tuple[str, str]) -> None:
     """From the phone's lobby: `kind`, the second seat switched from a robot to a person
     (no name proposed for either: "Player 2" is the empty field's placeholder, what every
@@ -220,8 +230,11 @@ def seat_two_people_by_their_pictures(page: Page, base: str, kind: str, pictures
         page.click("form.new-game .seats-box > button")
         page.select(f"{SEAT.format(n=2)} select[name=bot]", "greedy")
     assert seat_name(page, 2) == ("", "Player 2")
+    assert hint_shown(page, 1) and not hint_shown(page, 2)  # a robot has no picture to tap
     page.select(f"{SEAT.format(n=2)} select[name=bot]", "")
     assert seat_name(page, 2) == ("", "Player 2")
+    assert hint_shown(page, 2)
+    shoot(page, f"lobby-seats-{kind}-phone")
     for n, picture in enumerate(pictures, start=1):  # each tap on the seat's number: the next animal
         shown = f"document.querySelector('{SEAT.format(n=n)} .seat-picture').dataset.picture"
         for _ in range(6):

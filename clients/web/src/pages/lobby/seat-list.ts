@@ -1,7 +1,8 @@
 // The new-game form's seats: a row per seat (a name, an age, and who plays it: a person
 // here, a robot, or left open for a friend to join), as many as the kind allows. A
 // person's seat gets a picture by a tap (an animal, which names the seat too, in the
-// page's language: each tap on the seat's number shows the next animal). A seat left
+// page's language: each tap on the seat's number shows the next animal; a small badge on
+// it, that next animal's face, says there is a picture to tap). A seat left
 // without a name is sent without one: every page and the server's words then call it
 // "Player 2" in their reader's language (a French joiner reads « Joueur 2 »), which the
 // empty field shows as its placeholder. A name typed or tapped is the seat's one name.
@@ -73,7 +74,7 @@ export class SeatList {
     const row = h(
       "li",
       { class: "seat" },
-      h("button", { class: "seat-number seat-picture", attrs: { type: "button", "aria-label": t("lobby.picture", { n: number }) } }, String(number)),
+      h("button", { class: "seat-number seat-picture", attrs: { type: "button", "aria-label": t("lobby.picture", { n: number }), title: t("lobby.pictureHint") } }),
       h("label", { class: "visually-hidden", attrs: { for: nameId } }, t("lobby.seatName", { n: number })),
       h("input", {
         attrs: { id: nameId, name: "name", maxlength: 64, autocomplete: "off", placeholder: t("lobby.playerName", { n: number }) },
@@ -87,13 +88,18 @@ export class SeatList {
     const name = row.querySelector("[name=name]") as HTMLInputElement;
     // A tap on the seat's picture gives it the next animal, and its name.
     const picker = row.querySelector(".seat-picture") as HTMLButtonElement;
+    const show = (face: string | SVGElement): void => {
+      // The badge: the animal the next tap gives, so the number reads as a thing to tap.
+      const now = PICTURES.findIndex((one) => one === row.dataset["picture"]);
+      fill(picker, face, h("span", { class: "picture-hint", attrs: { "aria-hidden": "true" } }, avatar(PICTURES[(now + 1) % PICTURES.length])));
+    };
+    show(String(number));
     picker.addEventListener("click", () => {
       const now = PICTURES.findIndex((one) => one === row.dataset["picture"]);
       const picture = PICTURES[(now + 1) % PICTURES.length];
       row.dataset["picture"] = picture;
       picker.dataset["picture"] = picture;
-      fill(picker, avatar(picture));
-      picker.title = pictureName(picture);
+      show(avatar(picture));
       name.value = pictureName(picture);
     });
     this.rows.append(row);
@@ -108,7 +114,7 @@ export class SeatList {
         if (name.value === pictureName(row.dataset["picture"] as PictureName)) name.value = "";
         delete row.dataset["picture"];
         delete picker.dataset["picture"];
-        fill(picker, String(number));
+        show(String(number));
       }
     };
     who.addEventListener("change", openOrNot);
