@@ -35,7 +35,7 @@ from service.app.access.tickets import StreamTickets
 from service.app.access.viewers import Viewers
 from service.app.games.games import Games, random_game_id
 from service.app.games.seats import Seats
-from service.app.history.history import DEFAULT_MAX_FOLLOWERS, History
+from service.app.history.history import DEFAULT_MAX_CLIENT_FOLLOWERS, DEFAULT_MAX_FOLLOWERS, History
 from service.app.keeping.losses import Losses
 from service.app.keeping.retention import Retention, RetentionPolicy
 from service.app.logs.log_replay import LogReplays
@@ -120,6 +120,14 @@ class Settings:
         name="max_followers_per_game",
         check=at_least(0),
     )
+    max_client_followers: int = setting(
+        DEFAULT_MAX_CLIENT_FOLLOWERS,
+        "event streams and Play sessions one client address (an IPv6 client by its /64) may have open at once "
+        "in one server process, on any games; past it RESOURCE_EXHAUSTED (HTTP 429). The admin is not counted; "
+        "0: no limit",
+        name="max_followers_per_client",
+        check=at_least(0),
+    )
     stream_ticket_ttl: float = setting(60.0, "seconds a stream ticket (IssueStreamTicket) may be used in")
     play_join_timeout: float = setting(
         10.0,
@@ -198,7 +206,14 @@ class GameApp:
         self.moves = Moves(kit, appends)
         self.tickets = StreamTickets(kit, settings.stream_ticket_ttl)
         self.heavy_reads = heavy = HeavyReads()  # ReplayGame's long folds and ReplayLog share one budget
-        self.history = History(kit, self.tickets, settings.max_followers, heavy)
+        self.history = History(
+            kit,
+            self.tickets,
+            settings.max_followers,
+            heavy,
+            addresses=creation.addresses,
+            max_client_followers=settings.max_client_followers,
+        )
         self.logs = Logs(kit, self.games, new_id)
         self.log_replays = LogReplays(heavy)
         self.seats = Seats(kit)

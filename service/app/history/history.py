@@ -1,6 +1,8 @@
 """Use cases of a game's history: its events (a page, or followed live) and its state
 at any version (time travel), each as the caller may see them. A game takes at most so
-many spectators following it live in one process.
+many spectators following it live in one process, a seat so many streams of it, and one
+client address (an IPv6 client by its /64; the admin and unknown addresses aside) so
+many streams and Play sessions in all.
 
 The past read again is what the caller may recall of it now (`Engine.recall`,
 `Engine.recall_view`): while a game whose rules make players remember goes on, a page
@@ -21,8 +23,16 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
 from service.app.access.kit import Kit, UseCase
+from service.app.access.origins import ClientAddresses, current_origin
 from service.app.access.tickets import StreamTickets
-from service.app.model.errors import Code, ServiceError, invalid_argument, unauthenticated, versions_lost
+from service.app.model.errors import (
+    Code,
+    ServiceError,
+    invalid_argument,
+    resource_exhausted,
+    unauthenticated,
+    versions_lost,
+)
 from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
@@ -40,6 +50,9 @@ MAX_SEAT_FOLLOWERS = 16
 # The slices of all catch-ups take turns (History._catch_up_turn): however many run, a
 # move waits for one slice, not one of each.
 CATCH_UP_SLICE = 16
+# Streams and Play sessions one client address may have open at once in one process, on
+# any games: what a crowd of never-read streams from one address can hold.
+DEFAULT_MAX_CLIENT_FOLLOWERS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,8 +71,14 @@ class History(UseCase):
         tickets: StreamTickets,
         max_followers: int = DEFAULT_MAX_FOLLOWERS,
         heavy: HeavyReads | None = None,
+        *,
+        addresses: ClientAddresses | None = None,
+        max_client_followers: int = DEFAULT_MAX_CLIENT_FOLLOWERS,
     ) -> None:
         super().__init__(kit)
+        self._addresses = addresses or ClientAddresses()
+        self._max_client_followers = max_client_followers  # 0: no limit
+        self._clients: Counter[str] = Counter()  # client address -> its followers in this process
         self._heavy = heavy or HeavyReads()  # replays of long pasts: the process's one budget
         self._catching_up = asyncio.Lock()  # one catch-up slice at a time (_catch_up_turn)
         self._tickets = tickets
@@ -67,10 +86,28 @@ class History(UseCase):
         self._spectators: Counter[str] = Counter()  # game id -> its spectators following it in this process
         self._seats: Counter[tuple[str, int]] = Counter()  # (game id, seat) -> its followers in this process
 
+    def _client(self, viewer: Viewer) -> str:
+        """The client address a follower is counted under ("": not counted, the admin's
+        or one with no known address)."""
+        if viewer.role is Role.ADMIN:
+            return ""
+        identity = self._addresses.identity(current_origin())
+        return "" if identity == "ip:unknown" else identity
+
     def _admit(self, live: LiveGame, viewer: Viewer) -> None:
         """Refuses a spectator once `max_followers` spectators follow the game here (its
         seats and the admin are not counted, and always let in: spectators must not lock
-        the players out)."""
+        the players out); and any follower of a client address that has
+        `max_client_followers` already, on any games."""
+        client, most = self._client(viewer), self._max_client_followers
+        if client and most and self._clients[client] >= most:
+            raise resource_exhausted(
+                "FOLLOWERS_PER_CLIENT",
+                client,
+                f"Your address follows games in {most} streams or sessions on this server already, "
+                "the most it may: close one first.",
+                1000,
+            )
         count = self._spectators[live.game_id]
         if viewer.role is Role.SPECTATOR and count >= self._max_followers:
             raise ServiceError(
@@ -170,6 +207,9 @@ class History(UseCase):
         self._spectators[game_id] += counted
         if seat is not None:
             self._seats[game_id, seat] += 1
+        client = self._client(viewer)
+        if client:
+            self._clients[client] += 1
         held_since = live.version  # the token was the seat's at this version
         past = live.version  # events up to here are read again (recalled now); later ones come live
         caught_up = 0  # events of the past sent
@@ -210,6 +250,10 @@ class History(UseCase):
                 self._seats[game_id, seat] -= 1
                 if not self._seats[game_id, seat]:
                     del self._seats[game_id, seat]
+            if client:
+                self._clients[client] -= 1
+                if not self._clients[client]:
+                    del self._clients[client]
 
     async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
         """The store went back behind what this stream had sent: record the loss (the
