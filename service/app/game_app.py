@@ -38,11 +38,12 @@ from service.app.games.seats import Seats
 from service.app.history.history import DEFAULT_MAX_CLIENT_FOLLOWERS, DEFAULT_MAX_FOLLOWERS, History
 from service.app.keeping.losses import Losses
 from service.app.keeping.retention import Retention, RetentionPolicy
+from service.app.logs.exports import ExportCache, ExportSettings
 from service.app.logs.log_replay import LogReplays
 from service.app.logs.logs import Logs
 from service.app.model import claims
 from service.app.model.errors import unavailable
-from service.app.model.heavy_reads import HeavyReads
+from service.app.model.heavy_reads import HeavyReads, HeavySettings
 from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
@@ -112,6 +113,8 @@ class Settings:
         check=at_least(0),
     )
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+    heavy: HeavySettings = field(default_factory=HeavySettings)  # heavy reads' worker processes
+    exports: ExportSettings = field(default_factory=ExportSettings)
     limits: CreationLimits = NO_LIMITS
     max_followers: int = setting(  # spectators following one game in this process
         DEFAULT_MAX_FOLLOWERS,
@@ -205,7 +208,8 @@ class GameApp:
         self.games = Games(kit, new_id, world.new_seed, creation, policy, online)
         self.moves = Moves(kit, appends)
         self.tickets = StreamTickets(kit, settings.stream_ticket_ttl)
-        self.heavy_reads = heavy = HeavyReads()  # ReplayGame's long folds and ReplayLog share one budget
+        # Exports, ReplayGame's long folds and ReplayLog: one pool of worker processes, one budget.
+        self.heavy_reads = heavy = HeavyReads(settings.heavy, creation.addresses.calling, tokens.is_admin, metrics)
         self.history = History(
             kit,
             self.tickets,
@@ -214,7 +218,7 @@ class GameApp:
             addresses=creation.addresses,
             max_client_followers=settings.max_client_followers,
         )
-        self.logs = Logs(kit, self.games, new_id)
+        self.logs = Logs(kit, self.games, new_id, heavy, ExportCache(settings.exports.cache_bytes))
         self.log_replays = LogReplays(heavy)
         self.seats = Seats(kit)
         self.retention = Retention(kit, policy)
@@ -321,6 +325,7 @@ class GameApp:
 
     async def stop(self) -> None:
         self._stopping.set()
+        self.heavy_reads.close()
         await self.online.presence.stop()
         tasks = [*self._background, *([self._rechecking] if self._rechecking is not None else [])]
         for task in tasks:

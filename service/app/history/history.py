@@ -23,7 +23,7 @@ from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
 from service.app.access.kit import Kit, UseCase
-from service.app.access.origins import ClientAddresses, current_origin
+from service.app.access.origins import ClientAddresses
 from service.app.access.tickets import StreamTickets
 from service.app.model.errors import (
     Code,
@@ -91,8 +91,7 @@ class History(UseCase):
         or one with no known address)."""
         if viewer.role is Role.ADMIN:
             return ""
-        identity = self._addresses.identity(current_origin())
-        return "" if identity == "ip:unknown" else identity
+        return self._addresses.calling()
 
     def _admit(self, live: LiveGame, viewer: Viewer) -> None:
         """Refuses a spectator once `max_followers` spectators follow the game here (its
@@ -271,7 +270,8 @@ class History(UseCase):
         at = request.at_version if request.HasField("at_version") else live.version
         if at > live.version:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
-        state = live.state if at == live.version else await self._games.repository.state_at(live, at, self._heavy)
+        repository = self._games.repository
+        state = live.state if at == live.version else await repository.state_at(live, at, self._heavy, token)
         status = live.engine.status(state)
         audience = audience_for(live, viewer, request.locale)
         # A past version, as the viewer may look at it again now (the memory rule).
