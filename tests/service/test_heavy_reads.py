@@ -1,5 +1,5 @@
-"""Heavy reads beside the move loop (issue 42, item 1): a long export, ReplayGame far from
-a snapshot and a long ReplayLog run in a pool of worker processes, answering the same
+"""Heavy reads beside the move loop (issue 42, item 1): a long export, a long ListEvents
+page, ReplayGame far from a snapshot and a long ReplayLog run in a pool of worker processes, answering the same
 messages as when made inline; a caller past its budget, or the process past its own, is
 refused with a retry while another caller is still served; a finished game's export is
 made once; a worker that dies fails its job cleanly and the pool is made anew."""
@@ -104,6 +104,13 @@ async def test_long_reads_are_made_in_a_worker_and_answer_the_bytes_made_inline(
         steps = api.ReplayLogRequest(log=log, from_version=last - 20, as_seat=0, locale="fr")
         assert await app.log_replays.replay_log(steps, "") == await inline.log_replays.replay_log(steps, "")
         assert app.heavy_reads.served == len(exports) + 2
+        for token in (ADMIN, ""):  # (the admin, a spectator: a game of bots has no seat token)
+            page = api.ListEventsRequest(game_id=game_id, from_version=2, locale="fr")
+            assert await app.history.list_events(page, token) == await inline.history.list_events(page, token)
+        assert app.heavy_reads.served == len(exports) + 4
+        few = api.ListEventsRequest(game_id=game_id, page_size=10)
+        assert await app.history.list_events(few, "") == await inline.history.list_events(few, "")
+        assert app.heavy_reads.served == len(exports) + 4  # a short page: on the loop
     finally:
         await stop(app, inline)
 

@@ -15,13 +15,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from google.rpc import error_details_pb2
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
+from engines.registry import GAMES, AnyEngine
 from service.app.access.kit import Kit, UseCase
 from service.app.access.origins import ClientAddresses
 from service.app.access.tickets import StreamTickets
@@ -37,8 +39,9 @@ from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
+from service.app.views.descriptions import Audience
 from service.app.views.views import LiveAudience, audience_for, hides_players, outcome, redact, shown, status_code
-from service.store.base import VersionsLost
+from service.store.base import StoredEvent, VersionsLost
 
 MAX_EVENTS_PAGE = 1000
 DEFAULT_MAX_FOLLOWERS = 1000  # spectators of one game following it live in one process
@@ -134,12 +137,14 @@ class History(UseCase):
         with store_errors():
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
-        audience = audience_for(live, viewer, request.locale)
-        now = live.state  # the past, as the viewer may recall it now
-        for item in stored:
-            redacted = redact(live.engine, parse_event(item), viewer, audience, now)
-            if redacted is not None:
-                response.events.append(redacted)
+        if len(stored) < self._heavy.settings.read_events:
+            audience = audience_for(live, viewer, request.locale)
+            response.events.extend(redacted_page(live.engine, stored, viewer, audience, live.state))
+        else:  # a long page: redacted and described in a worker process
+            seats, anonymous = list(live.table.seats), hides_players(live, viewer)
+            job = (live.engine.kind, stored, viewer, seats, request.locale, anonymous, live.state)
+            page = await self._heavy.run("ListEvents", token, page_in_worker, *job)
+            response.MergeFromString(page)
         if stop < last:
             response.next_from_version = stop + 1
         return response
@@ -288,6 +293,28 @@ class History(UseCase):
             view=seen,
             legal_commands=legal,
         )
+
+
+def redacted_page(
+    engine: AnyEngine, stored: Sequence[StoredEvent], viewer: Viewer, audience: Audience, now: Any
+) -> list[game_pb2.Event]:
+    """A page of stored events as `viewer` may recall them `now` (the game's state), for `audience`."""
+    page = [redact(engine, parse_event(item), viewer, audience, now) for item in stored]
+    return [event for event in page if event is not None]
+
+
+def page_in_worker(
+    kind: str,
+    stored: Sequence[StoredEvent],
+    viewer: Viewer,
+    seats: Sequence[game_pb2.Seat],
+    locale: str,
+    anonymous: bool,
+    now: Any,
+) -> bytes:
+    """A worker's job: `redacted_page`, as a ListEventsResponse's events, encoded."""
+    events = redacted_page(GAMES[kind].engine, stored, viewer, Audience.of(seats, locale, anonymous), now)
+    return game_service_pb2.ListEventsResponse(events=events).SerializeToString()
 
 
 async def _visible(

@@ -1,6 +1,6 @@
 """Heavy work beside the move loop: the reads whose cost grows with a game's length rather
-than with what they answer (ExportGame, ReplayGame folding far from a snapshot,
-ReplayLog), run in a bounded pool of worker processes at a lower CPU priority than the
+than with what they answer (ExportGame, a long ListEvents page, ReplayGame folding far
+from a snapshot, ReplayLog), run in a bounded pool of worker processes at a lower CPU priority than the
 process that serves the moves, under a budget per caller and in all.
 
 The engines are pure, so a job is a function of bytes and plain values (a game's record
@@ -50,8 +50,8 @@ class HeavySettings:
 
     workers: int = setting(
         1,
-        "worker processes of heavy reads (exports, replays far from a snapshot, ReplayLog) in each server "
-        "process, made at the first one; they run at a lower CPU priority than the moves",
+        "worker processes of heavy reads (exports, long ListEvents pages, replays far from a snapshot, ReplayLog) "
+        "in each server process, made at the first one; they run at a lower CPU priority than the moves",
         name="heavy_workers",
         check=at_least(1),
     )
@@ -79,7 +79,7 @@ class HeavySettings:
     )
     read_events: int = setting(
         256,
-        "events that make an export or a ReplayLog heavy (redacted and described in a worker)",
+        "events that make an export, a ListEvents page or a ReplayLog heavy (redacted and described in a worker)",
         name="heavy_read_events",
         check=at_least(1),
     )
