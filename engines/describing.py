@@ -35,3 +35,7 @@ class Describer:
     material: Callable[[], Message]
     # Named sets of options: (name, the game's Options).
     presets: Callable[[], Sequence[tuple[str, Message]]]
+    # Whether a seat sees something the other seats do not (a hand): GetGameKind says
+    # so, and people sharing one screen pass it behind a curtain (tests/engines/
+    # test_seat_secrets.py checks it against the views of random games).
+    seat_secrets: bool = True

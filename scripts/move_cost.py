@@ -3,6 +3,7 @@ back into one it had left (``trace``), and the server's CPU per move (``cpu``), 
 tree given (so an older commit's worktree and this one are measured side by side).
 
     python scripts/move_cost.py trace [--tree DIR]          # one SubmitCommand, traced
+    MOVE_COST_STEPS=1 python scripts/move_cost.py trace     # ... and every module entry, in order
     python scripts/move_cost.py cpu --tree A --tree B ...   # CPU per move, trees alternated
 
 How ``trace`` counts: the server runs in this process (memory store, gRPC); one Mooki
@@ -89,6 +90,7 @@ class Tracer:
         self.entries = 0
         self.reentries = 0
         self.visits: Counter[str] = Counter()
+        self.steps: list[tuple[str | None, str, str]] = []
         self._left: set[str] = set()
         self._current: str | None = None
 
@@ -105,6 +107,7 @@ class Tracer:
         if caller == module:
             return
         self.entries += 1
+        self.steps.append((caller, module, frame.f_code.co_name))
         self.visits[module] += 1
         if self.visits[module] > 1:
             self.reentries += 1
@@ -120,7 +123,7 @@ async def _trace(tree: Path) -> None:
     from service.cli.config import from_arguments
 
     args = build_parser().parse_args(["serve", "--grpc-port", "0", "--http-port", "0", "--log-level", "warning"])
-    running = await serving.start(from_arguments(args, {}))
+    running = await serving.start(from_arguments(args, os.environ))
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{running.grpc_port}") as channel:
             stub = rpc.GameServiceStub(channel)
@@ -149,6 +152,9 @@ async def _trace(tree: Path) -> None:
     )
     for module, count in tracer.visits.most_common():
         print(f"  {count:4d}  {module}")
+    if os.environ.get("MOVE_COST_STEPS"):
+        for caller, module, function in tracer.steps:
+            print(f"  {caller or '(loop)'} -> {module}.{function}")
 
 
 def _cpu_of(pid: int) -> float:

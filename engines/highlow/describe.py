@@ -68,4 +68,5 @@ DESCRIBER = Describer(
     rule_codes=RULE_CODES,
     material=lambda: pb.Material(deck=CARDS),
     presets=lambda: [],
+    seat_secrets=False,
 )

@@ -458,4 +458,5 @@ DESCRIBER = Describer(
     rule_codes=RULE_CODES,
     material=material.material,
     presets=presets,
+    seat_secrets=False,
 )

@@ -34,11 +34,12 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
 from service.api.backpressure import DEFAULT_SEND_TIMEOUT, StalledReader, cap_buffers, write_within
+from service.api.body_limits import INFLATION_FLOOR, MAX_INFLATION, inflated, message_limit, parse_off_loop, too_large
 from service.api.grpc_server import bearer_token
 from service.api.http_body import (
     BodyGone,
+    BodyRefused,
     BodyStalled,
-    BodyTooLarge,
     BodyUndecodable,
     answer_and_close,
     read_body,
@@ -88,8 +89,11 @@ class ConnectFailure(Exception):
     """An RPC's error in Connect's terms: a ServiceError, or one of the protocol's
     own codes that the service never raises (deadline_exceeded, unimplemented)."""
 
-    def __init__(self, code: str, message: str, details: Sequence[Message] = (), http_status: int = 0) -> None:
+    def __init__(
+        self, code: str, message: str, details: Sequence[Message] = (), http_status: int = 0, *, close: bool = False
+    ) -> None:
         super().__init__(message)
+        self.close = close or http_status == 408  # the rest of the body is not read: the connection is closed
         self.code = code
         self.message = message
         self.details = tuple(details)
@@ -215,7 +219,7 @@ class Endpoint:
         self.method = method
         self.use_case = use_case
         self.request_type = message_factory.GetMessageClass(method.input_type)
-        self.max_body_bytes = max_body_bytes
+        self.max_body_bytes = message_limit(method.name, max_body_bytes)  # body_limits.py
         self.send_timeout = send_timeout
 
     async def unary(self, http: web.Request) -> web.StreamResponse:
@@ -226,7 +230,8 @@ class Endpoint:
             _check_protocol_version(http)
             timeout = _timeout_seconds(http)
             _check_http_encoding(http)
-            request = codec.decode(await _body(http, self.max_body_bytes), self.request_type)
+            data = await _body(http, self.max_body_bytes, self.method.name)
+            request = await parse_off_loop(len(data), lambda: codec.decode(data, self.request_type))
             fill_locale(request, accept_language(http.headers.items()))
             token = bearer_token(http.headers.items())
             async with _deadline(timeout):
@@ -234,7 +239,7 @@ class Endpoint:
         except ServiceError as error:
             return ConnectFailure.of(error).response()
         except ConnectFailure as failure:
-            if failure.http_status == 408:  # a body that stopped, or came too slowly
+            if failure.close:  # a body that stopped, came too slowly, or inflates too much
                 return await answer_and_close(http, failure.response())
             return failure.response()
         except Exception:
@@ -252,9 +257,10 @@ class Endpoint:
         try:
             _check_protocol_version(http)
             timeout = _timeout_seconds(http)
-            body = await _body(http, self.max_body_bytes + ENVELOPE.size)
-            data = _single_envelope(body, http.headers.get("Connect-Content-Encoding"), self.max_body_bytes)
-            request = codec.decode(data, self.request_type)
+            body = await _body(http, self.max_body_bytes + ENVELOPE.size, self.method.name)
+            encoding = http.headers.get("Connect-Content-Encoding")
+            data = _single_envelope(body, encoding, self.max_body_bytes, self.method.name)
+            request = await parse_off_loop(len(data), lambda: codec.decode(data, self.request_type))
             fill_locale(request, accept_language(http.headers.items()))
             token = bearer_token(http.headers.items())
             async with _deadline(timeout):
@@ -279,8 +285,8 @@ class Endpoint:
             await stream.write_eof()
         except ConnectionResetError:
             pass
-        if failure is not None and failure.http_status == 408 and http.protocol is not None:
-            http.protocol.force_close()  # a body that stopped, or came too slowly: the rest is not read
+        if failure is not None and failure.close and http.protocol is not None:
+            http.protocol.force_close()  # a body that stopped, came too slowly or inflates too much: the rest unread
         return stream
 
 
@@ -340,11 +346,11 @@ def _timeout_seconds(http: web.Request) -> float | None:
     return int(text) / 1000
 
 
-async def _body(http: web.Request, limit: int) -> bytes:
+async def _body(http: web.Request, limit: int, method: str) -> bytes:
     try:
         return await read_body(http, limit)
-    except BodyTooLarge:
-        raise _too_large(limit) from None
+    except BodyRefused as refused:
+        raise _too_large(refused.error(method), close=refused.compressed) from None
     except BodyUndecodable as error:
         raise invalid_argument("request", str(error)) from None
     except BodyStalled as error:
@@ -353,8 +359,9 @@ async def _body(http: web.Request, limit: int) -> bytes:
         raise ConnectFailure("canceled", str(error)) from None
 
 
-def _too_large(limit: int) -> ConnectFailure:
-    return ConnectFailure("resource_exhausted", f"The request is larger than {limit} bytes.")
+def _too_large(error: ServiceError, *, close: bool = False) -> ConnectFailure:
+    """RESOURCE_EXHAUSTED, naming the limit; HTTP's 413 (`close`: the connection closed)."""
+    return ConnectFailure("resource_exhausted", error.message, details_of(error), http_status=413, close=close)
 
 
 def _check_http_encoding(http: web.Request) -> None:
@@ -369,22 +376,25 @@ def _unsupported_encoding(encoding: str, supported: Sequence[str]) -> ConnectFai
     )
 
 
-def _decompress(data: bytes, encoding: str, limit: int) -> bytes:
-    """A streaming request's message, inflated."""
+def _decompress(data: bytes, encoding: str, limit: int, method: str) -> bytes:
+    """A streaming request's message, inflated (at most `limit` bytes, and at most
+    MAX_INFLATION times its compressed size)."""
     if encoding == "identity" or not data:
         return data
     inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)  # gzip framing
     try:
         # Bounded, so that a small bomb cannot inflate into gigabytes.
-        inflated = inflater.decompress(data, limit + 1)
+        whole = inflater.decompress(data, limit + 1)
     except zlib.error:
         raise invalid_argument("request", "The request is not valid gzip.") from None
-    if len(inflated) > limit or inflater.unconsumed_tail:
-        raise _too_large(limit)
-    return inflated
+    if len(whole) > limit or inflater.unconsumed_tail:
+        raise _too_large(too_large(limit, method))
+    if len(whole) > max(INFLATION_FLOOR, MAX_INFLATION * len(data)):
+        raise _too_large(inflated(MAX_INFLATION))
+    return whole
 
 
-def _single_envelope(body: bytes, encoding_header: str | None, limit: int) -> bytes:
+def _single_envelope(body: bytes, encoding_header: str | None, limit: int, method: str) -> bytes:
     """The one message of a server-streaming request, out of its envelope."""
     encoding = (encoding_header or "").strip().lower() or "identity"
     if encoding not in STREAM_ENCODINGS:
@@ -400,7 +410,7 @@ def _single_envelope(body: bytes, encoding_header: str | None, limit: int) -> by
     if flags & COMPRESSED_FLAG:
         if encoding == "identity":
             raise invalid_argument("request", "A compressed message needs connect-content-encoding.")
-        return _decompress(data, encoding, limit)
+        return _decompress(data, encoding, limit, method)
     return data
 
 

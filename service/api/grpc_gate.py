@@ -16,7 +16,10 @@ options cannot, on one connection without touching the others:
   (RST_STREAM) or has them refused (opening more than the server's
   MAX_CONCURRENT_STREAMS) faster than `max_resets` every 10 seconds, HTTP/2's rapid
   reset, is sent a GOAWAY and cut. grpcio refuses such streams before any handler runs
-  (grpc.max_concurrent_streams), but never closes the connection that sends them.
+  (grpc.max_concurrent_streams), but never closes the connection that sends them;
+- and cuts so the other HTTP/2 floods of the 2023–2024 advisories, which grpcio reads on
+  for ever (http2_limits.py): a header block over 64 KiB (CONTINUATION flood), SETTINGS
+  and PING floods, streams pinned by a zero window.
 
 The gRPC server sees every call coming from the gate's own connection; `peer_of` gives
 back the client's address for it (grpc_server.origin), as grpc would have written it
@@ -29,11 +32,11 @@ import contextlib
 import logging
 import socket
 import struct
-import time
 from collections.abc import Callable
 
 from service.api.backpressure import cap_buffers
 from service.api.connections import GRPC_DESCRIPTORS, LINGER, Connections
+from service.api.http2_limits import READ_PAYLOADS, Allowance, FrameLimits
 from service.api.read_receipts import ReceiptLedger
 from service.app.observe.metrics import Metrics
 
@@ -42,7 +45,7 @@ log = logging.getLogger(__name__)
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
 HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY = 0x1, 0x3, 0x4, 0x6, 0x7
 ACK = 0x1  # a PING's flag: the answer to one
-GATHERED = frozenset({RST_STREAM, PING})  # frames whose payload is read
+GATHERED = frozenset({RST_STREAM, PING, *READ_PAYLOADS})  # frames whose payload is read (all small)
 PING_FRAME_BYTES = 9 + 8
 REFUSED_STREAM, ENHANCE_YOUR_CALM = 0x7, 0xB
 RESET_WINDOW = 10.0  # seconds: max_resets may be spent in a burst, and come back over this long
@@ -74,7 +77,19 @@ class Frames:
     client's connection preface comes first; bytes that are not it are not HTTP/2,
     and are let through unread (gRPC answers them)."""
 
-    __slots__ = ("_flags", "_head", "_kind", "_left", "_payload", "_preface", "_seen", "_stream", "ended_at", "http2")
+    __slots__ = (
+        "_flags",
+        "_head",
+        "_kind",
+        "_left",
+        "_payload",
+        "_preface",
+        "_seen",
+        "_stream",
+        "ended_at",
+        "http2",
+        "length",
+    )
 
     def __init__(self, seen: Callable[[int, int, int, bytes], None], *, preface: bool) -> None:
         self._seen = seen
@@ -83,6 +98,7 @@ class Frames:
         self._left = 0  # payload bytes of the current frame still to pass
         self._kind = self._flags = self._stream = 0
         self._payload = b""  # a small frame's payload, gathered
+        self.length = 0  # the payload length of the frame under way (or that just ended)
         self.ended_at = 0
         self.http2 = True
 
@@ -112,7 +128,7 @@ class Frames:
             self._head += data[at : at + taken]
             at += taken
             if len(self._head) == 9:
-                self._left = int.from_bytes(self._head[:3], "big")
+                self._left = self.length = int.from_bytes(self._head[:3], "big")
                 self._kind, self._flags = self._head[3], self._head[4]
                 self._stream = int.from_bytes(self._head[5:9], "big") & 0x7FFFFFFF
                 self._head, self._payload = b"", b""
@@ -124,29 +140,14 @@ class Frames:
         self._seen(self._kind, self._flags, self._stream, self._payload)
 
 
-class Resets:
+class Resets(Allowance):
     """A connection's allowance of streams reset or refused: `limit` at once, coming back
     evenly over RESET_WINDOW seconds (0: no limit)."""
 
-    __slots__ = ("_at", "_left", "limit")
+    __slots__ = ()
 
     def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._left = float(limit)
-        self._at = time.monotonic()
-
-    def spend(self) -> bool:
-        """Counts one; False once the allowance is spent."""
-        if not self.limit:
-            return True
-        now = time.monotonic()
-        self._left = min(self.limit, self._left + (now - self._at) * self.limit / RESET_WINDOW) - 1
-        self._at = now
-        return self._left >= 0
-
-    def full(self) -> bool:
-        """All of it has come back: nothing to remember."""
-        return time.monotonic() - self._at >= RESET_WINDOW
+        super().__init__(limit, RESET_WINDOW)
 
 
 KEPT_ALLOWANCES = 4096  # client addresses whose allowance is remembered; past it, the full ones go
@@ -216,6 +217,7 @@ class _Client(asyncio.Protocol):
         self.peer = ""
         self.last_stream = 0
         self.resets = Resets(gate.max_resets)
+        self.limits = FrameLimits()
         self.frames = Frames(self._client_frame, preface=True)
         self.full = False  # its buffers are full: gRPC is not read meanwhile
         self._answers: list[int] = []  # where the answers to the gate's PINGs start in the chunk under way
@@ -291,6 +293,10 @@ class _Client(asyncio.Protocol):
     def _client_frame(self, kind: int, flags: int, stream: int, payload: bytes) -> None:
         if self.cutting:
             return  # the rest of a chunk that was cut: not passed on, not counted
+        abuse = self.limits.client_frame(kind, flags, stream, self.frames.length, payload)
+        if abuse:
+            self.cut("http2_flood", abuse)
+            return
         if kind == HEADERS:
             self.last_stream = max(self.last_stream, stream)
         elif kind == RST_STREAM and not self.resets.spend():
@@ -406,6 +412,7 @@ class _Upstream(asyncio.Protocol):
         self._settle()
 
     def _server_frame(self, kind: int, flags: int, stream: int, payload: bytes) -> None:
+        self.client.limits.server_frame(kind, flags, stream)
         if kind == RST_STREAM and int.from_bytes(payload[:4], "big") == REFUSED_STREAM:
             self.client.refused_stream()
         ended = self.frames.ended_at

@@ -21,6 +21,7 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import MethodDescriptor
 from google.protobuf.message import DecodeError, Message
 
+from service.api.body_limits import LARGE_MESSAGES, SMALL_MESSAGE_BYTES, parse_off_loop, too_large
 from service.api.locales import accept_language, fill_locale
 from service.api.rpcs import SERVICE, BidiUseCase, Responses, StreamUseCase, UseCase, use_cases
 from service.app import GameApp
@@ -164,8 +165,17 @@ def _serialize(message: Message) -> bytes:
     return message.SerializeToString()
 
 
-def _parse(method: MethodDescriptor, data: bytes) -> Message:
+async def _parse(method: MethodDescriptor, data: bytes) -> Message:
+    """The request, refused unparsed over its RPC's limit (body_limits.py; grpc's own
+    grpc.max_receive_message_length is --max-message-bytes, the largest's), parsed in a
+    worker thread when it is large."""
+    if method.name not in LARGE_MESSAGES and len(data) > SMALL_MESSAGE_BYTES:
+        raise too_large(SMALL_MESSAGE_BYTES, method.name)
     request_type = message_factory.GetMessageClass(method.input_type)
+    return await parse_off_loop(len(data), lambda: _decode(request_type, method, data))
+
+
+def _decode(request_type: type[Message], method: MethodDescriptor, data: bytes) -> Message:
     try:
         return request_type.FromString(data)
     except DecodeError:
@@ -210,7 +220,7 @@ def _unary(
         with calling_from(origin(context, peers)):
             async with _Aborting(method, context):
                 metadata = context.invocation_metadata()
-                request = fill_locale(_parse(method, data), accept_language(metadata))
+                request = fill_locale(await _parse(method, data), accept_language(metadata))
                 return await use_case(request, bearer_token(metadata))
         raise AssertionError("abort() always raises")
 
@@ -227,7 +237,7 @@ def _streaming(
         async with _Aborting(method, context):
             with _slot(streams, context), calling_from(origin(context, peers)):  # (followers count per client)
                 metadata = context.invocation_metadata()
-                request = fill_locale(_parse(method, data), accept_language(metadata))
+                request = fill_locale(await _parse(method, data), accept_language(metadata))
                 responses: Responses = await use_case(request, bearer_token(metadata))
                 async for response in responses.stream:
                     yield response
@@ -246,7 +256,7 @@ def _bidi(
 
         async def requests() -> AsyncIterator[Message]:
             async for item in data:
-                yield fill_locale(_parse(method, item), accept)
+                yield fill_locale(await _parse(method, item), accept)
 
         async with _Aborting(method, context):
             with _slot(streams, context), calling_from(origin(context, peers)):

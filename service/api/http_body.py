@@ -1,8 +1,10 @@
-"""Reading a request's body on the HTTP port (REST and Connect alike): bounded in size,
-decoded as its Content-Encoding says, and given up on when the client stops sending it
-(no byte for the idle timeout: a client that declares a body and never sends it must not
-hold its connection and handler for ever) or sends it too slowly (the whole body within
-the body timeout: a byte every few seconds would never be idle long enough to be cut)."""
+"""Reading a request's body on the HTTP port (REST and Connect alike): bounded in size
+(its RPC's limit, body_limits.py), decoded as its Content-Encoding says (and refused once
+it inflates past MAX_INFLATION times its compressed Content-Length), and given up on when
+the client stops sending it (no byte for the idle timeout: a client that declares a body
+and never sends it must not hold its connection and handler for ever) or sends it too
+slowly (the whole body within the body timeout: a byte every few seconds would never be
+idle long enough to be cut)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,9 @@ import asyncio
 
 from aiohttp import web
 from aiohttp.web_protocol import RequestPayloadError
+
+from service.api.body_limits import INFLATION_FLOOR, MAX_INFLATION, inflated, too_large
+from service.app.model.errors import ServiceError
 
 # How long a body may go without a byte, and how long it may take in all (seconds; 0:
 # no bound): set on the application by build_http_app, from --http-idle-timeout and
@@ -24,9 +29,36 @@ class BodyError(Exception):
     """A body that could not be read; each transport answers it its own way."""
 
 
-class BodyTooLarge(BodyError):
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"The request body is larger than {limit} bytes.")
+class BodyRefused(BodyError):
+    """A body too large to be read on: answered RESOURCE_EXHAUSTED (413). `limit`: the
+    RPC's, in bytes; 0: the body inflated past MAX_INFLATION times its compressed size.
+    `compressed`: the connection is then closed rather than the rest of the body read,
+    which aiohttp would inflate; a plain body's rest is read and dropped (aiohttp's
+    lingering read, at most 10 s), so that a client still sending it reads the answer."""
+
+    def __init__(self, limit: int, *, compressed: bool) -> None:
+        super().__init__(
+            f"The request body is larger than {limit:,} bytes."
+            if limit
+            else f"The request body inflates past {MAX_INFLATION} times its compressed size."
+        )
+        self.limit = limit
+        self.compressed = compressed
+
+    def error(self, method: str) -> ServiceError:
+        """What the caller is told, in the terms of RPC `method`."""
+        return too_large(self.limit, method) if self.limit else inflated(MAX_INFLATION)
+
+
+class BodyTooLarge(BodyRefused):
+    """Over the RPC's limit."""
+
+
+class BodyInflated(BodyRefused):
+    """A compression bomb."""
+
+    def __init__(self) -> None:
+        super().__init__(0, compressed=True)
 
 
 class BodyUndecodable(BodyError):
@@ -55,8 +87,10 @@ class BodyStalled(BodyError):
 
 async def read_body(http: web.Request, limit: int) -> bytes:
     """The whole body, at most `limit` bytes; raises a BodyError."""
+    encoded = http.headers.get("Content-Encoding", "").strip().lower() not in ("", "identity")
     if http.content_length is not None and http.content_length > limit:
-        raise BodyTooLarge(limit)
+        raise BodyTooLarge(limit, compressed=encoded)
+    most = max(INFLATION_FLOOR, MAX_INFLATION * http.content_length) if encoded and http.content_length else limit
     idle = http.app.get(BODY_IDLE_TIMEOUT, DEFAULT_BODY_IDLE_TIMEOUT)
     whole = http.app.get(BODY_TIMEOUT, DEFAULT_BODY_TIMEOUT)
     data = bytearray()
@@ -70,7 +104,9 @@ async def read_body(http: web.Request, limit: int) -> bytes:
                     return bytes(data)
                 data += chunk
                 if len(data) > limit:
-                    raise BodyTooLarge(limit)
+                    raise BodyTooLarge(limit, compressed=encoded)
+                if len(data) > most:
+                    raise BodyInflated()
     except RequestPayloadError:  # e.g. a body that is not the gzip it claims to be
         raise BodyUndecodable() from None
     except ConnectionError:  # reset, or closed mid-body
@@ -84,6 +120,7 @@ async def answer_and_close(http: web.Request, response: web.StreamResponse) -> w
     too slowly is not read (aiohttp would go on reading it for a while, a byte at a
     time, for the connection's sake)."""
     if not response.prepared:
+        response.force_close()  # says so: Connection: close
         await response.prepare(http)
     await response.write_eof()
     if http.protocol is not None:

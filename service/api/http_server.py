@@ -34,7 +34,7 @@ from service.api.websocket import WebSocketSettings
 from service.app import GameApp
 from service.app.access.origins import Origin, calling_from, forwarded_for
 from service.app.history.history import MAX_EVENTS_PAGE
-from service.app.model.errors import Code, ServiceError, invalid_argument, status_of
+from service.app.model.errors import Code, ServiceError, status_of
 from service.app.observe.metrics import Metrics
 from service.settings import at_least, setting
 
@@ -205,8 +205,10 @@ async def _error_middleware(request: web.Request, handler: Handler) -> web.Strea
     """Every error as a google.rpc.Status in JSON, aiohttp's own (404, 405, 413) included."""
     try:
         return await handler(request)
-    except web.HTTPRequestEntityTooLarge:
-        return error_response(invalid_argument("body", "The request body is too large."))
+    except web.HTTPRequestEntityTooLarge as error:
+        response = error_response(ServiceError(Code.RESOURCE_EXHAUSTED, f"The request body is too large: {error.text}"))
+        response.set_status(error.status)
+        return response
     except web.HTTPException as error:
         if error.status < 400:
             raise

@@ -14,10 +14,11 @@ from google.protobuf.descriptor import FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import status_pb2
 
+from service.api.body_limits import message_limit, parse_off_loop
 from service.api.http_body import (
     BodyGone,
+    BodyRefused,
     BodyStalled,
-    BodyTooLarge,
     BodyUndecodable,
     answer_and_close,
     read_body,
@@ -30,6 +31,7 @@ from service.app.model.errors import ServiceError, invalid_argument, retry_after
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CANCELLED, DEADLINE_EXCEEDED = 1, 4  # google.rpc.Code
 CLIENT_CLOSED = 499  # what the access log says of a request its client left (nobody reads the answer)
+CONTENT_TOO_LARGE = 413
 JSON = "application/json"
 # Methods that only read: any other one changes something, and needs a JSON body.
 READING = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -66,12 +68,13 @@ def bearer_token(request: web.Request) -> str:
 
 
 class Transcoder:
-    """Builds an RPC's request message from an HTTP request."""
+    """Builds an RPC's request message from an HTTP request (its body at most the RPC's
+    limit, body_limits.py, with `max_body_bytes` for the largest)."""
 
     def __init__(self, binding: HttpBinding, max_body_bytes: int) -> None:
         self.binding = binding
         self.request_type = message_factory.GetMessageClass(binding.method.input_type)
-        self.max_body_bytes = max_body_bytes
+        self.max_body_bytes = message_limit(binding.method.name, max_body_bytes)
         self.query: dict[str, FieldDescriptor] = {}
         for field in binding.query_fields():
             self.query[field.name] = field
@@ -82,10 +85,7 @@ class Transcoder:
         if self.binding.body == "*":
             body = await self._body(http)
             if body.strip():
-                try:
-                    json_format.Parse(body, message)
-                except json_format.ParseError as error:
-                    raise invalid_argument("body", f"The request body is not valid: {error}") from None
+                await parse_off_loop(len(body), lambda: _parse_json(body, message))
         query: dict[str, Any] = {}
         for name, value in http.query.items():
             field = self.query.get(name)
@@ -110,12 +110,26 @@ class Transcoder:
     async def _body(self, http: web.Request) -> str:
         try:
             data = await read_body(http, self.max_body_bytes)
-        except (BodyTooLarge, BodyUndecodable) as error:
+        except BodyUndecodable as error:
             raise invalid_argument("body", str(error)) from None
         try:
             return data.decode("utf-8")
         except UnicodeDecodeError:
             raise invalid_argument("body", "The request body is not UTF-8.") from None
+
+
+def _parse_json(body: str, message: Message) -> None:
+    try:
+        json_format.Parse(body, message)
+    except json_format.ParseError as error:
+        raise invalid_argument("body", f"The request body is not valid: {error}") from None
+
+
+def too_large_response(refused: BodyRefused, method: str) -> web.Response:
+    """413, with RESOURCE_EXHAUSTED and the limit in its google.rpc.Status."""
+    response = error_response(refused.error(method))
+    response.set_status(CONTENT_TOO_LARGE)
+    return response
 
 
 def _query_value(field: FieldDescriptor, value: str) -> Any:
@@ -181,6 +195,9 @@ def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
             return error_response(error)
         except BodyStalled as error:
             return await answer_and_close(http, request_timeout(error))
+        except BodyRefused as refused:
+            answer = too_large_response(refused, transcoder.binding.method.name)
+            return await answer_and_close(http, answer) if refused.compressed else answer
         except BodyGone as error:
             return client_gone(error)
         except UnsupportedMediaType as refusal:

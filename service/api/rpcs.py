@@ -3,6 +3,7 @@ transport (gRPC, REST) serves, so none of them names an RPC."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -40,7 +41,8 @@ def use_cases(app: GameApp, catch_up_page: int = 0) -> dict[str, AnyUseCase]:
 
     async def stream_events(request: game_service_pb2.StreamEventsRequest, token: str) -> Responses:
         events = await app.history.stream_events(request, token, catch_up_page)
-        return Responses(_in_language(_as_responses(events.events), request.locale), events.ended)
+        responses = _as_responses(events.events, functools.partial(app.receipt, request.game_id))
+        return Responses(_in_language(responses, request.locale), events.ended)
 
     def play_session(requests: AsyncIterator[Any], token: str) -> AsyncIterator[Message]:
         return play(app, requests, token)
@@ -80,13 +82,18 @@ def use_cases(app: GameApp, catch_up_page: int = 0) -> dict[str, AnyUseCase]:
 
 def _speaking(app: GameApp, use_case: Any) -> Any:
     """The use case, its errors told in the request's language (ServiceError.locale),
-    with the caller's claim to know a version of the game (`known_version`) heard."""
+    with the caller's claim to know a version of the game (`known_version`, proven by
+    `known_receipt`) heard, and the answer given the receipt of the version it tells."""
 
     async def call(request: Message, token: str) -> Any:
         try:
-            known = getattr(request, "known_version", 0)
-            with app.claiming(getattr(request, "game_id", ""), known, token):
-                return await use_case(request, token)
+            game_id = getattr(request, "game_id", "")
+            known, receipt = getattr(request, "known_version", 0), getattr(request, "known_receipt", "")
+            with app.claiming(game_id, known, receipt):
+                answer = await use_case(request, token)
+            if isinstance(answer, Message):
+                app.receipted(answer, game_id)
+            return answer
         except ServiceError as error:
             error.locale = getattr(request, "locale", "")
             raise
@@ -106,11 +113,11 @@ async def _in_language(responses: AsyncIterator[Message], locale: str) -> AsyncI
         await responses.aclose()  # type: ignore[attr-defined]
 
 
-async def _as_responses(events: AsyncIterator[game_pb2.Event]) -> AsyncIterator[Message]:
+async def _as_responses(events: AsyncIterator[game_pb2.Event], receipt: Callable[[int], str]) -> AsyncIterator[Message]:
     # Each generator closes the one it reads when it is closed (a client that left):
     # at once, in this task, not later in one of the event loop's own.
     try:
         async for event in events:
-            yield game_service_pb2.StreamEventsResponse(event=event)
+            yield game_service_pb2.StreamEventsResponse(event=event, receipt=receipt(event.version))
     finally:
         await events.aclose()  # type: ignore[attr-defined]

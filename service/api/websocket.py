@@ -37,6 +37,7 @@ from opentelemetry.trace import Link, SpanKind, format_trace_id
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
 
 from service.api.backpressure import cap_send_buffer
+from service.api.body_limits import SMALL_MESSAGE_BYTES
 from service.api.read_receipts import ReadReceipts
 from service.api.rest import bearer_token, error_response, to_json
 from service.api.rpcs import BidiUseCase
@@ -99,7 +100,7 @@ def mount(
         socket = web.WebSocketResponse(
             protocols=(PROTO, JSON),
             heartbeat=settings.heartbeat,
-            max_msg_size=settings.max_message_bytes,
+            max_msg_size=min(settings.max_message_bytes, SMALL_MESSAGE_BYTES),  # a join or a move: body_limits.py
             compress=False,  # messages are small: deflating each costs more CPU than it saves
             timeout=settings.send_timeout,  # for the close handshake
             autoping=False,  # pongs are read receipts (read_receipts.py): _requests answers pings

@@ -21,12 +21,14 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any, cast
 
+from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from engines.registry import ENGINES, GAMES
-from service.app.access.auth import BadToken, TokenAuthority
+from service.app.access.auth import TokenAuthority
 from service.app.access.creators import CreationPolicy, OpenCreation
 from service.app.access.kit import Kit
 from service.app.access.limits import NO_LIMITS, CreationLimits, Quotas
@@ -50,6 +52,7 @@ from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
 from service.app.moves.append import Appends
 from service.app.moves.moves import Moves
 from service.app.moves.table_changes import TableChanges
+from service.app.moves.writer import Writer
 from service.app.observe.metrics import Metrics
 from service.app.observe.readiness import StoreWatch
 from service.app.online.clocks import ClockWorker
@@ -185,6 +188,7 @@ class GameApp:
     ) -> None:
         settings, world = settings or Settings(), world or World()
         self.store, self.tokens, self.settings = store, tokens, settings
+        self.receipts = claims.Receipts(tokens.derived_keys(claims.RECEIPT_PURPOSE))  # proofs of versions given
         self.metrics = metrics = metrics or Metrics()
         self.now_ms = now_ms = world.now_ms
         self.unready_reason = ""  # why the last readiness check failed
@@ -195,20 +199,23 @@ class GameApp:
         self.online = online = Online(store.coordination, now_ms, metrics, presence_ttl_ms)
         self.viewers = viewers = Viewers(tokens, seen=online.presence.seen)
         snapshots = Snapshots(store, metrics, settings.snapshot_interval)
-        self.losses = losses = Losses(metrics, now_ms, policy)
+        quotas = Quotas(store, settings.limits, now_ms)
+        # The one writer of every game's events (moves/writer.py).
+        self.writer = writer = Writer(store, snapshots, metrics, policy, quotas, online.moved)
+        self.losses = losses = Losses(now_ms, writer)
         limits = settings.event_limit_per_kind()
         self.live = live = LiveGames(store, metrics, settings.cache_size, snapshots, limits, losses.reconcile)
-        quotas = Quotas(store, settings.limits, now_ms)
         self.kit = kit = Kit(live, viewers, tokens, quotas, metrics, now_ms)  # what every use case shares
         retries = settings.max_conflict_retries
-        self.appends = appends = Appends(live, metrics, now_ms, retries, quotas, policy, online.moved)
+        self.appends = appends = Appends(live, writer, metrics, now_ms, retries)
         changes = TableChanges(live, appends)
         creation = creation or OpenCreation(ClientAddresses())
         new_id = world.new_game_id
-        self.games = Games(kit, new_id, world.new_seed, creation, policy, online)
+        self.games = Games(kit, writer, new_id, world.new_seed, creation, online)
         self.moves = Moves(kit, appends)
         self.tickets = StreamTickets(kit, settings.stream_ticket_ttl)
-        # Exports, ReplayGame's long folds and ReplayLog: one pool of worker processes, one budget.
+        # Exports, long ListEvents pages, ReplayGame's long folds and ReplayLog: one pool of worker
+        # processes, one budget.
         self.heavy_reads = heavy = HeavyReads(settings.heavy, creation.addresses.calling, tokens.is_admin, metrics)
         self.history = History(
             kit,
@@ -218,7 +225,7 @@ class GameApp:
             addresses=creation.addresses,
             max_client_followers=settings.max_client_followers,
         )
-        self.logs = Logs(kit, self.games, new_id, heavy, ExportCache(settings.exports.cache_bytes))
+        self.logs = Logs(kit, writer, new_id, heavy, ExportCache(settings.exports.cache_bytes))
         self.log_replays = LogReplays(heavy)
         self.seats = Seats(kit)
         self.retention = Retention(kit, policy)
@@ -232,29 +239,39 @@ class GameApp:
 
     # --- for sessions that hold a game open (Play) --------------------------------
 
-    async def open_game(self, game_id: str, token: str, known_version: int = 0) -> tuple[LiveGame, Viewer]:
-        """The live game and who the token stands for in it (`known_version`: the
-        highest version the caller says it was given, as `claiming`)."""
-        with self.claiming(game_id, known_version, token):
+    async def open_game(
+        self, game_id: str, token: str, known_version: int = 0, known_receipt: str = ""
+    ) -> tuple[LiveGame, Viewer]:
+        """The live game and who the token stands for in it (`known_version` and its
+        `known_receipt`: the highest version the caller says it was given, as `claiming`)."""
+        with self.claiming(game_id, known_version, known_receipt):
             return await self.kit.open(game_id, token)
 
-    def claiming(self, game_id: str, known_version: int, token: str) -> contextlib.AbstractContextManager[None]:
+    def claiming(self, game_id: str, known_version: int, known_receipt: str) -> contextlib.AbstractContextManager[None]:
         """The caller's claim to have been given `known_version` of the game, for the
-        request's duration (model/claims.py), if its token is one of the game's (a
-        seat's, of any generation, its host's) or the admin's; else nothing."""
-        if not known_version or not game_id or not token or not self._vouches(game_id, token):
+        request's duration (model/claims.py): proven when `known_receipt` is that
+        version's receipt, else counting for nothing."""
+        if not known_version or not game_id:
             return contextlib.nullcontext()
-        return claims.claiming(game_id, known_version, by_admin=self.tokens.is_admin(token))
+        proof = self.receipts.proof(game_id, known_version, known_receipt) if known_receipt else None
+        return claims.claiming(claims.Claim(game_id, known_version, proof))
 
-    def _vouches(self, game_id: str, token: str) -> bool:
-        tokens = self.tokens
-        if tokens.is_admin(token) or tokens.is_host(game_id, token):
-            return True
-        try:
-            tokens.seat_claim(game_id, token)
-        except BadToken:
-            return False
-        return True
+    def receipt(self, game_id: str, version: int) -> str:
+        """The receipt of `version` of the game (claims.Receipts): "" when this process
+        does not hold the fingerprint of its event (a game no longer cached, a version
+        too old)."""
+        live = self.live.cache.get(game_id)
+        event_crc = None if live is None or not version else live.in_store.marks.crc(version)
+        return "" if event_crc is None else self.receipts.sign(game_id, version, event_crc)
+
+    def receipted(self, answer: Message, game_id: str) -> None:
+        """Gives `answer` the receipt of the version it tells the caller (its own
+        `version`, of its game or `game_id`'s; else its `game`'s), if it has the field."""
+        fields, about = answer.DESCRIPTOR.fields_by_name, cast(Any, answer)
+        if "receipt" in fields and "version" in fields:
+            about.receipt = self.receipt(about.game_id if "game_id" in fields else game_id, about.version)
+        elif "game" in fields and answer.HasField("game"):
+            self.receipted(about.game, game_id)
 
     async def catch_up(self, live: LiveGame, version: int) -> None:
         """Brings the live game to `version`, which a follower has seen stored. When a

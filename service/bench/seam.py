@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from ludotheque.v1 import game_pb2
@@ -50,7 +50,7 @@ from service.app.online.join_codes import ALPHABET as JOIN_CODE_ALPHABET
 from service.app.online.join_codes import LENGTH as JOIN_CODE_LENGTH
 from service.app.words.catalogs import Words, catalogs
 from service.cli import log_setup, telemetry
-from service.store.base import EventStore, StoredEvent
+from service.store.base import AppendRequest, AppendResult, EventStore, NewGame, StoredEvent
 from service.store.memory import MemoryStore
 from service.store.redis import RedisStore
 from service.store.redis_client import RedisConnection
@@ -64,7 +64,6 @@ __all__ = [
     "JOIN_CODE_ALPHABET",
     "JOIN_CODE_LENGTH",
     "BenchStore",
-    "Call",
     "CountingConnection",
     "GameApp",
     "RecordedGame",
@@ -165,53 +164,45 @@ def english_words() -> Words:
 
 # --- the store alone -----------------------------------------------------------------
 
-# One write GameApp made to the store, but for the game id: its other arguments.
-Call = tuple[tuple[Any, ...], dict[str, Any]]
-
 
 @dataclass(slots=True)
 class RecordedGame:
-    creation: Call | None = None
-    appends: list[Call] = field(default_factory=list)
+    creation: NewGame | None = None
+    appends: list[AppendRequest] = field(default_factory=list)
     version: int = 0  # the last version stored
 
 
 class RecordingStore(MemoryStore):
-    """A memory store that remembers what GameApp asked it to write (each call's
-    arguments as given, so that they are made again as they were)."""
+    """A memory store that remembers what GameApp asked it to write (each write as
+    given, its events copied: the caller's own), so that they are made again as they were."""
 
     def __init__(self) -> None:
         super().__init__()
         self.games: dict[str, RecordedGame] = {}
 
-    async def create(self, game_id: str, *args: Any, **kwargs: Any) -> None:
-        await super().create(game_id, *args, **kwargs)
-        game = self.games.setdefault(game_id, RecordedGame())
-        game.creation, game.version = _kept(args, kwargs), (await self.info(game_id)).version
+    async def create(self, game: NewGame) -> None:
+        await super().create(game)
+        recorded = self.games.setdefault(game.game_id, RecordedGame())
+        recorded.creation = replace(game, events=list(game.events))
+        recorded.version = (await self.info(game.game_id)).version
 
-    async def append(self, game_id: str, *args: Any, **kwargs: Any) -> Any:
-        result = await super().append(game_id, *args, **kwargs)
-        game = self.games[game_id]
-        game.appends.append(_kept(args, kwargs))
-        game.version = result.last_version
+    async def append(self, request: AppendRequest) -> AppendResult:
+        result = await super().append(request)
+        recorded = self.games[request.game_id]
+        recorded.appends.append(replace(request, events=list(request.events)))
+        recorded.version = result.last_version
         return result
-
-
-def _kept(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:
-    """The arguments of a call, their lists copied (the caller's own)."""
-    return tuple([list(arg) if isinstance(arg, list) else arg for arg in args]), dict(kwargs)
 
 
 async def create_again(store: BenchStore, game_id: str, game: RecordedGame) -> None:
     """Makes the recorded game's creation again, under `game_id`."""
     assert game.creation is not None
-    args, kwargs = game.creation
-    await store.create(game_id, *args, **kwargs)
+    await store.create(replace(game.creation, game_id=game_id))
 
 
-async def append_again(store: BenchStore, game_id: str, call: Call) -> None:
-    args, kwargs = call
-    await store.append(game_id, *args, **kwargs)
+async def append_again(store: BenchStore, game_id: str, request: AppendRequest) -> None:
+    """Makes a recorded append again, to the game `game_id`."""
+    await store.append(replace(request, game_id=game_id))
 
 
 async def follow(store: BenchStore, game_id: str, last: int) -> None:

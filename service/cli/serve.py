@@ -28,6 +28,7 @@ from service.app import GameApp
 from service.app.access.auth import TokenAuthority
 from service.app.access.creators import CreationPolicy
 from service.app.model.errors import ServiceError
+from service.app.model.heavy_reads import share_the_gil
 from service.app.observe.instrumented import instrumented
 from service.app.observe.metrics import Metrics
 from service.cli import collector, log_setup, telemetry
@@ -101,6 +102,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     the same ports (SO_REUSEPORT: the kernel spreads connections between them)."""
     if config.server.example_games:  # before anything reads the kinds served
         registry.serve_examples()
+    share_the_gil()  # large bodies are parsed in a thread: the event loop gets the GIL back soon
     metrics = Metrics()
     app = build_app(config, metrics)
     await app.start()

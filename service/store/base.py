@@ -1,11 +1,20 @@
-"""The event store interface. A store keeps, per game, an append-only list of opaque
-event blobs numbered 1, 2, 3..., a few opaque blobs about the game (snapshots among
-them), the command ids already applied, named counters that reads and appends may be
-conditioned on, and how long to keep the game (retention). Beside games, it keeps
-bounded sets shared by every process (`admit`: quotas and rate limits). It knows
-nothing of games: `kind` and `status` are only labels to list by, and `listed` says
-whether a listing for everyone shows the game. Every implementation passes
-tests/service/test_store_contract.py."""
+"""The event store's interface, in small parts, and the values they take and give.
+
+A store keeps, per game, an append-only list of opaque event blobs numbered 1, 2, 3...,
+the command ids already applied and named counters that reads and appends may be
+conditioned on (`EventLog`); snapshots, opaque blobs about the game at a version
+(`SnapshotStore`); how long to keep the game (`GameKeeping`: retention). Beside games,
+it keeps bounded sets and marks shared by every process (`SharedSets`: quotas, rate
+limits, single-use tickets) and what the processes coordinate through (`Coordination`:
+claims, leases and holders, notices, a schedule). It knows nothing of games: `kind` and
+`status` are only labels to list by, and `listed` says whether a listing for everyone
+shows the game.
+
+`EventStore` is all the parts behind one object (a backend implements them all: the
+memory store and the Redis store), what the composition root opens and wraps; code that
+needs one part names that part. Each part has its shared contract tests, run against
+every backend: tests/service/test_store_event_log.py, test_store_snapshots.py,
+test_store_keeping.py, test_store_sets.py, test_store_coordination.py."""
 
 from __future__ import annotations
 
@@ -187,6 +196,47 @@ KEEP_FOREVER = Keep()
 
 
 @dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game to create (EventLog.create): its first events (versions 1..n), the labels
+    it is listed by, its record (written once, opaque) and summary (replaced by every
+    append, opaque), when, and how long to keep it. `listed`: a listing for everyone
+    (`list_games(listed_only=True)`) shows it."""
+
+    game_id: str
+    kind: str
+    status: str
+    record: bytes
+    summary: bytes
+    events: Sequence[bytes]
+    now_ms: int
+    keep: Keep = KEEP_FOREVER
+    listed: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class AppendRequest:
+    """Events to append to a game (EventLog.append), all or nothing, after
+    `expected_version`, under the command id `command_id` (applied once; `fingerprint`
+    tells its retry from another command reusing it), with the game's new status label
+    and summary, when, and how long to keep it. `after`: the head() of the event the
+    caller has at `expected_version` (empty: not checked), so that a history the caller
+    never saw is not built on. `counters_revision`: the game's counters revision the
+    caller knows (None: not checked)."""
+
+    game_id: str
+    expected_version: int
+    events: Sequence[bytes]
+    command_id: str
+    fingerprint: bytes
+    status: str
+    summary: bytes
+    now_ms: int
+    keep: Keep = KEEP_FOREVER
+    after: bytes = b""
+    counters_revision: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class StoredSnapshot:
     """An opaque blob about a game as it stood after `version` events (the service
     keeps its engine states there, so as not to fold every event from the first)."""
@@ -284,55 +334,25 @@ class Coordination(Protocol):
         ...
 
 
-class EventStore(Protocol):
-    @property
-    def coordination(self) -> Coordination:
-        """Claims, process leases and holders, notices and the schedule (open seats, presence, turn clocks)."""
+class EventLog(Protocol):
+    """Each game's events, numbered from 1, appended all or nothing with a
+    compare-and-set on the version, read by range and followed live; the command ids
+    applied, the game's counters, and the labels it is listed by."""
+
+    async def create(self, game: NewGame) -> None:
+        """Creates a game with its first events, kept as `game.keep` says. Raises
+        GameExists if the id is taken, unless by this very creation (same record: a
+        retry)."""
         ...
 
-    async def create(
-        self,
-        game_id: str,
-        kind: str,
-        status: str,
-        record: bytes,
-        summary: bytes,
-        events: Sequence[bytes],
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        listed: bool = True,
-    ) -> None:
-        """Creates a game with its first events (versions 1..n), kept as `keep` says.
-        `listed`: a listing for everyone (`list_games(listed_only=True)`) shows it.
-        Raises GameExists if the id is taken, unless by this very creation (same
-        record: a retry)."""
-        ...
-
-    async def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[bytes],
-        command_id: str,
-        fingerprint: bytes,
-        status: str,
-        summary: bytes,
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        after: bytes = b"",
-        counters_revision: int | None = None,
-    ) -> AppendResult:
-        """Appends `events` after `expected_version`, all or nothing, records
-        `command_id` (with the command's `fingerprint`), and keeps the game as `keep`
-        says. When the command id was already applied, appends nothing and returns the first result (or raises
-        CommandIdReused if the fingerprint differs). Raises VersionConflict when the
-        game is not at `expected_version`, or (given `after`: the head() of the
-        event the caller has at `expected_version`) holds another event there, so a
-        history the caller never saw is not built on; GameNotFound; and
-        CountersChanged (before anything else) when `counters_revision` is given and
-        is not the game's."""
+    async def append(self, request: AppendRequest) -> AppendResult:
+        """Appends the request's events after its `expected_version`, all or nothing,
+        records its `command_id` (with the command's `fingerprint`), and keeps the game
+        as `keep` says. When the command id was already applied, appends nothing and
+        returns the first result (or raises CommandIdReused if the fingerprint differs).
+        Raises VersionConflict when the game is not at `expected_version`, or (given
+        `after`) holds another event there; GameNotFound; and CountersChanged (before
+        anything else) when `counters_revision` is given and is not the game's."""
         ...
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
@@ -365,21 +385,22 @@ class EventStore(Protocol):
         raises InvalidCursor."""
         ...
 
-    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
-        """Adds `member` to the bounded set `key`, shared by every process, if it holds
-        fewer than `limit` members; a member already in is admitted again, unchanged.
-        `ttl_ms`: the member leaves by itself that long after `now_ms` (a rate limit's
-        sliding window); None: only when released (a quota). Expired members neither
-        count nor stay. A set's members all have a ttl, or none do."""
+    def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
+        """Events from `from_version` on, then live ones as they are appended, in
+        order, without gaps or repeats. Ends with SubscriberTooSlow if the
+        subscriber cannot keep up, with VersionsLost if the store went back behind
+        what it had given the subscriber."""
         ...
 
-    async def release(self, key: str, member: str) -> None:
-        """Takes `member` out of the set `key` (nothing if it is not in)."""
+    def end_subscriptions(self) -> None:
+        """Ends every subscription, and every later one, with StoreUnavailable(SHUTTING_DOWN)
+        (the server is stopping: its followers resume elsewhere); reads and writes go on."""
         ...
 
-    async def members(self, key: str, now_ms: int) -> list[str]:
-        """The members of the set `key` that have not expired at `now_ms`."""
-        ...
+
+class SnapshotStore(Protocol):
+    """Snapshots: opaque blobs about a game as it stood at a version, kept beside its
+    events (the service keeps its engine states there)."""
 
     async def put_snapshots(self, game_id: str, snapshots: Sequence[StoredSnapshot]) -> None:
         """Keeps each snapshot, replacing one kept at the same version. Snapshots of a
@@ -392,7 +413,10 @@ class EventStore(Protocol):
         Raises GameNotFound."""
         ...
 
-    # --- retention (service/app/keeping/retention.py) ---------------------------------------
+
+class GameKeeping(Protocol):
+    """How long each game is kept, and its end (service/app/keeping/retention.py): every
+    write says how long to keep the game (Keep); these review and delete it."""
 
     async def due_games(self, now_ms: int, limit: int) -> list[str]:
         """Up to `limit` games whose review time (Keep.review_at_ms) has come, the
@@ -422,16 +446,25 @@ class EventStore(Protocol):
         """Unlists a game that is gone (the store dropped it by itself)."""
         ...
 
-    def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
-        """Events from `from_version` on, then live ones as they are appended, in
-        order, without gaps or repeats. Ends with SubscriberTooSlow if the
-        subscriber cannot keep up, with VersionsLost if the store went back behind
-        what it had given the subscriber."""
+
+class SharedSets(Protocol):
+    """Bounded sets and marks shared by every process sharing the store: creation
+    quotas and rate limits (`admit`), things that may happen once (`mark_once`)."""
+
+    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
+        """Adds `member` to the bounded set `key`, shared by every process, if it holds
+        fewer than `limit` members; a member already in is admitted again, unchanged.
+        `ttl_ms`: the member leaves by itself that long after `now_ms` (a rate limit's
+        sliding window); None: only when released (a quota). Expired members neither
+        count nor stay. A set's members all have a ttl, or none do."""
         ...
 
-    def end_subscriptions(self) -> None:
-        """Ends every subscription, and every later one, with StoreUnavailable(SHUTTING_DOWN)
-        (the server is stopping: its followers resume elsewhere); reads and writes go on."""
+    async def release(self, key: str, member: str) -> None:
+        """Takes `member` out of the set `key` (nothing if it is not in)."""
+        ...
+
+    async def members(self, key: str, now_ms: int) -> list[str]:
+        """The members of the set `key` that have not expired at `now_ms`."""
         ...
 
     async def mark_once(self, key: str, ttl_ms: int) -> bool:
@@ -440,6 +473,10 @@ class EventStore(Protocol):
         store) and has not expired. A set-if-absent with an expiry, for things that
         may happen once (a stream ticket spent); the key is opaque to the store."""
         ...
+
+
+class StoreConnection(Protocol):
+    """The store as a whole: reachable, healthy, closed."""
 
     async def ping(self) -> None:
         """Raises StoreUnavailable when the store cannot be reached."""
@@ -451,3 +488,18 @@ class EventStore(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+# Each part of the store, by name (what instrumented() times, what the contract tests
+# check each backend implements); Coordination is reached as `store.coordination`.
+PARTS: tuple[type, ...] = (EventLog, SnapshotStore, GameKeeping, SharedSets, StoreConnection)
+
+
+class EventStore(EventLog, SnapshotStore, GameKeeping, SharedSets, StoreConnection, Protocol):
+    """Every part of the store behind one object, as a backend implements them and the
+    composition root opens one; coordination beside them."""
+
+    @property
+    def coordination(self) -> Coordination:
+        """Claims, process leases and holders, notices and the schedule (open seats, presence, turn clocks)."""
+        ...

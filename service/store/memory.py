@@ -7,16 +7,13 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import heapq
-import math
-import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from service.store.base import (
     KEEP_FOREVER,
     SHUTTING_DOWN,
-    Admission,
+    AppendRequest,
     AppendResult,
     CommandIdReused,
     CountersChanged,
@@ -26,6 +23,7 @@ from service.store.base import (
     GamePage,
     InvalidCursor,
     Keep,
+    NewGame,
     ShardHealth,
     StoredEvent,
     StoredSnapshot,
@@ -35,10 +33,14 @@ from service.store.base import (
     head,
 )
 from service.store.memory_coordination import MemoryCoordination
+from service.store.memory_keeping import MemoryKeeping
+from service.store.memory_sets import MemorySets
 
 
 @dataclass(slots=True)
-class _Game:
+class MemoryGame:
+    """One game as the memory store keeps it."""
+
     written: GameInfo  # the game's info, but for what `latest` holds
     sequence: int  # creation order, for listing newest first
     events: list[bytes] = field(default_factory=list)
@@ -69,18 +71,20 @@ class _Game:
         self.written, self.latest = info, None
 
 
-class MemoryStore:
+class MemoryStore(MemoryKeeping, MemorySets):
+    """Every part of the store (base.EventStore): the event log and snapshots here,
+    retention in memory_keeping.py, the shared sets and marks in memory_sets.py,
+    coordination in memory_coordination.py."""
+
     def __init__(self) -> None:
-        self._games: dict[str, _Game] = {}
+        super().__init__()  # (the sets' and marks' own state)
+        self._games: dict[str, MemoryGame] = {}
         self._order: list[str] = []
-        self._sets: dict[str, dict[str, float]] = {}  # admit's sets: member -> expiry (ms; inf: none)
         self._closed = False
         self._ending_subscriptions = False
-        self._marks: dict[str, float] = {}  # key -> when its mark expires (monotonic clock)
-        self._mark_expiries: list[tuple[float, str]] = []  # a heap, to forget expired marks
         self.coordination = MemoryCoordination(self._check_open)
 
-    def _game(self, game_id: str) -> _Game:
+    def _game(self, game_id: str) -> MemoryGame:
         self._check_open()
         game = self._games.get(game_id)
         if game is None:
@@ -91,56 +95,35 @@ class MemoryStore:
         if self._closed:
             raise StoreUnavailable("the memory store is closed")
 
-    async def create(
-        self,
-        game_id: str,
-        kind: str,
-        status: str,
-        record: bytes,
-        summary: bytes,
-        events: Sequence[bytes],
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        listed: bool = True,
-    ) -> None:
+    async def create(self, game: NewGame) -> None:
         self._check_open()
+        game_id = game.game_id
         if game_id in self._games:
-            if self._games[game_id].info.record == record:
+            if self._games[game_id].info.record == game.record:
                 return  # the same creation, sent again
             raise GameExists(game_id)
-        info = GameInfo(game_id, kind, status, len(events), now_ms, now_ms, record, summary, listed)
-        self._games[game_id] = _Game(info, len(self._order), list(events), keep=keep)
+        now_ms, events = game.now_ms, list(game.events)
+        info = GameInfo(
+            game_id, game.kind, game.status, len(events), now_ms, now_ms, game.record, game.summary, game.listed
+        )
+        self._games[game_id] = MemoryGame(info, len(self._order), events, keep=game.keep)
         self._order.append(game_id)
 
-    async def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[bytes],
-        command_id: str,
-        fingerprint: bytes,
-        status: str,
-        summary: bytes,
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        after: bytes = b"",
-        counters_revision: int | None = None,
-    ) -> AppendResult:
+    async def append(self, request: AppendRequest) -> AppendResult:
+        game_id, expected_version, after = request.game_id, request.expected_version, request.after
         game = self._game(game_id)
-        _check_revision(game, counters_revision)
-        previous = _previous_result(game, game_id, command_id, fingerprint)
+        _check_revision(game, request.counters_revision)
+        previous = _previous_result(game, game_id, request.command_id, request.fingerprint)
         if previous is not None:
             return previous
         current = len(game.events)
         if current != expected_version or (after and current and head(game.events[current - 1]) != after):
             raise VersionConflict(game_id, expected_version, current)
-        game.events.extend(events)
+        game.events.extend(request.events)
         first, last = current + 1, len(game.events)
-        game.commands[command_id] = (fingerprint, first, last)
-        game.latest = (status, last, now_ms, summary)
-        game.keep = keep
+        game.commands[request.command_id] = (request.fingerprint, first, last)
+        game.latest = (request.status, last, request.now_ms, request.summary)
+        game.keep = request.keep
         waiters, game.appended = game.appended, asyncio.Event()
         waiters.set()
         return AppendResult(first, last)
@@ -211,66 +194,6 @@ class MemoryStore:
                 found.append(info)
         return GamePage(found, str(position) if position > 0 and len(found) == limit else "")
 
-    async def due_games(self, now_ms: int, limit: int) -> list[str]:
-        self._check_open()
-        due = [(g.keep.review_at_ms, g.sequence, g.written.game_id) for g in self._games.values()]
-        return [game_id for review_at, _, game_id in sorted(due) if 0 < review_at <= now_ms][:limit]
-
-    async def keep(self, game_id: str, keep: Keep) -> None:
-        self._game(game_id).keep = keep
-
-    async def claim(self, game_id: str, owner: str, until_ms: int, now_ms: int) -> bool:
-        game = self._game(game_id)
-        if game.claim is not None and game.claim[0] != owner and game.claim[1] > now_ms:
-            return False
-        game.claim = (owner, until_ms)
-        return True
-
-    async def delete(self, game_id: str, version: int | None = None) -> bool:
-        game = self._game(game_id)
-        if version is not None and game.info.version != version:
-            return False
-        del self._games[game_id]
-        game.deleted = True
-        game.appended.set()  # its subscribers end
-        return True
-
-    async def forget(self, game_id: str) -> None:
-        self._check_open()  # a game this store deletes is unlisted at once
-
-    # --- bounded sets (admit) ---------------------------------------------------------
-
-    def _live_members(self, key: str, now_ms: int) -> dict[str, float]:
-        members = self._sets.get(key, {})
-        for member in [m for m, expiry in members.items() if expiry <= now_ms]:
-            del members[member]
-        if not members:
-            self._sets.pop(key, None)  # an idle identity's set does not linger
-        return members
-
-    async def admit(self, key: str, member: str, limit: int, now_ms: int, ttl_ms: int | None = None) -> Admission:
-        self._check_open()
-        members = self._live_members(key, now_ms)
-        if member in members:
-            return Admission(True)
-        if len(members) < limit:
-            self._sets.setdefault(key, members)[member] = math.inf if ttl_ms is None else now_ms + ttl_ms
-            return Admission(True)
-        first = min(members.values(), default=math.inf)
-        return Admission(False, None if first == math.inf else int(first) - now_ms)
-
-    async def release(self, key: str, member: str) -> None:
-        self._check_open()
-        members = self._sets.get(key)
-        if members is not None:
-            members.pop(member, None)
-            if not members:
-                del self._sets[key]
-
-    async def members(self, key: str, now_ms: int) -> list[str]:
-        self._check_open()
-        return sorted(self._live_members(key, now_ms))
-
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         game = self._game(game_id)
         next_version = max(from_version, 1)
@@ -286,21 +209,6 @@ class MemoryStore:
                 next_version += 1
             await game.appended.wait()
             self._check_open()
-
-    async def mark_once(self, key: str, ttl_ms: int) -> bool:
-        self._check_open()
-        now = time.monotonic()
-        expiries = self._mark_expiries
-        while expiries and expiries[0][0] <= now:  # expired marks are forgotten: memory stays bounded
-            expiry, expired = heapq.heappop(expiries)
-            if self._marks.get(expired) == expiry:
-                del self._marks[expired]
-        if self._marks.get(key, now) > now:
-            return False
-        expiry = now + max(ttl_ms, 1) / 1000
-        self._marks[key] = expiry
-        heapq.heappush(expiries, (expiry, key))
-        return True
 
     def end_subscriptions(self) -> None:
         self._ending_subscriptions = True
@@ -322,12 +230,12 @@ class MemoryStore:
             game.appended.set()
 
 
-def _check_revision(game: _Game, counters_revision: int | None) -> None:
+def _check_revision(game: MemoryGame, counters_revision: int | None) -> None:
     if counters_revision is not None and counters_revision != game.written.counters_revision:
         raise CountersChanged(game.written.game_id)
 
 
-def _previous_result(game: _Game, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
+def _previous_result(game: MemoryGame, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:
     known = game.commands.get(command_id)
     if known is None:
         return None

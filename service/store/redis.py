@@ -32,8 +32,8 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from service.store.base import (
-    KEEP_FOREVER,
     SHUTTING_DOWN,
+    AppendRequest,
     AppendResult,
     CommandIdReused,
     CountersChanged,
@@ -42,7 +42,7 @@ from service.store.base import (
     GameLost,
     GameNotFound,
     GamePage,
-    Keep,
+    NewGame,
     StoredEvent,
     StoredSnapshot,
     StoreHealth,
@@ -74,6 +74,10 @@ COUNTER = b"counter:"  # the meta fields of the game's counters (EventStore.bump
 
 
 class RedisStore(RedisRetention, RedisSets):
+    """Every part of the store (base.EventStore): the event log and snapshots here,
+    retention in redis_retention.py, the shared sets and marks in redis_sets.py,
+    coordination in redis_coordination.py."""
+
     def __init__(
         self,
         redis: RedisConnection,
@@ -126,26 +130,15 @@ class RedisStore(RedisRetention, RedisSets):
 
     # --- writing ---------------------------------------------------------------------
 
-    async def create(
-        self,
-        game_id: str,
-        kind: str,
-        status: str,
-        record: bytes,
-        summary: bytes,
-        events: Sequence[bytes],
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        listed: bool = True,
-    ) -> None:
+    async def create(self, game: NewGame) -> None:
         self._check_open()
-        keys = self.keys
-        args = [kind, status, record, summary, now_ms, self._pending, game_id, "1" if listed else "0"]
+        keys, game_id, keep = self.keys, game.game_id, game.keep
+        listed = "1" if game.listed else "0"
+        args = [game.kind, game.status, game.record, game.summary, game.now_ms, self._pending, game_id, listed]
         reply = await self.redis.run(
             CREATE,
             [keys.meta(game_id), keys.events(game_id), self.index.filing_key(game_id)],
-            [*args, keep.review_at_ms, keep.expire_at_ms, *events],
+            [*args, keep.review_at_ms, keep.expire_at_ms, *game.events],
             durable=True,
         )
         if reply[0] == b"exists":
@@ -154,36 +147,23 @@ class RedisStore(RedisRetention, RedisSets):
         if self.waits:
             await self._confirmed(game_id, version)
         if reply[2] is not None:
-            labels = Labels(kind, status, version, listed, keep.review_at_ms)
+            labels = Labels(game.kind, game.status, version, game.listed, keep.review_at_ms)
             await self.index.file(game_id, labels, int(reply[2]))
 
-    async def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[bytes],
-        command_id: str,
-        fingerprint: bytes,
-        status: str,
-        summary: bytes,
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        after: bytes = b"",
-        counters_revision: int | None = None,
-    ) -> AppendResult:
+    async def append(self, request: AppendRequest) -> AppendResult:
         self._check_open()
-        keys = self.keys
-        revision = "" if counters_revision is None else counters_revision
+        keys, game_id, keep = self.keys, request.game_id, request.keep
+        expected_version, command_id, fingerprint = request.expected_version, request.command_id, request.fingerprint
+        revision = "" if request.counters_revision is None else request.counters_revision
         args = [
-            *(expected_version, command_id, fingerprint.hex(), status, summary, now_ms),
-            *(self._pending, game_id, after, revision, keep.review_at_ms, keep.expire_at_ms),
+            *(expected_version, command_id, fingerprint.hex(), request.status, request.summary, request.now_ms),
+            *(self._pending, game_id, request.after, revision, keep.review_at_ms, keep.expire_at_ms),
         ]
         game_keys = [keys.meta(game_id), keys.events(game_id), keys.commands(game_id), self.index.filing_key(game_id)]
         reply = await self.redis.run(
             APPEND,
             [*game_keys, keys.snapshots(game_id), keys.moves(game_id)],
-            [*args, *events],
+            [*args, *request.events],
             durable=True,
         )
         outcome = reply[0]
@@ -191,9 +171,9 @@ class RedisStore(RedisRetention, RedisSets):
             last = int(reply[1])
             if self.waits:
                 await self._confirmed(game_id, last)
-            self._live.appended(game_id, expected_version + 1, events)
+            self._live.appended(game_id, expected_version + 1, request.events)
             if outcome == b"changed":
-                labels = Labels(reply[2].decode(), status, last, reply[4] == b"1", keep.review_at_ms)
+                labels = Labels(reply[2].decode(), request.status, last, reply[4] == b"1", keep.review_at_ms)
                 await self.index.file(game_id, labels, int(reply[3]))
             return AppendResult(expected_version + 1, last)
         if outcome == b"missing":

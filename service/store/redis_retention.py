@@ -26,7 +26,7 @@ TOMBSTONE_MS = 60_000
 
 
 class RedisRetention:
-    """RedisStore's retention methods (EventStore: due_games, keep, claim, delete, forget)."""
+    """RedisStore's retention (base.GameKeeping: due_games, keep, claim, delete, forget)."""
 
     redis: RedisConnection
     keys: Keys

@@ -1,8 +1,8 @@
 """The Redis store's bounded sets and marks, shared by every server process. The sets
-(EventStore.admit, release, members: creation quotas and rate limits,
+(base.SharedSets: admit, release, members: creation quotas and rate limits,
 service/app/access/limits.py) are one sorted set each, `<prefix>:limit:<key>`, their members
 scored by when they expire (+inf: never); the ADMIT script counts and adds in one step.
-A mark (EventStore.mark_once: a stream ticket spent) is a key with an expiry,
+A mark (SharedSets.mark_once: a stream ticket spent) is a key with an expiry,
 `<prefix>:mark:<key>`, set with SET NX PX."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from service.store.redis_lua import ADMIT, MEMBERS
 
 
 class RedisSets:
-    """RedisStore's bounded sets and marks (EventStore: admit, release, members, mark_once)."""
+    """RedisStore's bounded sets and marks (base.SharedSets: admit, release, members, mark_once)."""
 
     redis: RedisConnection
     keys: Keys

@@ -19,7 +19,9 @@ from tests.support.server import ServerProcess, running_server
 
 HALF_SENT = 2000
 HEADER_TIMEOUT = 1.0
-IDLE_TIMEOUT = 3.0
+# Well past the header timeout: which of the two closed a connection shows even when a
+# busy machine takes seconds to get to it.
+IDLE_TIMEOUT = 6.0
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +100,7 @@ def test_a_request_trickled_in_within_the_header_timeout_is_answered(timed_serve
     with socket.create_connection(("127.0.0.1", timed_server.http_port), timeout=10) as connection:
         for part in (b"GET /healthz HTTP/1.1\r\n", b"Host: x\r\n", b"Connection: close\r\n", b"\r\n"):
             connection.sendall(part)
-            time.sleep(HEADER_TIMEOUT / 8)  # a slow but honest client
+            time.sleep(HEADER_TIMEOUT / 20)  # parts apart, as a slow client's (and time to spare on a busy machine)
         answer = connection.recv(4096)
     assert answer.startswith(b"HTTP/1.1 200")
 
@@ -128,6 +130,6 @@ def test_a_body_that_stops_arriving_is_a_408(timed_server: ServerProcess, path: 
         )
         connection.sendall(head.encode() + b'{"kind": ')  # and nothing more
         started = time.monotonic()
-        answer = connection.recv(65536)
+        answer = connection.recv(65536)  # (an answer that never comes: the socket's timeout)
     assert answer.startswith(b"HTTP/1.1 408"), answer[:200]
-    assert IDLE_TIMEOUT - 0.5 <= time.monotonic() - started < IDLE_TIMEOUT + 5
+    assert time.monotonic() - started >= IDLE_TIMEOUT - 0.5  # not before the body went idle that long

@@ -240,4 +240,4 @@ def test_a_log_file_is_replayed_by_the_server_without_storing_it(server: ServerP
     assert "event 7" in cli("replay", str(bad), "--on-server", "--server", server.target).stderr
 
     too_big = rest.post("/v1/logs:replay", b"{" + b" " * (1 << 20) + b"}")
-    assert too_big.status == 400
+    assert too_big.status == 413  # RESOURCE_EXHAUSTED, naming the limit (service/api/body_limits.py)

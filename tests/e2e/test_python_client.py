@@ -1,7 +1,8 @@
 """The Python clients against a real server: `ludotheque.Client` and its asyncio twin
 `ludotheque.aio.Client` make the same calls, with the token, a command id per move and
 a move resent after UNAVAILABLE (played once), and the highest version of each game
-they were given said on every call and Play join (`known_version`); a Play session,
+they were given said, with its receipt, on every call and Play join (`known_version`,
+`known_receipt`); a Play session,
 blocking or async, ends with the game; commands and events print as people read them."""
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from collections.abc import Iterator
 import grpc
 import pytest
 from ludotheque import Client, aio, rule_code
-from ludotheque.calls import Call, Calls
+from ludotheque.calls import Call, Calls, KnownVersion
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
+from service.app.access.auth import TokenAuthority
+from service.app.model.claims import RECEIPT_PURPOSE, Receipts
 from tests.support.aio import async_test
 from tests.support.proxy import CuttingProxy
-from tests.support.server import ServerProcess, running_server
+from tests.support.server import SECRET, ServerProcess, running_server
 
 BOT = {"name": "Robin", "bot": "greedy"}
 # A channel that tries again soon after a refused connection (gRPC waits a second at first).
@@ -105,26 +108,36 @@ def last_loss(game: game_pb2.Game) -> tuple[int, int]:
     return (loss.first, loss.last)
 
 
+def given_then_lost(game_id: str, version: int) -> KnownVersion:
+    """A version as another server of the deployment gave it, with its receipt, before
+    a failover lost it (signed with the test servers' secret)."""
+    receipts = Receipts(TokenAuthority(SECRET.encode()).derived_keys(RECEIPT_PURPOSE))
+    return KnownVersion(version, receipts.sign(game_id, version, 0x5EED))
+
+
 def test_the_blocking_client_says_the_versions_it_was_given(server: ServerProcess) -> None:
     """It remembers the highest version of each game it was given (`known`, shared with
-    the clients with_token makes) and says it on its calls and its Play join: told of
-    versions the server's store does not hold (as another server gave them before a
-    failover lost them), the server records them lost instead of reusing them."""
+    the clients with_token makes) with its receipt, and says them on its calls and its
+    Play join: told of versions the server's store does not hold (as another server
+    gave them before a failover lost them), the server records them lost instead of
+    reusing them. A version without its receipt changes nothing."""
     with Client(server.target) as lobby:
         created = lobby.create_game("mooki", ["Cléo", "Robin"])
         game_id = created.game_id
         player = lobby.with_token(created.seat_tokens[created.game.to_act[0]])
         assert player.known is lobby.known and lobby.known[game_id] == created.game.version
         played = player.submit(game_id, player.get_game(game_id).legal_commands[0])
-        assert lobby.known == {game_id: played.version}
-        lobby.known[game_id] = claimed = played.version + 2  # given by another server, then lost
+        assert lobby.known == {game_id: played.version} and lobby.known_receipt(game_id) == played.receipt != ""
+        lobby.known[game_id] = played.version + 2  # made up: no receipt
+        assert not player.get_game(game_id).history_losses
+        lobby.known[game_id] = claimed = given_then_lost(game_id, played.version + 2)
         seen = player.get_game(game_id)  # GetGame says it
         assert last_loss(seen) == (played.version + 1, claimed) and lobby.known[game_id] == seen.version
-        lobby.known[game_id] = claimed = seen.version + 1
+        lobby.known[game_id] = claimed = given_then_lost(game_id, seen.version + 1)
         moved = player.submit(game_id, seen.legal_commands[0])  # SubmitCommand says it
         assert moved.version > claimed + 1 and lobby.known[game_id] == moved.version
         assert last_loss(player.get_game(game_id)) == (claimed, claimed)
-        lobby.known[game_id] = claimed = moved.version + 1
+        lobby.known[game_id] = claimed = given_then_lost(game_id, moved.version + 1)
         with player.play(game_id, from_version=claimed) as session:  # the Play join says it
             told = next(session)
         assert told.events[0].history_loss.last == claimed and lobby.known[game_id] >= told.events[-1].version
@@ -137,21 +150,23 @@ async def test_the_asyncio_client_says_the_versions_it_was_given_too(server: Ser
         game_id = created.game_id
         player = lobby.with_token(created.seat_tokens[created.game.to_act[0]])
         assert player.known is lobby.known and lobby.known[game_id] == created.game.version
-        lobby.known[game_id] = claimed = created.game.version + 1
+        lobby.known[game_id] = claimed = given_then_lost(game_id, created.game.version + 1)
         page = await player.list_events(game_id)  # ListEvents says it
         assert page.events[-1].history_loss.last == claimed and lobby.known[game_id] == page.version
-        lobby.known[game_id] = claimed = page.version + 1
+        lobby.known[game_id] = claimed = given_then_lost(game_id, page.version + 1)
         replayed = await player.replay(game_id)  # ReplayGame says it
         assert replayed.version > claimed and lobby.known[game_id] == replayed.version
-        lobby.known[game_id] = claimed = replayed.version + 1
+        lobby.known[game_id] = claimed = given_then_lost(game_id, replayed.version + 1)
         async for event in player.stream(game_id, from_version=claimed):  # StreamEvents says it
             if event.version > claimed:  # the notice, after the version lost
                 break
         assert event.history_loss.last == claimed and lobby.known[game_id] == event.version
-        lobby.known[game_id] = claimed = event.version + 1
+        assert lobby.known_receipt(game_id)  # the stream's receipt, kept
+        lobby.known[game_id] = claimed = given_then_lost(game_id, event.version + 1)
         async with player.play(game_id, from_version=claimed) as session:  # the Play join says it
             told = await session.__anext__()
         assert told.events[0].history_loss.last == claimed and lobby.known[game_id] >= told.events[-1].version
+        assert told.receipt and lobby.known_receipt(game_id)  # Play's receipts, kept
         assert last_loss(await player.get_game(game_id)) == (claimed, claimed)
 
 

@@ -152,7 +152,7 @@ def test_every_error_has_its_http_status_and_a_google_rpc_status(server: ServerP
     expect(cleo.post(commands, {**draw, "bogus": 1}), 400, 3)
     expect(cleo.post(commands, {"command": {"mooki": {"draw": {"pile": "left"}}}}), 400, 3)
     expect(cleo.post(commands, {"command": {}}), 400, 3)
-    expect(cleo.post(commands, b'{"commandId": "' + b"x" * (2 << 20) + b'"}'), 400, 3)
+    expect(cleo.post(commands, b'{"commandId": "' + b"x" * (2 << 20) + b'"}'), 413, 8)  # a move: 16 KiB at most
     expect(rest.get("/v1/games?pageSize=many"), 400, 3)
     expect(rest.get("/v1/games?colour=red"), 400, 3)
     expect(rest.get("/v1/games?pageSize=1&pageSize=2"), 400, 3)  # which one? (the REST fuzz found it)

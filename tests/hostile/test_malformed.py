@@ -24,10 +24,14 @@ from ludotheque import Client
 from ludotheque.v1 import game_service_pb2 as api
 from ludotheque.v1 import game_service_pb2_grpc
 
+from tests.hostile.test_catch_up import metric
+from tests.hostile.test_stream_backpressure import SUBSCRIPTIONS
 from tests.support.connect import envelope
 from tests.support.raw_websocket import RawWebSocket
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
+from tests.support.sockets import connections_on
+from tests.support.waiting import wait_until
 
 CONNECT = "/ludotheque.v1.GameService"
 
@@ -41,6 +45,13 @@ def server() -> Iterator[ServerProcess]:
 def mark(server: ServerProcess) -> int:
     """Where the log is now: its count of lines."""
     return len(server.log().splitlines())
+
+
+def let_go(server: ServerProcess, held: int) -> None:
+    """Waits until the server holds no more HTTP connections than `held` (what it held
+    before the clients that left came): it noticed them all and their handlers ended,
+    however long a busy machine takes to get to them."""
+    wait_until(lambda: connections_on(server.process.pid, server.http_port) <= held, 30, "the clients let go")
 
 
 def quiet_since(server: ServerProcess, since: int) -> list[dict[str, Any]]:
@@ -107,7 +118,7 @@ def test_a_header_that_is_not_utf8_is_a_4xx_on_every_route(server: ServerProcess
 
 
 def test_a_client_that_leaves_in_the_middle_of_its_body_ends_cleanly(server: ServerProcess, game_id: str) -> None:
-    before = mark(server)
+    before, held = mark(server), connections_on(server.process.pid, server.http_port)
     body = json.dumps({"gameId": game_id}).encode()
     for path, content_type in (
         (b"/v1/games", b"application/json"),
@@ -116,14 +127,14 @@ def test_a_client_that_leaves_in_the_middle_of_its_body_ends_cleanly(server: Ser
     ):
         head = b"POST " + path + b" HTTP/1.1\r\nHost: x\r\nContent-Type: " + content_type
         raw_exchange(server, head + b"\r\nContent-Length: 1000\r\n\r\n" + envelope(body)[:10], close_early=True)
-    time.sleep(0.5)  # nothing to wait for: the server only notices a closed socket
+    let_go(server, held)
     quiet_since(server, before)
     assert Rest(server.http).get(f"/v1/games/{game_id}").status == 200
 
 
 def test_a_client_that_leaves_during_the_websocket_handshake_ends_quietly(server: ServerProcess) -> None:
     """Its upgrade is answered to a socket it has already reset: no error logged."""
-    before = mark(server)
+    before, held = mark(server), connections_on(server.process.pid, server.http_port)
     upgrade = (
         b"GET /v1/play HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
@@ -131,7 +142,7 @@ def test_a_client_that_leaves_during_the_websocket_handshake_ends_quietly(server
     )
     for _ in range(40):
         raw_exchange(server, upgrade, close_early=True)
-    time.sleep(0.5)  # nothing to wait for: the server only notices a closed socket
+    let_go(server, held)
     quiet_since(server, before)
 
 
@@ -159,7 +170,7 @@ def leave_streams(server: ServerProcess, game_id: str, count: int) -> None:
 def test_an_event_stream_whose_client_left_ends_quietly(server: ServerProcess) -> None:
     client = Client(server.target)
     created = client.create_game("mooki", ["Cléo", "Robin"])
-    before = mark(server)
+    before, streams = mark(server), metric(server, SUBSCRIPTIONS)
     leave_streams(server, created.game_id, 20)
     seat = client.with_token(created.seat_tokens[0])
     game = seat.get_game(created.game_id)
@@ -168,7 +179,8 @@ def test_an_event_stream_whose_client_left_ends_quietly(server: ServerProcess) -
     leave_streams(server, created.game_id, 20)
     # The streams' last word, an error (the game is gone), to clients that left.
     assert Rest(server.http, ADMIN_TOKEN).call("DELETE", f"/v1/games/{created.game_id}").status == 200
-    time.sleep(0.5)  # nothing to wait for: the streams end by themselves
+    # The streams end by themselves, once the server tries to write to them.
+    wait_until(lambda: metric(server, SUBSCRIPTIONS) <= streams, 30, "the streams ended")
     quiet_since(server, before)
 
 
@@ -225,7 +237,7 @@ def test_malformed_http_is_one_warning_line_each(server: ServerProcess) -> None:
 def test_play_sessions_whose_clients_vanish_mid_session_end_cleanly(server: ServerProcess) -> None:
     client = Client(server.target)
     games = [client.create_game("pirates", ["Cléo", {"name": "Robin", "bot": "random"}]) for _ in range(4)]
-    before = mark(server)
+    before, held = mark(server), connections_on(server.process.pid, server.http_port)
     draw = random.Random(27)
 
     def session(number: int) -> None:
@@ -247,5 +259,5 @@ def test_play_sessions_whose_clients_vanish_mid_session_end_cleanly(server: Serv
         thread.start()
     for thread in sessions:
         thread.join()
-    time.sleep(1)  # nothing to wait for: the sessions end by themselves
+    let_go(server, held)  # the sessions end by themselves
     quiet_since(server, before)

@@ -18,7 +18,7 @@ from service.app import GameApp
 from service.app.access.auth import TokenAuthority
 from service.app.game_app import World
 from service.app.model.errors import Code, ServiceError
-from service.store.base import StoreUnavailable
+from service.store.base import AppendRequest, NewGame, StoreUnavailable
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.redis import RedisServer
@@ -41,8 +41,8 @@ async def first_event(store: RedisStore) -> Any:
 
 
 OPERATIONS: dict[str, Operation] = {
-    "create": lambda s: s.create("g2", "mooki", "active", b"r", b"s", [b"e"], 1),
-    "append": lambda s: s.append("g1", 1, [b"e2"], "c", b"f", "active", b"s", 2),
+    "create": lambda s: s.create(NewGame("g2", "mooki", "active", b"r", b"s", [b"e"], 1)),
+    "append": lambda s: s.append(AppendRequest("g1", 1, [b"e2"], "c", b"f", "active", b"s", 2)),
     "find_command": lambda s: s.find_command("g1", "c", b"f"),
     "info": lambda s: s.info("g1"),
     "read": lambda s: s.read("g1", 1),
@@ -72,7 +72,7 @@ async def test_every_store_operation_turns_a_client_failure_into_unavailable(
 ) -> None:
     store = RedisStore.from_url(redis_server.url, prefix=f"test-{uuid.uuid4().hex[:12]}")
     try:
-        await store.create("g1", "mooki", "active", b"r", b"s", [b"e"], 1)
+        await store.create(NewGame("g1", "mooki", "active", b"r", b"s", [b"e"], 1))
         broken_client(error)
         for name, operation in OPERATIONS.items():
             with pytest.raises(StoreUnavailable):

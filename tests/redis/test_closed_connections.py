@@ -17,7 +17,7 @@ import uuid
 import pytest
 from redis.asyncio.connection import Connection
 
-from service.store.base import StoreUnavailable
+from service.store.base import NewGame, StoreUnavailable
 from service.store.redis import RedisStore
 from service.store.redis_errors import LOG_EVERY, reason_of
 from tests.support.aio import async_test
@@ -35,7 +35,7 @@ async def test_connections_closed_under_commands_are_connection_failures_logged_
     try:
         games = [f"g{i}" for i in range(12)]  # on every master
         for game_id in games:
-            await store.create(game_id, "mooki", "active", b"r", b"s", [b"e"], 1)
+            await store.create(NewGame(game_id, "mooki", "active", b"r", b"s", [b"e"], 1))
         outcomes: collections.Counter[str] = collections.Counter()
         # Paced by reads, not by the clock, so a slow machine changes how long it takes, not
         # what it checks: every fourth read to finish closes every node's connection (what

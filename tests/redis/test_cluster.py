@@ -16,13 +16,14 @@ from engines.registry import ENGINES
 from tests.support.games import assert_replays_cleanly, next_move, play_move, seats, short_game
 from tests.support.redis import RedisClusterNodes
 from tests.support.server import ServerProcess, watched_server
+from tests.support.stores import PATIENT_REDIS
 
 KINDS = sorted(ENGINES)
 
 
 @pytest.fixture(scope="module")
 def cluster_server(redis_cluster: RedisClusterNodes) -> Iterator[ServerProcess]:
-    with watched_server(env={"LUDOTHEQUE_STORE": redis_cluster.url}) as server:
+    with watched_server(env={"LUDOTHEQUE_STORE": redis_cluster.url, **PATIENT_REDIS}) as server:
         yield server
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from service.store.base import StoreUnavailable
+from service.store.base import AppendRequest, StoreUnavailable
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.redis import RedisClusterNodes, running_cluster
@@ -44,7 +44,7 @@ async def test_writes_waiting_for_replicas_follow_a_failover_at_once(cluster: Re
     try:
         game_id = game_on(cluster, "ludo")
         await create_stored_game(store, game_id)
-        await store.append(game_id, 1, [b"e2"], "c1", b"f", "active", b"s", 2000)
+        await store.append(AppendRequest(game_id, 1, [b"e2"], "c1", b"f", "active", b"s", 2000))
         doomed = cluster.master_of(f"ludo:{{{game_id}}}:meta")
         replica = cluster.replica_of(doomed)
         await asyncio.to_thread(doomed.stop, signal.SIGKILL)
@@ -54,7 +54,7 @@ async def test_writes_waiting_for_replicas_follow_a_failover_at_once(cluster: Re
         ready = time.monotonic()
         while True:
             try:
-                await store.append(game_id, 2, [b"e3"], "c2", b"f", "active", b"s", 3000)
+                await store.append(AppendRequest(game_id, 2, [b"e3"], "c2", b"f", "active", b"s", 3000))
                 break
             except StoreUnavailable:
                 assert time.monotonic() - ready < 10, "the writes never reached the promoted master"
@@ -82,7 +82,7 @@ async def test_an_outage_of_the_index_shard_stops_no_game_elsewhere(cluster: Red
         created = [game_on(cluster, "ludo", unwanted=index_master.port) for _ in range(3)]
         for game_id in created:
             await create_stored_game(store, game_id)
-        await store.append(ending, 1, [b"last"], "end", b"f", "finished", b"s", 2000)
+        await store.append(AppendRequest(ending, 1, [b"last"], "end", b"f", "finished", b"s", 2000))
         with pytest.raises(StoreUnavailable):
             await store.list_games("", "", 10, "")
         await asyncio.to_thread(cluster.wait_promoted, cluster.replica_of(index_master))

@@ -12,7 +12,6 @@ import contextlib
 import shutil
 import signal
 import uuid
-from typing import Any
 
 import pytest
 from google.rpc import error_details_pb2
@@ -23,7 +22,7 @@ from engines.contract import Viewer
 from service.app import GameApp
 from service.app.model.errors import Code, ServiceError
 from service.app.views.views import legal_commands
-from service.store.base import StoreUnavailable
+from service.store.base import AppendRequest, AppendResult, StoreUnavailable
 from service.store.redis import RedisStore
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, create_game, events, new_app, play_first_moves
@@ -325,11 +324,11 @@ async def test_recording_a_loss_tries_again_through_a_failure_of_the_store(
         restore(redis_server, saved)
         append, failed = store.append, list[object]()
 
-        async def failing_once(game_id: str, *args: Any, **kwargs: Any) -> Any:
-            if str(args[2]).startswith("system/history-loss") and not failed:
-                failed.append(args[2])
+        async def failing_once(request: AppendRequest) -> AppendResult:
+            if request.command_id.startswith("system/history-loss") and not failed:
+                failed.append(request.command_id)
                 raise StoreUnavailable("Redis: ConnectionError: Connection closed by server.", "connection")
-            return await append(game_id, *args, **kwargs)
+            return await append(request)
 
         store.append = failing_once  # type: ignore[method-assign]
         assert losses(await get(app, game)) == [(kept + 1, known, False)]
@@ -344,9 +343,11 @@ async def test_a_server_that_never_saw_the_lost_versions_records_them_when_a_pla
     """The server that acknowledged the lost versions is gone (restarted, or its
     players moved to another): a fresh server finds nothing wrong with the store, but a
     player says which version it was given (`known_version`), and the fresh server
-    records the loss instead of giving those numbers to other moves. A spectator's
-    claim (no token of the game) is not believed, nor one far past what a failover
-    could lose; a client that says nothing is where it was before."""
+    records the loss instead of giving those numbers to other moves, if the player shows
+    the receipt the first server gave with that version (`known_receipt`). A claim
+    without it (or with the receipt of another version) is not believed, whoever makes
+    it, nor one far past what a failover could lose; a client that says nothing is
+    where it was before."""
     async with redis_stores(redis_server.url, 2) as (store, fresh_store):
         gone = app_on(store)
         game = await create_game(gone)
@@ -354,21 +355,60 @@ async def test_a_server_that_never_saw_the_lost_versions_records_them_when_a_pla
         saved = snapshot(redis_server, store, game.game_id)
         known = await play_first_moves(gone, game, 3)
         told = await acknowledged_events(gone, game)
+        receipt = gone.receipt(game.game_id, known)  # what the player was given with `known`
         restore(redis_server, saved)
         fresh = app_on(fresh_store)  # never cached the game
 
-        async def claim(token: str, version: int) -> game_pb2.Game:
-            request = api.GetGameRequest(game_id=game.game_id, known_version=version)
-            with fresh.claiming(game.game_id, version, token):
+        async def claim(token: str, version: int, proof: str) -> game_pb2.Game:
+            request = api.GetGameRequest(game_id=game.game_id, known_version=version, known_receipt=proof)
+            with fresh.claiming(game.game_id, version, proof):
                 return await fresh.games.get_game(request, token)
 
-        assert (await claim("", known)).version == kept  # a spectator: not believed
-        assert (await claim(game.seat_tokens[0], kept + 2000)).version == kept  # past what a failover loses
+        assert (await claim(game.seat_tokens[0], known, "")).version == kept  # no proof: not believed
+        assert (await claim(ADMIN, known, "")).version == kept  # not even from the admin
+        assert (await claim(game.seat_tokens[0], known + 1, receipt)).version == kept  # another version's
+        far = known + 2000
+        assert (await claim(game.seat_tokens[0], far, fresh.receipts.sign(game.game_id, far, 0))).version == kept
         assert not (await get(fresh, game)).history_losses
-        seen = await claim(game.seat_tokens[1], known)  # a player: believed
+        assert metric(fresh, "ludotheque_unproven_claims_total") == 3
+        seen = await claim("", known, receipt)  # proven: believed, whoever shows it
         assert losses(seen) == [(kept + 1, known, False)] and seen.version == known + 1
         assert_nothing_reused(await events(fresh, game.game_id), told, kept, known)
         assert metric(fresh, "ludotheque_history_losses_total", kind="mooki", reused="false") == 1
         # Over Play too: the join says it (here, nothing past what the store now has).
-        live, _ = await fresh.open_game(game.game_id, game.seat_tokens[0], known)
+        live, _ = await fresh.open_game(game.game_id, game.seat_tokens[0], known, receipt)
         assert live.version == known + 1
+
+
+@async_test
+async def test_a_receipt_for_a_version_the_store_now_holds_as_another_move_has_the_fork_recorded(
+    redis_server: RedisServer,
+) -> None:
+    """The server that acknowledged the lost versions is gone, and another one played
+    on from the store before any player told it: the lost numbers now hold other
+    moves. A player shows the receipt of a version it was given: the receipt names the
+    event it was given, the store holds another under that number, and the server
+    records the fork (`reused`) instead of serving the changed history as if nothing
+    happened. Its own receipts (of the store's history) find nothing wrong."""
+    async with redis_stores(redis_server.url, 2) as (store, fresh_store):
+        gone = app_on(store)
+        game = await create_game(gone)
+        await play_first_moves(gone, game, 2)
+        saved = snapshot(redis_server, store, game.game_id)
+        known = await play_first_moves(gone, game, 3)
+        receipt = gone.receipt(game.game_id, known)
+        restore(redis_server, saved)
+        fresh = app_on(fresh_store)
+        again = await play_first_moves(fresh, game, 4)  # the lost numbers, used again
+        assert again > known
+
+        async def claim(version: int, proof: str) -> game_pb2.Game:
+            with fresh.claiming(game.game_id, version, proof):
+                return await fresh.games.get_game(api.GetGameRequest(game_id=game.game_id), game.seat_tokens[0])
+
+        assert not (await claim(known, fresh.receipt(game.game_id, known))).history_losses  # the store's own
+        seen = await claim(known, receipt)
+        ((first, last, reused),) = losses(seen)
+        assert reused and first == known and last == again
+        assert metric(fresh, "ludotheque_history_losses_total", kind="mooki", reused="true") == 1
+        assert losses(await claim(known, receipt)) == [(first, last, reused)]  # recorded once

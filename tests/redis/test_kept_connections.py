@@ -15,6 +15,7 @@ from service.store.redis_client import SCRIPT_CONNECTIONS, RedisConnection
 from service.store.redis_lua import Script
 from tests.support.aio import async_test
 from tests.support.redis import RedisServer
+from tests.support.stores import STORE_TIMEOUT
 
 ECHO = Script("test_echo", "#!lua flags=no-writes\nreturn ARGV[1]\n")
 FAIL = Script("test_fail", "#!lua flags=no-writes\nreturn redis.error_reply('refused on purpose')\n")
@@ -53,7 +54,10 @@ async def test_a_refused_script_keeps_its_connection_in_step(redis_server: Redis
 
 @async_test
 async def test_calls_past_the_connections_wait_for_one(redis_server: RedisServer) -> None:
-    redis = RedisConnection.from_url(redis_server.url)
+    # Not a test of timeouts: the calls past the connections wait while the first ones
+    # connect and load the script, which takes more than the default second on a busy
+    # machine (the waiting's own deadline is the next test's).
+    redis = RedisConnection.from_url(redis_server.url, timeout=STORE_TIMEOUT)
     try:
         calls = SCRIPT_CONNECTIONS + 40
         replies = await asyncio.gather(*(redis.run(ECHO, [KEY], [str(i)]) for i in range(calls)))

@@ -15,6 +15,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from tests.support.redis import RedisServer
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
+from tests.support.stores import PATIENT_REDIS
 
 BODY = {"kind": "mooki", "seats": [{"name": "Cléo"}, {"name": "Robin"}]}
 
@@ -23,6 +24,7 @@ BODY = {"kind": "mooki", "seats": [{"name": "Cléo"}, {"name": "Robin"}]}
 def two_servers(redis: RedisServer, **limits: str) -> Iterator[tuple[ServerProcess, ServerProcess]]:
     env = {
         "LUDOTHEQUE_STORE": redis.url,
+        **PATIENT_REDIS,
         "LUDOTHEQUE_TRUSTED_PROXIES": "127.0.0.1",  # each test is a client of its own
         **{f"LUDOTHEQUE_{name.upper()}": value for name, value in limits.items()},
     }

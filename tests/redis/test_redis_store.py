@@ -25,9 +25,11 @@ from service.app.observe.instrumented import instrumented
 from service.app.observe.metrics import Metrics
 from service.store import open_store
 from service.store.base import (
+    AppendRequest,
     AppendResult,
     GameNotFound,
     Keep,
+    NewGame,
     StoredSnapshot,
     StoreUnavailable,
     SubscriberTooSlow,
@@ -313,7 +315,9 @@ async def test_writers_on_many_connections_race_and_exactly_one_wins_each_versio
         for version in range(1, 11):
             outcomes = await asyncio.gather(
                 *(
-                    store.append("g1", version, [b"w%d" % writer], f"w{version}-{writer}", b"f", "active", b"", 0)
+                    store.append(
+                        AppendRequest("g1", version, [b"w%d" % writer], f"w{version}-{writer}", b"f", "active", b"", 0)
+                    )
                     for writer, store in enumerate(stores * 2)
                 ),
                 return_exceptions=True,
@@ -540,13 +544,15 @@ async def test_every_key_of_a_game_expires_when_its_keep_says(own_redis: RedisSe
     async with replicated(own_redis), redis_store(own_redis.url, wait_replicas=1, wait_timeout=30) as store:
         now = int(time.time() * 1000)
         every_key = store.keys.of_game("g1")  # meta, events, commands, snapshots
-        await store.create("g1", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 1000, now + 50_000))
+        await store.create(NewGame("g1", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 1000, now + 50_000)))
         await store.put_snapshots("g1", [StoredSnapshot(1, b"snap")])
-        await store.append("g1", 1, [b"e2"], "c", b"f", "active", b"s", now, Keep(now + 2000, now + 60_000))
+        await store.append(
+            AppendRequest("g1", 1, [b"e2"], "c", b"f", "active", b"s", now, Keep(now + 2000, now + 60_000))
+        )
         assert [own_redis.command("EXISTS", key) for key in every_key] == [1] * 4
         expiries = [await store.redis.call("PEXPIRETIME", key) for key in every_key]
         assert expiries == [now + 60_000 + EXPIRY_SLACK_MS] * 4  # a little later than asked, never earlier
-        await store.append("g1", 2, [b"e3"], "d", b"f", "finished", b"s", now, Keep(0, 0))
+        await store.append(AppendRequest("g1", 2, [b"e3"], "d", b"f", "finished", b"s", now, Keep(0, 0)))
         assert [await store.redis.call("PTTL", key) for key in every_key] == [-1] * 4  # kept forever
 
 
@@ -574,8 +580,8 @@ async def test_a_deleted_game_of_a_store_that_waits_for_replicas_ends_its_follow
 async def test_a_game_redis_dropped_by_itself_is_still_due_and_then_unlisted(redis_server: RedisServer) -> None:
     async with redis_store(redis_server.url) as store:
         now = int(time.time() * 1000)
-        await store.create("gone", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 10, now + 200))
-        await store.create("kept", "mooki", "active", b"r", b"s", [b"e1"], now)
+        await store.create(NewGame("gone", "mooki", "active", b"r", b"s", [b"e1"], now, Keep(now + 10, now + 200)))
+        await store.create(NewGame("kept", "mooki", "active", b"r", b"s", [b"e1"], now))
         meta = store.keys.meta("gone")
 
         def dropped() -> bool:

@@ -17,11 +17,12 @@ from service.store.redis_keys import Keys
 from tests.support.games import assert_replays_cleanly, history, next_move, play_move, played_command_ids, seats
 from tests.support.redis import RedisServer
 from tests.support.server import ServerProcess, watched_server
+from tests.support.stores import PATIENT_REDIS
 
 
 @pytest.fixture(scope="module")
 def two_servers(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, ServerProcess]]:
-    env = {"LUDOTHEQUE_STORE": redis_server.url}
+    env = {"LUDOTHEQUE_STORE": redis_server.url, **PATIENT_REDIS}
     with watched_server(env=env) as first, watched_server(env=env) as second:
         yield first, second
 
@@ -119,7 +120,7 @@ def test_a_player_moving_to_a_server_that_never_saw_the_lost_versions_has_them_r
     giving the lost numbers to the player's next move. A client that says nothing
     would have its next move numbered over a version it was shown."""
     keys = Keys("ludo")
-    env = {"LUDOTHEQUE_STORE": own_redis.url}
+    env = {"LUDOTHEQUE_STORE": own_redis.url, **PATIENT_REDIS}
     with watched_server(env=env) as first, watched_server(env=env) as second:
         player = Client(first.target, retries=0)
         created = player.create_game("mooki", seats("mooki", humans=2))

@@ -14,6 +14,7 @@ from ludotheque import Client
 
 from tests.support.redis import RedisServer
 from tests.support.server import ROOT, ServerProcess, running_server
+from tests.support.stores import PATIENT_REDIS
 from tests.support.waiting import wait_until
 
 
@@ -49,7 +50,7 @@ def children(pid: int) -> set[int]:
 def two_workers(redis_server: RedisServer) -> Iterator[tuple[ServerProcess, list[int]]]:
     """One `serve --workers 2` for the module (starting one takes seconds); the test
     that kills a worker and stops the server comes last."""
-    env = {"LUDOTHEQUE_STORE": redis_server.url, "LUDOTHEQUE_WORKERS": "2"}
+    env = {"LUDOTHEQUE_STORE": redis_server.url, "LUDOTHEQUE_WORKERS": "2", **PATIENT_REDIS}
     with running_server(env=env) as server:
         yield server, sorted(children(server.process.pid))
 

@@ -21,6 +21,7 @@ from service.app import GameApp
 from service.app.games.games import random_game_id
 from service.app.model.errors import Code, ServiceError
 from service.app.model.live import GAME_ID_PATTERN
+from service.store.base import NewGame
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, DRAW_LEFT, PLACE_SHOWN, command, create_game, create_request, new_app, submit
@@ -303,7 +304,15 @@ async def test_a_game_of_another_rules_version_is_refused_clearly() -> None:
     record = game_pb2.GameRecord.FromString(info.record)
     record.rules_version = "mooki/0"
     await store.create(
-        "old", "mooki", "active", record.SerializeToString(), b"", [(await store.read(created.game_id, 1))[0].data], 0
+        NewGame(
+            "old",
+            "mooki",
+            "active",
+            record.SerializeToString(),
+            b"",
+            [(await store.read(created.game_id, 1))[0].data],
+            0,
+        )
     )
     error = await expect_error(
         Code.FAILED_PRECONDITION, new_app(store).games.get_game(api.GetGameRequest(game_id="old"), "")

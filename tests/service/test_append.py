@@ -18,8 +18,9 @@ from ludotheque.v1 import game_service_pb2 as api
 from service.app import GameApp
 from service.app.model.errors import Code, ServiceError, rule_violation
 from service.app.model.live_game import LiveGame
-from service.app.moves.append import TOO_FAST, Decide, Decision
+from service.app.moves.append import TOO_FAST, Decide
 from service.app.moves.moves import decide as decide_command
+from service.app.moves.writer import Decision
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, create_game, new_app

@@ -9,6 +9,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.mooki import ENGINE
 from service.app.model.errors import Code
+from service.store.base import NewGame
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 from tests.support.apps import create_request, new_app
@@ -24,7 +25,7 @@ async def test_a_game_dealt_with_other_game_data_is_refused_naming_the_rules_ver
     started = game_pb2.Event.FromString(stored.data)
     assert started.mooki.game_started.data_digest.startswith("sha256:")
     started.mooki.game_started.data_digest = "sha256:" + "1" * 64  # dealt with other cards.json
-    await store.create("other", "mooki", "active", info.record, b"", [started.SerializeToString()], 0)
+    await store.create(NewGame("other", "mooki", "active", info.record, b"", [started.SerializeToString()], 0))
 
     error = await expect_error(
         Code.FAILED_PRECONDITION, new_app(store).games.get_game(api.GetGameRequest(game_id="other"), "")

@@ -13,12 +13,13 @@ from service.app.access.auth import TokenAuthority
 from service.app.observe.instrumented import instrumented
 from service.app.observe.metrics import Metrics
 from service.store.base import (
-    KEEP_FOREVER,
     Admission,
+    AppendRequest,
     AppendResult,
     GameInfo,
     GamePage,
     Keep,
+    NewGame,
     ShardHealth,
     StoredEvent,
     StoredSnapshot,
@@ -41,36 +42,10 @@ class DownStore:
     def _raise_down(self) -> None:
         raise self._down()
 
-    async def create(
-        self,
-        game_id: str,
-        kind: str,
-        status: str,
-        record: bytes,
-        summary: bytes,
-        events: Sequence[bytes],
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        listed: bool = True,
-    ) -> None:
+    async def create(self, game: NewGame) -> None:
         raise self._down()
 
-    async def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[bytes],
-        command_id: str,
-        fingerprint: bytes,
-        status: str,
-        summary: bytes,
-        now_ms: int,
-        keep: Keep = KEEP_FOREVER,
-        *,
-        after: bytes = b"",
-        counters_revision: int | None = None,
-    ) -> AppendResult:
+    async def append(self, request: AppendRequest) -> AppendResult:
         raise self._down()
 
     async def find_command(self, game_id: str, command_id: str, fingerprint: bytes) -> AppendResult | None:

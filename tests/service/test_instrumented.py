@@ -8,7 +8,7 @@ import pytest
 
 from service.app.observe.instrumented import UNTIMED, instrumented, operations
 from service.app.observe.metrics import Metrics
-from service.store.base import Coordination, EventStore, StoreUnavailable
+from service.store.base import PARTS, Coordination, EventStore, NewGame, StoreUnavailable
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 
@@ -29,6 +29,8 @@ def test_every_async_operation_of_the_interfaces_is_timed() -> None:
     assert {"append", "read", "create", "mark_once", "claim", "admit"} <= set(operations(EventStore))
     assert {"renew_process", "hold", "schedule", "notify"} <= set(operations(Coordination))
     assert not UNTIMED & set(operations(EventStore))
+    # Every part's operations, and nothing but them: a part added to the store is timed.
+    assert set(operations(EventStore)) == {name for part in PARTS for name in operations(part)}
 
 
 @async_test
@@ -36,7 +38,7 @@ async def test_an_operation_is_timed_and_a_store_out_of_reach_is_counted() -> No
     metrics = Metrics()
     memory = MemoryStore()
     store = instrumented(memory, metrics)
-    await store.create("g1", "mooki", "active", b"record", b"", [b"e1"], 0)
+    await store.create(NewGame("g1", "mooki", "active", b"record", b"", [b"e1"], 0))
     assert [item.data for item in await store.read("g1", 1)] == [b"e1"]
     assert timed(metrics, "create") == 1 and timed(metrics, "read") == 1
     await store.coordination.schedule("k", 5)

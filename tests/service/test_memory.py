@@ -86,7 +86,8 @@ async def other_world(
         stored.append(copy)
         live.apply(copy)
     live.updated_at_ms = now
-    await app.games.store_new_game(live, [e.SerializeToString() for e in stored], now)
+    await app.writer.create(live, [], live.state, now, given=stored)
+    app.live.cache.remember(live)
     return [app.tokens.seat_token(game_id, seat, live.seat_generation(seat)) for seat in range(len(record.seats))]
 
 

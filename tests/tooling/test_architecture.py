@@ -1,6 +1,7 @@
 """The layers of docs/ARCHITECTURE.md hold: imports point down only (service/app's
-packages in their order), every module says what it holds, no class or function grows
-past what a reader takes in at once, and every path the document names exists."""
+packages in their order), one module writes a game's events, every module says what it
+holds, no class or function grows past what a reader takes in at once, and every path
+the document names exists."""
 
 from __future__ import annotations
 
@@ -70,8 +71,8 @@ APP_PACKAGES = (
     "model",
     "views",
     "access",
-    "keeping",
     "moves",
+    "keeping",
     "online",
     "games",
     "tables",
@@ -181,6 +182,67 @@ def test_the_order_check_catches_an_import_pointing_up(module: str, source: str)
 )
 def test_the_order_check_lets_imports_point_down(module: str, source: str) -> None:
     assert not order_violations(module, source)
+
+
+# The one writer of a game's events (docs/ARCHITECTURE.md): only it calls the event log's
+# write methods; the bench's seam makes the writes it recorded again on a store alone,
+# below any use case (store_cost.py).
+WRITER = "service.app.moves.writer"
+STORE_WRITES = frozenset({"create", "append"})
+STORE_WRITE_VALUES = frozenset({"NewGame", "AppendRequest"})
+MAY_WRITE = (WRITER, "service.store", "service.bench.seam")
+
+
+def store_writes(module: str, source: str) -> list[str]:
+    """The places in `module` that write a game's events without the writer: a call of
+    a store's create or append (on a name or attribute that is a store: `store`,
+    `self._store`, `games.store`...), or the values only those take, imported."""
+    if any(module == allowed or module.startswith(allowed + ".") for allowed in MAY_WRITE):
+        return []
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in STORE_WRITES:
+            target = node.func.value
+            name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+            if name.lower().endswith("store"):
+                found.append(f"{module}:{node.lineno} calls {ast.unparse(node.func)}")
+        elif isinstance(node, ast.ImportFrom) and node.module == "service.store.base":
+            for alias in node.names:
+                if alias.name in STORE_WRITE_VALUES:
+                    found.append(f"{module}:{node.lineno} imports {alias.name}")
+    return [f"{place} (only {WRITER} writes a game's events)" for place in found]
+
+
+def test_only_the_writer_writes_a_games_events() -> None:
+    problems = [p for path in sources() for p in store_writes(module_name(path), path.read_text())]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("service.app.keeping.losses", "async def f(games):\n    await games.store.append(request)"),
+        ("service.app.games.games", "async def f(self):\n    await self._games.store.create(game)"),
+        ("service.app.logs.logs", "async def f(store):\n    await store.create(game)"),
+        ("service.app.moves.append", "from service.store.base import AppendRequest"),
+        ("service.api.rest", "from service.store.base import NewGame, GameInfo"),
+    ],
+)
+def test_the_writer_check_catches_another_writer(module: str, source: str) -> None:
+    assert store_writes(module, source)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("service.app.moves.writer", "async def f(self):\n    await self._store.append(request)"),
+        ("service.app.moves.moves", "def f(events):\n    events.append(1)"),
+        ("service.app.games.games", "from service.store.base import GameExists"),
+        ("service.store.memory", "from service.store.base import AppendRequest"),
+    ],
+)
+def test_the_writer_check_lets_reads_and_other_appends_be(module: str, source: str) -> None:
+    assert not store_writes(module, source)
 
 
 def test_every_module_says_what_it_holds() -> None:

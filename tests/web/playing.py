@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from typing import Any
 
 from ludotheque import Client
@@ -101,3 +102,15 @@ def assert_the_log_is_the_games(page: Page, server: ServerProcess, game_id: str,
     assert [version for version, _ in shown] == [event.version for event in events]
     assert [text.split(" ", 1)[1] for _, text in shown] == [event.description.text for event in events]
     return len(events)
+
+
+def open_as_a_grown_up(page: Page, url: str) -> None:
+    """Opens a debug page (`url`) as a grown-up would: the gate's sum answered when it
+    asks (once a tab: clients/web/src/pages/gate.ts)."""
+    page.goto(url)
+    page.wait_until("document.querySelector('.grown-up-gate, .page.debug')")
+    if page.evaluate("document.querySelector('.grown-up-gate') !== null"):
+        a, b = map(int, re.findall(r"\d+", page.text(".gate-question")))
+        page.type(".grown-up-gate input[name=answer]", str(a + b))
+        page.click(".grown-up-gate button[type=submit]")
+        page.wait_for(".page.debug")

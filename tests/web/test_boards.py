@@ -46,7 +46,10 @@ def test_pirates_in_french_from_a_preset_played_by_clicking_the_board(clean_page
         page.click("form.new-game button[type=submit]")
         game_id = game_id_of(page)
         assert wait_for_a_turn(page) in ("move", "finished")
-        assert page.text(".prompt") in ("Pose une carte de ta main, ou pioche.", "Et maintenant ?")
+        assert page.text(".prompt") in (
+            "Pose une carte de ta main, ou pioche.",
+            "Touche la pioche pour piocher une carte.",
+        )
         assert page.evaluate("document.querySelectorAll('.other-hand .fan.open').length") == 1  # open hands
         assert_accessible(page)
         page.screenshots("pirates-start")

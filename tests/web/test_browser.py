@@ -14,7 +14,14 @@ from ludotheque.v1 import game_pb2
 from service.app.model import gamelog
 from tests.support.browser import Page
 from tests.support.server import ADMIN_TOKEN, ROOT, ServerProcess
-from tests.web.playing import CHOICES, assert_accessible, assert_the_log_is_the_games, play_by_clicking, wait_for_a_turn
+from tests.web.playing import (
+    CHOICES,
+    assert_accessible,
+    assert_the_log_is_the_games,
+    open_as_a_grown_up,
+    play_by_clicking,
+    wait_for_a_turn,
+)
 
 GOLDEN = ROOT / "seeds" / "replays"
 WIDE = (1366, 768)
@@ -62,7 +69,7 @@ def test_the_debug_panel_steps_through_a_dropped_log_file(clean_page: Page, serv
     page = clean_page
     text = (GOLDEN / "pirates" / "game-1.jsonl").read_text()
     events = len(text.splitlines()) - 1
-    page.goto(f"{server.http}/debug")
+    open_as_a_grown_up(page, f"{server.http}/debug")
     page.drop_file("[data-drop]", "game-1.jsonl", text)
     page.wait_until(f"document.querySelectorAll('.timeline li').length === {events + 1}")
     page.wait_until(f"document.querySelector('.position')?.textContent === 'Version {events} of {events}'")
@@ -83,7 +90,7 @@ def test_the_debug_panel_names_the_first_event_of_a_broken_log(clean_page: Page,
     log = gamelog.parse((GOLDEN / "mooki" / "game-1.jsonl").read_bytes())
     bad = next(i for i, e in enumerate(log.events) if e.HasField("command") and i > 8)
     log.events[bad].seat = 1 - log.events[bad].seat
-    page.goto(f"{server.http}/debug")
+    open_as_a_grown_up(page, f"{server.http}/debug")
     page.drop_file("[data-drop]", "broken.jsonl", gamelog.to_jsonl(log))
     page.wait_for(f".problem [data-problem-event='{bad + 1}']")
     assert f"Event {bad + 1} (version {bad + 1}, line {bad + 2}) does not replay" in page.text(".problem")
@@ -99,7 +106,7 @@ def test_time_travel_with_the_keyboard_and_an_admins_fork(clean_page: Page, serv
     with Client(server.target) as lobby:
         created = lobby.create_game("mooki", [{"name": "Ana", "bot": "greedy"}, {"name": "Bo", "bot": "random"}])
         last = created.game.version
-    page.goto(f"{server.http}/debug/{created.game_id}")  # as a spectator: ReplayGame at each version
+    open_as_a_grown_up(page, f"{server.http}/debug/{created.game_id}")  # as a spectator: ReplayGame at each version
     position = "document.querySelector('.position')?.textContent"
     page.wait_until(f"{position} === 'Version {last} of {last}'")
     page.focus(".timeline li[data-version='1'] button")

@@ -39,7 +39,17 @@ from service.app.model import gamelog
 from tests.support.browser import PHONE, Browser, Page
 from tests.support.server import ROOT, ServerProcess
 from tests.web.facts import page_facts, problems
-from tests.web.playing import CHOICES, STATUS, TURN, assert_accessible, choose, driver, settle, wait_for_a_turn
+from tests.web.playing import (
+    CHOICES,
+    STATUS,
+    TURN,
+    assert_accessible,
+    choose,
+    driver,
+    open_as_a_grown_up,
+    settle,
+    wait_for_a_turn,
+)
 
 DESKTOP = (1366, 768)
 SHOTS = ROOT / "build" / "screenshots" / "family"
@@ -113,6 +123,9 @@ def play_checking_each_step(page: Page, game: str, size: str, *, seed: int, touc
         assert steps < 300, "the game did not end"
     # The outcome says "over" until GetGame names the winners: then won or lost.
     page.wait_until("['won', 'lost'].includes(document.querySelector('.outcome:not([hidden])')?.dataset.ending)")
+    # Played with the voice on (by default): the end was said aloud (clients/web/test/driver.mjs records it).
+    outcome = json.dumps(page.text(".outcome-text span:last-child"))
+    page.wait_until(f"window.spoken.some((said) => said.text.endsWith({outcome}))")
     settle(page)
     shoot(page, f"{game}-end-{size}")
     at_the_end = page_facts(page)
@@ -390,7 +403,7 @@ def test_the_debug_panel_opens_a_log_a_player_saved_and_its_keys_work_anywhere(
             cleo.submit(created.game_id, cleo.get_game(created.game_id).legal_commands[0])
         saved = cleo.export_game(created.game_id)  # what "Save the log" saves for a player
     events = len(saved.events)
-    page.goto(f"{server.http}/debug")
+    open_as_a_grown_up(page, f"{server.http}/debug")
     assert_accessible(page)
     page.drop_file("[data-drop]", "cleo.jsonl", gamelog.to_jsonl(saved))
     page.wait_for(".saved-log[data-saved-by='seat:0']")
@@ -424,7 +437,7 @@ def test_the_debug_panel_opens_a_log_a_player_saved_and_its_keys_work_anywhere(
     # On a phone, a game's panel as a spectator: its timeline's rows are targets too.
     driver(phone, "front")
     phone.problems()
-    phone.goto(f"{server.http}/debug/{created.game_id}")
+    open_as_a_grown_up(phone, f"{server.http}/debug/{created.game_id}")
     last = len(saved.events)
     phone.wait_until(f"{position} === 'Version {last} of {last}'")
     facts = page_facts(phone)  # the board shown far down the panel is no game to play: not in view

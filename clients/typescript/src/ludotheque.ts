@@ -2,8 +2,8 @@
 // makes most (create a game, act for a seat, follow a game, replay it), with the
 // protocol's chores done once here: the bearer token, idempotency keys and retries,
 // resuming a followed game after a dropped connection, a W3C `traceparent` on every
-// call, and saying the highest version of each game it was given (`knownVersion`,
-// known.ts).
+// call, and saying the highest version of each game it was given with its receipt
+// (`knownVersion`, `knownReceipt`, known.ts).
 
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
@@ -12,7 +12,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { PreconditionFailureSchema, RequestInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 import { newCommandId } from "./ids.js";
-import { type KnownVersions, MemoryKnownVersions } from "./known.js";
+import { type KnownVersions, MemoryKnownVersions, saying } from "./known.js";
 import { newTraceparent, type TraceparentSource } from "./trace.js";
 import type {
   CommandSchema,
@@ -225,8 +225,8 @@ export class Ludotheque {
 
   /** The game as this caller sees it, with the moves it may make (`legalCommands`). */
   async getGame(gameId: string): Promise<Game> {
-    const game = await this.client.getGame({ gameId, knownVersion: this.known.get(gameId) });
-    this.known.saw(gameId, game.version);
+    const game = await this.client.getGame({ gameId, ...saying(this.known, gameId) });
+    this.known.saw(gameId, game.version, game.receipt);
     return game;
   }
 
@@ -239,13 +239,13 @@ export class Ludotheque {
       commandId: options.commandId ?? newCommandId(),
       expectedVersion: options.expectedVersion,
       seat: options.seat,
-      knownVersion: this.known.get(gameId),
+      ...saying(this.known, gameId),
     };
     const retries = options.retries ?? 3;
     for (let attempt = 0; ; attempt++) {
       try {
         const played = await this.client.submitCommand(request);
-        this.known.saw(gameId, played.version);
+        this.known.saw(gameId, played.version, played.receipt);
         return played;
       } catch (reason) {
         const error = ConnectError.from(reason);
@@ -266,14 +266,14 @@ export class Ludotheque {
     let failures = 0;
     for (;;) {
       try {
-        const request = { gameId, fromVersion: next, knownVersion: this.known.get(gameId) };
+        const request = { gameId, fromVersion: next, ...saying(this.known, gameId) };
         const responses = this.client.streamEvents(request, { signal: options.signal });
         let delivered = false;
         let over = false;
-        for await (const { event } of responses) {
+        for await (const { event, receipt } of responses) {
           if (event === undefined || event.version < next) continue;
           next = event.version + 1n;
-          this.known.saw(gameId, event.version);
+          this.known.saw(gameId, event.version, receipt);
           failures = 0;
           delivered = true;
           over = event.gameOver;
@@ -293,8 +293,8 @@ export class Ludotheque {
 
   /** Time travel: the game as this caller saw it at `atVersion` (default: now). */
   async replay(gameId: string, atVersion?: bigint): Promise<ReplayGameResponse> {
-    const replayed = await this.client.replayGame({ gameId, atVersion, knownVersion: this.known.get(gameId) });
-    this.known.saw(gameId, replayed.version);
+    const replayed = await this.client.replayGame({ gameId, atVersion, ...saying(this.known, gameId) });
+    this.known.saw(gameId, replayed.version, replayed.receipt);
     return replayed;
   }
 
@@ -328,8 +328,8 @@ export class Ludotheque {
     const events: Event[] = [];
     let page: ListEventsResponse;
     do {
-      page = await this.client.listEvents({ gameId, fromVersion, knownVersion: this.known.get(gameId) });
-      this.known.saw(gameId, page.version);
+      page = await this.client.listEvents({ gameId, fromVersion, ...saying(this.known, gameId) });
+      this.known.saw(gameId, page.version, page.receipt);
       events.push(...page.events);
       fromVersion = page.nextFromVersion;
     } while (fromVersion !== 0n);
@@ -337,7 +337,7 @@ export class Ludotheque {
   }
 
   private sawGame(game: Game | undefined): Game | undefined {
-    if (game !== undefined) this.known.saw(game.gameId, game.version);
+    if (game !== undefined) this.known.saw(game.gameId, game.version, game.receipt);
     return game;
   }
 }

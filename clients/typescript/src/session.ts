@@ -17,7 +17,7 @@ import type { Command, Event, Game, GameView, Outcome, Seat, SeatClock } from ".
 import { PlayRequestSchema, PlayResponseSchema } from "./gen/ludotheque/v1/game_service_pb.js";
 import type { PlayRematch, PlayRequest, PlayResponse, PlayResult } from "./gen/ludotheque/v1/game_service_pb.js";
 import { newCommandId, randomHex } from "./ids.js";
-import { type KnownVersions, MemoryKnownVersions } from "./known.js";
+import { type KnownVersions, MemoryKnownVersions, saying } from "./known.js";
 import { Ludotheque, type CommandInit } from "./ludotheque.js";
 import type { SeatStore } from "./seats.js";
 import { newTraceparent, traceIdOf, type TraceparentSource } from "./trace.js";
@@ -142,7 +142,7 @@ export interface GameSessionOptions {
    * `traceId`, so its server logs and traces are found by one id. `false`: none. */
   traceparent?: TraceparentSource;
   /** Where the highest version given of each game is kept: the join and the session's
-   * reads of the game say it (`knownVersion`, known.ts), whichever server or call gave
+   * reads of the game say it with its receipt (`knownVersion`, `knownReceipt`, known.ts), whichever server or call gave
    * it, and the session notes what it is given. Default: the session's own, in memory;
    * share a Ludotheque's `known` (or one kept in localStorage) to carry it across. */
   known?: KnownVersions;
@@ -326,7 +326,7 @@ export class GameSession {
               gameId: this.options.gameId,
               token: this.token ?? "",
               fromVersion: this.snapshot.version + 1n,
-              knownVersion: this.known.get(this.options.gameId),
+              ...saying(this.known, this.options.gameId),
               viewUpdates: true,
               locale: this.options.locale ?? "",
               presence: this.options.presence ?? false,
@@ -426,9 +426,12 @@ export class GameSession {
   private receive(message: PlayResponse): void {
     const change: Change = {};
     const gameId = this.options.gameId;
-    for (const event of message.events) this.known.saw(gameId, event.version);
-    if (message.result !== undefined) this.known.saw(gameId, message.result.version);
-    if (message.turn !== undefined) this.known.saw(gameId, message.turn.version);
+    // The message's receipt is that of the highest version it gives.
+    const told = [message.events.at(-1)?.version, message.result?.version, message.turn?.version].reduce<bigint>(
+      (highest, version) => (version !== undefined && version > highest ? version : highest),
+      0n,
+    );
+    if (told > 0n) this.known.saw(gameId, told, message.receipt);
     let version = this.snapshot.version;
     const fresh = message.events.filter((event) => event.version > version);
     if (fresh.length > 0) {

@@ -3,9 +3,9 @@
 // page's language (descriptions of moves and events, error messages). Seat tokens live
 // in this browser's localStorage, one list per game, and never in a URL; the admin
 // token, typed into the debug panel, in sessionStorage only (gone with the tab). The
-// highest version of each game this browser was given goes with every call about it
-// (`known`): kept in localStorage for the games it holds a seat of, so that a server
-// whose store lost moves shown here records the loss, even after a reload.
+// highest version of each game this browser was given goes with every call about it,
+// with its receipt (`known`): kept in localStorage for the games it holds a seat of, so
+// that a server whose store lost moves shown here records the loss, even after a reload.
 
 import { ConnectError, GameSession, type KnownVersions, Ludotheque } from "@ludotheque/client";
 import { LocalizedMessageSchema } from "@ludotheque/client/gen/google/rpc/error_details_pb";
@@ -13,26 +13,38 @@ import { LocalizedMessageSchema } from "@ludotheque/client/gen/google/rpc/error_
 import { locale } from "./i18n";
 
 const KNOWN_KEY = (gameId: string): string => `ludotheque.known.${gameId}`;
-const seen = new Map<string, bigint>();
+interface Known {
+  version: bigint;
+  receipt: string; // the service's proof that it gave this version
+}
+const seen = new Map<string, Known>();
 
-/** The highest version of each game given to this page: in memory, and in localStorage
- * for a game this browser holds a seat or the host token of (a spectator's is not
- * believed by the service: no need to keep it). */
+/** What localStorage holds of the game ("<version> <receipt>"; none, or unreadable: nothing). */
+function stored(gameId: string): Known {
+  const [version = "0", receipt = ""] = (localStorage.getItem(KNOWN_KEY(gameId)) ?? "").split(" ");
+  try {
+    return { version: BigInt(version), receipt };
+  } catch {
+    return { version: 0n, receipt: "" }; // not a number: as if nothing were known
+  }
+}
+
+/** The highest version of each game given to this page with its receipt: in memory, and
+ * in localStorage for a game this browser holds a seat or the host token of. */
+function held(gameId: string): Known {
+  const here = seen.get(gameId) ?? { version: 0n, receipt: "" };
+  const kept = stored(gameId);
+  return here.version >= kept.version ? here : kept;
+}
+
 export const known: KnownVersions = {
-  get(gameId: string): bigint {
-    let stored = 0n;
-    try {
-      stored = BigInt(localStorage.getItem(KNOWN_KEY(gameId)) ?? "0");
-    } catch {
-      stored = 0n; // not a number: as if nothing were known
-    }
-    const here = seen.get(gameId) ?? 0n;
-    return here > stored ? here : stored;
-  },
-  saw(gameId: string, version: bigint): void {
-    if (version <= (seen.get(gameId) ?? 0n)) return;
-    seen.set(gameId, version);
-    if (seats.held(gameId).length > 0 || hosts.token(gameId)) localStorage.setItem(KNOWN_KEY(gameId), version.toString());
+  get: (gameId: string): bigint => held(gameId).version,
+  receipt: (gameId: string): string => held(gameId).receipt,
+  saw(gameId: string, version: bigint, receipt = ""): void {
+    const before = seen.get(gameId) ?? { version: 0n, receipt: "" };
+    if (version < before.version || (version === before.version && (receipt === "" || before.receipt !== ""))) return;
+    seen.set(gameId, { version, receipt });
+    if (seats.held(gameId).length > 0 || hosts.token(gameId)) localStorage.setItem(KNOWN_KEY(gameId), `${version} ${receipt}`);
   },
 };
 
@@ -57,6 +69,8 @@ export interface HeldSeat {
   seat: number;
   name: string;
   token: string;
+  /** The picture tapped for the seat (boards/avatars.ts), if one was. */
+  picture?: string;
 }
 
 const SEATS_KEY = (gameId: string): string => `ludotheque.seats.${gameId}`;

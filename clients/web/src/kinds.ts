@@ -7,7 +7,7 @@
 import { GameOptionsSchema, type DescMessage, type GameKind } from "@ludotheque/client";
 
 import { api } from "./api";
-import { humanize, locale, lookup } from "./i18n";
+import { humanize, locale, lookup, t } from "./i18n";
 
 const loaded = new Map<string, Promise<GameKind[]>>();
 const known = new Map<string, GameKind[]>();
@@ -47,4 +47,10 @@ export function botName(bot: string): string {
 export function kindName(kind: string): string {
   const facts = known.get(locale())?.find((k) => k.kind === kind);
   return facts?.name?.text || lookup(`kind.${kind}`) || humanize(kind);
+}
+
+/** A seat's name: the one it was given, else "Player 2" in the page's language (as the
+ * server's words call a seat without a name: one name per seat on every page). */
+export function seatCalled(name: string, index: number): string {
+  return name || t("lobby.playerName", { n: index + 1 });
 }

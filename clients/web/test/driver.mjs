@@ -9,6 +9,11 @@
 //
 // The app shows the other players' moves one after another at a child's pace; a page
 // here shows them at once (localStorage "ludotheque.pace" = 0) unless a test set a pace.
+//
+// What a page reads aloud goes through the browser's own speechSynthesis, as it would
+// for a child; every page also notes each sentence given to it in `window.spoken` (its
+// text, language and rate) before letting it speak (headless Chromium has no voice: the
+// sentence fails at once, which the page takes as said).
 
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -63,6 +68,14 @@ async function newPage({ width, height, mobile, isolated }) {
     document.addEventListener("securitypolicyviolation", (event) =>
       console.error(`CSP violation: ${event.violatedDirective} ${event.blockedURI}`),
     );
+    window.spoken = [];
+    if (typeof speechSynthesis !== "undefined") {
+      const speak = speechSynthesis.speak.bind(speechSynthesis);
+      speechSynthesis.speak = (utterance) => {
+        window.spoken.push({ text: utterance.text, lang: utterance.lang, rate: utterance.rate });
+        speak(utterance);
+      };
+    }
     try {
       if (localStorage.getItem("ludotheque.pace") === null) localStorage.setItem("ludotheque.pace", "0");
     } catch {

@@ -76,7 +76,14 @@ class TokenAuthority:
     def derived_key(self, purpose: str) -> bytes:
         """A signing key of its own for `purpose` (e.g. stream tickets), from the same
         secret: every process of a deployment derives the same one."""
-        return hmac.new(self._secret, f"ludotheque key: {purpose}".encode(), hashlib.sha256).digest()
+        return self.derived_keys(purpose)[0]
+
+    def derived_keys(self, purpose: str) -> tuple[bytes, ...]:
+        """`derived_key(purpose)` from each secret in use, the current one first: what
+        checks a signature made before the secret rotated."""
+        return tuple(
+            hmac.new(key, f"ludotheque key: {purpose}".encode(), hashlib.sha256).digest() for key in self._verifying
+        )
 
     def is_admin(self, token: str) -> bool:
         return bool(self._admin_token) and hmac.compare_digest(token.encode(), self._admin_token)

@@ -37,33 +37,17 @@ class Kit:
 
 
 class UseCase:
-    """A use case built from the kit, and what it needs of its own besides."""
+    """A use case built from the kit, and what it needs of its own besides. The kit's
+    parts are plain attributes (read on every move: a property would be a call each)."""
 
     def __init__(self, kit: Kit) -> None:
         self._kit = kit
-
-    @property
-    def _games(self) -> LiveGames:
-        return self._kit.games
-
-    @property
-    def _viewers(self) -> Viewers:
-        return self._kit.viewers
-
-    @property
-    def _tokens(self) -> TokenAuthority:
-        return self._kit.tokens
-
-    @property
-    def _quotas(self) -> Quotas:
-        return self._kit.quotas
-
-    @property
-    def _metrics(self) -> Metrics:
-        return self._kit.metrics
-
-    def _now_ms(self) -> int:
-        return self._kit.now_ms()
+        self._games = kit.games
+        self._viewers = kit.viewers
+        self._tokens = kit.tokens
+        self._quotas = kit.quotas
+        self._metrics = kit.metrics
+        self._now_ms = kit.now_ms
 
     async def _open(self, game_id: str, token: str, *, refresh: bool = True) -> tuple[LiveGame, Viewer]:
         """The opening of a request about one game, for a caller: Kit.open."""

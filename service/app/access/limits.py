@@ -15,18 +15,19 @@ import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from service.app.access.creators import Creator
 from service.app.model.errors import ServiceError, permission_denied, resource_exhausted
 from service.app.model.stored import store_errors
 from service.settings import at_least, setting
-from service.store.base import EventStore, GameNotFound, StoreUnavailable
+from service.store.base import EventLog, GameNotFound, SharedSets, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
 WINDOW_MS = 60_000  # the rates are per minute, over a sliding window
 LIVE_RETRY_MS = 60_000  # what to tell a creator at their live quota: a game of theirs must end first
-FINISHED = "finished"  # the store's status label of a finished game (views.STATUS_NAMES)
+FINISHED = "finished"  # the store's status label of a finished game (views/listing.py: STATUS_NAMES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,12 +58,17 @@ class CreationLimits:
 NO_LIMITS = CreationLimits(per_minute=0, live_games=0, bot_games_per_minute=None, join_code_guesses_per_minute=0)
 
 
+class QuotaStore(SharedSets, EventLog, Protocol):
+    """The parts of the store quotas use: the shared sets they count in, and the games'
+    status (a slot whose game is over is healed)."""
+
+
 def live_key(identity: str) -> str:
     return f"live:{identity}"
 
 
 class Quotas:
-    def __init__(self, store: EventStore, limits: CreationLimits, now_ms: Callable[[], int]) -> None:
+    def __init__(self, store: QuotaStore, limits: CreationLimits, now_ms: Callable[[], int]) -> None:
         self._store = store
         self.limits = limits
         self._now_ms = now_ms

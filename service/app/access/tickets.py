@@ -26,7 +26,7 @@ from service.app.access.kit import Kit, UseCase
 from service.app.model.errors import unauthenticated
 from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
-from service.app.views.views import timestamp
+from service.app.views.listing import timestamp
 
 # A used ticket's mark outlives the ticket by this much, for processes whose clocks
 # are a little ahead of the one that marked it.

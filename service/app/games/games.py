@@ -14,27 +14,19 @@ from engines.registry import ENGINES, AnyEngine, get_engine
 from service.app.access.creators import ADMIN_CREATOR, CreationPolicy, Creator
 from service.app.access.kit import Kit, UseCase
 from service.app.access.origins import current_origin
-from service.app.keeping.retention import RetentionPolicy
 from service.app.model import envelopes
 from service.app.model.errors import invalid_argument
 from service.app.model.live_game import LiveGame
 from service.app.model.seeding import SETUP, game_rng
-from service.app.model.snapshots import checkpoints, passes
+from service.app.model.snapshots import passes
 from service.app.model.stored import store_errors
-from service.app.moves.steps import Step, play_bots, serialized, stamp
+from service.app.moves.steps import Step, play_bots
+from service.app.moves.writer import LISTED, Writer
 from service.app.observe import request_context
 from service.app.online.clocks import validate_clock
 from service.app.online.online import Online
-from service.app.views.views import (
-    STATUS_NAMES,
-    anonymised,
-    game_message,
-    reword_outcome,
-    status_code,
-    summary,
-    timestamp,
-    viewer_message,
-)
+from service.app.views.listing import STATUS_NAMES, reword_outcome, timestamp
+from service.app.views.views import anonymised, game_message, viewer_message
 from service.store.base import GameExists
 
 # New game ids: 16 letters or digits (95 bits). No '-' or '_', so an id never
@@ -45,7 +37,6 @@ MAX_NAME_LENGTH = 64
 MAX_AGE = 150
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
-LISTED = (game_pb2.VISIBILITY_LISTED, game_pb2.VISIBILITY_PUBLIC)
 MAX_PAGE_TOKEN_DIGITS = 15  # below 2**53: Redis scores (doubles) hold such positions exactly
 
 
@@ -57,16 +48,16 @@ class Games(UseCase):
     def __init__(
         self,
         kit: Kit,
+        writer: Writer,
         new_game_id: Callable[[], str],
         new_seed: Callable[[], int],
         creation: CreationPolicy,
-        retention: RetentionPolicy,
         online: Online | None = None,
     ) -> None:
         super().__init__(kit)
+        self._writer = writer  # the one writer of a game's events: its creation too
         self._new_game_id = new_game_id
         self._new_seed = new_seed
-        self._retention = retention
         self._creation = creation
         self.quotas = kit.quotas  # Seating's too
         self._online = online
@@ -135,26 +126,20 @@ class Games(UseCase):
                 record.join_code = await self._online.join_codes.claim(game_id)
             live = LiveGame(record, engine, engine.initial_state(), 0, now)
             live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
-            every = self._games.snapshots.every
             state, steps = live.state, []
             if not waits:
+                every = self._games.snapshots.every
                 dealt = fold(engine, payloads)
                 state, bot_steps = await play_bots(live, dealt, len(payloads), snapshot_every=every)
                 kept = dealt if passes(0, len(payloads), every) else None
                 steps = [Step(None, None, list(payloads), kept), *bot_steps]
-            events = await stamp(live, 0, steps, "", now, engine.status(state).finished)
-            stored = await serialized(events)
-            if events:
-                live.moved(events, stored, state, now)
-            await self.store_new_game(live, stored, now)
+            await self._writer.create(live, steps, state, now)
         except GameExists:
             raise  # a rematch another process created first: its quota slot is its own
         except BaseException:
             await self.quotas.release(creator, record.game_id)
             raise
-        self._games.repository.keep_snapshots(live, checkpoints(steps, 1, stored))
-        if live.status.finished:
-            await self.quotas.release(creator, record.game_id)
+        self._games.cache.remember(live)
         return game_service_pb2.CreateGameResponse(
             game_id=record.game_id,
             seat_tokens=["" if s.open else self._tokens.seat_token(record.game_id, s.index) for s in seats],
@@ -204,32 +189,6 @@ class Games(UseCase):
                 anonymised(game)
             reword_outcome(game, request.locale)  # in the caller's language
         return response
-
-    async def store_new_game(self, live: LiveGame, stored: Sequence[bytes], now: int) -> None:
-        """Stores a new game (created or imported: `live` as its events `stored` left it)
-        with those events, and caches it."""
-        record = live.record
-        label = STATUS_NAMES[status_code(live.status, live.table.started)]
-        with store_errors():
-            await self._games.store.create(
-                record.game_id,
-                record.kind,
-                label,
-                record.SerializeToString(),
-                summary(live).SerializeToString(),
-                stored,
-                now,
-                self._retention.keep(label, now),
-                listed=record.visibility in LISTED,
-            )
-        live.mark(1, stored)
-        self._games.cache.remember(live)
-        if self._online is not None:
-            await self._online.moved(live, 0)  # a turn clock's first deadline
-        self._metrics.labelled(self._metrics.games_created, record.kind).inc()
-        status = live.status
-        if status.finished:  # a game of bots plays itself out at once; so may an import
-            self._metrics.game_finished(record.kind, bool(status.winners))
 
 
 def is_page_token(text: str) -> bool:

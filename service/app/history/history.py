@@ -40,7 +40,8 @@ from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
 from service.app.views.descriptions import Audience
-from service.app.views.views import LiveAudience, audience_for, hides_players, outcome, redact, shown, status_code
+from service.app.views.listing import outcome, status_code
+from service.app.views.views import LiveAudience, audience_for, hides_players, redact, shown
 from service.store.base import StoredEvent, VersionsLost
 
 MAX_EVENTS_PAGE = 1000

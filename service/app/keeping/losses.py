@@ -24,22 +24,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2
 
-from service.app.keeping.retention import RetentionPolicy
 from service.app.model.errors import Code, ServiceError
 from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.model.loss_checks import Owed
 from service.app.model.marks import Marks
 from service.app.model.stored import store_errors
-from service.app.observe.metrics import Metrics
-from service.app.views.views import STATUS_NAMES, status_code, summary_bytes, timestamp
-from service.store.base import VersionConflict
+from service.app.moves.writer import Writer
 
 log = logging.getLogger(__name__)
 
@@ -53,10 +49,9 @@ MAX_PLACEHOLDERS = 10_000
 
 
 class Losses:
-    def __init__(self, metrics: Metrics, now_ms: Callable[[], int], retention: RetentionPolicy) -> None:
-        self._metrics = metrics
+    def __init__(self, now_ms: Callable[[], int], writer: Writer) -> None:
         self._now_ms = now_ms
-        self._retention = retention
+        self._writer = writer
 
     async def reconcile(self, games: LiveGames, live: LiveGame, owed: Owed) -> None:
         """Rebuilds `live` from the store and records the versions the store lost of
@@ -68,7 +63,7 @@ class Losses:
                 loss = await self._loss(games, live, owed.marks, owed.known)
                 if loss is None:
                     return  # nothing lost, or the loss is recorded already
-                if await self._record(games, live, loss, owed.known):
+                if await self._record(live, loss, owed.known):
                     return
             except ServiceError as error:
                 if error.code is not Code.UNAVAILABLE or attempt == ATTEMPTS - 1:
@@ -118,43 +113,14 @@ class Losses:
         too_many = known - stored > MAX_PLACEHOLDERS
         return game_pb2.HistoryLoss(first=first, last=known, reused=bool(reused) or too_many)
 
-    async def _record(self, games: LiveGames, live: LiveGame, loss: game_pb2.HistoryLoss, known: int) -> bool:
-        """Appends the placeholders and the notice; False when the game moved meanwhile."""
-        stored, engine, now = live.version, live.engine, self._now_ms()
+    async def _record(self, live: LiveGame, loss: game_pb2.HistoryLoss, known: int) -> bool:
+        """Appends the placeholders and the notice (the writer's); False when the game
+        moved meanwhile."""
+        stored = live.version
         # Placeholders keep the lost numbers the store has not used again; the notice follows.
-        holders = list(range(stored + 1, known + 1)) if known - stored <= MAX_PLACEHOLDERS else []
-        events = []
-        for version in [*holders, (holders[-1] if holders else stored) + 1]:
-            event = game_pb2.Event(version=version, rules_version=engine.rules_version, history_loss=loss)
-            event.recorded_at.CopyFrom(timestamp(now))
-            events.append(event)
-        blobs = [event.SerializeToString() for event in events]
-        live.losses.append(loss)  # (the summary lists it)
-        status = engine.status(live.state)
-        label = STATUS_NAMES[status_code(status, live.table.started)]
-        key = f"system/history-loss-{stored}-{known}"
-        try:
-            with store_errors():
-                await games.store.append(
-                    live.game_id,
-                    stored,
-                    blobs,
-                    key,
-                    hashlib.sha256(key.encode()).digest(),
-                    label,
-                    summary_bytes(live, status, stored + len(blobs), now),
-                    now,
-                    self._retention.keep(label, now),
-                    after=live.in_store.head,
-                )
-        except VersionConflict:
-            live.losses.remove(loss)
+        placeholders = max(known - stored, 0) if known - stored <= MAX_PLACEHOLDERS else 0
+        if not await self._writer.record_loss(live, loss, placeholders, self._now_ms()):
             return False
-        except BaseException:
-            live.losses.remove(loss)
-            raise
-        live.moved(events, blobs, live.state, now)
-        self._metrics.labelled(self._metrics.history_losses, engine.kind, str(loss.reused).lower()).inc()
         log.error(
             "game %s: the event store lost versions %d to %d that this server had acknowledged (a Redis failover "
             "without a replica that had them); %s; the game goes on from version %d",

@@ -35,7 +35,8 @@ from service.app.model.live import GAME_ID_PATTERN
 from service.app.model.stored import parse_event, store_errors
 from service.app.model.table import Table
 from service.app.views.descriptions import Audience
-from service.app.views.views import STATUS_NAMES, redact
+from service.app.views.listing import STATUS_NAMES
+from service.app.views.views import redact
 from service.settings import setting
 from service.store.base import EventStore, GameInfo, GameNotFound, Keep, StoreError, StoreUnavailable
 

@@ -22,7 +22,8 @@ from service.app.model import envelopes
 from service.app.model.errors import invalid_argument
 from service.app.model.heavy_reads import HeavyReads
 from service.app.views.descriptions import Audience
-from service.app.views.views import legal_commands, outcome_of, redact, status_code
+from service.app.views.listing import outcome_of, status_code
+from service.app.views.views import legal_commands, redact
 
 MAX_LOG_EVENTS = 10_000
 DEFAULT_PAGE = 100

@@ -11,29 +11,30 @@ from engines.contract import Viewer
 from engines.registry import ENGINES, get_engine
 from service.app.access.creators import ADMIN_IDENTITY
 from service.app.access.kit import Kit, UseCase
-from service.app.games.games import Games, resolve_options, validate_seats
+from service.app.games.games import resolve_options, validate_seats
 from service.app.logs.exports import ExportCache, ExportSettings, export_in_worker, export_log
 from service.app.logs.verify import Problem, payload_of, verify
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
 from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live_game import LiveGame
-from service.app.model.snapshots import Checkpoint, checkpoints
 from service.app.model.stored import store_errors
-from service.app.moves.steps import play_bots, stamp
-from service.app.views.views import game_message, timestamp
+from service.app.moves.steps import play_bots
+from service.app.moves.writer import Writer
+from service.app.views.listing import timestamp
+from service.app.views.views import game_message
 
 
 class Logs(UseCase):
     def __init__(
         self,
         kit: Kit,
-        creator: Games,
+        writer: Writer,
         new_game_id: Callable[[], str],
         heavy: HeavyReads | None = None,
         exports: ExportCache | None = None,
     ) -> None:
         super().__init__(kit)
-        self._creator = creator
+        self._writer = writer  # the one writer of a game's events: an import's too
         self._new_game_id = new_game_id
         self._heavy = heavy or HeavyReads()  # a long game's export: made in a worker process
         self.exports = exports or ExportCache(ExportSettings().cache_bytes)  # finished games' exports
@@ -105,26 +106,17 @@ class Logs(UseCase):
         )
         live = LiveGame(record, engine, engine.initial_state(), 0, now)
         live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
-        stored = [_as_stored(event) for event in events]
-        for event in stored:
+        given = [_as_stored(event) for event in events]
+        for event in given:
             live.apply(event)  # the state, and the table: who sits and plays where, the clocks
         # A cut where a bot was to act: it plays; a log past this server's limit stops.
         every = self._games.snapshots.every
         state, bot_steps = await play_bots(live, live.state, len(events), snapshot_every=every)
-        finished = engine.status(state).finished
-        played = await stamp(live, len(events), bot_steps, "import", now, finished)
-        stored += played
-        stored[-1].game_over = finished
-        data = [event.SerializeToString() for event in stored]
-        if played:
-            live.moved(played, data[len(events) :], state, now)
-        live.updated_at_ms = now
-        await self._creator.store_new_game(live, data, now)
         # The verification folded every state: the imported events' snapshots cost nothing.
         versions = range(every, len(events) + 1, every) if every else range(0)
-        imported = [Checkpoint(v, checked.states[v], data[v - 1]) for v in versions]
-        later = checkpoints(bot_steps, len(events) + 1, data[len(events) :])
-        self._games.repository.keep_snapshots(live, imported + later)
+        imported = [(version, checked.states[version]) for version in versions]
+        await self._writer.create(live, bot_steps, state, now, given=given, given_states=imported, command_id="import")
+        self._games.cache.remember(live)
         return game_service_pb2.ImportGameResponse(
             game_id=record.game_id,
             seat_tokens=[

@@ -1,55 +1,106 @@
-"""What the caller says it has seen of a game: the highest version any server gave it
-(`known_version` on the calls and the Play join), for the request's duration.
+"""What the caller says it has seen of a game, and its proof: the highest version any
+server gave it (`known_version` on the calls and the Play join) with that version's
+receipt (`known_receipt`), for the request's duration.
 
 A server finding its store behind that version knows the store lost versions it may
 never have seen itself (another process acknowledged them, or this one before a
 restart), and records the loss instead of giving their numbers to other moves
-(LossChecks.vouch, docs/DURABILITY.md). A claim is believed only from a caller holding a
-token signed for that game (its seats', its host's, the admin's: `GameApp.claiming`
-checks), and only so far past the store's: a failover loses the replica's lag, a few
-appends, never many versions of one game. A player's token vouches for less than the
-admin's: a seat (or host) may forge a claim, so its claim is believed up to
-MAX_CLAIMED_BY_PLAYER versions past the store's (a bot chain's slice: about the most a
-lost append of a move holds), and players' claims record at most that many versions of
-a game lost in all every PLAYER_LOSS_INTERVAL_S seconds in a process (LossChecks.vouch):
-a seat making numbers up costs its game a few hundred placeholder versions every ten
-minutes at most, not a thousand at every call. The admin's claim is believed up to
-MAX_CLAIMED, always."""
+(LossChecks.vouch, docs/DURABILITY.md); one finding the store holds another event at
+that version than the receipt names knows the number was used again, the history forked
+(LossChecks.check_event). A version counts only with its receipt: every
+answer that tells a caller a version of a game carries one (`receipt`), the service's
+HMAC over the game, the version and the fingerprint of the event stored at that version
+(the CRC-32 that marks.py keeps), signed with a key derived from the token secret
+(`Receipts`), so any process of the deployment checks it and no caller can make one
+up. A claim without a valid receipt changes nothing (`Claim.proven` is False): no loss,
+no version skipped, a metric and a warning at most once a minute (`Unproven`).
+
+A receipt holds the event's fingerprint masked by a pad only the service can compute:
+a server whose store lost that version still learns which event was acknowledged, and
+a caller learns nothing of the event (a fingerprint in the clear would let one try the
+hidden cards an event could hold until one matches)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
+import hmac
+import logging
 import time
-from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-MAX_CLAIMED = 1000  # versions the admin's claim may be past the store's and still be believed
-MAX_CLAIMED_BY_PLAYER = 256  # versions a seat's or host's claim may be
-PLAYER_CLAIMS_KEPT = 4096  # games whose players' recent claims are remembered
-PLAYER_LOSS_INTERVAL_S = 600.0  # players' claims record MAX_CLAIMED_BY_PLAYER versions lost a game in so long
+log = logging.getLogger(__name__)
+
+MAX_CLAIMED = 1000  # versions a proven claim may be past the store's and still be believed
+RECEIPT_PURPOSE = "receipts"  # the derived key's purpose (TokenAuthority.derived_keys)
+MAC_BYTES = 16  # of the HMAC-SHA256 a receipt keeps: forging one is a 2^-128 guess
+RECEIPT_CHARS = 27  # base64url of the masked fingerprint (4 bytes) and the MAC, unpadded
+UNPROVEN_LOG_INTERVAL_S = 60.0  # claims without proof are logged once in so long at most
 
 
 @dataclass(frozen=True, slots=True)
 class Claim:
+    """A caller's claim to have been given `known_version` of `game_id`; `event_crc`:
+    the fingerprint of the event at that version its receipt proves (None: no valid
+    receipt, the claim counts for nothing)."""
+
     game_id: str
     known_version: int
-    by_admin: bool = False
+    event_crc: int | None = None
 
     @property
-    def most_believed(self) -> int:
-        """How far past the store's version this claim may be and still be believed."""
-        return MAX_CLAIMED if self.by_admin else MAX_CLAIMED_BY_PLAYER
+    def proven(self) -> bool:
+        return self.event_crc is not None
+
+
+class Receipts:
+    """Signs receipts and checks them, with one key per token secret in use (`keys`,
+    the current one first: receipts are signed with it, checked with any, so a
+    receipt survives a rotation of the secret as tokens do)."""
+
+    def __init__(self, keys: Sequence[bytes]) -> None:
+        if not keys:
+            raise ValueError("receipts need a key")
+        self._keys = tuple(keys)
+
+    def sign(self, game_id: str, version: int, event_crc: int) -> str:
+        """The receipt of `version` of the game, whose stored event's CRC-32 is `event_crc`."""
+        key = self._keys[0]
+        masked = event_crc ^ _pad(key, game_id, version)
+        body = masked.to_bytes(4, "big") + _mac(key, game_id, version, event_crc)
+        return base64.urlsafe_b64encode(body).rstrip(b"=").decode()
+
+    def proof(self, game_id: str, version: int, receipt: str) -> int | None:
+        """The fingerprint of the event at `version` that `receipt` proves a server
+        acknowledged, or None when it proves nothing (made up, of another game or version)."""
+        if len(receipt) != RECEIPT_CHARS or not receipt.isascii():
+            return None
+        try:
+            body = base64.urlsafe_b64decode(receipt + "=")
+        except (binascii.Error, ValueError):
+            return None
+        masked, mac = int.from_bytes(body[:4], "big"), body[4:]
+        for key in self._keys:
+            event_crc = masked ^ _pad(key, game_id, version)
+            if hmac.compare_digest(mac, _mac(key, game_id, version, event_crc)):
+                return event_crc
+        return None
+
+
+def _pad(key: bytes, game_id: str, version: int) -> int:
+    digest = hmac.new(key, f"pad {game_id}:{version}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def _mac(key: bytes, game_id: str, version: int, event_crc: int) -> bytes:
+    return hmac.new(key, f"receipt {game_id}:{version}:{event_crc}".encode(), hashlib.sha256).digest()[:MAC_BYTES]
 
 
 _current: ContextVar[Claim | None] = ContextVar("ludotheque_claim", default=None)
-
-
-def claimed(game_id: str) -> int:
-    """The version the current caller says it was given of `game_id` (0: none)."""
-    claim = _current.get()
-    return claim.known_version if claim is not None and claim.game_id == game_id else 0
 
 
 def claim_of(game_id: str) -> Claim | None:
@@ -59,37 +110,38 @@ def claim_of(game_id: str) -> Claim | None:
 
 
 @contextmanager
-def claiming(game_id: str, known_version: int, by_admin: bool = False) -> Iterator[None]:
-    """Makes the caller's claim the current one for the body (no claim: nothing changes)."""
-    if not known_version:
+def claiming(claim: Claim | None) -> Iterator[None]:
+    """Makes the caller's claim the current one for the body (None: nothing changes)."""
+    if claim is None:
         yield
         return
-    token = _current.set(Claim(game_id, known_version, by_admin))
+    token = _current.set(claim)
     try:
         yield
     finally:
         _current.reset(token)
 
 
-class PlayerClaims:
-    """What players' claims may still record lost of each game in this process:
-    MAX_CLAIMED_BY_PLAYER versions in all every PLAYER_LOSS_INTERVAL_S."""
+class Unproven:
+    """Claims past the store's version without a valid receipt, logged at most once
+    every UNPROVEN_LOG_INTERVAL_S (a caller sending them in a loop must not flood the
+    logs; `ludotheque_unproven_claims_total` counts them all)."""
 
     def __init__(self) -> None:
-        # game id -> since when, and how many versions players' claims recorded lost since then
-        self._recorded: OrderedDict[str, tuple[float, int]] = OrderedDict()
+        self._logged_at = -UNPROVEN_LOG_INTERVAL_S
+        self._since_logged = 0
 
-    def may_record(self, game_id: str, versions: int) -> bool:
-        """Whether a player's claim may record `versions` more versions of the game as
-        lost now, counting them if it may."""
+    def heard(self, game_id: str, known: int, version: int) -> None:
+        self._since_logged += 1
         now = time.monotonic()
-        since, used = self._recorded.get(game_id, (now, 0))
-        if now - since >= PLAYER_LOSS_INTERVAL_S:
-            since, used = now, 0
-        if used + versions > MAX_CLAIMED_BY_PLAYER:
-            return False
-        self._recorded[game_id] = (since, used + versions)
-        self._recorded.move_to_end(game_id)
-        while len(self._recorded) > PLAYER_CLAIMS_KEPT:
-            self._recorded.popitem(last=False)
-        return True
+        if now - self._logged_at < UNPROVEN_LOG_INTERVAL_S:
+            return
+        log.warning(
+            "game %s: a caller says it was given version %d, the store has %d, without a valid receipt: "
+            "not believed (%d such claims since the last warning)",
+            game_id,
+            known,
+            version,
+            self._since_logged,
+        )
+        self._logged_at, self._since_logged = now, 0

@@ -50,12 +50,21 @@ def code_name(value: int) -> str:
     return next((code.name for code in Code if code.grpc_value == value), "OK" if value == 0 else str(value))
 
 
+def readable(text: str) -> str:
+    """`text` as UTF-8 can carry it: a lone surrogate (a JSON "\\ud800", or a byte that
+    was not UTF-8 in a header, which aiohttp decodes as one) written as its escape.
+    Protobuf refuses to hold such a string, so an error quoting what a client sent
+    would fail to be built, and the client get a 500 instead of its 400."""
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 class ServiceError(Exception):
     """An answer that is not a success. `message` is for developers (English, with
     the particulars); `key` names the catalogs' message for people (seeds/locales/),
     which every error carries in its details in the caller's `locale`."""
 
     def __init__(self, code: Code, message: str, details: list[Message] | None = None, *, key: str = "") -> None:
+        message = readable(message)
         super().__init__(message)
         self.code = code
         self.message = message
@@ -106,6 +115,7 @@ def status_of(error: ServiceError) -> status_pb2.Status:
 
 
 def invalid_argument(field: str, description: str) -> ServiceError:
+    field, description = readable(field), readable(description)
     violation = error_details_pb2.BadRequest.FieldViolation(field=field, description=description)
     return ServiceError(
         Code.INVALID_ARGUMENT, description, [error_details_pb2.BadRequest(field_violations=[violation])]
@@ -116,6 +126,7 @@ def rule_violation(kind: str, rule: str, description: str) -> ServiceError:
     """An illegal move: the rule's stable code is the violation's subject and the
     ErrorInfo reason; its message key is "<kind>.rule.<code>" (docs/RULE_CODES.md)."""
     violation = error_details_pb2.PreconditionFailure.Violation(type="RULE", subject=rule, description=description)
+    rule, description = readable(rule), readable(description)
     key = f"{kind}.rule.{rule}"
     return ServiceError(
         Code.FAILED_PRECONDITION,
@@ -183,6 +194,7 @@ def not_found(game_id: str) -> ServiceError:
 
 def game_lost(game_id: str) -> ServiceError:
     """A game the store had and lost (a failover to a replica that never received it)."""
+    game_id = readable(game_id)
     return ServiceError(
         Code.DATA_LOSS,
         f"Game {game_id!r} was created, but the event store lost it in a storage failure: "
@@ -206,6 +218,7 @@ def unavailable(description: str) -> ServiceError:
 def resource_exhausted(reason: str, subject: str, description: str, retry_after_ms: int) -> ServiceError:
     """A limit reached: which one (QuotaFailure, ErrorInfo `reason`) and when to try
     again (RetryInfo; HTTP answers say it in Retry-After too)."""
+    subject, description = readable(subject), readable(description)
     delay = duration_pb2.Duration()
     delay.FromMilliseconds(max(retry_after_ms, 0))
     violation = error_details_pb2.QuotaFailure.Violation(subject=subject, description=description)

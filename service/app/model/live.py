@@ -72,9 +72,12 @@ class LiveGames:
             await checks.settle(live)
         if refresh:
             await checks.refresh(live)
-        known = claims.claimed(game_id)
-        if known > live.version:
-            await checks.vouch(live, known)
+        claim = claims.claim_of(game_id)
+        if claim is not None:
+            if claim.known_version > live.version:
+                await checks.vouch(live, claim)
+            else:
+                await checks.check_event(live, claim)
         return live
 
     async def refresh(self, live: LiveGame) -> None:

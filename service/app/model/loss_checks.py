@@ -1,6 +1,7 @@
 """The checks of a live game against what the store lost (`LossChecks`): a refresh that
-finds the store behind the cache, a caller's claim to have been given versions the
-store does not have (claims.py), and the losses found and owed until recorded.
+finds the store behind the cache, a caller's claim, proven by a receipt, to have been
+given versions the store does not have (claims.py), and the losses found and owed until
+recorded.
 
 The store is the truth: when it no longer holds the cached version as it was applied
 (a Redis failover lost versions, or they were written again with other events), the
@@ -53,7 +54,7 @@ class LossChecks:
         self._repository = repository
         self._metrics = metrics
         self._record_loss = record_loss
-        self._player_claims = claims.PlayerClaims()  # what players' claims may still record lost
+        self.unproven = claims.Unproven()  # claims without a valid receipt: believed never
         self.owed: dict[str, Owed] = {}  # game id -> the loss found and not yet recorded
         self.found_behind = 0  # times the store was found behind a cached game
 
@@ -81,13 +82,18 @@ class LossChecks:
         self.owe(live.game_id, known, live.in_store.marks)
         await self.settle(live)
 
-    async def vouch(self, live: LiveGame, known: int) -> None:
-        """The caller was given versions up to `known`, past the cached game: another
-        process stored them (with WAIT, perhaps not shown yet: reading them confirms
-        them), or the store lost them, and the loss is recorded (as store_behind)."""
-        claim = claims.claim_of(live.game_id)
-        by_admin = claim is None or claim.by_admin  # (no claim: this process's own knowledge)
-        if known - live.version > (claims.MAX_CLAIMED if by_admin else claims.MAX_CLAIMED_BY_PLAYER):
+    async def vouch(self, live: LiveGame, claim: claims.Claim) -> None:
+        """The caller says it was given versions up to `claim.known_version`, past the
+        cached game. With a valid receipt (claims.py), another process stored them
+        (with WAIT, perhaps not shown yet: reading them confirms them), or the store
+        lost them, and the loss is recorded (as store_behind). Without one, nothing
+        changes: the claim is counted and logged now and then (claims.Unproven)."""
+        known = claim.known_version
+        if not claim.proven:
+            self._metrics.unproven_claims.inc()
+            self.unproven.heard(live.game_id, known, live.version)
+            return
+        if known - live.version > claims.MAX_CLAIMED:
             _disbelieved(live, known, "too far past the store's")
             return
         await self.refresh(live)
@@ -95,17 +101,38 @@ class LossChecks:
             await self._repository.read_to(live, known)
         if known <= live.version:
             return
-        if not by_admin and not self._player_claims.may_record(live.game_id, known - live.version):
-            _disbelieved(live, known, "players' claims recorded enough of this game lost lately")
-            return
         self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
         log.warning(
-            "game %s: a caller was given versions up to %d; the event store has %d: recording the loss",
+            "game %s: a caller was given versions up to %d (its receipt proves it); the event store has %d: "
+            "recording the loss",
             live.game_id,
             known,
             live.version,
         )
         self.owe(live.game_id, known, live.in_store.marks)
+        await self.settle(live)
+
+    async def check_event(self, live: LiveGame, claim: claims.Claim) -> None:
+        """The caller proves it was given a version the cached game holds: under
+        another event than its receipt was signed over (and not recorded lost), the
+        store lost that version and its number went to another move (the history
+        forked), and the loss is recorded (as `reused`, losses.py, which reads the
+        store to be sure). A version older than the fingerprints kept is not checked."""
+        known, event_crc = claim.known_version, claim.event_crc
+        marks = live.in_store.marks
+        held = marks.crc(known)
+        if event_crc is None or held is None or held == event_crc:
+            return
+        if any(loss.first <= known <= loss.last for loss in live.losses):
+            return  # given before the loss recorded there
+        self._metrics.labelled(self._metrics.store_behind, live.engine.kind).inc()
+        log.warning(
+            "game %s: a caller was given version %d as another event than this server holds (its receipt "
+            "proves it): checking the store for a fork",
+            live.game_id,
+            known,
+        )
+        self.owe(live.game_id, live.version, marks.given(known, event_crc))
         await self.settle(live)
 
     def owe(self, game_id: str, known: int, marks: Marks) -> None:

@@ -18,23 +18,30 @@ KEPT = 256
 class Marks:
     """The CRC-32 of the stored bytes of each of the last KEPT versions."""
 
-    __slots__ = ("_crcs", "last")
+    __slots__ = ("_crcs", "_since", "last")
 
     def __init__(self) -> None:
         self._crcs = array("I", bytes(4 * KEPT))
         self.last = 0  # the last version marked
+        self._since = 1  # the first version marked (a cache started from a snapshot knows none before it)
 
     def add(self, version: int, data: bytes) -> None:
+        if not self.last:
+            self._since = version
         self._crcs[version % KEPT] = zlib.crc32(data)
         self.last = version
 
     @property
     def first(self) -> int:
         """The first version still remembered (1 when every one is)."""
-        return max(self.last - KEPT + 1, 1)
+        return max(self.last - KEPT + 1, self._since, 1)
 
     def knows(self, version: int) -> bool:
         return self.first <= version <= self.last
+
+    def crc(self, version: int) -> int | None:
+        """The CRC-32 of the stored bytes of `version`, if remembered."""
+        return self._crcs[version % KEPT] if self.knows(version) else None
 
     def matches(self, stored: StoredEvent) -> bool:
         """Whether the store's event is the one this cache applied (True when it
@@ -46,5 +53,12 @@ class Marks:
     def copy(self) -> Marks:
         marks = Marks()
         marks._crcs = array("I", self._crcs)
-        marks.last = self.last
+        marks.last, marks._since = self.last, self._since
+        return marks
+
+    def given(self, version: int, crc: int) -> Marks:
+        """A copy that says the event given out at `version` (which it remembers) had
+        the CRC-32 `crc` (what a receipt proves: claims.py)."""
+        marks = self.copy()
+        marks._crcs[version % KEPT] = crc
         return marks

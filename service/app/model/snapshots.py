@@ -23,7 +23,7 @@ import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from google.protobuf.message import DecodeError
 from ludotheque.v1 import event_run_pb2, snapshot_pb2
@@ -33,11 +33,15 @@ from engines.registry import AnyEngine
 from engines.state_codec import CodecError, for_engine
 from service.app.model.stored import parse_event
 from service.app.observe.metrics import Metrics
-from service.store.base import EventStore, StoredEvent, StoredSnapshot, StoreError
+from service.store.base import EventLog, SnapshotStore, StoredEvent, StoredSnapshot, StoreError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_EVERY = 100
+
+
+class SnapshotSource(EventLog, SnapshotStore, Protocol):
+    """The parts of the store snapshots use: the snapshots kept, and the events after them."""
 
 
 class SnapshotRejected(Exception):
@@ -71,7 +75,7 @@ class Checkpoint:
 
 
 class Snapshots:
-    def __init__(self, store: EventStore, metrics: Metrics, every: int = DEFAULT_EVERY) -> None:
+    def __init__(self, store: SnapshotSource, metrics: Metrics, every: int = DEFAULT_EVERY) -> None:
         if every < 0:
             raise ValueError("the snapshot interval is a number of events, 0 for none")
         self.every = every  # 0: no snapshots are written or read

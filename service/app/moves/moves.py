@@ -24,11 +24,13 @@ from service.app.model.live_game import LiveGame
 from service.app.model.seeding import DECIDE
 from service.app.model.snapshots import passes
 from service.app.model.stored import parse_event, store_errors
-from service.app.moves.append import Appends, Decision
+from service.app.moves.append import Appends
 from service.app.moves.steps import Step, play_bots, rng
+from service.app.moves.writer import Decision
 from service.app.observe import request_context, tracing
 from service.app.views.descriptions import Audience
-from service.app.views.views import events_into, outcome, shown_into, status_code
+from service.app.views.listing import outcome, status_code
+from service.app.views.views import events_into, shown_into
 
 log = logging.getLogger(__name__)
 

@@ -1,13 +1,14 @@
-"""From decisions to stored events: a command's events, then the moves of the bots it
-lets play, each stamped with its version, author and time; and the end of a game that
-reaches its event limit."""
+"""The steps that follow a decision: a command's events, then the moves of the bots it
+lets play, and the end of a game that reaches its event limit; each step as the writer
+(writer.py) stamps and stores it. And the slices a long loop hands the event loop back
+in."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,6 @@ from service.app.model.lazy_random import LazyRandom
 from service.app.model.live_game import LiveGame
 from service.app.model.seeding import BOT, DECIDE, game_rng
 from service.app.model.snapshots import passes
-from service.app.views.views import timestamp
 
 # A game's bots may not play more moves than this in a row: a guard against an
 # engine whose bots never hand the turn back (the event limit stops any game first,
@@ -147,45 +147,3 @@ async def play_bots(
         version = after
         await slices.tick()
     return after_steps, steps
-
-
-async def stamp(
-    live: LiveGame, version: int, steps: Sequence[Step], command_id: str, now_ms: int, finished: bool
-) -> list[game_pb2.Event]:
-    """The steps' events in their envelopes, numbered from `version` + 1; the last one
-    says whether the game is over. Yields the event loop every BOT_SLICE_SECONDS of a
-    long chain (thousands of bot moves take tens of milliseconds to wrap)."""
-    engine = live.engine
-    recorded_at = timestamp(now_ms)
-    events: list[game_pb2.Event] = []
-    slices = Slices()
-    for step in steps:
-        await slices.tick()
-        for index, payload in enumerate(step.payloads):
-            version += 1
-            if isinstance(payload, game_pb2.TableEvent):  # around the table, not in the game
-                event = game_pb2.Event(table=payload)
-            else:
-                event = envelopes.wrap(game_pb2.Event, engine.kind, payload)
-            event.version = version
-            event.recorded_at.CopyFrom(recorded_at)
-            event.rules_version = engine.rules_version
-            event.command_id = command_id if step.seat is not None else ""
-            if step.seat is not None:
-                event.seat = step.seat
-            if index == 0 and step.command is not None:
-                event.command.CopyFrom(step.command)
-            events.append(event)
-    if events:
-        events[-1].game_over = finished
-    return events
-
-
-async def serialized(events: Sequence[game_pb2.Event]) -> list[bytes]:
-    """The events as stored, handing the event loop back in a long chain."""
-    slices = Slices()
-    stored = []
-    for event in events:
-        stored.append(event.SerializeToString())
-        await slices.tick()
-    return stored

@@ -26,8 +26,9 @@ from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.model.seeding import SETUP, game_rng
 from service.app.model.table import Table
-from service.app.moves.append import Appends, Decision
+from service.app.moves.append import Appends
 from service.app.moves.steps import Step, play_bots
+from service.app.moves.writer import Decision
 from service.app.observe import request_context, tracing
 
 

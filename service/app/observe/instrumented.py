@@ -2,7 +2,8 @@
 (service/store/base.py) timed and its failures counted, derived from that interface.
 
 `instrumented(store, metrics)` wraps a store and its coordination: each async method
-the EventStore and Coordination protocols declare is timed under its own name
+of every part of the store (base.EventStore: the event log, snapshots, keeping, shared
+sets, the connection) and of Coordination is timed under its own name
 (`ludotheque_store_operation_duration_seconds{operation}`, and
 `ludotheque_store_errors_total` when the store could not be reached); the other
 members (subscriptions, notices, `close`) are the wrapped store's own. A method added
@@ -25,11 +26,15 @@ UNTIMED = frozenset({"close", "health"})
 
 
 def operations(interface: type) -> list[str]:
-    """The async methods `interface` (a Protocol) declares: the operations to time."""
+    """The async methods `interface` (a Protocol) declares, itself or through the parts
+    it is made of: the operations to time."""
     return sorted(
-        name
-        for name, member in vars(interface).items()
-        if not name.startswith("_") and inspect.iscoroutinefunction(member) and name not in UNTIMED
+        {
+            name
+            for part in interface.__mro__
+            for name, member in vars(part).items()
+            if not name.startswith("_") and inspect.iscoroutinefunction(member) and name not in UNTIMED
+        }
     )
 
 

@@ -161,6 +161,11 @@ class Metrics:
             "versions this server had been given: a Redis failover lost them).",
             "kind",
         )
+        self.unproven_claims = make.counter(
+            "ludotheque_unproven_claims_total",
+            "Callers' claims to know a version past the store's without a valid receipt: not believed "
+            "(a client without receipts, or a forged claim).",
+        )
         self.history_losses = make.counter(
             "ludotheque_history_losses_total",
             "Losses of acknowledged versions recorded in a game's history, by whether their numbers had "

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from service.store.base import EventStore, StoreHealth
+from service.store.base import StoreConnection, StoreHealth
 
 BUDGET = 0.15  # seconds a readiness answer may wait for a probe (it must answer within 200 ms)
 FRESH = 3.0  # seconds a probe's view stands for now (the watcher probes every second)
@@ -53,7 +53,9 @@ class StoreWatch:
     """The store's health as last probed: `probe` looks again (one probe at a time),
     `current` answers within BUDGET."""
 
-    def __init__(self, store: EventStore, memory_threshold: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, store: StoreConnection, memory_threshold: float, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._store = store
         self._threshold = memory_threshold
         self._clock = clock

@@ -59,7 +59,7 @@ async def play(app: GameApp, requests: AsyncIterator[api.PlayRequest], token: st
         if token and token != join.token:
             raise invalid_argument("join.token", "The join's token and the authorization header differ: send one.")
         token = join.token
-    live, viewer = await app.open_game(join.game_id, token, join.known_version)
+    live, viewer = await app.open_game(join.game_id, token, join.known_version, join.known_receipt)
     async with app.attend(live, viewer) as sightings:  # the seat is online while the session lasts
         session = _Session(app, live, viewer, token, join, sightings)
         responses = session.run(requests)
@@ -142,6 +142,9 @@ class _Session:
                         held = following
                         break
                     message.MergeFrom(following)
+                told = _version_told(message)
+                if told:
+                    message.receipt = self.app.receipt(self.live.game_id, told)
                 yield message
         finally:
             tasks = [events, commands] if presence is None else [events, commands, presence]
@@ -287,6 +290,17 @@ class _Session:
         result.version = done.last_version
         result.replayed = done.replayed
         return result
+
+
+def _version_told(message: api.PlayResponse) -> int:
+    """The highest version `message` gives the client (0: none): its last event's, its
+    result's, its turn's."""
+    told = message.events[-1].version if message.events else 0
+    if message.HasField("result"):
+        told = max(told, message.result.version)
+    if message.HasField("turn"):
+        told = max(told, message.turn.version)
+    return told
 
 
 def _fits(message: api.PlayResponse, following: api.PlayResponse) -> bool:

@@ -27,6 +27,7 @@ def game_kind(engine: AnyEngine) -> game_kind_pb2.GameKind:
         min_seats=engine.min_seats,
         max_seats=engine.max_seats,
         rules_version=engine.rules_version,
+        seat_secrets=describer.seat_secrets,
     )
     for bot in sorted(engine.bots):
         message.bots.add(name=bot, description=Description(key=f"bot.{bot}"))

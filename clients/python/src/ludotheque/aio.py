@@ -108,13 +108,11 @@ class Client(Calls, Asynchronous):
     async def stream(self, game_id: str, from_version: int = 1) -> AsyncGenerator[game_pb2.Event, None]:
         """Events from `from_version`, then live ones; ends after a finished game's
         last event. Stop early with `break` (the call ends on the server too)."""
-        request = game_service_pb2.StreamEventsRequest(
-            game_id=game_id, from_version=from_version, known_version=self.known_version(game_id)
-        )
+        request = self.saying_known(game_service_pb2.StreamEventsRequest(game_id=game_id, from_version=from_version))
         call = self.stub.StreamEvents(request, metadata=self._metadata)
         try:
             async for message in call:
-                self.saw(game_id, message.event.version)
+                self.saw(game_id, message.event.version, message.receipt)
                 yield message.event
         finally:
             call.cancel()
@@ -147,8 +145,8 @@ class Client(Calls, Asynchronous):
             views=views,
             view_updates=view_updates,
             presence=presence,
-            known_version=self.known_version(game_id),
         )
+        self.saying_known(join)
         return PlaySession(self, self.stub.Play(metadata=self._metadata), join, presence)
 
 

@@ -9,7 +9,7 @@ that returns it; read on an asyncio one (an `Asynchronous`), a method that retur
 awaitable of it. Both kinds of client send the same metadata (the bearer token, the
 language) and retry a move the same way: with the same command id, so it is played at
 most once. Both remember the highest version of each game they were given (`known`)
-and say it on every call whose request has a `known_version`."""
+with its receipt, and say them on every call whose request has a `known_version`."""
 
 from __future__ import annotations
 
@@ -33,40 +33,64 @@ SeatLike = game_pb2.SeatSpec | Mapping[str, Any] | str
 RETRY_FIRST_DELAY = 0.1  # seconds before the first resend of a move, doubled each time
 
 
+class KnownVersion(int):
+    """A version of a game a server gave the client, with its `receipt`: the service's
+    signature that it did (empty: none came with it). A server believes a known
+    version only with its receipt. An int, so `known[game_id]` reads as a version."""
+
+    receipt: str
+
+    def __new__(cls, version: int, receipt: str = "") -> KnownVersion:
+        known = super().__new__(cls, version)
+        known.receipt = receipt
+        return known
+
+
 class Caller:
     """What both kinds of client remember: the highest version of each game they were
-    given (`known`: the clients `with_token` makes share it), which every call about the
-    game and the Play join say (`known_version`). A server whose store lost versions the
-    caller was shown (a Redis failover) then records the loss instead of giving their
-    numbers to other moves (docs/DURABILITY.md)."""
+    given (`known`: the clients `with_token` makes share it), with its receipt
+    (`KnownVersion`), which every call about the game and the Play join say
+    (`known_version`, `known_receipt`). A server whose store lost versions the caller
+    was shown (a Redis failover) then records the loss instead of giving their numbers
+    to other moves (docs/DURABILITY.md)."""
 
     known: dict[str, int]
 
-    def saw(self, game_id: str, version: int) -> int:
-        """Notes that the game was at `version` (or later) as a server told it; returns it."""
-        if version > self.known.get(game_id, 0):
-            self.known[game_id] = version
+    def saw(self, game_id: str, version: int, receipt: str = "") -> int:
+        """Notes that the game was at `version` (or later) as a server told it, with
+        that version's `receipt` if it gave one; returns it."""
+        held = self.known.get(game_id, 0)
+        if version > held or (version == held and receipt and not getattr(held, "receipt", "")):
+            self.known[game_id] = KnownVersion(version, receipt)
         return version
 
     def known_version(self, game_id: str) -> int:
         """The highest version of the game given to this caller (0: none)."""
-        return self.known.get(game_id, 0)
+        return int(self.known.get(game_id, 0))
+
+    def known_receipt(self, game_id: str) -> str:
+        """The receipt of that version ("": none)."""
+        return str(getattr(self.known.get(game_id, 0), "receipt", ""))
 
     def saying_known(self, request: M) -> M:
-        """`request`, with the caller's known version of its game if it has the field."""
+        """`request`, with the caller's known version of its game and its receipt if it
+        has the fields."""
         if "known_version" in request.DESCRIPTOR.fields_by_name:
             about: Any = request  # a request about one game: it has a game_id
             about.known_version = self.known_version(about.game_id)
+            about.known_receipt = self.known_receipt(about.game_id)
         return request
 
     def saw_play(self, game_id: str, message: api.PlayResponse) -> None:
-        """Notes the versions a Play session's message gives: its events', result's, turn's."""
-        for event in message.events:
-            self.saw(game_id, event.version)
+        """Notes the versions a Play session's message gives: its events', result's,
+        turn's, the highest with the message's receipt."""
+        told = max((event.version for event in message.events), default=0)
         if message.HasField("result"):
-            self.saw(game_id, message.result.version)
+            told = max(told, message.result.version)
         if message.HasField("turn"):
-            self.saw(game_id, message.turn.version)
+            told = max(told, message.turn.version)
+        if told:
+            self.saw(game_id, told, message.receipt)
 
 
 class Blocking(Caller):
@@ -83,8 +107,8 @@ class Asynchronous(Caller):
         raise NotImplementedError
 
 
-# The versions of games an answer gives (its request beside it): (game id, version).
-Versions = Callable[[Any, Any], Iterable[tuple[str, int]]]
+# The versions of games an answer gives (its request beside it): (game id, version, receipt).
+Versions = Callable[[Any, Any], Iterable[tuple[str, int, str]]]
 
 
 class Call(Generic[P, R]):
@@ -113,8 +137,8 @@ class Call(Generic[P, R]):
         return client.saying_known(self.build(*args, **kwargs))
 
     def answer(self, client: Caller, request: Message, response: Any) -> R:
-        for game_id, version in self.versions(request, response) if self.versions is not None else ():
-            client.saw(game_id, version)
+        for game_id, version, receipt in self.versions(request, response) if self.versions is not None else ():
+            client.saw(game_id, version, receipt)
         return self.pick(response)
 
     @overload
@@ -167,19 +191,20 @@ def kinds_of(response: Any) -> list[game_kind_pb2.GameKind]:
     return list(response.kinds)
 
 
-def the_game(_request: Any, response: Any) -> Iterable[tuple[str, int]]:
-    """The version of the game an answer holds (`response.game`)."""
-    return [(response.game.game_id, response.game.version)] if response.HasField("game") else []
+def the_game(_request: Any, response: Any) -> Iterable[tuple[str, int, str]]:
+    """The version of the game an answer holds (`response.game`), with its receipt."""
+    return itself(_request, response.game) if response.HasField("game") else []
 
 
-def itself(_request: Any, game: game_pb2.Game) -> Iterable[tuple[str, int]]:
-    """The version of the game that is the answer."""
-    return [(game.game_id, game.version)]
+def itself(_request: Any, game: game_pb2.Game) -> Iterable[tuple[str, int, str]]:
+    """The version of the game that is the answer, with its receipt."""
+    return [(game.game_id, game.version, game.receipt)]
 
 
-def at_version(request: Any, response: Any) -> Iterable[tuple[str, int]]:
-    """The version an answer about the request's game says it is at (`response.version`)."""
-    return [(request.game_id, response.version)]
+def at_version(request: Any, response: Any) -> Iterable[tuple[str, int, str]]:
+    """The version an answer about the request's game says it is at (`response.version`),
+    with its receipt."""
+    return [(request.game_id, response.version, response.receipt)]
 
 
 def should_retry(error: grpc.RpcError, attempt: int, retries: int) -> float | None:

@@ -129,13 +129,11 @@ class Client(Calls, Blocking):
     def stream(self, game_id: str, from_version: int = 1) -> Generator[game_pb2.Event, None, None]:
         """Events from `from_version`, then live ones; ends after a finished game's
         last event. Cancel by closing the iterator."""
-        request = game_service_pb2.StreamEventsRequest(
-            game_id=game_id, from_version=from_version, known_version=self.known_version(game_id)
-        )
+        request = self.saying_known(game_service_pb2.StreamEventsRequest(game_id=game_id, from_version=from_version))
         call = self.stub.StreamEvents(request, metadata=self._metadata)
         try:
             for message in call:
-                self.saw(game_id, message.event.version)
+                self.saw(game_id, message.event.version, message.receipt)
                 yield message.event
         finally:
             call.cancel()  # the caller stopped reading: end the call on the server too
@@ -191,8 +189,8 @@ class PlaySession:
             views=views,
             view_updates=view_updates,
             presence=presence,
-            known_version=client.known_version(game_id),
         )
+        client.saying_known(join)
         self._requests.put(game_service_pb2.PlayRequest(join=join))
         self._call = client.stub.Play(self._outgoing(), metadata=client._metadata)
         self._ending = GameEnd(presence)

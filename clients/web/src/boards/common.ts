@@ -6,6 +6,7 @@
 import type { DescEnum, GameKind, GameView, Seat } from "@ludotheque/client";
 
 import { h, type Child } from "../dom";
+import { seatCalled } from "../kinds";
 import type { Offer } from "./choices";
 
 type Cases<T extends { case: unknown }> = Exclude<T["case"], undefined>;
@@ -31,7 +32,7 @@ export function enumName(schema: DescEnum, value: number): string {
 
 export function seatName(seats: readonly Seat[], seat: number | undefined): string {
   if (seat === undefined) return "";
-  return seats[seat]?.name || `#${seat + 1}`;
+  return seatCalled(seats[seat]?.name ?? "", seat);
 }
 
 /** A piece to look at: its picture, named for screen readers by `label`. */

@@ -71,6 +71,21 @@ export const glyphs = {
         : s("path", { d: "M16 9 L22 15 M22 9 L16 15", stroke: "currentColor", "stroke-width": 2, "stroke-linecap": "round" }),
     );
   },
+  /** A face that speaks (words coming out of its mouth), its mouth shut and crossed out when not. */
+  speech(on: boolean): SVGSVGElement {
+    return picture(
+      "0 0 24 24",
+      s("path", { d: "M3 21 V17 Q2 15 3 12 Q3 4 10 4 Q15 4 15 9 L17 12 L15 13 V16 Q15 17 13 17 H11 V21 Z", fill: "currentColor" }),
+      on
+        ? s("path", { d: "M18.5 8 Q20 10 18.5 12 M20.5 5.5 Q23.5 10 20.5 14.5", fill: "none", stroke: "currentColor", "stroke-width": 1.8, "stroke-linecap": "round" })
+        : s("path", { d: "M18 7 L23 12 M23 7 L18 12", stroke: "currentColor", "stroke-width": 1.8, "stroke-linecap": "round" }),
+    );
+  },
+  /** How fast the others' moves are shown: one arrow (slow) to three (fast). */
+  speed(level: number): SVGSVGElement {
+    const arrows = Array.from({ length: level + 1 }, (_, i) => s("path", { d: `M${4 + i * 6} 6 L${10 + i * 6} 12 L${4 + i * 6} 18`, fill: "none", stroke: "currentColor", "stroke-width": 2.4, "stroke-linecap": "round", "stroke-linejoin": "round" }));
+    return picture("0 0 24 24", ...arrows);
+  },
   /** A bell, crossed out when notifications are off. */
   bell(on: boolean): SVGSVGElement {
     return picture(

@@ -3,8 +3,9 @@
 // house and the picnic site), the friends in the forest and at the picnic, Facteur
 // Souris, the Tent and the Cold Dragon; the goal and how far along it is; the night
 // track; the tile being played and the tiles kept; and the lid of face-down tiles with
-// their backs. On a phone held upright the forest is drawn turned a quarter (the house
-// at the bottom, the picnic at the top), so that every space is big enough to tap.
+// their backs. The forest is drawn turned a quarter on every screen (the house at the
+// bottom, the picnic at the top: one layout for the laptop and the phone), so that on a
+// phone held upright every space is big enough to tap.
 //
 // Choices on the table: a tile of the lid, the tile to use, a friend (the friends' row
 // under the forest, or the friend itself on the board), a space to go to (Facteur
@@ -12,6 +13,7 @@
 // moves: a tile comes out of the lid and turns over, Facteur Souris and the friends walk
 // their paths, an invited friend runs to the picnic, a night falls.
 
+import { choiceIcon } from "./action-icons";
 import { BoardSchema, Terrain, TileSourceSchema, TileSource, type BoardLayout, type View } from "@ludotheque/client/gen/ludotheque/picnic/v1/picnic_pb";
 import type { BoardMaterial, Material } from "@ludotheque/client/gen/ludotheque/picnic/v1/material_pb";
 
@@ -111,7 +113,8 @@ function spots(layout: BoardLayout, drawn: BoardMaterial | undefined, upright: b
 
 /** The board itself, one SVG: grounds, paths, places, pieces, and the spaces to choose. */
 function forest(input: BoardInput, view: View, layout: BoardLayout, drawn: BoardMaterial | undefined, facts: Material | undefined, pickers: Map<number, HTMLElement>): SVGSVGElement {
-  const upright = Boolean(input.upright);
+  // The same way on every screen (a parent's laptop and a child's phone see one forest).
+  const upright = true;
   const at = spots(layout, drawn, upright);
   const width = (upright ? layout.height : layout.width) * CELL;
   const height = (upright ? layout.width : layout.height) * CELL;
@@ -324,7 +327,7 @@ function tiles(input: BoardInput, view: View, facts: Material | undefined): HTML
 function tileAction(offer: Offer | undefined, action: string, words: string): HTMLElement | null {
   const choice = offer?.option("action", action);
   if (offer === undefined || choice === undefined) return null;
-  const button = h("button", { class: "move tile-action" }, words);
+  const button = h("button", { class: "move tile-action" }, h("span", { class: "button-picture", attrs: { "aria-hidden": "true" } }, choiceIcon(choice)), h("span", {}, words));
   offer.bind(button, choice, "tile");
   return button;
 }

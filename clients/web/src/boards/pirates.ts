@@ -6,6 +6,7 @@
 // from its hand to the discard pile, cards drawn come from the draw pile, the round's
 // winner's ship sails (a round won is celebrated).
 
+import { choiceIcon } from "./action-icons";
 import { CardKind, ColourSchema, Direction, type Card, type View } from "@ludotheque/client/gen/ludotheque/pirates/v1/pirates_pb";
 import type { Material } from "@ludotheque/client/gen/ludotheque/pirates/v1/material_pb";
 
@@ -119,7 +120,7 @@ function otherHand(input: BoardInput, view: View, facts: Material | undefined, s
 function table(input: BoardInput, view: View, facts: Material | undefined): HTMLElement {
   const drawLabel = t("pirates.drawPile", { n: view.drawPileSize });
   const drawChoice = input.offer?.option("action", "draw");
-  const drawArt: Child[] = view.drawPileSize > 0 ? [h("span", { class: "stack-under", attrs: { "aria-hidden": "true" } }), pirateBack()] : [h("span", { class: "empty-slot" })];
+  const drawArt: Child[] = view.drawPileSize > 0 ? [h("span", { class: "stack-under", attrs: { "aria-hidden": "true" } }), pirateBack()] : [h("span", { class: "empty-slot" }, drawChoice ? choiceIcon(drawChoice) : null)]; // an empty pile still shows what a tap does
   const drawPile = named(pieceOrChoice(input.offer, "action", "draw", "card stack", drawChoice?.description?.text ?? drawLabel, drawArt, "table"), "draw-pile");
   const top = view.discardTop;
   const discard = top

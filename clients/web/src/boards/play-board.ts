@@ -7,10 +7,11 @@
 // (motion.ts); while another player's move is shown, the line says whose, and a tap
 // anywhere on the board skips to the present.
 
-import type { Command, Event, GameKind, GameView, Seat } from "@ludotheque/client";
+import type { Choice, Command, Event, GameKind, GameView, Seat } from "@ludotheque/client";
 
 import { h } from "../dom";
 import { lookup, t } from "../i18n";
+import { choiceIcon } from "./action-icons";
 import { boardFor, type BoardInput } from "./board";
 import { BoardOffer, ChoicePicker, bindChoice, choiceKey, rove } from "./choices";
 import { animate, places, type Motion } from "./motion";
@@ -48,11 +49,13 @@ export class PlayBoard {
   private readonly remembered = new Map<string, string>();
 
   /** `play` sends a move; `skip` shows the present at once (a tap during another's move);
-   * `cheer` is told a round won as it shows (the page's sound). */
+   * `cheer` is told a round won as it shows (the page's sound); `tell` each prompt drawn
+   * while the viewer has a move to make (the page reads it aloud). */
   constructor(
     play: (command: Command) => void,
     private readonly skip: () => void,
     private readonly cheer: (what: "round") => void,
+    private readonly tell: (prompt: string) => void = () => undefined,
   ) {
     this.element = h("div", { class: "play-board", attrs: { tabindex: -1, "data-board-root": "", "aria-label": t("play.board"), role: "region" } });
     this.picker = new ChoicePicker(() => this.draw(), play);
@@ -121,23 +124,25 @@ export class PlayBoard {
     const rest = offer === undefined ? [] : options.filter((choice) => !offer.placed.has(choiceKey(choice)));
     const bar = h("div", { class: "choice-bar" });
     for (const choice of rest) {
-      const button = h("button", { class: "move" }, choice.description?.text || choice.value);
+      // Never words alone: the move's picture, then its words.
+      const button = h("button", { class: "move" }, h("span", { class: "button-picture", attrs: { "aria-hidden": "true" } }, choiceIcon(choice)), h("span", {}, choice.description?.text || choice.value));
       bindChoice(button, choice, "bar", () => this.picker.pick(choice));
       bar.append(button);
     }
     if (offer && this.picker.canGoBack) {
-      // On a phone the arrow alone (its name is the words).
       bar.append(
         h(
           "button",
-          { class: "secondary back", attrs: { type: "button", "aria-label": t("board.back") }, on: { click: () => this.picker.back() } },
-          h("span", { attrs: { "aria-hidden": "true" } }, "↩"),
-          h("span", { class: "wide-only", attrs: { "aria-hidden": "true" } }, t("board.back")),
+          // Named by the words it shows ("Choose again", on a phone "Back").
+          { class: "secondary back", attrs: { type: "button" }, on: { click: () => this.picker.back() } },
+          h("span", { class: "button-picture", attrs: { "aria-hidden": "true" } }, "↩"),
+          h("span", { class: "wide-only" }, t("board.back")),
+          h("span", { class: "narrow-only" }, t("board.backShort")),
         ),
       );
     }
     if (state.beat) {
-      bar.append(h("button", { class: "secondary skip", attrs: { type: "button" } }, `${t("board.skip")} »`));
+      bar.append(h("button", { class: "secondary skip", attrs: { type: "button" } }, h("span", { class: "button-picture", attrs: { "aria-hidden": "true" } }, "»"), t("board.skip")));
     }
     // What moves: the events since the version drawn (the same viewer's board only).
     const fresh = state.moving && this.drawnViewer === state.viewerSeat && this.drawnVersion !== undefined ? state.events.filter((event) => event.version > (this.drawnVersion ?? 0n)) : [];
@@ -151,7 +156,8 @@ export class PlayBoard {
     this.element.classList.toggle("my-turn", options.length > 0);
     this.element.classList.toggle("showing-move", Boolean(state.beat));
     this.element.dataset["version"] = String(state.version);
-    this.element.replaceChildren(h("div", { class: "prompt-line" }, this.prompt(state, options.map((o) => o.subject)), bar), table);
+    this.element.replaceChildren(h("div", { class: "prompt-line" }, this.prompt(state, options), bar), table);
+    if (!state.beat && !state.pending && options.length > 0) this.tell(promptText(state.kind, options));
     rove(this.element, this.remembered);
     if (fresh.length > 0) animate(this.element, before, motions);
     if (round) {
@@ -172,7 +178,7 @@ export class PlayBoard {
 
   /** What to do now, in words: "Pick a pile to draw from", "Which colour?"..., or whose
    * move is being shown ("Robot 2 lays Flower 7."). */
-  private prompt(state: PlayBoardState, subjects: string[]): HTMLElement {
+  private prompt(state: PlayBoardState, options: readonly Choice[]): HTMLElement {
     if (state.beat) {
       const words = state.beat.map((event) => event.description?.text).filter(Boolean).join(" ");
       return h("p", { class: "prompt beat-caption", attrs: { "data-prompt": "", "aria-hidden": "true" } }, words);
@@ -180,10 +186,7 @@ export class PlayBoard {
     const chosen = this.picker.chosen.map((choice) => choice.description?.text).filter(Boolean);
     let text = "";
     if (state.pending) text = t("board.sending");
-    else if (subjects.length > 0) {
-      const subject = subjects.find((s) => s !== "action") ?? subjects[0];
-      text = lookup(`prompt.${state.kind}.${subject}`) ?? lookup(`prompt.${subject}`) ?? t("prompt.any");
-    }
+    else if (options.length > 0) text = promptText(state.kind, options);
     return h(
       "p",
       { class: "prompt", attrs: { "data-prompt": text ? "" : undefined } },
@@ -191,4 +194,16 @@ export class PlayBoard {
       text,
     );
   }
+}
+
+/** What to pick, for the options offered ("Pick a pile to draw a card from."): an action
+ * that has words of its own first (ending a turn says how), else by their subject. */
+function promptText(kind: string, options: readonly Choice[]): string {
+  for (const option of options) {
+    const own = option.subject === "action" ? lookup(`prompt.${kind}.${option.value}`) : undefined;
+    if (own) return own;
+  }
+  const subjects = options.map((o) => o.subject);
+  const subject = subjects.find((s) => s !== "action") ?? subjects[0];
+  return lookup(`prompt.${kind}.${subject}`) ?? lookup(`prompt.${subject}`) ?? t("prompt.any");
 }

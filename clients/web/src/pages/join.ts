@@ -2,17 +2,18 @@
 // open seat (JoinGame), the game's id lets the page show the game first (GetGame, as a
 // spectator: the kind, who invites, the free seats) and, once it has started, offers to
 // watch it. A browser that holds a seat of the game already goes straight to it (a link
-// opened again resumes the seat). The player gives a name (and an age: Mooki Island's
-// youngest starts); the seat's token comes back in the answer and is kept in this
+// opened again resumes the seat). The player taps a picture, which names them too (or
+// types a name), and may give an age (Mooki Island's youngest starts); the seat's token comes back in the answer and is kept in this
 // browser like any seat's: the link carries the code and the game's id, never a token.
 
 import { GameStatus, type Game } from "@ludotheque/client";
 
 import { api, errorText, seats as heldSeats } from "../api";
+import { pictureName, picturePicker, type PictureName } from "../boards/avatars";
 import { kindIcon } from "../boards/icons";
 import { fill, h, uid } from "../dom";
 import { t } from "../i18n";
-import { botName, gameKind, kindName } from "../kinds";
+import { botName, gameKind, kindName, seatCalled } from "../kinds";
 import { navigate, paths } from "../router";
 
 export function joinPage(main: HTMLElement, code: string): () => void {
@@ -57,10 +58,10 @@ export function joinPage(main: HTMLElement, code: string): () => void {
 /** The game the link invites to: its kind, who invites, the seats and which are free; a
  * game started or over offers to watch it instead (the form goes). */
 function showInvitation(box: HTMLElement, form: HTMLElement, game: Game): void {
-  const host = game.seats.find((seat) => !seat.open && !seat.bot && seat.name);
+  const host = game.seats.find((seat) => !seat.open && !seat.bot);
   const free = game.seats.filter((seat) => seat.open).length;
   const name = kindName(game.kind);
-  const title = host ? t("join.invites", { name: host.name, game: name }) : t("join.invitesTo", { game: name });
+  const title = host ? t("join.invites", { name: seatCalled(host.name, host.index), game: name }) : t("join.invitesTo", { game: name });
   void gameKind(game.kind).then((kind) => {
     if (kind) box.querySelector(".invitation")?.prepend(h("span", { class: "kind-icon" }, kindIcon(kind)));
   });
@@ -70,7 +71,7 @@ function showInvitation(box: HTMLElement, form: HTMLElement, game: Game): void {
     ...game.seats.map((seat) =>
       seat.open
         ? h("li", { class: "free" }, t("join.freeSeat"))
-        : h("li", {}, seat.bot ? t("join.robot", { name: seat.name, bot: botName(seat.bot) }) : seat.name),
+        : h("li", {}, seat.bot ? t("join.robot", { name: seatCalled(seat.name, seat.index), bot: botName(seat.bot) }) : seatCalled(seat.name, seat.index)),
     ),
   );
   const started = game.status !== GameStatus.OPEN;
@@ -96,10 +97,16 @@ function joinForm(code: string, gameId: string, left: () => boolean): HTMLElemen
   const age = h("input", { class: "age", attrs: { id: ageId, name: "age", type: "number", min: 1, max: 120, inputmode: "numeric" } });
   const submit = h("button", { class: "primary", attrs: { type: "submit" } }, t("join.take"));
   const error = h("p", { class: "error", attrs: { role: "alert" } });
+  let picture: PictureName | undefined;
+  const pictures = picturePicker(t("join.picture"), undefined, (tapped) => {
+    picture = tapped;
+    name.value = pictureName(tapped);
+  });
   const form = h(
     "form",
     { class: "panel join-game", attrs: { "aria-labelledby": "join-title" } },
     h("p", {}, t("join.about", { code: code.toUpperCase() })),
+    h("div", { class: "field" }, h("p", { class: "picture-label" }, t("join.picture")), pictures),
     h("p", { class: "field" }, h("label", { attrs: { for: nameId } }, t("join.name")), " ", name),
     h("p", { class: "field" }, h("label", { attrs: { for: ageId } }, t("join.age")), " ", age),
     h("div", { class: "actions" }, submit),
@@ -114,7 +121,7 @@ function joinForm(code: string, gameId: string, left: () => boolean): HTMLElemen
       .joinGame(code, name.value.trim(), years)
       .then((joined) => {
         if (left()) return;
-        heldSeats.add(joined.gameId, { seat: joined.seat, name: name.value.trim(), token: joined.seatToken });
+        heldSeats.add(joined.gameId, { seat: joined.seat, name: name.value.trim(), token: joined.seatToken, picture });
         navigate(paths.play(joined.gameId));
       })
       .catch((reason: unknown) => {

@@ -2,7 +2,8 @@
 // summary, how many seats, its bots, its options with their defaults, and the
 // rulebooks' presets as one-click ways to play), and the games being played and
 // finished on this server, each to play (with this browser's seats), to watch as a
-// spectator, or to open in the debug panel.
+// spectator, or (for a grown-up past the gate, pages/gate.ts) to open in the debug panel;
+// at the bottom, the way to the grown-ups' pages, out of the main menu.
 //
 // This module is the page: the new-game form (pages/lobby/new-game.ts) once the kinds
 // came, and the lists of games (pages/lobby/game-lists.ts).
@@ -11,6 +12,7 @@ import { errorText } from "../api";
 import { fill, h } from "../dom";
 import { t } from "../i18n";
 import { gameKinds } from "../kinds";
+import { paths } from "../router";
 import { showGames } from "./lobby/game-lists";
 import { newGameForm } from "./lobby/new-game";
 
@@ -19,7 +21,8 @@ export function lobbyPage(main: HTMLElement): () => void {
   const title = h("h1", { attrs: { tabindex: -1 } }, t("lobby.title"));
   const formBox = h("div", { class: "new-game-box" }, h("p", { class: "muted" }, t("lobby.loadingKinds")));
   const lists = h("div", { class: "game-lists" });
-  fill(main, h("div", { class: "page lobby" }, title, h("p", { class: "lead" }, t("lobby.lead")), formBox, lists));
+  const grownUps = h("p", { class: "grown-ups muted" }, h("a", { attrs: { href: paths.debug() } }, t("lobby.grownUps")));
+  fill(main, h("div", { class: "page lobby" }, title, h("p", { class: "lead" }, t("lobby.lead")), formBox, lists, grownUps));
   gameKinds().then(
     (kinds) => {
       if (!abort.signal.aborted) fill(formBox, newGameForm(kinds));

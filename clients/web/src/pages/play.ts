@@ -13,21 +13,26 @@
 // is one click (PlayAgain), and offered here when another player dealt it.
 //
 // This module puts the page's parts (pages/play/) together and redraws them at each
-// change; each part holds one thing and reads alone.
+// change; each part holds one thing and reads alone. What the page shows is also read
+// aloud (play/narrator.ts), for a child who cannot read yet.
 
 import { Code, ConnectError, GameStatus, type Command, type Game, type GameKind, type GameSnapshot } from "@ludotheque/client";
 
 import { api, errorText, hosts, seats as heldSeats } from "../api";
+import { seatColour } from "../boards/avatars";
 import { boardFor } from "../boards/board";
 import { PlayBoard } from "../boards/play-board";
 import { announce, fill, h } from "../dom";
 import { t } from "../i18n";
 import { gameKind, kindName } from "../kinds";
 import { navigate, paths } from "../router";
+import { quiet, silence } from "../speech";
+import { grownUp } from "./gate";
 import { ConnectionLine } from "./play/connection";
 import { PassCurtain } from "./play/curtain";
 import { EventLog } from "./play/event-log";
 import { GameRecord } from "./play/game-record";
+import { Narrator } from "./play/narrator";
 import { PlayHeading } from "./play/heading";
 import { OutcomePanel, type Ending } from "./play/outcome";
 import { Playback, pace, type Frame, type Viewer } from "./play/playback";
@@ -58,10 +63,15 @@ class PlayPage {
   private readonly connection = new ConnectionLine(() => this.sessions.open());
   private readonly error = h("p", { class: "error", attrs: { role: "alert" } });
   private readonly outcome: OutcomePanel;
+  private readonly narrator = new Narrator();
   private readonly board = new PlayBoard(
     (command) => this.play(command),
-    () => this.playback.skip(),
+    () => {
+      silence();
+      this.playback.skip();
+    },
     () => this.signals.sound("round"),
+    (prompt) => this.narrator.prompt(prompt),
   );
   private readonly playback = new Playback(
     () => this.schedule(),
@@ -69,6 +79,7 @@ class PlayPage {
       const moves = this.facts ? boardFor(this.facts.kind).moves?.(event, { kind: this.facts.kind, facts: this.facts, view: undefined, seats: [] }) : undefined;
       return { beat: (moves?.motions.length ?? 0) > 0 || event.gameOver, celebrate: moves?.celebrate === "round" };
     },
+    quiet,
   );
   private readonly curtain = new PassCurtain((seat) => {
     this.sessions.unveil(seat);
@@ -100,6 +111,7 @@ class PlayPage {
       const game = await this.record.load();
       this.facts = await gameKind(game.kind).catch(() => undefined);
       if (this.left) return;
+      this.sessions.secrets = this.facts?.seatSecrets ?? true;
       this.sessions.open();
       this.heading.title.focus({ preventScroll: true });
     } catch (reason) {
@@ -116,6 +128,7 @@ class PlayPage {
     this.sessions.close();
     this.playback.close();
     this.signals.close();
+    silence();
   }
 
   private layout(): HTMLElement {
@@ -135,7 +148,8 @@ class PlayPage {
       { class: "page play" },
       fillIn(this.stage, top, this.connection.element, this.error, boardArea),
       this.side,
-      h("p", { class: "links" }, h("a", { class: "button secondary", attrs: { href: paths.lobby() } }, t("play.toLobby")), h("a", { class: "button secondary", attrs: { href: paths.debug(gameId) } }, t("play.openDebug"))),
+      // The debug panel only for a grown-up who passed the gate in this tab (pages/gate.ts).
+      h("p", { class: "links" }, h("a", { class: "button secondary", attrs: { href: paths.lobby() } }, t("play.toLobby")), grownUp() ? h("a", { class: "button secondary", attrs: { href: paths.debug(gameId) } }, t("play.openDebug")) : null),
     );
   }
 
@@ -167,12 +181,18 @@ class PlayPage {
     showing = sessions.showing(this.playback.busy) ?? showing; // the table stays while moves are shown
     this.stage.dataset["kind"] = game.kind;
     this.heading.update(game, sessions.held, showing.mode === "seat" ? showing.seat.seat : undefined);
-    this.status.update(game, live, showing, !frame.live);
+    const viewer = showing.mode === "seat" ? showing.seat.seat : undefined;
+    const own = frame.beat.length > 0 && viewer !== undefined && frame.beat.every((event) => event.seat === viewer);
+    this.status.update(game, live, showing, !frame.live, own);
     this.connection.update(first);
+    const myTurn = frame.live && showing.mode === "seat" && live.legalCommands.length > 0 && !live.gameOver;
+    // Read aloud: the moves up to the one on the board, then the turn, the curtain, the end.
+    if (frame.view !== undefined) this.narrator.events(first.events, frame.version);
+    this.narrator.setTurn(myTurn && showing.mode === "seat" ? { key: String(showing.seat.seat), name: showing.seat.name } : undefined);
+    if (showing.mode === "curtain") this.narrator.curtain(String(showing.seat.seat), live.version, showing.seat.name);
     this.drawBoard(game, showing, live, frame);
     this.showEnd(game, live, first, frame);
     this.log.update(first);
-    const myTurn = frame.live && showing.mode === "seat" && live.legalCommands.length > 0 && !live.gameOver;
     this.signals.update(kindName(game.kind), myTurn && showing.mode === "seat" ? showing.seat.name : undefined, showing.mode === "seat" ? String(showing.seat.seat) : "");
     const host = hosts.token(this.gameId);
     this.table.update({
@@ -198,7 +218,7 @@ class PlayPage {
     const waiting = game.status === GameStatus.OPEN && live.legalCommands.length === 0 && !live.gameOver;
     this.notDealt.hidden = !waiting;
     (waiting ? this.notDealt : this.side).prepend(this.table.element);
-    this.curtain.update(showing.mode === "curtain" ? showing.seat : undefined);
+    this.curtain.update(showing.mode === "curtain" ? showing.seat : undefined, showing.mode === "curtain" ? seatColour(this.facts, showing.seat.seat) : "");
     this.board.element.hidden = waiting || showing.mode === "curtain";
     if (showing.mode === "curtain") {
       this.board.clear();
@@ -232,6 +252,7 @@ class PlayPage {
     if (held.length > 0 && winners !== undefined && game.status === GameStatus.FINISHED) ending = held.some((seat) => winners.includes(seat)) ? "won" : "lost";
     const offered = this.sessions.held.some((one) => this.sessions.snapshotOf(one.seat)?.rematch?.seatToken) || Boolean(first.rematch);
     this.outcome.show(outcomeText(game, live), ending, offered, first.rematch?.gameId ?? game.rematchGameId ?? "");
+    if (game.status === GameStatus.FINISHED) this.narrator.outcome(outcomeText(game, live));
     const said = `${ending}:${game.status}`;
     if (said !== this.ended && game.status === GameStatus.FINISHED) {
       this.ended = said;

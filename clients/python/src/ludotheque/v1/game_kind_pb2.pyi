@@ -43,6 +43,7 @@ class GameKind(_message.Message):
     PRESETS_FIELD_NUMBER: _builtins.int
     RULE_CODES_FIELD_NUMBER: _builtins.int
     RULES_VERSION_FIELD_NUMBER: _builtins.int
+    SEAT_SECRETS_FIELD_NUMBER: _builtins.int
     MOOKI_FIELD_NUMBER: _builtins.int
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
@@ -55,6 +56,11 @@ class GameKind(_message.Message):
     """The most seats a game of this kind takes."""
     rules_version: _builtins.str
     """The rules version games are created under, e.g. "mooki/1"."""
+    seat_secrets: _builtins.bool
+    """Whether a seat sees something the other seats do not (a hand of cards): people
+    sharing one screen then pass it behind a curtain. False when every seat sees the
+    same (a cooperative board, face-down tiles face down for all).
+    """
     @_builtins.property
     def name(self) -> _description_pb2.Description:
         """The game's name, e.g. "Mooki Island"."""
@@ -115,6 +121,7 @@ class GameKind(_message.Message):
         presets: _abc.Iterable[Global___Preset] | None = ...,
         rule_codes: _abc.Iterable[Global___RuleCode] | None = ...,
         rules_version: _builtins.str = ...,
+        seat_secrets: _builtins.bool = ...,
         mooki: _material_pb2.Material | None = ...,
         pirates: _material_pb2_1.Material | None = ...,
         picnic: _material_pb2_2.Material | None = ...,
@@ -122,7 +129,7 @@ class GameKind(_message.Message):
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["defaults", b"defaults", "highlow", b"highlow", "material", b"material", "mooki", b"mooki", "name", b"name", "picnic", b"picnic", "pirates", b"pirates", "summary", b"summary"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "defaults", b"defaults", "highlow", b"highlow", "kind", b"kind", "material", b"material", "max_seats", b"max_seats", "min_seats", b"min_seats", "mooki", b"mooki", "name", b"name", "options", b"options", "picnic", b"picnic", "pirates", b"pirates", "presets", b"presets", "rule_codes", b"rule_codes", "rules_version", b"rules_version", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "defaults", b"defaults", "highlow", b"highlow", "kind", b"kind", "material", b"material", "max_seats", b"max_seats", "min_seats", b"min_seats", "mooki", b"mooki", "name", b"name", "options", b"options", "picnic", b"picnic", "pirates", b"pirates", "presets", b"presets", "rule_codes", b"rule_codes", "rules_version", b"rules_version", "seat_secrets", b"seat_secrets", "summary", b"summary"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType_material: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
     _WhichOneofArgType_material: _TypeAlias = _typing.Literal["material", b"material"]  # noqa: Y015

@@ -973,6 +973,7 @@ class Game(_message.Message):
     JOIN_CODE_FIELD_NUMBER: _builtins.int
     PRESENCE_FIELD_NUMBER: _builtins.int
     REMATCH_GAME_ID_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game's identifier."""
     kind: _builtins.str
@@ -998,6 +999,11 @@ class Game(_message.Message):
     rematch_game_id: _builtins.str
     """Once the game is over and someone asked for a rematch (PlayAgain): the new
     game's identifier.
+    """
+    receipt: _builtins.str
+    """The receipt of `version` (the calls that return one game; not ListGames):
+    the service's signature over the game, that version and its event. Send it
+    back as `known_receipt` with `known_version`.
     """
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]:
@@ -1075,10 +1081,11 @@ class Game(_message.Message):
         join_code: _builtins.str = ...,
         presence: Global___Presence | None = ...,
         rematch_game_id: _builtins.str = ...,
+        receipt: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "options", b"options", "outcome", b"outcome", "presence", b"presence", "updated_at", b"updated_at", "view", b"view", "viewer", b"viewer"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "history_losses", b"history_losses", "join_code", b"join_code", "kind", b"kind", "legal_commands", b"legal_commands", "options", b"options", "outcome", b"outcome", "presence", b"presence", "rematch_game_id", b"rematch_game_id", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "to_act", b"to_act", "updated_at", b"updated_at", "version", b"version", "view", b"view", "viewer", b"viewer", "visibility", b"visibility"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["clock", b"clock", "created_at", b"created_at", "created_by", b"created_by", "game_id", b"game_id", "history_losses", b"history_losses", "join_code", b"join_code", "kind", b"kind", "legal_commands", b"legal_commands", "options", b"options", "outcome", b"outcome", "presence", b"presence", "receipt", b"receipt", "rematch_game_id", b"rematch_game_id", "rules_version", b"rules_version", "seats", b"seats", "status", b"status", "to_act", b"to_act", "updated_at", b"updated_at", "version", b"version", "view", b"view", "viewer", b"viewer", "visibility", b"visibility"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

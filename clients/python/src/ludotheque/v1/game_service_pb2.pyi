@@ -129,6 +129,7 @@ class GetGameRequest(_message.Message):
 
     GAME_ID_FIELD_NUMBER: _builtins.int
     KNOWN_VERSION_FIELD_NUMBER: _builtins.int
+    KNOWN_RECEIPT_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -136,9 +137,13 @@ class GetGameRequest(_message.Message):
     """The highest version of this game the caller was given, by any server (0: none
     said). A server whose event store is behind it records those versions as lost
     instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
-    be sure no version you were shown is ever reused. Believed from a caller with a
-    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
-    the game's own.
+    be sure no version you were shown is ever reused. Counts only with its proof,
+    `known_receipt`, and up to 1,000 versions past the game's own.
+    """
+    known_receipt: _builtins.str
+    """The receipt a server gave with `known_version` (the `receipt` of the answer
+    that told it): the service's signature over the game, that version and its
+    event. Without a valid one, `known_version` changes nothing.
     """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
@@ -150,11 +155,12 @@ class GetGameRequest(_message.Message):
         *,
         game_id: _builtins.str = ...,
         known_version: _builtins.int = ...,
+        known_receipt: _builtins.str = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "known_version", b"known_version", "locale", b"locale"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "known_receipt", b"known_receipt", "known_version", b"known_version", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -241,6 +247,7 @@ class SubmitCommandRequest(_message.Message):
     EXPECTED_VERSION_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
     KNOWN_VERSION_FIELD_NUMBER: _builtins.int
+    KNOWN_RECEIPT_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -259,9 +266,13 @@ class SubmitCommandRequest(_message.Message):
     """The highest version of this game the caller was given, by any server (0: none
     said). A server whose event store is behind it records those versions as lost
     instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
-    be sure no version you were shown is ever reused. Believed from a caller with a
-    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
-    the game's own.
+    be sure no version you were shown is ever reused. Counts only with its proof,
+    `known_receipt`, and up to 1,000 versions past the game's own.
+    """
+    known_receipt: _builtins.str
+    """The receipt a server gave with `known_version` (the `receipt` of the answer
+    that told it): the service's signature over the game, that version and its
+    event. Without a valid one, `known_version` changes nothing.
     """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
@@ -281,11 +292,12 @@ class SubmitCommandRequest(_message.Message):
         expected_version: _builtins.int | None = ...,
         seat: _builtins.int | None = ...,
         known_version: _builtins.int = ...,
+        known_receipt: _builtins.str = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "expected_version", b"expected_version", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale", "seat", b"seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version", "_seat", b"_seat", "command", b"command", "command_id", b"command_id", "expected_version", b"expected_version", "game_id", b"game_id", "known_receipt", b"known_receipt", "known_version", b"known_version", "locale", b"locale", "seat", b"seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__expected_version: _TypeAlias = _typing.Literal["expected_version"]  # noqa: Y015
     _WhichOneofArgType__expected_version: _TypeAlias = _typing.Literal["_expected_version", b"_expected_version"]  # noqa: Y015
@@ -313,6 +325,7 @@ class SubmitCommandResponse(_message.Message):
     OUTCOME_FIELD_NUMBER: _builtins.int
     REPLAYED_FIELD_NUMBER: _builtins.int
     SEATS_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version after the move (and any bot moves that followed)."""
     status: _game_pb2.GameStatus.ValueType
@@ -321,6 +334,8 @@ class SubmitCommandResponse(_message.Message):
     """True when this command_id had already been played: nothing was played now
     and events are those of the first time.
     """
+    receipt: _builtins.str
+    """The receipt of `version`: send it back as `known_receipt` with `known_version`."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
         """The events the move caused, then those of bot moves, redacted for the caller."""
@@ -357,10 +372,11 @@ class SubmitCommandResponse(_message.Message):
         outcome: _game_pb2.Outcome | None = ...,
         replayed: _builtins.bool = ...,
         seats: _abc.Iterable[_game_pb2.Seat] | None = ...,
+        receipt: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "legal_commands", b"legal_commands", "outcome", b"outcome", "replayed", b"replayed", "seats", b"seats", "status", b"status", "to_act", b"to_act", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "legal_commands", b"legal_commands", "outcome", b"outcome", "receipt", b"receipt", "replayed", b"replayed", "seats", b"seats", "status", b"status", "to_act", b"to_act", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -376,6 +392,7 @@ class StreamEventsRequest(_message.Message):
     FROM_VERSION_FIELD_NUMBER: _builtins.int
     TICKET_FIELD_NUMBER: _builtins.int
     KNOWN_VERSION_FIELD_NUMBER: _builtins.int
+    KNOWN_RECEIPT_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -393,9 +410,13 @@ class StreamEventsRequest(_message.Message):
     """The highest version of this game the caller was given, by any server (0: none
     said). A server whose event store is behind it records those versions as lost
     instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
-    be sure no version you were shown is ever reused. Believed from a caller with a
-    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
-    the game's own.
+    be sure no version you were shown is ever reused. Counts only with its proof,
+    `known_receipt`, and up to 1,000 versions past the game's own.
+    """
+    known_receipt: _builtins.str
+    """The receipt a server gave with `known_version` (the `receipt` of the answer
+    that told it): the service's signature over the game, that version and its
+    event. Without a valid one, `known_version` changes nothing.
     """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
@@ -409,11 +430,12 @@ class StreamEventsRequest(_message.Message):
         from_version: _builtins.int = ...,
         ticket: _builtins.str = ...,
         known_version: _builtins.int = ...,
+        known_receipt: _builtins.str = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale", "ticket", b"ticket"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_receipt", b"known_receipt", "known_version", b"known_version", "locale", b"locale", "ticket", b"ticket"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -479,6 +501,11 @@ class StreamEventsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     EVENT_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    receipt: _builtins.str
+    """The receipt of the event's version: send it back as `known_receipt` with
+    `known_version`.
+    """
     @_builtins.property
     def event(self) -> _game_pb2.Event:
         """The next event the caller may see."""
@@ -487,10 +514,11 @@ class StreamEventsResponse(_message.Message):
         self,
         *,
         event: _game_pb2.Event | None = ...,
+        receipt: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["event", b"event", "receipt", b"receipt"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -507,6 +535,7 @@ class ListEventsRequest(_message.Message):
     TO_VERSION_FIELD_NUMBER: _builtins.int
     PAGE_SIZE_FIELD_NUMBER: _builtins.int
     KNOWN_VERSION_FIELD_NUMBER: _builtins.int
+    KNOWN_RECEIPT_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -520,9 +549,13 @@ class ListEventsRequest(_message.Message):
     """The highest version of this game the caller was given, by any server (0: none
     said). A server whose event store is behind it records those versions as lost
     instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
-    be sure no version you were shown is ever reused. Believed from a caller with a
-    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
-    the game's own.
+    be sure no version you were shown is ever reused. Counts only with its proof,
+    `known_receipt`, and up to 1,000 versions past the game's own.
+    """
+    known_receipt: _builtins.str
+    """The receipt a server gave with `known_version` (the `receipt` of the answer
+    that told it): the service's signature over the game, that version and its
+    event. Without a valid one, `known_version` changes nothing.
     """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
@@ -537,11 +570,12 @@ class ListEventsRequest(_message.Message):
         to_version: _builtins.int = ...,
         page_size: _builtins.int = ...,
         known_version: _builtins.int = ...,
+        known_receipt: _builtins.str = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_receipt", b"known_receipt", "known_version", b"known_version", "locale", b"locale", "page_size", b"page_size", "to_version", b"to_version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -556,10 +590,13 @@ class ListEventsResponse(_message.Message):
     EVENTS_FIELD_NUMBER: _builtins.int
     VERSION_FIELD_NUMBER: _builtins.int
     NEXT_FROM_VERSION_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's latest version."""
     next_from_version: _builtins.int
     """The version to ask for next; 0 when the range was complete."""
+    receipt: _builtins.str
+    """The receipt of `version`: send it back as `known_receipt` with `known_version`."""
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
         """The events, in order, redacted for the caller. An event the caller may
@@ -572,10 +609,11 @@ class ListEventsResponse(_message.Message):
         events: _abc.Iterable[_game_pb2.Event] | None = ...,
         version: _builtins.int = ...,
         next_from_version: _builtins.int = ...,
+        receipt: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "next_from_version", b"next_from_version", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["events", b"events", "next_from_version", b"next_from_version", "receipt", b"receipt", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -590,6 +628,7 @@ class ReplayGameRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _builtins.int
     AT_VERSION_FIELD_NUMBER: _builtins.int
     KNOWN_VERSION_FIELD_NUMBER: _builtins.int
+    KNOWN_RECEIPT_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
     """The game."""
@@ -599,9 +638,13 @@ class ReplayGameRequest(_message.Message):
     """The highest version of this game the caller was given, by any server (0: none
     said). A server whose event store is behind it records those versions as lost
     instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
-    be sure no version you were shown is ever reused. Believed from a caller with a
-    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
-    the game's own.
+    be sure no version you were shown is ever reused. Counts only with its proof,
+    `known_receipt`, and up to 1,000 versions past the game's own.
+    """
+    known_receipt: _builtins.str
+    """The receipt a server gave with `known_version` (the `receipt` of the answer
+    that told it): the service's signature over the game, that version and its
+    event. Without a valid one, `known_version` changes nothing.
     """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
@@ -614,11 +657,12 @@ class ReplayGameRequest(_message.Message):
         game_id: _builtins.str = ...,
         at_version: _builtins.int | None = ...,
         known_version: _builtins.int = ...,
+        known_receipt: _builtins.str = ...,
         locale: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_at_version", b"_at_version", "at_version", b"at_version", "game_id", b"game_id", "known_receipt", b"known_receipt", "known_version", b"known_version", "locale", b"locale"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__at_version: _TypeAlias = _typing.Literal["at_version"]  # noqa: Y015
     _WhichOneofArgType__at_version: _TypeAlias = _typing.Literal["_at_version", b"_at_version"]  # noqa: Y015
@@ -639,12 +683,15 @@ class ReplayGameResponse(_message.Message):
     OUTCOME_FIELD_NUMBER: _builtins.int
     VIEW_FIELD_NUMBER: _builtins.int
     LEGAL_COMMANDS_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
     at_version: _builtins.int
     """The version shown."""
     version: _builtins.int
     """The game's latest version."""
     status: _game_pb2.GameStatus.ValueType
     """The status at that version."""
+    receipt: _builtins.str
+    """The receipt of `version`: send it back as `known_receipt` with `known_version`."""
     @_builtins.property
     def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
         """The seats the game waited for at that version."""
@@ -671,10 +718,11 @@ class ReplayGameResponse(_message.Message):
         outcome: _game_pb2.Outcome | None = ...,
         view: _game_pb2.GameView | None = ...,
         legal_commands: _abc.Iterable[_game_pb2.Command] | None = ...,
+        receipt: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["outcome", b"outcome", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["at_version", b"at_version", "legal_commands", b"legal_commands", "outcome", b"outcome", "status", b"status", "to_act", b"to_act", "version", b"version", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at_version", b"at_version", "legal_commands", b"legal_commands", "outcome", b"outcome", "receipt", b"receipt", "status", b"status", "to_act", b"to_act", "version", b"version", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -906,6 +954,7 @@ class PlayJoin(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     VIEW_UPDATES_FIELD_NUMBER: _builtins.int
     KNOWN_VERSION_FIELD_NUMBER: _builtins.int
+    KNOWN_RECEIPT_FIELD_NUMBER: _builtins.int
     LOCALE_FIELD_NUMBER: _builtins.int
     PRESENCE_FIELD_NUMBER: _builtins.int
     game_id: _builtins.str
@@ -930,9 +979,13 @@ class PlayJoin(_message.Message):
     """The highest version of this game the caller was given, by any server (0: none
     said). A server whose event store is behind it records those versions as lost
     instead of giving their numbers to other moves (docs/DURABILITY.md): send it to
-    be sure no version you were shown is ever reused. Believed from a caller with a
-    token of the game (a seat's, its host's, the admin's), up to 1,000 versions past
-    the game's own.
+    be sure no version you were shown is ever reused. Counts only with its proof,
+    `known_receipt`, and up to 1,000 versions past the game's own.
+    """
+    known_receipt: _builtins.str
+    """The receipt a server gave with `known_version` (the `receipt` of the answer
+    that told it): the service's signature over the game, that version and its
+    event. Without a valid one, `known_version` changes nothing.
     """
     locale: _builtins.str
     """The language of the descriptions and error messages in the answer: a
@@ -953,12 +1006,13 @@ class PlayJoin(_message.Message):
         token: _builtins.str = ...,
         view_updates: _builtins.bool = ...,
         known_version: _builtins.int = ...,
+        known_receipt: _builtins.str = ...,
         locale: _builtins.str = ...,
         presence: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_version", b"known_version", "locale", b"locale", "presence", b"presence", "token", b"token", "view_updates", b"view_updates", "views", b"views"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_version", b"from_version", "game_id", b"game_id", "known_receipt", b"known_receipt", "known_version", b"known_version", "locale", b"locale", "presence", b"presence", "token", b"token", "view_updates", b"view_updates", "views", b"views"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -1015,6 +1069,12 @@ class PlayResponse(_message.Message):
     ERROR_FIELD_NUMBER: _builtins.int
     PRESENCE_FIELD_NUMBER: _builtins.int
     REMATCH_FIELD_NUMBER: _builtins.int
+    RECEIPT_FIELD_NUMBER: _builtins.int
+    receipt: _builtins.str
+    """The receipt of the highest version this message gives (its last event's,
+    its result's, its turn's; empty when it gives none): send it back as the
+    join's `known_receipt` with `known_version`.
+    """
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[_game_pb2.Event]:
         """The game's next events, redacted for the seat, in order."""
@@ -1061,10 +1121,11 @@ class PlayResponse(_message.Message):
         error: _status_pb2.Status | None = ...,
         presence: _game_pb2.Presence | None = ...,
         rematch: Global___PlayRematch | None = ...,
+        receipt: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "presence", b"presence", "rematch", b"rematch", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "events", b"events", "presence", b"presence", "rematch", b"rematch", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "events", b"events", "presence", b"presence", "receipt", b"receipt", "rematch", b"rematch", "result", b"result", "turn", b"turn", "view", b"view"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,6 +1,7 @@
 // The lobby's lists of games on this server: waiting for players, being played, and
 // finished; each to play (with this browser's seats), to join, to watch, or to debug.
 
+import { grownUp } from "../gate";
 import { GameStatus, type Game } from "@ludotheque/client";
 
 import { api, errorText, seats as heldSeats } from "../../api";
@@ -61,7 +62,7 @@ function gameItem(game: Game): HTMLElement {
       { class: "game-links" },
       join,
       h("a", { class: join ? "button secondary" : "button", attrs: { href: paths.play(game.gameId), "aria-label": `${open}: ${kindName(game.kind)}, ${players.join(", ")}` } }, open),
-      h("a", { class: "button secondary", attrs: { href: paths.debug(game.gameId), "aria-label": `${t("lobby.debug")}: ${kindName(game.kind)}, ${players.join(", ")}` } }, t("lobby.debug")),
+      grownUp() ? h("a", { class: "button secondary", attrs: { href: paths.debug(game.gameId), "aria-label": `${t("lobby.debug")}: ${kindName(game.kind)}, ${players.join(", ")}` } }, t("lobby.debug")) : null,
     ),
   );
 }

@@ -69,10 +69,10 @@ export function newGameForm(all: GameKind[]): HTMLElement {
 /** CreateGame with what the form says; keeps the seats' tokens (and the host's) and opens the game. */
 async function createGame(kind: GameKind, seatList: SeatList, options: OptionsForm | undefined, settings: GameSettings): Promise<void> {
   const seats = seatList.read();
-  const created = await api().createGame(kind.kind, seats, options?.read(), settings.read());
+  const created = await api().createGame(kind.kind, seats.map(({ picture: _, ...seat }) => seat), options?.read(), settings.read());
   heldSeats.keep(
     created.gameId,
-    seats.flatMap((seat, index) => (seat.bot || seat.open ? [] : [{ seat: index, name: seat.name, token: created.seatTokens[index] }])),
+    seats.flatMap((seat, index) => (seat.bot || seat.open ? [] : [{ seat: index, name: seat.name, token: created.seatTokens[index], picture: seat.picture }])),
   );
   hosts.keep(created.gameId, created.hostToken);
   announce(t("lobby.created"));

@@ -1,9 +1,14 @@
 // The new-game form's seats: a row per seat (a name, an age, and who plays it: a person
-// here, a robot, or left open for a friend to join), as many as the kind allows.
+// here, a robot, or left open for a friend to join), as many as the kind allows. A
+// person's seat gets a picture by a tap (an animal, which names the seat too, in the
+// page's language: each tap on the seat's number shows the next animal). The name proposed follows who plays ("Player 2", "Robot 2") until
+// someone types or taps one: the seat has that one name on every page and in the
+// server's words.
 
 import type { GameKind } from "@ludotheque/client";
 
-import { h, uid } from "../../dom";
+import { PICTURES, avatar, pictureName, type PictureName } from "../../boards/avatars";
+import { fill, h, uid } from "../../dom";
 import { t } from "../../i18n";
 import { botName } from "../../kinds";
 
@@ -16,6 +21,8 @@ export interface NewSeat {
   bot: string;
   open: boolean;
   age?: number;
+  /** The picture tapped for a person's seat. */
+  picture?: PictureName;
 }
 
 export class SeatList {
@@ -46,7 +53,8 @@ export class SeatList {
       const age = (row.querySelector("[name=age]") as HTMLInputElement).value;
       const bot = (row.querySelector("[name=bot]") as HTMLSelectElement).value;
       if (bot === OPEN) return { name: "", bot: "", open: true };
-      return { name, bot, open: false, ...(age ? { age: Number(age) } : {}) };
+      const picture = PICTURES.find((one) => one === (row as HTMLElement).dataset["picture"]);
+      return { name, bot, open: false, ...(age ? { age: Number(age) } : {}), ...(picture && !bot ? { picture } : {}) };
     });
   }
 
@@ -64,7 +72,7 @@ export class SeatList {
     const row = h(
       "li",
       { class: "seat" },
-      h("span", { class: "seat-number", attrs: { "aria-hidden": "true" } }, String(number)),
+      h("button", { class: "seat-number seat-picture", attrs: { type: "button", "aria-label": t("lobby.picture", { n: number }) } }, String(number)),
       h("label", { class: "visually-hidden", attrs: { for: nameId } }, t("lobby.seatName", { n: number })),
       h("input", {
         attrs: { id: nameId, name: "name", required: true, maxlength: 64, autocomplete: "off", value: bot ? t("lobby.botName", { n: number }) : t("lobby.playerName", { n: number }) },
@@ -75,12 +83,36 @@ export class SeatList {
       this.whoPlays(whoId, bot),
       h("button", { class: "remove", attrs: { type: "button", "aria-label": t("lobby.removeSeat", { n: number }) }, on: { click: remove } }, "✕"),
     );
+    const name = row.querySelector("[name=name]") as HTMLInputElement;
+    // A tap on the seat's picture gives it the next animal, and its name.
+    const picker = row.querySelector(".seat-picture") as HTMLButtonElement;
+    picker.addEventListener("click", () => {
+      const now = PICTURES.findIndex((one) => one === row.dataset["picture"]);
+      const picture = PICTURES[(now + 1) % PICTURES.length];
+      row.dataset["picture"] = picture;
+      picker.dataset["picture"] = picture;
+      fill(picker, avatar(picture));
+      picker.title = pictureName(picture);
+      name.value = pictureName(picture);
+    });
     this.rows.append(row);
     // An open seat's player gives their own name and age when they join.
     const who = row.querySelector("select") as HTMLSelectElement;
     const typed = [...row.querySelectorAll("input")];
+    let proposed = name.value;
     const openOrNot = (): void => {
       for (const input of typed) input.disabled = who.value === OPEN;
+      picker.disabled = who.value !== "";
+      // The name proposed follows who plays, until one is typed or tapped.
+      if (name.value === proposed || name.value === "") {
+        name.value = who.value === "" || who.value === OPEN ? t("lobby.playerName", { n: number }) : t("lobby.botName", { n: number });
+      }
+      if (who.value !== "" && row.dataset["picture"]) {
+        delete row.dataset["picture"];
+        delete picker.dataset["picture"];
+        fill(picker, String(number));
+      }
+      proposed = name.value;
     };
     who.addEventListener("change", openOrNot);
     openOrNot();

@@ -6,7 +6,7 @@ import type { Game } from "@ludotheque/client";
 import type { HeldSeat } from "../../api";
 import { h } from "../../dom";
 import { t } from "../../i18n";
-import { kindName } from "../../kinds";
+import { kindName, seatCalled } from "../../kinds";
 
 export class PlayHeading {
   readonly title = h("h1", { attrs: { tabindex: -1 } }, t("play.loading"));
@@ -20,9 +20,10 @@ export class PlayHeading {
     this.who.textContent = game.seats
       .map((s) => {
         if (s.open) return t("play.openSeat");
-        if (here.size === 1 && here.has(s.index)) return t("play.you", { name: s.name });
-        if (here.has(s.index)) return s.index === shown ? t("play.you", { name: s.name }) : t("play.here", { name: s.name });
-        return s.name;
+        const name = seatCalled(s.name, s.index);
+        if (here.size === 1 && here.has(s.index)) return t("play.you", { name });
+        if (here.has(s.index)) return s.index === shown ? t("play.you", { name }) : t("play.here", { name });
+        return name;
       })
       .join(" · ");
   }

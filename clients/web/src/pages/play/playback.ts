@@ -1,13 +1,15 @@
 // The moves of the other players (robots, friends far away, the other people at this
 // screen) shown one after another, at a pace a child follows: the board goes through the
 // version after each of their moves (ReplayGame, as the viewer recalls it now: the
-// memory rule holds there too), each for about half a second while its pieces travel
-// (boards/motion.ts), then comes back to the game as it is. A tap skips to the end. The
-// viewer's own moves show at once, their pieces moving as they go.
+// memory rule holds there too), each for at least 1.5 s while its pieces travel
+// (boards/motion.ts) and until what is read aloud of it was said, then comes back to the
+// game as it is. A tap skips to the end. The viewer's own moves show at once, their
+// pieces moving as they go (or briefly, on the way to the others' moves after them).
 //
 // A beat is a move's events: an event nothing visible comes with (the turn passing, a
-// table event) joins the move before it. `localStorage["ludotheque.pace"]` sets the
-// milliseconds a move shows (0: none shown, the board jumps to the present).
+// table event) joins the move before it. The speed is a setting of this device
+// (`localStorage["ludotheque.pace"]`, the milliseconds a move shows; 0: none shown, the
+// board jumps to the present), chosen on the page among SPEEDS.
 
 import type { Event, GameSnapshot, GameView } from "@ludotheque/client";
 
@@ -41,13 +43,20 @@ interface Beat {
 }
 
 const PACE_KEY = "ludotheque.pace";
-const DEFAULT_PACE_MS = 650;
+/** The speeds offered, in ms a move: slow, the default, fast. */
+export const SPEEDS = [2500, 1500, 800] as const;
+const DEFAULT_PACE_MS = SPEEDS[1];
 // Moves missed while away (a reconnection, a tab in the background) are not replayed.
 const MOST_BEATS = 12;
 
 export function pace(): number {
   const stored = Number(localStorage.getItem(PACE_KEY) ?? "");
   return Number.isFinite(stored) && stored >= 0 && localStorage.getItem(PACE_KEY) !== null ? stored : DEFAULT_PACE_MS;
+}
+
+/** Sets the speed of this device (ms a move). */
+export function setPace(ms: number): void {
+  localStorage.setItem(PACE_KEY, String(ms));
 }
 
 export class Playback {
@@ -72,6 +81,8 @@ export class Playback {
     /** Whether an event is worth a beat of its own (else it joins the move before it),
      * and whether it is one to celebrate (shown for a while even when it is the viewer's). */
     private readonly weigh: (event: Event) => { beat: boolean; celebrate: boolean },
+    /** Resolves once what was read aloud of the move shown was said. */
+    private readonly said: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** Moves are being shown (the present is not on the board yet). */
@@ -163,7 +174,7 @@ export class Playback {
       await this.changed();
       if (generation !== this.generation) return;
       const time = beat.celebrate ? pace() * 2.5 : beat.hold ? pace() : pace() / 2;
-      await new Promise((resolve) => (this.timer = window.setTimeout(resolve, time)));
+      await Promise.all([new Promise((resolve) => (this.timer = window.setTimeout(resolve, time))), this.said()]);
     }
     if (generation !== this.generation) return;
     this.queue = [];

@@ -1,11 +1,14 @@
 // The play page's Play sessions: one per seat this browser holds, or one as a spectator;
 // and what the screen shows: a seat's own view (its hand), or, with several people at one
 // screen, the table as nobody's (between their turns), under a curtain "Pass to Papa"
-// until the next one taps. No control shows a seat's hand but that seat's own turn.
+// until the next one taps. No control shows a seat's hand but that seat's own turn. A
+// game that hides nothing from a seat (GameKind.seatSecrets false: the picnic) needs no
+// curtain: the board goes straight to whoever is to play.
 
 import type { GameSession, GameSnapshot } from "@ludotheque/client";
 
 import { playSession, type HeldSeat } from "../../api";
+import { seatCalled } from "../../kinds";
 
 /** What the board shows, and from which session. */
 export type Showing =
@@ -24,14 +27,21 @@ export class PlaySessions {
   private readonly sessions = new Map<number | typeof TABLE, GameSession>();
   /** The seat that tapped the curtain last (several people at one screen). */
   private unveiled: number | undefined;
+  /** Whether a seat sees what the others may not (the kind's seatSecrets): a curtain then. */
+  secrets = true;
 
   constructor(
     private readonly gameId: string,
     /** The seats this browser holds in the game (none: a spectator). */
-    readonly held: readonly HeldSeat[],
+    held: readonly HeldSeat[],
     /** Called on any change of any session. */
     private readonly changed: () => void,
-  ) {}
+  ) {
+    this.held = held.map((one) => ({ ...one, name: seatCalled(one.name, one.seat) }));
+  }
+
+  /** The seats this browser holds in the game, each named (none: a spectator). */
+  readonly held: readonly HeldSeat[];
 
   /** Whether several people play at this screen (the device passes between them). */
   get shared(): boolean {
@@ -86,6 +96,7 @@ export class PlaySessions {
     const unveiled = this.held.find((one) => one.seat === this.unveiled);
     if (unveiled && toAct(unveiled) && !busy) return { mode: "seat", seat: unveiled, session: this.sessions.get(unveiled.seat) ?? table };
     const next = this.held.find(toAct);
+    if (next && !busy && !this.secrets) return { mode: "seat", seat: next, session: this.sessions.get(next.seat) ?? table };
     if (next && !busy) return { mode: "curtain", seat: next, session: table };
     return { mode: "table", session: table };
   }

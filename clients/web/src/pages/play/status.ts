@@ -7,6 +7,7 @@ import { GameStatus, type Game, type GameSnapshot } from "@ludotheque/client";
 import { glyphs } from "../../boards/icons";
 import { h } from "../../dom";
 import { t } from "../../i18n";
+import { seatCalled } from "../../kinds";
 import type { Showing } from "./sessions";
 
 export class StatusLine {
@@ -14,8 +15,9 @@ export class StatusLine {
   /** "You are watching": shown to a spectator. */
   readonly watching = h("p", { class: "watching-badge", attrs: { hidden: true } }, glyphs.eye(), t("play.watching"));
 
-  /** The status of `game` as `showing` sees it in `snapshot`; `moving`: another's move is on the board. */
-  update(game: Game, snapshot: GameSnapshot, showing: Showing, moving: boolean): void {
+  /** The status of `game` as `showing` sees it in `snapshot`; `moving`: a past move is on
+   * the board, `own` the viewer's own (on the way to the others' after it). */
+  update(game: Game, snapshot: GameSnapshot, showing: Showing, moving: boolean, own = false): void {
     let text: string;
     let state: string;
     const seat = showing.mode === "seat" ? showing.seat : undefined;
@@ -32,8 +34,8 @@ export class StatusLine {
       text = t("play.yourTurn", { name: seat.name });
       state = "your-turn";
     } else {
-      const names = snapshot.toAct.map((index) => game.seats[index]?.name ?? "").filter(Boolean);
-      text = moving ? t("play.showingMoves") : names.length > 0 ? t("play.waitingFor", { names: names.join(", ") }) : t("play.loading");
+      const names = snapshot.toAct.map((index) => (game.seats[index] ? seatCalled(game.seats[index].name, index) : ""));
+      text = moving ? t(own ? "play.showingOwn" : "play.showingMoves") : names.length > 0 ? t("play.waitingFor", { names: names.join(", ") }) : t("play.loading");
       state = "waiting";
     }
     if (this.element.textContent !== text) this.element.textContent = text;

@@ -8,6 +8,7 @@ import { GameStatus, type Game } from "@ludotheque/client";
 
 import { fill, h } from "../../dom";
 import { t } from "../../i18n";
+import { seatCalled } from "../../kinds";
 import { paths } from "../../router";
 
 export interface TableFacts {
@@ -112,7 +113,8 @@ export class TablePanel {
     else if (seat.takenOverBy) [state, words] = ["bot", t("table.takenOver")];
     else if (facts.online.includes(index)) [state, words] = ["online", t("table.online")];
     else [state, words] = ["offline", t("table.offline")];
-    const name = seat.open ? t("play.openSeat") : mine ? t("play.you", { name: seat.name }) : seat.name;
+    const called = seatCalled(seat.name, index);
+    const name = seat.open ? t("play.openSeat") : mine ? t("play.you", { name: called }) : called;
     return h(
       "li",
       { class: `table-seat ${state}`, attrs: { "data-seat": index, "data-presence": state } },
