@@ -11,7 +11,7 @@ import urllib.request
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
 
-BOTS = [{"name": f"Bot {i}", "bot": "greedy"} for i in range(3)]
+BOTS = [{"name": f"Bot {i}", "bot": "random"} for i in range(3)]  # (long games: thousands of events)
 SERVED = 'ludotheque_heavy_reads_total{outcome="served",read="ExportGame"}'
 KEPT = "ludotheque_export_cache_hits_total"
 
