@@ -18,7 +18,7 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.access.origins import ClientAddresses, Origin, calling_from
 from service.app.game_app import GameApp
-from service.app.model.errors import Code, retry_after_seconds
+from service.app.model.errors import Code, invalid_argument, retry_after_seconds
 from service.app.model.heavy_reads import HeavyReads, HeavySettings
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, bots_request, new_app
@@ -35,6 +35,11 @@ def wait_for_word(fifo: str) -> bytes:
     """A worker's job that waits until the test writes a byte to `fifo`."""
     with open(fifo, "rb", buffering=0) as reading:  # (a byte, not what a buffer would take)
         return reading.read(1)
+
+
+def refuse(reason: str) -> None:
+    """A worker's job that fails as a use case does."""
+    raise invalid_argument("log", reason)
 
 
 def stop_the_worker() -> None:
@@ -182,6 +187,15 @@ async def test_a_worker_that_dies_fails_its_job_cleanly_and_the_pool_is_made_ane
         assert "try again" in error.message and heavy.failed == 1
         after = await heavy.run("ReplayGame", "", os.getpid)
         assert after not in (before, os.getpid()) and heavy.in_flight == 0
+
+
+@async_test
+async def test_a_jobs_error_is_the_callers_and_the_worker_goes_on() -> None:
+    async with pool(HeavySettings()) as heavy:
+        worker = await heavy.run("ReplayLog", "", os.getpid)
+        error = await expect_error(Code.INVALID_ARGUMENT, heavy.run("ReplayLog", "", refuse, "not a log"))
+        assert "not a log" in error.message and error.details
+        assert await heavy.run("ReplayLog", "", os.getpid) == worker and heavy.failed == 0
 
 
 @async_test

@@ -95,6 +95,25 @@ class HeavySettings:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A job's ServiceError, as it crosses back from the worker (the error itself does not
+    pickle): made again in the server's process."""
+
+    code: Code
+    message: str
+    details: list[Any]
+    key: str
+
+
+def _run(job: Callable[..., T], *args: Any) -> T | _Refused:
+    """In a worker: `job(*args)`, or the ServiceError it raised, as a _Refused."""
+    try:
+        return job(*args)
+    except ServiceError as error:
+        return _Refused(error.code, error.message, list(error.details), error.key)
+
+
 def _lower_priority(niceness: int) -> None:
     """A worker's initializer: below the moves' process, for the kernel's scheduler."""
     os.nice(niceness)
@@ -176,23 +195,26 @@ class HeavyReads:
         keys = self._caller_keys(token)
         self._admit(what, keys)
         try:
-            submitted = self._pool_now().submit(job, *args)
+            submitted = self._pool_now().submit(_run, job, *args)
         except BrokenProcessPool:
             self._broken()
-            submitted = self._pool_now().submit(job, *args)
+            submitted = self._pool_now().submit(_run, job, *args)
         self._hold(keys)
         answer = asyncio.wrap_future(submitted)
         answer.add_done_callback(lambda _: self._release(keys))  # (in the event loop's thread)
         self._count(what, "served")
         try:
             # Shielded: a caller that leaves does not free its place before its job is over.
-            return await asyncio.shield(answer)
+            done = await asyncio.shield(answer)
         except BrokenProcessPool as error:
             self._count(what, "failed")
             self._broken()
             raise ServiceError(
                 Code.UNAVAILABLE, f"The worker reading this ({what}) stopped: try again, it is made anew."
             ) from error
+        if isinstance(done, _Refused):
+            raise ServiceError(done.code, done.message, done.details, key=done.key)
+        return done
 
     def _count(self, what: str, outcome: str) -> None:
         if outcome == "served":
