@@ -33,5 +33,6 @@ class Describer:
     rule_codes: tuple[str, ...]
     # The game's material (its <kind>.v1.Material message; descriptions carry keys only).
     material: Callable[[], Message]
-    # Named sets of options: (name, the game's Options).
-    presets: Callable[[], Sequence[tuple[str, Message]]]
+    # Named sets of options: (name, the game's Options), each with its key
+    # "<kind>.preset.<name>"; optional (none: the lobby offers the options alone).
+    presets: Callable[[], Sequence[tuple[str, Message]]] = lambda: ()

@@ -15,6 +15,7 @@ export * from "./gen/ludotheque/v1/choice_pb.js";
 export * from "./gen/ludotheque/v1/game_kind_pb.js";
 export * from "./gen/ludotheque/text/v1/description_pb.js";
 export * from "./gen/ludotheque/text/v1/seat_field_pb.js";
+export * from "./gen/ludotheque/text/v1/grid_pb.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 // protobuf-es's helpers for the messages above, so that a frontend bundles one copy.
 export {
