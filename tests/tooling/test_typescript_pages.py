@@ -131,7 +131,8 @@ def build_pages(directory: Path, api: str) -> None:
             entry.unlink()
         assert bundled.returncode == 0, bundled.stderr
         html = f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{name}</title>{SCAFFOLDING}</head>'
-        html += f'<body><div id="app"></div><script type="module" src="{name}.js"></script></body></html>'
+        mount = "root" if source.endswith(".tsx") else "app"  # as Vite's React and vanilla templates have it
+        html += f'<body><div id="{mount}"></div><script type="module" src="{name}.js"></script></body></html>'
         (directory / f"{name}.html").write_text(html)
 
 
@@ -216,6 +217,25 @@ def test_a_page_on_an_origin_the_server_does_not_list_says_which_and_where_to_li
         said = page.text('[role="alert"]')
         assert f"http://localhost:{site.port}" in said and "--cors-origins" in said, said
         assert page.evaluate("window.sockets.length") == 1, "said at once: no retry"
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("kind", sorted(PAGES))
+def test_a_plain_call_from_an_origin_the_server_does_not_list_says_so_too(
+    kind: str, site: Site, browser: Browser
+) -> None:
+    """Creating a game (a Connect call, not the WebSocket) from that origin: fetch says only
+    "Failed to fetch"; the client says which origin, and the setting to change."""
+    page = browser.new_page(isolated=True)
+    try:
+        start(page, f"http://localhost:{site.port}/{kind}.html", "Cléo")
+        page.wait_for('[role="alert"]')
+        said = page.text('[role="alert"]')
+        assert said.startswith(
+            f"[permission_denied] Origin not in --cors-origins (LUDOTHEQUE_CORS_ORIGINS): http://localhost:{site.port}."
+        ), said
+        assert site.server.http in said, said
     finally:
         page.close()
 

@@ -4,6 +4,7 @@
 // "@ludotheque/client/react".
 
 export * from "./ludotheque.js";
+export { CORS_SETTING, explainUnreachable } from "./reach.js";
 export * from "./known.js";
 export * from "./logs.js";
 export * from "./session.js";
