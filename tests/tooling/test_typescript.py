@@ -279,3 +279,16 @@ def test_a_commonjs_project_imports_the_esm_only_package_dynamically(installed: 
     static = "import { Ludotheque } from '@ludotheque/client';\nexport const made = Ludotheque;\n"
     refused = type_check(installed, tmp_path / "static", "commonjs", node16, static)
     assert "TS1479" in refused, refused  # "...whose imports will produce 'require' calls...ECMAScript module"
+
+
+def test_what_building_and_packing_write_is_ignored_by_git() -> None:
+    """`npm pack`'s tarball, the builds, and node_modules even as a symlink (a worktree's)."""
+    outputs = [
+        "clients/typescript/ludotheque-client-0.1.0.tgz",
+        "clients/typescript/dist/src/index.js",
+        "clients/web/dist/index.html",
+        "clients/typescript/node_modules",
+        "clients/web/node_modules",
+    ]
+    checked = subprocess.run(["git", "check-ignore", "--no-index", *outputs], cwd=ROOT, capture_output=True, text=True)
+    assert checked.stdout.split() == outputs, checked.stderr
