@@ -14,16 +14,19 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import grpc
 import pytest
 from ludotheque import Client
+from ludotheque.tictactoe.v1 import tictactoe_pb2
 from ludotheque.v1 import game_pb2
 
-from engines.contract import fold
+from engines.contract import SeatInfo, Viewer, fold
 from engines.registry import ENGINES, EXAMPLES_ENV, GAMES
 from service.app.model import envelopes
+from service.cli.render import GENERIC, renderer
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ROOT, running_server
 
@@ -168,3 +171,21 @@ def test_a_server_not_asked_refuses_the_example() -> None:
         with pytest.raises(grpc.RpcError) as refused:
             lobby.create_game(KIND, [{"name": "Cléo"}, {"name": "Bot", "bot": "greedy"}])
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_tic_tac_toe_reads_as_rows_in_the_terminal_without_a_renderer_of_its_own() -> None:
+    """The generic text renderer (`ludotheque play`, `replay`) lays out a field marked
+    `grid_columns` as rows too, an empty square as a dot."""
+    engine = GAMES["tictactoe"].engine
+    assert GAMES["tictactoe"].render_view is None and renderer("tictactoe") is GENERIC
+    seated = [SeatInfo()] * 2
+    state = fold(engine, engine.setup(engine.resolve_options(engine.options_type(), seated), seated, Random(0)))
+    for square in (0, 4):
+        state = fold(engine, engine.decide(state, engine.status(state).to_act[0], place(square), Random(0)), state)
+    seats = [game_pb2.Seat(index=0, name="Cléo"), game_pb2.Seat(index=1, name="Robin")]
+    text = GENERIC.render_view(engine.view(state, Viewer.spectator()), seats, None)
+    assert "Grid:\n  x · ·\n  · o ·\n  · · ·" in text and "Active seat: Cléo" in text
+
+
+def place(square: int) -> tictactoe_pb2.Command:
+    return tictactoe_pb2.Command(place=tictactoe_pb2.Place(square=square))
