@@ -33,8 +33,9 @@ class Describer:
     rule_codes: tuple[str, ...]
     # The game's material (its <kind>.v1.Material message; descriptions carry keys only).
     material: Callable[[], Message]
-    # Named sets of options: (name, the game's Options).
-    presets: Callable[[], Sequence[tuple[str, Message]]]
+    # Named sets of options: (name, the game's Options), each with its key
+    # "<kind>.preset.<name>"; optional (none: the lobby offers the options alone).
+    presets: Callable[[], Sequence[tuple[str, Message]]] = lambda: ()
     # Whether a seat sees something the other seats do not (a hand): GetGameKind says
     # so, and people sharing one screen pass it behind a curtain (tests/engines/
     # test_seat_secrets.py checks it against the views of random games).

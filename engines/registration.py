@@ -64,20 +64,17 @@ class Proof(Generic[S, C]):
     there, the game ends exactly when `outcome` says, every legal command is accepted
     and every other command of `command_universe` refused, no viewer tells apart two
     states that `perturb` makes differ only in what it may not know, and a command
-    tells a viewer nothing hidden beyond what `reveals` says it shows."""
+    tells a viewer nothing hidden beyond what `reveals` says it shows. A game that hides
+    nothing (Tic-tac-toe) says so with `hides_nothing=True` instead of `perturb` and
+    `reveals`: the suite then checks that every viewer sees what the admin sees, views
+    and events alike, and everything else as for any game."""
 
-    # The items that never appear or vanish (cards, tiles), wherever they are in a state.
+    # The items that never appear or vanish (cards, tiles), wherever they are in a
+    # state; an empty Counter for a game where nothing is conserved (marks drawn on a
+    # grid appear with each move).
     inventory: Callable[[S], Counter[Hashable]]
     # Commands one could send in a state, legal and illegal alike.
     command_universe: Callable[[S], Sequence[C]]
-    # A state that differs from the one given only in what the viewer may not know.
-    perturb: Callable[[S, Viewer, random.Random], S]
-    # What a move shows a viewer that the viewer may not have known, as the rulebook
-    # says (the card it draws, a face turned up for all, what the end turns over), as
-    # any value; None: nothing. From two states `perturb` made, the same move decided
-    # with the same randomness, showing the viewer the same in both, must give it the
-    # same events, in the same words, and the same view after.
-    reveals: Callable[[Move[S, C], Viewer], Hashable]
     # The rulebook's end condition read from a state: None while the game goes on,
     # else the winning seats (none: everybody lost).
     outcome: Callable[[S], tuple[int, ...] | None]
@@ -94,6 +91,27 @@ class Proof(Generic[S, C]):
     # Options that keep the service's test games short (a race to an island one space
     # away); None: the defaults are short enough.
     short_options: Message | None = None
+    # A state that differs from the one given only in what the viewer may not know.
+    perturb: Callable[[S, Viewer, random.Random], S] | None = None
+    # What a move shows a viewer that the viewer may not have known, as the rulebook
+    # says (the card it draws, a face turned up for all, what the end turns over), as
+    # any value; None: nothing. From two states `perturb` made, the same move decided
+    # with the same randomness, showing the viewer the same in both, must give it the
+    # same events, in the same words, and the same view after.
+    reveals: Callable[[Move[S, C], Viewer], Hashable] | None = None
+    # Nothing is hidden from anyone (no deck, no hand, no secret in any event): then
+    # neither `perturb` nor `reveals`, and the suite checks that it is so.
+    hides_nothing: bool = False
+
+    def __post_init__(self) -> None:
+        secrets = (self.perturb, self.reveals)
+        if self.hides_nothing and any(secrets):
+            raise ValueError("a game that hides nothing has nothing to perturb or reveal: drop perturb and reveals")
+        if not self.hides_nothing and not all(secrets):
+            raise ValueError(
+                "say what a viewer may not know (perturb) and what a move shows (reveals), "
+                "or that the game hides nothing (hides_nothing=True)"
+            )
 
 
 @dataclass(frozen=True)

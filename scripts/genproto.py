@@ -149,6 +149,7 @@ def read_kinds(proto_dir: Path = PROTO_DIR) -> tuple[list[Kind], list[str]]:
     """Every kind under proto/, and what each breaks of the conventions (docs/NEW_GAME.md)."""
     kinds, problems = [], []
     seat_option = _seat_option(proto_dir)
+    grid_option = _grid_option(proto_dir)
     for name in kind_names(proto_dir):
         folder = f"proto/ludotheque/{name}/v1/"
         if not KIND_NAME.fullmatch(name):
@@ -162,6 +163,7 @@ def read_kinds(proto_dir: Path = PROTO_DIR) -> tuple[list[Kind], list[str]]:
         descriptors = _descriptors(proto_dir, files)
         kind, broken = _read_kind(name, descriptors, main)
         broken += _seat_mark_problems(descriptors, seat_option)
+        broken += _grid_mark_problems(descriptors, grid_option)
         problems += broken
         if not broken:
             kinds.append(kind)
@@ -202,6 +204,7 @@ def _read_kind(name: str, descriptors: Any, main: str) -> tuple[Kind, list[str]]
 
 
 SEAT_FIELD = "ludotheque/text/v1/seat_field.proto"  # the option a field holding seats is marked with
+GRID = "ludotheque/text/v1/grid.proto"  # the option a field laid out as a grid is marked with
 INTEGERS = {"TYPE_INT32", "TYPE_INT64", "TYPE_UINT32", "TYPE_UINT64", "TYPE_SINT32", "TYPE_SINT64"}
 INTEGERS |= {"TYPE_FIXED32", "TYPE_FIXED64", "TYPE_SFIXED32", "TYPE_SFIXED64"}
 
@@ -214,38 +217,64 @@ def _seat_option(proto_dir: Path) -> tuple[int, dict[int, str]]:
     return option.number, {value.number: value.name for value in values.value}
 
 
-def _seat_mark_problems(descriptors: Any, option: tuple[int, dict[int, str]]) -> list[str]:
-    """A field marked as holding seats must hold seat numbers: integers, and repeated
-    when it has one value per seat (the web app shows other marks as unmarked)."""
+def _grid_option(proto_dir: Path) -> int:
+    """The number of the `(ludotheque.text.v1.grid_columns)` option, from its proto."""
+    (file,) = _descriptors(proto_dir, [GRID]).file
+    (option,) = file.extension
+    return int(option.number)
+
+
+def _marked_fields(descriptors: Any, number: int) -> list[tuple[str, Any, int]]:
+    """Every field of the kind's messages (nested ones too) that carries the field
+    option numbered `number`: (where it is, the field, the option's value)."""
     from google.protobuf import empty_pb2
     from google.protobuf.unknown_fields import UnknownFieldSet
 
-    number, names = option
-    problems = []
+    found = []
 
     def look(file: Any, message: Any, path: str) -> None:
         for field in message.field:
             # Read as Empty's unknown fields: known as an extension or not (whether this
             # process imported the generated option), the option's bytes are the same.
-            raw = empty_pb2.Empty.FromString(field.options.SerializeToString())
-            unknown = UnknownFieldSet(raw)
+            unknown = UnknownFieldSet(empty_pb2.Empty.FromString(field.options.SerializeToString()))
             marks = [unknown[at].data for at in range(len(unknown)) if unknown[at].field_number == number]
-            if not marks:
-                continue
-            mark, where = names.get(marks[-1], str(marks[-1])), f"proto/{file.name}: {path}{message.name}.{field.name}"
-            kind = field.Type.Name(field.type)
-            if kind not in INTEGERS:
-                problems.append(f"{where} is marked {mark}, but a seat is a number: make it uint32 or drop the mark")
-            elif mark == "SEAT_FIELD_BY_SEAT" and field.label != field.LABEL_REPEATED:
-                problems.append(f"{where} is marked SEAT_FIELD_BY_SEAT (one value per seat): make it repeated")
-            elif mark not in ("SEAT_FIELD_SEAT", "SEAT_FIELD_BY_SEAT"):
-                problems.append(f"{where} is marked {mark}: use SEAT_FIELD_SEAT or SEAT_FIELD_BY_SEAT")
+            if marks:
+                found.append((f"proto/{file.name}: {path}{message.name}.{field.name}", field, marks[-1]))
         for nested in message.nested_type:
             look(file, nested, f"{path}{message.name}.")
 
     for file in descriptors.file:
         for message in file.message_type:
             look(file, message, "")
+    return found
+
+
+def _seat_mark_problems(descriptors: Any, option: tuple[int, dict[int, str]]) -> list[str]:
+    """A field marked as holding seats must hold seat numbers: integers, and repeated
+    when it has one value per seat (the web app shows other marks as unmarked)."""
+    number, names = option
+    problems = []
+    for where, field, value in _marked_fields(descriptors, number):
+        mark, kind = names.get(value, str(value)), field.Type.Name(field.type)
+        if kind not in INTEGERS:
+            problems.append(f"{where} is marked {mark}, but a seat is a number: make it uint32 or drop the mark")
+        elif mark == "SEAT_FIELD_BY_SEAT" and field.label != field.LABEL_REPEATED:
+            problems.append(f"{where} is marked SEAT_FIELD_BY_SEAT (one value per seat): make it repeated")
+        elif mark not in ("SEAT_FIELD_SEAT", "SEAT_FIELD_BY_SEAT"):
+            problems.append(f"{where} is marked {mark}: use SEAT_FIELD_SEAT or SEAT_FIELD_BY_SEAT")
+    return problems
+
+
+def _grid_mark_problems(descriptors: Any, number: int) -> list[str]:
+    """A field laid out as a grid is a repeated field of integers or enums, of one
+    column at least (the web app draws other marks as a plain list)."""
+    problems = []
+    for where, field, columns in _marked_fields(descriptors, number):
+        kind = field.Type.Name(field.type)
+        if field.label != field.LABEL_REPEATED or (kind not in INTEGERS and kind != "TYPE_ENUM"):
+            problems.append(f"{where} is marked grid_columns, but a grid is a repeated field of integers or enums")
+        elif columns < 1:
+            problems.append(f"{where} is marked grid_columns = 0: give the grid's number of columns")
     return problems
 
 

@@ -6,6 +6,7 @@ so no helm binary and no cluster are needed; `lookup` finds nothing, as in `helm
 from __future__ import annotations
 
 import base64
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -213,14 +214,17 @@ def secret_data(rendered: Rendered, name: str) -> dict[str, str] | None:
 
 def container_environment(rendered: Rendered, container: Object) -> dict[str, str]:
     """The container's environment as the kubelet builds it: envFrom first, then env
-    (which wins), secretKeyRef and configMapKeyRef resolved, optional missing keys unset."""
+    (which wins), secretKeyRef and configMapKeyRef resolved, optional missing keys unset,
+    and $(NAME) in a value replaced by the variable defined before it."""
     environment: dict[str, str] = {}
     for source in container.get("envFrom", []):
         config_map = rendered.one("ConfigMap", source["configMapRef"]["name"])
         environment.update(config_map.get("data", {}))
     for variable in container.get("env", []):
         if "value" in variable:
-            environment[variable["name"]] = variable["value"]
+            environment[variable["name"]] = re.sub(
+                r"\$\((\w+)\)", lambda named: environment.get(named.group(1), named.group(0)), variable["value"]
+            )
             continue
         reference = variable["valueFrom"]
         if "fieldRef" in reference:  # the downward API: the pod's own name...

@@ -107,7 +107,7 @@ def test_the_objects_refer_to_each_other_correctly(value_set: str) -> None:
             assert r.named("ServiceAccount", account), account
         for container in pod["containers"]:
             container_environment(r, container)  # every reference resolves
-            for probe in ("readinessProbe", "livenessProbe"):
+            for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
                 named = container.get(probe, {}).get("httpGet", container.get(probe, {}).get("tcpSocket", {}))
                 if isinstance(named.get("port"), str):
                     assert named["port"] in port_names(workload["spec"]["template"]), (probe, named)
@@ -119,9 +119,9 @@ def test_the_objects_refer_to_each_other_correctly(value_set: str) -> None:
     for statefulset in r.of_kind("StatefulSet"):
         governing = r.named("Service", statefulset["spec"]["serviceName"])
         assert governing is not None and governing["spec"].get("clusterIP") == "None"
-    for budget in r.of_kind("PodDisruptionBudget"):
-        pods = selected_pods(r, budget["spec"]["selector"]["matchLabels"])
-        assert pods == [r.one("Deployment")["spec"]["template"]]
+    for budget in r.of_kind("PodDisruptionBudget"):  # the server's, the bundled Redis's
+        (pods,) = [selected_pods(r, budget["spec"]["selector"]["matchLabels"])]
+        assert len(pods) == 1 and pods[0] in r.pod_templates(), budget["metadata"]["name"]
     for autoscaler in r.of_kind("HorizontalPodAutoscaler"):
         target = autoscaler["spec"]["scaleTargetRef"]
         assert r.named(target["kind"], target["name"]), target
@@ -168,7 +168,18 @@ def test_the_default_install_is_two_spread_pods_on_a_bundled_durable_redis() -> 
     term = anti["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]
     assert term["topologyKey"] == "kubernetes.io/hostname"
     assert matches(term["labelSelector"]["matchLabels"], deployment["spec"]["template"]["metadata"]["labels"])
-    assert r.one("PodDisruptionBudget")["spec"]["maxUnavailable"] == 1
+    assert r.one("PodDisruptionBudget", f"{RELEASE}-ludotheque")["spec"]["maxUnavailable"] == 1
+    # The one Redis: a drain waits for the operator; no pod evicts it.
+    assert r.one("PodDisruptionBudget", f"{RELEASE}-ludotheque-redis")["spec"]["maxUnavailable"] == 0
+    pod = deployment["spec"]["template"]["spec"]
+    spread = {c["topologyKey"]: c for c in pod["topologySpreadConstraints"]}
+    assert list(spread) == ["topology.kubernetes.io/zone", "kubernetes.io/hostname"]
+    for constraint in spread.values():
+        assert constraint["maxSkew"] == 1 and constraint["whenUnsatisfiable"] == "ScheduleAnyway"
+        assert matches(constraint["labelSelector"]["matchLabels"], deployment["spec"]["template"]["metadata"]["labels"])
+    startup = server_container(r)["startupProbe"]
+    assert startup["httpGet"] == {"path": "/healthz", "port": "http"}
+    assert startup["periodSeconds"] * startup["failureThreshold"] == 60
     assert not r.of_kind("HorizontalPodAutoscaler") + r.of_kind("ServiceMonitor") + r.of_kind("NetworkPolicy")
     assert not r.of_kind("Ingress")
     redis = r.one("StatefulSet")
@@ -179,7 +190,10 @@ def test_the_default_install_is_two_spread_pods_on_a_bundled_durable_redis() -> 
     assert mounts["data"] == "/data"
     environment = container_environment(r, server_container(r))
     redis_service = r.one("Service", f"{RELEASE}-ludotheque-redis")
-    assert environment["LUDOTHEQUE_STORE"] == f"redis://{redis_service['metadata']['name']}:6379/0"
+    password = container_environment(r, redis["spec"]["template"]["spec"]["containers"][0])["REDIS_PASSWORD"]
+    assert len(password) >= 32  # generated, in the Redis Secret: the server's URL carries it
+    assert environment["LUDOTHEQUE_STORE"] == f"redis://:{password}@{redis_service['metadata']['name']}:6379/0"
+    assert "LUDOTHEQUE_STORE" not in r.one("ConfigMap", f"{RELEASE}-ludotheque")["data"]
     assert len(environment["LUDOTHEQUE_SECRET"]) >= 32  # generated
     assert len(environment["LUDOTHEQUE_ADMIN_TOKEN"]) >= 32  # generated: every install has an admin
     assert environment["LUDOTHEQUE_ADMIN_TOKEN"] != environment["LUDOTHEQUE_SECRET"]
@@ -188,6 +202,45 @@ def test_the_default_install_is_two_spread_pods_on_a_bundled_durable_redis() -> 
         ports = r.one("Service", name)["spec"]["ports"]
         assert {(p["name"], p["appProtocol"]) for p in ports} == {("grpc", "grpc"), ("http", "http")}
     assert r.one("Service", f"{RELEASE}-ludotheque-headless")["spec"]["clusterIP"] == "None"
+
+
+@pytest.mark.parametrize("value_set", VALUE_SETS)
+def test_the_notes_say_what_is_rendered(value_set: str) -> None:
+    """NOTES.txt, what `helm install` prints, against the objects it rendered: where the
+    admin token is, the Redis password, the helm test, the monitoring objects."""
+    r = rendered(value_set)
+    notes, container = r.notes, server_container(r)
+    admin = next(v for v in container["env"] if v["name"] == "LUDOTHEQUE_ADMIN_TOKEN")["valueFrom"]["secretKeyRef"]
+    if "LUDOTHEQUE_ADMIN_TOKEN" in container_environment(r, container):
+        assert f"Secret {admin['name']}" in notes and f'"{admin["key"]}"' in notes
+        if r.named("Secret", admin["name"]):
+            assert "No admin token" not in notes and f"{{.data.{admin['key']}}}" in notes
+    (redis,) = [c for w in r.of_kind("StatefulSet") for c in w["spec"]["template"]["spec"]["containers"]] or [None]
+    protected = redis is not None and "--requirepass" in redis["command"]
+    assert ("Redis asks for a password" in notes) == protected
+    if protected:
+        secret = next(v for v in redis["env"] if v["name"] == "REDIS_PASSWORD")["valueFrom"]["secretKeyRef"]["name"]
+        assert f"Secret {secret}," in notes and r.named("Secret", secret)
+    assert ("helm test" in notes) == bool(r.named("Pod", f"{RELEASE}-ludotheque-test-play"))
+    for kind, said in (("ServiceMonitor", "ServiceMonitor: "), ("PrometheusRule", "(PrometheusRule): ")):
+        assert f"{said}{'on' if r.of_kind(kind) else 'off'}" in notes
+    assert ("-headless" in notes) == bool(r.named("Service", f"{RELEASE}-ludotheque-headless"))
+
+
+def test_a_custom_spread_or_no_password_is_the_operators_choice() -> None:
+    own = [{"maxSkew": 2, "topologyKey": "rack", "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {}}]
+    r = render({"topologySpreadConstraints": own, "redis": {"auth": {"enabled": False}}})
+    assert r.one("Deployment")["spec"]["template"]["spec"]["topologySpreadConstraints"] == own
+    assert not [s for s in r.of_kind("Secret") if s["metadata"]["name"].endswith("-redis")]
+    redis = r.one("StatefulSet")["spec"]["template"]["spec"]["containers"][0]
+    assert "--requirepass" not in redis["command"] and "env" not in redis
+    url = container_environment(r, server_container(r))["LUDOTHEQUE_STORE"]
+    assert url == f"redis://{RELEASE}-ludotheque-redis:6379/0"
+    assert "WARNING: the bundled Redis asks for no password" in r.notes
+    given = render({"redis": {"auth": {"password": "a" * 24}}, "topologySpread": {"enabled": False}})
+    assert "topologySpreadConstraints" not in given.one("Deployment")["spec"]["template"]["spec"]
+    assert container_environment(given, server_container(given))["LUDOTHEQUE_STORE"].startswith(f"redis://:{'a' * 24}@")
+    assert "generated" not in given.notes.split("Redis asks for a password")[1].split("\n")[0]
 
 
 def directives(config: str) -> dict[str, str]:

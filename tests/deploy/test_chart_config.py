@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -93,7 +95,9 @@ def test_the_deployment_runs_what_serve_accepts(value_set: str) -> None:
     store = VALUE_SETS[value_set].get("store", {})
     if store.get("mode", "bundled") == "bundled":
         (service,) = [s for s in r.of_kind("Service") if s["metadata"]["name"] == f"{RELEASE}-ludotheque-redis"]
-        assert config.store.url == f"redis://{service['metadata']['name']}:{service['spec']['ports'][0]['port']}/0"
+        password = container_environment(r, container)["REDIS_PASSWORD"]  # the bundled Redis's, from its Secret
+        address = f"{service['metadata']['name']}:{service['spec']['ports'][0]['port']}"
+        assert config.store.url == f"redis://:{password}@{address}/0"
     elif store["mode"] == "memory":
         assert config.store.url == "memory"
     else:
@@ -131,16 +135,20 @@ def test_the_charts_settings_are_settings_of_serve_with_their_types_and_defaults
 
 
 @contextmanager
-def bundled_redis(r: Rendered) -> Iterator[tuple[int, Object]]:
+def bundled_redis(r: Rendered) -> Iterator[tuple[int, Object, dict[str, str]]]:
     """The bundled Redis as the StatefulSet runs it: its command, with the ConfigMap's
-    redis.conf, a data directory and a free port in place of the pod's."""
+    redis.conf, a data directory and a free port in place of the pod's, and $(NAME)
+    replaced from its environment (its password) as the kubelet does; with that
+    environment."""
     container = r.one("StatefulSet")["spec"]["template"]["spec"]["containers"][0]
+    environment = container_environment(r, container)
     directory = Path(tempfile.mkdtemp(prefix="ludotheque-chart-redis-"))
     (directory / "data").mkdir()
     (directory / "redis.conf").write_text(r.one("ConfigMap", f"{RELEASE}-ludotheque-redis")["data"]["redis.conf"])
     port = free_port()
     places = {"/etc/redis/redis.conf": str(directory / "redis.conf"), "/data": str(directory / "data")}
     command = [places.get(word, word) for word in container["command"]]
+    command = [re.sub(r"\$\((\w+)\)", lambda named: environment[named.group(1)], word) for word in command]
     command[command.index("--port") + 1] = str(port)
     log = directory / "redis.log"
     process = subprocess.Popen([*command, "--logfile", str(log)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -151,33 +159,45 @@ def bundled_redis(r: Rendered) -> Iterator[tuple[int, Object]]:
             "the bundled Redis",
         )
         assert process.poll() is None, log.read_text()
-        yield port, container
+        yield port, container, environment
     finally:
         process.kill()
         process.wait()
         shutil.rmtree(directory, ignore_errors=True)
 
 
-def redis_config(port: int, name: str) -> str:
-    done = subprocess.run(["redis-cli", "-p", str(port), "config", "get", name], capture_output=True, text=True)
+def redis_config(port: int, name: str, environment: dict[str, str]) -> str:
+    """A setting of the Redis on `port`, asked by redis-cli in the container's environment."""
+    done = subprocess.run(
+        ["redis-cli", "-p", str(port), "config", "get", name],
+        capture_output=True,
+        text=True,
+        env={"PATH": os.environ["PATH"], **environment},
+    )
     return done.stdout.splitlines()[1]
 
 
 def test_the_probes_answer_when_the_server_runs_as_the_chart_says() -> None:
     r = render(VALUE_SETS["bundled-redis"])
-    with bundled_redis(r) as (redis_port, redis_container):
-        assert redis_config(redis_port, "appendonly") == "yes"
-        assert redis_config(redis_port, "appendfsync") == "always"
-        assert redis_config(redis_port, "maxmemory-policy") == "noeviction"
-        assert redis_config(redis_port, "maxmemory") == str(2 * 1024**3)
+    with bundled_redis(r) as (redis_port, redis_container, redis_environment):
+        assert redis_config(redis_port, "appendonly", redis_environment) == "yes"
+        assert redis_config(redis_port, "appendfsync", redis_environment) == "always"
+        assert redis_config(redis_port, "maxmemory-policy", redis_environment) == "noeviction"
+        assert redis_config(redis_port, "maxmemory", redis_environment) == str(2 * 1024**3)
+        assert redis_config(redis_port, "requirepass", redis_environment) == redis_environment["REDIS_PASSWORD"]
         redis_ready = redis_container["readinessProbe"]["exec"]["command"]
         assert redis_ready[:2] == ["sh", "-c"]
         script = redis_ready[2].replace(f"-p {redis_container['ports'][0]['containerPort']}", f"-p {redis_port}")
-        assert subprocess.run(["sh", "-c", script]).returncode == 0, shlex.join(redis_ready)
+        probe_environment = {"PATH": os.environ["PATH"], **redis_environment}  # REDISCLI_AUTH: its password
+        assert subprocess.run(["sh", "-c", script], env=probe_environment).returncode == 0, shlex.join(redis_ready)
+        without = {"PATH": os.environ["PATH"]}
+        assert subprocess.run(["sh", "-c", script], env=without, capture_output=True).returncode != 0, "no password"
 
         container = server_container(r)
         environment = container_environment(r, container)
-        environment["LUDOTHEQUE_STORE"] = f"redis://127.0.0.1:{redis_port}/0"  # the Service's name is not here
+        # The Service's name is not here: its address, with the password the Secret gives.
+        service = f"{RELEASE}-ludotheque-redis:6379"
+        environment["LUDOTHEQUE_STORE"] = environment["LUDOTHEQUE_STORE"].replace(service, f"127.0.0.1:{redis_port}")
         for local in ("LUDOTHEQUE_HOST", "LUDOTHEQUE_GRPC_PORT", "LUDOTHEQUE_HTTP_PORT"):
             del environment[local]  # loopback and free ports: other servers run on this machine
         with running_server(env=environment) as server, grpc.insecure_channel(server.target) as channel:
@@ -190,6 +210,7 @@ def test_the_probes_answer_when_the_server_runs_as_the_chart_says() -> None:
                 wait_until(lambda: _serving(health, name), 10, f"{name or 'the server'} to answer SERVING")  # noqa: B023
             liveness = container["livenessProbe"]["httpGet"]
             assert Rest(server.http).get(liveness["path"]).status == 200
+            assert Rest(server.http).get(container["startupProbe"]["httpGet"]["path"]).status == 200
             assert Rest(server.http).get("/readyz").status == 200
 
 

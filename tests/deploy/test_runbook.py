@@ -1,8 +1,9 @@
 """OPERATIONS.md's "Finding a reported game", step 2, followed as written against a real
 server configured from the chart's rendered default values: the admin token read back
 from the chart's Secret, the game's log lines, its complete log exported, verified and
-replayed. `kubectl` is a small stand-in on PATH that answers from the rendered chart
-(the Secret) and the server's own log (the pods' logs); everything else runs for real."""
+replayed; step 4's fork of a game of bots, whose bots play on at once. `kubectl` is a
+small stand-in on PATH that answers from the rendered chart (the Secret) and the
+server's own log (the pods' logs); everything else runs for real."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ import sys
 from pathlib import Path
 
 from ludotheque import Client
+from ludotheque.v1 import game_pb2
 
-from tests.deploy.chart import container_environment, render, server_container
-from tests.support.server import ROOT, running_server
+from tests.deploy.chart import RELEASE, container_environment, render, server_container
+from tests.support.server import ADMIN_TOKEN, ROOT, running_server
 
 DOC = (ROOT / "docs" / "OPERATIONS.md").read_text()
 DOC_GAME = "k3Jd8sL2pQ0aZx7B"
@@ -50,7 +52,7 @@ def step_two() -> str:
 def test_finding_a_reported_game_works_on_the_charts_defaults(tmp_path: Path) -> None:
     chart = render()
     environment = container_environment(chart, server_container(chart))
-    secret = chart.one("Secret")
+    secret = chart.one("Secret", f"{RELEASE}-ludotheque")
     secrets = {secret["metadata"]["name"]: {k: base64.b64decode(v).decode() for k, v in secret["data"].items()}}
     # The pod's own settings, but the memory store and free ports on this machine.
     pod = {k: v for k, v in environment.items() if k.startswith("LUDOTHEQUE_") and "PORT" not in k and "HOST" not in k}
@@ -81,10 +83,52 @@ def test_finding_a_reported_game_works_on_the_charts_defaults(tmp_path: Path) ->
             capture_output=True,
             text=True,
             timeout=120,
-            env={"PATH": f"{tools}:/usr/bin:/bin", "HOME": str(tmp_path), "LANG": os.environ.get("LANG", "C.UTF-8")},
+            env={
+                "PATH": f"{tools}:/usr/bin:/bin",
+                "HOME": str(tmp_path),
+                "LANG": os.environ.get("LANG", "C.UTF-8"),
+                **{name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ},
+            },
         )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "wrote the complete log (admin)" in done.stderr
     assert "valid:" in done.stdout  # verify: the complete log replays from its seed
     assert '"method":"ludotheque.v1.GameService/SubmitCommand"' in done.stdout  # its log lines, through jq
     assert '"outcome":"accepted"' in done.stdout and "Version 17 of 20" in done.stdout
+
+
+def step_four() -> str:
+    section = DOC.split("## Finding a reported game", 1)[1]
+    block = re.search(r"```sh\n(.*?)```", section.split("4. **Fork it", 1)[1], re.S)
+    assert block is not None
+    return block.group(1).strip()
+
+
+def test_a_fork_of_a_game_of_bots_plays_on_at_once_as_step_four_says(tmp_path: Path) -> None:
+    """`import --truncate-at 17` of an all-bot game prints the version its bots reached,
+    the game's end, not 17; the runbook says so."""
+    assert "plays at once" in DOC and "not 17" in DOC
+    with running_server() as server, Client(server.target, ADMIN_TOKEN) as admin:
+        created = admin.create_game("mooki", [{"name": "Cléo", "bot": "greedy"}, {"name": "Robin", "bot": "random"}])
+        ended = admin.get_game(created.game_id).version
+        assert ended > 20
+        log = tmp_path / "game.jsonl"
+        command = ["export", created.game_id, "--full", "--server", server.target, "-o", str(log)]
+        environment = {"PATH": "/usr/bin:/bin", "LUDOTHEQUE_ADMIN_TOKEN": ADMIN_TOKEN}
+        environment |= {name: os.environ[name] for name in ("PYTHONPATH",) if name in os.environ}
+        exported = subprocess.run([sys.executable, "-m", "service", *command], cwd=ROOT, env=environment, timeout=60)
+        assert exported.returncode == 0
+        script = step_four().replace("localhost:50051", server.target).replace("game.jsonl", str(log))
+        script = script.replace("ludotheque ", f"{sys.executable} -m service ", 1)
+        forked = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", script],
+            cwd=ROOT,
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert forked.returncode == 0, forked.stderr
+        version = int(re.search(r"^version: (\d+)$", forked.stdout, re.M).group(1))  # type: ignore[union-attr]
+        fork = re.search(r"^game_id: (\S+)$", forked.stdout, re.M).group(1)  # type: ignore[union-attr]
+        assert version > 17 and admin.get_game(fork).status == game_pb2.GAME_STATUS_FINISHED

@@ -144,9 +144,11 @@ def test_game_kinds_give_a_renderer_what_it_needs(server: ServerProcess) -> None
 
 @pytest.mark.parametrize("kind", sorted(ENGINES))
 def test_every_preset_creates_a_game(server: ServerProcess, kind: str) -> None:
+    """Presets are optional (docs/NEW_GAME.md): a game that names none has none to try."""
     with Client(server.target) as lobby:
         presets = lobby.get_game_kind(kind).presets
-        assert presets
+        if not presets:
+            pytest.skip(f"{kind} names no presets")
         engine = ENGINES[kind]
         seats: list[Any] = [{"name": f"bot-{i}", "bot": "greedy"} for i in range(max(engine.min_seats, 2))]
         for preset in presets:

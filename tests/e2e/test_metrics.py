@@ -1,6 +1,9 @@
-"""After a scripted game, /metrics holds exactly the expected counts."""
+"""After a scripted game, /metrics holds exactly the expected counts; the metrics table
+of docs/OPERATIONS.md names every series a server exports, the process's own too."""
 
 from __future__ import annotations
+
+import re
 
 import grpc
 import pytest
@@ -9,7 +12,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as mooki
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.support.rest import Rest
-from tests.support.server import running_server
+from tests.support.server import ROOT, running_server
 
 
 def scrape(rest: Rest) -> dict[tuple[str, frozenset[tuple[str, str]]], float]:
@@ -89,3 +92,18 @@ def test_a_scripted_game_shows_in_the_metrics() -> None:
             )
             == 1
         )
+
+
+def test_the_operations_metrics_table_names_every_series_a_server_exports() -> None:
+    """Scraped, not declared: the standard process collector's series are in /metrics
+    without being declared by the service (process_virtual_memory_bytes was missing)."""
+    table = [line for line in (ROOT / "docs" / "OPERATIONS.md").read_text().splitlines() if line.startswith("| `")]
+    named = {name for line in table for name in re.findall(r"`([a-z_]+)`", line.split(" | ")[0])}
+    with running_server() as server:
+        exported = {
+            line.split()[2]
+            for line in Rest(server.http).get("/metrics").body.decode().splitlines()
+            if line.startswith("# TYPE ")
+        }
+    assert "process_virtual_memory_bytes" in exported
+    assert exported - named == set(), "docs/OPERATIONS.md's metrics table misses these"

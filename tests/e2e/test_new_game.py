@@ -1,6 +1,7 @@
 """docs/NEW_GAME.md cannot go stale: every block of it that names a file quotes that
-file of the example game (Higher or Lower, `highlow`) as it is, every file of the
-example is named in the guide, and the example is served only when asked, then played
+file of the example games (Higher or Lower, `highlow`; Tic-tac-toe, `tictactoe`, the
+game that hides nothing) as it is, every file of each is named in the guide with the
+true count of files and lines, and the examples are served only when asked, then played
 end to end on a real server (gRPC, REST, descriptions in two languages, the CLI's
 replay with the generic renderer). The property suite plays it with every other
 registered game (tests/engines/test_properties.py): nothing here opts it in."""
@@ -13,22 +14,37 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from random import Random
 from typing import Any
 
 import grpc
 import pytest
 from ludotheque import Client
+from ludotheque.tictactoe.v1 import tictactoe_pb2
 from ludotheque.v1 import game_pb2
 
-from engines.contract import fold
+from engines.contract import SeatInfo, Viewer, fold
 from engines.registry import ENGINES, EXAMPLES_ENV, GAMES
 from service.app.model import envelopes
+from service.cli.render import GENERIC, renderer
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ROOT, running_server
 
 GUIDE = ROOT / "docs" / "NEW_GAME.md"
 KIND = "highlow"
-EXAMPLE_FOLDERS = (f"proto/ludotheque/{KIND}/v1", f"engines/{KIND}", f"seeds/{KIND}")
+EXAMPLES = ("highlow", "tictactoe")  # in the order the guide introduces them
+
+
+def example_files(kind: str) -> list[Path]:
+    folders = (f"proto/ludotheque/{kind}/v1", f"engines/{kind}", f"seeds/{kind}")
+    return sorted(
+        path
+        for folder in folders
+        for path in (ROOT / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    )
+
+
 # A fenced block whose info string names a file: ```python engines/highlow/rules.py
 BLOCK = re.compile(r"^```\w+ (\S+)\n(.*?)^```$", re.M | re.S)
 CUT = re.compile(r"^\s*(#|//) \.\.\.$")
@@ -60,25 +76,33 @@ def test_every_block_that_names_a_file_quotes_it_as_it_is() -> None:
             start = found + len(quoted)
 
 
-def test_the_guide_names_every_file_of_the_example() -> None:
+@pytest.mark.parametrize("kind", EXAMPLES)
+def test_the_guide_names_every_file_of_the_example(kind: str) -> None:
     guide = GUIDE.read_text()
-    files = sorted(
-        str(path.relative_to(ROOT))
-        for folder in EXAMPLE_FOLDERS
-        for path in (ROOT / folder).rglob("*")
-        if path.is_file() and "__pycache__" not in path.parts
-    )
-    assert len(files) >= 9
+    files = [str(path.relative_to(ROOT)) for path in example_files(kind)]
+    assert len(files) >= 8
     shown = {path for path, _ in quoted_blocks()}
     missing = [path for path in files if path not in shown and path not in guide]
     assert not missing, f"docs/NEW_GAME.md does not show {missing}"
 
 
-def test_the_example_is_registered_but_served_only_when_asked() -> None:
-    game = GAMES[KIND]
-    assert game.example and game.kind == KIND
+def test_the_guide_gives_each_example_its_true_size() -> None:
+    """ "10 files, about 700 lines": the files exactly, the lines within a tenth."""
+    sizes = re.findall(r"(\d+) files,? (?:and )?about (\d+) lines", GUIDE.read_text())
+    assert len(sizes) == len(EXAMPLES), "the guide gives each example's size, in order"
+    for kind, (files, lines) in zip(EXAMPLES, sizes, strict=True):
+        paths = example_files(kind)
+        counted = sum(len(path.read_text().splitlines()) for path in paths)
+        assert int(files) == len(paths), f"{kind} has {len(paths)} files, not {files}"
+        assert abs(int(lines) - counted) <= counted / 10, f"{kind} has {counted} lines, not about {lines}"
+
+
+@pytest.mark.parametrize("kind", EXAMPLES)
+def test_the_example_is_registered_but_served_only_when_asked(kind: str) -> None:
+    game = GAMES[kind]
+    assert game.example and game.kind == kind
     asked = EXAMPLES_ENV in os.environ
-    assert (KIND in ENGINES) == asked, "served only with --example-games (LUDOTHEQUE_EXAMPLE_GAMES)"
+    assert (kind in ENGINES) == asked, "served only with --example-games (LUDOTHEQUE_EXAMPLE_GAMES)"
     assert all(not GAMES[kind].example for kind in ENGINES) or asked
 
 
@@ -147,3 +171,21 @@ def test_a_server_not_asked_refuses_the_example() -> None:
         with pytest.raises(grpc.RpcError) as refused:
             lobby.create_game(KIND, [{"name": "Cléo"}, {"name": "Bot", "bot": "greedy"}])
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_tic_tac_toe_reads_as_rows_in_the_terminal_without_a_renderer_of_its_own() -> None:
+    """The generic text renderer (`ludotheque play`, `replay`) lays out a field marked
+    `grid_columns` as rows too, an empty square as a dot."""
+    engine = GAMES["tictactoe"].engine
+    assert GAMES["tictactoe"].render_view is None and renderer("tictactoe") is GENERIC
+    seated = [SeatInfo()] * 2
+    state = fold(engine, engine.setup(engine.resolve_options(engine.options_type(), seated), seated, Random(0)))
+    for square in (0, 4):
+        state = fold(engine, engine.decide(state, engine.status(state).to_act[0], place(square), Random(0)), state)
+    seats = [game_pb2.Seat(index=0, name="Cléo"), game_pb2.Seat(index=1, name="Robin")]
+    text = GENERIC.render_view(engine.view(state, Viewer.spectator()), seats, None)
+    assert "Grid:\n  x · ·\n  · o ·\n  · · ·" in text and "Active seat: Cléo" in text
+
+
+def place(square: int) -> tictactoe_pb2.Command:
+    return tictactoe_pb2.Command(place=tictactoe_pb2.Place(square=square))

@@ -6,7 +6,9 @@ says the move shows it); they end, conserve their items and replay; bots play le
 moves on what their seat knows; the suite's perturbation really changes what a viewer
 may not know, its events check compares worlds that differ, and catches a redaction
 that leaks. No game opts in: a folder of engines/ is tested here as soon as it
-registers (its example's too)."""
+registers (its example's too). A game that hides nothing (`hides_nothing=True`) skips
+the checks of hidden information, which have nothing to compare, and is held to its
+word instead: every viewer sees what the admin sees."""
 
 from __future__ import annotations
 
@@ -32,6 +34,14 @@ from tests.support.engine_properties import (
 from tests.support.kinds import EVERY_KIND
 
 seeds = st.integers(min_value=0, max_value=2**32)
+
+
+def with_secrets(kind: str) -> None:
+    """Skips a test of hidden information for a game that hides nothing."""
+    if GAMES[kind].proof.hides_nothing:
+        pytest.skip(f"{kind} hides nothing: every viewer sees what the admin sees (checked at every step)")
+
+
 # From the hypothesis profile (tests/conftest.py). Every step of a game is checked
 # against every viewer and every command one could send: a fraction of the profile's
 # examples keeps each game near its former module's time.
@@ -86,6 +96,7 @@ def test_bots_play_legal_moves_to_the_end(kind: str, seed: int, data: st.DataObj
 @given(seed=seeds, data=st.data())
 def test_bots_decide_only_on_what_their_seat_knows(kind: str, seed: int, data: st.DataObject) -> None:
     """A bot given two worlds its seat cannot tell apart makes the same move."""
+    with_secrets(kind)
     game = GAMES[kind]
     options, seats = random_game(kind, seed)
     waiting: list[Any] = []  # the states where a move was asked for
@@ -105,7 +116,9 @@ def test_the_perturbation_really_changes_what_a_viewer_may_not_know(kind: str, v
     spectator and for a seat, in most states of a game's start, it must. (That it
     changes nothing the viewer may know, and keeps every item, the suite checks at
     every step; that the admin knows everything, too.)"""
+    with_secrets(kind)
     game = GAMES[kind]
+    assert game.proof.perturb is not None
     changed = tried = 0
     for seed in range(10):
         options, seats = random_game(kind, seed)
@@ -123,6 +136,7 @@ def test_the_events_check_compares_worlds_that_differ(kind: str) -> None:
     compares differ: in a fair share of the moves they must (measured, a viewer's moves:
     a third for highlow, whose every call shows the next card; about two thirds for the
     others)."""
+    with_secrets(kind)
     compared = moves = 0
     for seed in range(3):
         options, seats = random_game(kind, seed)
@@ -150,6 +164,7 @@ def test_a_redaction_that_leaks_a_move_is_caught(kind: str) -> None:
     """The events' check can fail: an engine whose moves' events hide something from
     some viewer (its cards drawn) fails it once its redaction shows them to all. A
     game whose moves hide nothing (every secret in its deal) has nothing to leak."""
+    with_secrets(kind)
     game = GAMES[kind]
     options, seats = game.engine.options_type(), [SeatInfo()] * max(game.engine.min_seats, 2)
     played = check_random_game(spec(kind), options, seats, 0, game.proof.player, every_step=False)
@@ -202,6 +217,7 @@ def test_a_seat_learns_from_the_deal_only_what_its_view_and_the_public_deal_show
     so this one compares deals instead: the others' hands and the deck stay hidden. (A
     game whose seats' views seldom match, Pirates' five cards each, finds no two deals
     to compare here: its own tests deal two worlds, tests/pirates/test_properties.py.)"""
+    with_secrets(kind)
     check_deals(kind, GAMES[kind].engine)
 
 
@@ -221,8 +237,20 @@ class ShowingSeats:
 
 @pytest.mark.parametrize("kind", EVERY_KIND)
 def test_a_redaction_that_leaks_the_deal_is_caught(kind: str) -> None:
+    with_secrets(kind)
     engine = GAMES[kind].engine
     if not check_deals(kind, engine):
         pytest.skip(f"no two deals of {kind} leave a seat the same view: nothing to compare")
     with pytest.raises(AssertionError, match="tells two deals apart"):
         check_deals(kind, ShowingSeats(engine))
+
+
+@pytest.mark.parametrize("kind", [kind for kind in EVERY_KIND if not GAMES[kind].proof.hides_nothing])
+def test_a_game_with_secrets_that_says_it_hides_nothing_is_caught(kind: str) -> None:
+    """The declaration is checked, not trusted: a game whose views or events hide
+    something from some viewer fails the suite once its proof says it hides nothing."""
+    game = GAMES[kind]
+    options, seats = game.engine.options_type(), [SeatInfo()] * max(game.engine.min_seats, 2)
+    boasting = replace(spec(kind), perturb=None, reveals=None, hides_nothing=True)
+    with pytest.raises(AssertionError, match="says it hides nothing"):
+        check_random_game(boasting, options, seats, 0, game.proof.player)

@@ -14,7 +14,9 @@ decided there and in the perturbed state with the same randomness, gives the vie
 the same redacted events, in the same words, the same moves told and the same view
 after, unless the game's `reveals` says the command shows it something that differs
 between the two; the past read again (`recall`, the memory rule's) shows an event
-exactly when `redact` does, never changes it, and the present read again is the present. At the end: the game ended
+exactly when `redact` does, never changes it, and the present read again is the present.
+A game that hides nothing (its Proof's `hides_nothing`) is not perturbed: every viewer
+must see what the admin sees, its view and every event whole. At the end: the game ended
 within its bound, replaying the serialised events gives the live state, and the game
 stopped half way at an event limit is over for everyone."""
 
@@ -46,12 +48,15 @@ class GameSpec:
     engine: AnyEngine
     inventory: Callable[[Any], Counter[Hashable]]  # the conserved items in a state
     command_universe: Callable[[Any], Sequence[Message]]  # legal and illegal commands alike
-    perturb: Callable[[Any, Viewer, random.Random], Any]  # changes only what the viewer cannot know
-    reveals: Callable[[Move[Any, Any], Viewer], Hashable]  # what a move shows the viewer
+    # Changes only what the viewer cannot know (None: the game hides nothing).
+    perturb: Callable[[Any, Viewer, random.Random], Any] | None
+    reveals: Callable[[Move[Any, Any], Viewer], Hashable] | None  # what a move shows the viewer
     max_events: int
     # The rulebook's end condition, read from a state where a move is awaited or the
     # game is over: None while the game must go on, else the winning seats.
     outcome: Callable[[Any], tuple[int, ...] | None]
+    # Nothing is hidden from anyone: every viewer sees what the admin sees.
+    hides_nothing: bool = False
 
 
 def spec(kind: str) -> GameSpec:
@@ -66,6 +71,7 @@ def spec(kind: str) -> GameSpec:
         reveals=proof.reveals,
         max_events=proof.max_events,
         outcome=proof.outcome,
+        hides_nothing=proof.hides_nothing,
     )
 
 
@@ -123,7 +129,7 @@ def check_random_game(
         assert spec.inventory(state) == expected_items, "an item appeared or vanished"
         check_outcome(spec, state)
         if every_step:
-            _check_views_hide_secrets(spec, state, len(seats), rng)
+            _check_views(spec, state, len(seats), rng)
             _check_recalled(spec, played, state, len(seats))
         to_act = engine.status(state).to_act
         assert to_act, "an unfinished game must wait for someone"
@@ -132,7 +138,8 @@ def check_random_game(
         assert legal, f"seat {seat} must act but has no legal command"
         if every_step:
             _check_commands(spec, state, len(seats), rng)
-            played.worlds_compared += check_events_hide_secrets(spec, state, seat, len(seats), rng)
+            if not spec.hides_nothing:
+                played.worlds_compared += check_events_hide_secrets(spec, state, seat, len(seats), rng)
         command = choose(state, seat, legal, rng) if choose else rng.choice(legal)
         events = engine.decide(state, seat, command, random.Random(rng.random()))
         assert events, "an accepted command must produce events"
@@ -143,7 +150,9 @@ def check_random_game(
             played.states.append(state)
     assert spec.inventory(state) == expected_items
     check_outcome(spec, state)
-    _check_views_hide_secrets(spec, state, len(seats), rng)
+    _check_views(spec, state, len(seats), rng)
+    if spec.hides_nothing:
+        _check_events_whole(spec, played.events, len(seats))
     for seat in range(len(seats)):
         assert engine.legal_commands(state, seat) == [], "nothing is legal once the game is over"
     replayed = fold(engine, [type(e).FromString(e.SerializeToString()) for e in played.events])
@@ -234,6 +243,8 @@ def check_bots_see_only_their_seat(
     """At about `samples` of `states`, every bot of the game makes the same move for the
     seat to act in a world perturbed (with a fresh `new_rng()`) in what that seat cannot know."""
     engine = spec.engine
+    if spec.perturb is None:
+        return  # the game hides nothing: a seat knows all there is
     for state in states[:: max(1, len(states) // samples)]:
         to_act = engine.status(state).to_act
         if not to_act:
@@ -296,6 +307,7 @@ def check_events_hide_secrets(spec: GameSpec, state: Any, seat: int, seat_count:
     it, and see the same view after. A few tries per viewer; returns how many
     comparisons were made in worlds that differed."""
     engine = spec.engine
+    assert spec.perturb is not None and spec.reveals is not None, "a game with secrets says what they are"
     legal = engine.legal_commands(state, seat)
     compared = 0
     others = [viewer for viewer in viewers(seat_count) if not viewer.is_seat(seat)]
@@ -362,10 +374,25 @@ def _check_commands(spec: GameSpec, state: Any, seat_count: int, rng: random.Ran
     assert pickle.dumps(state) == before, "deciding must not change the state"
 
 
-def _check_views_hide_secrets(spec: GameSpec, state: Any, seat_count: int, rng: random.Random) -> None:
+def _check_views(spec: GameSpec, state: Any, seat_count: int, rng: random.Random) -> None:
+    """No viewer tells apart two states `perturb` made; in a game that hides nothing,
+    every viewer sees what the admin sees."""
     engine = spec.engine
+    if spec.perturb is None:
+        whole = engine.view(state, Viewer.admin())
+        for viewer in viewers(seat_count):
+            assert engine.view(state, viewer) == whole, f"the game says it hides nothing, yet {viewer} sees less"
+        return
     for viewer in viewers(seat_count):
         other = spec.perturb(state, viewer, rng)
         assert engine.view(state, viewer) == engine.view(other, viewer), f"{viewer} can tell two worlds apart"
         assert spec.inventory(other) == spec.inventory(state), "perturb must keep every item"
     assert spec.perturb(state, Viewer.admin(), rng) == state, "the admin knows everything: nothing to perturb"
+
+
+def _check_events_whole(spec: GameSpec, events: Sequence[Message], seat_count: int) -> None:
+    """A game that hides nothing shows every event whole to every viewer."""
+    for event in events:
+        for viewer in viewers(seat_count):
+            redacted = spec.engine.redact(event, viewer)
+            assert redacted == event, f"the game says it hides nothing, yet {viewer} is shown {redacted} of {event}"

@@ -1,6 +1,6 @@
 """docs/API.md works as written: its grpcurl bodies parse as the requests they are sent as
 (the suite has no grpcurl), and its shell blocks, run in order in one shell as a reader
-follows the page, play a whole game over REST and list it, follow it live, read it over
+follows the page, play a move with buf curl, a whole game over REST and list it, follow it live, read it over
 Connect, say it in French, and play a game online from its join code to its rematch,
 against a real server. (Its WebSocket example is played by
 clients/typescript/test/readme.test.ts, its EventSource one in a browser by
@@ -22,8 +22,11 @@ DOC = (ROOT / "docs" / "API.md").read_text()
 
 def run_against_a_server(script: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     with running_server() as server:
+        script = script.replace("http://localhost:8080", server.http)
+        script = script.replace("http://localhost:50051", f"http://{server.target}")
+        script = script.replace("tools/node_modules/.bin/buf", str(ROOT / "tools" / "node_modules" / ".bin" / "buf"))
         return subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", script.replace("http://localhost:8080", server.http)],
+            ["bash", "-euo", "pipefail", "-c", script],
             cwd=cwd,
             capture_output=True,
             text=True,
@@ -39,6 +42,7 @@ def test_the_grpcurl_bodies_are_valid_requests() -> None:
     }
     found = re.findall(r"-d '(.*?)'\s*\\?\s*\n?\s*localhost:50051 ludotheque\.v1\.GameService/(\w+)", DOC)
     assert {method for _, method in found} == set(bodies)
+    assert len(found) == len(bodies), "grpcurl's bodies"
     for body, method in found:
         json_format.Parse(body.replace("'$GAME_ID'", "g1"), bodies[method]())
 
@@ -56,6 +60,7 @@ def sh_blocks() -> list[tuple[str, str]]:
 def test_its_shell_blocks_run_in_order(tmp_path: Path) -> None:
     sections = [section for section, _ in sh_blocks()]
     assert sections == [
+        "gRPC, with grpcurl or buf curl",
         "REST, with curl",
         "REST, with curl",
         "Connect",
@@ -63,11 +68,13 @@ def test_its_shell_blocks_run_in_order(tmp_path: Path) -> None:
         "Playing online",
     ]
     blocks = [block for _, block in sh_blocks()]
-    blocks.insert(1, 'echo "tour game: $GAME"\n')  # what the tour's listing must have listed
+    blocks.insert(2, 'echo "tour game: $GAME"\n')  # what the tour's listing must have listed
     script = "\n".join(blocks)
     done = run_against_a_server(script, tmp_path)
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    # buf curl: CreateGame listed, then a move played (version 2) and replayed at version 2.
+    assert out.startswith("ludotheque.v1.GameService/CreateGame\n2\n2\n"), out[:200]
     # REST: a whole game, its outcome, and the finished games listed, this one among them.
     assert '"summary":' in out and "stars to" in out
     tour_game = re.search(r"^tour game: (\S+)$", out, re.M)

@@ -190,6 +190,29 @@ def test_fields_marked_as_holding_seats_pass_when_they_hold_seat_numbers(tmp_pat
     assert "dice" in lock(written(proto))
 
 
+GRID_MARKS = [
+    ("uint32 seat = 1;", "3", "is marked grid_columns, but a grid is a repeated field of integers or enums"),
+    ("repeated uint32 stars = 1;", "0", "is marked grid_columns = 0: give the grid's number of columns"),
+]
+
+
+@pytest.mark.parametrize(("field", "columns", "told"), GRID_MARKS, ids=["not repeated", "no columns"])
+def test_a_field_laid_out_as_a_grid_must_be_a_list_of_columns(
+    tmp_path: Path, field: str, columns: str, told: str
+) -> None:
+    def marked(text: str) -> str:
+        text = text.replace(
+            "package ludotheque.dice.v1;", 'package ludotheque.dice.v1;\n\nimport "ludotheque/text/v1/grid.proto";'
+        )
+        return text.replace(field, f"{field[:-1]} [(ludotheque.text.v1.grid_columns) = {columns}];", 1)
+
+    proto = copy_of_proto(tmp_path)
+    add_kind(proto, "dice", marked)
+    with pytest.raises(SystemExit) as refused:
+        genproto.envelopes(proto)
+    assert told in str(refused.value) and "proto/ludotheque/dice/v1/dice.proto: " in str(refused.value)
+
+
 def test_a_kind_in_the_wrong_package_or_without_its_file_is_named(tmp_path: Path) -> None:
     proto = copy_of_proto(tmp_path)
     folder = add_kind(

@@ -3,7 +3,9 @@ Node tests (node --test) pass against a real server, which they start themselves
 this Python (a whole game of every kind over Connect, a spectator, typed errors). It is
 publishable: `npm publish --dry-run` publishes the compiled package with its license, and
 the packed package installs into a fresh project with other versions of its peers than
-its own, type-checks there and plays a whole game."""
+its own, type-checks there and plays a whole game; each of its entry points resolves
+under every module resolution (node10, node16, bundler), a CommonJS project importing
+it dynamically (it is ES modules only)."""
 
 from __future__ import annotations
 
@@ -206,3 +208,87 @@ CONSUMER_TSCONFIG = {
         "skipLibCheck": False,
     },
 }
+
+
+# Every module resolution TypeScript has, as @arethetypeswrong/cli checks them (node10,
+# node16 from ESM, bundler), each with its module setting; the package type of the
+# project that resolves it.
+RESOLUTIONS = {
+    "node10": ({"module": "CommonJS", "moduleResolution": "Node10"}, "commonjs"),
+    "node16-esm": ({"module": "Node16", "moduleResolution": "Node16"}, "module"),
+    "bundler": ({"module": "ESNext", "moduleResolution": "Bundler"}, "module"),
+}
+# Every entry point, types only: what resolution finds (or not).
+TYPED_IMPORTS = """\
+import type { GameSession, Ludotheque } from "@ludotheque/client";
+import type { useGameSession } from "@ludotheque/client/react";
+import type { Command } from "@ludotheque/client/gen/ludotheque/mooki/v1/mooki_pb";
+
+export type Everything = [GameSession, Ludotheque, typeof useGameSession, Command];
+"""
+# A CommonJS project under node16: the package is ES modules only (clients/typescript's
+# README says why), so it is imported dynamically there, and a static import is refused.
+DYNAMIC_IMPORT = """\
+export async function lobby(): Promise<unknown> {
+  const { Ludotheque } = await import("@ludotheque/client");
+  return new Ludotheque({ baseUrl: "http://localhost:8080" });
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def installed(tarball: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project's node_modules with the packed package and its peers (React's types too)."""
+    project = tmp_path_factory.mktemp("resolving")
+    (project / "package.json").write_text('{"name": "resolving", "private": true}')
+    done = subprocess.run(
+        ["npm", "install", str(tarball), *PEER_SETS["lowest"], "--no-audit", "--no-fund"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-5000:]
+    return project / "node_modules"
+
+
+def type_check(node_modules: Path, project: Path, package_type: str, options: dict[str, str], source: str) -> str:
+    """tsc's findings on `source` in a project of `package_type` with `options` (empty: none)."""
+    project.mkdir()
+    (project / "node_modules").symlink_to(node_modules)
+    (project / "package.json").write_text(json.dumps({"name": "p", "private": True, "type": package_type}))
+    (project / "main.ts").write_text(source)
+    config = {"strict": True, "target": "ES2022", "lib": ["ES2022", "DOM"], "types": [], "noEmit": True, **options}
+    (project / "tsconfig.json").write_text(json.dumps({"compilerOptions": config, "files": ["main.ts"]}))
+    tsc = str(PACKAGE / "node_modules" / ".bin" / "tsc")
+    done = subprocess.run([tsc, "-p", "."], cwd=project, capture_output=True, text=True, timeout=120)
+    return done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("resolution", sorted(RESOLUTIONS))
+def test_every_entry_point_resolves_under_every_module_resolution(
+    resolution: str, installed: Path, tmp_path: Path
+) -> None:
+    options, package_type = RESOLUTIONS[resolution]
+    assert type_check(installed, tmp_path / "project", package_type, options, TYPED_IMPORTS) == ""
+
+
+def test_a_commonjs_project_imports_the_esm_only_package_dynamically(installed: Path, tmp_path: Path) -> None:
+    node16 = {"module": "Node16", "moduleResolution": "Node16"}
+    assert type_check(installed, tmp_path / "dynamic", "commonjs", node16, DYNAMIC_IMPORT) == ""
+    static = "import { Ludotheque } from '@ludotheque/client';\nexport const made = Ludotheque;\n"
+    refused = type_check(installed, tmp_path / "static", "commonjs", node16, static)
+    assert "TS1479" in refused, refused  # "...whose imports will produce 'require' calls...ECMAScript module"
+
+
+def test_what_building_and_packing_write_is_ignored_by_git() -> None:
+    """`npm pack`'s tarball, the builds, and node_modules even as a symlink (a worktree's)."""
+    outputs = [
+        "clients/typescript/ludotheque-client-0.1.0.tgz",
+        "clients/typescript/dist/src/index.js",
+        "clients/web/dist/index.html",
+        "clients/typescript/node_modules",
+        "clients/web/node_modules",
+    ]
+    checked = subprocess.run(["git", "check-ignore", "--no-index", *outputs], cwd=ROOT, capture_output=True, text=True)
+    assert checked.stdout.split() == outputs, checked.stderr

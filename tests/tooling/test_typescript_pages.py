@@ -4,8 +4,10 @@ framework-free one (`examples/page.ts`), each bundled by esbuild and served from
 of their own, are played whole by two people at two browsers (one invites, the other
 joins by the link), one of them reloading mid-game and playing on from the seat its
 browser kept; each page load opens one WebSocket; and a page on an origin the server does
-not list says so, naming the origin and the setting. docs/API.md's EventSource example
-follows a seat's game in a page too."""
+not list says so, naming the origin and the setting, for a WebSocket and a plain call
+alike. The README's Vite recipe makes, from an empty folder, an app whose dev proxy
+carries a game for two browsers. docs/API.md's EventSource example follows a seat's game
+in a page too."""
 
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from ludotheque import Client
 from ludotheque.v1 import game_pb2
 
 from tests.support.browser import Browser, BrowserError, Page
+from tests.support.redis import free_port
 from tests.support.server import ROOT, ServerProcess, running_server
 
 # The package's build is rebuilt here: held for the module (tests/support/typescript_package.py).
@@ -131,7 +134,8 @@ def build_pages(directory: Path, api: str) -> None:
             entry.unlink()
         assert bundled.returncode == 0, bundled.stderr
         html = f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{name}</title>{SCAFFOLDING}</head>'
-        html += f'<body><div id="app"></div><script type="module" src="{name}.js"></script></body></html>'
+        mount = "root" if source.endswith(".tsx") else "app"  # as Vite's React and vanilla templates have it
+        html += f'<body><div id="{mount}"></div><script type="module" src="{name}.js"></script></body></html>'
         (directory / f"{name}.html").write_text(html)
 
 
@@ -220,6 +224,25 @@ def test_a_page_on_an_origin_the_server_does_not_list_says_which_and_where_to_li
         page.close()
 
 
+@pytest.mark.parametrize("kind", sorted(PAGES))
+def test_a_plain_call_from_an_origin_the_server_does_not_list_says_so_too(
+    kind: str, site: Site, browser: Browser
+) -> None:
+    """Creating a game (a Connect call, not the WebSocket) from that origin: fetch says only
+    "Failed to fetch"; the client says which origin, and the setting to change."""
+    page = browser.new_page(isolated=True)
+    try:
+        start(page, f"http://localhost:{site.port}/{kind}.html", "Cléo")
+        page.wait_for('[role="alert"]')
+        said = page.text('[role="alert"]')
+        assert said.startswith(
+            f"[permission_denied] Origin not in --cors-origins (LUDOTHEQUE_CORS_ORIGINS): http://localhost:{site.port}."
+        ), said
+        assert site.server.http in said, said
+    finally:
+        page.close()
+
+
 def test_the_api_docs_event_source_example_follows_a_seats_game_in_a_browser(site: Site, browser: Browser) -> None:
     # docs/API.md, "A seat's own events in a browser": a stream ticket for the seat's
     # token, then EventSource, in a page of another origin (listed in --cors-origins).
@@ -242,3 +265,80 @@ def test_the_api_docs_event_source_example_follows_a_seats_game_in_a_browser(sit
         assert page.evaluate("window.following()") == finished.version + 1  # every event, in order
     finally:
         page.close()
+
+
+VITE_SECTION = "## A Vite app in minutes\n"
+
+
+def vite_blocks() -> tuple[str, str]:
+    """The README's Vite recipe: its shell block and its vite.config block."""
+    section = (PACKAGE / "README.md").read_text().split(VITE_SECTION, 1)[1].split("\n## ", 1)[0]
+    shell, config = re.findall(r"```(?:sh|js)\n(.*?)```", section, re.S)
+    return shell, config
+
+
+def test_the_vite_recipe_makes_an_app_that_plays_through_its_dev_proxy(tmp_path: Path, browser: Browser) -> None:
+    """As the README says, from an empty folder: Vite's React template, the package (its
+    tarball here, as it is not on the registry), the README's vite.config (the proxy to
+    a real server), the React page in src/main.tsx with the page's own origin as the
+    address; its dev server serves it, and two browsers start and join a game through
+    the proxy, Connect and the WebSocket alike, on a server that lists no origin."""
+    packed = subprocess.run(
+        ["npm", "pack", "--json", "--pack-destination", str(tmp_path)],
+        cwd=PACKAGE,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    tarball = tmp_path / json.loads(packed.stdout[packed.stdout.index("[") :])[0]["filename"]
+    shell, config = vite_blocks()
+    # Without a terminal, npm asks nothing: --yes says what a reader would answer.
+    script = shell.replace("npm create vite", "npm create --yes vite").replace("@ludotheque/client", str(tarball))
+    made = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", script],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
+    assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
+    app = tmp_path / "my-game"
+    index = (app / "index.html").read_text()
+    assert '<div id="root"></div>' in index  # the mount point the page uses
+    (app / "index.html").write_text(index.replace("</head>", f"{SCAFFOLDING}</head>", 1))  # the test's watch
+    page_source = (PACKAGE / "examples" / "react-page.tsx").read_text()
+    assert f'const baseUrl = "{EXAMPLE_URL}";' in page_source
+    (app / "src" / "main.tsx").write_text(page_source.replace(f'"{EXAMPLE_URL}"', "location.origin", 1))
+    with running_server() as server:
+        (app / "vite.config.ts").write_text(config.replace(EXAMPLE_URL, server.http))
+        port = free_port()
+        vite = subprocess.Popen(
+            [str(app / "node_modules" / ".bin" / "vite"), "--host", "127.0.0.1", "--port", str(port), "--strictPort"],
+            cwd=app,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        host, guest = browser.new_page(isolated=True), browser.new_page(isolated=True)
+        try:
+            assert vite.stdout is not None
+            for line in vite.stdout:  # its banner says when it serves
+                if f"127.0.0.1:{port}" in line:
+                    break
+            start(host, f"http://127.0.0.1:{port}/", "Cléo")
+            host.wait_for('a[href*="#join="]')
+            invite = str(host.evaluate("document.querySelector('a[href*=\"#join=\"]').href"))
+            wait_for_players(host, "Cléo (you) · here", "(a free seat)")
+            start(guest, invite, "Robin")
+            wait_for_players(guest, "Cléo · here", "Robin (you) · here")
+            wait_for_players(host, "Cléo (you) · here", "Robin · here")
+            sockets = host.evaluate("window.sockets")  # Vite's own (hot reload), and the game's
+            played = [url for url in sockets if url.split("?")[0] == f"ws://127.0.0.1:{port}/v1/play"]
+            assert len(played) == 1, sockets  # the page's origin: through the proxy
+        finally:
+            host.close()
+            guest.close()
+            vite.terminate()
+            vite.wait(30)

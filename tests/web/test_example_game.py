@@ -1,4 +1,4 @@
-"""The example game of docs/NEW_GAME.md (Higher or Lower, `highlow`) in a real browser,
+"""The example games of docs/NEW_GAME.md (Higher or Lower, `highlow`; Tic-tac-toe) in a real browser,
 as the guide's last step promises: on a server that serves the example games, the
 lobby offers it, and a whole game against the greedy bot is played by clicking the
 choices of the generic board (the web app has no board of its own for it), with
@@ -74,6 +74,45 @@ def test_higher_or_lower_is_played_to_its_end_by_clicking_the_generic_board(
     assert_the_log_is_the_games(page, server, created.game_id, created.seat_tokens[0])
     assert_accessible(page)
     page.screenshots("highlow-end")
+
+
+def test_tic_tac_toe_draws_its_declared_grid_as_a_grid_and_is_played_to_its_end(
+    clean_page: Page, server: ServerProcess
+) -> None:
+    """The game that hides nothing (docs/NEW_GAME.md, step 11): its view's `grid`, marked
+    `grid_columns = 3`, is a table of three rows of three squares, empty ones blank, and
+    each mark clicked lands in its square."""
+    page = clean_page
+    with Client(server.target) as lobby:
+        created = lobby.create_game("tictactoe", [{"name": "Cléo"}, {"name": "Robin", "bot": "greedy"}])
+    open_as_seat(page, server.http, created.game_id, [{"seat": 0, "name": "Cléo", "token": created.seat_tokens[0]}])
+    assert wait_for_a_turn(page) == "move"
+    page.wait_for(".play-board .generic-board[data-kind=tictactoe] table.grid-field")
+    assert grid(page) == [["", "", ""], ["", "", ""], ["", "", ""]]
+    assert page.evaluate("document.querySelectorAll('.play-board [data-choice]').length") == 9
+    page.click(".play-board [data-choice]")  # the first square offered: the top left
+    marked = "[...document.querySelectorAll('table.grid-field td')].filter((td) => td.textContent).length"
+    page.wait_until(f"{marked} === 2")  # mine, and the bot's answer
+    first = grid(page)
+    assert first[0][0] == "X" and sum(row.count("O") for row in first) == 1
+    assert_accessible(page)
+    page.screenshots("tictactoe-start")
+    play_by_clicking(page, seed=3, shots="tictactoe", middle=2, fits=WIDE)
+    over = grid(page)
+    with Client(server.target) as lobby:
+        game = lobby.get_game(created.game_id)
+    assert game.status == game_pb2.GAME_STATUS_FINISHED
+    marks = [square for row in over for square in row]
+    assert marks == [{1: "X", 2: "O"}.get(mark, "") for mark in game.view.tictactoe.grid]
+    page.screenshots("tictactoe-end")
+
+
+def grid(page: Page) -> list[list[str]]:
+    """The generic board's grid, row by row, each square's text."""
+    rows: list[list[str]] = page.evaluate(
+        "[...document.querySelectorAll('table.grid-field tr')].map((tr) => [...tr.cells].map((td) => td.textContent))"
+    )
+    return rows
 
 
 def shown_fields(page: Page) -> dict[str, str]:

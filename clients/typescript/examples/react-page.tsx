@@ -77,7 +77,7 @@ function App() {
   return key === "game" ? <Game key={value} gameId={value} /> : <Start code={key === "join" ? value : ""} />;
 }
 
-createRoot(document.getElementById("app")!).render(
+createRoot(document.getElementById("root")!).render(
   <StrictMode>
     <App />
   </StrictMode>,

@@ -4,6 +4,7 @@
 // "@ludotheque/client/react".
 
 export * from "./ludotheque.js";
+export { CORS_SETTING, explainUnreachable } from "./reach.js";
 export * from "./known.js";
 export * from "./logs.js";
 export * from "./session.js";
@@ -15,6 +16,7 @@ export * from "./gen/ludotheque/v1/choice_pb.js";
 export * from "./gen/ludotheque/v1/game_kind_pb.js";
 export * from "./gen/ludotheque/text/v1/description_pb.js";
 export * from "./gen/ludotheque/text/v1/seat_field_pb.js";
+export * from "./gen/ludotheque/text/v1/grid_pb.js";
 export { Code, ConnectError } from "@connectrpc/connect";
 // protobuf-es's helpers for the messages above, so that a frontend bundles one copy.
 export {

@@ -12,6 +12,7 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { PreconditionFailureSchema, RequestInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 import { newCommandId } from "./ids.js";
+import { explainUnreachable } from "./reach.js";
 import { type KnownVersions, MemoryKnownVersions, saying } from "./known.js";
 import { newTraceparent, type TraceparentSource } from "./trace.js";
 import type {
@@ -372,6 +373,7 @@ export function transportFor(options: LudothequeOptions): Transport {
     ...(options.token ? [bearer(options.token)] : []),
     ...(options.locale ? [language(options.locale)] : []),
     ...(options.interceptors ?? []),
+    explainUnreachable(options.baseUrl, options.fetch), // innermost: it sees fetch's own failure
   ];
   return createConnectTransport({
     baseUrl: options.baseUrl,

@@ -2,6 +2,8 @@
 // over gRPC and REST), in both wire formats.
 
 import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
 
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
@@ -90,4 +92,21 @@ describe("errors over Connect", () => {
       assert.deepEqual(received, [1n]); // the deal came first
     });
   }
+
+  test("a call that reaches nobody says where it went and what to check, not '[unknown] fetch failed'", async () => {
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port)); // a port nothing listens on now
+      });
+    });
+    for (const baseUrl of [`http://127.0.0.1:${closed}`, `http://127.0.0.1:${server.grpcPort}`]) {
+      const refused = await failure(() => new Ludotheque({ baseUrl }).listGameKinds());
+      assert.equal(refused.code, Code.Unavailable, refused.message);
+      assert.match(refused.message, new RegExp(`^\\[unavailable\\] Nothing answers at ${baseUrl}: `));
+      assert.match(refused.message, /HTTP port \(8080 by default.*50051 is gRPC/);
+    }
+    // The server answering, the same calls go through (the explanation is for failures only).
+    assert.ok((await new Ludotheque({ baseUrl: server.baseUrl }).listGameKinds()).length > 0);
+  });
 });

@@ -120,7 +120,8 @@ describe("following a game", () => {
       () => assert.fail("following a game on no server succeeded"),
       (reason: unknown) => ConnectError.from(reason),
     );
-    assert.equal(failure.code, Code.Unknown);
+    assert.equal(failure.code, Code.Unavailable); // said as such: nothing answers there
+    assert.match(failure.message, /Nothing answers at http:\/\/127\.0\.0\.1:9: /);
     assert.equal(attempts, 2);
   });
 

@@ -4,13 +4,15 @@
 // The generic board and the debug panel show messages this way; moves and events are
 // told in the server's own words (their descriptions) when they carry them. A field the
 // game marks as holding seats (`(ludotheque.text.v1.seat)`, seat_field.proto) shows its
-// players' names when the caller knows them.
+// players' names when the caller knows them; a repeated field it lays out as a grid
+// (`(ludotheque.text.v1.grid_columns)`, grid.proto) shows as rows and columns.
 
 import {
   CommandSchema,
   EventSchema,
   SeatField,
   getOption,
+  grid_columns as gridColumns,
   seat as seatOption,
   type Command,
   type DescField,
@@ -24,6 +26,7 @@ import { humanize, lookup, t } from "../i18n";
 export type Shown =
   | { kind: "value"; text: string }
   | { kind: "list"; items: Shown[] }
+  | { kind: "grid"; columns: number; items: Shown[] }
   | { kind: "fields"; fields: { name: string; label: string; value: Shown }[] };
 
 export function fieldLabel(name: string): string {
@@ -76,6 +79,8 @@ function showField(field: DescField, value: unknown, all: boolean, seats?: SeatN
       return show(field.message, value, all, seats);
     case "list": {
       if (marked === SeatField.BY_SEAT) return bySeat(value as unknown[], all, seats);
+      const grid = gridOf(field, value as unknown[]);
+      if (grid !== undefined) return grid;
       const items = (value as unknown[]).map((item): Shown => {
         if (field.listKind === "message") return show(field.message, item, all, seats);
         if (marked === SeatField.SEAT) {
@@ -115,6 +120,20 @@ function seatMark(field: DescField): SeatField {
   return scalars ? getOption(field, seatOption) : SeatField.UNSPECIFIED;
 }
 
+/** A list the game lays out as a grid (integers or enums only, as scripts/genproto.py
+ * checks): its squares row by row, an enum's zero value an empty square. */
+function gridOf(field: DescField, values: unknown[]): Shown | undefined {
+  if (field.fieldKind !== "list" || field.listKind === "message") return undefined;
+  const columns = getOption(field, gridColumns);
+  if (!columns) return undefined;
+  const items = values.map((item): Shown => {
+    if (field.listKind !== "enum") return { kind: "value", text: String(item) };
+    const found = item === 0 ? undefined : field.enum.values.find((v) => v.number === item);
+    return { kind: "value", text: found ? enumLabel(found.localName) : item === 0 ? "" : String(item) };
+  });
+  return { kind: "grid", columns, items };
+}
+
 function seatValue(value: unknown, seats: SeatNames | undefined): Shown | undefined {
   const name = typeof value === "number" ? seats?.(value) : undefined;
   return name === undefined ? undefined : { kind: "value", text: name };
@@ -148,6 +167,13 @@ export function oneLine(shown: Shown): string {
       return shown.text;
     case "list":
       return `[${shown.items.map((item) => oneLine(item)).join(", ")}]`;
+    case "grid": {
+      const rows = [];
+      for (let at = 0; at < shown.items.length; at += shown.columns) {
+        rows.push(shown.items.slice(at, at + shown.columns).map((item) => oneLine(item) || "·").join(" "));
+      }
+      return `[${rows.join(" / ")}]`;
+    }
     case "fields":
       return shown.fields
         .map(({ label, value }) => {

@@ -66,10 +66,24 @@ app.kubernetes.io/component: redis
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
 {{- end }}
 
-{{/* LUDOTHEQUE_STORE, unless it comes from a Secret (store.external.urlSecret). */}}
+{{/* The Secret holding the bundled Redis's password, if Redis asks for one. */}}
+{{- define "ludotheque.redisAuthSecret" -}}
+{{- if and (eq .Values.store.mode "bundled") .Values.redis.auth.enabled }}
+{{- default (include "ludotheque.redisFullname" .) .Values.redis.auth.existingSecret }}
+{{- end }}
+{{- end }}
+
+{{/* The key of that Secret that holds the password. */}}
+{{- define "ludotheque.redisAuthKey" -}}
+{{- ternary .Values.redis.auth.existingSecretKey "redis-password" (ne .Values.redis.auth.existingSecret "") }}
+{{- end }}
+
+{{/* LUDOTHEQUE_STORE, unless it comes from a Secret (store.external.urlSecret). With the
+     bundled Redis's password, $(REDIS_PASSWORD): the kubelet puts it in from the Secret. */}}
 {{- define "ludotheque.storeUrl" -}}
 {{- if eq .Values.store.mode "bundled" }}
-{{- printf "redis://%s:%d/0" (include "ludotheque.redisFullname" .) (int .Values.redis.port) }}
+{{- $password := ternary ":$(REDIS_PASSWORD)@" "" (ne (include "ludotheque.redisAuthSecret" .) "") }}
+{{- printf "redis://%s%s:%d/0" $password (include "ludotheque.redisFullname" .) (int .Values.redis.port) }}
 {{- else if eq .Values.store.mode "external" }}
 {{- .Values.store.external.url }}
 {{- else }}

@@ -26,15 +26,16 @@ from ludotheque.mooki.v1 import mooki_pb2 as ludotheque_dot_mooki_dot_v1_dot_moo
 from ludotheque.pirates.v1 import pirates_pb2 as ludotheque_dot_pirates_dot_v1_dot_pirates__pb2
 from ludotheque.picnic.v1 import picnic_pb2 as ludotheque_dot_picnic_dot_v1_dot_picnic__pb2
 from ludotheque.highlow.v1 import highlow_pb2 as ludotheque_dot_highlow_dot_v1_dot_highlow__pb2
+from ludotheque.tictactoe.v1 import tictactoe_pb2 as ludotheque_dot_tictactoe_dot_v1_dot_tictactoe__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dludotheque/v1/event_run.proto\x12\rludotheque.v1\x1a\x1fludotheque/mooki/v1/mooki.proto\x1a#ludotheque/pirates/v1/pirates.proto\x1a!ludotheque/picnic/v1/picnic.proto\x1a#ludotheque/highlow/v1/highlow.proto\"\xfa\x01\n\x08\x45ventRun\x12\x10\n\x08versions\x18\x01 \x03(\x04\x12\x16\n\x0ehistory_losses\x18\x08 \x03(\x0c\x12)\n\x05mooki\x18\n \x03(\x0b\x32\x1a.ludotheque.mooki.v1.Event\x12-\n\x07pirates\x18\x0b \x03(\x0b\x32\x1c.ludotheque.pirates.v1.Event\x12+\n\x06picnic\x18\x0c \x03(\x0b\x32\x1b.ludotheque.picnic.v1.Event\x12-\n\x07highlow\x18\r \x03(\x0b\x32\x1c.ludotheque.highlow.v1.Event\x12\x0e\n\x06tables\x18\x15 \x03(\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dludotheque/v1/event_run.proto\x12\rludotheque.v1\x1a\x1fludotheque/mooki/v1/mooki.proto\x1a#ludotheque/pirates/v1/pirates.proto\x1a!ludotheque/picnic/v1/picnic.proto\x1a#ludotheque/highlow/v1/highlow.proto\x1a\'ludotheque/tictactoe/v1/tictactoe.proto\"\xad\x02\n\x08\x45ventRun\x12\x10\n\x08versions\x18\x01 \x03(\x04\x12\x16\n\x0ehistory_losses\x18\x08 \x03(\x0c\x12)\n\x05mooki\x18\n \x03(\x0b\x32\x1a.ludotheque.mooki.v1.Event\x12-\n\x07pirates\x18\x0b \x03(\x0b\x32\x1c.ludotheque.pirates.v1.Event\x12+\n\x06picnic\x18\x0c \x03(\x0b\x32\x1b.ludotheque.picnic.v1.Event\x12-\n\x07highlow\x18\r \x03(\x0b\x32\x1c.ludotheque.highlow.v1.Event\x12\x31\n\ttictactoe\x18\x0e \x03(\x0b\x32\x1e.ludotheque.tictactoe.v1.Event\x12\x0e\n\x06tables\x18\x15 \x03(\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ludotheque.v1.event_run_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_EVENTRUN']._serialized_start=191
-  _globals['_EVENTRUN']._serialized_end=441
+  _globals['_EVENTRUN']._serialized_start=232
+  _globals['_EVENTRUN']._serialized_end=533
 # @@protoc_insertion_point(module_scope)

@@ -11,6 +11,7 @@ from ludotheque.highlow.v1 import highlow_pb2 as _highlow_pb2
 from ludotheque.mooki.v1 import mooki_pb2 as _mooki_pb2
 from ludotheque.picnic.v1 import picnic_pb2 as _picnic_pb2
 from ludotheque.pirates.v1 import pirates_pb2 as _pirates_pb2
+from ludotheque.tictactoe.v1 import tictactoe_pb2 as _tictactoe_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -41,6 +42,7 @@ class EventRun(_message.Message):
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
     HIGHLOW_FIELD_NUMBER: _builtins.int
+    TICTACTOE_FIELD_NUMBER: _builtins.int
     TABLES_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def versions(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
@@ -69,6 +71,10 @@ class EventRun(_message.Message):
         """The Higher or Lower events (Event.highlow), in order."""
 
     @_builtins.property
+    def tictactoe(self) -> _containers.RepeatedCompositeFieldContainer[_tictactoe_pb2.Event]:
+        """The Tic-tac-toe events (Event.tictactoe), in order."""
+
+    @_builtins.property
     def tables(self) -> _containers.RepeatedScalarFieldContainer[_builtins.bytes]:
         """Each table event (Event.table), encoded: only counted, as `history_losses`."""
 
@@ -81,11 +87,12 @@ class EventRun(_message.Message):
         pirates: _abc.Iterable[_pirates_pb2.Event] | None = ...,
         picnic: _abc.Iterable[_picnic_pb2.Event] | None = ...,
         highlow: _abc.Iterable[_highlow_pb2.Event] | None = ...,
+        tictactoe: _abc.Iterable[_tictactoe_pb2.Event] | None = ...,
         tables: _abc.Iterable[_builtins.bytes] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["highlow", b"highlow", "history_losses", b"history_losses", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tables", b"tables", "versions", b"versions"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["highlow", b"highlow", "history_losses", b"history_losses", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tables", b"tables", "tictactoe", b"tictactoe", "versions", b"versions"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -26,27 +26,28 @@ from ludotheque.mooki.v1 import material_pb2 as ludotheque_dot_mooki_dot_v1_dot_
 from ludotheque.pirates.v1 import material_pb2 as ludotheque_dot_pirates_dot_v1_dot_material__pb2
 from ludotheque.picnic.v1 import material_pb2 as ludotheque_dot_picnic_dot_v1_dot_material__pb2
 from ludotheque.highlow.v1 import highlow_pb2 as ludotheque_dot_highlow_dot_v1_dot_highlow__pb2
+from ludotheque.tictactoe.v1 import tictactoe_pb2 as ludotheque_dot_tictactoe_dot_v1_dot_tictactoe__pb2
 from ludotheque.text.v1 import description_pb2 as ludotheque_dot_text_dot_v1_dot_description__pb2
 from ludotheque.v1 import game_pb2 as ludotheque_dot_v1_dot_game__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dludotheque/v1/game_kind.proto\x12\rludotheque.v1\x1a\"ludotheque/mooki/v1/material.proto\x1a$ludotheque/pirates/v1/material.proto\x1a#ludotheque/picnic/v1/material.proto\x1a#ludotheque/highlow/v1/highlow.proto\x1a$ludotheque/text/v1/description.proto\x1a\x18ludotheque/v1/game.proto\"\xf7\x04\n\x08GameKind\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12-\n\x04name\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12\x30\n\x07summary\x18\x03 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12\x11\n\tmin_seats\x18\x04 \x01(\r\x12\x11\n\tmax_seats\x18\x05 \x01(\r\x12$\n\x04\x62ots\x18\x06 \x03(\x0b\x32\x16.ludotheque.v1.BotInfo\x12*\n\x07options\x18\x07 \x03(\x0b\x32\x19.ludotheque.v1.OptionInfo\x12,\n\x08\x64\x65\x66\x61ults\x18\x08 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12&\n\x07presets\x18\t \x03(\x0b\x32\x15.ludotheque.v1.Preset\x12+\n\nrule_codes\x18\n \x03(\x0b\x32\x17.ludotheque.v1.RuleCode\x12\x15\n\rrules_version\x18\x0b \x01(\t\x12\x14\n\x0cseat_secrets\x18\x0c \x01(\x08\x12.\n\x05mooki\x18\x14 \x01(\x0b\x32\x1d.ludotheque.mooki.v1.MaterialH\x00\x12\x32\n\x07pirates\x18\x15 \x01(\x0b\x32\x1f.ludotheque.pirates.v1.MaterialH\x00\x12\x30\n\x06picnic\x18\x16 \x01(\x0b\x32\x1e.ludotheque.picnic.v1.MaterialH\x00\x12\x32\n\x07highlow\x18\x17 \x01(\x0b\x32\x1f.ludotheque.highlow.v1.MaterialH\x00\x42\n\n\x08material\"M\n\x07\x42otInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\"\x90\x01\n\nOptionInfo\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x11\n\tjson_name\x18\x02 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x03 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12*\n\x06values\x18\x04 \x03(\x0b\x32\x1a.ludotheque.v1.OptionValue\"Q\n\x0bOptionValue\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\"y\n\x06Preset\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12+\n\x07options\x18\x03 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\"N\n\x08RuleCode\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Descriptionb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dludotheque/v1/game_kind.proto\x12\rludotheque.v1\x1a\"ludotheque/mooki/v1/material.proto\x1a$ludotheque/pirates/v1/material.proto\x1a#ludotheque/picnic/v1/material.proto\x1a#ludotheque/highlow/v1/highlow.proto\x1a\'ludotheque/tictactoe/v1/tictactoe.proto\x1a$ludotheque/text/v1/description.proto\x1a\x18ludotheque/v1/game.proto\"\xaf\x05\n\x08GameKind\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12-\n\x04name\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12\x30\n\x07summary\x18\x03 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12\x11\n\tmin_seats\x18\x04 \x01(\r\x12\x11\n\tmax_seats\x18\x05 \x01(\r\x12$\n\x04\x62ots\x18\x06 \x03(\x0b\x32\x16.ludotheque.v1.BotInfo\x12*\n\x07options\x18\x07 \x03(\x0b\x32\x19.ludotheque.v1.OptionInfo\x12,\n\x08\x64\x65\x66\x61ults\x18\x08 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12&\n\x07presets\x18\t \x03(\x0b\x32\x15.ludotheque.v1.Preset\x12+\n\nrule_codes\x18\n \x03(\x0b\x32\x17.ludotheque.v1.RuleCode\x12\x15\n\rrules_version\x18\x0b \x01(\t\x12\x14\n\x0cseat_secrets\x18\x0c \x01(\x08\x12.\n\x05mooki\x18\x14 \x01(\x0b\x32\x1d.ludotheque.mooki.v1.MaterialH\x00\x12\x32\n\x07pirates\x18\x15 \x01(\x0b\x32\x1f.ludotheque.pirates.v1.MaterialH\x00\x12\x30\n\x06picnic\x18\x16 \x01(\x0b\x32\x1e.ludotheque.picnic.v1.MaterialH\x00\x12\x32\n\x07highlow\x18\x17 \x01(\x0b\x32\x1f.ludotheque.highlow.v1.MaterialH\x00\x12\x36\n\ttictactoe\x18\x18 \x01(\x0b\x32!.ludotheque.tictactoe.v1.MaterialH\x00\x42\n\n\x08material\"M\n\x07\x42otInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\"\x90\x01\n\nOptionInfo\x12\r\n\x05\x66ield\x18\x01 \x01(\t\x12\x11\n\tjson_name\x18\x02 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x03 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12*\n\x06values\x18\x04 \x03(\x0b\x32\x1a.ludotheque.v1.OptionValue\"Q\n\x0bOptionValue\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\"y\n\x06Preset\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12+\n\x07options\x18\x03 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\"N\n\x08RuleCode\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x02 \x01(\x0b\x32\x1f.ludotheque.text.v1.Descriptionb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ludotheque.v1.game_kind_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GAMEKIND']._serialized_start=261
-  _globals['_GAMEKIND']._serialized_end=892
-  _globals['_BOTINFO']._serialized_start=894
-  _globals['_BOTINFO']._serialized_end=971
-  _globals['_OPTIONINFO']._serialized_start=974
-  _globals['_OPTIONINFO']._serialized_end=1118
-  _globals['_OPTIONVALUE']._serialized_start=1120
-  _globals['_OPTIONVALUE']._serialized_end=1201
-  _globals['_PRESET']._serialized_start=1203
-  _globals['_PRESET']._serialized_end=1324
-  _globals['_RULECODE']._serialized_start=1326
-  _globals['_RULECODE']._serialized_end=1404
+  _globals['_GAMEKIND']._serialized_start=302
+  _globals['_GAMEKIND']._serialized_end=989
+  _globals['_BOTINFO']._serialized_start=991
+  _globals['_BOTINFO']._serialized_end=1068
+  _globals['_OPTIONINFO']._serialized_start=1071
+  _globals['_OPTIONINFO']._serialized_end=1215
+  _globals['_OPTIONVALUE']._serialized_start=1217
+  _globals['_OPTIONVALUE']._serialized_end=1298
+  _globals['_PRESET']._serialized_start=1300
+  _globals['_PRESET']._serialized_end=1421
+  _globals['_RULECODE']._serialized_start=1423
+  _globals['_RULECODE']._serialized_end=1501
 # @@protoc_insertion_point(module_scope)

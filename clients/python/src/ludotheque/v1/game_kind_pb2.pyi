@@ -14,6 +14,7 @@ from ludotheque.mooki.v1 import material_pb2 as _material_pb2
 from ludotheque.picnic.v1 import material_pb2 as _material_pb2_2
 from ludotheque.pirates.v1 import material_pb2 as _material_pb2_1
 from ludotheque.text.v1 import description_pb2 as _description_pb2
+from ludotheque.tictactoe.v1 import tictactoe_pb2 as _tictactoe_pb2
 from ludotheque.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
 import sys
@@ -48,6 +49,7 @@ class GameKind(_message.Message):
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
     HIGHLOW_FIELD_NUMBER: _builtins.int
+    TICTACTOE_FIELD_NUMBER: _builtins.int
     kind: _builtins.str
     """The kind's name in the API, e.g. "mooki" (its folder engines/<kind>/, its package ludotheque.<kind>.v1)."""
     min_seats: _builtins.int
@@ -107,6 +109,10 @@ class GameKind(_message.Message):
     def highlow(self) -> _highlow_pb2.Material:
         """Higher or Lower's material."""
 
+    @_builtins.property
+    def tictactoe(self) -> _tictactoe_pb2.Material:
+        """Tic-tac-toe's material: the grid's size."""
+
     def __init__(
         self,
         *,
@@ -126,12 +132,13 @@ class GameKind(_message.Message):
         pirates: _material_pb2_1.Material | None = ...,
         picnic: _material_pb2_2.Material | None = ...,
         highlow: _highlow_pb2.Material | None = ...,
+        tictactoe: _tictactoe_pb2.Material | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["defaults", b"defaults", "highlow", b"highlow", "material", b"material", "mooki", b"mooki", "name", b"name", "picnic", b"picnic", "pirates", b"pirates", "summary", b"summary"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["defaults", b"defaults", "highlow", b"highlow", "material", b"material", "mooki", b"mooki", "name", b"name", "picnic", b"picnic", "pirates", b"pirates", "summary", b"summary", "tictactoe", b"tictactoe"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "defaults", b"defaults", "highlow", b"highlow", "kind", b"kind", "material", b"material", "max_seats", b"max_seats", "min_seats", b"min_seats", "mooki", b"mooki", "name", b"name", "options", b"options", "picnic", b"picnic", "pirates", b"pirates", "presets", b"presets", "rule_codes", b"rule_codes", "rules_version", b"rules_version", "seat_secrets", b"seat_secrets", "summary", b"summary"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bots", b"bots", "defaults", b"defaults", "highlow", b"highlow", "kind", b"kind", "material", b"material", "max_seats", b"max_seats", "min_seats", b"min_seats", "mooki", b"mooki", "name", b"name", "options", b"options", "picnic", b"picnic", "pirates", b"pirates", "presets", b"presets", "rule_codes", b"rule_codes", "rules_version", b"rules_version", "seat_secrets", b"seat_secrets", "summary", b"summary", "tictactoe", b"tictactoe"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_material: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
+    _WhichOneofReturnType_material: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow", "tictactoe"]  # noqa: Y015
     _WhichOneofArgType_material: _TypeAlias = _typing.Literal["material", b"material"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_material) -> _WhichOneofReturnType_material | None: ...
 

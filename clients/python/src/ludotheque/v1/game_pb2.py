@@ -28,67 +28,68 @@ from ludotheque.mooki.v1 import mooki_pb2 as ludotheque_dot_mooki_dot_v1_dot_moo
 from ludotheque.pirates.v1 import pirates_pb2 as ludotheque_dot_pirates_dot_v1_dot_pirates__pb2
 from ludotheque.picnic.v1 import picnic_pb2 as ludotheque_dot_picnic_dot_v1_dot_picnic__pb2
 from ludotheque.highlow.v1 import highlow_pb2 as ludotheque_dot_highlow_dot_v1_dot_highlow__pb2
+from ludotheque.tictactoe.v1 import tictactoe_pb2 as ludotheque_dot_tictactoe_dot_v1_dot_tictactoe__pb2
 from ludotheque.text.v1 import description_pb2 as ludotheque_dot_text_dot_v1_dot_description__pb2
 from ludotheque.v1 import choice_pb2 as ludotheque_dot_v1_dot_choice__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18ludotheque/v1/game.proto\x12\rludotheque.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fludotheque/mooki/v1/mooki.proto\x1a#ludotheque/pirates/v1/pirates.proto\x1a!ludotheque/picnic/v1/picnic.proto\x1a#ludotheque/highlow/v1/highlow.proto\x1a$ludotheque/text/v1/description.proto\x1a\x1aludotheque/v1/choice.proto\"_\n\x08SeatSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x03\x61ge\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\x12\x0c\n\x04open\x18\n \x01(\x08\x12\x10\n\x08stand_in\x18\x0b \x01(\tB\x06\n\x04_age\"\xaa\x01\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x03\x61ge\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\x12\x0c\n\x04open\x18\n \x01(\x08\x12\x10\n\x08stand_in\x18\x0b \x01(\t\x12\x15\n\rtaken_over_by\x18\x0c \x01(\t\x12\'\n\x05\x63lock\x18\r \x01(\x0b\x32\x18.ludotheque.v1.SeatClockB\x06\n\x04_age\"P\n\tTurnClock\x12\x14\n\x0cturn_seconds\x18\x01 \x01(\r\x12\x14\n\x0c\x62\x61nk_seconds\x18\x02 \x01(\r\x12\x17\n\x0ftake_over_after\x18\x03 \x01(\r\"\xa6\x01\n\tSeatClock\x12\'\n\x04\x62\x61nk\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\tremaining\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x14\n\x0cmissed_turns\x18\x04 \x01(\r\" \n\x08Presence\x12\x14\n\x0conline_seats\x18\x01 \x03(\r\"\x88\x02\n\nTableEvent\x12+\n\x06joined\x18\x01 \x01(\x0b\x32\x19.ludotheque.v1.SeatJoinedH\x00\x12\'\n\x04left\x18\x02 \x01(\x0b\x32\x17.ludotheque.v1.SeatLeftH\x00\x12\x30\n\ttimed_out\x18\x03 \x01(\x0b\x32\x1b.ludotheque.v1.TurnTimedOutH\x00\x12\x32\n\ntaken_over\x18\x04 \x01(\x0b\x32\x1c.ludotheque.v1.SeatTakenOverH\x00\x12\x34\n\x0bhanded_back\x18\x05 \x01(\x0b\x32\x1d.ludotheque.v1.SeatHandedBackH\x00\x42\x08\n\x06\x63hange\"a\n\nSeatJoined\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x03\x61ge\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\x12\x10\n\x08stand_in\x18\x05 \x01(\tB\x06\n\x04_age\"&\n\x08SeatLeft\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\"2\n\x0cTurnTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x14\n\x0cmissed_turns\x18\x02 \x01(\r\"Y\n\rSeatTakenOver\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12-\n\x06reason\x18\x03 \x01(\x0e\x32\x1d.ludotheque.v1.TakeOverReason\"\x1e\n\x0eSeatHandedBack\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\xdb\x01\n\x0bGameOptions\x12-\n\x05mooki\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.OptionsH\x00\x12\x31\n\x07pirates\x18\x02 \x01(\x0b\x32\x1e.ludotheque.pirates.v1.OptionsH\x00\x12/\n\x06picnic\x18\x03 \x01(\x0b\x32\x1d.ludotheque.picnic.v1.OptionsH\x00\x12\x31\n\x07highlow\x18\x04 \x01(\x0b\x32\x1e.ludotheque.highlow.v1.OptionsH\x00\x42\x06\n\x04game\"\xb5\x02\n\x07\x43ommand\x12-\n\x05mooki\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.CommandH\x00\x12\x31\n\x07pirates\x18\x02 \x01(\x0b\x32\x1e.ludotheque.pirates.v1.CommandH\x00\x12/\n\x06picnic\x18\x03 \x01(\x0b\x32\x1d.ludotheque.picnic.v1.CommandH\x00\x12\x31\n\x07highlow\x18\x04 \x01(\x0b\x32\x1e.ludotheque.highlow.v1.CommandH\x00\x12\x34\n\x0b\x64\x65scription\x18\x14 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12&\n\x07\x63hoices\x18\x15 \x03(\x0b\x32\x15.ludotheque.v1.ChoiceB\x06\n\x04game\"\xcc\x01\n\x08GameView\x12*\n\x05mooki\x18\x01 \x01(\x0b\x32\x19.ludotheque.mooki.v1.ViewH\x00\x12.\n\x07pirates\x18\x02 \x01(\x0b\x32\x1b.ludotheque.pirates.v1.ViewH\x00\x12,\n\x06picnic\x18\x03 \x01(\x0b\x32\x1a.ludotheque.picnic.v1.ViewH\x00\x12.\n\x07highlow\x18\x04 \x01(\x0b\x32\x1b.ludotheque.highlow.v1.ViewH\x00\x42\x06\n\x04game\"\xa4\x04\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\rH\x01\x88\x01\x01\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12/\n\x0brecorded_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrules_version\x18\x05 \x01(\t\x12\'\n\x07\x63ommand\x18\x06 \x01(\x0b\x32\x16.ludotheque.v1.Command\x12\x11\n\tgame_over\x18\x07 \x01(\x08\x12\x30\n\x0chistory_loss\x18\x08 \x01(\x0b\x32\x1a.ludotheque.v1.HistoryLoss\x12\x34\n\x0b\x64\x65scription\x18\x14 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12(\n\x05table\x18\x15 \x01(\x0b\x32\x19.ludotheque.v1.TableEvent\x12+\n\x05mooki\x18\n \x01(\x0b\x32\x1a.ludotheque.mooki.v1.EventH\x00\x12/\n\x07pirates\x18\x0b \x01(\x0b\x32\x1c.ludotheque.pirates.v1.EventH\x00\x12-\n\x06picnic\x18\x0c \x01(\x0b\x32\x1b.ludotheque.picnic.v1.EventH\x00\x12/\n\x07highlow\x18\r \x01(\x0b\x32\x1c.ludotheque.highlow.v1.EventH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\":\n\x0bHistoryLoss\x12\r\n\x05\x66irst\x18\x01 \x01(\x04\x12\x0c\n\x04last\x18\x02 \x01(\x04\x12\x0e\n\x06reused\x18\x03 \x01(\x08\"q\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\r\x12\x0e\n\x06scores\x18\x02 \x03(\x03\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x04 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\"M\n\x06Viewer\x12\'\n\x04role\x18\x01 \x01(\x0e\x32\x19.ludotheque.v1.ViewerRole\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"\xe8\x05\n\x04Game\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\"\n\x05seats\x18\x05 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12+\n\x07options\x18\x06 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\x0e\n\x06to_act\x18\x07 \x03(\r\x12\'\n\x07outcome\x18\x08 \x01(\x0b\x32\x16.ludotheque.v1.Outcome\x12%\n\x04view\x18\t \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12.\n\x0elegal_commands\x18\n \x03(\x0b\x32\x16.ludotheque.v1.Command\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x06viewer\x18\r \x01(\x0b\x32\x15.ludotheque.v1.Viewer\x12\x15\n\rrules_version\x18\x0e \x01(\t\x12\x32\n\x0ehistory_losses\x18\x0f \x03(\x0b\x32\x1a.ludotheque.v1.HistoryLoss\x12-\n\nvisibility\x18\x14 \x01(\x0e\x32\x19.ludotheque.v1.Visibility\x12\x12\n\ncreated_by\x18\x15 \x01(\t\x12\'\n\x05\x63lock\x18\x16 \x01(\x0b\x32\x18.ludotheque.v1.TurnClock\x12\x11\n\tjoin_code\x18\x17 \x01(\t\x12)\n\x08presence\x18\x18 \x01(\x0b\x32\x17.ludotheque.v1.Presence\x12\x17\n\x0frematch_game_id\x18\x19 \x01(\t\x12\x0f\n\x07receipt\x18\x1a \x01(\t\"\xd0\x02\n\nGameRecord\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\"\n\x05seats\x18\x03 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrules_version\x18\x07 \x01(\t\x12-\n\nvisibility\x18\x14 \x01(\x0e\x32\x19.ludotheque.v1.Visibility\x12\x12\n\ncreated_by\x18\x15 \x01(\t\x12\'\n\x05\x63lock\x18\x16 \x01(\x0b\x32\x18.ludotheque.v1.TurnClock\x12\x11\n\tjoin_code\x18\x17 \x01(\t\"\xc2\x02\n\rGameLogHeader\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x15\n\rrules_version\x18\x04 \x01(\t\x12+\n\x07options\x18\x05 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\"\n\x05seats\x18\x06 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x06viewer\x18\x08 \x01(\x0b\x32\x15.ludotheque.v1.Viewer\x12\x11\n\x04seed\x18\t \x01(\x04H\x00\x88\x01\x01\x12\'\n\x05\x63lock\x18\x14 \x01(\x0b\x32\x18.ludotheque.v1.TurnClockB\x07\n\x05_seed\"]\n\x07GameLog\x12,\n\x06header\x18\x01 \x01(\x0b\x32\x1c.ludotheque.v1.GameLogHeader\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.ludotheque.v1.Event*u\n\x0eTakeOverReason\x12 \n\x1cTAKE_OVER_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1aTAKE_OVER_REASON_REQUESTED\x10\x01\x12!\n\x1dTAKE_OVER_REASON_MISSED_TURNS\x10\x02*q\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02\x12\x14\n\x10GAME_STATUS_OPEN\x10\x03*o\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x17\n\x13VISIBILITY_UNLISTED\x10\x01\x12\x15\n\x11VISIBILITY_LISTED\x10\x02\x12\x15\n\x11VISIBILITY_PUBLIC\x10\x03*q\n\nViewerRole\x12\x1b\n\x17VIEWER_ROLE_UNSPECIFIED\x10\x00\x12\x14\n\x10VIEWER_ROLE_SEAT\x10\x01\x12\x19\n\x15VIEWER_ROLE_SPECTATOR\x10\x02\x12\x15\n\x11VIEWER_ROLE_ADMIN\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18ludotheque/v1/game.proto\x12\rludotheque.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1fludotheque/mooki/v1/mooki.proto\x1a#ludotheque/pirates/v1/pirates.proto\x1a!ludotheque/picnic/v1/picnic.proto\x1a#ludotheque/highlow/v1/highlow.proto\x1a\'ludotheque/tictactoe/v1/tictactoe.proto\x1a$ludotheque/text/v1/description.proto\x1a\x1aludotheque/v1/choice.proto\"_\n\x08SeatSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x10\n\x03\x61ge\x18\x02 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x03 \x01(\t\x12\x0c\n\x04open\x18\n \x01(\x08\x12\x10\n\x08stand_in\x18\x0b \x01(\tB\x06\n\x04_age\"\xaa\x01\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x03\x61ge\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\x12\x0c\n\x04open\x18\n \x01(\x08\x12\x10\n\x08stand_in\x18\x0b \x01(\t\x12\x15\n\rtaken_over_by\x18\x0c \x01(\t\x12\'\n\x05\x63lock\x18\r \x01(\x0b\x32\x18.ludotheque.v1.SeatClockB\x06\n\x04_age\"P\n\tTurnClock\x12\x14\n\x0cturn_seconds\x18\x01 \x01(\r\x12\x14\n\x0c\x62\x61nk_seconds\x18\x02 \x01(\r\x12\x17\n\x0ftake_over_after\x18\x03 \x01(\r\"\xa6\x01\n\tSeatClock\x12\'\n\x04\x62\x61nk\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\x08\x64\x65\x61\x64line\x18\x02 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\tremaining\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x14\n\x0cmissed_turns\x18\x04 \x01(\r\" \n\x08Presence\x12\x14\n\x0conline_seats\x18\x01 \x03(\r\"\x88\x02\n\nTableEvent\x12+\n\x06joined\x18\x01 \x01(\x0b\x32\x19.ludotheque.v1.SeatJoinedH\x00\x12\'\n\x04left\x18\x02 \x01(\x0b\x32\x17.ludotheque.v1.SeatLeftH\x00\x12\x30\n\ttimed_out\x18\x03 \x01(\x0b\x32\x1b.ludotheque.v1.TurnTimedOutH\x00\x12\x32\n\ntaken_over\x18\x04 \x01(\x0b\x32\x1c.ludotheque.v1.SeatTakenOverH\x00\x12\x34\n\x0bhanded_back\x18\x05 \x01(\x0b\x32\x1d.ludotheque.v1.SeatHandedBackH\x00\x42\x08\n\x06\x63hange\"a\n\nSeatJoined\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x10\n\x03\x61ge\x18\x03 \x01(\rH\x00\x88\x01\x01\x12\x0b\n\x03\x62ot\x18\x04 \x01(\t\x12\x10\n\x08stand_in\x18\x05 \x01(\tB\x06\n\x04_age\"&\n\x08SeatLeft\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\"2\n\x0cTurnTimedOut\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x14\n\x0cmissed_turns\x18\x02 \x01(\r\"Y\n\rSeatTakenOver\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0b\n\x03\x62ot\x18\x02 \x01(\t\x12-\n\x06reason\x18\x03 \x01(\x0e\x32\x1d.ludotheque.v1.TakeOverReason\"\x1e\n\x0eSeatHandedBack\x12\x0c\n\x04seat\x18\x01 \x01(\r\"\x92\x02\n\x0bGameOptions\x12-\n\x05mooki\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.OptionsH\x00\x12\x31\n\x07pirates\x18\x02 \x01(\x0b\x32\x1e.ludotheque.pirates.v1.OptionsH\x00\x12/\n\x06picnic\x18\x03 \x01(\x0b\x32\x1d.ludotheque.picnic.v1.OptionsH\x00\x12\x31\n\x07highlow\x18\x04 \x01(\x0b\x32\x1e.ludotheque.highlow.v1.OptionsH\x00\x12\x35\n\ttictactoe\x18\x05 \x01(\x0b\x32 .ludotheque.tictactoe.v1.OptionsH\x00\x42\x06\n\x04game\"\xec\x02\n\x07\x43ommand\x12-\n\x05mooki\x18\x01 \x01(\x0b\x32\x1c.ludotheque.mooki.v1.CommandH\x00\x12\x31\n\x07pirates\x18\x02 \x01(\x0b\x32\x1e.ludotheque.pirates.v1.CommandH\x00\x12/\n\x06picnic\x18\x03 \x01(\x0b\x32\x1d.ludotheque.picnic.v1.CommandH\x00\x12\x31\n\x07highlow\x18\x04 \x01(\x0b\x32\x1e.ludotheque.highlow.v1.CommandH\x00\x12\x35\n\ttictactoe\x18\x05 \x01(\x0b\x32 .ludotheque.tictactoe.v1.CommandH\x00\x12\x34\n\x0b\x64\x65scription\x18\x14 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12&\n\x07\x63hoices\x18\x15 \x03(\x0b\x32\x15.ludotheque.v1.ChoiceB\x06\n\x04game\"\x80\x02\n\x08GameView\x12*\n\x05mooki\x18\x01 \x01(\x0b\x32\x19.ludotheque.mooki.v1.ViewH\x00\x12.\n\x07pirates\x18\x02 \x01(\x0b\x32\x1b.ludotheque.pirates.v1.ViewH\x00\x12,\n\x06picnic\x18\x03 \x01(\x0b\x32\x1a.ludotheque.picnic.v1.ViewH\x00\x12.\n\x07highlow\x18\x04 \x01(\x0b\x32\x1b.ludotheque.highlow.v1.ViewH\x00\x12\x32\n\ttictactoe\x18\x05 \x01(\x0b\x32\x1d.ludotheque.tictactoe.v1.ViewH\x00\x42\x06\n\x04game\"\xd9\x04\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\rH\x01\x88\x01\x01\x12\x12\n\ncommand_id\x18\x03 \x01(\t\x12/\n\x0brecorded_at\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrules_version\x18\x05 \x01(\t\x12\'\n\x07\x63ommand\x18\x06 \x01(\x0b\x32\x16.ludotheque.v1.Command\x12\x11\n\tgame_over\x18\x07 \x01(\x08\x12\x30\n\x0chistory_loss\x18\x08 \x01(\x0b\x32\x1a.ludotheque.v1.HistoryLoss\x12\x34\n\x0b\x64\x65scription\x18\x14 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\x12(\n\x05table\x18\x15 \x01(\x0b\x32\x19.ludotheque.v1.TableEvent\x12+\n\x05mooki\x18\n \x01(\x0b\x32\x1a.ludotheque.mooki.v1.EventH\x00\x12/\n\x07pirates\x18\x0b \x01(\x0b\x32\x1c.ludotheque.pirates.v1.EventH\x00\x12-\n\x06picnic\x18\x0c \x01(\x0b\x32\x1b.ludotheque.picnic.v1.EventH\x00\x12/\n\x07highlow\x18\r \x01(\x0b\x32\x1c.ludotheque.highlow.v1.EventH\x00\x12\x33\n\ttictactoe\x18\x0e \x01(\x0b\x32\x1e.ludotheque.tictactoe.v1.EventH\x00\x42\x06\n\x04gameB\x07\n\x05_seat\":\n\x0bHistoryLoss\x12\r\n\x05\x66irst\x18\x01 \x01(\x04\x12\x0c\n\x04last\x18\x02 \x01(\x04\x12\x0e\n\x06reused\x18\x03 \x01(\x08\"q\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\r\x12\x0e\n\x06scores\x18\x02 \x03(\x03\x12\x0f\n\x07summary\x18\x03 \x01(\t\x12\x34\n\x0b\x64\x65scription\x18\x04 \x01(\x0b\x32\x1f.ludotheque.text.v1.Description\"M\n\x06Viewer\x12\'\n\x04role\x18\x01 \x01(\x0e\x32\x19.ludotheque.v1.ViewerRole\x12\x11\n\x04seat\x18\x02 \x01(\rH\x00\x88\x01\x01\x42\x07\n\x05_seat\"\xe8\x05\n\x04Game\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.ludotheque.v1.GameStatus\x12\x0f\n\x07version\x18\x04 \x01(\x04\x12\"\n\x05seats\x18\x05 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12+\n\x07options\x18\x06 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\x0e\n\x06to_act\x18\x07 \x03(\r\x12\'\n\x07outcome\x18\x08 \x01(\x0b\x32\x16.ludotheque.v1.Outcome\x12%\n\x04view\x18\t \x01(\x0b\x32\x17.ludotheque.v1.GameView\x12.\n\x0elegal_commands\x18\n \x03(\x0b\x32\x16.ludotheque.v1.Command\x12.\n\ncreated_at\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nupdated_at\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x06viewer\x18\r \x01(\x0b\x32\x15.ludotheque.v1.Viewer\x12\x15\n\rrules_version\x18\x0e \x01(\t\x12\x32\n\x0ehistory_losses\x18\x0f \x03(\x0b\x32\x1a.ludotheque.v1.HistoryLoss\x12-\n\nvisibility\x18\x14 \x01(\x0e\x32\x19.ludotheque.v1.Visibility\x12\x12\n\ncreated_by\x18\x15 \x01(\t\x12\'\n\x05\x63lock\x18\x16 \x01(\x0b\x32\x18.ludotheque.v1.TurnClock\x12\x11\n\tjoin_code\x18\x17 \x01(\t\x12)\n\x08presence\x18\x18 \x01(\x0b\x32\x17.ludotheque.v1.Presence\x12\x17\n\x0frematch_game_id\x18\x19 \x01(\t\x12\x0f\n\x07receipt\x18\x1a \x01(\t\"\xd0\x02\n\nGameRecord\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\"\n\x05seats\x18\x03 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12+\n\x07options\x18\x04 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\x0c\n\x04seed\x18\x05 \x01(\x04\x12.\n\ncreated_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x15\n\rrules_version\x18\x07 \x01(\t\x12-\n\nvisibility\x18\x14 \x01(\x0e\x32\x19.ludotheque.v1.Visibility\x12\x12\n\ncreated_by\x18\x15 \x01(\t\x12\'\n\x05\x63lock\x18\x16 \x01(\x0b\x32\x18.ludotheque.v1.TurnClock\x12\x11\n\tjoin_code\x18\x17 \x01(\t\"\xc2\x02\n\rGameLogHeader\x12\x0e\n\x06\x66ormat\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\x12\x0c\n\x04kind\x18\x03 \x01(\t\x12\x15\n\rrules_version\x18\x04 \x01(\t\x12+\n\x07options\x18\x05 \x01(\x0b\x32\x1a.ludotheque.v1.GameOptions\x12\"\n\x05seats\x18\x06 \x03(\x0b\x32\x13.ludotheque.v1.Seat\x12.\n\ncreated_at\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12%\n\x06viewer\x18\x08 \x01(\x0b\x32\x15.ludotheque.v1.Viewer\x12\x11\n\x04seed\x18\t \x01(\x04H\x00\x88\x01\x01\x12\'\n\x05\x63lock\x18\x14 \x01(\x0b\x32\x18.ludotheque.v1.TurnClockB\x07\n\x05_seed\"]\n\x07GameLog\x12,\n\x06header\x18\x01 \x01(\x0b\x32\x1c.ludotheque.v1.GameLogHeader\x12$\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x14.ludotheque.v1.Event*u\n\x0eTakeOverReason\x12 \n\x1cTAKE_OVER_REASON_UNSPECIFIED\x10\x00\x12\x1e\n\x1aTAKE_OVER_REASON_REQUESTED\x10\x01\x12!\n\x1dTAKE_OVER_REASON_MISSED_TURNS\x10\x02*q\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12GAME_STATUS_ACTIVE\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02\x12\x14\n\x10GAME_STATUS_OPEN\x10\x03*o\n\nVisibility\x12\x1a\n\x16VISIBILITY_UNSPECIFIED\x10\x00\x12\x17\n\x13VISIBILITY_UNLISTED\x10\x01\x12\x15\n\x11VISIBILITY_LISTED\x10\x02\x12\x15\n\x11VISIBILITY_PUBLIC\x10\x03*q\n\nViewerRole\x12\x1b\n\x17VIEWER_ROLE_UNSPECIFIED\x10\x00\x12\x14\n\x10VIEWER_ROLE_SEAT\x10\x01\x12\x19\n\x15VIEWER_ROLE_SPECTATOR\x10\x02\x12\x15\n\x11VIEWER_ROLE_ADMIN\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'ludotheque.v1.game_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TAKEOVERREASON']._serialized_start=4504
-  _globals['_TAKEOVERREASON']._serialized_end=4621
-  _globals['_GAMESTATUS']._serialized_start=4623
-  _globals['_GAMESTATUS']._serialized_end=4736
-  _globals['_VISIBILITY']._serialized_start=4738
-  _globals['_VISIBILITY']._serialized_end=4849
-  _globals['_VIEWERROLE']._serialized_start=4851
-  _globals['_VIEWERROLE']._serialized_end=4964
-  _globals['_SEATSPEC']._serialized_start=316
-  _globals['_SEATSPEC']._serialized_end=411
-  _globals['_SEAT']._serialized_start=414
-  _globals['_SEAT']._serialized_end=584
-  _globals['_TURNCLOCK']._serialized_start=586
-  _globals['_TURNCLOCK']._serialized_end=666
-  _globals['_SEATCLOCK']._serialized_start=669
-  _globals['_SEATCLOCK']._serialized_end=835
-  _globals['_PRESENCE']._serialized_start=837
-  _globals['_PRESENCE']._serialized_end=869
-  _globals['_TABLEEVENT']._serialized_start=872
-  _globals['_TABLEEVENT']._serialized_end=1136
-  _globals['_SEATJOINED']._serialized_start=1138
-  _globals['_SEATJOINED']._serialized_end=1235
-  _globals['_SEATLEFT']._serialized_start=1237
-  _globals['_SEATLEFT']._serialized_end=1275
-  _globals['_TURNTIMEDOUT']._serialized_start=1277
-  _globals['_TURNTIMEDOUT']._serialized_end=1327
-  _globals['_SEATTAKENOVER']._serialized_start=1329
-  _globals['_SEATTAKENOVER']._serialized_end=1418
-  _globals['_SEATHANDEDBACK']._serialized_start=1420
-  _globals['_SEATHANDEDBACK']._serialized_end=1450
-  _globals['_GAMEOPTIONS']._serialized_start=1453
-  _globals['_GAMEOPTIONS']._serialized_end=1672
-  _globals['_COMMAND']._serialized_start=1675
-  _globals['_COMMAND']._serialized_end=1984
-  _globals['_GAMEVIEW']._serialized_start=1987
-  _globals['_GAMEVIEW']._serialized_end=2191
-  _globals['_EVENT']._serialized_start=2194
-  _globals['_EVENT']._serialized_end=2742
-  _globals['_HISTORYLOSS']._serialized_start=2744
-  _globals['_HISTORYLOSS']._serialized_end=2802
-  _globals['_OUTCOME']._serialized_start=2804
-  _globals['_OUTCOME']._serialized_end=2917
-  _globals['_VIEWER']._serialized_start=2919
-  _globals['_VIEWER']._serialized_end=2996
-  _globals['_GAME']._serialized_start=2999
-  _globals['_GAME']._serialized_end=3743
-  _globals['_GAMERECORD']._serialized_start=3746
-  _globals['_GAMERECORD']._serialized_end=4082
-  _globals['_GAMELOGHEADER']._serialized_start=4085
-  _globals['_GAMELOGHEADER']._serialized_end=4407
-  _globals['_GAMELOG']._serialized_start=4409
-  _globals['_GAMELOG']._serialized_end=4502
+  _globals['_TAKEOVERREASON']._serialized_start=4760
+  _globals['_TAKEOVERREASON']._serialized_end=4877
+  _globals['_GAMESTATUS']._serialized_start=4879
+  _globals['_GAMESTATUS']._serialized_end=4992
+  _globals['_VISIBILITY']._serialized_start=4994
+  _globals['_VISIBILITY']._serialized_end=5105
+  _globals['_VIEWERROLE']._serialized_start=5107
+  _globals['_VIEWERROLE']._serialized_end=5220
+  _globals['_SEATSPEC']._serialized_start=357
+  _globals['_SEATSPEC']._serialized_end=452
+  _globals['_SEAT']._serialized_start=455
+  _globals['_SEAT']._serialized_end=625
+  _globals['_TURNCLOCK']._serialized_start=627
+  _globals['_TURNCLOCK']._serialized_end=707
+  _globals['_SEATCLOCK']._serialized_start=710
+  _globals['_SEATCLOCK']._serialized_end=876
+  _globals['_PRESENCE']._serialized_start=878
+  _globals['_PRESENCE']._serialized_end=910
+  _globals['_TABLEEVENT']._serialized_start=913
+  _globals['_TABLEEVENT']._serialized_end=1177
+  _globals['_SEATJOINED']._serialized_start=1179
+  _globals['_SEATJOINED']._serialized_end=1276
+  _globals['_SEATLEFT']._serialized_start=1278
+  _globals['_SEATLEFT']._serialized_end=1316
+  _globals['_TURNTIMEDOUT']._serialized_start=1318
+  _globals['_TURNTIMEDOUT']._serialized_end=1368
+  _globals['_SEATTAKENOVER']._serialized_start=1370
+  _globals['_SEATTAKENOVER']._serialized_end=1459
+  _globals['_SEATHANDEDBACK']._serialized_start=1461
+  _globals['_SEATHANDEDBACK']._serialized_end=1491
+  _globals['_GAMEOPTIONS']._serialized_start=1494
+  _globals['_GAMEOPTIONS']._serialized_end=1768
+  _globals['_COMMAND']._serialized_start=1771
+  _globals['_COMMAND']._serialized_end=2135
+  _globals['_GAMEVIEW']._serialized_start=2138
+  _globals['_GAMEVIEW']._serialized_end=2394
+  _globals['_EVENT']._serialized_start=2397
+  _globals['_EVENT']._serialized_end=2998
+  _globals['_HISTORYLOSS']._serialized_start=3000
+  _globals['_HISTORYLOSS']._serialized_end=3058
+  _globals['_OUTCOME']._serialized_start=3060
+  _globals['_OUTCOME']._serialized_end=3173
+  _globals['_VIEWER']._serialized_start=3175
+  _globals['_VIEWER']._serialized_end=3252
+  _globals['_GAME']._serialized_start=3255
+  _globals['_GAME']._serialized_end=3999
+  _globals['_GAMERECORD']._serialized_start=4002
+  _globals['_GAMERECORD']._serialized_end=4338
+  _globals['_GAMELOGHEADER']._serialized_start=4341
+  _globals['_GAMELOGHEADER']._serialized_end=4663
+  _globals['_GAMELOG']._serialized_start=4665
+  _globals['_GAMELOG']._serialized_end=4758
 # @@protoc_insertion_point(module_scope)

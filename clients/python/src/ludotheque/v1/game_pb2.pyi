@@ -17,6 +17,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as _mooki_pb2
 from ludotheque.picnic.v1 import picnic_pb2 as _picnic_pb2
 from ludotheque.pirates.v1 import pirates_pb2 as _pirates_pb2
 from ludotheque.text.v1 import description_pb2 as _description_pb2
+from ludotheque.tictactoe.v1 import tictactoe_pb2 as _tictactoe_pb2
 from ludotheque.v1 import choice_pb2 as _choice_pb2
 import builtins as _builtins
 import sys
@@ -583,6 +584,7 @@ class GameOptions(_message.Message):
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
     HIGHLOW_FIELD_NUMBER: _builtins.int
+    TICTACTOE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.Options:
         """Mooki Island."""
@@ -599,6 +601,10 @@ class GameOptions(_message.Message):
     def highlow(self) -> _highlow_pb2.Options:
         """Higher or Lower."""
 
+    @_builtins.property
+    def tictactoe(self) -> _tictactoe_pb2.Options:
+        """Tic-tac-toe."""
+
     def __init__(
         self,
         *,
@@ -606,12 +612,13 @@ class GameOptions(_message.Message):
         pirates: _pirates_pb2.Options | None = ...,
         picnic: _picnic_pb2.Options | None = ...,
         highlow: _highlow_pb2.Options | None = ...,
+        tictactoe: _tictactoe_pb2.Options | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tictactoe", b"tictactoe"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tictactoe", b"tictactoe"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow", "tictactoe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -627,6 +634,7 @@ class Command(_message.Message):
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
     HIGHLOW_FIELD_NUMBER: _builtins.int
+    TICTACTOE_FIELD_NUMBER: _builtins.int
     DESCRIPTION_FIELD_NUMBER: _builtins.int
     CHOICES_FIELD_NUMBER: _builtins.int
     @_builtins.property
@@ -644,6 +652,10 @@ class Command(_message.Message):
     @_builtins.property
     def highlow(self) -> _highlow_pb2.Command:
         """A Higher or Lower move."""
+
+    @_builtins.property
+    def tictactoe(self) -> _tictactoe_pb2.Command:
+        """A Tic-tac-toe move."""
 
     @_builtins.property
     def description(self) -> _description_pb2.Description:
@@ -666,14 +678,15 @@ class Command(_message.Message):
         pirates: _pirates_pb2.Command | None = ...,
         picnic: _picnic_pb2.Command | None = ...,
         highlow: _highlow_pb2.Command | None = ...,
+        tictactoe: _tictactoe_pb2.Command | None = ...,
         description: _description_pb2.Description | None = ...,
         choices: _abc.Iterable[_choice_pb2.Choice] | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["description", b"description", "game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tictactoe", b"tictactoe"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["choices", b"choices", "description", b"description", "game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["choices", b"choices", "description", b"description", "game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tictactoe", b"tictactoe"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow", "tictactoe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -689,6 +702,7 @@ class GameView(_message.Message):
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
     HIGHLOW_FIELD_NUMBER: _builtins.int
+    TICTACTOE_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def mooki(self) -> _mooki_pb2.View:
         """What one viewer sees of a Mooki Island game."""
@@ -705,6 +719,10 @@ class GameView(_message.Message):
     def highlow(self) -> _highlow_pb2.View:
         """What one viewer sees of a Higher or Lower game."""
 
+    @_builtins.property
+    def tictactoe(self) -> _tictactoe_pb2.View:
+        """What a viewer sees of a Tic-tac-toe game: everything, the same for all."""
+
     def __init__(
         self,
         *,
@@ -712,12 +730,13 @@ class GameView(_message.Message):
         pirates: _pirates_pb2.View | None = ...,
         picnic: _picnic_pb2.View | None = ...,
         highlow: _highlow_pb2.View | None = ...,
+        tictactoe: _tictactoe_pb2.View | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tictactoe", b"tictactoe"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "highlow", b"highlow", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "tictactoe", b"tictactoe"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow", "tictactoe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -743,6 +762,7 @@ class Event(_message.Message):
     PIRATES_FIELD_NUMBER: _builtins.int
     PICNIC_FIELD_NUMBER: _builtins.int
     HIGHLOW_FIELD_NUMBER: _builtins.int
+    TICTACTOE_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The game's version once this event applied: events are numbered 1, 2, 3..."""
     seat: _builtins.int
@@ -802,6 +822,10 @@ class Event(_message.Message):
     def highlow(self) -> _highlow_pb2.Event:
         """A Higher or Lower event."""
 
+    @_builtins.property
+    def tictactoe(self) -> _tictactoe_pb2.Event:
+        """A Tic-tac-toe event."""
+
     def __init__(
         self,
         *,
@@ -819,14 +843,15 @@ class Event(_message.Message):
         pirates: _pirates_pb2.Event | None = ...,
         picnic: _picnic_pb2.Event | None = ...,
         highlow: _highlow_pb2.Event | None = ...,
+        tictactoe: _tictactoe_pb2.Event | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "highlow", b"highlow", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat", "table", b"table"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "description", b"description", "game", b"game", "highlow", b"highlow", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "seat", b"seat", "table", b"table", "tictactoe", b"tictactoe"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "highlow", b"highlow", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "table", b"table", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "command", b"command", "command_id", b"command_id", "description", b"description", "game", b"game", "game_over", b"game_over", "highlow", b"highlow", "history_loss", b"history_loss", "mooki", b"mooki", "picnic", b"picnic", "pirates", b"pirates", "recorded_at", b"recorded_at", "rules_version", b"rules_version", "seat", b"seat", "table", b"table", "tictactoe", b"tictactoe", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["mooki", "pirates", "picnic", "highlow", "tictactoe"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...

@@ -14,13 +14,15 @@ import type { Event as Event$2 } from "../picnic/v1/picnic_pb.js";
 import { file_ludotheque_picnic_v1_picnic } from "../picnic/v1/picnic_pb.js";
 import type { Event as Event$3 } from "../highlow/v1/highlow_pb.js";
 import { file_ludotheque_highlow_v1_highlow } from "../highlow/v1/highlow_pb.js";
+import type { Event as Event$4 } from "../tictactoe/v1/tictactoe_pb.js";
+import { file_ludotheque_tictactoe_v1_tictactoe } from "../tictactoe/v1/tictactoe_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ludotheque/v1/event_run.proto.
  */
 export const file_ludotheque_v1_event_run: GenFile = /*@__PURE__*/
-  fileDesc("Ch1sdWRvdGhlcXVlL3YxL2V2ZW50X3J1bi5wcm90bxINbHVkb3RoZXF1ZS52MSL6AQoIRXZlbnRSdW4SEAoIdmVyc2lvbnMYASADKAQSFgoOaGlzdG9yeV9sb3NzZXMYCCADKAwSKQoFbW9va2kYCiADKAsyGi5sdWRvdGhlcXVlLm1vb2tpLnYxLkV2ZW50Ei0KB3BpcmF0ZXMYCyADKAsyHC5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuRXZlbnQSKwoGcGljbmljGAwgAygLMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuRXZlbnQSLQoHaGlnaGxvdxgNIAMoCzIcLmx1ZG90aGVxdWUuaGlnaGxvdy52MS5FdmVudBIOCgZ0YWJsZXMYFSADKAxiBnByb3RvMw", [file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic, file_ludotheque_highlow_v1_highlow]);
+  fileDesc("Ch1sdWRvdGhlcXVlL3YxL2V2ZW50X3J1bi5wcm90bxINbHVkb3RoZXF1ZS52MSKtAgoIRXZlbnRSdW4SEAoIdmVyc2lvbnMYASADKAQSFgoOaGlzdG9yeV9sb3NzZXMYCCADKAwSKQoFbW9va2kYCiADKAsyGi5sdWRvdGhlcXVlLm1vb2tpLnYxLkV2ZW50Ei0KB3BpcmF0ZXMYCyADKAsyHC5sdWRvdGhlcXVlLnBpcmF0ZXMudjEuRXZlbnQSKwoGcGljbmljGAwgAygLMhsubHVkb3RoZXF1ZS5waWNuaWMudjEuRXZlbnQSLQoHaGlnaGxvdxgNIAMoCzIcLmx1ZG90aGVxdWUuaGlnaGxvdy52MS5FdmVudBIxCgl0aWN0YWN0b2UYDiADKAsyHi5sdWRvdGhlcXVlLnRpY3RhY3RvZS52MS5FdmVudBIOCgZ0YWJsZXMYFSADKAxiBnByb3RvMw", [file_ludotheque_mooki_v1_mooki, file_ludotheque_pirates_v1_pirates, file_ludotheque_picnic_v1_picnic, file_ludotheque_highlow_v1_highlow, file_ludotheque_tictactoe_v1_tictactoe]);
 
 /**
  * A run of a game's stored events read at once, for a replay: the stored Event
@@ -76,6 +78,13 @@ export type EventRun = Message<"ludotheque.v1.EventRun"> & {
    * @generated from field: repeated ludotheque.highlow.v1.Event highlow = 13;
    */
   highlow: Event$3[];
+
+  /**
+   * The Tic-tac-toe events (Event.tictactoe), in order.
+   *
+   * @generated from field: repeated ludotheque.tictactoe.v1.Event tictactoe = 14;
+   */
+  tictactoe: Event$4[];
 
   /**
    * Each table event (Event.table), encoded: only counted, as `history_losses`.

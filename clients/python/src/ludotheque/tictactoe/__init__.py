@@ -1,0 +1,1 @@
+"""Generated from proto/ by scripts/genproto.py: do not edit."""
