@@ -259,7 +259,8 @@ def test_a_curtain_only_where_the_game_hides_something(phone: Page, server: Serv
     turns: set[str] = set()
     rng = random.Random(7)
     for _ in range(12):
-        page.wait_until(f"document.querySelector('{CURTAIN}') || ({STATUS} === 'your-turn')")
+        # The status may say whose turn a moment before the board offers its choices.
+        page.wait_until(f"document.querySelector('{CURTAIN}') || ({STATUS} === 'your-turn' && {CHOICES}.length > 0)")
         assert page.evaluate(f"document.querySelector('{CURTAIN}')") is None
         turns.add(page.text(".status"))
         choose(page, rng.choice(page.evaluate(CHOICES)), touch=True)
