@@ -168,7 +168,8 @@ async def _cpu_round(tree: Path, moves: int) -> float:
     from ludotheque.v1 import game_service_pb2_grpc as rpc
 
     port = _free_port()
-    env = dict(os.environ, PYTHONPATH=f"{tree}:{tree / 'clients/python/src'}")
+    # No creation rate: the rounds create a game every few dozen moves.
+    env = dict(os.environ, PYTHONPATH=f"{tree}:{tree / 'clients/python/src'}", LUDOTHEQUE_CREATE_RATE="0")
     server = subprocess.Popen(
         [
             sys.executable,

@@ -150,10 +150,10 @@ def register(
         use_case = table[method.name]
         behavior: Callable[..., Any]
         if method.client_streaming:
-            behavior = _bidi(method, cast(BidiUseCase, use_case), streams)
+            behavior = _bidi(method, cast(BidiUseCase, use_case), streams, peers)
             handlers[method.name] = grpc.stream_stream_rpc_method_handler(behavior, response_serializer=_serialize)
         elif method.server_streaming:
-            behavior = _streaming(method, cast(StreamUseCase, use_case), streams)
+            behavior = _streaming(method, cast(StreamUseCase, use_case), streams, peers)
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(behavior, response_serializer=_serialize)
         else:
             behavior = _unary(method, cast(UseCase, use_case), peers)
@@ -228,11 +228,14 @@ def _unary(
 
 
 def _streaming(
-    method: MethodDescriptor, use_case: StreamUseCase, streams: ConnectionStreams | None = None
+    method: MethodDescriptor,
+    use_case: StreamUseCase,
+    streams: ConnectionStreams | None = None,
+    peers: Callable[[str], str] | None = None,
 ) -> Callable[[bytes, Context], Any]:
     async def handle(data: bytes, context: Context) -> AsyncIterator[Message]:
         async with _Aborting(method, context):
-            with _slot(streams, context):
+            with _slot(streams, context), calling_from(origin(context, peers)):  # (followers count per client)
                 metadata = context.invocation_metadata()
                 request = fill_locale(await _parse(method, data), accept_language(metadata))
                 responses: Responses = await use_case(request, bearer_token(metadata))
@@ -243,7 +246,10 @@ def _streaming(
 
 
 def _bidi(
-    method: MethodDescriptor, use_case: BidiUseCase, streams: ConnectionStreams | None = None
+    method: MethodDescriptor,
+    use_case: BidiUseCase,
+    streams: ConnectionStreams | None = None,
+    peers: Callable[[str], str] | None = None,
 ) -> Callable[[AsyncIterator[bytes], Context], Any]:
     async def handle(data: AsyncIterator[bytes], context: Context) -> AsyncIterator[Message]:
         accept = accept_language(context.invocation_metadata())
@@ -253,7 +259,7 @@ def _bidi(
                 yield fill_locale(await _parse(method, item), accept)
 
         async with _Aborting(method, context):
-            with _slot(streams, context):
+            with _slot(streams, context), calling_from(origin(context, peers)):
                 async for response in use_case(requests(), bearer_token(context.invocation_metadata())):
                     yield response
 

@@ -37,14 +37,15 @@ from service.app.access.tickets import StreamTickets
 from service.app.access.viewers import Viewers
 from service.app.games.games import Games, random_game_id
 from service.app.games.seats import Seats
-from service.app.history.history import DEFAULT_MAX_FOLLOWERS, History
+from service.app.history.history import DEFAULT_MAX_CLIENT_FOLLOWERS, DEFAULT_MAX_FOLLOWERS, History
 from service.app.keeping.losses import Losses
 from service.app.keeping.retention import Retention, RetentionPolicy
+from service.app.logs.exports import ExportCache, ExportSettings
 from service.app.logs.log_replay import LogReplays
 from service.app.logs.logs import Logs
 from service.app.model import claims
 from service.app.model.errors import unavailable
-from service.app.model.heavy_reads import HeavyReads
+from service.app.model.heavy_reads import HeavyReads, HeavySettings
 from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import DEFAULT_EVERY, Snapshots
@@ -116,12 +117,22 @@ class Settings:
         check=at_least(0),
     )
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
+    heavy: HeavySettings = field(default_factory=HeavySettings)  # heavy reads' worker processes
+    exports: ExportSettings = field(default_factory=ExportSettings)
     limits: CreationLimits = NO_LIMITS
     max_followers: int = setting(  # spectators following one game in this process
         DEFAULT_MAX_FOLLOWERS,
         "spectators following one game live in one server process (StreamEvents, server-sent events, "
         "Connect); its seats and the admin are not counted, and always let in",
         name="max_followers_per_game",
+        check=at_least(0),
+    )
+    max_client_followers: int = setting(
+        DEFAULT_MAX_CLIENT_FOLLOWERS,
+        "event streams and Play sessions one client address (an IPv6 client by its /64) may have open at once "
+        "in one server process, on any games; past it RESOURCE_EXHAUSTED (HTTP 429). The admin is not counted; "
+        "0: no limit",
+        name="max_followers_per_client",
         check=at_least(0),
     )
     stream_ticket_ttl: float = setting(60.0, "seconds a stream ticket (IssueStreamTicket) may be used in")
@@ -204,9 +215,18 @@ class GameApp:
         self.games = Games(kit, writer, new_id, world.new_seed, creation, online)
         self.moves = Moves(kit, appends)
         self.tickets = StreamTickets(kit, settings.stream_ticket_ttl)
-        self.heavy_reads = heavy = HeavyReads()  # ReplayGame's long folds and ReplayLog share one budget
-        self.history = History(kit, self.tickets, settings.max_followers, heavy)
-        self.logs = Logs(kit, writer, new_id)
+        # Exports, long ListEvents pages, ReplayGame's long folds and ReplayLog: one pool of worker
+        # processes, one budget.
+        self.heavy_reads = heavy = HeavyReads(settings.heavy, creation.addresses.calling, tokens.is_admin, metrics)
+        self.history = History(
+            kit,
+            self.tickets,
+            settings.max_followers,
+            heavy,
+            addresses=creation.addresses,
+            max_client_followers=settings.max_client_followers,
+        )
+        self.logs = Logs(kit, writer, new_id, heavy, ExportCache(settings.exports.cache_bytes))
         self.log_replays = LogReplays(heavy)
         self.seats = Seats(kit)
         self.retention = Retention(kit, policy)
@@ -325,6 +345,7 @@ class GameApp:
 
     async def stop(self) -> None:
         self._stopping.set()
+        self.heavy_reads.close()
         await self.online.presence.stop()
         tasks = [*self._background, *([self._rechecking] if self._rechecking is not None else [])]
         for task in tasks:

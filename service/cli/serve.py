@@ -102,7 +102,7 @@ async def start(config: Config, *, reuse_port: bool = False) -> Running:
     the same ports (SO_REUSEPORT: the kernel spreads connections between them)."""
     if config.server.example_games:  # before anything reads the kinds served
         registry.serve_examples()
-    share_the_gil()  # heavy reads fold in a thread: the event loop gets the GIL back soon
+    share_the_gil()  # large bodies are parsed in a thread: the event loop gets the GIL back soon
     metrics = Metrics()
     app = build_app(config, metrics)
     await app.start()

@@ -9,7 +9,12 @@ REDIS_SCHEMES = ("redis", "rediss", "unix", "redis+cluster")
 
 
 def open_store(
-    url: str, *, redis_wait_replicas: int = 0, redis_wait_timeout: float = 1.0, redis_timeout: float = 1.0
+    url: str,
+    *,
+    redis_wait_replicas: int = 0,
+    redis_wait_timeout: float = 1.0,
+    redis_timeout: float = 1.0,
+    redis_follower_reads: int = 4,
 ) -> EventStore:
     """The store named by `url`: "memory" (the embedded default), "redis://host:port/db"
     (also rediss:// and unix://) or "redis+cluster://host:port" (any node of a cluster).
@@ -20,6 +25,10 @@ def open_store(
         from service.store.redis import RedisStore
 
         return RedisStore.from_url(
-            url, wait_replicas=redis_wait_replicas, wait_timeout=redis_wait_timeout, timeout=redis_timeout
+            url,
+            wait_replicas=redis_wait_replicas,
+            wait_timeout=redis_wait_timeout,
+            timeout=redis_timeout,
+            follower_reads=redis_follower_reads,
         )
     raise ValueError(f"unknown store {url!r}: use 'memory', 'redis://host:port/db' or 'redis+cluster://host:port'")

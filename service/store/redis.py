@@ -54,7 +54,7 @@ from service.store.redis_coordination import RedisCoordination
 from service.store.redis_health import probe
 from service.store.redis_index import GameIndex, Labels
 from service.store.redis_keys import Keys
-from service.store.redis_live import LiveReader
+from service.store.redis_live import FOLLOWER_READS, LiveReader
 from service.store.redis_lua import (
     APPEND,
     BUMP,
@@ -71,7 +71,6 @@ from service.store.redis_retention import RedisRetention
 from service.store.redis_sets import RedisSets
 
 COUNTER = b"counter:"  # the meta fields of the game's counters (EventStore.bump)
-READ_PAGE = 1000  # events per XRANGE while a subscriber catches up
 
 
 class RedisStore(RedisRetention, RedisSets):
@@ -88,11 +87,12 @@ class RedisStore(RedisRetention, RedisSets):
         reconcile_grace: float = 10.0,
         reconcile_interval: float = 5.0,
         sweep_seconds: float = SWEEP_SECONDS,
+        follower_reads: int = FOLLOWER_READS,  # (redis_live.py)
     ) -> None:
         self.redis = redis
         self.keys = Keys(prefix)
         self.index = GameIndex(redis, self.keys, grace=reconcile_grace, interval=reconcile_interval)
-        self._live = LiveReader(redis, self.keys, queue_size=subscriber_queue, sweep_seconds=sweep_seconds)
+        self._live = LiveReader(redis, self.keys, subscriber_queue, sweep_seconds, follower_reads)
         self.coordination = RedisCoordination(redis, self.keys, self._check_open)
         self._reconciler: asyncio.Task[None] | None = None
         self._closing = asyncio.Event()
@@ -314,20 +314,9 @@ class RedisStore(RedisRetention, RedisSets):
 
     async def subscribe(self, game_id: str, from_version: int) -> AsyncIterator[StoredEvent]:
         self._check_open()
-        version = await self._version(game_id)
-        next_version = max(from_version, 1)
-        subscriber, through = self._live.add(game_id, version, next_version)
-        try:
-            # Catch up from the store to `through`; the queue holds what comes after.
-            while next_version <= through:
-                page = await self.read(game_id, next_version, min(through, next_version + READ_PAGE - 1))
-                for event in page:
-                    yield event
-                next_version = page[-1].version + 1 if page else through + 1
-            while True:  # the reader queues the later versions, each once and in order
-                yield await subscriber.next()
-        finally:
-            self._live.remove(subscriber)
+        async with contextlib.aclosing(self._live.follow(game_id, from_version, self._version, self.read)) as events:
+            async for event in events:
+                yield event
 
     def end_subscriptions(self) -> None:
         self._live.end_all(StoreUnavailable(SHUTTING_DOWN))

@@ -149,6 +149,8 @@ class RedisConnection:
         )  # None: a cluster (`_direct` serves a single Redis)
         self._kept: deque[AbstractConnection] = deque()  # single Redis: idle connections of `run`
         self._free = asyncio.Semaphore(SCRIPT_CONNECTIONS)  # `run`'s connections not in use, made or not
+        self.in_use = 0  # `run`'s connections in use now (single Redis)
+        self.most_in_use = 0  # ... and the most at once so far (a test, the bench, read them)
 
     @classmethod
     def from_url(
@@ -254,6 +256,8 @@ class RedisConnection:
         except BaseException:
             self._free.release()
             raise
+        self.in_use += 1
+        self.most_in_use = max(self.most_in_use, self.in_use)
 
         async def attempt() -> Any:
             async with asyncio.timeout(self.timeout):
@@ -271,6 +275,7 @@ class RedisConnection:
             await connection.disconnect(nowait=True)
             raise
         finally:
+            self.in_use -= 1
             self._kept.append(connection)
             self._free.release()
 

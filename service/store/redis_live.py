@@ -16,6 +16,12 @@ When writes wait for replicas, a game's channel says the version its replicas co
 (redis_lua.CONFIRM), and the reader reads up to it: a subscriber never gets an event
 before its WAIT confirmed it.
 
+A subscriber catching up reads the store itself, its reads taking turns with the other
+subscribers' (`follow`: FOLLOWER_READS at once), each over before its events are
+handed on: however many subscribers there are, read by their clients or not, they hold
+at most so many of the connections the moves' appends need (redis_client.py), and
+those waiting hold none.
+
 A deleted game's channel says so: its subscribers end with GameNotFound. A subscriber
 whose queue is full when an event arrives is dropped and ends with SubscriberTooSlow: a
 slow client never makes the process hold an unbounded backlog. While Redis is
@@ -34,7 +40,7 @@ import contextlib
 import contextvars
 import logging
 from collections import deque
-from collections.abc import Collection, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +52,8 @@ from service.store.redis_moves import SWEEP_SECONDS, MoveSubscriptions
 log = logging.getLogger(__name__)
 
 COUNT = 1000  # events per game per read
+READ_PAGE = 1000  # events per read while a subscriber catches up
+FOLLOWER_READS = 4  # subscribers' reads of the past in flight at once (`follow`)
 MAX_PAUSE = 1.0
 LOOK = None  # a game to look at in the store (its channel may have been deaf), not a version heard
 
@@ -98,9 +106,17 @@ class _Followed:
 
 class LiveReader:
     def __init__(
-        self, redis: RedisConnection, keys: Keys, *, queue_size: int = 1024, sweep_seconds: float = SWEEP_SECONDS
+        self,
+        redis: RedisConnection,
+        keys: Keys,
+        queue_size: int = 1024,
+        sweep_seconds: float = SWEEP_SECONDS,
+        reads: int = FOLLOWER_READS,
     ) -> None:
+        if reads < 1:
+            raise ValueError("subscribers need at least one read of the store at a time")
         self._redis = redis
+        self._turns = asyncio.Semaphore(reads)
         self._keys = keys
         self._queue_size = queue_size
         self._followed: dict[str, _Followed] = {}
@@ -130,6 +146,33 @@ class LiveReader:
             # that happened to start it (whose request id and trace it would carry forever).
             self._task = asyncio.create_task(self._run(), name="redis-live-reader", context=contextvars.Context())
         return subscriber, through
+
+    async def follow(
+        self,
+        game_id: str,
+        from_version: int,
+        version_of: Callable[[str], Awaitable[int]],
+        read: Callable[[str, int, int], Awaitable[list[StoredEvent]]],
+    ) -> AsyncGenerator[StoredEvent]:
+        """A subscription's events (RedisStore.subscribe): the game's past read from the
+        store (`version_of` its version, `read` a range of its events), a page at a
+        time, in its turn, then the live ones as the reader queues them."""
+        async with self._turns:
+            version = await version_of(game_id)
+        next_version = max(from_version, 1)
+        subscriber, through = self.add(game_id, version, next_version)
+        try:
+            # Catch up from the store to `through`; the queue holds what comes after.
+            while next_version <= through:
+                async with self._turns:  # over before its events are handed on
+                    page = await read(game_id, next_version, min(through, next_version + READ_PAGE - 1))
+                for event in page:
+                    yield event
+                next_version = page[-1].version + 1 if page else through + 1
+            while True:  # the reader queues the later versions, each once and in order
+                yield await subscriber.next()
+        finally:
+            self.remove(subscriber)
 
     def remove(self, subscriber: Subscriber) -> None:
         followed = self._followed.get(subscriber.game_id)

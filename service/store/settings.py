@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from service.settings import setting
+from service.settings import at_least, setting
 from service.store import open_store
 from service.store.base import EventStore
+from service.store.redis_live import FOLLOWER_READS
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +29,13 @@ class StoreSettings:
         "Redis store: seconds a Redis node has to answer before the call fails with UNAVAILABLE "
         "(and readiness fails while it does not answer)",
     )
+    redis_follower_reads: int = setting(
+        FOLLOWER_READS,
+        "Redis store: reads of a game's past that followers catching up (event streams, Play sessions) may have "
+        "in flight at once in one server process; the others wait holding no connection, so no number of "
+        "followers takes the connections the moves need",
+        check=at_least(1),
+    )
 
     def open(self) -> EventStore:
         """The store these settings name (a Redis store connects on first use)."""
@@ -36,4 +44,5 @@ class StoreSettings:
             redis_wait_replicas=self.redis_wait_replicas,
             redis_wait_timeout=self.redis_wait_timeout,
             redis_timeout=self.redis_timeout,
+            redis_follower_reads=self.redis_follower_reads,
         )

@@ -11,10 +11,11 @@ import pytest
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Viewer
-from service.app.logs.log_replay import MAX_AT_ONCE, MAX_LOG_EVENTS, MAX_WAITING, LogReplays
+from service.app.logs.log_replay import MAX_LOG_EVENTS, LogReplays
 from service.app.logs.verify import Replayed, verify
 from service.app.model import envelopes, gamelog
 from service.app.model.errors import Code, ServiceError
+from service.app.model.heavy_reads import HeavySettings
 from tests.support.aio import async_test
 from tests.support.kinds import SERVED_KINDS
 from tests.support.server import ROOT
@@ -155,8 +156,9 @@ async def test_a_replay_leaves_the_event_loop_free_for_other_calls() -> None:
 
 @async_test
 async def test_a_few_logs_replay_at_once_a_few_more_wait_and_the_rest_are_told_to_retry() -> None:
-    log, replays = golden("pirates"), LogReplays()
-    calls = (replay(log, replays) for _ in range(MAX_AT_ONCE + MAX_WAITING + 1))
+    log, replays, settings = golden("pirates"), LogReplays(), HeavySettings()
+    assert len(log.events) >= settings.read_events  # replayed in a worker process
+    calls = (replay(log, replays) for _ in range(settings.workers + settings.waiting + 1))
     answers = await asyncio.gather(*calls, return_exceptions=True)
     refused = [a for a in answers if isinstance(a, ServiceError)]
     assert len(refused) == 1 and refused[0].code is Code.RESOURCE_EXHAUSTED

@@ -1,56 +1,215 @@
-"""Heavy reads under one budget (issue 27, item 7): ReplayGame folding a long past and
-ReplayLog take turns of the process's one HeavyReads, each folding in a worker thread,
-so that a flood of them waits or is refused (HEAVY_READS) while the event loop, which
-plays the moves, keeps serving."""
+"""Heavy reads beside the move loop (issue 42, item 1): a long export, a long ListEvents
+page, ReplayGame far from a snapshot and a long ReplayLog run in a pool of worker processes, answering the same
+messages as when made inline; a caller past its budget, or the process past its own, is
+refused with a retry while another caller is still served; a finished game's export is
+made once; a worker that dies fails its job cleanly and the pool is made anew."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import replace
+from pathlib import Path
 
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.app.model.errors import Code, ServiceError
-from service.app.model.game_repository import HEAVY_FOLD
-from service.app.model.heavy_reads import HeavyReads
+from service.app.access.origins import ClientAddresses, Origin, calling_from
+from service.app.game_app import GameApp
+from service.app.model.errors import Code, invalid_argument, retry_after_seconds
+from service.app.model.heavy_reads import HeavyReads, HeavySettings
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, bots_request, new_app
+from tests.support.refusals import expect_error
+
+INLINE = HeavySettings(fold_events=1 << 30, read_events=1 << 30)  # nothing is heavy: all made on the loop
 
 
-@async_test
-async def test_a_replay_of_a_long_past_is_folded_in_a_turn_of_the_budget_and_answers_the_same() -> None:
-    app = new_app(snapshot_interval=0)  # no snapshot: every replay folds from the first event
-    snapshotted = new_app()  # the same game (the same seed), replayed from its snapshots
-    created = await app.games.create_game(bots_request("pirates", 3), ADMIN)
-    await snapshotted.games.create_game(bots_request("pirates", 3), ADMIN)
-    game_id, last = created.game_id, created.game.version
-    assert last > HEAVY_FOLD + 10
-    short = api.ReplayGameRequest(game_id=game_id, at_version=HEAVY_FOLD - 10)
-    assert await app.history.replay(short, ADMIN) == await snapshotted.history.replay(short, ADMIN)
-    assert app.heavy_reads.served == 0  # a short past: folded at once
-    long = api.ReplayGameRequest(game_id=game_id, at_version=last - 1)
-    assert await app.history.replay(long, ADMIN) == await snapshotted.history.replay(long, ADMIN)
-    assert app.heavy_reads.served == 1
+def NOON() -> float:  # noqa: N802 (a fixed clock: the two apps' games are the same)
+    return 1_800_000_000.0
 
 
-@async_test
-async def test_heavy_reads_past_the_budget_wait_and_past_the_queue_are_refused() -> None:
-    heavy = HeavyReads(at_once=1, waiting=2)
-    release = asyncio.Event()
-    loop = asyncio.get_running_loop()
+def wait_for_word(fifo: str) -> bytes:
+    """A worker's job that waits until the test writes a byte to `fifo`."""
+    with open(fifo, "rb", buffering=0) as reading:  # (a byte, not what a buffer would take)
+        return reading.read(1)
 
-    def work() -> int:
-        asyncio.run_coroutine_threadsafe(release.wait(), loop).result(10)
-        return 1
 
-    running = [asyncio.ensure_future(heavy.run("ReplayGame", work)) for _ in range(3)]  # one runs, two wait
-    for _ in range(5):
-        await asyncio.sleep(0)  # (no time passes: each task gets to its turn or its wait)
+def refuse(reason: str) -> None:
+    """A worker's job that fails as a use case does."""
+    raise invalid_argument("log", reason)
+
+
+def stop_the_worker() -> None:
+    """A worker's job that kills its worker."""
+    os._exit(3)
+
+
+@contextmanager
+def word_channel() -> Iterator[tuple[str, int]]:
+    """A FIFO the jobs wait on, and the test's end of it (open for writing: a job's open
+    never waits, its read waits for the test's word)."""
+    with tempfile.TemporaryDirectory() as directory:
+        fifo = str(Path(directory) / "words")
+        os.mkfifo(fifo)
+        end = os.open(fifo, os.O_RDWR)
+        try:
+            yield fifo, end
+        finally:
+            os.close(end)
+
+
+@asynccontextmanager
+async def pool(settings: HeavySettings) -> AsyncIterator[HeavyReads]:
+    heavy = HeavyReads(settings, ClientAddresses().calling, lambda token: token == ADMIN)
     try:
-        await heavy.run("ReplayGame", lambda: 0)
-    except ServiceError as error:
-        assert error.code is Code.RESOURCE_EXHAUSTED and "try again" in error.message
-    else:
-        raise AssertionError("a fourth heavy read was let in")
-    release.set()
-    assert await asyncio.gather(*running) == [1, 1, 1]
-    assert await heavy.run("ReplayGame", lambda: 2) == 2  # once they are done, the next one runs
+        yield heavy
+    finally:
+        heavy.close()
+
+
+async def turns() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)  # (no time passes: each task gets to where it waits)
+
+
+@async_test
+async def test_a_job_runs_in_a_worker_process_at_a_lower_priority() -> None:
+    async with pool(HeavySettings(niceness=7)) as heavy:
+        assert await heavy.run("test", "", os.getpid) != os.getpid()
+        assert await heavy.run("test", "", os.nice, 0) == os.nice(0) + 7
+        assert heavy.served == 2 and heavy.in_flight == 0
+
+
+@async_test
+async def test_long_reads_are_made_in_a_worker_and_answer_the_bytes_made_inline() -> None:
+    app = new_app(snapshot_interval=0, clock=NOON)  # no snapshot: a replay folds from the first event
+    inline = new_app(snapshot_interval=0, clock=NOON, heavy=INLINE)
+    created = await app.games.create_game(bots_request("pirates", 3), ADMIN)
+    await inline.games.create_game(bots_request("pirates", 3), ADMIN)
+    game_id, last = created.game_id, created.game.version
+    try:
+        exports = [
+            api.ExportGameRequest(game_id=game_id),
+            api.ExportGameRequest(game_id=game_id, as_seat=1, locale="fr"),
+            api.ExportGameRequest(game_id=game_id, as_spectator=True),
+        ]
+        for request in exports:
+            # The same message (a map's entries may be encoded in another order: protobuf leaves it open).
+            assert await app.logs.export_game(request, ADMIN) == await inline.logs.export_game(request, ADMIN)
+        assert app.heavy_reads.served == len(exports) and inline.heavy_reads.served == 0
+        replay = api.ReplayGameRequest(game_id=game_id, at_version=last - 1)
+        assert await app.history.replay(replay, ADMIN) == await inline.history.replay(replay, ADMIN)
+        short = api.ReplayGameRequest(game_id=game_id, at_version=app.settings.heavy.fold_events - 10)
+        assert await app.history.replay(short, ADMIN) == await inline.history.replay(short, ADMIN)
+        assert app.heavy_reads.served == len(exports) + 1  # the short one folded inline
+        log = (await app.logs.export_game(exports[0], ADMIN)).log
+        steps = api.ReplayLogRequest(log=log, from_version=last - 20, as_seat=0, locale="fr")
+        assert await app.log_replays.replay_log(steps, "") == await inline.log_replays.replay_log(steps, "")
+        assert app.heavy_reads.served == len(exports) + 2
+        for token in (ADMIN, ""):  # (the admin, a spectator: a game of bots has no seat token)
+            page = api.ListEventsRequest(game_id=game_id, from_version=2, locale="fr")
+            assert await app.history.list_events(page, token) == await inline.history.list_events(page, token)
+        assert app.heavy_reads.served == len(exports) + 4
+        few = api.ListEventsRequest(game_id=game_id, page_size=10)
+        assert await app.history.list_events(few, "") == await inline.history.list_events(few, "")
+        assert app.heavy_reads.served == len(exports) + 4  # a short page: on the loop
+    finally:
+        await stop(app, inline)
+
+
+@async_test
+async def test_a_finished_games_export_is_made_once() -> None:
+    app = new_app()
+    created = await app.games.create_game(bots_request("pirates", 3), ADMIN)
+    try:
+        request = api.ExportGameRequest(game_id=created.game_id, as_seat=2)
+        first = await app.logs.export_game(request, ADMIN)
+        again = await app.logs.export_game(request, ADMIN)
+        assert first == again
+        assert app.heavy_reads.served == 1 and app.logs.exports.made == 1
+        other = await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id, as_seat=1), ADMIN)
+        assert other != first  # another viewer: its own
+        assert app.heavy_reads.served == 2
+    finally:
+        await stop(app)
+
+
+@async_test
+async def test_a_caller_past_its_budget_is_refused_while_another_is_served() -> None:
+    settings = HeavySettings(workers=2, per_client=1)
+    async with pool(settings) as heavy:
+        with word_channel() as (fifo, end):
+            with calling_from(Origin("192.0.2.1")):
+                held = asyncio.ensure_future(heavy.run("ExportGame", "token a", wait_for_word, fifo))
+                await turns()
+                refused = await expect_error(
+                    Code.RESOURCE_EXHAUSTED, heavy.run("ExportGame", "", os.getpid), "HEAVY_READS_PER_CLIENT"
+                )
+                assert retry_after_seconds(refused.details) == 1
+                assert await heavy.run("ExportGame", ADMIN, os.getpid) != os.getpid()  # the admin: the total only
+            with calling_from(Origin("192.0.2.2")):  # another address, the same token: its budget is spent
+                await expect_error(Code.RESOURCE_EXHAUSTED, heavy.run("ExportGame", "token a", os.getpid))
+                assert await heavy.run("ExportGame", "", os.getpid) != os.getpid()  # another caller: served
+                assert await heavy.run("ExportGame", "token b", os.getpid) != os.getpid()
+            os.write(end, b"x")
+            assert await held == b"x"
+            with calling_from(Origin("192.0.2.1")):  # its job done, the caller is served again
+                assert await heavy.run("ExportGame", "", os.getpid) != os.getpid()
+
+
+@async_test
+async def test_the_process_holds_so_many_jobs_and_a_job_counts_until_it_is_over() -> None:
+    settings = HeavySettings(workers=1, waiting=1, per_client=0)
+    async with pool(settings) as heavy:
+        with word_channel() as (fifo, end):
+            jobs = [asyncio.ensure_future(heavy.run("ReplayLog", "", wait_for_word, fifo)) for _ in range(2)]
+            await turns()
+            await expect_error(Code.RESOURCE_EXHAUSTED, heavy.run("ReplayLog", "", os.getpid), "HEAVY_READS")
+            jobs[1].cancel()  # its caller left: its job still counts until it is over
+            await turns()
+            await expect_error(Code.RESOURCE_EXHAUSTED, heavy.run("ReplayLog", "", os.getpid), "HEAVY_READS")
+            os.write(end, b"ab")
+            assert await jobs[0] in (b"a", b"b")
+            while heavy.in_flight:
+                await asyncio.sleep(0)  # the cancelled one's answer comes back (no time asked for)
+            assert heavy.most_in_flight == settings.workers + settings.waiting
+            assert await heavy.run("ReplayLog", "", os.getpid) != os.getpid()
+
+
+@async_test
+async def test_a_worker_that_dies_fails_its_job_cleanly_and_the_pool_is_made_anew() -> None:
+    async with pool(HeavySettings()) as heavy:
+        before = await heavy.run("ReplayGame", "", os.getpid)
+        error = await expect_error(Code.UNAVAILABLE, heavy.run("ReplayGame", "", stop_the_worker))
+        assert "try again" in error.message and heavy.failed == 1
+        after = await heavy.run("ReplayGame", "", os.getpid)
+        assert after not in (before, os.getpid()) and heavy.in_flight == 0
+
+
+@async_test
+async def test_a_jobs_error_is_the_callers_and_the_worker_goes_on() -> None:
+    async with pool(HeavySettings()) as heavy:
+        worker = await heavy.run("ReplayLog", "", os.getpid)
+        error = await expect_error(Code.INVALID_ARGUMENT, heavy.run("ReplayLog", "", refuse, "not a log"))
+        assert "not a log" in error.message and error.details
+        assert await heavy.run("ReplayLog", "", os.getpid) == worker and heavy.failed == 0
+
+
+@async_test
+async def test_the_settings_declare_what_is_heavy() -> None:
+    app = new_app(heavy=replace(HeavySettings(), read_events=10, fold_events=10))
+    try:
+        created = await app.games.create_game(bots_request("mooki", 2), ADMIN)
+        assert created.game.version >= 10
+        await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id, as_seat=0), ADMIN)
+        assert app.heavy_reads.served == 1  # a short game, past a low threshold
+    finally:
+        await stop(app)
+
+
+async def stop(*apps: GameApp) -> None:
+    for app in apps:
+        app.heavy_reads.close()

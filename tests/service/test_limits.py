@@ -8,6 +8,7 @@ import asyncio
 import random
 import statistics
 import time
+from collections.abc import AsyncIterator
 
 import pytest
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
@@ -16,8 +17,9 @@ from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import SeatInfo, fold
 from engines.registry import AnyEngine
+from service.app.access.origins import Origin, calling_from
 from service.app.logs.verify import Problem, Replayed, verify
-from service.app.model.errors import Code
+from service.app.model.errors import Code, retry_after_seconds
 from service.cli import build_parser
 from service.cli.config import from_arguments
 from tests.support.aio import async_test
@@ -175,3 +177,30 @@ async def test_a_game_takes_so_many_spectators_and_a_stream_that_ends_frees_its_
     await streams[0].aclose()  # type: ignore[attr-defined]
     third = (await app.history.stream_events(request, "")).events
     assert (await anext(third)).version == 1
+
+
+@async_test
+async def test_a_client_address_follows_so_many_games_at_once_and_others_are_still_served() -> None:
+    app = new_app(max_client_followers=2)
+    games = [await app.games.create_game(create_request(), "") for _ in range(3)]
+    here, there = Origin("192.0.2.7"), Origin("2001:db8::1")
+
+    async def follow(game: api.CreateGameResponse, origin: Origin, token: str = "") -> AsyncIterator[game_pb2.Event]:
+        with calling_from(origin):
+            request = api.StreamEventsRequest(game_id=game.game_id)
+            stream = (await app.history.stream_events(request, token)).events
+            assert (await anext(stream)).version == 1  # it counts once it follows
+            return stream
+
+    mine = [await follow(games[0], here), await follow(games[1], here, games[1].seat_tokens[0])]
+    with calling_from(here):  # on any game, as a spectator or a seat
+        for game, token in ((games[2], ""), (games[2], games[2].seat_tokens[1])):
+            request = api.StreamEventsRequest(game_id=game.game_id)
+            refused = await expect_error(Code.RESOURCE_EXHAUSTED, app.history.stream_events(request, token))
+            assert retry_after_seconds(refused.details) == 1 and "close one first" in refused.message
+    await follow(games[2], there)  # another address is still served
+    await follow(games[2], Origin("2001:db8::2"))  # (an IPv6 client is counted by its /64)
+    await expect_error(Code.RESOURCE_EXHAUSTED, follow(games[2], Origin("2001:db8::3")))
+    await follow(games[2], here, ADMIN)  # the admin is not counted
+    await mine[0].aclose()  # type: ignore[attr-defined]
+    await follow(games[2], here)  # a stream that ended frees its place

@@ -101,6 +101,12 @@ class ClientAddresses:
             return f"ip:{ipaddress.IPv6Network((address, IPV6_PREFIX), strict=False)}"
         return f"ip:{address}"
 
+    def calling(self) -> str:
+        """The identity of the call being served (`identity` of its origin), "" when its
+        address is not known."""
+        identity = self.identity(current_origin())
+        return "" if identity == "ip:unknown" else identity
+
 
 def _address(text: str) -> Address | None:
     text = text.strip()

@@ -1,6 +1,8 @@
 """Use cases of a game's history: its events (a page, or followed live) and its state
 at any version (time travel), each as the caller may see them. A game takes at most so
-many spectators following it live in one process.
+many spectators following it live in one process, a seat so many streams of it, and one
+client address (an IPv6 client by its /64; the admin and unknown addresses aside) so
+many streams and Play sessions in all.
 
 The past read again is what the caller may recall of it now (`Engine.recall`,
 `Engine.recall_view`): while a game whose rules make players remember goes on, a page
@@ -13,23 +15,34 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from google.rpc import error_details_pb2
 from ludotheque.v1 import game_pb2, game_service_pb2
 
 from engines.contract import Role, Viewer
+from engines.registry import GAMES, AnyEngine
 from service.app.access.kit import Kit, UseCase
+from service.app.access.origins import ClientAddresses
 from service.app.access.tickets import StreamTickets
-from service.app.model.errors import Code, ServiceError, invalid_argument, unauthenticated, versions_lost
+from service.app.model.errors import (
+    Code,
+    ServiceError,
+    invalid_argument,
+    resource_exhausted,
+    unauthenticated,
+    versions_lost,
+)
 from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
+from service.app.views.descriptions import Audience
 from service.app.views.listing import outcome, status_code
 from service.app.views.views import LiveAudience, audience_for, hides_players, redact, shown
-from service.store.base import VersionsLost
+from service.store.base import StoredEvent, VersionsLost
 
 MAX_EVENTS_PAGE = 1000
 DEFAULT_MAX_FOLLOWERS = 1000  # spectators of one game following it live in one process
@@ -41,6 +54,9 @@ MAX_SEAT_FOLLOWERS = 16
 # The slices of all catch-ups take turns (History._catch_up_turn): however many run, a
 # move waits for one slice, not one of each.
 CATCH_UP_SLICE = 16
+# Streams and Play sessions one client address may have open at once in one process, on
+# any games: what a crowd of never-read streams from one address can hold.
+DEFAULT_MAX_CLIENT_FOLLOWERS = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +75,14 @@ class History(UseCase):
         tickets: StreamTickets,
         max_followers: int = DEFAULT_MAX_FOLLOWERS,
         heavy: HeavyReads | None = None,
+        *,
+        addresses: ClientAddresses | None = None,
+        max_client_followers: int = DEFAULT_MAX_CLIENT_FOLLOWERS,
     ) -> None:
         super().__init__(kit)
+        self._addresses = addresses or ClientAddresses()
+        self._max_client_followers = max_client_followers  # 0: no limit
+        self._clients: Counter[str] = Counter()  # client address -> its followers in this process
         self._heavy = heavy or HeavyReads()  # replays of long pasts: the process's one budget
         self._catching_up = asyncio.Lock()  # one catch-up slice at a time (_catch_up_turn)
         self._tickets = tickets
@@ -68,10 +90,27 @@ class History(UseCase):
         self._spectators: Counter[str] = Counter()  # game id -> its spectators following it in this process
         self._seats: Counter[tuple[str, int]] = Counter()  # (game id, seat) -> its followers in this process
 
+    def _client(self, viewer: Viewer) -> str:
+        """The client address a follower is counted under ("": not counted, the admin's
+        or one with no known address)."""
+        if viewer.role is Role.ADMIN:
+            return ""
+        return self._addresses.calling()
+
     def _admit(self, live: LiveGame, viewer: Viewer) -> None:
         """Refuses a spectator once `max_followers` spectators follow the game here (its
         seats and the admin are not counted, and always let in: spectators must not lock
-        the players out)."""
+        the players out); and any follower of a client address that has
+        `max_client_followers` already, on any games."""
+        client, most = self._client(viewer), self._max_client_followers
+        if client and most and self._clients[client] >= most:
+            raise resource_exhausted(
+                "FOLLOWERS_PER_CLIENT",
+                client,
+                f"Your address follows games in {most} streams or sessions on this server already, "
+                "the most it may: close one first.",
+                1000,
+            )
         count = self._spectators[live.game_id]
         if viewer.role is Role.SPECTATOR and count >= self._max_followers:
             raise ServiceError(
@@ -99,12 +138,14 @@ class History(UseCase):
         with store_errors():
             stored = await self._games.store.read(live.game_id, first, stop) if first <= stop else []
         response = game_service_pb2.ListEventsResponse(version=live.version)
-        audience = audience_for(live, viewer, request.locale)
-        now = live.state  # the past, as the viewer may recall it now
-        for item in stored:
-            redacted = redact(live.engine, parse_event(item), viewer, audience, now)
-            if redacted is not None:
-                response.events.append(redacted)
+        if len(stored) < self._heavy.settings.read_events:
+            audience = audience_for(live, viewer, request.locale)
+            response.events.extend(redacted_page(live.engine, stored, viewer, audience, live.state))
+        else:  # a long page: redacted and described in a worker process
+            seats, anonymous = list(live.table.seats), hides_players(live, viewer)
+            job = (live.engine.kind, stored, viewer, seats, request.locale, anonymous, live.state)
+            page = await self._heavy.run("ListEvents", token, page_in_worker, *job)
+            response.MergeFromString(page)
         if stop < last:
             response.next_from_version = stop + 1
         return response
@@ -171,6 +212,9 @@ class History(UseCase):
         self._spectators[game_id] += counted
         if seat is not None:
             self._seats[game_id, seat] += 1
+        client = self._client(viewer)
+        if client:
+            self._clients[client] += 1
         held_since = live.version  # the token was the seat's at this version
         past = live.version  # events up to here are read again (recalled now); later ones come live
         caught_up = 0  # events of the past sent
@@ -211,6 +255,10 @@ class History(UseCase):
                 self._seats[game_id, seat] -= 1
                 if not self._seats[game_id, seat]:
                     del self._seats[game_id, seat]
+            if client:
+                self._clients[client] -= 1
+                if not self._clients[client]:
+                    del self._clients[client]
 
     async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
         """The store went back behind what this stream had sent: record the loss (the
@@ -228,7 +276,8 @@ class History(UseCase):
         at = request.at_version if request.HasField("at_version") else live.version
         if at > live.version:
             raise invalid_argument("at_version", f"The game has {live.version} events; at_version cannot be {at}.")
-        state = live.state if at == live.version else await self._games.repository.state_at(live, at, self._heavy)
+        repository = self._games.repository
+        state = live.state if at == live.version else await repository.state_at(live, at, self._heavy, token)
         status = live.engine.status(state)
         audience = audience_for(live, viewer, request.locale)
         # A past version, as the viewer may look at it again now (the memory rule).
@@ -245,6 +294,28 @@ class History(UseCase):
             view=seen,
             legal_commands=legal,
         )
+
+
+def redacted_page(
+    engine: AnyEngine, stored: Sequence[StoredEvent], viewer: Viewer, audience: Audience, now: Any
+) -> list[game_pb2.Event]:
+    """A page of stored events as `viewer` may recall them `now` (the game's state), for `audience`."""
+    page = [redact(engine, parse_event(item), viewer, audience, now) for item in stored]
+    return [event for event in page if event is not None]
+
+
+def page_in_worker(
+    kind: str,
+    stored: Sequence[StoredEvent],
+    viewer: Viewer,
+    seats: Sequence[game_pb2.Seat],
+    locale: str,
+    anonymous: bool,
+    now: Any,
+) -> bytes:
+    """A worker's job: `redacted_page`, as a ListEventsResponse's events, encoded."""
+    events = redacted_page(GAMES[kind].engine, stored, viewer, Audience.of(seats, locale, anonymous), now)
+    return game_service_pb2.ListEventsResponse(events=events).SerializeToString()
 
 
 async def _visible(

@@ -4,8 +4,9 @@ it, described in the caller's language), storing nothing.
 
 Anyone may call it: the log is the caller's own. Its size is bounded (events, and the
 request's bytes by the transport), and so is the work of one call (a page of views). A
-long log takes a second or two of CPU to replay: that runs in a worker thread, so the
-event loop keeps serving every other call meanwhile, and only a few run at once."""
+long log takes a second or two of CPU to replay: that runs in a worker process
+(heavy_reads.py), so the event loop keeps serving every other call meanwhile, and a
+caller has only a few running at once."""
 
 from __future__ import annotations
 
@@ -27,25 +28,19 @@ from service.app.views.views import legal_commands, redact
 MAX_LOG_EVENTS = 10_000
 DEFAULT_PAGE = 100
 MAX_PAGE = 1000
-# Replays running at once in a process, and waiting their turn: past both, a replay is
-# refused (RESOURCE_EXHAUSTED), so a flood of logs costs at most MAX_AT_ONCE threads of CPU
-# and a bounded queue, while a page stepping through a log (a few requests at once) just
-# waits a moment.
-MAX_AT_ONCE = 2
-MAX_WAITING = 8
 
 
 class LogReplays:
     """ReplayLog, with its bound on the work in flight (one per GameApp)."""
 
     def __init__(self, heavy: HeavyReads | None = None) -> None:
-        self._heavy = heavy or HeavyReads(MAX_AT_ONCE, MAX_WAITING)
+        self._heavy = heavy or HeavyReads()
 
     async def replay_log(
         self, request: game_service_pb2.ReplayLogRequest, token: str
     ) -> game_service_pb2.ReplayLogResponse:
-        """ReplayLog: the token is not needed (nor checked): nothing of the server is shown."""
-        del token
+        """ReplayLog: the token is not needed (nor checked): nothing of the server is shown;
+        it counts the caller's heavy reads."""
         log = request.log
         if not request.HasField("log"):
             raise invalid_argument("log", "Send the log to replay (a complete log, as `ludotheque export` writes it).")
@@ -54,11 +49,19 @@ class LogReplays:
         if request.page_size > MAX_PAGE:
             raise invalid_argument("page_size", f"page_size is at most {MAX_PAGE}.")
         viewer = _viewer(request)
-        return await self._heavy.run("ReplayLog", lambda: _replay(request, viewer))
+        if len(log.events) < self._heavy.settings.read_events:
+            return _replay(request, viewer)
+        data = await self._heavy.run("ReplayLog", token, replay_in_worker, request.SerializeToString(), viewer)
+        return game_service_pb2.ReplayLogResponse.FromString(data)
+
+
+def replay_in_worker(request: bytes, viewer: Viewer) -> bytes:
+    """A worker's job: `_replay` of the request's bytes, encoded."""
+    return _replay(game_service_pb2.ReplayLogRequest.FromString(request), viewer).SerializeToString()
 
 
 def _replay(request: game_service_pb2.ReplayLogRequest, viewer: Viewer) -> game_service_pb2.ReplayLogResponse:
-    """Verifies and replays the log (in a worker thread: engines are pure, nothing shared)."""
+    """Verifies and replays the log (engines are pure: in a worker process, for a long one)."""
     log = request.log
     for event in log.events:
         event.ClearField("description")  # the sender's words, if any: ours replace them (as ImportGame drops them)

@@ -3,7 +3,6 @@ game, as it may recall it: `Engine.recall`), import a verified log as a new game
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from ludotheque.v1 import game_pb2, game_service_pb2
@@ -13,22 +12,32 @@ from engines.registry import ENGINES, get_engine
 from service.app.access.creators import ADMIN_IDENTITY
 from service.app.access.kit import Kit, UseCase
 from service.app.games.games import resolve_options, validate_seats
+from service.app.logs.exports import ExportCache, ExportSettings, export_in_worker, export_log
 from service.app.logs.verify import Problem, payload_of, verify
-from service.app.model import gamelog
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
+from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live_game import LiveGame
-from service.app.model.stored import parse_event, store_errors
+from service.app.model.stored import store_errors
 from service.app.moves.steps import play_bots
 from service.app.moves.writer import Writer
 from service.app.views.listing import timestamp
-from service.app.views.views import anonymise_seats, audience_for, game_message, redact, viewer_message
+from service.app.views.views import game_message
 
 
 class Logs(UseCase):
-    def __init__(self, kit: Kit, writer: Writer, new_game_id: Callable[[], str]) -> None:
+    def __init__(
+        self,
+        kit: Kit,
+        writer: Writer,
+        new_game_id: Callable[[], str],
+        heavy: HeavyReads | None = None,
+        exports: ExportCache | None = None,
+    ) -> None:
         super().__init__(kit)
         self._writer = writer  # the one writer of a game's events: an import's too
         self._new_game_id = new_game_id
+        self._heavy = heavy or HeavyReads()  # a long game's export: made in a worker process
+        self.exports = exports or ExportCache(ExportSettings().cache_bytes)  # finished games' exports
 
     async def export_game(
         self, request: game_service_pb2.ExportGameRequest, token: str
@@ -44,19 +53,23 @@ class Logs(UseCase):
                 viewer = Viewer.player(request.as_seat)
             else:
                 viewer = Viewer.spectator()
+        finished = live.status.finished  # its export never changes: made once
+        key = (live.game_id, live.version, viewer, request.locale, live.record.visibility)
+        kept = self.exports.get(key) if finished else None
+        if kept is not None:
+            self._metrics.exports_kept.inc()
+            return game_service_pb2.ExportGameResponse(log=game_pb2.GameLog.FromString(kept))
         with store_errors():
             stored = await self._games.store.read(live.game_id, 1, live.version)
-        log = game_pb2.GameLog(header=gamelog.header(live.record, viewer_message(viewer)))
-        audience = audience_for(live, viewer, request.locale)
-        if audience.anonymous:
-            anonymise_seats(log.header.seats)
-        now = live.state  # the log as the viewer may recall it now (the memory rule, during the game)
-        for index, item in enumerate(stored, start=1):
-            redacted = redact(live.engine, parse_event(item), viewer, audience, now)
-            if redacted is not None:
-                log.events.append(redacted)
-            if index % gamelog.EXPORT_SLICE == 0:
-                await asyncio.sleep(0)  # a long game's log: let other requests in
+        if len(stored) < self._heavy.settings.read_events:
+            log = export_log(live, viewer, request.locale, stored)
+            data = log.SerializeToString() if finished else b""
+        else:
+            record = live.record.SerializeToString()
+            data = await self._heavy.run("ExportGame", token, export_in_worker, record, stored, viewer, request.locale)
+            log = game_pb2.GameLog.FromString(data)
+        if finished:
+            self.exports.put(key, data)
         return game_service_pb2.ExportGameResponse(log=log)
 
     async def import_game(

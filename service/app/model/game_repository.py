@@ -15,20 +15,17 @@ from typing import Any
 from ludotheque.v1 import game_pb2
 
 from engines.contract import DataUnavailable, fold
-from engines.registry import get_engine
+from engines.registry import GAMES, get_engine
 from service.app.model.errors import Code, ServiceError, game_lost, not_found
 from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live_game import LiveGame
 from service.app.model.snapshots import Checkpoint, Restored, Snapshots, payloads
 from service.app.model.stored import store_errors
-from service.store.base import CountersChanged, EventStore, GameInfo, GameLost, GameNotFound
+from service.store.base import CountersChanged, EventStore, GameInfo, GameLost, GameNotFound, StoredEvent
 
 # A catch-up reads at most this many snapshot intervals of events before it looks
 # for a snapshot ahead of the cached state.
 CATCH_UP_INTERVALS = 2
-# Events past a snapshot a replay folds in the event loop; more are a heavy read
-# (heavy_reads.py): folded in a worker thread, in their turn.
-HEAVY_FOLD = 512
 
 
 class GameRepository:
@@ -139,15 +136,21 @@ class GameRepository:
             info = await self.store.info(live.game_id)
         live.in_store.take_counters(info)
 
-    async def state_at(self, live: LiveGame, version: int, heavy: HeavyReads | None = None) -> Any:
+    async def state_at(self, live: LiveGame, version: int, heavy: HeavyReads | None = None, token: str = "") -> Any:
         """The game's state after its first `version` events: from the nearest snapshot;
-        a long fold in a turn of the process's `heavy` reads (heavy_reads.py), if given."""
+        a long fold (`heavy`'s threshold) in a worker process, for `token`'s caller."""
         with store_errors():
             restored = await self.snapshots.restore(live.game_id, live.engine, version)
         engine, kind = live.engine, live.engine.kind
-        if heavy is None or len(restored.events) < HEAVY_FOLD:
+        if heavy is None or len(restored.events) < heavy.settings.fold_events:
             return fold(engine, payloads(restored.events, kind), restored.state)
-        return await heavy.run("ReplayGame", lambda: fold(engine, payloads(restored.events, kind), restored.state))
+        return await heavy.run("ReplayGame", token, fold_in_worker, kind, restored.state, restored.events)
+
+
+def fold_in_worker(kind: str, state: Any, events: Sequence[StoredEvent]) -> Any:
+    """A worker's job: a `kind` game's `events` folded from `state`."""
+    engine = GAMES[kind].engine
+    return fold(engine, payloads(events, kind), state)
 
 
 def _take_losses(live: LiveGame, info: GameInfo) -> None:

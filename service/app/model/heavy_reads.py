@@ -1,31 +1,51 @@
-"""The one budget of a process's heavy reads: the reads whose cost grows with a game's
-length rather than with what they answer (ReplayGame folding a long past, ReplayLog,
-ExportGame), so that any number of them cannot starve the players' moves.
+"""Heavy work beside the move loop: the reads whose cost grows with a game's length rather
+than with what they answer (ExportGame, a long ListEvents page, ReplayGame folding far
+from a snapshot, ReplayLog), run in a bounded pool of worker processes at a lower CPU priority than the
+process that serves the moves, under a budget per caller and in all.
 
-At most `at_once` run at once (one: two threads folding beside the event loop starve it
-of the GIL, a move then waiting ~5 ms at each of its switches), each in a worker thread (engines are pure, the
-state they fold is their own), and at most `waiting` more wait their turn; past both, a
-read is refused with RESOURCE_EXHAUSTED (`HEAVY_READS`, try again in a second). The
-event loop, which plays every move, so keeps serving between them: it holds the GIL
-for Python's switch interval at most (5 ms) while a heavy read runs, not the whole
-read."""
+The engines are pure, so a job is a function of bytes and plain values (a game's record
+and stored events, the viewer, the request) that answers bytes or plain values, run by a
+process of its own: however many run, the event loop that plays every move never folds,
+redacts nor describes them, and the kernel gives the moves' process the CPU first
+(`os.nice` in each worker). The pool is made at the first heavy job (`spawn`: a fresh
+interpreter, nothing of the server's state inherited), `workers` processes.
+
+What counts as heavy is said by thresholds (`HeavySettings`: events to fold, events to
+read); lighter reads are answered inline, the same bytes either way. A caller (its client
+address, an IPv6 client by its /64, and its token) has at most `per_client` heavy jobs in
+flight; the whole process at most `workers` running and `waiting` more queued. Past
+either the answer is RESOURCE_EXHAUSTED (`HEAVY_READS_PER_CLIENT` or `HEAVY_READS`,
+HTTP 429 with Retry-After), never a slower game for others. A job counts until it is
+over, even when its caller left. A worker that dies fails its jobs with UNAVAILABLE and
+the pool is made anew for the next ones."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import hashlib
+import logging
+import multiprocessing
+import os
 import sys
+from collections import Counter
 from collections.abc import Callable
-from typing import TypeVar
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, TypeVar
 
-from service.app.model.errors import resource_exhausted
+from service.app.model.errors import Code, ServiceError, resource_exhausted
+from service.app.observe.metrics import Metrics
+from service.settings import at_least, setting
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-HEAVY_AT_ONCE = 1
-HEAVY_WAITING = 16
-# How long a thread holds the GIL while another waits for it (Python's default: 5 ms). A
-# move waits for the GIL at each of its steps while a heavy read folds beside it; 1 ms
-# keeps that wait short (a ReplayLog flood: the victim's move p99 149 ms at 5 ms).
+RETRY_MS = 1000  # a refused heavy read is told to come back after this long
+# How long a thread holds the GIL while another waits for it (Python's default: 5 ms). The
+# work left to threads (a large request body parsed, body_limits.py) then holds a move up
+# 1 ms at each of its steps, not 5.
 SWITCH_INTERVAL = 0.001
 
 
@@ -34,29 +54,201 @@ def share_the_gil() -> None:
     sys.setswitchinterval(SWITCH_INTERVAL)
 
 
-class HeavyReads:
-    def __init__(self, at_once: int = HEAVY_AT_ONCE, waiting: int = HEAVY_WAITING) -> None:
-        self._turns = asyncio.Semaphore(at_once)
-        self._max_waiting = waiting
-        self._waiting = 0
-        self.served = 0  # heavy reads run so far (a test counts them)
+@dataclass(frozen=True, slots=True)
+class HeavySettings:
+    """The pool of heavy work, its budget, and what is heavy."""
 
-    async def run(self, what: str, work: Callable[[], T]) -> T:
-        """`work()` in a worker thread, in its turn; `what`: the read, for its refusal."""
-        if self._turns.locked() and self._waiting >= self._max_waiting:
-            raise resource_exhausted(
-                "HEAVY_READS",
-                what,
-                "Many long games are being read right now: try again in a moment.",
-                1000,
+    workers: int = setting(
+        1,
+        "worker processes of heavy reads (exports, long ListEvents pages, replays far from a snapshot, ReplayLog) "
+        "in each server process, made at the first one; they run at a lower CPU priority than the moves",
+        name="heavy_workers",
+        check=at_least(1),
+    )
+    niceness: int = setting(
+        10, "how much lower the heavy workers' CPU priority is (os.nice)", name="heavy_niceness", check=at_least(0)
+    )
+    per_client: int = setting(
+        2,
+        "heavy reads one caller (client address, and token) may have in flight at once; one more is refused "
+        "with RESOURCE_EXHAUSTED (HTTP 429, Retry-After); 0: no limit",
+        name="heavy_per_client",
+        check=at_least(0),
+    )
+    waiting: int = setting(
+        16,
+        "heavy reads that may wait for a worker, in all; past them and the running ones, RESOURCE_EXHAUSTED",
+        name="heavy_waiting",
+        check=at_least(0),
+    )
+    fold_events: int = setting(
+        512,
+        "events past the nearest snapshot that make a ReplayGame heavy (folded in a worker)",
+        name="heavy_fold_events",
+        check=at_least(1),
+    )
+    read_events: int = setting(
+        256,
+        "events that make an export, a ListEvents page or a ReplayLog heavy (redacted and described in a worker)",
+        name="heavy_read_events",
+        check=at_least(1),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Refused:
+    """A job's ServiceError, as it crosses back from the worker (the error itself does not
+    pickle): made again in the server's process."""
+
+    code: Code
+    message: str
+    details: list[Any]
+    key: str
+
+
+def _run(job: Callable[..., T], *args: Any) -> T | _Refused:
+    """In a worker: `job(*args)`, or the ServiceError it raised, as a _Refused."""
+    try:
+        return job(*args)
+    except ServiceError as error:
+        return _Refused(error.code, error.message, list(error.details), error.key)
+
+
+def _lower_priority(niceness: int) -> None:
+    """A worker's initializer: below the moves' process, for the kernel's scheduler."""
+    os.nice(niceness)
+
+
+class HeavyReads:
+    """The process's pool of heavy work and its budget (one per GameApp)."""
+
+    def __init__(
+        self,
+        settings: HeavySettings | None = None,
+        address: Callable[[], str] = lambda: "",
+        is_admin: Callable[[str], bool] = lambda token: False,
+        metrics: Metrics | None = None,
+    ) -> None:
+        """`address`: the client address of the call being served ("": unknown);
+        `is_admin`: whether a token is the admin's."""
+        self.settings = settings = settings or HeavySettings()
+        self._address = address
+        self._metrics = metrics or Metrics()
+        self._is_admin = is_admin
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._in_flight = 0
+        self._callers: Counter[str] = Counter()  # caller -> its jobs in flight
+        self.served = 0  # jobs handed to the pool so far (tests and metrics count them)
+        self.refused = 0
+        self.failed = 0  # jobs lost with a worker that died
+        self.most_in_flight = 0
+
+    @property
+    def in_flight(self) -> int:
+        return self._in_flight
+
+    def _pool_now(self) -> concurrent.futures.ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                max_workers=self.settings.workers,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+                initargs=(self.settings.niceness,),
             )
-        self._waiting += 1
+        return self._pool
+
+    def _caller_keys(self, token: str) -> list[str]:
+        """What a caller is counted under: its client address (when known) and its
+        token (when it sent one); the admin is held to the total only."""
+        if token and self._is_admin(token):
+            return []
+        keys = []
+        address = self._address()
+        if address:
+            keys.append(address)
+        if token:
+            keys.append("token:" + hashlib.sha256(token.encode()).hexdigest()[:32])
+        return keys
+
+    def _admit(self, what: str, keys: list[str]) -> None:
+        settings = self.settings
+        most = settings.per_client
+        if most and any(self._callers[key] >= most for key in keys):
+            self._count(what, "refused_client")
+            raise resource_exhausted(
+                "HEAVY_READS_PER_CLIENT",
+                what,
+                f"You have {most} long reads (exports, replays) running already, the most one caller may: "
+                "try again once one is done.",
+                RETRY_MS,
+            )
+        if self._in_flight >= settings.workers + settings.waiting:
+            self._count(what, "refused_total")
+            raise resource_exhausted(
+                "HEAVY_READS", what, "Many long games are being read right now: try again in a moment.", RETRY_MS
+            )
+
+    async def run(self, what: str, token: str, job: Callable[..., T], *args: Any) -> T:
+        """`job(*args)` in a worker process, for the caller of `token` (and of the
+        call's origin), within the budget; `what`: the read, for its refusal. `job` is
+        a module's function, its arguments and answer plain values (they are pickled)."""
+        keys = self._caller_keys(token)
+        self._admit(what, keys)
         try:
-            await self._turns.acquire()
-        finally:
-            self._waiting -= 1
+            submitted = self._pool_now().submit(_run, job, *args)
+        except BrokenProcessPool:
+            self._broken()
+            submitted = self._pool_now().submit(_run, job, *args)
+        self._hold(keys)
+        answer = asyncio.wrap_future(submitted)
+        answer.add_done_callback(lambda _: self._release(keys))  # (in the event loop's thread)
+        self._count(what, "served")
         try:
+            # Shielded: a caller that leaves does not free its place before its job is over.
+            done = await asyncio.shield(answer)
+        except BrokenProcessPool as error:
+            self._count(what, "failed")
+            self._broken()
+            raise ServiceError(
+                Code.UNAVAILABLE, f"The worker reading this ({what}) stopped: try again, it is made anew."
+            ) from error
+        if isinstance(done, _Refused):
+            raise ServiceError(done.code, done.message, done.details, key=done.key)
+        return done
+
+    def _count(self, what: str, outcome: str) -> None:
+        if outcome == "served":
             self.served += 1
-            return await asyncio.to_thread(work)
-        finally:
-            self._turns.release()
+        elif outcome == "failed":
+            self.failed += 1
+        else:
+            self.refused += 1
+        self._metrics.heavy_reads.labels(what, outcome).inc()
+
+    def _hold(self, keys: list[str]) -> None:
+        self._in_flight += 1
+        self._metrics.heavy_in_flight.set(self._in_flight)
+        self.most_in_flight = max(self.most_in_flight, self._in_flight)
+        for key in keys:
+            self._callers[key] += 1
+
+    def _release(self, keys: list[str]) -> None:
+        self._in_flight -= 1
+        self._metrics.heavy_in_flight.set(self._in_flight)
+        for key in keys:
+            self._callers[key] -= 1
+            if not self._callers[key]:
+                del self._callers[key]
+
+    def _broken(self) -> None:
+        """A worker died: the pool cannot be used any more; the next job makes a new one."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            log.error("a heavy reads worker stopped; its pool is made anew")
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stops the workers (at the server's end)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)

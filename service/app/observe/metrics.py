@@ -51,6 +51,7 @@ class Metrics:
         self._moves(make)
         self._store(make)
         self._followers(make)
+        self._heavy(make)
         self._games(make)
         self._online(make)
 
@@ -205,6 +206,23 @@ class Metrics:
             "their events; outdated: taken under other rules or another state encoding).",
             "kind",
             "reason",
+        )
+
+    def _heavy(self, make: _Make) -> None:
+        """The heavy reads' worker processes (model/heavy_reads.py)."""
+        self.heavy_reads = make.counter(
+            "ludotheque_heavy_reads_total",
+            "Heavy reads (ExportGame, ListEvents, ReplayGame, ReplayLog) asked of the worker processes, by read "
+            "and outcome (served; refused_client: the caller's budget; refused_total: the process's; "
+            "failed: a worker died).",
+            "read",
+            "outcome",
+        )
+        self.heavy_in_flight = make.gauge(
+            "ludotheque_heavy_reads_in_flight", "Heavy reads running or waiting for a worker process right now."
+        )
+        self.exports_kept = make.counter(
+            "ludotheque_export_cache_hits_total", "Exports of finished games served from those kept, not made again."
         )
 
     def _followers(self, make: _Make) -> None:
