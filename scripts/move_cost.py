@@ -12,8 +12,9 @@ moves played untraced. Only frames of the server's own code count (``service.*``
 ``engines.*``, generated messages and libraries left out). A *module entry* is a call
 into a function whose module differs from the nearest server frame below it (a
 coroutine resumed by the event loop has none: it counts as an entry too); a *return into
-a module left* is an entry into a module the move had entered before. The counts are
-exact for the tree and do not depend on the machine's speed.
+a module left* is an entry into a module the move had entered before. Every Python function called
+(the server's or a library's) is counted too. The counts are exact for the tree and do
+not depend on the machine's speed.
 
 How ``cpu`` counts: each tree's server is started as ``ludotheque serve`` (memory store)
 in a process of its own; one client plays Mooki games of two human seats over gRPC, one
@@ -88,6 +89,7 @@ class Tracer:
 
     def __init__(self) -> None:
         self.entries = 0
+        self.calls = 0  # every Python function called, the server's or a library's
         self.reentries = 0
         self.visits: Counter[str] = Counter()
         self.steps: list[tuple[str | None, str, str]] = []
@@ -97,6 +99,7 @@ class Tracer:
     def __call__(self, frame: FrameType, event: str, _arg: object) -> None:
         if event != "call":
             return
+        self.calls += 1
         module = _module_of(frame)
         if module is None:
             return
@@ -148,7 +151,7 @@ async def _trace(tree: Path) -> None:
     print(f"tree {tree}")
     print(
         f"module entries {tracer.entries} in {len(tracer.visits)} modules;"
-        f" returns into a module left {tracer.reentries}"
+        f" returns into a module left {tracer.reentries}; Python calls {tracer.calls}"
     )
     for module, count in tracer.visits.most_common():
         print(f"  {count:4d}  {module}")

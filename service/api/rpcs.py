@@ -68,6 +68,7 @@ def use_cases(app: GameApp, catch_up_page: int = 0) -> dict[str, AnyUseCase]:
         "LeaveGame": app.seating.leave_game,
         "StartGame": app.seating.start_game,
         "PlayAgain": app.seating.play_again,
+        "QuickMatch": app.quick_matches.quick_match,
         "TakeOverSeat": app.takeovers.take_over,
         "HandBackSeat": app.takeovers.hand_back,
     }

@@ -4,8 +4,8 @@ The use cases live in their families (service/app/<family>/), each built whole h
 and reached through GameApp's attribute of that name: `games` (create, read, list),
 `moves` (a seat's command), `history` (events listed, streamed, followed, replayed),
 `tickets`, `logs` and `log_replays`, `seats` (token rotation), `retention`
-(DeleteGame), `kinds`, `seating` (join, leave, start, play again) and `takeovers`;
-`service/api/rpcs.py` names which one answers each RPC. They share one store, one
+(DeleteGame), `kinds`, `seating` (join, leave, start, play again), `quick_matches`
+and `takeovers`; `service/api/rpcs.py` names which one answers each RPC. They share one store, one
 live-game cache (`live`), one token authority and the parts of playing online
 (`online`: presence, join codes, the clocks' schedule). Moves on one game are
 serialised inside this process; between processes the store's compare-and-set append
@@ -58,6 +58,7 @@ from service.app.observe.readiness import StoreWatch
 from service.app.online.clocks import ClockWorker
 from service.app.online.online import Online
 from service.app.online.presence import Sighting
+from service.app.tables.quick_match import BOTS_DUE, QuickMatches
 from service.app.tables.seating import Seating
 from service.app.tables.takeover import TakeOvers
 from service.app.views.descriptions import Audience
@@ -232,7 +233,9 @@ class GameApp:
         self.kinds = Kinds()
         self.seating = Seating(kit, changes, self.games, online, new_id)
         self.takeovers = TakeOvers(kit, changes, online)
-        self.clocks = ClockWorker(kit, changes, online.schedule, store.coordination)
+        self.quick_matches = QuickMatches(kit, self.games, self.seating, online, new_id)
+        others = {BOTS_DUE: self.quick_matches.bots_due}  # a quick match's bots, due in the schedule
+        self.clocks = ClockWorker(kit, changes, online.schedule, store.coordination, others)
         self._background: list[asyncio.Task[None]] = []
         self._rechecking: asyncio.Task[int] | None = None  # the cached games checked after a failover
         self._stopping = asyncio.Event()

@@ -282,6 +282,12 @@ class Coordination(Protocol):
         """The value `key` holds, or None."""
         ...
 
+    async def replace(self, key: str, expected: str, value: str, ttl_ms: int) -> str:
+        """Gives `key` the value `value` for `ttl_ms` milliseconds if it holds `expected`
+        or nothing (a claim moved on: compare-and-set). Returns the value it holds now:
+        `value` when this call set it. Atomic: of racing replacements, one wins."""
+        ...
+
     async def renew_process(
         self, process: str, now_ms: int, ttl_ms: int, forget_ms: int
     ) -> tuple[bool, dict[str, int]]:

@@ -38,6 +38,14 @@ class MemoryCoordination:
         self._claims[key] = (value, now + max(ttl_ms, 1) / 1000)
         return value
 
+    async def replace(self, key: str, expected: str, value: str, ttl_ms: int) -> str:
+        self._check_open()
+        held = self._claims.get(key)
+        if held is not None and held[1] > time.monotonic() and held[0] != expected:
+            return held[0]
+        self._claims.pop(key, None)
+        return await self.claim(key, value, ttl_ms)
+
     async def lookup(self, key: str) -> str | None:
         self._check_open()
         held = self._claims.get(key)

@@ -11,10 +11,11 @@ Keys (every command touches one key, so each works in a cluster whatever its slo
     <prefix>:{notices}         stream of notices (field t: the topic), capped
     <prefix>:{schedule}        sorted set: key -> when it is due (ms)
 
-A claim, a process's renewal and a hold are small Lua scripts (read and write as one step). Notices are a
-stream every process reads with XREAD BLOCK, from the entry that was last when it
-started reading: a process that cannot reach Redis misses notices meanwhile, which the
-interface allows (readers also look again on their own now and then).
+A claim (and its replacement), a process's renewal and a hold are small Lua scripts
+(read and write as one step). Notices are a stream every process reads with XREAD
+BLOCK, from the entry that was last when it started reading: a process that cannot
+reach Redis misses notices meanwhile, which the interface allows (readers also look
+again on their own now and then).
 """
 
 from __future__ import annotations
@@ -44,6 +45,17 @@ local held = redis.call('GET', KEYS[1])
 if held then return held end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return ARGV[1]
+""",
+)
+
+# KEYS: the claim. ARGV: expected, value, ttl_ms. The value it holds now.
+REPLACE = Script(
+    "replace",
+    """#!lua
+local held = redis.call('GET', KEYS[1])
+if held and held ~= ARGV[1] then return held end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return ARGV[2]
 """,
 )
 
@@ -109,6 +121,12 @@ class RedisCoordination:
     async def claim(self, key: str, value: str, ttl_ms: int) -> str:
         self._check_open()
         held = await self._redis.run(CLAIM, [self._claim_key(key)], [value, max(ttl_ms, 1)], durable=True)
+        return bytes(held).decode()
+
+    async def replace(self, key: str, expected: str, value: str, ttl_ms: int) -> str:
+        self._check_open()
+        args = [expected, value, max(ttl_ms, 1)]
+        held = await self._redis.run(REPLACE, [self._claim_key(key)], args, durable=True)
         return bytes(held).decode()
 
     async def lookup(self, key: str) -> str | None:

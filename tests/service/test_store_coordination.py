@@ -1,7 +1,8 @@
 """Coordination's contract (base.Coordination), which every store passes: claims kept by
-their first value, holders ended when released or at their time, process leases renewed
-and forgotten, notices to every reader in order, the schedule soonest first (the
-`store_factory` fixture gives one store per backend)."""
+their first value (or replaced from the value they hold), holders ended when released
+or at their time, process leases renewed and forgotten, notices to every reader in
+order, the schedule soonest first (the `store_factory` fixture gives one store per
+backend)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,19 @@ async def test_a_key_is_claimed_once_and_keeps_its_first_value(store_factory: St
             assert asyncio.get_running_loop().time() < deadline, "the claim never expired"
             await asyncio.sleep(0.01)
         assert await claims.lookup("brief") == "b"
+
+
+@async_test
+async def test_a_claim_is_replaced_only_from_the_value_it_holds(store_factory: StoreFactory) -> None:
+    async with store_factory() as store:
+        claims = store.coordination
+        assert await claims.replace("match", "none", "game-1", 60_000) == "game-1"  # nothing held: set
+        assert await claims.replace("match", "game-0", "game-2", 60_000) == "game-1"  # not what it holds
+        assert await claims.replace("match", "game-1", "game-2", 60_000) == "game-2"
+        assert await claims.lookup("match") == "game-2"
+        racing = await asyncio.gather(*(claims.replace("match", "game-2", f"next-{i}", 60_000) for i in range(20)))
+        assert len(set(racing)) == 1 and racing[0].startswith("next-")  # of racing replacements, one wins
+        assert await claims.lookup("match") == racing[0]
 
 
 @async_test

@@ -127,3 +127,24 @@ async def test_an_import_is_listed_as_the_writer_leaves_it_and_its_events_are_th
     assert [(e.version, e.command_id, e.recorded_at) for e in copied] == [
         (e.version, e.command_id, e.recorded_at) for e in original
     ]
+
+
+@async_test
+async def test_a_loss_two_processes_record_at_once_is_stored_once_and_each_cache_holds_the_stored_record() -> None:
+    # Two server processes on one store find the same loss and record it under the same
+    # key: the second append is answered as the first's replay. The second process must
+    # not take its own events (stamped at its own time) for what the store holds: the
+    # nemesis saw it as a fork of the version the record took.
+    first, said = ticking()
+    second = new_app(first.store, clock=lambda: said[-1] / 1000 + 7)
+    created = await create_game(first)
+    late = await second.live.load(created.game_id)
+    live = first.live.cache.get(created.game_id)
+    assert live is not None and late.version == live.version
+    loss = game_pb2.HistoryLoss(first=live.version + 1, last=live.version + 2)
+    assert await first.writer.record_loss(live, loss, 2, NOW_MS)
+    assert not await second.writer.record_loss(late, loss, 2, NOW_MS + 7_000)
+    assert late.version == created.game.version and list(late.losses) == []
+    stored = await stored_events(first, created.game_id)
+    assert [event.version for event in stored[-3:]] == [live.version - 2, live.version - 1, live.version]
+    assert {event.recorded_at.ToMilliseconds() for event in stored[-3:]} == {NOW_MS}

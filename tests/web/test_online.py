@@ -1,7 +1,8 @@
 """Playing online in a real browser: a game created in the lobby with a seat left open,
 its join link (a join code and the game's id, never a token) opened in a second, isolated page, the lobby
 listing it as open, both players seeing each other connected, the game played to its end
-by clicking in the two pages, and the rematch in one click from each; a spectator's page;
+by clicking in the two pages, and the rematch in one click from each; "play with anyone"
+seating a player, named by a picture, in the game waiting for one; a spectator's page;
 a page whose connection drops resuming by itself (through a proxy the test cuts), with
 its seat's turn clock counting down."""
 
@@ -101,6 +102,29 @@ def test_a_join_link_opened_in_a_second_page_then_a_game_and_its_rematch(
         assert guest.problems() == []
     finally:
         guest.close()
+
+
+def test_play_with_anyone_seats_the_player_in_the_game_waiting_for_one(clean_page: Page, server: ServerProcess) -> None:
+    with Client(server.target) as client:
+        waiting = client.quick_match("mooki", "Robin", age=5)  # someone waits, on another device
+    page = clean_page
+    page.goto(f"{server.http}/")
+    button = ".quick-match button.quick-kind[data-kind=mooki]"
+    page.wait_for(button)
+    box = f"document.querySelector('{button}').getBoundingClientRect()"
+    size = page.evaluate(f"[{box}.width, {box}.height]")
+    assert min(size) >= 44, size  # a child's finger
+    assert page.evaluate(f"!!document.querySelector('{button} .kind-icon svg')")  # a picture with the words
+    page.click(".quick-match .picture-choice[data-picture=fox]")
+    assert_accessible(page)
+    page.click(button)
+    page.wait_until(f"location.pathname === '/play/{waiting.game_id}'")
+    page.wait_until(f"{STATUS} === 'your-turn' || {STATUS} === 'waiting'")  # the last seat taken: dealt
+    held = json.loads(page.evaluate(f"localStorage.getItem('ludotheque.seats.{waiting.game_id}')"))
+    assert [(seat["seat"], seat["name"], seat["picture"]) for seat in held] == [(1, "Fox", "fox")]
+    with Client(server.target) as client:
+        game = client.get_game(waiting.game_id)
+    assert [seat.name for seat in game.seats] == ["Robin", "Fox"] and game.status == game_pb2.GAME_STATUS_ACTIVE
 
 
 def test_a_spectator_watches_a_game_of_bots(clean_page: Page, server: ServerProcess) -> None:

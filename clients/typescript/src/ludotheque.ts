@@ -32,6 +32,7 @@ import type {
   JoinGameResponse,
   ListEventsResponse,
   PlayAgainResponse,
+  QuickMatchResponse,
   ReplayGameResponse,
   ReplayLogResponse,
   SubmitCommandResponse,
@@ -56,6 +57,21 @@ export interface JoinOptions {
   seat?: number;
   /** The bot that plays for the player when their clock runs out or a bot takes the seat over. */
   standIn?: string;
+}
+
+export interface QuickMatchOptions {
+  /** The game's options (only callers asking for the same ones share a game); omitted: the defaults. */
+  options?: GameOptionsInit;
+  /** How many seats the game has; default: the fewest the kind plays with. */
+  players?: number;
+  /** The player's age (Mooki Island: the youngest starts). */
+  age?: number;
+  /** The bot that plays for the player when their clock runs out or a bot takes the seat over. */
+  standIn?: string;
+  /** Let bots take the seats still empty this many seconds after the game's first player who asked (1 to 86400). */
+  botsAfterSeconds?: number;
+  /** The bot that takes them (`"random"`, `"greedy"`); default: the kind's. */
+  bot?: string;
 }
 
 export interface SeatOptions {
@@ -193,6 +209,17 @@ export class Ludotheque {
     const joined = await this.client.joinGame({ gameId: gameIdOrCode, name, ...options });
     this.sawGame(joined.game);
     return joined;
+  }
+
+  /** Play with anyone: takes an open seat of the game of this kind (and options, and
+   * number of players) that waits for players, or creates it. The response holds the
+   * seat's token (`withToken(matched.seatToken)` plays it), and `created` says whether
+   * this call created the game. Every server sharing the store seats its callers in
+   * the same waiting game until it is full. */
+  async quickMatch(kind: string, name: string, options: QuickMatchOptions = {}): Promise<QuickMatchResponse> {
+    const matched = await this.client.quickMatch({ kind, name, ...options });
+    this.sawGame(matched.game);
+    return matched;
   }
 
   /** Leaves this caller's seat before the game starts; its token then stops working. */

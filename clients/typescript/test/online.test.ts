@@ -1,5 +1,5 @@
 // Playing online through the wrapper and the Connect protocol, against a real server:
-// open seats joined by code, leaving, starting with bots, take-overs, rematches; and
+// open seats joined by code, quick matches, leaving, starting with bots, take-overs, rematches; and
 // GameSession's presence, turn clock and rematch over the WebSocket.
 
 import assert from "node:assert/strict";
@@ -40,6 +40,34 @@ describe("playing online", () => {
     // A started game's code answers as an unknown one does (nothing to learn by guessing).
     await assert.rejects(lobby.joinGame(code, "Zoé"), (error: unknown) => {
       return ConnectError.from(error).code === Code.NotFound;
+    });
+  });
+
+  test("two quick matches share a game; bots take the empty seat when asked", async () => {
+    const lobby = new Ludotheque({ baseUrl: server.baseUrl });
+    const ana = await lobby.quickMatch("picnic", "Ana", { players: 2, age: 5 });
+    assert.equal(ana.created, true);
+    assert.equal(ana.game?.status, GameStatus.OPEN);
+    const ben = await lobby.quickMatch("picnic", "Ben", { players: 2 });
+    assert.equal(ben.gameId, ana.gameId);
+    assert.equal(ben.seat, 1);
+    assert.equal(ben.created, false);
+    assert.equal(ben.game?.status, GameStatus.ACTIVE); // the last seat taken: dealt
+    const game = await lobby.withToken(ana.seatToken).getGame(ana.gameId);
+    assert.equal(game.viewer?.seat, 0);
+    const fay = await lobby.quickMatch("mooki", "Fay", { botsAfterSeconds: 1, bot: "random" });
+    let dealt = await lobby.getGame(fay.gameId);
+    for (const deadline = Date.now() + 20_000; dealt.status === GameStatus.OPEN; ) {
+      assert.ok(Date.now() < deadline, "timed out waiting for the bot to take the empty seat");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      dealt = await lobby.getGame(fay.gameId);
+    }
+    assert.deepEqual(
+      dealt.seats.map((seat) => seat.bot),
+      ["", "random"],
+    );
+    await assert.rejects(lobby.quickMatch("chess", "Gus"), (error: unknown) => {
+      return ConnectError.from(error).code === Code.InvalidArgument;
     });
   });
 

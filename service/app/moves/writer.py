@@ -220,13 +220,18 @@ class Writer:
         )
         try:
             with store_errors():
-                await self._store.append(request)
+                result = await self._store.append(request)
         except VersionConflict:
             live.losses.remove(loss)
             return False
         except BaseException:
             live.losses.remove(loss)
             raise
+        if result.replayed:
+            # Another process recorded this very loss first (the same key): the store holds
+            # its events, stamped at its time, not ours; the caller reads them back.
+            live.losses.remove(loss)
+            return False
         live.moved(events, stored, live.state, now)
         self._metrics.labelled(self._metrics.history_losses, engine.kind, str(loss.reused).lower()).inc()
         return True

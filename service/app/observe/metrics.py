@@ -269,7 +269,7 @@ class Metrics:
         self.games_started = make.counter(
             "ludotheque_games_started_total",
             "Games with open seats dealt, by kind and how (full: the last seat was taken; host: "
-            "its host started it with bots).",
+            "its host started it with bots; quick_match_bots: a quick match's bot deadline passed).",
             "kind",
             "how",
         )
@@ -286,6 +286,12 @@ class Metrics:
         )
         self.hand_backs = make.counter(
             "ludotheque_hand_backs_total", "Seats handed back to their players after a take-over, by kind.", "kind"
+        )
+        self.quick_matches = make.counter(
+            "ludotheque_quick_matches_total",
+            "Players seated by QuickMatch, by kind and how (created: the call created the game; joined).",
+            "kind",
+            "how",
         )
         self.rematches = make.counter("ludotheque_rematches_total", "Rematches dealt (PlayAgain), by kind.", "kind")
         self.online_sessions = make.gauge(

@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable, Mapping
 
 from ludotheque.v1 import game_pb2
 
@@ -99,11 +100,21 @@ class ClockSchedule:
 class ClockWorker(UseCase):
     """Plays the timeouts that are due (one worker per server process)."""
 
-    def __init__(self, kit: Kit, changes: TableChanges, schedule: ClockSchedule, coordination: Coordination) -> None:
+    def __init__(
+        self,
+        kit: Kit,
+        changes: TableChanges,
+        schedule: ClockSchedule,
+        coordination: Coordination,
+        others: Mapping[str, Callable[[str], Awaitable[int]]] | None = None,
+    ) -> None:
+        """`others`: the other deadlines kept in the schedule, "<game_id>/<name>": what
+        settles one due, by name (a quick match's bots: tables/quick_match.py)."""
         super().__init__(kit)
         self._changes = changes
         self._schedule = schedule
         self._coordination = coordination
+        self._others = dict(others or {})
 
     async def run(self, interval: float, stop: asyncio.Event) -> None:
         """Looks at the schedule every `interval` seconds until `stop`."""
@@ -150,6 +161,8 @@ class ClockWorker(UseCase):
 
     async def _settle(self, key: str, now: int) -> int:
         game_id, _, version_text = key.rpartition("/")
+        if version_text in self._others:
+            return await self._others[version_text](game_id)
         if not version_text.isdigit():
             await self._coordination.unschedule(key)
             return 0

@@ -147,14 +147,23 @@ class Seating(UseCase):
             creator = ADMIN_CREATOR if admin else recorded_creator(live.record.created_by)
             await self._creator.quotas.admit_bots_only(creator, live.game_id)
 
+        live, events = await self.seat_bots(live.game_id, bot, request.locale)
+        if events:
+            self._metrics.labelled(self._metrics.games_started, live.engine.kind, "host").inc()
+        viewer = Viewer.admin() if admin else Viewer.spectator()
+        return game_service_pb2.StartGameResponse(game=await self._shown(live, viewer, request.locale))
+
+    async def seat_bots(self, game_id: str, bot: str, locale: str) -> tuple[LiveGame, list[game_pb2.Event]]:
+        """Deals the game with `bot` in every open seat (bots named in `locale`): the
+        game and the events appended (none: it had started meanwhile), FAILED_PRECONDITION
+        when it had started before. StartGame's, and a quick match's when its bots are due."""
+
         async def decide(live: LiveGame) -> Change:
             table = live.table
             _check_waiting(live)
             free = table.open_seats
             changes = [
-                table_event(
-                    joined=game_pb2.SeatJoined(seat=seat, name=_bot_name(bot, n, len(free), request.locale), bot=bot)
-                )
+                table_event(joined=game_pb2.SeatJoined(seat=seat, name=_bot_name(bot, n, len(free), locale), bot=bot))
                 for n, seat in enumerate(free, start=1)
             ]
             seated = table.clone()
@@ -163,11 +172,7 @@ class Seating(UseCase):
             state, deal = await dealt(live, seated, live.version + len(changes))
             return Change([Step(None, None, list(changes)), *deal], state, "table/start")
 
-        live, events = await self._changes.make(live.game_id, decide)
-        if events:
-            self._metrics.labelled(self._metrics.games_started, live.engine.kind, "host").inc()
-        viewer = Viewer.admin() if admin else Viewer.spectator()
-        return game_service_pb2.StartGameResponse(game=await self._shown(live, viewer, request.locale))
+        return await self._changes.make(game_id, decide)
 
     async def play_again(
         self, request: game_service_pb2.PlayAgainRequest, token: str

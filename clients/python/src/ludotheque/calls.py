@@ -258,6 +258,32 @@ def join_game(
     return request
 
 
+def quick_match(
+    kind: str,
+    name: str,
+    options: Message | None = None,
+    *,
+    players: int = 0,
+    age: int | None = None,
+    stand_in: str = "",
+    bots_after_seconds: int = 0,
+    bot: str = "",
+) -> api.QuickMatchRequest:
+    """Plays with anyone: takes an open seat of the game of this kind and options
+    (and `players`, 0: the fewest) that waits for players, or creates it. The
+    response holds the seat's token (use it with with_token). With
+    `bots_after_seconds`, bots (`bot`, default the kind's) take the seats still
+    empty that long after the game's first player who asked for them."""
+    request = api.QuickMatchRequest(
+        kind=kind, name=name, players=players, stand_in=stand_in, bots_after_seconds=bots_after_seconds, bot=bot
+    )
+    if options is not None:
+        request.options.CopyFrom(envelope(game_pb2.GameOptions, options))
+    if age is not None:
+        request.age = age
+    return request
+
+
 def leave_game(game_id: str) -> api.LeaveGameRequest:
     """Leaves this client's seat before the game starts (its token then stops working)."""
     return api.LeaveGameRequest(game_id=game_id)
@@ -413,6 +439,7 @@ class Calls:
 
     create_game = Call("CreateGame", create_game, whole(api.CreateGameResponse), saw=the_game)
     join_game = Call("JoinGame", join_game, whole(api.JoinGameResponse), saw=the_game)
+    quick_match = Call("QuickMatch", quick_match, whole(api.QuickMatchResponse), saw=the_game)
     leave_game = Call("LeaveGame", leave_game, game_of, saw=the_game)
     start_game = Call("StartGame", start_game, game_of, saw=the_game)
     play_again = Call("PlayAgain", play_again, whole(api.PlayAgainResponse), saw=the_game)

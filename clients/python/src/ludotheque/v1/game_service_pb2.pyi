@@ -1941,3 +1941,111 @@ class HandBackSeatResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___HandBackSeatResponse: _TypeAlias = HandBackSeatResponse  # noqa: Y015
+
+@_typing.final
+class QuickMatchRequest(_message.Message):
+    """QuickMatch's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    OPTIONS_FIELD_NUMBER: _builtins.int
+    PLAYERS_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    AGE_FIELD_NUMBER: _builtins.int
+    STAND_IN_FIELD_NUMBER: _builtins.int
+    BOTS_AFTER_SECONDS_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    """The game's kind, e.g. "mooki" (ListGameKinds lists those this server plays)."""
+    players: _builtins.int
+    """How many seats the game has; 0: the fewest the kind plays with."""
+    name: _builtins.str
+    """The player's name, shown to everyone (1 to 64 characters)."""
+    age: _builtins.int
+    """The player's age in years (Mooki Island: the youngest starts)."""
+    stand_in: _builtins.str
+    """The bot that plays for the player when their clock runs out or when a bot
+    takes the seat over: "random" or "greedy"; empty: "greedy".
+    """
+    bots_after_seconds: _builtins.int
+    """Let bots take the seats still empty this many seconds after the first
+    player of the game who asked (1 to 86400); 0: wait for people only.
+    """
+    bot: _builtins.str
+    """The bot that takes the empty seats then: "random" or "greedy"; empty: the
+    kind's default bot.
+    """
+    locale: _builtins.str
+    """The language of the descriptions and error messages in the answer, as in
+    GetGameRequest.locale.
+    """
+    @_builtins.property
+    def options(self) -> _game_pb2.GameOptions:
+        """The game's options; unset means the defaults. Only callers asking for the
+        same options (and number of players) share a game.
+        """
+
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        options: _game_pb2.GameOptions | None = ...,
+        players: _builtins.int = ...,
+        name: _builtins.str = ...,
+        age: _builtins.int | None = ...,
+        stand_in: _builtins.str = ...,
+        bots_after_seconds: _builtins.int = ...,
+        bot: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age", "options", b"options"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_age", b"_age", "age", b"age", "bot", b"bot", "bots_after_seconds", b"bots_after_seconds", "kind", b"kind", "locale", b"locale", "name", b"name", "options", b"options", "players", b"players", "stand_in", b"stand_in"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__age: _TypeAlias = _typing.Literal["age"]  # noqa: Y015
+    _WhichOneofArgType__age: _TypeAlias = _typing.Literal["_age", b"_age"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__age) -> _WhichOneofReturnType__age | None: ...
+
+Global___QuickMatchRequest: _TypeAlias = QuickMatchRequest  # noqa: Y015
+
+@_typing.final
+class QuickMatchResponse(_message.Message):
+    """QuickMatch's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    GAME_FIELD_NUMBER: _builtins.int
+    CREATED_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game the caller sits in."""
+    seat: _builtins.int
+    """The caller's seat."""
+    seat_token: _builtins.str
+    """The seat's secret token: send it as "authorization: Bearer <token>"."""
+    created: _builtins.bool
+    """Whether this call created the game."""
+    @_builtins.property
+    def game(self) -> _game_pb2.Game:
+        """The game as the new seat sees it."""
+
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        game: _game_pb2.Game | None = ...,
+        created: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created", b"created", "game", b"game", "game_id", b"game_id", "seat", b"seat", "seat_token", b"seat_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___QuickMatchResponse: _TypeAlias = QuickMatchResponse  # noqa: Y015

@@ -147,6 +147,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatResponse.FromString,
                 _registered_method=True)
+        self.QuickMatch = channel.unary_unary(
+                '/ludotheque.v1.GameService/QuickMatch',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.QuickMatchRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.QuickMatchResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -346,6 +351,17 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def QuickMatch(self, request, context):
+        """Play with anyone: take an open seat of a game of this kind and options
+        that waits for players, or create one and take its first seat. Every server
+        sharing the store seats its callers in the same waiting game until it is
+        full (docs/API.md, "Quick match"). With bots_after_seconds, bots take the
+        seats still empty that long after the first caller who asked for them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -458,6 +474,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.HandBackSeat,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatResponse.SerializeToString,
+            ),
+            'QuickMatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.QuickMatch,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.QuickMatchRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.QuickMatchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1055,6 +1076,33 @@ class GameService:
             '/ludotheque.v1.GameService/HandBackSeat',
             ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.HandBackSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def QuickMatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/QuickMatch',
+            ludotheque_dot_v1_dot_game__service__pb2.QuickMatchRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.QuickMatchResponse.FromString,
             options,
             channel_credentials,
             insecure,

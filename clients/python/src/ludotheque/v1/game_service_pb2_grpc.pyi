@@ -139,6 +139,13 @@ class GameServiceStub:
     """A seat's player (or the admin): play the seat again after a bot took it
     over. Opening a Play session does it too, after a take-over by the clock.
     """
+    QuickMatch: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.QuickMatchRequest, _game_service_pb2.QuickMatchResponse]
+    """Play with anyone: take an open seat of a game of this kind and options
+    that waits for players, or create one and take its first seat. Every server
+    sharing the store seats its callers in the same waiting game until it is
+    full (docs/API.md, "Quick match"). With bots_after_seconds, bots take the
+    seats still empty that long after the first caller who asked for them.
+    """
 
 @_typing.type_check_only
 class GameServiceAsyncStub(GameServiceStub):
@@ -245,6 +252,13 @@ class GameServiceAsyncStub(GameServiceStub):
     HandBackSeat: _aio.UnaryUnaryMultiCallable[_game_service_pb2.HandBackSeatRequest, _game_service_pb2.HandBackSeatResponse]  # type: ignore[assignment]
     """A seat's player (or the admin): play the seat again after a bot took it
     over. Opening a Play session does it too, after a take-over by the clock.
+    """
+    QuickMatch: _aio.UnaryUnaryMultiCallable[_game_service_pb2.QuickMatchRequest, _game_service_pb2.QuickMatchResponse]  # type: ignore[assignment]
+    """Play with anyone: take an open seat of a game of this kind and options
+    that waits for players, or create one and take its first seat. Every server
+    sharing the store seats its callers in the same waiting game until it is
+    full (docs/API.md, "Quick match"). With bots_after_seconds, bots take the
+    seats still empty that long after the first caller who asked for them.
     """
 
 class GameServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -481,6 +495,19 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.HandBackSeatResponse, _abc.Awaitable[_game_service_pb2.HandBackSeatResponse]]:
         """A seat's player (or the admin): play the seat again after a bot took it
         over. Opening a Play session does it too, after a take-over by the clock.
+        """
+
+    @_abc_1.abstractmethod
+    def QuickMatch(
+        self,
+        request: _game_service_pb2.QuickMatchRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.QuickMatchResponse, _abc.Awaitable[_game_service_pb2.QuickMatchResponse]]:
+        """Play with anyone: take an open seat of a game of this kind and options
+        that waits for players, or create one and take its first seat. Every server
+        sharing the store seats its callers in the same waiting game until it is
+        full (docs/API.md, "Quick match"). With bots_after_seconds, bots take the
+        seats still empty that long after the first caller who asked for them.
         """
 
 def add_GameServiceServicer_to_server(servicer: GameServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
