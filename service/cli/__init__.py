@@ -38,7 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
         dest="seats",
         metavar="SPEC",
         help=(
-            "a seat, in turn order: NAME or NAME:AGE for a human at this terminal, "
+            "a seat, in turn order: NAME or NAME:AGE for a human at this terminal "
+            "('' for none: the seat is then Player 2, in each reader's language), "
             "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random), "
             "open for a seat a player on another terminal joins (--join). "
             "Default: you against the greedy bot, and random bots in the seats the game takes besides."

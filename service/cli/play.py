@@ -18,7 +18,7 @@ import grpc
 from ludotheque import Client, localized_message
 from ludotheque.v1 import game_pb2
 
-from engines.phrases import Phrase
+from engines.phrases import NumberArg, Phrase
 from engines.registry import ENGINES, GAMES
 from service.app.words.catalogs import catalogs
 from service.cli.config import defaults
@@ -48,8 +48,9 @@ def parse_seats(specs: Sequence[str], locale: str = "") -> list[dict[str, Any]]:
 
 
 def parse_seat(spec: str, locale: str = "") -> dict[str, Any]:
-    """'Cléo', 'Cléo:6', 'bot:greedy', 'bot:greedy:7', 'open' or 'you' (the player at the
-    terminal) as a SeatSpec's fields; a bot's name, and yours, in `locale`."""
+    """'Cléo', 'Cléo:6', 'bot:greedy', 'bot:greedy:7', 'open', 'you' (the player at the
+    terminal) or '' (no name: "Player 2" to every reader) as a SeatSpec's fields; a bot's
+    name, and yours, in `locale`."""
     if spec == "open":
         return {"open": True}
     words = catalogs().words(locale)
@@ -140,12 +141,13 @@ def _play(
         humans = {i: lobby.with_token(token) for i, token in enumerate(created.seat_tokens) if token}
         humans = {i: client for i, client in humans.items() if not seats[i].get("bot")}
         game = created.game
-        stdout.write(f"Game {game.game_id}: {', '.join(s.name or 'an open seat' for s in game.seats)}\n")
+        told = ", ".join("an open seat" if s.open else called(s, locale) for s in game.seats)
+        stdout.write(f"Game {game.game_id}: {told}\n")
         if game.join_code:
             stdout.write(
                 f"Waiting for players: they join with `ludotheque play --join {game.join_code} --server {target}`\n"
             )
-        return _loop(lobby, game.game_id, humans, stdin, stdout)
+        return _loop(lobby, game.game_id, humans, stdin, stdout, locale)
 
 
 def _join(code: str, player: dict[str, Any], target: str, stdin: TextIO, stdout: TextIO, locale: str) -> int:
@@ -157,10 +159,30 @@ def _join(code: str, player: dict[str, Any], target: str, stdin: TextIO, stdout:
             return 1
         game = joined.game
         stdout.write(f"You sit at seat {joined.seat + 1} of game {game.game_id}.\n")
-        return _loop(lobby, game.game_id, {joined.seat: lobby.with_token(joined.seat_token)}, stdin, stdout)
+        humans = {joined.seat: lobby.with_token(joined.seat_token)}
+        return _loop(lobby, game.game_id, humans, stdin, stdout, locale)
 
 
-def _loop(lobby: Client, game_id: str, humans: dict[int, Client], stdin: TextIO, stdout: TextIO) -> int:
+def called(seat: game_pb2.Seat, locale: str) -> str:
+    """A seat's name; one given none is "Player 2" in `locale`, as the service's words call it."""
+    unnamed = Phrase("seat.unnamed", (("number", NumberArg(seat.index + 1)),))
+    return seat.name or catalogs().words(locale).text(unnamed)
+
+
+def named(seats: Sequence[game_pb2.Seat], locale: str) -> list[game_pb2.Seat]:
+    """The seats, each with its name (see `called`), for a board drawn in English words."""
+    copies = []
+    for seat in seats:
+        copy = game_pb2.Seat()
+        copy.CopyFrom(seat)
+        copy.name = called(seat, locale)
+        copies.append(copy)
+    return copies
+
+
+def _loop(
+    lobby: Client, game_id: str, humans: dict[int, Client], stdin: TextIO, stdout: TextIO, locale: str = ""
+) -> int:
     """Plays the human seats at this terminal until the game is over (or they quit)."""
     renderer = renderer_of(lobby.get_game(game_id).kind)
     shown = 0
@@ -172,7 +194,7 @@ def _loop(lobby: Client, game_id: str, humans: dict[int, Client], stdin: TextIO,
         public = lobby.get_game(game_id)
         shown = _print_events(narrator, public, shown, stdout)
         if public.status == game_pb2.GAME_STATUS_FINISHED:
-            stdout.write("\n" + renderer.render_view(_payload(public.view), public.seats, None) + "\n")
+            stdout.write("\n" + renderer.render_view(_payload(public.view), named(public.seats, locale), None) + "\n")
             # How it ended, in the service's words in the player's language.
             stdout.write(f"\nGame over. {public.outcome.description.text or public.outcome.summary}\n")
             return 0
@@ -184,8 +206,8 @@ def _loop(lobby: Client, game_id: str, humans: dict[int, Client], stdin: TextIO,
             continue
         seat = acting[0]
         if shared_terminal:
-            stdout.write(f"\n--- {public.seats[seat].name}'s turn (others, look away!) ---\n")
-        if not _take_turn(humans[seat], renderer, game_id, seat, stdin, stdout):
+            stdout.write(f"\n--- {called(public.seats[seat], locale)}'s turn (others, look away!) ---\n")
+        if not _take_turn(humans[seat], renderer, game_id, seat, stdin, stdout, locale):
             stdout.write("Bye.\n")
             return 0
 
@@ -201,11 +223,13 @@ def _print_events(narrator: Client, game: game_pb2.Game, shown: int, stdout: Tex
     return game.version
 
 
-def _take_turn(player: Client, renderer: Any, game_id: str, seat: int, stdin: TextIO, stdout: TextIO) -> bool:
+def _take_turn(
+    player: Client, renderer: Any, game_id: str, seat: int, stdin: TextIO, stdout: TextIO, locale: str
+) -> bool:
     """Shows the seat its view and asks for a move; False when the player quits."""
     game = player.get_game(game_id)
     view = _payload(game.view)
-    stdout.write("\n" + renderer.render_view(view, game.seats, seat) + "\n\n")
+    stdout.write("\n" + renderer.render_view(view, named(game.seats, locale), seat) + "\n\n")
     choices = list(game.legal_commands)
     clock = game.seats[seat].clock
     if clock.HasField("remaining"):  # a turn clock: past it, a bot plays the turn
@@ -213,7 +237,7 @@ def _take_turn(player: Client, renderer: Any, game_id: str, seat: int, stdin: Te
     for number, command in enumerate(choices, start=1):
         stdout.write(f"  {number}. {command.description.text}\n")
     while True:
-        stdout.write(f"Your move, {game.seats[seat].name} (1-{len(choices)}, q to quit): ")
+        stdout.write(f"Your move, {called(game.seats[seat], locale)} (1-{len(choices)}, q to quit): ")
         stdout.flush()
         answer = stdin.readline()
         if not answer or answer.strip().lower() in ("q", "quit"):

@@ -31,6 +31,13 @@ def test_a_human_plays_a_whole_game_against_a_bot_in_process() -> None:
     assert "Scoring" in out and "Game over." in out and ("stars to" in out or "stars each" in out)
 
 
+def test_a_seat_given_no_name_is_player_n_in_the_terminals_language() -> None:
+    done = play("--seat", "", "--seat", "bot:greedy", "--locale", "fr", answers="q\n")
+    assert done.returncode == 0, done.stderr
+    assert ": Joueur 1, Robot malin\n" in done.stdout and "Your move, Joueur 1 (" in done.stdout
+    assert "Player" not in done.stdout
+
+
 def test_playing_through_a_running_server(server: ServerProcess) -> None:
     done = play("--server", server.target)
     assert done.returncode == 0, done.stderr
@@ -54,6 +61,7 @@ def test_unknown_games_are_named() -> None:
 def test_seat_specs() -> None:
     assert parse_seat("Cléo") == {"name": "Cléo"}
     assert parse_seat("Cléo:6") == {"name": "Cléo", "age": 6}
+    assert parse_seat("") == {"name": ""}
     assert parse_seat("bot:greedy") == {"name": "Greedy bot", "bot": "greedy"}
     assert parse_seat("bot:random:7") == {"name": "Random bot", "bot": "random", "age": 7}
 

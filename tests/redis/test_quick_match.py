@@ -151,6 +151,6 @@ def test_bad_requests_are_refused_with_their_field_and_create_nothing(
         named = [v["field"] for d in answer.json["details"] for v in d.get("fieldViolations", [])]
         assert named == [field], answer.json
     with Client(first.target) as client, pytest.raises(grpc.RpcError) as refused:
-        client.quick_match("mooki", "")
+        client.quick_match("mooki", "   ")  # only spaces ("" is no name: "Player 2" to every reader)
     assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert len(waiting_games(first.target, "mooki")) == before

@@ -95,6 +95,25 @@ async def test_malformed_creations_are_invalid_arguments(request_: api.CreateGam
 
 
 @async_test
+async def test_a_seat_without_a_name_is_player_n_in_each_readers_language() -> None:
+    # No name given (the host left it blank, a joiner typed none): the seat keeps ""
+    # and each reader's words call it "Player 1" / « Joueur 1 »; only spaces stay refused.
+    app = new_app()
+    request = api.CreateGameRequest(kind="mooki", seats=[game_pb2.SeatSpec(), game_pb2.SeatSpec(open=True)])
+    created = await app.games.create_game(request, "")
+    await expect_error(
+        Code.INVALID_ARGUMENT, app.seating.join_game(api.JoinGameRequest(game_id=created.game_id, name="  "), "")
+    )
+    await app.seating.join_game(api.JoinGameRequest(game_id=created.game_id), "")
+    await app.moves.submit(submit(created.game_id, DRAW_LEFT), created.seat_tokens[0])
+    game = await app.games.get_game(api.GetGameRequest(game_id=created.game_id), "")
+    assert [seat.name for seat in game.seats] == ["", ""]
+    for locale, first in (("en", "Player 1"), ("fr", "Joueur 1")):
+        listed = await app.history.list_events(api.ListEventsRequest(game_id=created.game_id, locale=locale), "")
+        assert listed.events[-1].description.text.startswith(first), listed.events[-1].description.text
+
+
+@async_test
 async def test_options_for_another_game_are_refused() -> None:
     request = create_request()
     request.options.SetInParent()  # an empty oneof

@@ -226,3 +226,21 @@ async def test_outcomes_are_told_in_the_readers_language_and_listed_so() -> None
     assert replay.outcome.description == fr.outcome.description
     listed = await app.games.list_games(api.ListGamesRequest(locale="fr"), ADMIN)
     assert listed.games[0].outcome.description == fr.outcome.description
+
+
+def test_a_friend_tile_is_named_by_its_steps_and_a_lids_place_by_the_lid() -> None:
+    # "Friend 2" / « Ami 2 » read as a second friend, "place 19" as nowhere on the board.
+    from ludotheque.picnic.v1 import picnic_pb2 as picnic
+
+    friend_tile = picnic.Tile(kind=picnic.TILE_KIND_FRIEND, value=2, back=picnic.TILE_BACK_PLAIN)
+    walk = picnic.Event(friend_moved=picnic.FriendMoved(seat=0, friend=0, tile=friend_tile, start=27, route=[28, 29]))
+    rain = picnic.Event(rain_fell=picnic.RainFell(place=18, shelter=picnic.SHELTER_HOUSE, cell=27))
+    describe = DESCRIBERS["picnic"].describe_event
+    en, fr = catalogs().words("en"), catalogs().words("fr")
+    assert en.text(describe(walk), ["Cléo"]) == "Cléo walks Rabbit A4 > B4 > C4 with the 2-step Friend tile."
+    assert fr.text(describe(walk), ["Cléo"]) == "Cléo fait marcher Lapin A4 > B4 > C4 avec la tuile Ami à 2 pas."
+    assert en.text(describe(rain), ["Cléo"]).endswith("goes back face down into the lid, at number 19.")
+    assert fr.text(describe(rain), ["Cléo"]).endswith("retourne face cachée dans le couvercle, au numéro 19.")
+    view = picnic.View(lid=[picnic.LidPlace(back=picnic.TILE_BACK_PLAIN)] * 20)
+    (draw,) = DESCRIBERS["picnic"].describe_commands([picnic.Command(draw=picnic.Draw(place=18))], view)
+    assert fr.text(draw.phrase, []) == "Prendre une tuile du couvercle : numéro 19 (dos ordinaire)"

@@ -201,13 +201,27 @@ SEAT = "form.new-game li.seat:nth-child({n})"
 CURTAIN = ".curtain:not([hidden])"
 
 
-def seat_name(page: Page, n: int) -> str:
-    return str(page.evaluate(f"document.querySelector('{SEAT.format(n=n)} input[name=name]').value"))
+def seat_name(page: Page, n: int) -> tuple[str, str]:
+    """The seat's name field: its value and its placeholder."""
+    field = f"document.querySelector('{SEAT.format(n=n)} input[name=name]')"
+    value, placeholder = page.evaluate(f"[{field}.value, {field}.placeholder]")
+    return str(value), str(placeholder)
+
+
+def hint_shown(page: Page, n: int) -> bool:
+    """Whether the seat's number shows its badge (the next animal's face: a picture to
+    tap), 20 px at least, whole on the screen."""
+    box = page.evaluate(
+        f"(() => {{ const badge = document.querySelector('{SEAT.format(n=n)} .seat-picture .picture-hint svg');"
+        " const r = badge?.getBoundingClientRect(); return r && [r.width, r.height, r.left, r.right]; })()"
+    )
+    return bool(box) and box[0] >= 20 and box[1] >= 20 and box[2] >= 0 and box[3] <= PHONE[0]
 
 
 def seat_two_people_by_their_pictures(page: Page, base: str, kind: str, pictures: tuple[str, str]) -> None:
     """From the phone's lobby: `kind`, the second seat switched from a robot to a person
-    (its proposed name follows), each seat named by tapping its picture; then started."""
+    (no name proposed for either: "Player 2" is the empty field's placeholder, what every
+    page calls it if it stays empty), each seat named by tapping its picture; then started."""
     page.goto(f"{base}/")
     page.wait_for(f"form.new-game input[value={kind}]")
     page.click(f"form.new-game input[value={kind}]")
@@ -215,19 +229,19 @@ def seat_two_people_by_their_pictures(page: Page, base: str, kind: str, pictures
     if page.evaluate(f"document.querySelector('{SEAT.format(n=2)}') === null"):  # a game one may play alone
         page.click("form.new-game .seats-box > button")
         page.select(f"{SEAT.format(n=2)} select[name=bot]", "greedy")
-    assert seat_name(page, 2) == "Robot 2"
+    assert seat_name(page, 2) == ("", "Player 2")
+    assert hint_shown(page, 1) and not hint_shown(page, 2)  # a robot has no picture to tap
     page.select(f"{SEAT.format(n=2)} select[name=bot]", "")
-    assert seat_name(page, 2) == "Player 2"  # not "Robot 2" for a person
-    page.select(f"{SEAT.format(n=2)} select[name=bot]", "greedy")
-    assert seat_name(page, 2) == "Robot 2"
-    page.select(f"{SEAT.format(n=2)} select[name=bot]", "")
+    assert seat_name(page, 2) == ("", "Player 2")
+    assert hint_shown(page, 2)
+    shoot(page, f"lobby-seats-{kind}-phone")
     for n, picture in enumerate(pictures, start=1):  # each tap on the seat's number: the next animal
         shown = f"document.querySelector('{SEAT.format(n=n)} .seat-picture').dataset.picture"
         for _ in range(6):
             driver(page, "tap", selector=f"{SEAT.format(n=n)} .seat-picture", timeout=15_000)
             if page.evaluate(shown) == picture:
                 break
-        assert seat_name(page, n) == picture.capitalize()
+        assert seat_name(page, n) == (picture.capitalize(), f"Player {n}")
     assert problems(page_facts(page)) == {}
     driver(page, "tap", selector="form.new-game button[type=submit]", timeout=15_000)
     page.wait_until("location.pathname.startsWith('/play/')")
@@ -245,7 +259,8 @@ def test_a_curtain_only_where_the_game_hides_something(phone: Page, server: Serv
     turns: set[str] = set()
     rng = random.Random(7)
     for _ in range(12):
-        page.wait_until(f"document.querySelector('{CURTAIN}') || ({STATUS} === 'your-turn')")
+        # The status may say whose turn a moment before the board offers its choices.
+        page.wait_until(f"document.querySelector('{CURTAIN}') || ({STATUS} === 'your-turn' && {CHOICES}.length > 0)")
         assert page.evaluate(f"document.querySelector('{CURTAIN}')") is None
         turns.add(page.text(".status"))
         choose(page, rng.choice(page.evaluate(CHOICES)), touch=True)
@@ -274,14 +289,17 @@ def test_a_curtain_only_where_the_game_hides_something(phone: Page, server: Serv
 
 
 def test_a_joiner_taps_a_picture_and_is_named_in_their_language(browser: Browser, server: ServerProcess) -> None:
-    with Client(server.target) as lobby:
-        created = lobby.create_game("mooki", [{"name": "Cléo", "age": 7}, {"open": True}])
+    """The host's seat has no name (created in English): the French joiner reads it as
+    « Joueur 1 », on the join page and the play page alike."""
+    with Client(server.target, locale="en") as lobby:
+        created = lobby.create_game("mooki", [{"age": 7}, {"open": True}])
     guest = browser.new_page(PHONE, mobile=True, isolated=True)
     try:
         guest.goto(f"{server.http}/")
         guest.evaluate("localStorage.setItem('ludotheque.locale', 'fr')")
         guest.goto(f"{server.http}/join/{created.game.join_code}?game={created.game_id}")
         guest.wait_for(".join-seats li.free")
+        assert guest.text("#invitation-title").startswith("Joueur 1 t’invite à jouer")
         assert problems(page_facts(guest)) == {}
         assert_accessible(guest)
         driver(guest, "tap", selector="form.join-game [data-picture=frog]", timeout=15_000)
@@ -290,6 +308,7 @@ def test_a_joiner_taps_a_picture_and_is_named_in_their_language(browser: Browser
         driver(guest, "tap", selector="form.join-game button[type=submit]", timeout=15_000)
         guest.wait_until(f"location.pathname === '/play/{created.game_id}'")
         guest.wait_until("document.querySelector('.play-top .lead')?.textContent.includes('Grenouille (toi)')")
+        assert guest.text(".play-top .lead") == "Joueur 1 · Grenouille (toi)"
         held = json.loads(guest.evaluate(f"localStorage.getItem('ludotheque.seats.{created.game_id}')"))
         assert held[0]["picture"] == "frog" and held[0]["name"] == "Grenouille"
         assert guest.problems() == []
@@ -333,3 +352,66 @@ def test_the_debug_panel_is_behind_a_grown_ups_gate(browser: Browser, server: Se
         assert child.problems() == []
     finally:
         child.close()
+
+
+def two_friends_on_one_space(server: ServerProcess) -> tuple[str, str]:
+    """A one-seat picnic played (its first legal move, but a friend walked onto another
+    friend's space whenever it may) until two friends stand on one space."""
+    from ludotheque.v1 import game_pb2
+
+    with Client(server.target) as lobby:
+        for _ in range(30):
+            created = lobby.create_game("picnic", [{"name": "Cléo"}])
+            player = lobby.with_token(created.seat_tokens[0])
+            for _ in range(200):
+                game = player.get_game(created.game_id)
+                cells = [f.cell for f in game.view.picnic.friends if not f.invited and f.HasField("cell")]
+                if len(set(cells)) < len(cells):
+                    return created.game_id, created.seat_tokens[0]
+                if game.status == game_pb2.GAME_STATUS_FINISHED or not game.legal_commands:
+                    break
+                onto = [c for c in game.legal_commands if list(c.picnic.move_friend.route[-1:]) in ([x] for x in cells)]
+                player.submit(created.game_id, (onto or list(game.legal_commands))[0])
+    raise AssertionError("no game put two friends on one space")
+
+
+# Each friend drawn on the board: its circle's size and centre on the screen, and its initial.
+FRIENDS_DRAWN = """[...document.querySelectorAll('.play-board [data-anchor^="friend:"]')].map((g) => {
+  const face = [...g.querySelectorAll('circle')].filter((c) => !c.classList.length)
+    .sort((a, b) => b.r.baseVal.value - a.r.baseVal.value)[0].getBoundingClientRect();
+  return { size: face.width, x: face.x + face.width / 2, y: face.y + face.height / 2,
+    space: g.getAttribute('aria-label').split(' ').pop(), initial: g.querySelector('text')?.textContent ?? '' };
+})"""
+CHIPS = """[...document.querySelectorAll('.friend-chip')]
+  .map((c) => [c.getBoundingClientRect().width, c.getBoundingClientRect().height])"""
+
+
+@pytest.mark.parametrize("size", ["phone", "desktop"])
+def test_two_friends_on_one_space_are_drawn_large_enough_to_read(
+    browser: Browser, server: ServerProcess, size: str
+) -> None:
+    game_id, token = two_friends_on_one_space(server)
+    page = browser.new_page(PHONE, mobile=True) if size == "phone" else browser.new_page()
+    try:
+        hold(page, server.http, game_id, [{"seat": 0, "name": "Cléo", "token": token}])
+        page.wait_for('.play-board [data-anchor^="friend:"]')
+        drawn: list[dict[str, Any]] = page.evaluate(FRIENDS_DRAWN)
+        spaces = [one["space"] for one in drawn]
+        shared = [one for one in drawn if spaces.count(one["space"]) > 1]
+        assert len(shared) >= 2, drawn
+        shoot(page, f"picnic-friends-together-{size}")
+        alone = max(one["size"] for one in drawn if one not in shared)
+        for one in shared:  # each a face with its initial, as large as a friend alone on its space
+            assert one["initial"] and one["size"] >= alone - 0.5 and one["size"] >= (25 if size == "phone" else 30), (
+                drawn
+            )
+        for one, other in itertools.combinations(shared, 2):  # side by side, not on top of each other
+            apart = ((one["x"] - other["x"]) ** 2 + (one["y"] - other["y"]) ** 2) ** 0.5
+            assert apart >= (one["size"] + other["size"]) / 2 - 2, (one, other)
+        # The friends' buttons under the forest: each a 44 px target at least.
+        assert all(width >= 44 and height >= 44 for width, height in page.evaluate(CHIPS))
+        shoot(page, f"picnic-friends-together-{size}")
+        assert problems(page_facts(page)) == {}
+        assert page.problems() == []
+    finally:
+        page.close()

@@ -226,7 +226,7 @@ def validate_seats(
                 f"{where}.index", f"Seat {spec.index} {problem}: seats are numbered 0, 1, 2... in order."
             )
         seen.add(index)
-        name = validate_name(spec.name, f"{where}.name", optional=spec.open)
+        name = validate_name(spec.name, f"{where}.name")
         if spec.HasField("age"):
             validate_age(spec.age, f"{where}.age")
         validate_bot(spec.bot, f"{where}.bot", engine)
@@ -252,12 +252,18 @@ def resolve_options(engine: AnyEngine, options: Any, seats: Sequence[game_pb2.Se
         raise invalid_argument(field, str(error)) from error
 
 
-def validate_name(name: str, field: str, *, optional: bool = False) -> str:
-    """A player's name, stripped; `optional`: may be empty (an open seat's placeholder)."""
-    name = name.strip()
-    if (name or not optional) and (not 1 <= len(name) <= MAX_NAME_LENGTH or not name.isprintable()):
-        raise invalid_argument(field, f"A seat's name is 1 to {MAX_NAME_LENGTH} printable characters.")
-    return name
+def validate_name(name: str, field: str) -> str:
+    """A player's name, stripped; "" when none is given (an open seat's, or a seat whose
+    player is then "Player 2" to every reader, in the reader's language). A name given
+    that strips to nothing, or is too long, is refused: it is not "no name"."""
+    if not name:
+        return ""
+    stripped = name.strip()
+    if not 1 <= len(stripped) <= MAX_NAME_LENGTH or not stripped.isprintable():
+        raise invalid_argument(
+            field, f'A seat\'s name is 1 to {MAX_NAME_LENGTH} printable characters, or none at all ("Player 2").'
+        )
+    return stripped
 
 
 def validate_age(age: int, field: str) -> None:

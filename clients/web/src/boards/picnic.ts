@@ -26,6 +26,9 @@ import { blanket, dragon, friend, house, mouse, pieceColour, tent, tileBack, til
 import { darker, lighter, picture, s, starPoints, type SvgChild } from "./svg";
 
 const CELL = 64;
+// A friend's radius, alone on its space or sharing it: two side by side (diagonally, 42
+// units apart) just touch, each as large as a friend alone, its initial readable.
+const FRIEND = 21;
 const MARGIN = 30;
 // « Amener Facteur Souris au lieu du pique-nique avec au moins 4 de ses amis » (the rulebook).
 const FRIENDS_TO_WIN = 4;
@@ -175,9 +178,11 @@ function decoration(terrain: Terrain, { x, y }: Spot, fill: string): SVGElement 
   return s("g", { stroke: darker(fill, 0.25), "stroke-width": 1.5, "stroke-linecap": "round" }, s("path", { d: `M${x - 20} ${y + 22} l2 -6 M${x - 16} ${y + 22} l-1 -7 M${x + 18} ${y - 18} l2 -6 M${x + 22} ${y - 18} l-1 -6` }));
 }
 
-/** Where each piece stands, several on one space side by side. A friend alone on its
- * space while friends are to pick is tapped there too (the whole space), as its button
- * in the friends' row. */
+/** Where each piece stands, several on one space side by side. A friend is drawn with
+ * its initial, as large when it shares its space as alone (42 units wide, reaching into
+ * the space's neighbours a little). While friends are
+ * to pick, a friend on the board is tapped there too (alone: the whole space; sharing
+ * it: its own circle, 48 units wide), as its button in the friends' row. */
 function pieces(input: BoardInput, view: View, at: Map<number, Spot>, facts: Material | undefined, pickers: Map<number, HTMLElement>): SVGElement[] {
   const out: SVGElement[] = [];
   const standing = view.friends.filter((one) => !one.invited && one.cell !== undefined);
@@ -194,12 +199,12 @@ function pieces(input: BoardInput, view: View, at: Map<number, Spot>, facts: Mat
     placed.set(cell, n + 1);
     const offsets = [
       [0, 0],
-      [-14, 14],
-      [14, 14],
-      [-14, -14],
-      [14, -14],
+      [-15, 15],
+      [15, 15],
+      [-15, -15],
+      [15, -15],
     ];
-    const [dx, dy] = (crowd.get(cell) ?? 0) > 1 && n === 0 ? [14, -14] : offsets[n % offsets.length];
+    const [dx, dy] = (crowd.get(cell) ?? 0) > 1 && n === 0 ? [15, -15] : offsets[n % offsets.length];
     return { spot: { x: spot.x + dx, y: spot.y + dy }, alone: (crowd.get(cell) ?? 0) <= 1 };
   };
   if (view.tent !== undefined) {
@@ -213,22 +218,26 @@ function pieces(input: BoardInput, view: View, at: Map<number, Spot>, facts: Mat
     const { spot, alone } = where;
     const rgb = facts?.friends.find((f) => f.friend === one.friend)?.rgb || "#8D6E63";
     const label = t("picnic.friendAt", { name: friendName(view, facts, one.friend), cell: cellName(view, cell) });
-    const token = friend(spot.x, spot.y, alone ? 21 : 15, rgb, alone ? one.name : "");
+    const token = friend(spot.x, spot.y, FRIEND, rgb, one.name);
     // On a phone the forest's spaces are too small to tap a friend there: its button is below.
     const picker = input.upright ? undefined : pickers.get(one.friend);
     const offered = pickers.has(one.friend);
     const chosen = input.offer?.chosen("friend") === String(one.friend);
     const cellSpot = at.get(cell) as Spot;
     const parts: SvgChild[] = [s("title", {}, label)];
-    if (picker && alone) {
+    if (picker) {
       // Tapping the friend on the board picks it as its button does (the button is the choice).
-      parts.push(s("rect", { class: "hit", x: cellSpot.x - CELL / 2, y: cellSpot.y - CELL / 2, width: CELL, height: CELL, fill: "transparent" }));
+      parts.push(
+        alone
+          ? s("rect", { class: "hit", x: cellSpot.x - CELL / 2, y: cellSpot.y - CELL / 2, width: CELL, height: CELL, fill: "transparent" })
+          : s("circle", { class: "hit", cx: spot.x, cy: spot.y, r: 24, fill: "transparent" }),
+      );
     }
-    if (offered) parts.push(s("circle", { class: "offered-ring", cx: spot.x, cy: spot.y, r: alone ? 27 : 20 }));
-    if (chosen) parts.push(s("circle", { cx: spot.x, cy: spot.y, r: alone ? 27 : 20, class: "chosen-ring" }));
+    if (offered) parts.push(s("circle", { class: "offered-ring", cx: spot.x, cy: spot.y, r: FRIEND + 6 }));
+    if (chosen) parts.push(s("circle", { cx: spot.x, cy: spot.y, r: FRIEND + 6, class: "chosen-ring" }));
     parts.push(token);
-    const g = named(s("g", { role: "img", "aria-label": label, class: picker && alone ? "friend-alias" : undefined }, ...parts), `friend:${one.friend}`, true);
-    if (picker && alone) g.addEventListener("click", () => picker.click());
+    const g = named(s("g", { role: "img", "aria-label": label, class: picker ? "friend-alias" : undefined }, ...parts), `friend:${one.friend}`, true);
+    if (picker) g.addEventListener("click", () => picker.click());
     out.push(g);
   }
   const facteur = place(view.facteur);

@@ -93,7 +93,8 @@ function showInvitation(box: HTMLElement, form: HTMLElement, game: Game): void {
 function joinForm(code: string, gameId: string, left: () => boolean): HTMLElement {
   const nameId = uid("join-name");
   const ageId = uid("join-age");
-  const name = h("input", { attrs: { id: nameId, name: "name", required: true, maxlength: 64, autocomplete: "nickname" } });
+  // No name is a name too: the seat is then "Player 2" to every reader, in their language.
+  const name = h("input", { attrs: { id: nameId, name: "name", maxlength: 64, autocomplete: "nickname" } });
   const age = h("input", { class: "age", attrs: { id: ageId, name: "age", type: "number", min: 1, max: 120, inputmode: "numeric" } });
   const submit = h("button", { class: "primary", attrs: { type: "submit" } }, t("join.take"));
   const error = h("p", { class: "error", attrs: { role: "alert" } });

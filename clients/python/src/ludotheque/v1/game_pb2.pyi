@@ -160,7 +160,10 @@ class SeatSpec(_message.Message):
     OPEN_FIELD_NUMBER: _builtins.int
     STAND_IN_FIELD_NUMBER: _builtins.int
     name: _builtins.str
-    """The player's name, shown to everyone (1 to 64 characters)."""
+    """The player's name, shown to everyone (1 to 64 characters, spaces around it
+    dropped). Empty: no name given; every reader then calls the seat "Player 2"
+    in their own language (the descriptions, the apps). Only spaces: refused.
+    """
     age: _builtins.int
     """The player's age in years. When every seat gives one, the youngest player
     is known (Mooki Island: the youngest starts and wins a tie).

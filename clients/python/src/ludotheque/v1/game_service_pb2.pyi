@@ -1565,7 +1565,10 @@ class JoinGameRequest(_message.Message):
     and dashes do not matter).
     """
     name: _builtins.str
-    """The player's name, shown to everyone (1 to 64 characters)."""
+    """The player's name, shown to everyone (1 to 64 characters, spaces around it
+    dropped). Empty: no name given; every reader then calls the seat "Player 2"
+    in their own language. Only spaces: refused.
+    """
     age: _builtins.int
     """The player's age in years (Mooki Island: the youngest starts)."""
     seat: _builtins.int
@@ -1959,7 +1962,10 @@ class QuickMatchRequest(_message.Message):
     players: _builtins.int
     """How many seats the game has; 0: the fewest the kind plays with."""
     name: _builtins.str
-    """The player's name, shown to everyone (1 to 64 characters)."""
+    """The player's name, shown to everyone (1 to 64 characters, spaces around it
+    dropped). Empty: no name given; every reader then calls the seat "Player 2"
+    in their own language. Only spaces: refused.
+    """
     age: _builtins.int
     """The player's age in years (Mooki Island: the youngest starts)."""
     stand_in: _builtins.str

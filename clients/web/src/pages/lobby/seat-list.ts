@@ -1,9 +1,11 @@
 // The new-game form's seats: a row per seat (a name, an age, and who plays it: a person
 // here, a robot, or left open for a friend to join), as many as the kind allows. A
 // person's seat gets a picture by a tap (an animal, which names the seat too, in the
-// page's language: each tap on the seat's number shows the next animal). The name proposed follows who plays ("Player 2", "Robot 2") until
-// someone types or taps one: the seat has that one name on every page and in the
-// server's words.
+// page's language: each tap on the seat's number shows the next animal; a small badge on
+// it, that next animal's face, says there is a picture to tap). A seat left
+// without a name is sent without one: every page and the server's words then call it
+// "Player 2" in their reader's language (a French joiner reads « Joueur 2 »), which the
+// empty field shows as its placeholder. A name typed or tapped is the seat's one name.
 
 import type { GameKind } from "@ludotheque/client";
 
@@ -72,10 +74,10 @@ export class SeatList {
     const row = h(
       "li",
       { class: "seat" },
-      h("button", { class: "seat-number seat-picture", attrs: { type: "button", "aria-label": t("lobby.picture", { n: number }) } }, String(number)),
+      h("button", { class: "seat-number seat-picture", attrs: { type: "button", "aria-label": t("lobby.picture", { n: number }), title: t("lobby.pictureHint") } }),
       h("label", { class: "visually-hidden", attrs: { for: nameId } }, t("lobby.seatName", { n: number })),
       h("input", {
-        attrs: { id: nameId, name: "name", required: true, maxlength: 64, autocomplete: "off", value: bot ? t("lobby.botName", { n: number }) : t("lobby.playerName", { n: number }) },
+        attrs: { id: nameId, name: "name", maxlength: 64, autocomplete: "off", placeholder: t("lobby.playerName", { n: number }) },
       }),
       h("label", { class: "age-label", attrs: { for: ageId } }, t("lobby.age")),
       h("input", { class: "age", attrs: { id: ageId, name: "age", type: "number", min: 1, max: 120, inputmode: "numeric" } }),
@@ -86,33 +88,34 @@ export class SeatList {
     const name = row.querySelector("[name=name]") as HTMLInputElement;
     // A tap on the seat's picture gives it the next animal, and its name.
     const picker = row.querySelector(".seat-picture") as HTMLButtonElement;
+    const show = (face: string | SVGElement): void => {
+      // The badge: the animal the next tap gives, so the number reads as a thing to tap.
+      const now = PICTURES.findIndex((one) => one === row.dataset["picture"]);
+      fill(picker, face, h("span", { class: "picture-hint", attrs: { "aria-hidden": "true" } }, avatar(PICTURES[(now + 1) % PICTURES.length])));
+    };
+    show(String(number));
     picker.addEventListener("click", () => {
       const now = PICTURES.findIndex((one) => one === row.dataset["picture"]);
       const picture = PICTURES[(now + 1) % PICTURES.length];
       row.dataset["picture"] = picture;
       picker.dataset["picture"] = picture;
-      fill(picker, avatar(picture));
-      picker.title = pictureName(picture);
+      show(avatar(picture));
       name.value = pictureName(picture);
     });
     this.rows.append(row);
     // An open seat's player gives their own name and age when they join.
     const who = row.querySelector("select") as HTMLSelectElement;
     const typed = [...row.querySelectorAll("input")];
-    let proposed = name.value;
     const openOrNot = (): void => {
       for (const input of typed) input.disabled = who.value === OPEN;
       picker.disabled = who.value !== "";
-      // The name proposed follows who plays, until one is typed or tapped.
-      if (name.value === proposed || name.value === "") {
-        name.value = who.value === "" || who.value === OPEN ? t("lobby.playerName", { n: number }) : t("lobby.botName", { n: number });
-      }
       if (who.value !== "" && row.dataset["picture"]) {
+        // A robot or an open seat has no picture, nor the picture's name.
+        if (name.value === pictureName(row.dataset["picture"] as PictureName)) name.value = "";
         delete row.dataset["picture"];
         delete picker.dataset["picture"];
-        fill(picker, String(number));
+        show(String(number));
       }
-      proposed = name.value;
     };
     who.addEventListener("change", openOrNot);
     openOrNot();

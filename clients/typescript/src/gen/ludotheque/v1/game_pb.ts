@@ -38,7 +38,9 @@ export const file_ludotheque_v1_game: GenFile = /*@__PURE__*/
  */
 export type SeatSpec = Message<"ludotheque.v1.SeatSpec"> & {
   /**
-   * The player's name, shown to everyone (1 to 64 characters).
+   * The player's name, shown to everyone (1 to 64 characters, spaces around it
+   * dropped). Empty: no name given; every reader then calls the seat "Player 2"
+   * in their own language (the descriptions, the apps). Only spaces: refused.
    *
    * @generated from field: string name = 1;
    */

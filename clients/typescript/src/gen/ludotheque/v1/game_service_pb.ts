@@ -1703,7 +1703,9 @@ export type JoinGameRequest = Message<"ludotheque.v1.JoinGameRequest"> & {
   gameId: string;
 
   /**
-   * The player's name, shown to everyone (1 to 64 characters).
+   * The player's name, shown to everyone (1 to 64 characters, spaces around it
+   * dropped). Empty: no name given; every reader then calls the seat "Player 2"
+   * in their own language. Only spaces: refused.
    *
    * @generated from field: string name = 2;
    */
@@ -2124,7 +2126,9 @@ export type QuickMatchRequest = Message<"ludotheque.v1.QuickMatchRequest"> & {
   players: number;
 
   /**
-   * The player's name, shown to everyone (1 to 64 characters).
+   * The player's name, shown to everyone (1 to 64 characters, spaces around it
+   * dropped). Empty: no name given; every reader then calls the seat "Player 2"
+   * in their own language. Only spaces: refused.
    *
    * @generated from field: string name = 4;
    */
