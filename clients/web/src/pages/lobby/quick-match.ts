@@ -35,7 +35,8 @@ export function quickMatchPanel(all: GameKind[]): HTMLElement {
     button.addEventListener("click", () => {
       error.textContent = "";
       for (const each of buttons) each.disabled = true;
-      const name = picture ? pictureName(picture) : t("quick.someone");
+      // No picture: no name, which every reader then says as "Player N" in their language.
+      const name = picture ? pictureName(picture) : "";
       api()
         .quickMatch(button.dataset["kind"] ?? "", name, { botsAfterSeconds: BOTS_AFTER_SECONDS })
         .then((matched) => {
