@@ -83,6 +83,9 @@ class Appended:
 
 
 class Writer:
+    """Writes a game's events: a creation (or an import), an append, a recorded loss;
+    each stamped, summarised, kept, stored, then followed up as the module says."""
+
     def __init__(
         self,
         store: EventLog,
