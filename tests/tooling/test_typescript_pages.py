@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import socket
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from ludotheque.v1 import game_pb2
 from tests.support.browser import Browser, BrowserError, Page
 from tests.support.redis import free_port
 from tests.support.server import ROOT, ServerProcess, running_server
+from tests.support.waiting import wait_until
 
 # The package's build is rebuilt here: held for the module (tests/support/typescript_package.py).
 pytestmark = pytest.mark.usefixtures("typescript_package")
@@ -277,6 +279,15 @@ def vite_blocks() -> tuple[str, str]:
     return shell, config
 
 
+def answers(port: int) -> bool:
+    """Whether something accepts a connection on 127.0.0.1:`port`."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
 def test_the_vite_recipe_makes_an_app_that_plays_through_its_dev_proxy(tmp_path: Path, browser: Browser) -> None:
     """As the README says, from an empty folder: Vite's React template, the package (its
     tarball here, as it is not on the registry), the README's vite.config (the proxy to
@@ -314,19 +325,20 @@ def test_the_vite_recipe_makes_an_app_that_plays_through_its_dev_proxy(tmp_path:
     with running_server() as server:
         (app / "vite.config.ts").write_text(config.replace(EXAMPLE_URL, server.http))
         port = free_port()
+        said = (tmp_path / "vite.log").open("w")
         vite = subprocess.Popen(
             [str(app / "node_modules" / ".bin" / "vite"), "--host", "127.0.0.1", "--port", str(port), "--strictPort"],
             cwd=app,
-            stdout=subprocess.PIPE,
+            stdout=said,
             stderr=subprocess.STDOUT,
             text=True,
         )
         host, guest = browser.new_page(isolated=True), browser.new_page(isolated=True)
         try:
-            assert vite.stdout is not None
-            for line in vite.stdout:  # its banner says when it serves
-                if f"127.0.0.1:{port}" in line:
-                    break
+            # Served once its port answers (its banner's words and colours change with the
+            # version and with CI=true; a banner awaited and never matched hangs the suite).
+            wait_until(lambda: vite.poll() is not None or answers(port), 120, f"vite serving on port {port}")
+            assert vite.poll() is None, (tmp_path / "vite.log").read_text()[-3000:]
             start(host, f"http://127.0.0.1:{port}/", "Cléo")
             host.wait_for('a[href*="#join="]')
             invite = str(host.evaluate("document.querySelector('a[href*=\"#join=\"]').href"))
@@ -342,3 +354,4 @@ def test_the_vite_recipe_makes_an_app_that_plays_through_its_dev_proxy(tmp_path:
             guest.close()
             vite.terminate()
             vite.wait(30)
+            said.close()
