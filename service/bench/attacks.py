@@ -201,10 +201,9 @@ def _scene(server: Server) -> Scene:
     scene.finished = str(_post(server, "/v1/games", {"kind": "pirates", "seats": seats}, ADMIN)["gameId"])
     with Client(server.target, token=ADMIN, timeout=120) as admin:
         log = admin.stub.ExportGame(api.ExportGameRequest(game_id=scene.finished), metadata=_admin(), timeout=120).log
-        while api.ReplayLogRequest(log=log, page_size=1).ByteSize() > REPLAY_LOG_BYTES:
-            del log.events[len(log.events) * 9 // 10 :]  # what fits in a request (the issue's ~1 MB)
+        log = _fitted(log)
         scene.replay_request = api.ReplayLogRequest(log=log, page_size=1).SerializeToString()
-        scene.events = _last_move(log)
+        scene.events = max(v for v in _move_starts(log) if v < len(log.events))  # its last move left out
         imported = admin.stub.ImportGame(
             api.ImportGameRequest(log=log, truncate_at=scene.events), metadata=_admin(), timeout=120
         )
@@ -218,15 +217,25 @@ def _scene(server: Server) -> Scene:
     return scene
 
 
-def _last_move(log: game_pb2.GameLog) -> int:
-    """The version before the log's last move: where ImportGame may cut it (before a
-    command's first event, not a stand-in's), leaving the game unfinished."""
+def _move_starts(log: game_pb2.GameLog) -> list[int]:
+    """The versions a log may be cut at (ImportGame's `truncate_at`; a ReplayLog's log must
+    end there too): before a command's first event, unless a table event before it says a
+    stand-in played it."""
     events = log.events
-    return max(
+    return [
         e.version - 1
         for e in events
-        if e.HasField("command") and not (e.version > 1 and events[e.version - 2].HasField("table"))
-    )
+        if e.version > 1 and e.HasField("command") and not events[e.version - 2].HasField("table")
+    ]
+
+
+def _fitted(log: game_pb2.GameLog) -> game_pb2.GameLog:
+    """`log`, cut between two moves until a ReplayLog request of it fits REPLAY_LOG_BYTES
+    (the issue's "~1 MB log")."""
+    while api.ReplayLogRequest(log=log, page_size=1).ByteSize() > REPLAY_LOG_BYTES:
+        cut = max(v for v in _move_starts(log) if v <= len(log.events) * 9 // 10)
+        del log.events[cut:]
+    return log
 
 
 def _admin() -> tuple[tuple[str, str], ...]:
