@@ -282,6 +282,13 @@ def classes(scene: Scene, profile: AttackProfile) -> list[AttackClass]:
         return "GET", f"/v1/games/{game}/replay?atVersion={random.Random(number).randrange(1, events)}", b"", {}
 
     export, finished_export = _get(f"/v1/games/{game}:export"), _get(f"/v1/games/{scene.finished}:export")
+    export_request = api.ExportGameRequest(game_id=game).SerializeToString()
+    export_proto: hostile.Request = lambda number: (  # noqa: E731
+        "POST",
+        "/ludotheque.v1.GameService/ExportGame",
+        export_request,
+        {"Content-Type": "application/proto"},
+    )
     replay_log: hostile.Request = lambda number: (  # noqa: E731
         "POST",
         "/ludotheque.v1.GameService/ReplayLog",
@@ -291,6 +298,7 @@ def classes(scene: Scene, profile: AttackProfile) -> list[AttackClass]:
     return [
         AttackClass("export of a long unfinished game, 1 client", "export", http(1, export)),
         AttackClass("the same, 4 clients", "export", http(4, export)),
+        AttackClass("the same in protobuf (Connect: no JSON), 4 clients", "export", http(4, export_proto)),
         AttackClass("export of a long finished game, 4 clients", "export", http(4, finished_export)),
         AttackClass("ListEvents pages of 1,000, 4 clients", "page", http(4, pages)),
         AttackClass("ReplayLog of a ~1 MB log, 1 client", "replay", http(1, replay_log)),
