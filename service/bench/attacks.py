@@ -204,9 +204,10 @@ def _scene(server: Server) -> Scene:
         log = _fitted(log)
         scene.replay_request = api.ReplayLogRequest(log=log, page_size=1).SerializeToString()
         scene.events = max(v for v in _move_starts(log) if v < len(log.events))  # its last move left out
-        imported = admin.stub.ImportGame(
-            api.ImportGameRequest(log=log, truncate_at=scene.events), metadata=_admin(), timeout=120
-        )
+        unplayed = api.ImportGameRequest(log=log, truncate_at=scene.events)
+        for seat in unplayed.log.header.seats:
+            seat.bot = ""  # people now: bots would play the last move at once, and finish it
+        imported = admin.stub.ImportGame(unplayed, metadata=_admin(), timeout=120)
         scene.unfinished = imported.game_id
     seats = [{"name": "Mallory"}, {"name": "Trudy"}]
     own = _post(server, "/v1/games", {"kind": "mooki", "seats": seats}, "", ADDRESSES[0])
