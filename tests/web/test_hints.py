@@ -1,4 +1,4 @@
-""""Help me" in a real browser: on a seat's turn the button asks for a hint (GetHint), the
+"""The web app's "Help me" in a real browser: on a seat's turn the button asks for a hint (GetHint), the
 board lights the hinted move's next step (blue), its reason stands beside the prompt and is
 said aloud (speechSynthesis, recorded by clients/web/test/driver.mjs in `window.spoken`),
 in the page's language, on a phone and on a desktop (screenshots in build/screenshots/
