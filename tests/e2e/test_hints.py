@@ -102,6 +102,11 @@ def test_only_the_seat_to_act_of_a_game_going_on_gets_a_hint(server: ServerProce
         with pytest.raises(grpc.RpcError) as finished:
             anyone.with_token(over.seat_tokens[0]).get_hint(over.game_id)
         assert refusal(finished.value) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
+    with Client(server.target) as lobby:
+        waiting = lobby.create_game("mooki", [{"name": "Cléo"}, {"open": True}])
+        with pytest.raises(grpc.RpcError) as not_dealt:
+            lobby.with_token(waiting.seat_tokens[0]).get_hint(waiting.game_id)
+        assert refusal(not_dealt.value) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_NOT_STARTED")
     french = Rest(server.http, tokens[1]).get(f"/v1/games/{game_id}/hint?locale=fr")
     assert french.status == 400 and "ton tour" in french.body.decode()
 
