@@ -14,9 +14,10 @@ from collections.abc import Iterator
 import pytest
 from ludotheque import Client
 from ludotheque.pirates.v1 import pirates_pb2
+from ludotheque.v1.game_service_pb2 import GetHintResponse
 
 from tests.support.browser import PHONE, Browser, Page
-from tests.support.server import ServerProcess
+from tests.support.server import ServerProcess, running_server
 from tests.web.facts import page_facts, problems
 from tests.web.playing import CHOICES, assert_accessible, choose, driver, settle, wait_for_a_turn
 from tests.web.test_family import DESKTOP, hold, shoot
@@ -128,22 +129,32 @@ def test_the_lobby_offers_the_robots_from_the_easiest_to_the_strongest(desktop: 
     shoot(page, "hint-lobby-levels-desktop")
 
 
-def test_a_hinted_move_of_several_steps_is_lit_step_after_step(desktop: Page, server: ServerProcess) -> None:
+def test_a_hinted_move_of_several_steps_is_lit_step_after_step(desktop: Page) -> None:
     """The picnic, alone: at the first turn whose hint takes two steps (a tile, then where
-    Facteur Souris walks), "Help me" lights the first; picked, the second is lit."""
+    Facteur Souris walks) and whose first step is the player's to pick (the page takes a
+    step that has one option for them), "Help me" lights the first; picked, the second."""
     page = desktop
     page.problems()
-    with Client(server.target) as lobby:
-        created = lobby.create_game("picnic", [{"name": "Cléo", "age": 6}])
-    game_id, token = created.game_id, created.seat_tokens[0]
-    with Client(server.target, token=token) as cleo:
-        for _ in range(6):  # (a seat's hints a minute: the server's default is 10)
-            hint = cleo.get_hint(game_id)
-            if len(hint.command.choices) >= 2:
-                break
-            cleo.submit(game_id, hint.command)
-        else:
-            pytest.fail("no hint of two steps in six turns")
+    # A server of its own, where hints are not counted: the turns are played by their hints.
+    with running_server(env={"LUDOTHEQUE_HINT_RATE": "0", "LUDOTHEQUE_HINT_CLIENT_RATE": "0"}) as server:
+        with Client(server.target) as lobby:
+            created = lobby.create_game("picnic", [{"name": "Cléo", "age": 6}])
+        game_id, token = created.game_id, created.seat_tokens[0]
+        with Client(server.target, token=token) as cleo:
+            for _ in range(60):
+                hint = cleo.get_hint(game_id)
+                legal = cleo.get_game(game_id).legal_commands
+                first_steps = {(c.choices[0].subject, c.choices[0].value) for c in legal}
+                if len(hint.command.choices) >= 2 and len(first_steps) > 1:
+                    break
+                cleo.submit(game_id, hint.command)
+            else:
+                pytest.fail("no hint of two steps to pick in 60 turns")
+        lit_step_after_step(page, server, game_id, token, hint)
+
+
+def lit_step_after_step(page: Page, server: ServerProcess, game_id: str, token: str, hint: GetHintResponse) -> None:
+    """Cléo's page on her turn: "Help me" lights the hint's first step; picked, its second."""
     hold(page, server.http, game_id, [{"seat": 0, "name": "Cléo", "token": token}])
     assert wait_for_a_turn(page) == "move"
     settle(page)
@@ -157,3 +168,4 @@ def test_a_hinted_move_of_several_steps_is_lit_step_after_step(desktop: Page, se
     shoot(page, "hint-picnic-second-step-desktop")
     assert page.evaluate(CHOICES)  # the move is not played until its last step is picked
     assert page.problems() == []
+    page.goto("about:blank")  # before its server stops
