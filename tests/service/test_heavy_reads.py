@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app.access.origins import ClientAddresses, Origin, calling_from
@@ -118,6 +119,54 @@ async def test_long_reads_are_made_in_a_worker_and_answer_the_bytes_made_inline(
         assert app.heavy_reads.served == len(exports) + 4  # a short page: on the loop
     finally:
         await stop(app, inline)
+
+
+@async_test
+async def test_a_long_import_is_verified_in_a_worker_and_answers_as_made_inline() -> None:
+    app = new_app(clock=NOON)
+    inline = new_app(clock=NOON, heavy=INLINE)
+    try:
+        created = await app.games.create_game(bots_request("pirates", 3), ADMIN)
+        await inline.games.create_game(bots_request("pirates", 3), ADMIN)  # (the same game: the next ids match)
+        log = (await app.logs.export_game(api.ExportGameRequest(game_id=created.game_id), ADMIN)).log
+        assert len(log.events) > app.settings.heavy.read_events
+        served = app.heavy_reads.served
+        cut = next(e.version - 1 for e in log.events if e.version > 300 and e.HasField("command"))
+        for request in (api.ImportGameRequest(log=log), api.ImportGameRequest(log=log, truncate_at=cut)):
+            imported = await app.logs.import_game(request, ADMIN)
+            assert imported == await inline.logs.import_game(request, ADMIN)
+            exports = [
+                await each.logs.export_game(api.ExportGameRequest(game_id=imported.game_id), ADMIN)
+                for each in (app, inline)
+            ]
+            assert exports[0] == exports[1] and len(exports[0].log.events) >= cut
+        assert app.heavy_reads.served == served + 4 and inline.heavy_reads.served == 0  # (imports and exports)
+        for bad in bad_imports(log, cut):  # the same refusal, the first bad event named
+            refusal = await expect_error(bad[0], app.logs.import_game(bad[1], ADMIN))
+            again = await expect_error(bad[0], inline.logs.import_game(bad[1], ADMIN))
+            assert (refusal.message, refusal.details) == (again.message, again.details)
+        assert app.heavy_reads.served == served + 8
+    finally:
+        await stop(app, inline)
+
+
+def bad_imports(log: game_pb2.GameLog, cut: int) -> list[tuple[Code, api.ImportGameRequest]]:
+    """Long logs ImportGame refuses, each with the code it answers: an event missing, a
+    move the rules make otherwise, another rules version, a cut in the middle of a move."""
+    missing, changed, other_rules = (game_pb2.GameLog() for _ in range(3))
+    for copy in (missing, changed, other_rules):
+        copy.CopyFrom(log)
+    del missing.events[300]
+    moved = next(e for e in changed.events if e.version > 300 and e.HasField("command") and e.seat == 0)
+    moved.seat = 1
+    other_rules.header.rules_version = "0"
+    inside = next(e.version - 1 for e in log.events if e.version > cut and not e.HasField("command"))  # in a move
+    return [
+        (Code.INVALID_ARGUMENT, api.ImportGameRequest(log=missing)),
+        (Code.INVALID_ARGUMENT, api.ImportGameRequest(log=changed)),
+        (Code.FAILED_PRECONDITION, api.ImportGameRequest(log=other_rules)),
+        (Code.INVALID_ARGUMENT, api.ImportGameRequest(log=log, truncate_at=inside)),
+    ]
 
 
 @async_test

@@ -1,7 +1,8 @@
 """Heavy work beside the move loop: the reads whose cost grows with a game's length rather
 than with what they answer (ExportGame, a long ListEvents page, ReplayGame folding far
-from a snapshot, ReplayLog), run in a bounded pool of worker processes at a lower CPU priority than the
-process that serves the moves, under a budget per caller and in all.
+from a snapshot, ReplayLog, ImportGame's verification of a long log), run in a bounded
+pool of worker processes at a lower CPU priority than the process that serves the moves,
+under a budget per caller and in all.
 
 The engines are pure, so a job is a function of bytes and plain values (a game's record
 and stored events, the viewer, the request) that answers bytes or plain values, run by a
@@ -60,7 +61,8 @@ class HeavySettings:
 
     workers: int = setting(
         1,
-        "worker processes of heavy reads (exports, long ListEvents pages, replays far from a snapshot, ReplayLog) "
+        "worker processes of heavy reads (exports, long ListEvents pages, replays far from a snapshot, ReplayLog, "
+        "imports) "
         "in each server process, made at the first one; they run at a lower CPU priority than the moves",
         name="heavy_workers",
         check=at_least(1),
@@ -89,7 +91,8 @@ class HeavySettings:
     )
     read_events: int = setting(
         256,
-        "events that make an export, a ListEvents page or a ReplayLog heavy (redacted and described in a worker)",
+        "events that make an export, a ListEvents page or a ReplayLog heavy (redacted and described in a worker), "
+        "and an ImportGame's log (verified and folded in a worker)",
         name="heavy_read_events",
         check=at_least(1),
     )
