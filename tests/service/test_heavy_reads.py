@@ -7,6 +7,7 @@ made once; a worker that dies fails its job cleanly and the pool is made anew.""
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import tempfile
 from collections.abc import AsyncIterator, Iterator
@@ -17,15 +18,17 @@ from pathlib import Path
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
+from engines.contract import Viewer
 from service.app.access.origins import ClientAddresses, Origin, calling_from
 from service.app.game_app import GameApp
 from service.app.model.errors import Code, invalid_argument, retry_after_seconds
 from service.app.model.heavy_reads import HeavyReads, HeavySettings
 from tests.support.aio import async_test
-from tests.support.apps import ADMIN, bots_request, new_app
+from tests.support.apps import ADMIN, bots_request, create_game, new_app, play_first_moves
 from tests.support.refusals import expect_error
 
-INLINE = HeavySettings(fold_events=1 << 30, read_events=1 << 30)  # nothing is heavy: all made on the loop
+# Nothing is heavy: all made on the loop.
+INLINE = HeavySettings(fold_events=1 << 30, read_events=1 << 30, catch_up_events=1 << 30)
 
 
 def NOON() -> float:  # noqa: N802 (a fixed clock: the two apps' games are the same)
@@ -170,6 +173,67 @@ def bad_imports(log: game_pb2.GameLog, cut: int) -> list[tuple[Code, api.ImportG
 
 
 @async_test
+async def test_a_long_catch_up_is_prepared_in_a_worker_and_sends_what_the_loop_would() -> None:
+    app = new_app(clock=NOON, heavy=replace(HeavySettings(), catch_up_chunk=100))
+    inline = new_app(clock=NOON, heavy=INLINE)
+    try:
+        created = await app.games.create_game(bots_request("pirates", 3), ADMIN)
+        await inline.games.create_game(bots_request("pirates", 3), ADMIN)
+        game_id, last = created.game_id, created.game.version
+        for viewer, locale in ((Viewer.player(1), "fr"), (Viewer.spectator(), "en"), (Viewer.admin(), None)):
+            served = app.heavy_reads.served
+            followed = [await followed_to_the_end(each, game_id, viewer, locale) for each in (app, inline)]
+            assert followed[0] == followed[1]
+            assert [event.version for event, _ in followed[0]] == list(range(2, last + 1))
+            assert app.heavy_reads.served == served + math.ceil((last - 1) / 100)  # its chunks
+        short = api.StreamEventsRequest(game_id=game_id, from_version=last - 10)
+        assert len(await visible(app, short)) == 11 and app.heavy_reads.served == served + math.ceil((last - 1) / 100)
+    finally:
+        await stop(app, inline)
+
+
+async def followed_to_the_end(
+    app: GameApp, game_id: str, viewer: Viewer, locale: str | None
+) -> list[tuple[game_pb2.Event, game_pb2.Event | None]]:
+    """Every event of a finished game from version 2, as History.follow gives them."""
+    live = await app.live.load(game_id)
+    return [pair async for pair in app.history.follow(live, viewer, 2, locale)]
+
+
+async def visible(app: GameApp, request: api.StreamEventsRequest, token: str = "") -> list[game_pb2.Event]:
+    stream = await app.history.stream_events(request, token)
+    return [event async for event in stream.events]
+
+
+@async_test
+async def test_a_catch_up_meets_the_live_events_without_a_gap_or_a_repeat() -> None:
+    heavy = replace(HeavySettings(), catch_up_events=4, catch_up_chunk=3)
+    apps = [new_app(clock=NOON, heavy=heavy), new_app(clock=NOON, heavy=INLINE)]
+    try:
+        for token in ("seat", ADMIN):
+            seen = []
+            for app in apps:
+                created = await create_game(app)
+                before = await play_first_moves(app, created, 6)
+                follower = token if token == ADMIN else created.seat_tokens[0]
+                request = api.StreamEventsRequest(game_id=created.game_id, from_version=1, locale="fr")
+                events = (await app.history.stream_events(request, follower)).events
+                got = [await anext(events) for _ in range(3)]  # the past's first chunk; the rest waits
+                after = await play_first_moves(app, created, 2)  # the game moves during the catch-up
+                while got[-1].version < after:
+                    got.append(await anext(events))
+                await events.aclose()  # type: ignore[attr-defined]
+                for event in got:
+                    event.ClearField("command_id")  # (random: play_first_moves')
+                seen.append(got)
+            assert [event.version for event in seen[0]] == list(range(1, after + 1))  # each once, in order
+            assert seen[0] == seen[1]  # (the past as recalled when its chunk is made: before the moves, after)
+        assert apps[0].heavy_reads.served == 2 * math.ceil(before / 3) and apps[1].heavy_reads.served == 0
+    finally:
+        await stop(*apps)
+
+
+@async_test
 async def test_a_finished_games_export_is_made_once() -> None:
     app = new_app()
     created = await app.games.create_game(bots_request("pirates", 3), ADMIN)
@@ -207,6 +271,28 @@ async def test_a_caller_past_its_budget_is_refused_while_another_is_served() -> 
             assert await held == b"x"
             with calling_from(Origin("192.0.2.1")):  # its job done, the caller is served again
                 assert await heavy.run("ExportGame", "", os.getpid) != os.getpid()
+
+
+@async_test
+async def test_a_queued_job_waits_for_its_callers_turn_and_is_refused_past_the_process_budget() -> None:
+    settings = HeavySettings(workers=1, waiting=0, per_client=1)
+    async with pool(settings) as heavy:
+        with word_channel() as (fifo, end), calling_from(Origin("192.0.2.1")):
+            held = asyncio.ensure_future(heavy.run("CatchUp", "", wait_for_word, fifo, queue=True))
+            await turns()
+            queued = asyncio.ensure_future(heavy.run("CatchUp", "", os.getpid, queue=True))
+            await turns()
+            assert not queued.done() and heavy.in_flight == 1  # its caller's turn: not yet, and not refused
+            await expect_error(
+                Code.RESOURCE_EXHAUSTED, heavy.run("ExportGame", "", os.getpid), "HEAVY_READS_PER_CLIENT"
+            )
+            with calling_from(Origin("192.0.2.2")):  # another caller, the process full: refused
+                await expect_error(
+                    Code.RESOURCE_EXHAUSTED, heavy.run("CatchUp", "", os.getpid, queue=True), "HEAVY_READS"
+                )
+            os.write(end, b"x")
+            assert await held == b"x" and await queued != os.getpid()
+            assert heavy.most_in_flight == 1 and heavy.in_flight == 0
 
 
 @async_test

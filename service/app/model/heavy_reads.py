@@ -89,6 +89,20 @@ class HeavySettings:
         name="heavy_fold_events",
         check=at_least(1),
     )
+    catch_up_events: int = setting(
+        256,
+        "events of a game's past a follower (StreamEvents, Play, server-sent events, WebSocket, Connect) has yet to "
+        "be sent as it starts, past which that past is redacted and described in a worker, a chunk at a time, each "
+        "chunk a heavy read of the caller's; the follower then goes on live",
+        name="heavy_catch_up_events",
+        check=at_least(1),
+    )
+    catch_up_chunk: int = setting(
+        256,
+        "events of a long catch-up redacted and described in one worker job",
+        name="heavy_catch_up_chunk",
+        check=at_least(1),
+    )
     read_events: int = setting(
         256,
         "events that make an export, a ListEvents page or a ReplayLog heavy (redacted and described in a worker), "
@@ -141,6 +155,7 @@ class HeavyReads:
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._in_flight = 0
         self._callers: Counter[str] = Counter()  # caller -> its jobs in flight
+        self._turns: list[asyncio.Future[None]] = []  # queued jobs waiting for their caller's turn
         self.served = 0  # jobs handed to the pool so far (tests and metrics count them)
         self.refused = 0
         self.failed = 0  # jobs lost with a worker that died
@@ -191,11 +206,15 @@ class HeavyReads:
                 "HEAVY_READS", what, "Many long games are being read right now: try again in a moment.", RETRY_MS
             )
 
-    async def run(self, what: str, token: str, job: Callable[..., T], *args: Any) -> T:
+    async def run(self, what: str, token: str, job: Callable[..., T], *args: Any, queue: bool = False) -> T:
         """`job(*args)` in a worker process, for the caller of `token` (and of the
         call's origin), within the budget; `what`: the read, for its refusal. `job` is
-        a module's function, its arguments and answer plain values (they are pickled)."""
+        a module's function, its arguments and answer plain values (they are pickled).
+        `queue`: a caller at its most waits for one of its jobs to be over instead of
+        being refused (a follower's catch-up: its followers are capped already)."""
         keys = self._caller_keys(token)
+        if queue:
+            await self._callers_turn(keys)
         self._admit(what, keys)
         try:
             submitted = self._pool_now().submit(_run, job, *args)
@@ -235,7 +254,19 @@ class HeavyReads:
         for key in keys:
             self._callers[key] += 1
 
+    async def _callers_turn(self, keys: list[str]) -> None:
+        """Returns once no key of the caller's has `per_client` jobs in flight."""
+        most = self.settings.per_client
+        while most and any(self._callers[key] >= most for key in keys):
+            turn = asyncio.get_running_loop().create_future()
+            self._turns.append(turn)
+            await turn
+
     def _release(self, keys: list[str]) -> None:
+        turns, self._turns = self._turns, []
+        for turn in turns:  # (each looks again: it may be another caller's turn)
+            if not turn.done():
+                turn.set_result(None)
         self._in_flight -= 1
         self._metrics.heavy_in_flight.set(self._in_flight)
         for key in keys:
