@@ -20,7 +20,7 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import Viewer
 from engines.registry import GAMES
-from service.app.model.heavy_reads import HeavyReads
+from service.app.model.heavy_reads import Caller, HeavyReads
 from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event
 from service.app.views.descriptions import Audience
@@ -50,12 +50,12 @@ async def prepared(
     events: AsyncIterator[StoredEvent],
     from_version: int,
     locale: str | None,
-    token: str,
+    caller: str | Caller,
 ) -> AsyncIterator[tuple[StoredEvent, Ready | None]]:
     """The subscription's `events` (from `from_version`), each with what a worker made of
     it for `viewer` in `locale` (None: to redact on the loop). The past of a long
     catch-up (up to the game's version now) goes to the workers a chunk at a time, as
-    the store gives it, for `token`'s caller; the events after it come as they are."""
+    the store gives it, for `caller` (or its token's); the events after it come as they are."""
     past = live.version if is_long(heavy, live, from_version) else 0
     chunk: list[StoredEvent] = []
     async for stored in events:
@@ -67,7 +67,7 @@ async def prepared(
             continue  # the next event of the past is at hand (read from the store): no wait
         seats, anonymous = list(live.table.seats), hides_players(live, viewer)
         job = (live.engine.kind, chunk, viewer, seats, locale, anonymous, live.state)
-        shown = await heavy.run(CATCH_UP, token, catch_up_in_worker, *job, queue=True)
+        shown = await heavy.run(CATCH_UP, caller, catch_up_in_worker, *job, queue=True)
         for item, data in zip(chunk, shown, strict=True):
             yield item, Ready(None if data is None else game_pb2.Event.FromString(data))
         chunk = []

@@ -36,7 +36,7 @@ from service.app.model.errors import (
     unauthenticated,
     versions_lost,
 )
-from service.app.model.heavy_reads import HeavyReads
+from service.app.model.heavy_reads import Caller, HeavyReads
 from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
@@ -173,8 +173,8 @@ class History(UseCase):
             if from_version > live.version + 1:  # now too, so that HTTP answers it as a status
                 raise _past_the_end(live, from_version)
             self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
-        caller = token or request.ticket  # (a ticket stands for its token)
-        stream = self.follow(live, viewer, from_version, request.locale, generation, catch_up_page, token=caller)
+        caller = self._heavy.caller(token or request.ticket)  # (now: the call's address; a ticket for its token)
+        stream = self.follow(live, viewer, from_version, request.locale, generation, catch_up_page, caller=caller)
         return EventStream(_visible(stream), ended)
 
     async def _catch_up_turn(self) -> None:
@@ -193,7 +193,7 @@ class History(UseCase):
         generation: int | None = None,
         catch_up_page: int = 0,
         *,
-        token: str = "",
+        caller: str | Caller = "",
     ) -> AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
         each as stored and as `viewer` may see it (None: not at all), described in
@@ -203,7 +203,7 @@ class History(UseCase):
         player left the seat, or when another player joined it. `generation`: the
         seat's token generation its caller was checked at (default: the game's now).
         `catch_up_page`: ends after so many events of the past if more remain (0: never).
-        A long catch-up is redacted in the heavy workers as `token`'s caller's (catch_up.py)."""
+        A long catch-up is redacted in the heavy workers for `caller` (or its token's: catch_up.py)."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
@@ -228,7 +228,7 @@ class History(UseCase):
         since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
             with store_errors():
-                async for stored, ready in self._events(live, viewer, from_version, locale, token):
+                async for stored, ready in self._events(live, viewer, from_version, locale, caller):
                     if seat is not None and live.seat_generation(seat) != generation:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
                     if stored.version <= past and stored.version % CATCH_UP_SLICE == 0:
@@ -265,12 +265,12 @@ class History(UseCase):
                     del self._clients[client]
 
     def _events(
-        self, live: LiveGame, viewer: Viewer, from_version: int, locale: str | None, token: str
+        self, live: LiveGame, viewer: Viewer, from_version: int, locale: str | None, caller: str | Caller
     ) -> AsyncIterator[tuple[StoredEvent, catch_up.Ready | None]]:
         """The game's stored events from `from_version` on, then live ones; a long
         catch-up's past each with what a heavy worker made of it (catch_up.py)."""
         events = self._games.store.subscribe(live.game_id, from_version)
-        return catch_up.prepared(self._heavy, live, viewer, events, from_version, locale, token)
+        return catch_up.prepared(self._heavy, live, viewer, events, from_version, locale, caller)
 
     async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
         """The store went back behind what this stream had sent: record the loss (the

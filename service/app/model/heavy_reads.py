@@ -113,6 +113,14 @@ class HeavySettings:
 
 
 @dataclass(frozen=True, slots=True)
+class Caller:
+    """Whom heavy reads are counted for, as known when a stream started (its client
+    address, and its token; none: the admin's)."""
+
+    keys: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class _Refused:
     """A job's ServiceError, as it crosses back from the worker (the error itself does not
     pickle): made again in the server's process."""
@@ -206,13 +214,18 @@ class HeavyReads:
                 "HEAVY_READS", what, "Many long games are being read right now: try again in a moment.", RETRY_MS
             )
 
-    async def run(self, what: str, token: str, job: Callable[..., T], *args: Any, queue: bool = False) -> T:
+    def caller(self, token: str) -> Caller:
+        """The caller of `token` and of the call being served."""
+        return Caller(tuple(self._caller_keys(token)))
+
+    async def run(self, what: str, token: str | Caller, job: Callable[..., T], *args: Any, queue: bool = False) -> T:
         """`job(*args)` in a worker process, for the caller of `token` (and of the
-        call's origin), within the budget; `what`: the read, for its refusal. `job` is
-        a module's function, its arguments and answer plain values (they are pickled).
-        `queue`: a caller at its most waits for one of its jobs to be over instead of
-        being refused (a follower's catch-up: its followers are capped already)."""
-        keys = self._caller_keys(token)
+        call's origin; or as `caller` made it), within the budget; `what`: the read, for
+        its refusal. `job` is a module's function, its arguments and answer plain values
+        (they are pickled). `queue`: a caller at its most waits for one of its jobs to be
+        over instead of being refused (a follower's catch-up: its followers are capped
+        already)."""
+        keys = list(token.keys) if isinstance(token, Caller) else self._caller_keys(token)
         if queue:
             await self._callers_turn(keys)
         self._admit(what, keys)
