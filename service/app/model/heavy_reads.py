@@ -1,8 +1,8 @@
 """Heavy work beside the move loop: the reads whose cost grows with a game's length rather
 than with what they answer (ExportGame, a long ListEvents page, ReplayGame folding far
-from a snapshot, ReplayLog, ImportGame's verification of a long log), run in a bounded
-pool of worker processes at a lower CPU priority than the process that serves the moves,
-under a budget per caller and in all.
+from a snapshot, ReplayLog, ImportGame's verification of a long log, a follower's long
+catch-up), run in a bounded pool of worker processes at a lower CPU priority than the
+process that serves the moves, under a budget per caller and in all.
 
 The engines are pure, so a job is a function of bytes and plain values (a game's record
 and stored events, the viewer, the request) that answers bytes or plain values, run by a
@@ -16,9 +16,10 @@ read); lighter reads are answered inline, the same bytes either way. A caller (i
 address, an IPv6 client by its /64, and its token) has at most `per_client` heavy jobs in
 flight; the whole process at most `workers` running and `waiting` more queued. Past
 either the answer is RESOURCE_EXHAUSTED (`HEAVY_READS_PER_CLIENT` or `HEAVY_READS`,
-HTTP 429 with Retry-After), never a slower game for others. A job counts until it is
-over, even when its caller left. A worker that dies fails its jobs with UNAVAILABLE and
-the pool is made anew for the next ones."""
+HTTP 429 with Retry-After), never a slower game for others; a queued job (a catch-up's
+chunk) waits for its caller's turn instead, and is refused past the process's budget only.
+A job counts until it is over, even when its caller left. A worker that dies fails its
+jobs with UNAVAILABLE and the pool is made anew for the next ones."""
 
 from __future__ import annotations
 
