@@ -23,6 +23,7 @@ from service.app.access.origins import ClientAddresses, Origin, calling_from
 from service.app.game_app import GameApp
 from service.app.model.errors import Code, invalid_argument, retry_after_seconds
 from service.app.model.heavy_reads import HeavyReads, HeavySettings
+from service.app.play.play_session import play
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, bots_request, create_game, new_app, play_first_moves
 from tests.support.refusals import expect_error
@@ -203,6 +204,41 @@ async def followed_to_the_end(
 async def visible(app: GameApp, request: api.StreamEventsRequest, token: str = "") -> list[game_pb2.Event]:
     stream = await app.history.stream_events(request, token)
     return [event async for event in stream.events]
+
+
+@async_test
+async def test_a_play_sessions_long_catch_up_is_prepared_in_a_worker() -> None:
+    apps = [new_app(clock=NOON), new_app(clock=NOON, heavy=INLINE)]
+    try:
+        sent = []
+        for app in apps:
+            created = await app.games.create_game(bots_request("pirates", 3), ADMIN)
+            sent.append(await session_events(app, created.game_id, created.game.version))
+        assert sent[0] == sent[1] and [event.version for event in sent[0]] == list(range(1, len(sent[0]) + 1))
+        assert apps[0].heavy_reads.served >= len(sent[0]) // apps[0].settings.heavy.catch_up_chunk
+        assert apps[1].heavy_reads.served == 0
+    finally:
+        await stop(*apps)
+
+
+async def session_events(app: GameApp, game_id: str, last: int) -> list[game_pb2.Event]:
+    """The events a spectator's Play session from the start is sent, up to `last`."""
+    done = asyncio.Event()
+
+    async def requests() -> AsyncIterator[api.PlayRequest]:
+        yield api.PlayRequest(join=api.PlayJoin(game_id=game_id, locale="fr"))
+        await done.wait()  # (the client stays until it has them all)
+
+    session = play(app, requests(), "")
+    events: list[game_pb2.Event] = []
+    async with asyncio.timeout(120):  # (a safety net: a session that stops sending fails, not hangs)
+        async for response in session:
+            events.extend(response.events)
+            if events and events[-1].version == last:
+                break
+    done.set()
+    await session.aclose()  # type: ignore[attr-defined]
+    return events
 
 
 @async_test
