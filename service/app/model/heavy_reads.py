@@ -63,8 +63,8 @@ class HeavySettings:
     workers: int = setting(
         1,
         "worker processes of heavy reads (exports, long ListEvents pages, replays far from a snapshot, ReplayLog, "
-        "imports) "
-        "in each server process, made at the first one; they run at a lower CPU priority than the moves",
+        "imports, long catch-ups) in each server process, made at the first one; they run at a lower CPU priority "
+        "than the moves",
         name="heavy_workers",
         check=at_least(1),
     )
