@@ -1,8 +1,11 @@
 """Heavy reads beside the move loop (issue 42, item 1): a long export, a long ListEvents
-page, ReplayGame far from a snapshot and a long ReplayLog run in a pool of worker processes, answering the same
-messages as when made inline; a caller past its budget, or the process past its own, is
-refused with a retry while another caller is still served; a finished game's export is
-made once; a worker that dies fails its job cleanly and the pool is made anew."""
+page, ReplayGame far from a snapshot, a long ReplayLog, the import of a long log and a
+long catch-up (StreamEvents, Play) run in a pool of worker processes, answering the same
+messages (and the same refusals) as when made inline; a catch-up meets the live events
+with no gap and no repeat; a caller past its budget, or the process past its own, is
+refused with a retry while another caller is still served (a catch-up's chunk waits for
+its caller's turn); a finished game's export is made once; a worker that dies fails its
+job cleanly and the pool is made anew."""
 
 from __future__ import annotations
 
@@ -219,6 +222,27 @@ async def test_a_play_sessions_long_catch_up_is_prepared_in_a_worker() -> None:
         assert apps[1].heavy_reads.served == 0
     finally:
         await stop(*apps)
+
+
+@async_test
+async def test_a_catch_up_past_the_process_budget_ends_its_stream_with_a_retry() -> None:
+    app = new_app(heavy=replace(HeavySettings(), workers=1, waiting=0))
+    try:
+        created = await app.games.create_game(bots_request("pirates", 3), ADMIN)
+        with word_channel() as (fifo, end):
+            busy = asyncio.ensure_future(app.heavy_reads.run("ExportGame", "", wait_for_word, fifo))
+            await turns()
+            request = api.StreamEventsRequest(game_id=created.game_id, from_version=1)
+            events = (await app.history.stream_events(request, "")).events
+            refused = await expect_error(Code.RESOURCE_EXHAUSTED, anext(events), "HEAVY_READS")
+            assert retry_after_seconds(refused.details) == 1
+            os.write(end, b"x")
+            await busy
+        again = (await app.history.stream_events(request, "")).events  # its client comes back: served
+        assert (await anext(again)).version == 1
+        await again.aclose()  # type: ignore[attr-defined]
+    finally:
+        await stop(app)
 
 
 async def session_events(app: GameApp, game_id: str, last: int) -> list[game_pb2.Event]:
