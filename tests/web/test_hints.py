@@ -45,8 +45,7 @@ def against_a_robot(server: ServerProcess, kind: str) -> tuple[str, str]:
     """A game of `kind`: Cléo, 6, then the good robot (Pirates: one space to the island)."""
     options = pirates_pb2.Options(island_distance=1) if kind == "pirates" else None
     with Client(server.target) as lobby:
-        seats = [{"name": "Cléo", "age": 6}, {"name": "Robot", "bot": "greedy"}]
-        created = lobby.create_game(kind, seats, options)
+        created = lobby.create_game(kind, [{"name": "Cléo", "age": 6}, {"name": "Robot", "bot": "greedy"}], options)
     return created.game_id, created.seat_tokens[0]
 
 
