@@ -111,7 +111,7 @@ class Logs(UseCase):
             live.apply(event)  # the state, and the table: who sits and plays where, the clocks
         # A cut where a bot was to act: it plays; a log past this server's limit stops.
         every = self._games.snapshots.every
-        state, bot_steps = await play_bots(live, live.state, len(events), snapshot_every=every)
+        state, bot_steps = await play_bots(live, live.state, len(events), snapshot_every=every, choices=self._bots)
         # The verification folded every state: the imported events' snapshots cost nothing.
         versions = range(every, len(events) + 1, every) if every else range(0)
         imported = [(version, checked.states[version]) for version in versions]
