@@ -92,8 +92,8 @@ async def test_a_bot_in_the_workers_plays_the_games_it_plays_inline() -> None:
             for app, game in zip((pooled, inline), games, strict=True):
                 live = await app.live.load(game.game_id)
                 command = envelopes.command(live.engine.kind, live.engine.legal_commands(live.state, 0)[0])
-                request = api.SubmitCommandRequest(game_id=game.game_id, command=command, command_id=f"m{move}")
-                answers.append(await app.moves.submit(request, game.seat_tokens[0]))
+                move_request = api.SubmitCommandRequest(game_id=game.game_id, command=command, command_id=f"m{move}")
+                answers.append(await app.moves.submit(move_request, game.seat_tokens[0]))
             assert answers[0] == answers[1]
         assert pooled.heavy_reads.served > moved and pooled.bots.made_inline_again == 0
     finally:
