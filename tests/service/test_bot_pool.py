@@ -1,6 +1,6 @@
 """Bots that search choose beside the move loop (issue 45, item 3; issue 42, item 1): a bot
 named in `--heavy-bots` chooses in the heavy workers and plays exactly what it plays
-inline (the same games, event for event); its choice is the game's, never refused, though
+inline (the same games, event for event, and their logs verify); its choice is the game's, never refused, though
 it counts in the pool's total; a worker killed in the middle of a choice costs the game
 nothing: the choice is made inline, the same."""
 
@@ -23,6 +23,7 @@ from ludotheque.v1 import game_service_pb2 as api
 from engines.contract import Bot
 from service.app.access.origins import ClientAddresses
 from service.app.game_app import GameApp
+from service.app.logs.verify import Replayed, verify
 from service.app.model import envelopes
 from service.app.model.bot_choices import BotChoices, engine_bot
 from service.app.model.errors import Code
@@ -96,6 +97,9 @@ async def test_a_bot_in_the_workers_plays_the_games_it_plays_inline() -> None:
                 answers.append(await app.moves.submit(move_request, game.seat_tokens[0]))
             assert answers[0] == answers[1]
         assert pooled.heavy_reads.served > moved and pooled.bots.made_inline_again == 0
+        for game_id in ("game1", "game2", games[0].game_id):  # verify plays the bots again, inline: the same moves
+            log = (await pooled.logs.export_game(api.ExportGameRequest(game_id=game_id), ADMIN)).log
+            assert isinstance(verify(log), Replayed), game_id
     finally:
         pooled.heavy_reads.close()
         inline.heavy_reads.close()
