@@ -15,7 +15,6 @@ bot is thinking nearly all the time. Both apps find their bots the same way
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import os
 import statistics
 import time
@@ -28,16 +27,11 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Bot
-from service.app.access.auth import TokenAuthority
-from service.app.game_app import GameApp, Settings
-from service.app.model import envelopes
-from service.app.model.bot_choices import engine_bot
-from service.app.model.heavy_reads import HeavySettings
+from engines.registry import GAMES
+from service.bench import seam
 from service.bench.percentiles import percentile
-from service.store.memory import MemoryStore
 
 ADMIN = "bench-bots-beside-admin-token-0123456789abcdef"
-SECRET = b"bench-bots-beside-secret-0123456789abcdef-0123"
 THINKING = "greedy"  # the bot that thinks, in the other games
 THINK_SECONDS = 0.1  # CPU a thinking bot spends on each choice
 MIN_MOVES = 5  # the honest player's moves in a window at least, however slow
@@ -78,13 +72,14 @@ def spend_cpu(seconds: float) -> None:
 
 def thinking_bot(kind: str, name: str) -> Bot[Any, Message]:
     """The engines' bots, but THINKING thinks THINK_SECONDS of CPU before it plays."""
-    bot = engine_bot(kind, name)
+    bot = GAMES[kind].engine.bots[name]
     if name != THINKING:
         return bot
 
     def think(state: Any, seat: int, rng: Any) -> Message:
         spend_cpu(THINK_SECONDS)
-        return bot(state, seat, rng)
+        command: Message = bot(state, seat, rng)
+        return command
 
     return think
 
@@ -115,12 +110,11 @@ async def _windows(settings: BotsBesideSettings, progress: Callable[[str], None]
         in_workers.heavy_reads.close()
 
 
-def _app(bots: frozenset[str]) -> GameApp:
-    heavy = dataclasses.replace(HeavySettings(), bots=bots)
-    return GameApp(MemoryStore(), TokenAuthority(SECRET, ADMIN), Settings(heavy=heavy), find_bot=thinking_bot)
+def _app(bots: frozenset[str]) -> seam.GameApp:
+    return seam.in_process_app(admin=ADMIN, heavy_bots=bots, find_bot=thinking_bot)
 
 
-async def _window(name: str, app: GameApp, thinkers: int, seconds: float) -> BotsBesideWindow:
+async def _window(name: str, app: seam.GameApp, thinkers: int, seconds: float) -> BotsBesideWindow:
     window = BotsBesideWindow(name)
     served = app.heavy_reads.served
     stop = asyncio.Event()
@@ -137,7 +131,7 @@ async def _window(name: str, app: GameApp, thinkers: int, seconds: float) -> Bot
     return window
 
 
-async def _play(app: GameApp, bot: str, done: Callable[[], bool], latencies: list[float]) -> None:
+async def _play(app: seam.GameApp, bot: str, done: Callable[[], bool], latencies: list[float]) -> None:
     """Mooki games of a player against `bot`, one move at a time, until `done()`: each
     move's latency (the player's move and the bot's answer) in `latencies`."""
     seats = [game_pb2.SeatSpec(name="Player"), game_pb2.SeatSpec(name="Bot", bot=bot)]
@@ -147,19 +141,15 @@ async def _play(app: GameApp, bot: str, done: Callable[[], bool], latencies: lis
         await _moves(app, game_id, token, done, latencies)
 
 
-async def _moves(app: GameApp, game_id: str, token: str, done: Callable[[], bool], latencies: list[float]) -> None:
-    moved = 0
-    while not done():
-        live = await app.live.load(game_id)
-        legal = live.engine.legal_commands(live.state, 0)
-        if not legal:
-            return  # over
-        command = envelopes.command(live.engine.kind, legal[0])
-        request = api.SubmitCommandRequest(game_id=game_id, command=command, command_id=f"m{moved}")
-        moved += 1
+async def _moves(app: seam.GameApp, game_id: str, token: str, done: Callable[[], bool], latencies: list[float]) -> None:
+    """The player's moves in one game, each its first legal command, until it is over."""
+    legal = list((await app.games.get_game(api.GetGameRequest(game_id=game_id), token)).legal_commands)
+    while legal and not done():
+        request = api.SubmitCommandRequest(game_id=game_id, command=legal[0], command_id=f"m{len(latencies)}")
         began = time.perf_counter()
-        await app.moves.submit(request, token)
+        answer = await app.moves.submit(request, token)
         latencies.append(time.perf_counter() - began)
+        legal = list(answer.legal_commands)
 
 
 def bots_beside_markdown(windows: Sequence[BotsBesideWindow], settings: BotsBesideSettings, command: str) -> list[str]:
