@@ -35,6 +35,9 @@ ADMIN = "bench-bots-beside-admin-token-0123456789abcdef"
 THINKING = "greedy"  # the bot that thinks, in the other games
 THINK_SECONDS = 0.1  # CPU a thinking bot spends on each choice
 MIN_MOVES = 5  # the honest player's moves in a window at least, however slow
+# A thinker's moves at least, however slow: a Mooki turn is a draw then a place, and the
+# bot plays after it, so each thinker's bot has chosen once at least.
+THINKER_MIN_MOVES = 2
 QUIET, INLINE, IN_WORKERS = "quiet", "bots thinking on the loop", "bots thinking in the workers"
 
 
@@ -52,7 +55,7 @@ class BotsBesideWindow:
     name: str
     seconds: float = 0.0
     moves: list[float] = field(default_factory=list)  # the honest player's, seconds each
-    bot_moves: int = 0  # moves the thinking bots made in the window
+    bot_choices: int = 0  # the thinking bots' choices in the window, wherever made
     in_workers: int = 0  # choices made in a worker process in the window
 
     def percentile(self, q: float) -> float:
@@ -61,6 +64,12 @@ class BotsBesideWindow:
     @property
     def p50(self) -> float:
         return statistics.median(self.moves) if self.moves else float("nan")
+
+
+class _Thoughts:
+    """The thinking bots' choices made in this process (on its loop), counted."""
+
+    made = 0
 
 
 def spend_cpu(seconds: float) -> None:
@@ -77,6 +86,7 @@ def thinking_bot(kind: str, name: str) -> Bot[Any, Message]:
         return bot
 
     def think(state: Any, seat: int, rng: Any) -> Message:
+        _Thoughts.made += 1  # (in a worker, the worker's count: the pool counts those)
         spend_cpu(THINK_SECONDS)
         command: Message = bot(state, seat, rng)
         return command
@@ -116,19 +126,25 @@ def _app(bots: frozenset[str]) -> seam.GameApp:
 
 async def _window(name: str, app: seam.GameApp, thinkers: int, seconds: float) -> BotsBesideWindow:
     window = BotsBesideWindow(name)
-    served = app.heavy_reads.served
+    served, made = app.heavy_reads.served, _Thoughts.made
     stop = asyncio.Event()
-    counted: list[float] = []  # (a thinker's moves: each one a bot's choice after it)
-    others = [asyncio.ensure_future(_play(app, THINKING, stop.is_set, counted)) for _ in range(thinkers)]
+    others = [asyncio.ensure_future(_thinker(app, stop)) for _ in range(thinkers)]
     started = time.perf_counter()
     until = started + seconds
     await _play(app, "random", lambda: time.perf_counter() >= until and len(window.moves) >= MIN_MOVES, window.moves)
     stop.set()
     await asyncio.gather(*others)
     window.seconds = time.perf_counter() - started
-    window.bot_moves = len(counted)
     window.in_workers = app.heavy_reads.served - served
+    window.bot_choices = _Thoughts.made - made + window.in_workers
     return window
+
+
+async def _thinker(app: seam.GameApp, stop: asyncio.Event) -> None:
+    """A player against the thinking bot, without pause, until `stop` (and
+    THINKER_MIN_MOVES at least)."""
+    moves: list[float] = []
+    await _play(app, THINKING, lambda: stop.is_set() and len(moves) >= THINKER_MIN_MOVES, moves)
 
 
 async def _play(app: seam.GameApp, bot: str, done: Callable[[], bool], latencies: list[float]) -> None:
@@ -169,13 +185,13 @@ def bots_beside_markdown(windows: Sequence[BotsBesideWindow], settings: BotsBesi
         "get the CPU the moves leave them (on a busy machine, few moves: their games wait, no one",
         "else does).",
         "",
-        "| window | honest moves | p50 ms | p99 ms | p99 vs quiet | thinking bots' moves | in workers |",
+        "| window | honest moves | p50 ms | p99 ms | p99 vs quiet | thinking bots' choices | in workers |",
         "|---|---|---|---|---|---|---|",
     ]
     for window in windows:
         ratio = window.percentile(0.99) / quiet.percentile(0.99) if quiet.moves and window.moves else float("nan")
         lines.append(
             f"| {window.name} | {len(window.moves)} | {window.p50 * 1000:.2f} | {window.percentile(0.99) * 1000:.2f} "
-            f"| ×{ratio:.1f} | {window.bot_moves} | {window.in_workers} |"
+            f"| ×{ratio:.1f} | {window.bot_choices} | {window.in_workers} |"
         )
     return lines

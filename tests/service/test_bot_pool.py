@@ -1,13 +1,15 @@
 """Bots that search choose beside the move loop (issue 45, item 3; issue 42, item 1): a bot
 named in `--heavy-bots` chooses in the heavy workers and plays exactly what it plays
-inline (the same games, event for event, and their logs verify); its choice is the game's, never refused, though
-it counts in the pool's total; a worker killed in the middle of a choice costs the game
-nothing: the choice is made inline, the same."""
+inline (the same games, event for event, and their logs verify); the loop plays other
+games while it thinks; its choice is the game's, never refused, though it counts in the
+pool's total; a worker killed in the middle of a choice costs the game nothing: the
+choice is made inline, the same."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import multiprocessing
 import os
 import signal
@@ -21,8 +23,9 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from engines.contract import Bot
+from service.app.access.auth import TokenAuthority
 from service.app.access.origins import ClientAddresses
-from service.app.game_app import GameApp
+from service.app.game_app import GameApp, Settings, World
 from service.app.logs.verify import Replayed, verify
 from service.app.model import envelopes
 from service.app.model.bot_choices import BotChoices, engine_bot
@@ -30,9 +33,10 @@ from service.app.model.errors import Code
 from service.app.model.heavy_reads import HeavyReads, HeavySettings
 from service.app.model.live_game import LiveGame
 from service.settings import SettingsError, read
+from service.store.memory import MemoryStore
 from tests.service.test_heavy_reads import turns, wait_for_word, word_channel
 from tests.support.aio import async_test
-from tests.support.apps import ADMIN, bots_request, create_request, new_app
+from tests.support.apps import ADMIN, SECRET, bots_request, create_request, new_app
 from tests.support.refusals import expect_error
 
 IN_WORKERS = replace(HeavySettings(), bots=frozenset({"greedy", "random"}))
@@ -54,6 +58,18 @@ def reporting_bot(kind: str, name: str) -> Bot[Any, Message]:
             reporting.write(b"%d\n" % os.getpid())
         threading.Event().wait()
     return engine_bot(kind, name)
+
+
+async def reported(end: int, choice: asyncio.Future[Any]) -> int:
+    """The pid a worker reports through the FIFO whose test end is `end`, once `choice`
+    is being made there (an AssertionError if `choice` is over first: no worker thought)."""
+    report = asyncio.ensure_future(asyncio.to_thread(os.read, end, 32))
+    await asyncio.wait({report, choice}, return_when=asyncio.FIRST_COMPLETED)
+    if not report.done():
+        os.write(end, b"\n")  # (frees the thread reading)
+        await report
+        raise AssertionError(f"the choice was made without a worker: {choice.result()}")
+    return int(report.result())
 
 
 async def stored_events(app: GameApp, game_id: str) -> list[bytes]:
@@ -138,7 +154,7 @@ async def test_a_worker_killed_in_the_middle_of_a_choice_costs_the_game_nothing(
             os.environ[REPORT_TO] = fifo
             try:
                 choice = asyncio.ensure_future(choices.choose(live, "greedy", live.state, seat, live.version))
-                worker = int(await asyncio.to_thread(os.read, end, 32))
+                worker = await reported(end, choice)
             finally:
                 del os.environ[REPORT_TO]
             # The bot thinking counts in the pool's total: a read is refused meanwhile.
@@ -151,6 +167,48 @@ async def test_a_worker_killed_in_the_middle_of_a_choice_costs_the_game_nothing(
         assert choices.made_inline_again == 1 and heavy.served == 2
     finally:
         heavy.close()
+
+
+@async_test
+async def test_the_loop_plays_other_games_while_a_bot_thinks_in_a_worker() -> None:
+    ids = (f"game{n}" for n in itertools.count(1))
+    world = World(clock=NOON, new_game_id=lambda: next(ids), new_seed=lambda: 42)  # new_app's, for `inline`
+    settings = Settings(heavy=replace(HeavySettings(), bots=frozenset({"greedy"})))  # the other game's bot: inline
+    app = GameApp(MemoryStore(), TokenAuthority(SECRET, ADMIN), settings, world=world, find_bot=reporting_bot)
+    inline = new_app(clock=NOON, heavy=INLINE)
+    seats = ({"name": "Cléo"}, {"name": "Bot", "bot": "greedy"})
+    thinking = await app.games.create_game(create_request(*seats), ADMIN)
+    other = await app.games.create_game(create_request({"name": "Robin"}, {"name": "Bot", "bot": "random"}), ADMIN)
+    same = await inline.games.create_game(create_request(*seats), ADMIN)
+    try:
+        for one, game in ((app, thinking), (inline, same)):  # a Mooki turn is a draw, then a place
+            await submit_first(one, game)
+        with word_channel() as (fifo, end):
+            os.environ[REPORT_TO] = fifo
+            try:
+                move = asyncio.ensure_future(submit_first(app, thinking))  # its place: the bot's turn next
+                worker = await reported(end, move)
+            finally:
+                del os.environ[REPORT_TO]
+            # Its bot is thinking: another game's move is played and answered meanwhile.
+            answered = await submit_first(app, other)
+            assert answered.version > other.game.version and not move.done()
+            os.kill(worker, signal.SIGKILL)  # and its game still gets the bot's move, made inline
+            assert await move == await submit_first(inline, same)
+        assert app.bots.made_inline_again == 1
+    finally:
+        app.heavy_reads.close()
+        inline.heavy_reads.close()
+
+
+async def submit_first(app: GameApp, game: api.CreateGameResponse) -> api.SubmitCommandResponse:
+    """The first seat's first legal command, played (its command id: the game's version)."""
+    token = game.seat_tokens[0]
+    shown = await app.games.get_game(api.GetGameRequest(game_id=game.game_id), token)
+    request = api.SubmitCommandRequest(
+        game_id=game.game_id, command=shown.legal_commands[0], command_id=f"at-{shown.version}"
+    )
+    return await app.moves.submit(request, token)
 
 
 def test_the_bots_that_choose_in_the_workers_are_a_setting_strong_by_default() -> None:
