@@ -17,7 +17,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from engines.registry import ENGINES
-from service.bench import attacks, attacks_report, capacity_report, report, sections, versus
+from service.bench import attacks, attacks_report, bots_beside, capacity_report, report, sections, versus
 from service.bench.capacity import CapacitySettings, capacity_figures
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
 from service.bench.long_games import LongGameFigures, long_game_figures
@@ -341,6 +341,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "Redis store, --duration seconds a window; with --output (docs/SECURITY.md), rewrites only its section",
     )
     parser.add_argument(
+        "--bots-beside",
+        action="store_true",
+        help="an honest player's move latency while other games' bots think, on the loop then in the heavy "
+        "workers, side by side; with --output, rewrites only its section of the report",
+    )
+    parser.add_argument(
         "--crowds",
         default="64,1000,5000",
         help="--capacity: live games per crowd, comma-separated (default 64,1000,5000)",
@@ -389,6 +395,8 @@ def main(args: argparse.Namespace) -> int:
         return _versus(args)
     if args.attacks:
         return _attacks(args)
+    if args.bots_beside:
+        return _bots_beside(args)
     settings = settings_from(args)
     results = run(settings)
     text = report.markdown(results, command=report.command_line(args))
@@ -437,4 +445,17 @@ def _attacks(args: argparse.Namespace) -> int:
     if args.output is not None:
         attacks_report.write(args.output, figures, profile, report.command_line(args))
         print(f"wrote {args.output} (its section of the attack bench)")
+    return 0
+
+
+def _bots_beside(args: argparse.Namespace) -> int:
+    settings = bots_beside.QUICK if args.quick else bots_beside.BotsBesideSettings()
+    windows = bots_beside.bots_beside_figures(settings, progress)
+    lines = bots_beside.bots_beside_markdown(windows, settings, report.command_line(args))
+    print("\n".join(lines))
+    if args.output is not None:
+        existing = args.output.read_text() if args.output.exists() else "# Performance\n"
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(sections.splice(existing, "bots-beside", sections.marked("bots-beside", lines)))
+        print(f"wrote {args.output} (its section of bots thinking beside the moves)")
     return 0

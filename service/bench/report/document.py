@@ -61,6 +61,7 @@ def _preamble(results: Results, command: str) -> list[str]:
         "ludotheque bench --capacity --output docs/PERFORMANCE.md  # the crowd: its section alone (about 13 minutes)",
         "ludotheque bench --versus --output docs/PERFORMANCE.md    # against boardgame.io, its section (8 minutes)",
         "ludotheque bench --attacks --output docs/SECURITY.md       # the attack bench: its section of SECURITY.md",
+        "ludotheque bench --bots-beside --output docs/PERFORMANCE.md  # bots thinking beside the moves (40 s)",
         "```",
         "",
     ]

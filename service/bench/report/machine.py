@@ -22,6 +22,8 @@ def command_line(args: argparse.Namespace) -> str:
         parts.append("--attacks")
         if not args.quick and args.duration != 10.0:
             parts.append(f"--duration {args.duration:g}")
+    if getattr(args, "bots_beside", False):
+        parts.append("--bots-beside")
     if getattr(args, "capacity", False):
         parts.append("--capacity")
         if args.crowds != "64,1000,5000":
