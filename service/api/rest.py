@@ -1,6 +1,7 @@
 """REST: each RPC annotated with google.api.http served on its route, the request
 transcoded from the path, query and JSON body with the proto3 JSON mapping, the
-response sent back as JSON (every field present, lowerCamelCase)."""
+response sent back as JSON (every field present, lowerCamelCase; a large answer written in a
+heavy worker: service/app/model/json_answers.py)."""
 
 from __future__ import annotations
 
