@@ -41,6 +41,8 @@ class SearchGame(Generic[S, C]):
     rewards: Callable[[S], Sequence[float]]  # per seat, in [0, 1]: exact once over, else an estimate
     policy: Callable[[S, int, random.Random], C]  # the rollouts' player
     determinise: Callable[[S, int, random.Random], S]  # a world `seat` cannot tell from `state`
+    # Whether a choice is worth searching; elsewhere the policy plays (default: every choice).
+    worth: Callable[[S, int], bool] = lambda state, seat: True
 
 
 class _Node:
@@ -74,6 +76,8 @@ class SearchBot(Generic[S, C]):
         moves = self.game.legal(state, seat)
         if len(moves) == 1:
             return moves[0]
+        if not self.game.worth(state, seat):
+            return self.game.policy(state, seat, rng)
         keys = [_key(move) for move in moves]
         root = _Node()
         for _ in range(self.iterations):

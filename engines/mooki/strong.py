@@ -28,48 +28,41 @@ from engines.mooki.scoring import tally
 from engines.mooki.state import Drawn, MookiState, PileCard, Placed
 from engines.search import SearchBot, SearchGame
 
-# Tries at dealing the half-known cards before the slow but sure way (a dead end is
-# rare: it needs the last card showing some face to be taken by another slot first).
-_QUICK_TRIES = 8
-
 
 def _knows_both(placed: Placed, seat: int) -> bool:
+    """Whether `seat` saw both faces of a placed card: it drew it, or the face shown
+    on the pile is the one turned down."""
     return placed.placed_by == seat or placed.side == pb.SIDE_HIDDEN
 
 
-def _deal(slots: Sequence[Face], pool: list[int], rng: random.Random) -> list[int] | None:
-    """A card of `pool` for each slot showing that face (each card once), in random
-    order, or None at a dead end. Takes the chosen cards out of `pool`."""
-    chosen: list[int] = []
-    for face in slots:
-        fitting = [i for i, card_id in enumerate(pool) if face in CARDS[card_id]]
-        if not fitting:
-            return None
-        chosen.append(pool.pop(rng.choice(fitting)))
-    return chosen
+def _deal(slots: Sequence[Face], pool: list[int], rng: random.Random) -> list[int]:
+    """A card of `pool` for each slot, showing that slot's face, each card once (a
+    matching found by augmenting paths, slots and cards tried in random order); takes
+    the chosen cards out of `pool`. The real world is one such answer, so there is one."""
+    fitting = [[card_id for card_id in pool if face in CARDS[card_id]] for face in slots]
+    for cards in fitting:
+        rng.shuffle(cards)
+    holder: dict[int, int] = {}  # card -> slot
 
+    def place(slot: int, tried: set[int]) -> bool:
+        for card_id in fitting[slot]:
+            if card_id in tried:
+                continue
+            tried.add(card_id)
+            if card_id not in holder or place(holder[card_id], tried):
+                holder[card_id] = slot
+                return True
+        return False
 
-def _deal_surely(slots: Sequence[Face], pool: list[int], rng: random.Random) -> list[int]:
-    """As _deal, backtracking: the real world is one answer, so there is one."""
-    order = list(range(len(pool)))
-
-    def go(index: int, used: frozenset[int]) -> list[int] | None:
-        if index == len(slots):
-            return []
-        candidates = [i for i in order if i not in used and slots[index] in CARDS[pool[i]]]
-        rng.shuffle(candidates)
-        for i in candidates:
-            rest = go(index + 1, used | {i})
-            if rest is not None:
-                return [i, *rest]
-        return None
-
-    picks = go(0, frozenset())
-    assert picks is not None, "no world fits what the seat saw"
-    chosen = [pool[i] for i in picks]
-    for i in sorted(picks, reverse=True):
-        pool.pop(i)
-    return chosen
+    order = list(range(len(slots)))
+    rng.shuffle(order)
+    for slot in order:
+        if not place(slot, set()):
+            raise AssertionError("no world fits what the seat saw")
+    chosen = {slot: card_id for card_id, slot in holder.items()}
+    for card_id in holder:
+        pool.remove(card_id)
+    return [chosen[slot] for slot in range(len(slots))]
 
 
 # Each card's faces in order, to find a card by its two faces whichever lies up.
@@ -112,15 +105,7 @@ def determinise(state: MookiState, seat: int, rng: random.Random) -> MookiState:
             half_known.append(("drawn", 0, 0, drawn.card.shown))
     half_known += [("pile", index, 0, pile[0].shown) for index, pile in enumerate(state.piles) if pile]
     faces = [face for *_, face in half_known]
-    chosen = None
-    for _ in range(_QUICK_TRIES):
-        trial = list(pool)
-        chosen = _deal(faces, trial, rng)
-        if chosen is not None:
-            pool = trial
-            break
-    if chosen is None:
-        chosen = _deal_surely(faces, pool, rng)
+    chosen = _deal(faces, pool, rng)
     rng.shuffle(pool)
     buried = [_pile_card(card_id, CARDS[card_id][rng.randrange(2)]) for card_id in pool]
     tops: dict[int, PileCard] = {}
@@ -191,5 +176,5 @@ SEARCH: SearchGame[MookiState, pb.Command] = SearchGame(
 )
 # Measured on the project's machine (docs/GAMES.md, "The strong bots"): the p99 of a
 # move's CPU time stays under 100 ms.
-ITERATIONS, HORIZON = 100, 12
+ITERATIONS, HORIZON = 64, 8
 strong_bot = SearchBot(SEARCH, iterations=ITERATIONS, horizon=HORIZON)

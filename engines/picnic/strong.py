@@ -8,7 +8,11 @@ does). Nobody knows which face lies at any other place: `determinise` keeps the 
 tiles where they went back and deals the other tiles left, per back and sorted first
 (two states nobody can tell apart give the same worlds for the same random draws),
 to the places of that back. The players win or lose together: every seat's reward is
-the team's. Places of one back that nobody knows more of are one move to the search
+the team's. It searches the choice of where to draw (or to play the tile it kept
+instead), where chance and what nobody knows weigh; the moves whose outcome is on the
+table (a route, a friend, the Tent, the Dragon) are the greedy bot's, whose reading of
+the table ranks them all (measured: a search over them, with this budget, played
+worse). Places of one back that nobody knows more of are one move to the search
 (it draws at the first of them): the tiles left could lie at any."""
 
 from __future__ import annotations
@@ -118,8 +122,9 @@ SEARCH: SearchGame[PicnicState, pb.Command] = SearchGame(
     rewards=rewards,
     policy=greedy_bot,
     determinise=determinise,
+    worth=lambda state, seat: state.phase == pb.PHASE_DRAW,
 )
 # Measured on the project's machine (docs/GAMES.md, "The strong bots"): the p99 of a
 # move's CPU time stays under 100 ms.
-ITERATIONS, HORIZON = 30, 1
+ITERATIONS, HORIZON = 40, 2
 strong_bot = SearchBot(SEARCH, iterations=ITERATIONS, horizon=HORIZON)
