@@ -30,7 +30,8 @@ def test_it_lists_each_games_bots() -> None:
 def test_versus_counts_every_game_and_the_first_bots_moves() -> None:
     done = bots("--versus", "--game", "pirates", "--games", "6", "--bot", "greedy", "--against", "random")
     assert done.returncode == 0, done.stderr
-    won = re.search(r"pirates, 2 seats: greedy won (\d+) of 6 games \(.*\) against random, seats alternated", done.stdout)
+    said = r"pirates, 2 seats: greedy won (\d+) of 6 games \(.*\) against random, seats alternated"
+    won = re.search(said, done.stdout)
     assert won is not None, done.stdout
     assert int(won.group(1)) >= 5  # greedy beats random all but always (measured: 100% of thousands)
     assert re.search(r"greedy's CPU per move: p50 [\d.]+ ms, p99 [\d.]+ ms over \d+ moves", done.stdout)
