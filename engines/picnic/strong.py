@@ -100,7 +100,10 @@ def rewards(state: PicnicState) -> tuple[float, ...]:
     if state.result is not None:
         won = 1.0 if state.result.won else 0.0
     else:
-        value = potential(state, state.active_seat, _dragon_to_come(state)) - NIGHT_COST * len(state.nights)
+        active = state.active_seat
+        value = potential(state, active, _dragon_to_come(state)) - NIGHT_COST * len(state.nights)
+        # `potential` counts the active seat's kept tile: the others' count too, whoever acts next.
+        value += sum(1.0 + tile.value for seat, tile in enumerate(state.kept) if tile is not None and seat != active)
         won = 1.0 / (1.0 + math.exp(-(value - EVEN) / POTENTIAL_SCALE))
     return (won,) * state.seat_count
 
@@ -126,5 +129,5 @@ SEARCH: SearchGame[PicnicState, pb.Command] = SearchGame(
 )
 # Measured on the project's machine (docs/GAMES.md, "The strong bots"): the p99 of a
 # move's CPU time stays under 100 ms.
-ITERATIONS, HORIZON = 40, 2
+ITERATIONS, HORIZON = 40, 1
 strong_bot = SearchBot(SEARCH, iterations=ITERATIONS, horizon=HORIZON)
