@@ -12,7 +12,7 @@ the team's. It searches the choice of where to draw (or to play the tile it kept
 instead), where chance and what nobody knows weigh; the moves whose outcome is on the
 table (a route, a friend, the Tent, the Dragon) are the greedy bot's, whose reading of
 the table ranks them all (measured: a search over them, with this budget, played
-worse). Places of one back that nobody knows more of are one move to the search
+worse: docs/GAMES.md, "The bots"). Places of one back that nobody knows more of are one move to the search
 (it draws at the first of them): the tiles left could lie at any."""
 
 from __future__ import annotations

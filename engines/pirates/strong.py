@@ -85,5 +85,5 @@ SEARCH: SearchGame[PiratesState, pb.Command] = SearchGame(
 )
 # Measured on the project's machine (docs/GAMES.md, "The strong bots"): the p99 of a
 # move's CPU time stays under 100 ms.
-ITERATIONS, HORIZON = 80, 12
+ITERATIONS, HORIZON = 60, 12
 strong_bot = SearchBot(SEARCH, iterations=ITERATIONS, horizon=HORIZON)
