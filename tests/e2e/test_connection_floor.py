@@ -1,6 +1,7 @@
 """`python -m service.bench.connection_floor` (what an idle connection costs a server in
 memory: a bare asyncio server, a bare aiohttp WebSocket, the candidate libraries for
-`Play`'s connection, boardgame.io's server and ours, which PERFORMANCE.md quotes) runs and reports every server with every connection held.
+`Play`'s connection, boardgame.io's server and ours, which PERFORMANCE.md quotes) runs
+and reports every server with every connection held.
 No size is asserted: a few connections measure little, and CI machines vary."""
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from tests.support.aio import async_test
-from tests.support.raw_websocket import PING, TEXT, RawWebSocket
+from tests.support.raw_websocket import PING, TEXT, RawWebSocket, text_frame
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server, watched_server
 from tests.support.traced_server import SPANS_ENV
 from tests.support.waiting import wait_until
@@ -167,6 +167,21 @@ async def test_json_text_frames_with_their_subprotocol(server: ServerProcess) ->
         refused = await ws.receive_json(timeout=DEADLINE)
         assert refused["result"]["commandId"] == "too-early"
         assert refused["result"]["error"]["code"] == grpc.StatusCode.FAILED_PRECONDITION.value[0]  # goes on
+
+
+def test_a_join_sent_with_the_upgrade_is_read(server: ServerProcess) -> None:
+    # A client should wait for the upgrade's answer before it sends a frame; one that
+    # does not loses nothing: what came with the request goes with the connection when
+    # aiohttp hands it over (http_guard.hand_over).
+    created = new_game(server, "Cléo", "Robin")
+    joining = text_frame(json.dumps({"join": {"gameId": created.game_id, "token": created.seat_tokens[1]}}))
+    eager = RawWebSocket("127.0.0.1", server.http_port, "/v1/play", protocol="ludotheque.v1.json", early=joining)
+    try:
+        first = eager.receive()
+    finally:
+        eager.close()
+    assert first is not None and first.opcode == TEXT
+    assert [event["version"] for event in json.loads(first.payload)["events"]] == ["1"]
 
 
 async def next_presence(ws: aiohttp.ClientWebSocketResponse) -> list[int]:
