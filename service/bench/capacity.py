@@ -31,9 +31,8 @@ from service.bench.target import Redis, Server, cpu_seconds, rss_bytes, wakeups
 
 HUMAN_PACE = (2.0, 6.0)  # seconds from a seat's turn to its move
 FLAT_OUT = (0.0, 0.0)
-# The crowd's own limits would refuse it: every seat comes from 127.0.0.1 (its connections
-# and its sessions alike).
-CROWD_ENV = {"LUDOTHEQUE_MAX_CONNECTIONS_PER_CLIENT": "0", "LUDOTHEQUE_MAX_FOLLOWERS_PER_CLIENT": "0"}
+# The crowd's own limits would refuse it: every seat comes from 127.0.0.1.
+CROWD_ENV = {"LUDOTHEQUE_MAX_CONNECTIONS_PER_CLIENT": "0"}
 
 
 @dataclass(frozen=True, slots=True)
