@@ -40,3 +40,9 @@ class Describer:
     # so, and people sharing one screen pass it behind a curtain (tests/engines/
     # test_seat_secrets.py checks it against the views of random games).
     seat_secrets: bool = True
+    # Why a hinted move is good, for the seat about to play it (GetHint, engines/hinting.py):
+    # (the state, that seat's view of it, the seat, the command) -> one short phrase a
+    # child understands. It reads only what the seat may know, as a bot does (its view,
+    # and what the whole table saw: tests/engines/test_hints.py tries two worlds).
+    # None: the generic reason, the move's own words ("hint.generic").
+    explain_hint: Callable[[Any, Any, int, Any], Phrase] | None = None

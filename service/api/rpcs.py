@@ -52,6 +52,7 @@ def use_cases(app: GameApp, catch_up_page: int = 0) -> dict[str, AnyUseCase]:
         "GetGame": app.games.get_game,
         "ListGames": app.games.list_games,
         "SubmitCommand": app.moves.submit,
+        "GetHint": app.hints.get_hint,
         "StreamEvents": stream_events,
         "ListEvents": app.history.list_events,
         "ReplayGame": app.history.replay,

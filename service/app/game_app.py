@@ -2,7 +2,7 @@
 
 The use cases live in their families (service/app/<family>/), each built whole here
 and reached through GameApp's attribute of that name: `games` (create, read, list),
-`moves` (a seat's command), `history` (events listed, streamed, followed, replayed),
+`moves` (a seat's command), `hints` (a seat's hint, GetHint), `history` (events listed, streamed, followed, replayed),
 `tickets`, `logs` and `log_replays`, `seats` (token rotation), `retention`
 (DeleteGame), `kinds`, `seating` (join, leave, start, play again), `quick_matches`
 and `takeovers`; `service/api/rpcs.py` names which one answers each RPC. They share one store, one
@@ -36,6 +36,7 @@ from service.app.access.origins import ClientAddresses
 from service.app.access.tickets import StreamTickets
 from service.app.access.viewers import Viewers
 from service.app.games.games import Games, random_game_id
+from service.app.games.hints import Hints, HintSettings
 from service.app.games.seats import Seats
 from service.app.history.history import DEFAULT_MAX_CLIENT_FOLLOWERS, DEFAULT_MAX_FOLLOWERS, History
 from service.app.keeping.losses import Losses
@@ -119,6 +120,7 @@ class Settings:
     retention: RetentionPolicy = field(default_factory=RetentionPolicy)
     heavy: HeavySettings = field(default_factory=HeavySettings)  # heavy reads' worker processes
     exports: ExportSettings = field(default_factory=ExportSettings)
+    hints: HintSettings = field(default_factory=HintSettings)  # GetHint's rates
     limits: CreationLimits = NO_LIMITS
     max_followers: int = setting(  # spectators following one game in this process
         DEFAULT_MAX_FOLLOWERS,
@@ -228,6 +230,7 @@ class GameApp:
         )
         self.logs = Logs(kit, writer, new_id, heavy, ExportCache(settings.exports.cache_bytes))
         self.log_replays = LogReplays(heavy)
+        self.hints = Hints(kit, heavy, store, settings.hints, creation.addresses.calling)  # its searches: heavy work
         self.seats = Seats(kit)
         self.retention = Retention(kit, policy)
         self.kinds = Kinds()

@@ -51,6 +51,29 @@ def test_a_rate_is_one_for_all_processes(two_limited_servers: tuple[ServerProces
     assert [info["reason"] for info in infos] == ["CREATE_RATE"]
 
 
+def test_the_games_quick_match_creates_are_its_callers_and_count_against_the_rate(
+    two_limited_servers: tuple[ServerProcess, ServerProcess],
+) -> None:
+    """QuickMatch creates a game when none of these waits: that creation is its caller's,
+    counted like CreateGame's, wherever it lands; joining a waiting game creates nothing."""
+    first, second = (Rest(server.http) for server in two_limited_servers)
+    client = {"X-Forwarded-For": "198.51.100.12"}
+    body = {"kind": "mooki", "players": 2, "options": {"mooki": {"youngestSeat": 1}}}  # options nobody else asks
+    created = []
+    for number, server in enumerate((first, second) * 3):
+        answer = server.post("/v1/games:quickMatch", {**body, "name": f"Player {number}"}, headers=client)
+        assert answer.status == 200, answer.body
+        created.append(answer.json["created"])
+    assert created == [True, False] * 3  # three games created, each filled by the next call
+    refused = second.post("/v1/games:quickMatch", {**body, "name": "One too many"}, headers=client)
+    infos = [d for d in refused.json["details"] if d["@type"].endswith("google.rpc.ErrorInfo")]
+    assert refused.status == 429 and [info["reason"] for info in infos] == ["CREATE_RATE"], refused.body
+    other = first.post(
+        "/v1/games:quickMatch", {**body, "name": "Someone else"}, headers={"X-Forwarded-For": "198.51.100.13"}
+    )
+    assert other.status == 200 and other.json["created"], other.body  # another caller: their own rate
+
+
 def test_a_live_game_quota_is_one_for_all_processes_and_a_game_ending_anywhere_frees_it(
     redis_server: RedisServer,
 ) -> None:

@@ -14,9 +14,9 @@ from __future__ import annotations
 import functools
 import json
 import re
-import socket
 import subprocess
 import threading
+import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -279,11 +279,13 @@ def vite_blocks() -> tuple[str, str]:
     return shell, config
 
 
-def answers(port: int) -> bool:
-    """Whether something accepts a connection on 127.0.0.1:`port`."""
+def serves_the_app(port: int) -> bool:
+    """Whether 127.0.0.1:`port` answers with the app's page (its scaffolding in it): an
+    open port alone may be anyone's, a moment before Vite's own --strictPort refusal."""
     try:
-        with socket.create_connection(("127.0.0.1", port), timeout=1):
-            return True
+        direct = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never through a proxy
+        with direct.open(f"http://127.0.0.1:{port}/", timeout=5) as answer:
+            return "window.sockets = [];" in answer.read().decode()
     except OSError:
         return False
 
@@ -337,9 +339,12 @@ def test_the_vite_recipe_makes_an_app_that_plays_through_its_dev_proxy(tmp_path:
         try:
             # Served once its port answers (its banner's words and colours change with the
             # version and with CI=true; a banner awaited and never matched hangs the suite).
-            wait_until(lambda: vite.poll() is not None or answers(port), 120, f"vite serving on port {port}")
+            wait_until(lambda: vite.poll() is not None or serves_the_app(port), 120, f"vite serving on port {port}")
             assert vite.poll() is None, (tmp_path / "vite.log").read_text()[-3000:]
-            start(host, f"http://127.0.0.1:{port}/", "Cléo")
+            try:
+                start(host, f"http://127.0.0.1:{port}/", "Cléo")
+            except BrowserError as error:
+                raise AssertionError(f"{error}\nvite said:\n{(tmp_path / 'vite.log').read_text()[-3000:]}") from None
             host.wait_for('a[href*="#join="]')
             invite = str(host.evaluate("document.querySelector('a[href*=\"#join=\"]').href"))
             wait_for_players(host, "Cléo (you) · here", "(a free seat)")

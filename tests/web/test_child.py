@@ -24,7 +24,16 @@ from ludotheque.pirates.v1 import pirates_pb2
 from tests.support.browser import PHONE, Browser, Page
 from tests.support.server import ServerProcess
 from tests.web.facts import page_facts, problems
-from tests.web.playing import CHOICES, STATUS, assert_accessible, choose, driver, open_as_a_grown_up, wait_for_a_turn
+from tests.web.playing import (
+    CHOICES,
+    STATUS,
+    TURN,
+    assert_accessible,
+    choose,
+    driver,
+    open_as_a_grown_up,
+    wait_for_a_turn,
+)
 from tests.web.test_family import hold, shoot
 
 SPOKEN = "window.spoken"
@@ -199,6 +208,7 @@ def test_the_others_moves_are_shown_at_a_childs_pace(phone: Page, server: Server
 
 SEAT = "form.new-game li.seat:nth-child({n})"
 CURTAIN = ".curtain:not([hidden])"
+BOARD_VERSION = "document.querySelector('.play-board')?.dataset.version"
 
 
 def seat_name(page: Page, n: int) -> tuple[str, str]:
@@ -281,10 +291,14 @@ def test_a_curtain_only_where_the_game_hides_something(phone: Page, server: Serv
             assert_accessible(page)
             shoot(page, "curtain-picture-phone")
         driver(page, "tap", selector=f"{CURTAIN} button", timeout=15_000)
-        while page.evaluate(f"document.querySelector('{CURTAIN}')") is None:
-            assert wait_for_a_turn(page) == "move"
+        # Until the curtain comes down again: each wait ends on the curtain as well as on a
+        # turn, and a choice is followed until the board has moved on (the status still says
+        # "your turn" a moment after a tap, before the move is made).
+        while (now := page.wait_until(f"document.querySelector('{CURTAIN}') ? 'curtain' : ({TURN})")) != "curtain":
+            assert now == "move"
+            before = page.evaluate(BOARD_VERSION)
             choose(page, page.evaluate(CHOICES)[0], touch=True)
-            page.wait_until(f"document.querySelector('{CURTAIN}') || ({STATUS} === 'your-turn')")
+            page.wait_until(f"document.querySelector('{CURTAIN}') || {BOARD_VERSION} !== {json.dumps(before)}")
     assert page.problems() == []
 
 

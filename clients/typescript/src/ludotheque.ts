@@ -29,6 +29,7 @@ import { GameService } from "./gen/ludotheque/v1/game_service_pb.js";
 import type {
   CreateGameRequestSchema,
   CreateGameResponse,
+  GetHintResponse,
   JoinGameResponse,
   ListEventsResponse,
   PlayAgainResponse,
@@ -256,6 +257,15 @@ export class Ludotheque {
     const game = await this.client.getGame({ gameId, ...saying(this.known, gameId) });
     this.known.saw(gameId, game.version, game.receipt);
     return game;
+  }
+
+  /** A hint for this caller's seat, on its turn: the move its game's strongest bot would
+   * make (`command`, as `legalCommands` tells it: send it back to `act` as it came) and
+   * one short `reason` in this service's language (`reason.text`). Refused when it is not
+   * the seat's turn or the game is over; a seat may ask a few a minute (`ResourceExhausted`
+   * past them, with a retry delay). */
+  getHint(gameId: string): Promise<GetHintResponse> {
+    return this.client.getHint({ gameId });
   }
 
   /** Plays a move for this caller's seat. A retry after `Unavailable` reuses the same

@@ -5,11 +5,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 
-import { createClient } from "@connectrpc/connect";
+import { equals } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 
 import { Ludotheque } from "../src/ludotheque.js";
-import { GameStatus, ViewerRole, Visibility } from "../src/gen/ludotheque/v1/game_pb.js";
+import { CommandSchema, GameStatus, ViewerRole, Visibility } from "../src/gen/ludotheque/v1/game_pb.js";
 import { GameService } from "../src/gen/ludotheque/v1/game_service_pb.js";
 import { collect, createWithBots, gameKinds, pick, seededRandom } from "./support/games.js";
 import { ADMIN_TOKEN, startServer, type Server } from "./support/server.js";
@@ -99,6 +100,23 @@ describe("games over Connect", () => {
     assert.ok(found.games.some((game) => game.gameId === created.gameId));
     const replayed = await client.replayGame({ gameId: created.gameId, atVersion: 3n });
     assert.equal(replayed.atVersion, 3n);
+  });
+
+  test("a hint is one of the seat's legal moves, with a reason in its language, and may be played as it came", async () => {
+    const lobby = new Ludotheque({ baseUrl: server.baseUrl, locale: "fr" });
+    const created = await lobby.createGame("mooki", [{ name: "Cléo" }, { name: "Robin" }]);
+    const cleo = lobby.withToken(created.seatTokens[0]);
+    const hint = await cleo.getHint(created.gameId);
+    const game = await cleo.getGame(created.gameId);
+    assert.equal(hint.version, game.version);
+    assert.ok(game.legalCommands.some((legal) => equals(CommandSchema, legal, hint.command!)));
+    assert.match(hint.reason?.text ?? "", /^Prends /);
+    const played = await cleo.act(created.gameId, hint.command!);
+    assert.ok(played.version > hint.version);
+    await assert.rejects(lobby.withToken(created.seatTokens[1]).getHint(created.gameId), (error: ConnectError) => {
+      assert.equal(error.code, Code.FailedPrecondition); // not Robin's turn
+      return true;
+    });
   });
 
   test("a long game's past comes a page a call over Connect, and follow() goes on to its end", async () => {

@@ -38,7 +38,20 @@ export function optionsMessage(kind: string): DescMessage | undefined {
   return field?.fieldKind === "message" ? field.message : undefined;
 }
 
-/** A bot's name in the page's language ("greedy": "the clever robot"), else the server's name for it. */
+// The robots' levels, as a child says them: easy (random), good (greedy), strong (strong,
+// where the kind lists it); a robot the app does not know comes after them, by its name.
+const BOT_LEVELS = ["random", "greedy", "strong"];
+
+/** The kind's bots from the easiest to the strongest (the server lists them by name). */
+export function botsByLevel<Bot extends { name: string }>(bots: readonly Bot[]): Bot[] {
+  const level = (bot: Bot): number => {
+    const found = BOT_LEVELS.indexOf(bot.name);
+    return found < 0 ? BOT_LEVELS.length : found;
+  };
+  return [...bots].sort((a, b) => level(a) - level(b) || a.name.localeCompare(b.name));
+}
+
+/** A bot's name in the page's language, as a level ("greedy": "the good robot"), else the server's name for it. */
 export function botName(bot: string): string {
   return lookup(`lobby.bot.${bot}`) ?? bot;
 }

@@ -27,6 +27,7 @@ from engines.registry import GAMES, AnyEngine
 from service.app.access.kit import Kit, UseCase
 from service.app.access.origins import ClientAddresses
 from service.app.access.tickets import StreamTickets
+from service.app.history import catch_up
 from service.app.model.errors import (
     Code,
     ServiceError,
@@ -35,7 +36,7 @@ from service.app.model.errors import (
     unauthenticated,
     versions_lost,
 )
-from service.app.model.heavy_reads import HeavyReads
+from service.app.model.heavy_reads import Caller, HeavyReads
 from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event, store_errors
 from service.app.observe import tracing
@@ -172,7 +173,8 @@ class History(UseCase):
             if from_version > live.version + 1:  # now too, so that HTTP answers it as a status
                 raise _past_the_end(live, from_version)
             self._admit(live, viewer)  # now, so that HTTP can answer 429 before it streams
-        stream = self.follow(live, viewer, from_version, request.locale, generation, catch_up_page)
+        caller = self._heavy.caller(token or request.ticket)  # (now: the call's address; a ticket for its token)
+        stream = self.follow(live, viewer, from_version, request.locale, generation, catch_up_page, caller=caller)
         return EventStream(_visible(stream), ended)
 
     async def _catch_up_turn(self) -> None:
@@ -190,6 +192,8 @@ class History(UseCase):
         locale: str | None = None,
         generation: int | None = None,
         catch_up_page: int = 0,
+        *,
+        caller: str | Caller = "",
     ) -> AsyncGenerator[tuple[game_pb2.Event, game_pb2.Event | None]]:
         """Every event from `from_version` on, then live ones, until the game is over:
         each as stored and as `viewer` may see it (None: not at all), described in
@@ -198,7 +202,8 @@ class History(UseCase):
         (at the next event once this process knows), after the event that says its
         player left the seat, or when another player joined it. `generation`: the
         seat's token generation its caller was checked at (default: the game's now).
-        `catch_up_page`: ends after so many events of the past if more remain (0: never)."""
+        `catch_up_page`: ends after so many events of the past if more remain (0: never).
+        A long catch-up is redacted in the heavy workers for `caller` (or its token's: catch_up.py)."""
         if live.status.finished and from_version > live.version:
             return
         seat = viewer.seat if viewer.role is Role.SEAT else None
@@ -223,7 +228,7 @@ class History(UseCase):
         since_ms = time.time() * 1000  # events recorded from now on are live ones: their lag is measured
         try:
             with store_errors():
-                async for stored in self._games.store.subscribe(game_id, from_version):
+                async for stored, ready in self._events(live, viewer, from_version, locale, caller):
                     if seat is not None and live.seat_generation(seat) != generation:
                         raise unauthenticated("This seat's token was replaced: follow the game with the new one.")
                     if stored.version <= past and stored.version % CATCH_UP_SLICE == 0:
@@ -233,8 +238,7 @@ class History(UseCase):
                         if event.HasField("table") and event.version > live.version:
                             await self._games.refresh(live)  # who sits where: the names the words use
                         self._metrics.observe_delivery(event.recorded_at.ToMilliseconds(), since_ms)
-                        now = live.state if event.version <= past else None
-                        redacted = redact(live.engine, event, viewer, audience.now() if audience else None, now)
+                        redacted = ready.event if ready else _redacted(live, event, viewer, audience, past)
                         yield event, redacted
                     if event.game_over:
                         return
@@ -259,6 +263,14 @@ class History(UseCase):
                 self._clients[client] -= 1
                 if not self._clients[client]:
                     del self._clients[client]
+
+    def _events(
+        self, live: LiveGame, viewer: Viewer, from_version: int, locale: str | None, caller: str | Caller
+    ) -> AsyncIterator[tuple[StoredEvent, catch_up.Ready | None]]:
+        """The game's stored events from `from_version` on, then live ones; a long
+        catch-up's past each with what a heavy worker made of it (catch_up.py)."""
+        events = self._games.store.subscribe(live.game_id, from_version)
+        return catch_up.prepared(self._heavy, live, viewer, events, from_version, locale, caller)
 
     async def _lost(self, live: LiveGame, lost: VersionsLost) -> ServiceError:
         """The store went back behind what this stream had sent: record the loss (the
@@ -316,6 +328,15 @@ def page_in_worker(
     """A worker's job: `redacted_page`, as a ListEventsResponse's events, encoded."""
     events = redacted_page(GAMES[kind].engine, stored, viewer, Audience.of(seats, locale, anonymous), now)
     return game_service_pb2.ListEventsResponse(events=events).SerializeToString()
+
+
+def _redacted(
+    live: LiveGame, event: game_pb2.Event, viewer: Viewer, audience: LiveAudience | None, past: int
+) -> game_pb2.Event | None:
+    """`event` as `viewer` may see it: up to `past`, read again (as recalled now); after
+    it, as it happens."""
+    now = live.state if event.version <= past else None
+    return redact(live.engine, event, viewer, audience.now() if audience else None, now)
 
 
 async def _visible(

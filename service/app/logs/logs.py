@@ -13,10 +13,10 @@ from service.app.access.creators import ADMIN_IDENTITY
 from service.app.access.kit import Kit, UseCase
 from service.app.games.games import resolve_options, validate_seats
 from service.app.logs.exports import ExportCache, ExportSettings, export_in_worker, export_log
-from service.app.logs.verify import Problem, payload_of, verify
-from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, unauthenticated
+from service.app.logs.import_replay import import_in_worker, replay_import
+from service.app.logs.verify import payload_of
+from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
 from service.app.model.heavy_reads import HeavyReads
-from service.app.model.live_game import LiveGame
 from service.app.model.stored import store_errors
 from service.app.moves.steps import play_bots
 from service.app.moves.writer import Writer
@@ -81,40 +81,32 @@ class Logs(UseCase):
             raise unauthenticated("Send the admin token to import a game.")
         log = request.log
         seats = check_header(log.header)
-        checked = verify(log)
-        if isinstance(checked, Problem):
-            field = "log.header" if checked.index is None else f"log.events[{checked.index}]"
-            if checked.rules_mismatch:
-                raise ServiceError(Code.FAILED_PRECONDITION, f"This log cannot be replayed: {checked.reason}.")
-            raise invalid_argument(field, f"The log breaks the rules at {checked.where}: {checked.reason}.")
-        engine = checked.engine
-        events = list(log.events)
-        if request.HasField("truncate_at"):
-            events = events[: _cut(events, request.truncate_at)]
-        now = self._now_ms()
+        engine = ENGINES[log.header.kind]  # (check_header found it)
         record = game_pb2.GameRecord(
-            game_id=self._new_game_id(),
             kind=engine.kind,
             seats=seats,
             options=log.header.options,
             seed=log.header.seed,
-            created_at=timestamp(now),
             rules_version=engine.rules_version,
             visibility=game_pb2.VISIBILITY_UNLISTED,
             created_by=ADMIN_IDENTITY,
             clock=log.header.clock if log.header.HasField("clock") else None,
         )
-        live = LiveGame(record, engine, engine.initial_state(), 0, now)
-        live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
-        given = [_as_stored(event) for event in events]
-        for event in given:
-            live.apply(event)  # the state, and the table: who sits and plays where, the clocks
-        # A cut where a bot was to act: it plays; a log past this server's limit stops.
+        cut = request.truncate_at if request.HasField("truncate_at") else None
         every = self._games.snapshots.every
-        state, bot_steps = await play_bots(live, live.state, len(events), snapshot_every=every)
-        # The verification folded every state: the imported events' snapshots cost nothing.
-        versions = range(every, len(events) + 1, every) if every else range(0)
-        imported = [(version, checked.states[version]) for version in versions]
+        if len(log.events) < self._heavy.settings.read_events:
+            verified = replay_import(record, log, cut, every)
+        else:  # a long log: verified and folded in a worker process, stored here
+            job = (record.SerializeToString(), log.SerializeToString(), cut, every)
+            verified = await self._heavy.run("ImportGame", token, import_in_worker, *job)
+        now = self._now_ms()
+        record.game_id = self._new_game_id()
+        record.created_at.CopyFrom(timestamp(now))
+        live = verified.live(record, engine)
+        live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
+        # A cut where a bot was to act: it plays; a log past this server's limit stops.
+        state, bot_steps = await play_bots(live, live.state, len(verified.given), snapshot_every=every)
+        given, imported = verified.given, verified.snapshots
         await self._writer.create(live, bot_steps, state, now, given=given, given_states=imported, command_id="import")
         self._games.cache.remember(live)
         return game_service_pb2.ImportGameResponse(
@@ -127,33 +119,6 @@ class Logs(UseCase):
             ],
             game=game_message(live, Viewer.admin(), request.locale, now),
         )
-
-
-def _cut(events: list[game_pb2.Event], cut: int) -> int:
-    """`cut` if it falls between two moves: before a command's first event, unless a
-    table event before it says why it was played (a timeout's stand-in move)."""
-    starts = [
-        e.version - 1
-        for e in events
-        if e.HasField("command") and not (e.version > 1 and events[e.version - 2].HasField("table"))
-    ] + [len(events)]
-    if cut not in starts or cut == 0:
-        nearest = ", ".join(str(v) for v in starts[:3]) + (" ..." if len(starts) > 3 else "")
-        raise invalid_argument("truncate_at", f"Cut between two moves, e.g. at {nearest}; not at {cut}.")
-    return cut
-
-
-def _as_stored(event: game_pb2.Event) -> game_pb2.Event:
-    """A logged event as the store keeps it: not marked last (the import may go on),
-    without descriptions (words for one reader, never stored: an exported log has them)."""
-    copy = game_pb2.Event()
-    copy.CopyFrom(event)
-    copy.game_over = False
-    copy.ClearField("description")
-    if copy.HasField("command"):
-        copy.command.ClearField("description")
-        del copy.command.choices[:]
-    return copy
 
 
 def check_header(header: game_pb2.GameLogHeader) -> list[game_pb2.Seat]:

@@ -1,6 +1,7 @@
 """Heavy work beside the move loop: the reads whose cost grows with a game's length rather
 than with what they answer (ExportGame, a long ListEvents page, ReplayGame folding far
-from a snapshot, ReplayLog), run in a bounded pool of worker processes at a lower CPU priority than the
+from a snapshot, ReplayLog, ImportGame's verification of a long log, a follower's long
+catch-up), run in a bounded pool of worker processes at a lower CPU priority than the
 process that serves the moves, under a budget per caller and in all.
 
 The engines are pure, so a job is a function of bytes and plain values (a game's record
@@ -15,9 +16,10 @@ read); lighter reads are answered inline, the same bytes either way. A caller (i
 address, an IPv6 client by its /64, and its token) has at most `per_client` heavy jobs in
 flight; the whole process at most `workers` running and `waiting` more queued. Past
 either the answer is RESOURCE_EXHAUSTED (`HEAVY_READS_PER_CLIENT` or `HEAVY_READS`,
-HTTP 429 with Retry-After), never a slower game for others. A job counts until it is
-over, even when its caller left. A worker that dies fails its jobs with UNAVAILABLE and
-the pool is made anew for the next ones."""
+HTTP 429 with Retry-After), never a slower game for others; a queued job (a catch-up's
+chunk) waits for its caller's turn instead, and is refused past the process's budget only.
+A job counts until it is over, even when its caller left. A worker that dies fails its
+jobs with UNAVAILABLE and the pool is made anew for the next ones."""
 
 from __future__ import annotations
 
@@ -60,8 +62,9 @@ class HeavySettings:
 
     workers: int = setting(
         1,
-        "worker processes of heavy reads (exports, long ListEvents pages, replays far from a snapshot, ReplayLog) "
-        "in each server process, made at the first one; they run at a lower CPU priority than the moves",
+        "worker processes of heavy reads (exports, long ListEvents pages, replays far from a snapshot, ReplayLog, "
+        "imports, long catch-ups) in each server process, made at the first one; they run at a lower CPU priority "
+        "than the moves",
         name="heavy_workers",
         check=at_least(1),
     )
@@ -87,12 +90,35 @@ class HeavySettings:
         name="heavy_fold_events",
         check=at_least(1),
     )
+    catch_up_events: int = setting(
+        256,
+        "events of a game's past a follower (StreamEvents, Play, server-sent events, WebSocket, Connect) has yet to "
+        "be sent as it starts, past which that past is redacted and described in a worker, a chunk at a time, each "
+        "chunk a heavy read of the caller's; the follower then goes on live",
+        name="heavy_catch_up_events",
+        check=at_least(1),
+    )
+    catch_up_chunk: int = setting(
+        256,
+        "events of a long catch-up redacted and described in one worker job",
+        name="heavy_catch_up_chunk",
+        check=at_least(1),
+    )
     read_events: int = setting(
         256,
-        "events that make an export, a ListEvents page or a ReplayLog heavy (redacted and described in a worker)",
+        "events that make an export, a ListEvents page or a ReplayLog heavy (redacted and described in a worker), "
+        "and an ImportGame's log (verified and folded in a worker)",
         name="heavy_read_events",
         check=at_least(1),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Whom heavy reads are counted for, as known when a stream started (its client
+    address, and its token; none: the admin's)."""
+
+    keys: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +164,7 @@ class HeavyReads:
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._in_flight = 0
         self._callers: Counter[str] = Counter()  # caller -> its jobs in flight
+        self._turns: list[asyncio.Future[None]] = []  # queued jobs waiting for their caller's turn
         self.served = 0  # jobs handed to the pool so far (tests and metrics count them)
         self.refused = 0
         self.failed = 0  # jobs lost with a worker that died
@@ -188,11 +215,20 @@ class HeavyReads:
                 "HEAVY_READS", what, "Many long games are being read right now: try again in a moment.", RETRY_MS
             )
 
-    async def run(self, what: str, token: str, job: Callable[..., T], *args: Any) -> T:
+    def caller(self, token: str) -> Caller:
+        """The caller of `token` and of the call being served."""
+        return Caller(tuple(self._caller_keys(token)))
+
+    async def run(self, what: str, token: str | Caller, job: Callable[..., T], *args: Any, queue: bool = False) -> T:
         """`job(*args)` in a worker process, for the caller of `token` (and of the
-        call's origin), within the budget; `what`: the read, for its refusal. `job` is
-        a module's function, its arguments and answer plain values (they are pickled)."""
-        keys = self._caller_keys(token)
+        call's origin; or as `caller` made it), within the budget; `what`: the read, for
+        its refusal. `job` is a module's function, its arguments and answer plain values
+        (they are pickled). `queue`: a caller at its most waits for one of its jobs to be
+        over instead of being refused (a follower's catch-up: its followers are capped
+        already)."""
+        keys = list(token.keys) if isinstance(token, Caller) else self._caller_keys(token)
+        if queue:
+            await self._callers_turn(keys)
         self._admit(what, keys)
         try:
             submitted = self._pool_now().submit(_run, job, *args)
@@ -232,7 +268,19 @@ class HeavyReads:
         for key in keys:
             self._callers[key] += 1
 
+    async def _callers_turn(self, keys: list[str]) -> None:
+        """Returns once no key of the caller's has `per_client` jobs in flight."""
+        most = self.settings.per_client
+        while most and any(self._callers[key] >= most for key in keys):
+            turn = asyncio.get_running_loop().create_future()
+            self._turns.append(turn)
+            await turn
+
     def _release(self, keys: list[str]) -> None:
+        turns, self._turns = self._turns, []
+        for turn in turns:  # (each looks again: it may be another caller's turn)
+            if not turn.done():
+                turn.set_result(None)
         self._in_flight -= 1
         self._metrics.heavy_in_flight.set(self._in_flight)
         for key in keys:

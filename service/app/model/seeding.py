@@ -13,7 +13,13 @@ import random
 SETUP = "setup"
 DECIDE = "decide"
 BOT = "bot"
+HINT = "hint"  # a hint's bot (GetHint): its draws, per seat, as `hint_purpose` names them
 
 
 def game_rng(seed: int, purpose: str, version: int) -> random.Random:
     return random.Random(f"{seed}:{purpose}:{version}")
+
+
+def hint_purpose(seat: int) -> str:
+    """The purpose of `seat`'s hint draws: a seat's hint never shares a bot's numbers."""
+    return f"{HINT}:{seat}"

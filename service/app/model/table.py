@@ -19,7 +19,7 @@ from google.rpc import error_details_pb2
 from ludotheque.v1 import game_pb2
 
 from engines.contract import SeatInfo, Status
-from engines.registry import AnyEngine
+from engines.registry import ENGINES, AnyEngine
 from service.app.model import envelopes
 from service.app.model.errors import DOMAIN, MESSAGE_KEY, Code, ServiceError
 
@@ -143,6 +143,17 @@ class Table:
         copy.clock = self.clock.clone() if self.clock is not None else None
         copy._bots, copy._options = None, self._options
         return copy
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A table pickled (a heavy work's answer, heavy_reads.py: an import's table folded
+        in a worker process) names its engine by kind: an engine does not pickle."""
+        state = dict(self.__dict__)
+        state["engine"] = self.engine.kind
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.engine = ENGINES[state["engine"]]
 
     @property
     def bots(self) -> dict[int, str]:

@@ -356,6 +356,13 @@ def submit(
     return request
 
 
+def get_hint(game_id: str) -> api.GetHintRequest:
+    """The move the game's strongest bot would make for this client's seat now (on its
+    turn), described as in `legal_commands`, with one short reason in this client's
+    language (`reason.text`)."""
+    return api.GetHintRequest(game_id=game_id)
+
+
 def list_events(game_id: str, from_version: int = 1, to_version: int = 0, page_size: int = 0) -> api.ListEventsRequest:
     """A page of the game's events, as this client may see them."""
     return api.ListEventsRequest(game_id=game_id, from_version=from_version, to_version=to_version, page_size=page_size)
@@ -448,6 +455,7 @@ class Calls:
     get_game = Call("GetGame", get_game, whole(game_pb2.Game), saw=itself)
     list_games = Call("ListGames", list_games, whole(api.ListGamesResponse))
     submit = Call("SubmitCommand", submit, whole(api.SubmitCommandResponse), saw=at_version, retry=True)
+    get_hint = Call("GetHint", get_hint, whole(api.GetHintResponse))
     list_events = Call("ListEvents", list_events, whole(api.ListEventsResponse), saw=at_version)
     replay = Call("ReplayGame", replay, whole(api.ReplayGameResponse), saw=at_version)
     export_game = Call("ExportGame", export_game, lambda response: whole(game_pb2.GameLog)(response.log))

@@ -2,7 +2,7 @@
 // under the prompt: "Keep what you drew and end your turn", "ohé!", higher or lower...),
 // so that no button is words alone: a child who cannot read taps the picture. Chosen
 // from the choice step's subject and value (the server's, the same in every language);
-// a step this file does not know gets a finger tapping.
+// a step this file does not know gets a finger tapping. And "Help me"'s light bulb.
 
 import type { Choice } from "@ludotheque/client";
 
@@ -40,6 +40,16 @@ const ACTIONS: Record<string, () => SvgChild[]> = {
   discardTile: bin,
   discardTrophy: bin,
 };
+
+/** A light bulb, lit: "Help me", a hint. */
+export function bulbIcon(): SVGSVGElement {
+  return picture(
+    "0 0 24 24",
+    s("path", { d: "M12 2.5 A6.5 6.5 0 0 0 8 14 Q9 15 9 16.5 H15 Q15 15 16 14 A6.5 6.5 0 0 0 12 2.5 Z", fill: "#f4d35e", stroke: INK, "stroke-width": 1.6 }),
+    line("M9.5 19 H14.5 M10.5 21.5 H13.5", INK, 1.8),
+    line("M10 9.5 Q12 12 14 9.5", "#b07d12", 1.4),
+  );
+}
 
 /** The picture of the move `choice` picks (aria-hidden: the button's words name it). */
 export function choiceIcon(choice: Pick<Choice, "subject" | "value">): SVGSVGElement {

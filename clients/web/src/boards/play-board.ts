@@ -5,13 +5,15 @@
 // focus stays on the piece it was on, or moves to the first option of the next step, or
 // to the board itself. Between two versions, the pieces the events moved travel
 // (motion.ts); while another player's move is shown, the line says whose, and a tap
-// anywhere on the board skips to the present.
+// anywhere on the board skips to the present. On the viewer's turn, "Help me" asks for a
+// hint (the page's `help`): the hinted move's next step is lit on the board (or in the bar)
+// and its reason written beside the prompt, until the game moves on.
 
 import type { Choice, Command, Event, GameKind, GameView, Seat } from "@ludotheque/client";
 
 import { h } from "../dom";
 import { lookup, t } from "../i18n";
-import { choiceIcon } from "./action-icons";
+import { bulbIcon, choiceIcon } from "./action-icons";
 import { boardFor, type BoardInput } from "./board";
 import { BoardOffer, ChoicePicker, bindChoice, choiceKey, rove } from "./choices";
 import { animate, places, type Motion } from "./motion";
@@ -36,6 +38,14 @@ export interface PlayBoardState {
   moving: boolean;
 }
 
+/** A hint shown on the board: the move suggested at `version` (GetHint), and why. */
+export interface BoardHint {
+  version: bigint;
+  seat: number;
+  command: Command;
+  reason: string;
+}
+
 // Phones hold the picnic's forest upright (renderers read it when they draw).
 const UPRIGHT = "(max-width: 700px)";
 
@@ -47,15 +57,18 @@ export class PlayBoard {
   private drawnViewer: number | undefined;
   // The piece last focused in each group, to give the group's Tab stop back to it.
   private readonly remembered = new Map<string, string>();
+  private hinted: BoardHint | undefined;
 
   /** `play` sends a move; `skip` shows the present at once (a tap during another's move);
    * `cheer` is told a round won as it shows (the page's sound); `tell` each prompt drawn
-   * while the viewer has a move to make (the page reads it aloud). */
+   * while the viewer has a move to make (the page reads it aloud); `help` asks for a hint
+   * (none: no "Help me" button). */
   constructor(
     play: (command: Command) => void,
     private readonly skip: () => void,
     private readonly cheer: (what: "round") => void,
     private readonly tell: (prompt: string) => void = () => undefined,
+    private readonly help?: () => void,
   ) {
     this.element = h("div", { class: "play-board", attrs: { tabindex: -1, "data-board-root": "", "aria-label": t("play.board"), role: "region" } });
     this.picker = new ChoicePicker(() => this.draw(), play);
@@ -94,6 +107,12 @@ export class PlayBoard {
     this.element.replaceChildren();
     this.state = undefined;
     this.drawnVersion = undefined;
+  }
+
+  /** Lights the hinted move (undefined: none), while the board is at its version. */
+  hint(hint: BoardHint | undefined): void {
+    this.hinted = hint;
+    this.draw();
   }
 
   /** Forgets what was picked: the move was refused. */
@@ -141,6 +160,9 @@ export class PlayBoard {
         ),
       );
     }
+    const hint = offer && options.length > 0 && this.hinted?.version === state.version && this.hinted.seat === state.viewerSeat ? this.hinted : undefined;
+    // Help at a move's first step (a hint then lights each of its steps): never beside "Choose again".
+    if (offer && options.length > 0 && !state.pending && this.help && !this.picker.canGoBack) bar.append(this.helpButton());
     if (state.beat) {
       bar.append(h("button", { class: "secondary skip", attrs: { type: "button" } }, h("span", { class: "button-picture", attrs: { "aria-hidden": "true" } }, "»"), t("board.skip")));
     }
@@ -156,7 +178,9 @@ export class PlayBoard {
     this.element.classList.toggle("my-turn", options.length > 0);
     this.element.classList.toggle("showing-move", Boolean(state.beat));
     this.element.dataset["version"] = String(state.version);
-    this.element.replaceChildren(h("div", { class: "prompt-line" }, this.prompt(state, options), bar), table);
+    const reason = hint ? h("p", { class: "hint-reason", attrs: { role: "status", "data-hint": "" } }, h("span", { class: "hint-for" }, t("board.hintFor")), " ", hint.reason) : null;
+    this.element.replaceChildren(h("div", { class: "prompt-line" }, this.prompt(state, options), bar, reason), table);
+    if (hint) light(this.element, hintedStep(hint.command, this.picker.chosen));
     if (!state.beat && !state.pending && options.length > 0) this.tell(promptText(state.kind, options));
     rove(this.element, this.remembered);
     if (fresh.length > 0) animate(this.element, before, motions);
@@ -174,6 +198,18 @@ export class PlayBoard {
       const next = again ?? this.element.querySelector<HTMLElement>('[data-choice][tabindex="0"]') ?? this.element;
       next.focus({ preventScroll: true });
     }
+  }
+
+  /** "Help me": asks the page for a hint (a light bulb, then the words but on a phone). */
+  private helpButton(): HTMLElement {
+    const help = this.help;
+    return h(
+      "button",
+      // Named "Help me" always; on a phone the light bulb alone shows, leaving the board its room.
+      { class: "secondary help", attrs: { type: "button", title: t("board.helpAbout"), "aria-label": t("board.help"), "data-help": "" }, on: { click: () => help?.() } },
+      h("span", { class: "button-picture", attrs: { "aria-hidden": "true" } }, bulbIcon()),
+      h("span", { class: "wide-only", attrs: { "aria-hidden": "true" } }, t("board.help")),
+    );
   }
 
   /** What to do now, in words: "Pick a pile to draw from", "Which colour?"..., or whose
@@ -206,4 +242,17 @@ function promptText(kind: string, options: readonly Choice[]): string {
   const subjects = options.map((o) => o.subject);
   const subject = subjects.find((s) => s !== "action") ?? subjects[0];
   return lookup(`prompt.${kind}.${subject}`) ?? lookup(`prompt.${subject}`) ?? t("prompt.any");
+}
+
+/** The hinted move's step to pick next, when the steps picked so far are its own. */
+function hintedStep(command: Command, chosen: readonly Choice[]): Choice | undefined {
+  const steps = command.choices;
+  const onIt = chosen.every((step, index) => steps[index]?.subject === step.subject && steps[index]?.value === step.value);
+  return onIt ? steps[chosen.length] : undefined;
+}
+
+/** Marks the pieces and buttons that pick `step` as hinted (they glow). */
+function light(root: HTMLElement, step: Choice | undefined): void {
+  if (step === undefined) return;
+  for (const element of root.querySelectorAll(`[data-choice="${CSS.escape(choiceKey(step))}"]`)) element.classList.add("hinted");
 }

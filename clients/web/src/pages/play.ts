@@ -14,7 +14,8 @@
 //
 // This module puts the page's parts (pages/play/) together and redraws them at each
 // change; each part holds one thing and reads alone. What the page shows is also read
-// aloud (play/narrator.ts), for a child who cannot read yet.
+// aloud (play/narrator.ts), for a child who cannot read yet. On a seat's turn, "Help me"
+// asks the server for a hint (GetHint): the board lights its move, the narrator says why.
 
 import { Code, ConnectError, GameStatus, type Command, type Game, type GameKind, type GameSnapshot } from "@ludotheque/client";
 
@@ -72,6 +73,7 @@ class PlayPage {
     },
     () => this.signals.sound("round"),
     (prompt) => this.narrator.prompt(prompt),
+    () => void this.help(),
   );
   private readonly playback = new Playback(
     () => this.schedule(),
@@ -271,6 +273,23 @@ class PlayPage {
       if (this.left || (reason instanceof ConnectError && reason.code === Code.Aborted)) return;
       this.failed(reason);
     });
+  }
+
+  /** "Help me": the hint for the seat whose turn it is here (GetHint), lit on the board
+   * and its reason said aloud, in the page's language. */
+  private async help(): Promise<void> {
+    const showing = this.sessions.showing(false);
+    if (showing?.mode !== "seat") return;
+    this.error.textContent = "";
+    try {
+      const hint = await api(showing.seat.token).getHint(this.gameId);
+      if (this.left || hint.command === undefined) return;
+      const reason = hint.reason?.text ?? "";
+      this.board.hint({ version: hint.version, seat: showing.seat.seat, command: hint.command, reason });
+      this.narrator.hint(reason);
+    } catch (reason) {
+      if (!this.left) this.failed(reason);
+    }
   }
 
   /** The host deals the game now, with robots in the seats nobody took (StartGame). */

@@ -12,6 +12,7 @@ from google.protobuf import message as _message
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.rpc import status_pb2 as _status_pb2
+from ludotheque.text.v1 import description_pb2 as _description_pb2
 from ludotheque.v1 import game_kind_pb2 as _game_kind_pb2
 from ludotheque.v1 import game_pb2 as _game_pb2
 import builtins as _builtins
@@ -381,6 +382,78 @@ class SubmitCommandResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SubmitCommandResponse: _TypeAlias = SubmitCommandResponse  # noqa: Y015
+
+@_typing.final
+class GetHintRequest(_message.Message):
+    """GetHint's request."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_ID_FIELD_NUMBER: _builtins.int
+    LOCALE_FIELD_NUMBER: _builtins.int
+    game_id: _builtins.str
+    """The game."""
+    locale: _builtins.str
+    """The language of the reason, the move's description and error messages: a
+    language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+    call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+    """
+    def __init__(
+        self,
+        *,
+        game_id: _builtins.str = ...,
+        locale: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game_id", b"game_id", "locale", b"locale"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetHintRequest: _TypeAlias = GetHintRequest  # noqa: Y015
+
+@_typing.final
+class GetHintResponse(_message.Message):
+    """GetHint's response."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    COMMAND_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    BOT_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    """The game's version the hint is for: it holds until the game moves on."""
+    bot: _builtins.str
+    """The bot that chose it: "strong" where the game has one, else "greedy"."""
+    @_builtins.property
+    def command(self) -> _game_pb2.Command:
+        """The move suggested, one of the seat's legal commands, described and with
+        its choice steps exactly as in the game's `legal_commands` (so a page can
+        light it): send it back as it came to play it.
+        """
+
+    @_builtins.property
+    def reason(self) -> _description_pb2.Description:
+        """Why, in a few words a child understands ("Keep the Moon: you have three
+        already"), in the caller's language.
+        """
+
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        command: _game_pb2.Command | None = ...,
+        reason: _description_pb2.Description | None = ...,
+        bot: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["command", b"command", "reason", b"reason"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot", b"bot", "command", b"command", "reason", b"reason", "version", b"version"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetHintResponse: _TypeAlias = GetHintResponse  # noqa: Y015
 
 @_typing.final
 class StreamEventsRequest(_message.Message):

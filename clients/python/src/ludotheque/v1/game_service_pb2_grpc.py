@@ -57,6 +57,11 @@ class GameServiceStub:
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.SubmitCommandRequest.SerializeToString,
                 response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.SubmitCommandResponse.FromString,
                 _registered_method=True)
+        self.GetHint = channel.unary_unary(
+                '/ludotheque.v1.GameService/GetHint',
+                request_serializer=ludotheque_dot_v1_dot_game__service__pb2.GetHintRequest.SerializeToString,
+                response_deserializer=ludotheque_dot_v1_dot_game__service__pb2.GetHintResponse.FromString,
+                _registered_method=True)
         self.StreamEvents = channel.unary_stream(
                 '/ludotheque.v1.GameService/StreamEvents',
                 request_serializer=ludotheque_dot_v1_dot_game__service__pb2.StreamEventsRequest.SerializeToString,
@@ -190,6 +195,18 @@ class GameServiceServicer:
     def SubmitCommand(self, request, context):
         """Play a move for the caller's seat. Retrying with the same command_id
         returns the first result and plays nothing twice.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetHint(self, request, context):
+        """The move the game's strongest bot would make for the caller's seat now,
+        with one short reason in the caller's language: a hint for a player who is
+        stuck. Needs the seat's token, on its turn in a game going on; it is worked
+        out from what that seat may know only, the same hint each time it is asked
+        at one version. A seat and a caller may ask a few a minute: past it
+        RESOURCE_EXHAUSTED (HTTP 429 with Retry-After).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -384,6 +401,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.SubmitCommand,
                     request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.SubmitCommandRequest.FromString,
                     response_serializer=ludotheque_dot_v1_dot_game__service__pb2.SubmitCommandResponse.SerializeToString,
+            ),
+            'GetHint': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHint,
+                    request_deserializer=ludotheque_dot_v1_dot_game__service__pb2.GetHintRequest.FromString,
+                    response_serializer=ludotheque_dot_v1_dot_game__service__pb2.GetHintResponse.SerializeToString,
             ),
             'StreamEvents': grpc.unary_stream_rpc_method_handler(
                     servicer.StreamEvents,
@@ -590,6 +612,33 @@ class GameService:
             '/ludotheque.v1.GameService/SubmitCommand',
             ludotheque_dot_v1_dot_game__service__pb2.SubmitCommandRequest.SerializeToString,
             ludotheque_dot_v1_dot_game__service__pb2.SubmitCommandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/ludotheque.v1.GameService/GetHint',
+            ludotheque_dot_v1_dot_game__service__pb2.GetHintRequest.SerializeToString,
+            ludotheque_dot_v1_dot_game__service__pb2.GetHintResponse.FromString,
             options,
             channel_credentials,
             insecure,

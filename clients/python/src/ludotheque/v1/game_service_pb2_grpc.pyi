@@ -59,6 +59,14 @@ class GameServiceStub:
     """Play a move for the caller's seat. Retrying with the same command_id
     returns the first result and plays nothing twice.
     """
+    GetHint: _grpc.UnaryUnaryMultiCallable[_game_service_pb2.GetHintRequest, _game_service_pb2.GetHintResponse]
+    """The move the game's strongest bot would make for the caller's seat now,
+    with one short reason in the caller's language: a hint for a player who is
+    stuck. Needs the seat's token, on its turn in a game going on; it is worked
+    out from what that seat may know only, the same hint each time it is asked
+    at one version. A seat and a caller may ask a few a minute: past it
+    RESOURCE_EXHAUSTED (HTTP 429 with Retry-After).
+    """
     StreamEvents: _grpc.UnaryStreamMultiCallable[_game_service_pb2.StreamEventsRequest, _game_service_pb2.StreamEventsResponse]
     """Events from a version on, then live as they happen, redacted for the
     caller. Ends after the last event of a finished game.
@@ -172,6 +180,14 @@ class GameServiceAsyncStub(GameServiceStub):
     SubmitCommand: _aio.UnaryUnaryMultiCallable[_game_service_pb2.SubmitCommandRequest, _game_service_pb2.SubmitCommandResponse]  # type: ignore[assignment]
     """Play a move for the caller's seat. Retrying with the same command_id
     returns the first result and plays nothing twice.
+    """
+    GetHint: _aio.UnaryUnaryMultiCallable[_game_service_pb2.GetHintRequest, _game_service_pb2.GetHintResponse]  # type: ignore[assignment]
+    """The move the game's strongest bot would make for the caller's seat now,
+    with one short reason in the caller's language: a hint for a player who is
+    stuck. Needs the seat's token, on its turn in a game going on; it is worked
+    out from what that seat may know only, the same hint each time it is asked
+    at one version. A seat and a caller may ask a few a minute: past it
+    RESOURCE_EXHAUSTED (HTTP 429 with Retry-After).
     """
     StreamEvents: _aio.UnaryStreamMultiCallable[_game_service_pb2.StreamEventsRequest, _game_service_pb2.StreamEventsResponse]  # type: ignore[assignment]
     """Events from a version on, then live as they happen, redacted for the
@@ -307,6 +323,20 @@ class GameServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_game_service_pb2.SubmitCommandResponse, _abc.Awaitable[_game_service_pb2.SubmitCommandResponse]]:
         """Play a move for the caller's seat. Retrying with the same command_id
         returns the first result and plays nothing twice.
+        """
+
+    @_abc_1.abstractmethod
+    def GetHint(
+        self,
+        request: _game_service_pb2.GetHintRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_game_service_pb2.GetHintResponse, _abc.Awaitable[_game_service_pb2.GetHintResponse]]:
+        """The move the game's strongest bot would make for the caller's seat now,
+        with one short reason in the caller's language: a hint for a player who is
+        stuck. Needs the seat's token, on its turn in a game going on; it is worked
+        out from what that seat may know only, the same hint each time it is asked
+        at one version. A seat and a caller may ask a few a minute: past it
+        RESOURCE_EXHAUSTED (HTTP 429 with Retry-After).
         """
 
     @_abc_1.abstractmethod

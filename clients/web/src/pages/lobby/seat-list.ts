@@ -12,7 +12,7 @@ import type { GameKind } from "@ludotheque/client";
 import { PICTURES, avatar, pictureName, type PictureName } from "../../boards/avatars";
 import { fill, h, uid } from "../../dom";
 import { t } from "../../i18n";
-import { botName } from "../../kinds";
+import { botName, botsByLevel } from "../../kinds";
 
 // The seat chooser's value for a seat left open for a friend to join (not a bot's name).
 const OPEN = "open";
@@ -121,14 +121,15 @@ export class SeatList {
     openOrNot();
   }
 
-  /** Who plays a seat: a person here, left open, or one of the kind's bots. */
+  /** Who plays a seat: a person here, left open, or one of the kind's bots, easiest first
+   * (the easy, the good and the strong robot: kinds.ts). */
   private whoPlays(id: string, bot: string): HTMLSelectElement {
     return h(
       "select",
       { attrs: { id, name: "bot" } },
       h("option", { attrs: { value: "", selected: bot === "" } }, t("lobby.human")),
       h("option", { attrs: { value: OPEN, selected: bot === OPEN } }, t("lobby.openSeat")),
-      ...(this.kind?.bots ?? []).map((b) => h("option", { attrs: { value: b.name, selected: b.name === bot, title: b.description?.text ?? "" } }, botName(b.name))),
+      ...botsByLevel(this.kind?.bots ?? []).map((b) => h("option", { attrs: { value: b.name, selected: b.name === bot, title: b.description?.text ?? "" } }, botName(b.name))),
     );
   }
 

@@ -1,6 +1,6 @@
 // What the play page says aloud (speech.ts), in the words the page shows: each event as
 // the board shows it (the server's description: a robot's move, a skipped turn, a round
-// won), "Your turn, Cléo!" and what to pick, the curtain's "Pass the device to Papa",
+// won), "Your turn, Cléo!" and what to pick, a hint's reason asked for, the curtain's "Pass the device to Papa",
 // and how the game ended. Each once: an event by its version (what happened before the
 // page opened is not read), a prompt until it changes, the curtain per turn.
 //
@@ -55,6 +55,11 @@ export class Narrator {
       this.turnSaid = turn.key;
       void say(`${t("play.yourTurn", { name: turn.name })} ${text}`);
     } else void say(text);
+  }
+
+  /** A hint's reason, asked for by a tap on "Help me": said at once. */
+  hint(reason: string): void {
+    void say(reason, { now: true });
   }
 
   /** The curtain came down for `seat` (the turn's `key`, called `name`) at `version`. */

@@ -17,13 +17,15 @@ import type { Command, Event, Game, GameLog, GameOptions, GameSchema, GameStatus
 import { file_ludotheque_v1_game } from "./game_pb.js";
 import type { GameKind, GameKindSchema } from "./game_kind_pb.js";
 import { file_ludotheque_v1_game_kind } from "./game_kind_pb.js";
+import type { Description } from "../text/v1/description_pb.js";
+import { file_ludotheque_text_v1_description } from "../text/v1/description_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file ludotheque/v1/game_service.proto.
  */
 export const file_ludotheque_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSLeAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRInCgVjbG9jaxgLIAEoCzIYLmx1ZG90aGVxdWUudjEuVHVybkNsb2NrEg4KBmxvY2FsZRgPIAEoCSJxChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lEhIKCmhvc3RfdG9rZW4YCiABKAkiXwoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIVCg1rbm93bl92ZXJzaW9uGA4gASgEEhUKDWtub3duX3JlY2VpcHQYECABKAkSDgoGbG9jYWxlGA8gASgJIoIBChBMaXN0R2FtZXNSZXF1ZXN0EgwKBGtpbmQYASABKAkSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJEg4KBmxvY2FsZRgPIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAki8gEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQESFQoNa25vd25fdmVyc2lvbhgOIAEoBBIVCg1rbm93bl9yZWNlaXB0GBAgASgJEg4KBmxvY2FsZRgPIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VhdCLQAgoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSJAoGZXZlbnRzGAIgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgEIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIpCgZzdGF0dXMYBSABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAYgAygNEicKB291dGNvbWUYByABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSEAoIcmVwbGF5ZWQYCCABKAgSIgoFc2VhdHMYFCADKAsyEy5sdWRvdGhlcXVlLnYxLlNlYXQSDwoHcmVjZWlwdBgVIAEoCSKKAQoTU3RyZWFtRXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBIOCgZ0aWNrZXQYAyABKAkSFQoNa25vd25fdmVyc2lvbhgOIAEoBBIVCg1rbm93bl9yZWNlaXB0GBAgASgJEg4KBmxvY2FsZRgPIAEoCSIrChhJc3N1ZVN0cmVhbVRpY2tldFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSJbChlJc3N1ZVN0cmVhbVRpY2tldFJlc3BvbnNlEg4KBnRpY2tldBgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJMChRTdHJlYW1FdmVudHNSZXNwb25zZRIjCgVldmVudBgBIAEoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQSDwoHcmVjZWlwdBgCIAEoCSKfAQoRTGlzdEV2ZW50c1JlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgxmcm9tX3ZlcnNpb24YAiABKAQSEgoKdG9fdmVyc2lvbhgDIAEoBBIRCglwYWdlX3NpemUYBCABKA0SFQoNa25vd25fdmVyc2lvbhgOIAEoBBIVCg1rbm93bl9yZWNlaXB0GBAgASgJEg4KBmxvY2FsZRgPIAEoCSJ3ChJMaXN0RXZlbnRzUmVzcG9uc2USJAoGZXZlbnRzGAEgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIPCgd2ZXJzaW9uGAIgASgEEhkKEW5leHRfZnJvbV92ZXJzaW9uGAMgASgEEg8KB3JlY2VpcHQYBCABKAkiigEKEVJlcGxheUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFwoKYXRfdmVyc2lvbhgCIAEoBEgAiAEBEhUKDWtub3duX3ZlcnNpb24YDiABKAQSFQoNa25vd25fcmVjZWlwdBgQIAEoCRIOCgZsb2NhbGUYDyABKAlCDQoLX2F0X3ZlcnNpb24ihQIKElJlcGxheUdhbWVSZXNwb25zZRISCgphdF92ZXJzaW9uGAEgASgEEg8KB3ZlcnNpb24YAiABKAQSKQoGc3RhdHVzGAMgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEg4KBnRvX2FjdBgEIAMoDRInCgdvdXRjb21lGAUgASgLMhYubHVkb3RoZXF1ZS52MS5PdXRjb21lEiUKBHZpZXcYBiABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3Ei4KDmxlZ2FsX2NvbW1hbmRzGAcgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEg8KB3JlY2VpcHQYCCABKAkibAoRRXhwb3J0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIUCgdhc19zZWF0GAIgASgNSACIAQESFAoMYXNfc3BlY3RhdG9yGAMgASgIEg4KBmxvY2FsZRgPIAEoCUIKCghfYXNfc2VhdCI5ChJFeHBvcnRHYW1lUmVzcG9uc2USIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nInIKEUltcG9ydEdhbWVSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIYCgt0cnVuY2F0ZV9hdBgCIAEoBEgAiAEBEg4KBmxvY2FsZRgPIAEoCUIOCgxfdHJ1bmNhdGVfYXQiXQoSSW1wb3J0R2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEwoLc2VhdF90b2tlbnMYAiADKAkSIQoEZ2FtZRgDIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSI3ChZSb3RhdGVTZWF0VG9rZW5SZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDSItChdSb3RhdGVTZWF0VG9rZW5SZXNwb25zZRISCgpzZWF0X3Rva2VuGAEgASgJInAKC1BsYXlSZXF1ZXN0EicKBGpvaW4YASABKAsyFy5sdWRvdGhlcXVlLnYxLlBsYXlKb2luSAASLQoHY29tbWFuZBgCIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheUNvbW1hbmRIAEIJCgdtZXNzYWdlIrUBCghQbGF5Sm9pbhIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBINCgV2aWV3cxgDIAEoCBINCgV0b2tlbhgEIAEoCRIUCgx2aWV3X3VwZGF0ZXMYBSABKAgSFQoNa25vd25fdmVyc2lvbhgOIAEoBBIVCg1rbm93bl9yZWNlaXB0GBAgASgJEg4KBmxvY2FsZRgPIAEoCRIQCghwcmVzZW5jZRgKIAEoCCJ+CgtQbGF5Q29tbWFuZBInCgdjb21tYW5kGAEgASgLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEhIKCmNvbW1hbmRfaWQYAiABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoBEgAiAEBQhMKEV9leHBlY3RlZF92ZXJzaW9uItICCgxQbGF5UmVzcG9uc2USJAoGZXZlbnRzGAQgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIpCgZyZXN1bHQYBSABKAsyGS5sdWRvdGhlcXVlLnYxLlBsYXlSZXN1bHQSJQoEdHVybhgGIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheVR1cm4SJQoEdmlldxgHIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSIQoFZXJyb3IYCCABKAsyEi5nb29nbGUucnBjLlN0YXR1cxIpCghwcmVzZW5jZRgUIAEoCzIXLmx1ZG90aGVxdWUudjEuUHJlc2VuY2USKwoHcmVtYXRjaBgVIAEoCzIaLmx1ZG90aGVxdWUudjEuUGxheVJlbWF0Y2gSDwoHcmVjZWlwdBgWIAEoCUoECAEQAkoECAIQA0oECAMQBFIFZXZlbnQiMgoLUGxheVJlbWF0Y2gSDwoHZ2FtZV9pZBgBIAEoCRISCgpzZWF0X3Rva2VuGAIgASgJIpsBCghQbGF5VHVybhIPCgd2ZXJzaW9uGAEgASgEEi4KDmxlZ2FsX2NvbW1hbmRzGAIgAygLMhYubHVkb3RoZXF1ZS52MS5Db21tYW5kEiUKBHZpZXcYAyABKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVWaWV3EicKBWNsb2NrGAogASgLMhgubHVkb3RoZXF1ZS52MS5TZWF0Q2xvY2siZgoKUGxheVJlc3VsdBISCgpjb21tYW5kX2lkGAEgASgJEg8KB3ZlcnNpb24YAiABKAQSEAoIcmVwbGF5ZWQYAyABKAgSIQoFZXJyb3IYBCABKAsyEi5nb29nbGUucnBjLlN0YXR1cyLQAQoQUmVwbGF5TG9nUmVxdWVzdBIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cSFAoMZnJvbV92ZXJzaW9uGAIgASgEEhcKCnRvX3ZlcnNpb24YAyABKARIAIgBARIRCglwYWdlX3NpemUYBCABKA0SFAoHYXNfc2VhdBgFIAEoDUgBiAEBEhQKDGFzX3NwZWN0YXRvchgGIAEoCBIOCgZsb2NhbGUYDyABKAlCDQoLX3RvX3ZlcnNpb25CCgoIX2FzX3NlYXQiqAEKEVJlcGxheUxvZ1Jlc3BvbnNlEg0KBXZhbGlkGAEgASgIEioKB3Byb2JsZW0YAiABKAsyGS5sdWRvdGhlcXVlLnYxLkxvZ1Byb2JsZW0SEAoIcmVwbGF5ZWQYAyABKAQSKwoFc3RlcHMYBCADKAsyHC5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1N0ZXASGQoRbmV4dF9mcm9tX3ZlcnNpb24YBSABKAQiUgoKTG9nUHJvYmxlbRINCgVldmVudBgBIAEoDRIOCgZyZWFzb24YAiABKAkSDQoFd2hlcmUYAyABKAkSFgoOcnVsZXNfbWlzbWF0Y2gYBCABKAgigwIKDVJlcGxheUxvZ1N0ZXASEgoKYXRfdmVyc2lvbhgBIAEoBBIpCgZzdGF0dXMYAiABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAMgAygNEicKB291dGNvbWUYBCABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgFIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYBiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSIwoFZXZlbnQYByABKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50IiQKEURlbGV0ZUdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkiFAoSRGVsZXRlR2FtZVJlc3BvbnNlIjIKEkdldEdhbWVLaW5kUmVxdWVzdBIMCgRraW5kGAEgASgJEg4KBmxvY2FsZRgPIAEoCSImChRMaXN0R2FtZUtpbmRzUmVxdWVzdBIOCgZsb2NhbGUYDyABKAkiPwoVTGlzdEdhbWVLaW5kc1Jlc3BvbnNlEiYKBWtpbmRzGAEgAygLMhcubHVkb3RoZXF1ZS52MS5HYW1lS2luZCKIAQoPSm9pbkdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIQCgNhZ2UYAyABKA1IAIgBARIRCgRzZWF0GAQgASgNSAGIAQESEAoIc3RhbmRfaW4YBSABKAkSDgoGbG9jYWxlGA8gASgJQgYKBF9hZ2VCBwoFX3NlYXQiaAoQSm9pbkdhbWVSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SEgoKc2VhdF90b2tlbhgDIAEoCRIhCgRnYW1lGAQgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjMKEExlYXZlR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIOCgZsb2NhbGUYDyABKAkiNgoRTGVhdmVHYW1lUmVzcG9uc2USIQoEZ2FtZRgBIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSJAChBTdGFydEdhbWVSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSCwoDYm90GAIgASgJEg4KBmxvY2FsZRgPIAEoCSI2ChFTdGFydEdhbWVSZXNwb25zZRIhCgRnYW1lGAEgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjMKEFBsYXlBZ2FpblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIOCgZsb2NhbGUYDyABKAkijAEKEVBsYXlBZ2FpblJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEhIKCnNlYXRfdG9rZW4YAyABKAkSEwoLc2VhdF90b2tlbnMYBCADKAkSIQoEZ2FtZRgFIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZUIHCgVfc2VhdCJfChNUYWtlT3ZlclNlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEgsKA2JvdBgDIAEoCRIOCgZsb2NhbGUYDyABKAlCBwoFX3NlYXQiOQoUVGFrZU92ZXJTZWF0UmVzcG9uc2USIQoEZ2FtZRgBIAEoCzITLmx1ZG90aGVxdWUudjEuR2FtZSJSChNIYW5kQmFja1NlYXRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSEQoEc2VhdBgCIAEoDUgAiAEBEg4KBmxvY2FsZRgPIAEoCUIHCgVfc2VhdCI5ChRIYW5kQmFja1NlYXRSZXNwb25zZRIhCgRnYW1lGAEgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lItIBChFRdWlja01hdGNoUmVxdWVzdBIMCgRraW5kGAEgASgJEisKB29wdGlvbnMYAiABKAsyGi5sdWRvdGhlcXVlLnYxLkdhbWVPcHRpb25zEg8KB3BsYXllcnMYAyABKA0SDAoEbmFtZRgEIAEoCRIQCgNhZ2UYBSABKA1IAIgBARIQCghzdGFuZF9pbhgGIAEoCRIaChJib3RzX2FmdGVyX3NlY29uZHMYByABKA0SCwoDYm90GAggASgJEg4KBmxvY2FsZRgPIAEoCUIGCgRfYWdlInsKElF1aWNrTWF0Y2hSZXNwb25zZRIPCgdnYW1lX2lkGAEgASgJEgwKBHNlYXQYAiABKA0SEgoKc2VhdF90b2tlbhgDIAEoCRIhCgRnYW1lGAQgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lEg8KB2NyZWF0ZWQYBSABKAgyihUKC0dhbWVTZXJ2aWNlEmcKCkNyZWF0ZUdhbWUSIC5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5DcmVhdGVHYW1lUmVzcG9uc2UiFILT5JMCDiIJL3YxL2dhbWVzOgEqEloKB0dldEdhbWUSHS5sdWRvdGhlcXVlLnYxLkdldEdhbWVSZXF1ZXN0GhMubHVkb3RoZXF1ZS52MS5HYW1lIhuC0+STAhUSEy92MS9nYW1lcy97Z2FtZV9pZH0SYQoJTGlzdEdhbWVzEh8ubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MaXN0R2FtZXNSZXNwb25zZSIRgtPkkwILEgkvdjEvZ2FtZXMSgwEKDVN1Ym1pdENvbW1hbmQSIy5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0GiQubHVkb3RoZXF1ZS52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfS9jb21tYW5kczoBKhKEAQoMU3RyZWFtRXZlbnRzEiIubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXF1ZXN0GiMubHVkb3RoZXF1ZS52MS5TdHJlYW1FdmVudHNSZXNwb25zZSIpgtPkkwIjEiEvdjEvZ2FtZXMve2dhbWVfaWR9L2V2ZW50czpzdHJlYW0wARJ1CgpMaXN0RXZlbnRzEiAubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuTGlzdEV2ZW50c1Jlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzEnUKClJlcGxheUdhbWUSIC5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5SZXBsYXlHYW1lUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9yZXBsYXkSdQoKRXhwb3J0R2FtZRIgLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkV4cG9ydEdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9OmV4cG9ydBJDCgRQbGF5EhoubHVkb3RoZXF1ZS52MS5QbGF5UmVxdWVzdBobLmx1ZG90aGVxdWUudjEuUGxheVJlc3BvbnNlKAEwARKNAQoRSXNzdWVTdHJlYW1UaWNrZXQSJy5sdWRvdGhlcXVlLnYxLklzc3VlU3RyZWFtVGlja2V0UmVxdWVzdBooLmx1ZG90aGVxdWUudjEuSXNzdWVTdHJlYW1UaWNrZXRSZXNwb25zZSIlgtPkkwIfIhovdjEvZ2FtZXMve2dhbWVfaWR9OnRpY2tldDoBKhJuCgpJbXBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuSW1wb3J0R2FtZVJlc3BvbnNlIhuC0+STAhUiEC92MS9nYW1lczppbXBvcnQ6ASoSagoJUmVwbGF5TG9nEh8ubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5SZXBsYXlMb2dSZXNwb25zZSIagtPkkwIUIg8vdjEvbG9nczpyZXBsYXk6ASoSmQEKD1JvdGF0ZVNlYXRUb2tlbhIlLmx1ZG90aGVxdWUudjEuUm90YXRlU2VhdFRva2VuUmVxdWVzdBomLmx1ZG90aGVxdWUudjEuUm90YXRlU2VhdFRva2VuUmVzcG9uc2UiN4LT5JMCMSIsL3YxL2dhbWVzL3tnYW1lX2lkfS9zZWF0cy97c2VhdH06cm90YXRlVG9rZW46ASoSbgoKRGVsZXRlR2FtZRIgLmx1ZG90aGVxdWUudjEuRGVsZXRlR2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkRlbGV0ZUdhbWVSZXNwb25zZSIbgtPkkwIVKhMvdjEvZ2FtZXMve2dhbWVfaWR9EmMKC0dldEdhbWVLaW5kEiEubHVkb3RoZXF1ZS52MS5HZXRHYW1lS2luZFJlcXVlc3QaFy5sdWRvdGhlcXVlLnYxLkdhbWVLaW5kIhiC0+STAhISEC92MS9raW5kcy97a2luZH0SbQoNTGlzdEdhbWVLaW5kcxIjLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVLaW5kc1JlcXVlc3QaJC5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lS2luZHNSZXNwb25zZSIRgtPkkwILEgkvdjEva2luZHMScAoISm9pbkdhbWUSHi5sdWRvdGhlcXVlLnYxLkpvaW5HYW1lUmVxdWVzdBofLmx1ZG90aGVxdWUudjEuSm9pbkdhbWVSZXNwb25zZSIjgtPkkwIdIhgvdjEvZ2FtZXMve2dhbWVfaWR9OmpvaW46ASoSdAoJTGVhdmVHYW1lEh8ubHVkb3RoZXF1ZS52MS5MZWF2ZUdhbWVSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5MZWF2ZUdhbWVSZXNwb25zZSIkgtPkkwIeIhkvdjEvZ2FtZXMve2dhbWVfaWR9OmxlYXZlOgEqEnQKCVN0YXJ0R2FtZRIfLmx1ZG90aGVxdWUudjEuU3RhcnRHYW1lUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuU3RhcnRHYW1lUmVzcG9uc2UiJILT5JMCHiIZL3YxL2dhbWVzL3tnYW1lX2lkfTpzdGFydDoBKhJ4CglQbGF5QWdhaW4SHy5sdWRvdGhlcXVlLnYxLlBsYXlBZ2FpblJlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLlBsYXlBZ2FpblJlc3BvbnNlIiiC0+STAiIiHS92MS9nYW1lcy97Z2FtZV9pZH06cGxheUFnYWluOgEqEoABCgxUYWtlT3ZlclNlYXQSIi5sdWRvdGhlcXVlLnYxLlRha2VPdmVyU2VhdFJlcXVlc3QaIy5sdWRvdGhlcXVlLnYxLlRha2VPdmVyU2VhdFJlc3BvbnNlIieC0+STAiEiHC92MS9nYW1lcy97Z2FtZV9pZH06dGFrZU92ZXI6ASoSgAEKDEhhbmRCYWNrU2VhdBIiLmx1ZG90aGVxdWUudjEuSGFuZEJhY2tTZWF0UmVxdWVzdBojLmx1ZG90aGVxdWUudjEuSGFuZEJhY2tTZWF0UmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfTpoYW5kQmFjazoBKhJyCgpRdWlja01hdGNoEiAubHVkb3RoZXF1ZS52MS5RdWlja01hdGNoUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuUXVpY2tNYXRjaFJlc3BvbnNlIh+C0+STAhkiFC92MS9nYW1lczpxdWlja01hdGNoOgEqYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game, file_ludotheque_v1_game_kind]);
+  fileDesc("CiBsdWRvdGhlcXVlL3YxL2dhbWVfc2VydmljZS5wcm90bxINbHVkb3RoZXF1ZS52MSLeAQoRQ3JlYXRlR2FtZVJlcXVlc3QSDAoEa2luZBgBIAEoCRIrCgdvcHRpb25zGAIgASgLMhoubHVkb3RoZXF1ZS52MS5HYW1lT3B0aW9ucxImCgVzZWF0cxgDIAMoCzIXLmx1ZG90aGVxdWUudjEuU2VhdFNwZWMSLQoKdmlzaWJpbGl0eRgKIAEoDjIZLmx1ZG90aGVxdWUudjEuVmlzaWJpbGl0eRInCgVjbG9jaxgLIAEoCzIYLmx1ZG90aGVxdWUudjEuVHVybkNsb2NrEg4KBmxvY2FsZRgPIAEoCSJxChJDcmVhdGVHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lEhIKCmhvc3RfdG9rZW4YCiABKAkiXwoOR2V0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIVCg1rbm93bl92ZXJzaW9uGA4gASgEEhUKDWtub3duX3JlY2VpcHQYECABKAkSDgoGbG9jYWxlGA8gASgJIoIBChBMaXN0R2FtZXNSZXF1ZXN0EgwKBGtpbmQYASABKAkSKQoGc3RhdHVzGAIgASgOMhkubHVkb3RoZXF1ZS52MS5HYW1lU3RhdHVzEhEKCXBhZ2Vfc2l6ZRgDIAEoDRISCgpwYWdlX3Rva2VuGAQgASgJEg4KBmxvY2FsZRgPIAEoCSJQChFMaXN0R2FtZXNSZXNwb25zZRIiCgVnYW1lcxgBIAMoCzITLmx1ZG90aGVxdWUudjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAki8gEKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBISCgpjb21tYW5kX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIRCgRzZWF0GAUgASgNSAGIAQESFQoNa25vd25fdmVyc2lvbhgOIAEoBBIVCg1rbm93bl9yZWNlaXB0GBAgASgJEg4KBmxvY2FsZRgPIAEoCUITChFfZXhwZWN0ZWRfdmVyc2lvbkIHCgVfc2VhdCLQAgoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSJAoGZXZlbnRzGAIgAygLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIlCgR2aWV3GAMgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgEIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIpCgZzdGF0dXMYBSABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAYgAygNEicKB291dGNvbWUYByABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSEAoIcmVwbGF5ZWQYCCABKAgSIgoFc2VhdHMYFCADKAsyEy5sdWRvdGhlcXVlLnYxLlNlYXQSDwoHcmVjZWlwdBgVIAEoCSIxCg5HZXRIaW50UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBmxvY2FsZRgPIAEoCSKJAQoPR2V0SGludFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSJwoHY29tbWFuZBgCIAEoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIvCgZyZWFzb24YAyABKAsyHy5sdWRvdGhlcXVlLnRleHQudjEuRGVzY3JpcHRpb24SCwoDYm90GAQgASgJIooBChNTdHJlYW1FdmVudHNSZXF1ZXN0Eg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg4KBnRpY2tldBgDIAEoCRIVCg1rbm93bl92ZXJzaW9uGA4gASgEEhUKDWtub3duX3JlY2VpcHQYECABKAkSDgoGbG9jYWxlGA8gASgJIisKGElzc3VlU3RyZWFtVGlja2V0UmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJIlsKGUlzc3VlU3RyZWFtVGlja2V0UmVzcG9uc2USDgoGdGlja2V0GAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkwKFFN0cmVhbUV2ZW50c1Jlc3BvbnNlEiMKBWV2ZW50GAEgASgLMhQubHVkb3RoZXF1ZS52MS5FdmVudBIPCgdyZWNlaXB0GAIgASgJIp8BChFMaXN0RXZlbnRzUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKDGZyb21fdmVyc2lvbhgCIAEoBBISCgp0b192ZXJzaW9uGAMgASgEEhEKCXBhZ2Vfc2l6ZRgEIAEoDRIVCg1rbm93bl92ZXJzaW9uGA4gASgEEhUKDWtub3duX3JlY2VpcHQYECABKAkSDgoGbG9jYWxlGA8gASgJIncKEkxpc3RFdmVudHNSZXNwb25zZRIkCgZldmVudHMYASADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50Eg8KB3ZlcnNpb24YAiABKAQSGQoRbmV4dF9mcm9tX3ZlcnNpb24YAyABKAQSDwoHcmVjZWlwdBgEIAEoCSKKAQoRUmVwbGF5R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIXCgphdF92ZXJzaW9uGAIgASgESACIAQESFQoNa25vd25fdmVyc2lvbhgOIAEoBBIVCg1rbm93bl9yZWNlaXB0GBAgASgJEg4KBmxvY2FsZRgPIAEoCUINCgtfYXRfdmVyc2lvbiKFAgoSUmVwbGF5R2FtZVJlc3BvbnNlEhIKCmF0X3ZlcnNpb24YASABKAQSDwoHdmVyc2lvbhgCIAEoBBIpCgZzdGF0dXMYAyABKA4yGS5sdWRvdGhlcXVlLnYxLkdhbWVTdGF0dXMSDgoGdG9fYWN0GAQgAygNEicKB291dGNvbWUYBSABKAsyFi5sdWRvdGhlcXVlLnYxLk91dGNvbWUSJQoEdmlldxgGIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSLgoObGVnYWxfY29tbWFuZHMYByADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSDwoHcmVjZWlwdBgIIAEoCSJsChFFeHBvcnRHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEhQKB2FzX3NlYXQYAiABKA1IAIgBARIUCgxhc19zcGVjdGF0b3IYAyABKAgSDgoGbG9jYWxlGA8gASgJQgoKCF9hc19zZWF0IjkKEkV4cG9ydEdhbWVSZXNwb25zZRIjCgNsb2cYASABKAsyFi5sdWRvdGhlcXVlLnYxLkdhbWVMb2cicgoRSW1wb3J0R2FtZVJlcXVlc3QSIwoDbG9nGAEgASgLMhYubHVkb3RoZXF1ZS52MS5HYW1lTG9nEhgKC3RydW5jYXRlX2F0GAIgASgESACIAQESDgoGbG9jYWxlGA8gASgJQg4KDF90cnVuY2F0ZV9hdCJdChJJbXBvcnRHYW1lUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRITCgtzZWF0X3Rva2VucxgCIAMoCRIhCgRnYW1lGAMgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIjcKFlJvdGF0ZVNlYXRUb2tlblJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRzZWF0GAIgASgNIi0KF1JvdGF0ZVNlYXRUb2tlblJlc3BvbnNlEhIKCnNlYXRfdG9rZW4YASABKAkicAoLUGxheVJlcXVlc3QSJwoEam9pbhgBIAEoCzIXLmx1ZG90aGVxdWUudjEuUGxheUpvaW5IABItCgdjb21tYW5kGAIgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5Q29tbWFuZEgAQgkKB21lc3NhZ2UitQEKCFBsYXlKb2luEg8KB2dhbWVfaWQYASABKAkSFAoMZnJvbV92ZXJzaW9uGAIgASgEEg0KBXZpZXdzGAMgASgIEg0KBXRva2VuGAQgASgJEhQKDHZpZXdfdXBkYXRlcxgFIAEoCBIVCg1rbm93bl92ZXJzaW9uGA4gASgEEhUKDWtub3duX3JlY2VpcHQYECABKAkSDgoGbG9jYWxlGA8gASgJEhAKCHByZXNlbmNlGAogASgIIn4KC1BsYXlDb21tYW5kEicKB2NvbW1hbmQYASABKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSEgoKY29tbWFuZF9pZBgCIAEoCRIdChBleHBlY3RlZF92ZXJzaW9uGAMgASgESACIAQFCEwoRX2V4cGVjdGVkX3ZlcnNpb24i0gIKDFBsYXlSZXNwb25zZRIkCgZldmVudHMYBCADKAsyFC5sdWRvdGhlcXVlLnYxLkV2ZW50EikKBnJlc3VsdBgFIAEoCzIZLmx1ZG90aGVxdWUudjEuUGxheVJlc3VsdBIlCgR0dXJuGAYgASgLMhcubHVkb3RoZXF1ZS52MS5QbGF5VHVybhIlCgR2aWV3GAcgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIhCgVlcnJvchgIIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzEikKCHByZXNlbmNlGBQgASgLMhcubHVkb3RoZXF1ZS52MS5QcmVzZW5jZRIrCgdyZW1hdGNoGBUgASgLMhoubHVkb3RoZXF1ZS52MS5QbGF5UmVtYXRjaBIPCgdyZWNlaXB0GBYgASgJSgQIARACSgQIAhADSgQIAxAEUgVldmVudCIyCgtQbGF5UmVtYXRjaBIPCgdnYW1lX2lkGAEgASgJEhIKCnNlYXRfdG9rZW4YAiABKAkimwEKCFBsYXlUdXJuEg8KB3ZlcnNpb24YASABKAQSLgoObGVnYWxfY29tbWFuZHMYAiADKAsyFi5sdWRvdGhlcXVlLnYxLkNvbW1hbmQSJQoEdmlldxgDIAEoCzIXLmx1ZG90aGVxdWUudjEuR2FtZVZpZXcSJwoFY2xvY2sYCiABKAsyGC5sdWRvdGhlcXVlLnYxLlNlYXRDbG9jayJmCgpQbGF5UmVzdWx0EhIKCmNvbW1hbmRfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoBBIQCghyZXBsYXllZBgDIAEoCBIhCgVlcnJvchgEIAEoCzISLmdvb2dsZS5ycGMuU3RhdHVzItABChBSZXBsYXlMb2dSZXF1ZXN0EiMKA2xvZxgBIAEoCzIWLmx1ZG90aGVxdWUudjEuR2FtZUxvZxIUCgxmcm9tX3ZlcnNpb24YAiABKAQSFwoKdG9fdmVyc2lvbhgDIAEoBEgAiAEBEhEKCXBhZ2Vfc2l6ZRgEIAEoDRIUCgdhc19zZWF0GAUgASgNSAGIAQESFAoMYXNfc3BlY3RhdG9yGAYgASgIEg4KBmxvY2FsZRgPIAEoCUINCgtfdG9fdmVyc2lvbkIKCghfYXNfc2VhdCKoAQoRUmVwbGF5TG9nUmVzcG9uc2USDQoFdmFsaWQYASABKAgSKgoHcHJvYmxlbRgCIAEoCzIZLmx1ZG90aGVxdWUudjEuTG9nUHJvYmxlbRIQCghyZXBsYXllZBgDIAEoBBIrCgVzdGVwcxgEIAMoCzIcLmx1ZG90aGVxdWUudjEuUmVwbGF5TG9nU3RlcBIZChFuZXh0X2Zyb21fdmVyc2lvbhgFIAEoBCJSCgpMb2dQcm9ibGVtEg0KBWV2ZW50GAEgASgNEg4KBnJlYXNvbhgCIAEoCRINCgV3aGVyZRgDIAEoCRIWCg5ydWxlc19taXNtYXRjaBgEIAEoCCKDAgoNUmVwbGF5TG9nU3RlcBISCgphdF92ZXJzaW9uGAEgASgEEikKBnN0YXR1cxgCIAEoDjIZLmx1ZG90aGVxdWUudjEuR2FtZVN0YXR1cxIOCgZ0b19hY3QYAyADKA0SJwoHb3V0Y29tZRgEIAEoCzIWLmx1ZG90aGVxdWUudjEuT3V0Y29tZRIlCgR2aWV3GAUgASgLMhcubHVkb3RoZXF1ZS52MS5HYW1lVmlldxIuCg5sZWdhbF9jb21tYW5kcxgGIAMoCzIWLmx1ZG90aGVxdWUudjEuQ29tbWFuZBIjCgVldmVudBgHIAEoCzIULmx1ZG90aGVxdWUudjEuRXZlbnQiJAoRRGVsZXRlR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCSIUChJEZWxldGVHYW1lUmVzcG9uc2UiMgoSR2V0R2FtZUtpbmRSZXF1ZXN0EgwKBGtpbmQYASABKAkSDgoGbG9jYWxlGA8gASgJIiYKFExpc3RHYW1lS2luZHNSZXF1ZXN0Eg4KBmxvY2FsZRgPIAEoCSI/ChVMaXN0R2FtZUtpbmRzUmVzcG9uc2USJgoFa2luZHMYASADKAsyFy5sdWRvdGhlcXVlLnYxLkdhbWVLaW5kIogBCg9Kb2luR2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKA2FnZRgDIAEoDUgAiAEBEhEKBHNlYXQYBCABKA1IAYgBARIQCghzdGFuZF9pbhgFIAEoCRIOCgZsb2NhbGUYDyABKAlCBgoEX2FnZUIHCgVfc2VhdCJoChBKb2luR2FtZVJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRISCgpzZWF0X3Rva2VuGAMgASgJEiEKBGdhbWUYBCABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWUiMwoQTGVhdmVHYW1lUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBmxvY2FsZRgPIAEoCSI2ChFMZWF2ZUdhbWVSZXNwb25zZRIhCgRnYW1lGAEgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIkAKEFN0YXJ0R2FtZVJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRILCgNib3QYAiABKAkSDgoGbG9jYWxlGA8gASgJIjYKEVN0YXJ0R2FtZVJlc3BvbnNlEiEKBGdhbWUYASABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWUiMwoQUGxheUFnYWluUmVxdWVzdBIPCgdnYW1lX2lkGAEgASgJEg4KBmxvY2FsZRgPIAEoCSKMAQoRUGxheUFnYWluUmVzcG9uc2USDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESEgoKc2VhdF90b2tlbhgDIAEoCRITCgtzZWF0X3Rva2VucxgEIAMoCRIhCgRnYW1lGAUgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lQgcKBV9zZWF0Il8KE1Rha2VPdmVyU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESCwoDYm90GAMgASgJEg4KBmxvY2FsZRgPIAEoCUIHCgVfc2VhdCI5ChRUYWtlT3ZlclNlYXRSZXNwb25zZRIhCgRnYW1lGAEgASgLMhMubHVkb3RoZXF1ZS52MS5HYW1lIlIKE0hhbmRCYWNrU2VhdFJlcXVlc3QSDwoHZ2FtZV9pZBgBIAEoCRIRCgRzZWF0GAIgASgNSACIAQESDgoGbG9jYWxlGA8gASgJQgcKBV9zZWF0IjkKFEhhbmRCYWNrU2VhdFJlc3BvbnNlEiEKBGdhbWUYASABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWUi0gEKEVF1aWNrTWF0Y2hSZXF1ZXN0EgwKBGtpbmQYASABKAkSKwoHb3B0aW9ucxgCIAEoCzIaLmx1ZG90aGVxdWUudjEuR2FtZU9wdGlvbnMSDwoHcGxheWVycxgDIAEoDRIMCgRuYW1lGAQgASgJEhAKA2FnZRgFIAEoDUgAiAEBEhAKCHN0YW5kX2luGAYgASgJEhoKEmJvdHNfYWZ0ZXJfc2Vjb25kcxgHIAEoDRILCgNib3QYCCABKAkSDgoGbG9jYWxlGA8gASgJQgYKBF9hZ2UiewoSUXVpY2tNYXRjaFJlc3BvbnNlEg8KB2dhbWVfaWQYASABKAkSDAoEc2VhdBgCIAEoDRISCgpzZWF0X3Rva2VuGAMgASgJEiEKBGdhbWUYBCABKAsyEy5sdWRvdGhlcXVlLnYxLkdhbWUSDwoHY3JlYXRlZBgFIAEoCDL2FQoLR2FtZVNlcnZpY2USZwoKQ3JlYXRlR2FtZRIgLmx1ZG90aGVxdWUudjEuQ3JlYXRlR2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLkNyZWF0ZUdhbWVSZXNwb25zZSIUgtPkkwIOIgkvdjEvZ2FtZXM6ASoSWgoHR2V0R2FtZRIdLmx1ZG90aGVxdWUudjEuR2V0R2FtZVJlcXVlc3QaEy5sdWRvdGhlcXVlLnYxLkdhbWUiG4LT5JMCFRITL3YxL2dhbWVzL3tnYW1lX2lkfRJhCglMaXN0R2FtZXMSHy5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lc1JlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLkxpc3RHYW1lc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9nYW1lcxKDAQoNU3VibWl0Q29tbWFuZBIjLmx1ZG90aGVxdWUudjEuU3VibWl0Q29tbWFuZFJlcXVlc3QaJC5sdWRvdGhlcXVlLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZSIngtPkkwIhIhwvdjEvZ2FtZXMve2dhbWVfaWR9L2NvbW1hbmRzOgEqEmoKB0dldEhpbnQSHS5sdWRvdGhlcXVlLnYxLkdldEhpbnRSZXF1ZXN0Gh4ubHVkb3RoZXF1ZS52MS5HZXRIaW50UmVzcG9uc2UiIILT5JMCGhIYL3YxL2dhbWVzL3tnYW1lX2lkfS9oaW50EoQBCgxTdHJlYW1FdmVudHMSIi5sdWRvdGhlcXVlLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaIy5sdWRvdGhlcXVlLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlIimC0+STAiMSIS92MS9nYW1lcy97Z2FtZV9pZH0vZXZlbnRzOnN0cmVhbTABEnUKCkxpc3RFdmVudHMSIC5sdWRvdGhlcXVlLnYxLkxpc3RFdmVudHNSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5MaXN0RXZlbnRzUmVzcG9uc2UiIoLT5JMCHBIaL3YxL2dhbWVzL3tnYW1lX2lkfS9ldmVudHMSdQoKUmVwbGF5R2FtZRIgLmx1ZG90aGVxdWUudjEuUmVwbGF5R2FtZVJlcXVlc3QaIS5sdWRvdGhlcXVlLnYxLlJlcGxheUdhbWVSZXNwb25zZSIigtPkkwIcEhovdjEvZ2FtZXMve2dhbWVfaWR9L3JlcGxheRJ1CgpFeHBvcnRHYW1lEiAubHVkb3RoZXF1ZS52MS5FeHBvcnRHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuRXhwb3J0R2FtZVJlc3BvbnNlIiKC0+STAhwSGi92MS9nYW1lcy97Z2FtZV9pZH06ZXhwb3J0EkMKBFBsYXkSGi5sdWRvdGhlcXVlLnYxLlBsYXlSZXF1ZXN0GhsubHVkb3RoZXF1ZS52MS5QbGF5UmVzcG9uc2UoATABEo0BChFJc3N1ZVN0cmVhbVRpY2tldBInLmx1ZG90aGVxdWUudjEuSXNzdWVTdHJlYW1UaWNrZXRSZXF1ZXN0GigubHVkb3RoZXF1ZS52MS5Jc3N1ZVN0cmVhbVRpY2tldFJlc3BvbnNlIiWC0+STAh8iGi92MS9nYW1lcy97Z2FtZV9pZH06dGlja2V0OgEqEm4KCkltcG9ydEdhbWUSIC5sdWRvdGhlcXVlLnYxLkltcG9ydEdhbWVSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5JbXBvcnRHYW1lUmVzcG9uc2UiG4LT5JMCFSIQL3YxL2dhbWVzOmltcG9ydDoBKhJqCglSZXBsYXlMb2cSHy5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1JlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLlJlcGxheUxvZ1Jlc3BvbnNlIhqC0+STAhQiDy92MS9sb2dzOnJlcGxheToBKhKZAQoPUm90YXRlU2VhdFRva2VuEiUubHVkb3RoZXF1ZS52MS5Sb3RhdGVTZWF0VG9rZW5SZXF1ZXN0GiYubHVkb3RoZXF1ZS52MS5Sb3RhdGVTZWF0VG9rZW5SZXNwb25zZSI3gtPkkwIxIiwvdjEvZ2FtZXMve2dhbWVfaWR9L3NlYXRzL3tzZWF0fTpyb3RhdGVUb2tlbjoBKhJuCgpEZWxldGVHYW1lEiAubHVkb3RoZXF1ZS52MS5EZWxldGVHYW1lUmVxdWVzdBohLmx1ZG90aGVxdWUudjEuRGVsZXRlR2FtZVJlc3BvbnNlIhuC0+STAhUqEy92MS9nYW1lcy97Z2FtZV9pZH0SYwoLR2V0R2FtZUtpbmQSIS5sdWRvdGhlcXVlLnYxLkdldEdhbWVLaW5kUmVxdWVzdBoXLmx1ZG90aGVxdWUudjEuR2FtZUtpbmQiGILT5JMCEhIQL3YxL2tpbmRzL3traW5kfRJtCg1MaXN0R2FtZUtpbmRzEiMubHVkb3RoZXF1ZS52MS5MaXN0R2FtZUtpbmRzUmVxdWVzdBokLmx1ZG90aGVxdWUudjEuTGlzdEdhbWVLaW5kc1Jlc3BvbnNlIhGC0+STAgsSCS92MS9raW5kcxJwCghKb2luR2FtZRIeLmx1ZG90aGVxdWUudjEuSm9pbkdhbWVSZXF1ZXN0Gh8ubHVkb3RoZXF1ZS52MS5Kb2luR2FtZVJlc3BvbnNlIiOC0+STAh0iGC92MS9nYW1lcy97Z2FtZV9pZH06am9pbjoBKhJ0CglMZWF2ZUdhbWUSHy5sdWRvdGhlcXVlLnYxLkxlYXZlR2FtZVJlcXVlc3QaIC5sdWRvdGhlcXVlLnYxLkxlYXZlR2FtZVJlc3BvbnNlIiSC0+STAh4iGS92MS9nYW1lcy97Z2FtZV9pZH06bGVhdmU6ASoSdAoJU3RhcnRHYW1lEh8ubHVkb3RoZXF1ZS52MS5TdGFydEdhbWVSZXF1ZXN0GiAubHVkb3RoZXF1ZS52MS5TdGFydEdhbWVSZXNwb25zZSIkgtPkkwIeIhkvdjEvZ2FtZXMve2dhbWVfaWR9OnN0YXJ0OgEqEngKCVBsYXlBZ2FpbhIfLmx1ZG90aGVxdWUudjEuUGxheUFnYWluUmVxdWVzdBogLmx1ZG90aGVxdWUudjEuUGxheUFnYWluUmVzcG9uc2UiKILT5JMCIiIdL3YxL2dhbWVzL3tnYW1lX2lkfTpwbGF5QWdhaW46ASoSgAEKDFRha2VPdmVyU2VhdBIiLmx1ZG90aGVxdWUudjEuVGFrZU92ZXJTZWF0UmVxdWVzdBojLmx1ZG90aGVxdWUudjEuVGFrZU92ZXJTZWF0UmVzcG9uc2UiJ4LT5JMCISIcL3YxL2dhbWVzL3tnYW1lX2lkfTp0YWtlT3ZlcjoBKhKAAQoMSGFuZEJhY2tTZWF0EiIubHVkb3RoZXF1ZS52MS5IYW5kQmFja1NlYXRSZXF1ZXN0GiMubHVkb3RoZXF1ZS52MS5IYW5kQmFja1NlYXRSZXNwb25zZSIngtPkkwIhIhwvdjEvZ2FtZXMve2dhbWVfaWR9OmhhbmRCYWNrOgEqEnIKClF1aWNrTWF0Y2gSIC5sdWRvdGhlcXVlLnYxLlF1aWNrTWF0Y2hSZXF1ZXN0GiEubHVkb3RoZXF1ZS52MS5RdWlja01hdGNoUmVzcG9uc2UiH4LT5JMCGSIUL3YxL2dhbWVzOnF1aWNrTWF0Y2g6ASpiBnByb3RvMw", [file_google_api_annotations, file_google_protobuf_timestamp, file_google_rpc_status, file_ludotheque_v1_game, file_ludotheque_v1_game_kind, file_ludotheque_text_v1_description]);
 
 /**
  * CreateGame's request.
@@ -425,6 +427,81 @@ export const SubmitCommandResponseSchema: GenMessage<SubmitCommandResponse> = /*
   messageDesc(file_ludotheque_v1_game_service, 6);
 
 /**
+ * GetHint's request.
+ *
+ * @generated from message ludotheque.v1.GetHintRequest
+ */
+export type GetHintRequest = Message<"ludotheque.v1.GetHintRequest"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: string game_id = 1;
+   */
+  gameId: string;
+
+  /**
+   * The language of the reason, the move's description and error messages: a
+   * language tag ("fr", "fr-CA") or a list as in Accept-Language. Empty: the
+   * call's Accept-Language header (gRPC: `accept-language` metadata), else English.
+   *
+   * @generated from field: string locale = 15;
+   */
+  locale: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.GetHintRequest.
+ * Use `create(GetHintRequestSchema)` to create a new message.
+ */
+export const GetHintRequestSchema: GenMessage<GetHintRequest> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 7);
+
+/**
+ * GetHint's response.
+ *
+ * @generated from message ludotheque.v1.GetHintResponse
+ */
+export type GetHintResponse = Message<"ludotheque.v1.GetHintResponse"> & {
+  /**
+   * The game's version the hint is for: it holds until the game moves on.
+   *
+   * @generated from field: uint64 version = 1;
+   */
+  version: bigint;
+
+  /**
+   * The move suggested, one of the seat's legal commands, described and with
+   * its choice steps exactly as in the game's `legal_commands` (so a page can
+   * light it): send it back as it came to play it.
+   *
+   * @generated from field: ludotheque.v1.Command command = 2;
+   */
+  command?: Command | undefined;
+
+  /**
+   * Why, in a few words a child understands ("Keep the Moon: you have three
+   * already"), in the caller's language.
+   *
+   * @generated from field: ludotheque.text.v1.Description reason = 3;
+   */
+  reason?: Description | undefined;
+
+  /**
+   * The bot that chose it: "strong" where the game has one, else "greedy".
+   *
+   * @generated from field: string bot = 4;
+   */
+  bot: string;
+};
+
+/**
+ * Describes the message ludotheque.v1.GetHintResponse.
+ * Use `create(GetHintResponseSchema)` to create a new message.
+ */
+export const GetHintResponseSchema: GenMessage<GetHintResponse> = /*@__PURE__*/
+  messageDesc(file_ludotheque_v1_game_service, 8);
+
+/**
  * StreamEvents's request.
  *
  * @generated from message ludotheque.v1.StreamEventsRequest
@@ -490,7 +567,7 @@ export type StreamEventsRequest = Message<"ludotheque.v1.StreamEventsRequest"> &
  * Use `create(StreamEventsRequestSchema)` to create a new message.
  */
 export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 7);
+  messageDesc(file_ludotheque_v1_game_service, 9);
 
 /**
  * IssueStreamTicket's request.
@@ -511,7 +588,7 @@ export type IssueStreamTicketRequest = Message<"ludotheque.v1.IssueStreamTicketR
  * Use `create(IssueStreamTicketRequestSchema)` to create a new message.
  */
 export const IssueStreamTicketRequestSchema: GenMessage<IssueStreamTicketRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 8);
+  messageDesc(file_ludotheque_v1_game_service, 10);
 
 /**
  * IssueStreamTicket's response.
@@ -541,7 +618,7 @@ export type IssueStreamTicketResponse = Message<"ludotheque.v1.IssueStreamTicket
  * Use `create(IssueStreamTicketResponseSchema)` to create a new message.
  */
 export const IssueStreamTicketResponseSchema: GenMessage<IssueStreamTicketResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 9);
+  messageDesc(file_ludotheque_v1_game_service, 11);
 
 /**
  * One message of StreamEvents.
@@ -570,7 +647,7 @@ export type StreamEventsResponse = Message<"ludotheque.v1.StreamEventsResponse">
  * Use `create(StreamEventsResponseSchema)` to create a new message.
  */
 export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 10);
+  messageDesc(file_ludotheque_v1_game_service, 12);
 
 /**
  * ListEvents's request.
@@ -641,7 +718,7 @@ export type ListEventsRequest = Message<"ludotheque.v1.ListEventsRequest"> & {
  * Use `create(ListEventsRequestSchema)` to create a new message.
  */
 export const ListEventsRequestSchema: GenMessage<ListEventsRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 11);
+  messageDesc(file_ludotheque_v1_game_service, 13);
 
 /**
  * ListEvents's response.
@@ -684,7 +761,7 @@ export type ListEventsResponse = Message<"ludotheque.v1.ListEventsResponse"> & {
  * Use `create(ListEventsResponseSchema)` to create a new message.
  */
 export const ListEventsResponseSchema: GenMessage<ListEventsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 12);
+  messageDesc(file_ludotheque_v1_game_service, 14);
 
 /**
  * ReplayGame's request.
@@ -741,7 +818,7 @@ export type ReplayGameRequest = Message<"ludotheque.v1.ReplayGameRequest"> & {
  * Use `create(ReplayGameRequestSchema)` to create a new message.
  */
 export const ReplayGameRequestSchema: GenMessage<ReplayGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 13);
+  messageDesc(file_ludotheque_v1_game_service, 15);
 
 /**
  * ReplayGame's response.
@@ -811,7 +888,7 @@ export type ReplayGameResponse = Message<"ludotheque.v1.ReplayGameResponse"> & {
  * Use `create(ReplayGameResponseSchema)` to create a new message.
  */
 export const ReplayGameResponseSchema: GenMessage<ReplayGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 14);
+  messageDesc(file_ludotheque_v1_game_service, 16);
 
 /**
  * ExportGame's request.
@@ -855,7 +932,7 @@ export type ExportGameRequest = Message<"ludotheque.v1.ExportGameRequest"> & {
  * Use `create(ExportGameRequestSchema)` to create a new message.
  */
 export const ExportGameRequestSchema: GenMessage<ExportGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 15);
+  messageDesc(file_ludotheque_v1_game_service, 17);
 
 /**
  * ExportGame's response.
@@ -876,7 +953,7 @@ export type ExportGameResponse = Message<"ludotheque.v1.ExportGameResponse"> & {
  * Use `create(ExportGameResponseSchema)` to create a new message.
  */
 export const ExportGameResponseSchema: GenMessage<ExportGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 16);
+  messageDesc(file_ludotheque_v1_game_service, 18);
 
 /**
  * ImportGame's request.
@@ -913,7 +990,7 @@ export type ImportGameRequest = Message<"ludotheque.v1.ImportGameRequest"> & {
  * Use `create(ImportGameRequestSchema)` to create a new message.
  */
 export const ImportGameRequestSchema: GenMessage<ImportGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 17);
+  messageDesc(file_ludotheque_v1_game_service, 19);
 
 /**
  * ImportGame's response.
@@ -948,7 +1025,7 @@ export type ImportGameResponse = Message<"ludotheque.v1.ImportGameResponse"> & {
  * Use `create(ImportGameResponseSchema)` to create a new message.
  */
 export const ImportGameResponseSchema: GenMessage<ImportGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 18);
+  messageDesc(file_ludotheque_v1_game_service, 20);
 
 /**
  * RotateSeatToken's request.
@@ -976,7 +1053,7 @@ export type RotateSeatTokenRequest = Message<"ludotheque.v1.RotateSeatTokenReque
  * Use `create(RotateSeatTokenRequestSchema)` to create a new message.
  */
 export const RotateSeatTokenRequestSchema: GenMessage<RotateSeatTokenRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 19);
+  messageDesc(file_ludotheque_v1_game_service, 21);
 
 /**
  * RotateSeatToken's response.
@@ -997,7 +1074,7 @@ export type RotateSeatTokenResponse = Message<"ludotheque.v1.RotateSeatTokenResp
  * Use `create(RotateSeatTokenResponseSchema)` to create a new message.
  */
 export const RotateSeatTokenResponseSchema: GenMessage<RotateSeatTokenResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 20);
+  messageDesc(file_ludotheque_v1_game_service, 22);
 
 /**
  * A message from the client in a Play session.
@@ -1034,7 +1111,7 @@ export type PlayRequest = Message<"ludotheque.v1.PlayRequest"> & {
  * Use `create(PlayRequestSchema)` to create a new message.
  */
 export const PlayRequestSchema: GenMessage<PlayRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 21);
+  messageDesc(file_ludotheque_v1_game_service, 23);
 
 /**
  * Joins a game's session; the seat is the token's.
@@ -1126,7 +1203,7 @@ export type PlayJoin = Message<"ludotheque.v1.PlayJoin"> & {
  * Use `create(PlayJoinSchema)` to create a new message.
  */
 export const PlayJoinSchema: GenMessage<PlayJoin> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 22);
+  messageDesc(file_ludotheque_v1_game_service, 24);
 
 /**
  * A move sent in a Play session.
@@ -1161,7 +1238,7 @@ export type PlayCommand = Message<"ludotheque.v1.PlayCommand"> & {
  * Use `create(PlayCommandSchema)` to create a new message.
  */
 export const PlayCommandSchema: GenMessage<PlayCommand> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 23);
+  messageDesc(file_ludotheque_v1_game_service, 25);
 
 /**
  * A message from the server in a Play session: what happened since the last one,
@@ -1240,7 +1317,7 @@ export type PlayResponse = Message<"ludotheque.v1.PlayResponse"> & {
  * Use `create(PlayResponseSchema)` to create a new message.
  */
 export const PlayResponseSchema: GenMessage<PlayResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 24);
+  messageDesc(file_ludotheque_v1_game_service, 26);
 
 /**
  * A rematch of the game a Play session follows.
@@ -1268,7 +1345,7 @@ export type PlayRematch = Message<"ludotheque.v1.PlayRematch"> & {
  * Use `create(PlayRematchSchema)` to create a new message.
  */
 export const PlayRematchSchema: GenMessage<PlayRematch> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 25);
+  messageDesc(file_ludotheque_v1_game_service, 27);
 
 /**
  * The game waits for the seat: what it may do.
@@ -1310,7 +1387,7 @@ export type PlayTurn = Message<"ludotheque.v1.PlayTurn"> & {
  * Use `create(PlayTurnSchema)` to create a new message.
  */
 export const PlayTurnSchema: GenMessage<PlayTurn> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 26);
+  messageDesc(file_ludotheque_v1_game_service, 28);
 
 /**
  * What became of a command sent in a Play session (after the events it caused).
@@ -1353,7 +1430,7 @@ export type PlayResult = Message<"ludotheque.v1.PlayResult"> & {
  * Use `create(PlayResultSchema)` to create a new message.
  */
 export const PlayResultSchema: GenMessage<PlayResult> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 27);
+  messageDesc(file_ludotheque_v1_game_service, 29);
 
 /**
  * ReplayLog's request.
@@ -1419,7 +1496,7 @@ export type ReplayLogRequest = Message<"ludotheque.v1.ReplayLogRequest"> & {
  * Use `create(ReplayLogRequestSchema)` to create a new message.
  */
 export const ReplayLogRequestSchema: GenMessage<ReplayLogRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 28);
+  messageDesc(file_ludotheque_v1_game_service, 30);
 
 /**
  * ReplayLog's response.
@@ -1468,7 +1545,7 @@ export type ReplayLogResponse = Message<"ludotheque.v1.ReplayLogResponse"> & {
  * Use `create(ReplayLogResponseSchema)` to create a new message.
  */
 export const ReplayLogResponseSchema: GenMessage<ReplayLogResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 29);
+  messageDesc(file_ludotheque_v1_game_service, 31);
 
 /**
  * Where a log stops following the rules.
@@ -1512,7 +1589,7 @@ export type LogProblem = Message<"ludotheque.v1.LogProblem"> & {
  * Use `create(LogProblemSchema)` to create a new message.
  */
 export const LogProblemSchema: GenMessage<LogProblem> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 30);
+  messageDesc(file_ludotheque_v1_game_service, 32);
 
 /**
  * The game at one version of a replayed log, as the chosen viewer saw it.
@@ -1580,7 +1657,7 @@ export type ReplayLogStep = Message<"ludotheque.v1.ReplayLogStep"> & {
  * Use `create(ReplayLogStepSchema)` to create a new message.
  */
 export const ReplayLogStepSchema: GenMessage<ReplayLogStep> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 31);
+  messageDesc(file_ludotheque_v1_game_service, 33);
 
 /**
  * DeleteGame's request.
@@ -1601,7 +1678,7 @@ export type DeleteGameRequest = Message<"ludotheque.v1.DeleteGameRequest"> & {
  * Use `create(DeleteGameRequestSchema)` to create a new message.
  */
 export const DeleteGameRequestSchema: GenMessage<DeleteGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 32);
+  messageDesc(file_ludotheque_v1_game_service, 34);
 
 /**
  * DeleteGame's response: the game is gone.
@@ -1616,7 +1693,7 @@ export type DeleteGameResponse = Message<"ludotheque.v1.DeleteGameResponse"> & {
  * Use `create(DeleteGameResponseSchema)` to create a new message.
  */
 export const DeleteGameResponseSchema: GenMessage<DeleteGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 33);
+  messageDesc(file_ludotheque_v1_game_service, 35);
 
 /**
  * GetGameKind's request.
@@ -1644,7 +1721,7 @@ export type GetGameKindRequest = Message<"ludotheque.v1.GetGameKindRequest"> & {
  * Use `create(GetGameKindRequestSchema)` to create a new message.
  */
 export const GetGameKindRequestSchema: GenMessage<GetGameKindRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 34);
+  messageDesc(file_ludotheque_v1_game_service, 36);
 
 /**
  * ListGameKinds's request.
@@ -1665,7 +1742,7 @@ export type ListGameKindsRequest = Message<"ludotheque.v1.ListGameKindsRequest">
  * Use `create(ListGameKindsRequestSchema)` to create a new message.
  */
 export const ListGameKindsRequestSchema: GenMessage<ListGameKindsRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 35);
+  messageDesc(file_ludotheque_v1_game_service, 37);
 
 /**
  * ListGameKinds's response.
@@ -1686,7 +1763,7 @@ export type ListGameKindsResponse = Message<"ludotheque.v1.ListGameKindsResponse
  * Use `create(ListGameKindsResponseSchema)` to create a new message.
  */
 export const ListGameKindsResponseSchema: GenMessage<ListGameKindsResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 36);
+  messageDesc(file_ludotheque_v1_game_service, 38);
 
 /**
  * JoinGame's request.
@@ -1747,7 +1824,7 @@ export type JoinGameRequest = Message<"ludotheque.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 37);
+  messageDesc(file_ludotheque_v1_game_service, 39);
 
 /**
  * JoinGame's response.
@@ -1789,7 +1866,7 @@ export type JoinGameResponse = Message<"ludotheque.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 38);
+  messageDesc(file_ludotheque_v1_game_service, 40);
 
 /**
  * LeaveGame's request: the seat is the caller's token's.
@@ -1818,7 +1895,7 @@ export type LeaveGameRequest = Message<"ludotheque.v1.LeaveGameRequest"> & {
  * Use `create(LeaveGameRequestSchema)` to create a new message.
  */
 export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 39);
+  messageDesc(file_ludotheque_v1_game_service, 41);
 
 /**
  * LeaveGame's response.
@@ -1839,7 +1916,7 @@ export type LeaveGameResponse = Message<"ludotheque.v1.LeaveGameResponse"> & {
  * Use `create(LeaveGameResponseSchema)` to create a new message.
  */
 export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 40);
+  messageDesc(file_ludotheque_v1_game_service, 42);
 
 /**
  * StartGame's request (with the host token, or the admin's).
@@ -1875,7 +1952,7 @@ export type StartGameRequest = Message<"ludotheque.v1.StartGameRequest"> & {
  * Use `create(StartGameRequestSchema)` to create a new message.
  */
 export const StartGameRequestSchema: GenMessage<StartGameRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 41);
+  messageDesc(file_ludotheque_v1_game_service, 43);
 
 /**
  * StartGame's response.
@@ -1896,7 +1973,7 @@ export type StartGameResponse = Message<"ludotheque.v1.StartGameResponse"> & {
  * Use `create(StartGameResponseSchema)` to create a new message.
  */
 export const StartGameResponseSchema: GenMessage<StartGameResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 42);
+  messageDesc(file_ludotheque_v1_game_service, 44);
 
 /**
  * PlayAgain's request (with a seat's token of the finished game, or the admin's).
@@ -1925,7 +2002,7 @@ export type PlayAgainRequest = Message<"ludotheque.v1.PlayAgainRequest"> & {
  * Use `create(PlayAgainRequestSchema)` to create a new message.
  */
 export const PlayAgainRequestSchema: GenMessage<PlayAgainRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 43);
+  messageDesc(file_ludotheque_v1_game_service, 45);
 
 /**
  * PlayAgain's response.
@@ -1974,7 +2051,7 @@ export type PlayAgainResponse = Message<"ludotheque.v1.PlayAgainResponse"> & {
  * Use `create(PlayAgainResponseSchema)` to create a new message.
  */
 export const PlayAgainResponseSchema: GenMessage<PlayAgainResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 44);
+  messageDesc(file_ludotheque_v1_game_service, 46);
 
 /**
  * TakeOverSeat's request.
@@ -2017,7 +2094,7 @@ export type TakeOverSeatRequest = Message<"ludotheque.v1.TakeOverSeatRequest"> &
  * Use `create(TakeOverSeatRequestSchema)` to create a new message.
  */
 export const TakeOverSeatRequestSchema: GenMessage<TakeOverSeatRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 45);
+  messageDesc(file_ludotheque_v1_game_service, 47);
 
 /**
  * TakeOverSeat's response.
@@ -2038,7 +2115,7 @@ export type TakeOverSeatResponse = Message<"ludotheque.v1.TakeOverSeatResponse">
  * Use `create(TakeOverSeatResponseSchema)` to create a new message.
  */
 export const TakeOverSeatResponseSchema: GenMessage<TakeOverSeatResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 46);
+  messageDesc(file_ludotheque_v1_game_service, 48);
 
 /**
  * HandBackSeat's request.
@@ -2074,7 +2151,7 @@ export type HandBackSeatRequest = Message<"ludotheque.v1.HandBackSeatRequest"> &
  * Use `create(HandBackSeatRequestSchema)` to create a new message.
  */
 export const HandBackSeatRequestSchema: GenMessage<HandBackSeatRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 47);
+  messageDesc(file_ludotheque_v1_game_service, 49);
 
 /**
  * HandBackSeat's response.
@@ -2095,7 +2172,7 @@ export type HandBackSeatResponse = Message<"ludotheque.v1.HandBackSeatResponse">
  * Use `create(HandBackSeatResponseSchema)` to create a new message.
  */
 export const HandBackSeatResponseSchema: GenMessage<HandBackSeatResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 48);
+  messageDesc(file_ludotheque_v1_game_service, 50);
 
 /**
  * QuickMatch's request.
@@ -2179,7 +2256,7 @@ export type QuickMatchRequest = Message<"ludotheque.v1.QuickMatchRequest"> & {
  * Use `create(QuickMatchRequestSchema)` to create a new message.
  */
 export const QuickMatchRequestSchema: GenMessage<QuickMatchRequest> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 49);
+  messageDesc(file_ludotheque_v1_game_service, 51);
 
 /**
  * QuickMatch's response.
@@ -2228,7 +2305,7 @@ export type QuickMatchResponse = Message<"ludotheque.v1.QuickMatchResponse"> & {
  * Use `create(QuickMatchResponseSchema)` to create a new message.
  */
 export const QuickMatchResponseSchema: GenMessage<QuickMatchResponse> = /*@__PURE__*/
-  messageDesc(file_ludotheque_v1_game_service, 50);
+  messageDesc(file_ludotheque_v1_game_service, 52);
 
 /**
  * Create games, play moves, follow games live and replay them.
@@ -2284,6 +2361,21 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof SubmitCommandRequestSchema;
     output: typeof SubmitCommandResponseSchema;
+  },
+  /**
+   * The move the game's strongest bot would make for the caller's seat now,
+   * with one short reason in the caller's language: a hint for a player who is
+   * stuck. Needs the seat's token, on its turn in a game going on; it is worked
+   * out from what that seat may know only, the same hint each time it is asked
+   * at one version. A seat and a caller may ask a few a minute: past it
+   * RESOURCE_EXHAUSTED (HTTP 429 with Retry-After).
+   *
+   * @generated from rpc ludotheque.v1.GameService.GetHint
+   */
+  getHint: {
+    methodKind: "unary";
+    input: typeof GetHintRequestSchema;
+    output: typeof GetHintResponseSchema;
   },
   /**
    * Events from a version on, then live as they happen, redacted for the
