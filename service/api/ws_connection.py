@@ -29,7 +29,10 @@ from wsproto.events import BytesMessage, CloseConnection, Message, Ping, Pong, T
 from service.app.model.mailbox import Mailbox
 
 CLOSE_TOO_BIG = 1009  # RFC 6455: a message too big to process
-INBOX_FRAMES = 16  # messages received and not read yet, past which the client is not read
+INBOX_FRAMES = 64  # messages received and not read yet, past which the client is not read
+# What the inbox can take at all: everything one read of the socket may hold (asyncio reads
+# at most 256 KiB; a frame is at least 6 bytes), so that a burst is never refused.
+INBOX_ROOM = 256 * 1024 // 6 + 1
 HEARTBEAT_PING = b"heartbeat"  # a heartbeat's ping payload (a read receipt's is a nonce: read_receipts.py)
 
 
@@ -48,6 +51,7 @@ class WebSocketConnection(asyncio.Protocol):
         "_drained",
         "_heard",
         "_inbox",
+        "_inboxed",
         "_max_message",
         "_parts",
         "_size",
@@ -72,7 +76,8 @@ class WebSocketConnection(asyncio.Protocol):
         self.on_pong: Callable[[bytes], None] = _ignore  # told each pong (read receipts)
         self.release: Callable[[], None] = _nothing  # gives back the connection's place (connections.py)
         self.transport: asyncio.Transport | None = None
-        self._inbox: Mailbox[Received | None] = Mailbox(INBOX_FRAMES + 1)  # None: no more
+        self._inbox: Mailbox[Received | None] = Mailbox(INBOX_ROOM)  # None: no more
+        self._inboxed = 0  # messages in the inbox
         self._parts: list[bytes | str] = []  # of a message that comes in several frames
         self._size = 0
         self._heard = True  # a frame came since the last beat
@@ -91,6 +96,8 @@ class WebSocketConnection(asyncio.Protocol):
 
     def data_received(self, data: bytes) -> None:
         self._heard = True
+        if self._ws.state is ConnectionState.CLOSED:
+            return  # after the closing handshake: nothing more is read
         self._ws.receive_data(data)
         for event in self._ws.events():
             if isinstance(event, Message):
@@ -131,7 +138,9 @@ class WebSocketConnection(asyncio.Protocol):
         item = await self._inbox.get()
         if item is None:
             self._inbox.put_nowait(None)  # (for any later call too)
-        elif self.transport is not None and self._inbox.empty():
+            return None
+        self._inboxed -= 1
+        if self._inboxed == INBOX_FRAMES - 1 and self.transport is not None:
             self.transport.resume_reading()
         return item
 
@@ -201,13 +210,17 @@ class WebSocketConnection(asyncio.Protocol):
             data = b"".join(self._parts) if isinstance(data, bytes) else "".join(self._parts)  # type: ignore[arg-type]
             self._parts.clear()
         self._size = 0
-        self._inbox.put_nowait((Frame.BINARY if isinstance(data, bytes) else Frame.TEXT, data))
-        if self._inbox.full() and self.transport is not None:
+        self._inbox.put_nowait((Frame.TEXT, data) if isinstance(data, str) else (Frame.BINARY, bytes(data)))
+        self._inboxed += 1
+        if self._inboxed == INBOX_FRAMES and self.transport is not None:
             self.transport.pause_reading()  # read again once the session took one (receive)
 
     def _closing(self, event: CloseConnection) -> None:
         """The client's close: an answer to ours, or its own (answered), or wsproto's
         account of a frame it could not read (answered with its code)."""
+        if self._ws.state is ConnectionState.OPEN:  # a frame wsproto could not read
+            self._fail(event.code, event.reason or "")
+            return
         if self._ws.state is ConnectionState.REMOTE_CLOSING:
             self.close_code = self.close_code or event.code
             self._write(self._ws.send(event.response()))
@@ -227,7 +240,7 @@ class WebSocketConnection(asyncio.Protocol):
             self.transport.close()
 
     def _end_inbox(self) -> None:
-        if not self._inbox.full():
+        if not self._inbox.full():  # (room is kept for it: INBOX_ROOM)
             self._inbox.put_nowait(None)
 
     def _write(self, data: bytes) -> None:

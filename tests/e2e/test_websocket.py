@@ -184,6 +184,27 @@ def test_a_join_sent_with_the_upgrade_is_read(server: ServerProcess) -> None:
     assert [event["version"] for event in json.loads(first.payload)["events"]] == ["1"]
 
 
+def test_a_burst_of_commands_in_one_packet_is_answered_whole(server: ServerProcess) -> None:
+    # More messages in one read of the socket than the connection holds before it stops
+    # reading (ws_connection.INBOX_FRAMES): each gets its result, in order.
+    created = new_game(server, "Cléo", "Robin")
+    burst = text_frame(json.dumps({"join": {"gameId": created.game_id, "token": created.seat_tokens[1]}}))
+    draw = {"mooki": {"draw": {"pile": 0}}}  # not Robin's turn: each refused, the session goes on
+    commands = [f"early-{n}" for n in range(100)]
+    burst += b"".join(text_frame(json.dumps({"command": {"command": draw, "commandId": c}})) for c in commands)
+    eager = RawWebSocket("127.0.0.1", server.http_port, "/v1/play", protocol="ludotheque.v1.json", early=burst)
+    answered: list[str] = []
+    try:
+        while len(answered) < len(commands) and (frame := eager.receive()) is not None:
+            if frame.opcode == PING:
+                eager.send_pong(frame.payload)  # what it read: the server sends on
+            elif frame.opcode == TEXT and "result" in (message := json.loads(frame.payload)):
+                answered.append(message["result"]["commandId"])
+    finally:
+        eager.close()
+    assert answered == commands
+
+
 async def next_presence(ws: aiohttp.ClientWebSocketResponse) -> list[int]:
     """The online seats of the next message that says who is connected."""
     while True:

@@ -26,9 +26,13 @@ class Frame:
 
 def text_frame(text: str) -> bytes:
     """A client's text frame (masked) carrying `text`."""
-    payload = text.encode()
+    return client_frame(TEXT, text.encode())
+
+
+def client_frame(opcode: int, payload: bytes) -> bytes:
+    """A client's frame (masked), whole."""
     mask = os.urandom(4)
-    header = bytes([0x80 | TEXT])
+    header = bytes([0x80 | opcode])
     if len(payload) < 126:
         header += bytes([0x80 | len(payload)])
     else:
@@ -82,6 +86,10 @@ class RawWebSocket:
 
     def send_text(self, text: str) -> None:
         self.sock.sendall(text_frame(text))
+
+    def send_pong(self, payload: bytes) -> None:
+        """The answer to a ping: its read receipt (service/api/read_receipts.py)."""
+        self.sock.sendall(client_frame(PONG, payload))
 
     def receive(self) -> Frame | None:
         """The next frame (whole, continuation frames joined), or None at the end."""
