@@ -29,7 +29,7 @@ from ludotheque import Client
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
-from tests.hostile.frames import (
+from service.bench.h2 import (
     ACK,
     CANCEL,
     DATA,
