@@ -11,7 +11,7 @@ error, after a last message carrying the whole google.rpc.Status); it decides no
 aiohttp answers the handshake (its route and middleware, the checks below), then hands
 the connection over to ws_connection.py: wsproto's frames on an asyncio Protocol, which
 keeps the connection alive (pings) and holds far less per idle seat than aiohttp's
-WebSocket would (7 KiB against 15: `python -m service.bench.connection_floor`). The
+WebSocket would (3.5 KiB against 15.7: `python -m service.bench.connection_floor`). The
 handler returns at once; the session runs in a task of its own.
 
 A browser cannot read the status of a refused handshake (its WebSocket only says
