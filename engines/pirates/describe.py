@@ -99,10 +99,10 @@ def cards(messages: Sequence[pb.Card]) -> ListArg:
 
 def _game_started(event: pb.Event) -> Phrase:
     started = event.game_started
-    distance = NumberArg(started.options.island_distance)
+    distance = NumberArg(started.options.island_distance)  # "count": 1 space, 5 spaces
     if started.removed:
-        return phrase("pirates.event.game_started_removed", distance=distance, cards=cards(started.removed))
-    return phrase("pirates.event.game_started", distance=distance)
+        return phrase("pirates.event.game_started_removed", count=distance, cards=cards(started.removed))
+    return phrase("pirates.event.game_started", count=distance)
 
 
 def _round_dealt(event: pb.Event) -> Phrase:

@@ -32,7 +32,8 @@ def _seat_name(seats: Sequence[game_pb2.Seat], index: int) -> str:
 
 
 def render_view(view: pb.View, seats: Sequence[game_pb2.Seat], me: int | None) -> str:
-    lines = [f"Round {view.round}: the first ship to sail {view.island_distance} spaces reaches the treasure island"]
+    spaces = "space" if view.island_distance == 1 else "spaces"
+    lines = [f"Round {view.round}: the first ship to sail {view.island_distance} {spaces} reaches the treasure island"]
     for seat, ship in enumerate(view.ships):
         track = "~" * ship + "." * max(view.island_distance - ship, 0)
         lines.append(f"  {_seat_name(seats, seat):<20} [{track}] {ship}/{view.island_distance}")

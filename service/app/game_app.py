@@ -45,6 +45,7 @@ from service.app.logs.exports import ExportCache, ExportSettings
 from service.app.logs.log_replay import LogReplays
 from service.app.logs.logs import Logs
 from service.app.model import claims
+from service.app.model.bot_choices import BotChoices, FindBot, engine_bot
 from service.app.model.errors import unavailable
 from service.app.model.heavy_reads import HeavyReads, HeavySettings
 from service.app.model.live import LiveGames
@@ -188,7 +189,10 @@ class GameApp:
         world: World | None = None,
         metrics: Metrics | None = None,
         creation: CreationPolicy | None = None,
+        find_bot: FindBot = engine_bot,
     ) -> None:
+        """`find_bot`: who plays a game's bot, by kind and name (the engines' bots; a
+        benchmark gives slower ones: service/bench/bots_beside.py)."""
         settings, world = settings or Settings(), world or World()
         self.store, self.tokens, self.settings = store, tokens, settings
         self.receipts = claims.Receipts(tokens.derived_keys(claims.RECEIPT_PURPOSE))  # proofs of versions given
@@ -208,18 +212,19 @@ class GameApp:
         self.losses = losses = Losses(now_ms, writer)
         limits = settings.event_limit_per_kind()
         self.live = live = LiveGames(store, metrics, settings.cache_size, snapshots, limits, losses.reconcile)
-        self.kit = kit = Kit(live, viewers, tokens, quotas, metrics, now_ms)  # what every use case shares
+        creation = creation or OpenCreation(ClientAddresses())
+        # Exports, long ListEvents pages, ReplayGame's long folds, ReplayLog and the searching
+        # bots' moves: one pool of worker processes, one budget.
+        self.heavy_reads = heavy = HeavyReads(settings.heavy, creation.addresses.calling, tokens.is_admin, metrics)
+        self.bots = bots = BotChoices(heavy, find_bot)
+        self.kit = kit = Kit(live, viewers, tokens, quotas, metrics, now_ms, bots)  # what every use case shares
         retries = settings.max_conflict_retries
         self.appends = appends = Appends(live, writer, metrics, now_ms, retries)
         changes = TableChanges(live, appends)
-        creation = creation or OpenCreation(ClientAddresses())
         new_id = world.new_game_id
         self.games = Games(kit, writer, new_id, world.new_seed, creation, online)
         self.moves = Moves(kit, appends)
         self.tickets = StreamTickets(kit, settings.stream_ticket_ttl)
-        # Exports, long ListEvents pages, ReplayGame's long folds and ReplayLog: one pool of worker
-        # processes, one budget.
-        self.heavy_reads = heavy = HeavyReads(settings.heavy, creation.addresses.calling, tokens.is_admin, metrics)
         self.history = History(
             kit,
             self.tickets,

@@ -1,421 +1,435 @@
-"""The benchmark under attack: a victim player's moves, quiet and then beside each class
-of attack of issue 27 (tests/hostile/ holds their tests), on one server in one run.
+"""The attack bench (`ludotheque bench --attacks`): an honest player's calls, quiet and
+beside each class of attack of issues 27 and 42 (tests/hostile/ holds their tests), on one
+server on the Redis store as docs/OPERATIONS.md sets it up (deploy/redis.conf), in one run.
 
-For each class, over one window: what the attacker sent (bytes written to its sockets),
-the server's CPU, and the victim's move latency (SubmitCommand over gRPC against a bot,
-one move at a time), beside the quiet baseline measured first on the same server. The
-attacks are the hostile clients' own, small, on plain sockets (HTTP/2 frames written by
-hand where a library would not misbehave): catch-ups from version 1 of a long game that
-never read, over each transport that streams (Play over WebSockets, server-sent events,
-Connect's and gRPC's StreamEvents; deep receive buffers, and a gRPC window as large as
-HTTP/2 allows); ReplayLog floods of that long game's log; HTTP/2 rapid reset on the gRPC
-port; request bodies trickled a byte at a time; join codes guessed as fast as the server
-answers."""
+For each class, two windows back to back: the honest player alone (honest.py: Pirates
+against a greedy bot over gRPC, `GetGame` then a move, from 127.0.0.1), then the same
+beside the attack (hostile.py: from 127.0.0.2 to 127.0.0.9). Per class: the player's p50
+and p99 in both windows, their ratio, its failed calls; the attacker's requests and how
+each ended; the server's CPU (its process and its heavy workers, /proc) per attacker
+request, beyond what the honest player's calls cost at their quiet rate; the bench's own
+CPU meanwhile (the attackers share the machine with the server). The targets (issue 42): a p99
+at most twice its quiet one, and no failed call.
+
+Two profiles: `QUICK` (half-second windows, a few streams: CI's, to check every figure is
+produced, never what a window reached) and the long one (`--duration` seconds a window,
+10 by default, and the issue's volumes)."""
 
 from __future__ import annotations
 
-import base64
-import contextlib
+import gzip
+import http.client
 import json
-import os
+import math
+import random
 import secrets
-import socket
-import statistics
-import struct
 import threading
 import time
 import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import BinaryIO
 
-import grpc
 from ludotheque import Client
+from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
-from service.bench.percentiles import percentile
+from service.bench import floods, hostile
+from service.bench.honest import MIN_CALLS, Honest, HonestPlayer
+from service.bench.hostile import ADDRESSES, Attacker
 from service.bench.seam import JOIN_CODE_ALPHABET, JOIN_CODE_LENGTH
-from service.bench.target import Server, cpu_seconds
+from service.bench.target import Redis, Server, tree_cpu_seconds
 
 ADMIN = "bench-attack-admin-token-0123456789abcdef-0123"
-DEEP_BUFFER = 4 << 20  # a never-reading attacker's receive buffer
-MIN_MOVES = 5  # the victim's moves in a window at least, however slow
-SLOW_BODIES = 16  # connections trickling a request body at once
-ATTACKS = (
-    "quiet",
-    "catch-ups never read",
-    "SSE catch-ups never read",
-    "Connect catch-ups never read",
-    "StreamEvents catch-ups never read",
-    "ReplayLog flood",
-    "HTTP/2 rapid reset",
-    "slow request bodies",
-    "join-code guessing",
+REPLAY_LOG_BYTES = 1_000_000  # a ReplayLog request at most this long: the issue's "~1 MB log"
+BOMB_BYTES = 48 << 20  # what the gzip bomb inflates to (about 48 KB sent)
+BIG_BODY = 1 << 20  # the JSON bodies sent to CreateGame
+TARGET_RATIO = 2.0  # the honest player's p99 under attack, at most this times its quiet p99
+
+
+@dataclass(frozen=True, slots=True)
+class AttackProfile:
+    window: float = 10.0  # seconds of each window (quiet, then attacked)
+    sse_streams: int = 200  # server-sent event streams never read, from 8 addresses
+    streams: int = 20  # streams never read on each other transport
+    slow_connections: int = 2000
+    slow_bodies: int = 16
+    settle: float = 20.0  # seconds at most to wait for the server to be idle between classes
+    least_calls: int = MIN_CALLS  # the honest player's calls a window at least, however slow
+    quick: bool = False
+
+
+QUICK = AttackProfile(
+    window=0.5, sse_streams=16, streams=4, slow_connections=48, slow_bodies=4, settle=1.0, least_calls=2, quick=True
 )
-# HTTP/2, as much of it as the attacks need (RFC 9113): frame types, flags, settings.
-H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-H2_DATA, H2_HEADERS, H2_RST_STREAM, H2_SETTINGS, H2_GOAWAY, H2_WINDOW_UPDATE = 0x0, 0x1, 0x3, 0x4, 0x7, 0x8
-H2_END_STREAM, H2_END_HEADERS = 0x1, 0x4
-H2_INITIAL_WINDOW_SIZE = 0x4
-H2_CANCEL = 0x8
-H2_LARGEST_WINDOW = (1 << 31) - 1
 
 
 @dataclass(slots=True)
 class AttackFigures:
     attack: str
-    seconds: float
-    attacker_bytes: int  # bytes the attacker wrote
-    attacker_requests: int
-    refused: int  # attacker requests answered 429 (or a close for a slow reader)
-    server_cpu: float  # seconds of server CPU in the window
-    victim_moves: list[float] = field(default_factory=list)  # seconds each
-    victim_failures: list[str] = field(default_factory=list)  # the status of each victim's call that failed
-
-    def percentile(self, q: float) -> float:
-        return percentile(self.victim_moves, q)
+    unit: str  # what one attacker request is
+    quiet: Honest
+    attacked: Honest
+    quiet_seconds: float
+    attacked_seconds: float  # the attack's whole time: the window, then its requests in flight ending
+    quiet_cpu: float  # server CPU seconds in the quiet window
+    attacked_cpu: float
+    attacker_cpu: float = 0.0  # the bench's own CPU seconds meanwhile (the attackers': it shares the machine)
+    requests: int = 0
+    sent: int = 0
+    outcomes: dict[str, int] = field(default_factory=dict)
 
     @property
-    def p50(self) -> float:
-        return statistics.median(self.victim_moves) if self.victim_moves else float("nan")
+    def ratio(self) -> float:
+        """The honest player's p99 under attack over its quiet p99."""
+        quiet = self.quiet.p99
+        return self.attacked.p99 / quiet if quiet > 0 else math.nan
+
+    @property
+    def attack_cpu(self) -> float:
+        """Server CPU seconds the attack cost: the attacked window's, less the honest
+        player's calls in it at their quiet cost each."""
+        quiet_calls = len(self.quiet.latencies)
+        honest = self.quiet_cpu / quiet_calls * len(self.attacked.latencies) if quiet_calls else 0.0
+        return max(0.0, self.attacked_cpu - honest)
+
+    @property
+    def cpu_per_request(self) -> float:
+        return self.attack_cpu / self.requests if self.requests else math.nan
+
+    @property
+    def met(self) -> bool:
+        return not self.attacked.failures and self.ratio <= TARGET_RATIO
 
 
 @dataclass(slots=True)
-class _Attacker:
-    sent: int = 0
-    requests: int = 0
-    refused: int = 0
-    sockets: list[socket.socket] = field(default_factory=list)
+class Scene:
+    """What the attacks need, made before any window: the server, a long game of three
+    random bots (finished) and the same imported without its last moves (unfinished: its
+    export is made anew each time), a ReplayLog request of its log, a game of the
+    attacker's own (Mooki, two seats: tokens of both), a gzip bomb."""
+
+    server: Server | None  # None: for the classes' names alone
+    target: hostile.Server
+    finished: str = ""
+    unfinished: str = ""
+    events: int = 0  # the unfinished game's
+    replay_request: bytes = b""
+    own_game: str = ""
+    own_tokens: list[str] = field(default_factory=list)
+    bomb: bytes = b""
 
 
-_Attack = Callable[[_Attacker, threading.Event], None]
+Run = Callable[[Attacker, threading.Event], None]
 
 
-def attack_figures(window: float, joins: int = 20, replayers: int = 4) -> list[AttackFigures]:
-    """Each attack class over `window` seconds, the quiet baseline first."""
-    server = Server.start("memory", env={"LUDOTHEQUE_ADMIN_TOKEN": ADMIN, "LUDOTHEQUE_BOT_GAME_RATE": "1000000"})
+@dataclass(frozen=True, slots=True)
+class AttackClass:
+    name: str
+    unit: str
+    run: Run
+
+
+def attack_figures(profile: AttackProfile, progress: Callable[[str], None]) -> list[AttackFigures]:
+    """Each attack class beside its own quiet window, on one server."""
+    redis = Redis.start()
+    server = Server.start(redis.url, env={"LUDOTHEQUE_ADMIN_TOKEN": ADMIN})
+    honest = HonestPlayer()
     try:
-        long_game, log = _long_game(server)
-        openers: dict[str, Callable[[Server, str], tuple[socket.socket, int]]] = {
-            "catch-ups never read": _play_join,
-            "SSE catch-ups never read": _sse_stream,
-            "Connect catch-ups never read": _connect_stream,
-            "StreamEvents catch-ups never read": _grpc_stream,
-        }
-
-        def never_read(opener: Callable[[Server, str], tuple[socket.socket, int]]) -> _Attack:
-            return lambda attacker, stop: _never_read(server, opener, long_game, joins, window, attacker, stop)
-
-        attacks: dict[str, _Attack] = {
-            "quiet": lambda attacker, stop: None,
-            **{name: never_read(opener) for name, opener in openers.items()},
-            "ReplayLog flood": lambda attacker, stop: _replays(server, log, replayers, attacker, stop),
-            "HTTP/2 rapid reset": lambda attacker, stop: _rapid_reset(server, attacker, stop),
-            "slow request bodies": lambda attacker, stop: _slow_bodies(server, window, attacker, stop),
-            "join-code guessing": lambda attacker, stop: _join_guesses(server, attacker, stop),
-        }
-        assert tuple(attacks) == ATTACKS
-        return [_window(server, name, attack, window) for name, attack in attacks.items()]
+        progress("setting the scene: a long game, its log, the attacker's own game")
+        scene = _scene(server)
+        figures = []
+        for attack in classes(scene, profile):
+            progress(f"under attack: {attack.name}")
+            figures.append(_measure(scene, honest, attack, profile))
+        return figures
     finally:
-        server.stop()
+        try:
+            honest.close()
+        finally:
+            server.stop()
+            redis.stop()
 
 
-def _window(server: Server, name: str, attack: _Attack, window: float) -> AttackFigures:
-    attacker, stop = _Attacker(), threading.Event()
-    thread = threading.Thread(target=attack, args=(attacker, stop), daemon=True)
-    before = cpu_seconds(server.pids)
-    started = time.perf_counter()
+def _measure(scene: Scene, honest: HonestPlayer, attack: AttackClass, profile: AttackProfile) -> AttackFigures:
+    assert scene.server is not None
+    pid = scene.server.process.pid
+    _settle(pid, profile.settle)
+    cpu, began = tree_cpu_seconds(pid), time.perf_counter()
+    quiet = honest.play(scene.server.target, profile.window, profile.least_calls)
+    quiet_cpu, quiet_seconds = tree_cpu_seconds(pid) - cpu, time.perf_counter() - began
+    attacker, stop = Attacker(), threading.Event()
+    thread = threading.Thread(target=attack.run, args=(attacker, stop), daemon=True)
+    cpu, began, own = tree_cpu_seconds(pid), time.perf_counter(), time.process_time()
     thread.start()
-    failures: list[str] = []
-    moves = _victim(server, started + window, failures)
-    stop.set()
-    thread.join(30)
-    spent = cpu_seconds(server.pids) - before
-    figures = AttackFigures(name, time.perf_counter() - started, 0, 0, 0, spent, moves, failures)
-    for sock in attacker.sockets:
-        sock.close()
-    figures.attacker_bytes, figures.attacker_requests, figures.refused = (
-        attacker.sent,
-        attacker.requests,
-        attacker.refused,
+    try:
+        attacked = honest.play(scene.server.target, profile.window, profile.least_calls)
+    finally:
+        stop.set()
+        thread.join(120)
+        attacker.close()
+    figures = AttackFigures(
+        attack.name,
+        attack.unit,
+        quiet,
+        attacked,
+        quiet_seconds,
+        time.perf_counter() - began,
+        quiet_cpu,
+        tree_cpu_seconds(pid) - cpu,
+        time.process_time() - own,
     )
+    figures.requests, figures.sent, figures.outcomes = attacker.requests, attacker.sent, dict(attacker.outcomes)
     return figures
 
 
-def _victim(server: Server, until: float, failures: list[str]) -> list[float]:
-    """A player's moves against a bot, one at a time, until `until` (and MIN_MOVES at
-    least): each one's latency. A call that fails is noted in `failures` (its status), and
-    the player starts a new game."""
-    latencies: list[float] = []
-
-    def more() -> bool:
-        return time.perf_counter() < until or len(latencies) < MIN_MOVES
-
-    with Client(server.target) as lobby:
-        while more():
-            try:
-                created = lobby.create_game("mooki", ["Victim", {"name": "Bot", "bot": "greedy"}])
-                player = lobby.with_token(created.seat_tokens[0])
-                game = player.get_game(created.game_id)  # (the creator's answer has no seat's commands)
-                while game.legal_commands and more():
-                    began = time.perf_counter()
-                    player.submit(created.game_id, game.legal_commands[0])
-                    latencies.append(time.perf_counter() - began)
-                    game = player.get_game(created.game_id)  # (not measured: the victim's next move)
-            except grpc.RpcError as error:
-                failures.append(error.code().name)
-    return latencies
+def _settle(pid: int, most: float) -> None:
+    """Waits (up to `most` seconds) until the server spends under a fifth of a core: the
+    last attack's work over, the next quiet window quiet."""
+    deadline = time.perf_counter() + most
+    before = tree_cpu_seconds(pid)
+    while time.perf_counter() < deadline:
+        time.sleep(0.25)
+        now = tree_cpu_seconds(pid)
+        if now - before < 0.05:
+            return
+        before = now
 
 
-def _long_game(server: Server) -> tuple[str, api.ReplayLogRequest]:
-    """A finished game of three bots (thousands of events), and a ReplayLog request of
-    its complete log (protobuf: what fits in a request)."""
+def _scene(server: Server) -> Scene:
+    scene = Scene(server, hostile.Server(server.http_port, server.grpc_port))
     seats = [{"name": f"Bot {i}", "bot": "random"} for i in range(3)]
-    created = _post(server, "/v1/games", {"kind": "pirates", "seats": seats}, ADMIN)
-    game_id = str(created["gameId"])
-    with Client(server.target, token=ADMIN) as admin:
-        log = admin.stub.ExportGame(api.ExportGameRequest(game_id=game_id), metadata=admin_metadata(), timeout=60).log
-    return game_id, api.ReplayLogRequest(log=log, page_size=1)
+    scene.finished = str(_post(server, "/v1/games", {"kind": "pirates", "seats": seats}, ADMIN)["gameId"])
+    with Client(server.target, token=ADMIN, timeout=120) as admin:
+        log = admin.stub.ExportGame(api.ExportGameRequest(game_id=scene.finished), metadata=_admin(), timeout=120).log
+        log = _fitted(log)
+        scene.replay_request = api.ReplayLogRequest(log=log, page_size=1).SerializeToString()
+        scene.events = max(v for v in _move_starts(log) if v < len(log.events))  # its last move left out
+        unplayed = api.ImportGameRequest(log=log, truncate_at=scene.events)
+        for seat in unplayed.log.header.seats:
+            seat.bot = ""  # people now: bots would play the last move at once, and finish it
+        imported = admin.stub.ImportGame(unplayed, metadata=_admin(), timeout=120)
+        scene.unfinished = imported.game_id
+    seats = [{"name": "Mallory"}, {"name": "Trudy"}]
+    own = _post(server, "/v1/games", {"kind": "mooki", "seats": seats}, "", ADDRESSES[0])
+    tokens = own["seatTokens"]
+    assert isinstance(tokens, list)
+    scene.own_game, scene.own_tokens = str(own["gameId"]), [str(token) for token in tokens]
+    scene.bomb = gzip.compress(bytes(BOMB_BYTES), 9)
+    return scene
 
 
-def admin_metadata() -> tuple[tuple[str, str], ...]:
+def _move_starts(log: game_pb2.GameLog) -> list[int]:
+    """The versions a log may be cut at (ImportGame's `truncate_at`; a ReplayLog's log must
+    end there too): before a command's first event, unless a table event before it says a
+    stand-in played it."""
+    events = log.events
+    return [
+        e.version - 1
+        for e in events
+        if e.version > 1 and e.HasField("command") and not events[e.version - 2].HasField("table")
+    ]
+
+
+def _fitted(log: game_pb2.GameLog) -> game_pb2.GameLog:
+    """`log`, cut between two moves until a ReplayLog request of it fits REPLAY_LOG_BYTES
+    (the issue's "~1 MB log")."""
+    while api.ReplayLogRequest(log=log, page_size=1).ByteSize() > REPLAY_LOG_BYTES:
+        cut = max(v for v in _move_starts(log) if v <= len(log.events) * 9 // 10)
+        del log.events[cut:]
+    return log
+
+
+def _admin() -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {ADMIN}"),)
 
 
-def _post(server: Server, path: str, body: object, token: str = "") -> dict[str, object]:
-    """A JSON POST's answer."""
+def _post(server: Server, path: str, body: object, token: str = "", address: str = "") -> dict[str, object]:
+    """A JSON POST's answer (from `address` when given)."""
     headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})}
-    request = urllib.request.Request(f"{server.http}{path}", json.dumps(body).encode(), headers, method="POST")
-    with urllib.request.urlopen(request, timeout=60) as response:
-        answer: dict[str, object] = json.loads(response.read())
+    if not address:
+        request = urllib.request.Request(f"{server.http}{path}", json.dumps(body).encode(), headers, method="POST")
+        with urllib.request.urlopen(request, timeout=120) as response:
+            answer: dict[str, object] = json.loads(response.read())
+            return answer
+    connection = http.client.HTTPConnection("127.0.0.1", server.http_port, timeout=120, source_address=(address, 0))
+    try:
+        connection.request("POST", path, json.dumps(body).encode(), headers)
+        response = connection.getresponse()
+        answer = json.loads(response.read())
+        if response.status != 200:
+            raise RuntimeError(f"POST {path}: {response.status} {answer}")
         return answer
+    finally:
+        connection.close()
 
 
-def _never_read(
-    server: Server,
-    opener: Callable[[Server, str], tuple[socket.socket, int]],
-    game_id: str,
-    joins: int,
-    window: float,
-    attacker: _Attacker,
-    stop: threading.Event,
-) -> None:
-    """`joins` catch-ups from version 1 of the game that are never read (not even their
-    answer's head), spread over the window; `opener` opens one: its socket and the bytes
-    it sent."""
-    for _ in range(joins):
-        if stop.wait(window / joins / 2):
-            return
-        sock, sent = opener(server, game_id)
-        attacker.sent += sent
-        attacker.requests += 1
-        attacker.sockets.append(sock)
+def _get(path: str, token: str = "") -> hostile.Request:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return lambda number: ("GET", path, b"", headers)
 
 
-def _deep_socket(port: int) -> socket.socket:
-    """A connection whose receive buffer (and so the window the server sees) is deep."""
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, DEEP_BUFFER)  # before connecting: the window too
-    sock.connect(("127.0.0.1", port))
-    return sock
+def classes(scene: Scene, profile: AttackProfile) -> list[AttackClass]:
+    """Every class the bench measures, in the order of its report."""
+    target, game, events = scene.target, scene.unfinished, scene.events
 
+    def http(clients: int, request: hostile.Request) -> Run:
+        return lambda attacker, stop: hostile.requests(target, clients, request, attacker, stop)
 
-def _play_join(server: Server, game_id: str) -> tuple[socket.socket, int]:
-    """A Play join over a WebSocket."""
-    join = json.dumps({"join": {"gameId": game_id, "fromVersion": 1, "views": True, "viewUpdates": True}}).encode()
-    sock = _deep_socket(server.http_port)
-    key = base64.b64encode(os.urandom(16)).decode()
-    head = (
-        f"GET /v1/play HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
-        "Sec-WebSocket-Protocol: ludotheque.v1.json\r\n\r\n"
-    ).encode()
-    mask = os.urandom(4)
-    frame = bytes([0x81, 0x80 | 126]) + len(join).to_bytes(2, "big") + mask
-    frame += bytes(byte ^ mask[i % 4] for i, byte in enumerate(join))
-    sock.sendall(head + frame)
-    return sock, len(head) + len(frame)
+    def pages(number: int) -> tuple[str, str, bytes, dict[str, str]]:
+        start = random.Random(number).randrange(1, max(2, events - 1000))
+        return "GET", f"/v1/games/{game}/events?pageSize=1000&fromVersion={start}", b"", {}
 
+    def replays(number: int) -> tuple[str, str, bytes, dict[str, str]]:
+        return "GET", f"/v1/games/{game}/replay?atVersion={random.Random(number).randrange(1, events)}", b"", {}
 
-def _sse_stream(server: Server, game_id: str) -> tuple[socket.socket, int]:
-    """StreamEvents as server-sent events."""
-    request = f"GET /v1/games/{game_id}/events:stream?fromVersion=1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
-    sock = _deep_socket(server.http_port)
-    sock.sendall(request)
-    return sock, len(request)
-
-
-def _connect_stream(server: Server, game_id: str) -> tuple[socket.socket, int]:
-    """StreamEvents over Connect (JSON)."""
-    message = json.dumps({"gameId": game_id, "fromVersion": 1}).encode()
-    body = struct.pack(">BI", 0, len(message)) + message
-    head = (
-        "POST /ludotheque.v1.GameService/StreamEvents HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        f"Content-Type: application/connect+json\r\nContent-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    sock = _deep_socket(server.http_port)
-    sock.sendall(head + body)
-    return sock, len(head) + len(body)
-
-
-def _grpc_stream(server: Server, game_id: str) -> tuple[socket.socket, int]:
-    """StreamEvents over gRPC, on a connection that grants the server the largest
-    window HTTP/2 allows (any client may)."""
-    data = api.StreamEventsRequest(game_id=game_id, from_version=1).SerializeToString()
-    settings = struct.pack(">HI", H2_INITIAL_WINDOW_SIZE, H2_LARGEST_WINDOW)
-    request = (
-        H2_PREFACE
-        + _h2_frame(H2_SETTINGS, 0, 0, settings)
-        + _h2_frame(H2_WINDOW_UPDATE, 0, 0, struct.pack(">I", H2_LARGEST_WINDOW - 65_535))
-        + _h2_frame(H2_HEADERS, H2_END_HEADERS, 1, _grpc_headers("StreamEvents", server.grpc_port))
-        + _h2_frame(H2_DATA, H2_END_STREAM, 1, struct.pack(">BI", 0, len(data)) + data)
+    export, finished_export = _get(f"/v1/games/{game}:export"), _get(f"/v1/games/{scene.finished}:export")
+    export_request = api.ExportGameRequest(game_id=game).SerializeToString()
+    export_proto: hostile.Request = lambda number: (  # noqa: E731
+        "POST",
+        "/ludotheque.v1.GameService/ExportGame",
+        export_request,
+        {"Content-Type": "application/proto"},
     )
-    sock = _deep_socket(server.grpc_port)
-    sock.sendall(request)
-    return sock, len(request)
-
-
-def _h2_frame(kind: int, flags: int, stream: int, payload: bytes = b"") -> bytes:
-    return len(payload).to_bytes(3, "big") + bytes([kind, flags]) + struct.pack(">I", stream) + payload
-
-
-def _grpc_headers(method: str, port: int) -> bytes:
-    """The HPACK block of a gRPC call's headers: literal fields, new names, no Huffman
-    (RFC 7541 6.2.2), every length under 127."""
-    block = bytearray()
-    fields = (
-        (":method", "POST"),
-        (":scheme", "http"),
-        (":path", f"/ludotheque.v1.GameService/{method}"),
-        (":authority", f"127.0.0.1:{port}"),
-        ("content-type", "application/grpc"),
-        ("te", "trailers"),
+    replay_log: hostile.Request = lambda number: (  # noqa: E731
+        "POST",
+        "/ludotheque.v1.GameService/ReplayLog",
+        scene.replay_request,
+        {"Content-Type": "application/proto"},
     )
-    for name, value in fields:
-        block += bytes([0, len(name)]) + name.encode() + bytes([len(value)]) + value.encode()
-    return bytes(block)
+    return [
+        AttackClass("export of a long unfinished game, 1 client", "export", http(1, export)),
+        AttackClass("the same, 4 clients", "export", http(4, export)),
+        AttackClass("the same in protobuf (Connect: no JSON), 4 clients", "export", http(4, export_proto)),
+        AttackClass("export of a long finished game, 4 clients", "export", http(4, finished_export)),
+        AttackClass("ListEvents pages of 1,000, 4 clients", "page", http(4, pages)),
+        AttackClass("ReplayLog of a ~1 MB log, 1 client", "replay", http(1, replay_log)),
+        AttackClass("the same, 4 clients", "replay", http(4, replay_log)),
+        AttackClass("ReplayGame far into a long game, 8 clients", "replay", http(8, replays)),
+        *_never_read(scene, profile),
+        *_bodies(scene),
+        *_http2(scene),
+        *_slow(scene, profile),
+        *_sessions(scene),
+    ]
 
 
-def _rapid_reset(server: Server, attacker: _Attacker, stop: threading.Event) -> None:
-    """HEADERS then RST_STREAM, again and again on one gRPC connection; a new connection
-    each time the server cuts one (a GOAWAY)."""
-    block = _grpc_headers("GetGame", server.grpc_port)
-    while not stop.is_set():
-        try:
-            sock = socket.create_connection(("127.0.0.1", server.grpc_port), timeout=0.25)
-        except OSError:
-            attacker.refused += 1
-            continue
-        try:
-            sock.sendall(H2_PREFACE + _h2_frame(H2_SETTINGS, 0, 0))
-            attacker.sent += len(H2_PREFACE) + 9
-            stream, received = 1, bytearray()
-            while not stop.is_set() and not _goaway_in(received):
-                batch = bytearray()
-                for _ in range(100):
-                    batch += _h2_frame(H2_HEADERS, H2_END_HEADERS, stream, block)
-                    batch += _h2_frame(H2_RST_STREAM, 0, stream, H2_CANCEL.to_bytes(4, "big"))
-                    stream += 2
-                sock.sendall(batch)
-                attacker.sent += len(batch)
-                attacker.requests += 100
-                with contextlib.suppress(BlockingIOError):
-                    received += sock.recv(1 << 16, socket.MSG_DONTWAIT)
-            attacker.refused += _goaway_in(received)
-        except OSError:  # closed
-            attacker.refused += 1
-        finally:
-            sock.close()
+def _never_read(scene: Scene, profile: AttackProfile) -> list[AttackClass]:
+    def opened(opener: hostile.Opener, count: int) -> Run:
+        spread = profile.window / 2
+        return lambda attacker, stop: hostile.never_read(
+            scene.target, opener, scene.finished, count, spread, attacker, stop
+        )
+
+    sse, streams = profile.sse_streams, profile.streams
+    return [
+        AttackClass(f"{sse} SSE streams never read, 8 addresses", "stream", opened(hostile.sse_stream, sse)),
+        AttackClass(f"{streams} Connect streams never read", "stream", opened(hostile.connect_stream, streams)),
+        AttackClass(f"{streams} gRPC StreamEvents never read", "stream", opened(hostile.grpc_stream, streams)),
+        AttackClass(f"{streams} WebSocket catch-ups never read", "join", opened(hostile.play_join, streams)),
+    ]
 
 
-def _goaway_in(received: bytearray) -> bool:
-    """Whether the server's frames so far (after its preface: none) hold a GOAWAY."""
-    at = 0
-    while at + 9 <= len(received):
-        if received[at + 3] == H2_GOAWAY:
-            return True
-        at += 9 + int.from_bytes(received[at : at + 3], "big")
-    return False
+def _bodies(scene: Scene) -> list[AttackClass]:
+    big = json.dumps({"kind": "pirates", "seats": ["x" * (BIG_BODY - 40)]}).encode()
+    plain = {"Content-Type": "application/json"}
+    bomb = {**plain, "Content-Encoding": "gzip"}
+    return [
+        AttackClass(
+            "1 MB JSON bodies to CreateGame, 2 clients",
+            "body",
+            lambda attacker, stop: hostile.requests(
+                scene.target, 2, lambda n: ("POST", "/v1/games", big, plain), attacker, stop
+            ),
+        ),
+        AttackClass(
+            f"gzip bombs ({BOMB_BYTES >> 20} MB of zeros, about 48 KB sent), 2 clients",
+            "bomb",
+            lambda attacker, stop: hostile.requests(
+                scene.target, 2, lambda n: ("POST", "/v1/games", scene.bomb, bomb), attacker, stop
+            ),
+        ),
+    ]
 
 
-def _slow_bodies(server: Server, window: float, attacker: _Attacker, stop: threading.Event) -> None:
-    """SLOW_BODIES connections each announcing a 100,000-byte body and sending it a byte
-    at a time, a byte a connection every tenth of the window."""
-    head = b"POST /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-    head += b"Content-Length: 100000\r\n\r\n"
-    trickling: list[socket.socket] = []
-    for _ in range(SLOW_BODIES):
-        sock = socket.create_connection(("127.0.0.1", server.http_port), timeout=2)
-        sock.sendall(head)
-        attacker.sent += len(head)
-        attacker.requests += 1
-        trickling.append(sock)
-    attacker.sockets.extend(trickling)
-    while not stop.wait(window / 10):
-        for sock in list(trickling):
-            try:
-                sock.sendall(b"{")
-                attacker.sent += 1
-            except OSError:  # cut (408)
-                attacker.refused += 1
-                trickling.remove(sock)
+def _http2(scene: Scene) -> list[AttackClass]:
+    grpc, game = scene.target.grpc_target, scene.own_game
+    budget = hostile.FLOOD_BUDGET
+
+    def flooding(flood: Callable[[str], floods.Outcome]) -> Run:
+        return lambda attacker, stop: hostile.flood_loop(flood, attacker, stop)
+
+    return [
+        AttackClass(
+            "HTTP/2 CONTINUATION flood",
+            "connection",
+            flooding(lambda source: floods.continuation_flood(grpc, budget, source)),
+        ),
+        AttackClass("HTTP/2 rapid reset", "HEADERS + RST_STREAM", lambda a, s: hostile.rapid_reset(scene.target, a, s)),
+        AttackClass(
+            "HTTP/2 SETTINGS flood", "connection", flooding(lambda source: floods.settings_flood(grpc, budget, source))
+        ),
+        AttackClass(
+            "HTTP/2 PING flood beside a call",
+            "connection",
+            flooding(lambda source: floods.ping_flood(grpc, game, budget, source)),
+        ),
+        AttackClass(
+            "HTTP/2 zero window", "connection", flooding(lambda source: floods.zero_window(grpc, game, source=source))
+        ),
+    ]
 
 
-def _join_guesses(server: Server, attacker: _Attacker, stop: threading.Event) -> None:
-    """Join codes guessed as fast as the server answers, on one kept-alive connection."""
-    body = b'{"name":"Guess"}'
-    sock = socket.create_connection(("127.0.0.1", server.http_port), timeout=10)
-    attacker.sockets.append(sock)
-    replies = sock.makefile("rb")
-    while not stop.is_set():
+def _slow(scene: Scene, profile: AttackProfile) -> list[AttackClass]:
+    connections, bodies = profile.slow_connections, profile.slow_bodies
+    return [
+        AttackClass(
+            f"{connections:,} slow connections (a header line a second)",
+            "connection",
+            lambda attacker, stop: hostile.slow_connections(scene.target, connections, attacker, stop),
+        ),
+        AttackClass(
+            f"{bodies} request bodies a byte a second",
+            "connection",
+            lambda attacker, stop: hostile.slow_bodies(scene.target, bodies, attacker, stop),
+        ),
+    ]
+
+
+def _sessions(scene: Scene) -> list[AttackClass]:
+    game, tokens = scene.own_game, scene.own_tokens
+
+    def claims(attacker: Attacker, stop: threading.Event) -> None:
+        before = _version(scene, game, tokens[0])
+        forged = f"/v1/games/{game}?knownVersion={before + 250}&knownReceipt={secrets.token_urlsafe(32)}"
+        hostile.requests(scene.target, 1, _get(forged, tokens[0]), attacker, stop)
+        if _version(scene, game, tokens[0]) != before:
+            attacker.record("the game's version moved", requests=0)
+
+    def guesses(number: int) -> tuple[str, str, bytes, dict[str, str]]:
         code = "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(JOIN_CODE_LENGTH))
-        request = (
-            f"POST /v1/games/{code}:join HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(body)}\r\n\r\n"
-        ).encode() + body
-        sock.sendall(request)
-        attacker.sent += len(request)
-        attacker.requests += 1
-        status = _read_response(replies)
-        attacker.refused += status == 429
+        return "POST", f"/v1/games/{code}:join", b'{"name":"Guess"}', {"Content-Type": "application/json"}
+
+    return [
+        AttackClass(
+            "illegal WebSocket commands, 4 sessions",
+            "command",
+            lambda attacker, stop: hostile.illegal_commands(scene.target, game, tokens[1], 4, attacker, stop),
+        ),
+        AttackClass("forged known_version claims", "claim", claims),
+        AttackClass(
+            "join-code guessing, 1 client",
+            "guess",
+            lambda attacker, stop: hostile.requests(scene.target, 1, guesses, attacker, stop),
+        ),
+    ]
 
 
-def _read_response(replies: BinaryIO) -> int:
-    """The status of the next HTTP/1.1 response on a connection, its body read."""
-    status = int(replies.readline().split()[1])
-    length = 0
-    while (line := replies.readline()) not in (b"\r\n", b""):
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value)
-    replies.read(length)
-    return status
+def _version(scene: Scene, game_id: str, token: str) -> int:
+    assert scene.server is not None
+    with Client(scene.server.target, token=token, retries=0) as seat:
+        return int(seat.get_game(game_id).version)
 
 
-def _replays(
-    server: Server, request: api.ReplayLogRequest, replayers: int, attacker: _Attacker, stop: threading.Event
-) -> None:
-    """`replayers` threads sending ReplayLog of the long game back to back, over gRPC."""
-    lock = threading.Lock()
-    size = request.ByteSize()
-
-    def replay() -> None:
-        with Client(server.target) as anyone:
-            while not stop.is_set():
-                refused = 0
-                try:
-                    anyone.stub.ReplayLog(request, timeout=60)
-                except grpc.RpcError as error:
-                    if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
-                        raise
-                    refused = 1
-                with lock:
-                    attacker.sent += size
-                    attacker.requests += 1
-                    attacker.refused += refused
-
-    threads = [threading.Thread(target=replay, daemon=True) for _ in range(replayers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+def names(profile: AttackProfile) -> list[str]:
+    """The classes' names, in the order of the report, without a server."""
+    return [attack.name for attack in classes(Scene(None, hostile.Server(0, 0)), profile)]

@@ -17,8 +17,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from engines.registry import ENGINES
-from service.bench import capacity_report, report, sections, versus
-from service.bench.attacks import AttackFigures, attack_figures
+from service.bench import attacks, attacks_report, bots_beside, capacity_report, report, sections, versus
 from service.bench.capacity import CapacitySettings, capacity_figures
 from service.bench.load import Job, LoadFailed, NewGame, Outcome, serve_jobs
 from service.bench.long_games import LongGameFigures, long_game_figures
@@ -61,8 +60,6 @@ class Settings:
     scale: bool  # 1 and 2 workers on Redis
     micro_budget: float  # CPU seconds per engine micro-benchmark
     store_moves: int = 6000  # appends recorded for the store's own cost
-    attack_window: float = 5.0  # seconds of each attack class (attacks.py)
-    attack_joins: int = 20  # never-read Play joins in the catch-up attack
 
 
 @dataclass(slots=True)
@@ -120,7 +117,6 @@ class Results:
     long_games: LongGameFigures | None = None
     observation: ObservationFigures | None = None
     store_cost: list[StoreCostFigures] = field(default_factory=list)  # the store alone, per append
-    attacks: list[AttackFigures] = field(default_factory=list)  # a victim's moves beside each attack
 
     def find(self, path: str, store: str, workers: int = 1) -> Measured | None:
         return next((m for m in self.measured if m.path == path and m.store == store and m.workers == workers), None)
@@ -301,8 +297,6 @@ def run(settings: Settings) -> Results:
     results.app = next(figures.app for figures in results.work if figures.kind == settings.kind)
     progress("long games, with and without snapshots")
     results.long_games = long_game_figures(max(settings.micro_budget, 0.2))
-    progress("under attack: a victim's moves beside each attack class")
-    results.attacks = attack_figures(settings.attack_window, settings.attack_joins)
     progress("what tracing and the access log cost per move")
     results.observation = observation_figures(settings.kind, settings.micro_budget)
     return results
@@ -341,6 +335,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "on both stores beside its server, side by side; with --output, rewrites only its section of the report",
     )
     parser.add_argument(
+        "--attacks",
+        action="store_true",
+        help="the attack bench instead: an honest player's calls quiet and beside each attack class, on the "
+        "Redis store, --duration seconds a window; with --output (docs/SECURITY.md), rewrites only its section",
+    )
+    parser.add_argument(
+        "--bots-beside",
+        action="store_true",
+        help="an honest player's move latency while other games' bots think, on the loop then in the heavy "
+        "workers, side by side; with --output, rewrites only its section of the report",
+    )
+    parser.add_argument(
         "--crowds",
         default="64,1000,5000",
         help="--capacity: live games per crowd, comma-separated (default 64,1000,5000)",
@@ -353,7 +359,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         if store not in ("memory", "redis"):
             raise SystemExit(f"--stores: unknown store {store!r} (memory, redis)")
     if args.quick:
-        return Settings(args.kind, 4, 0.5, 0.3, 2, stores, 2, 2, 16, not args.no_scale, 0.05, 100, 0.3, 8)
+        return Settings(args.kind, 4, 0.5, 0.3, 2, stores, 2, 2, 16, not args.no_scale, 0.05, 100)
     return Settings(
         args.kind,
         args.games,
@@ -387,6 +393,10 @@ def main(args: argparse.Namespace) -> int:
         return _capacity(args)
     if args.versus:
         return _versus(args)
+    if args.attacks:
+        return _attacks(args)
+    if args.bots_beside:
+        return _bots_beside(args)
     settings = settings_from(args)
     results = run(settings)
     text = report.markdown(results, command=report.command_line(args))
@@ -423,4 +433,29 @@ def _versus(args: argparse.Namespace) -> int:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(sections.splice(existing, "versus", sections.marked("versus", lines)))
         print(f"wrote {args.output} (its section against boardgame.io)")
+    return 0
+
+
+def _attacks(args: argparse.Namespace) -> int:
+    profile = attacks.QUICK if args.quick else attacks.AttackProfile(window=args.duration)
+    figures = attacks.attack_figures(profile, progress)
+    print("\n".join(attacks_report.table(figures)))
+    missed = [f.attack for f in figures if not f.met]
+    print(f"{len(figures) - len(missed)} of {len(figures)} classes met the target", file=sys.stderr)
+    if args.output is not None:
+        attacks_report.write(args.output, figures, profile, report.command_line(args))
+        print(f"wrote {args.output} (its section of the attack bench)")
+    return 0
+
+
+def _bots_beside(args: argparse.Namespace) -> int:
+    settings = bots_beside.QUICK if args.quick else bots_beside.BotsBesideSettings()
+    windows = bots_beside.bots_beside_figures(settings, progress)
+    lines = bots_beside.bots_beside_markdown(windows, settings, report.command_line(args))
+    print("\n".join(lines))
+    if args.output is not None:
+        existing = args.output.read_text() if args.output.exists() else "# Performance\n"
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(sections.splice(existing, "bots-beside", sections.marked("bots-beside", lines)))
+        print(f"wrote {args.output} (its section of bots thinking beside the moves)")
     return 0

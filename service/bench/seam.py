@@ -12,7 +12,9 @@ those packages.
 
 What is here, and why the public API does not do it:
 - `in_process_app` and `memory_store`: GameApp alone (no transport) on a memory store,
-  with the few settings a micro-benchmark fixes (snapshots, event limits, the seed);
+  with the few settings a micro-benchmark fixes (snapshots, event limits, the seed, the
+  bots that choose in the heavy workers and who plays the bots: bots_beside.py's, which
+  think longer);
 - `event_envelope`, `command_envelope`, `as_stored`, `stored_payloads`,
   `decision_rng`, `english_words`: an engine's events as the server stores them,
   read back as ReplayGame reads them, a decision's randomness as GameApp draws it,
@@ -41,6 +43,8 @@ from service.app import GameApp
 from service.app.access.auth import TokenAuthority
 from service.app.game_app import Settings, World
 from service.app.model import envelopes, snapshots
+from service.app.model.bot_choices import FindBot, engine_bot
+from service.app.model.heavy_reads import HeavySettings
 from service.app.model.lazy_random import LazyRandom
 from service.app.model.seeding import DECIDE, game_rng
 from service.app.observe import tracing
@@ -108,11 +112,15 @@ def in_process_app(
     snapshot_interval: int | None = None,
     event_limits: Mapping[str, int] | None = None,
     seed: int | None = None,
+    heavy_bots: frozenset[str] | None = None,
+    find_bot: FindBot = engine_bot,
 ) -> GameApp:
     """GameApp on `store` (a fresh memory store by default), no transport. `admin`: the
     admin token; `metrics`: the store's operations timed, as a server's are;
-    `snapshot_interval`, `event_limits`: as the server's flags set them (its defaults
-    otherwise); `seed`: every game's secret seed (a game played again the same)."""
+    `snapshot_interval`, `event_limits`, `heavy_bots`: as the server's flags set them (its
+    defaults otherwise); `seed`: every game's secret seed (a game played again the same);
+    `find_bot`: who plays a game's bot, by kind and name (a module's function; the
+    engines' bots by default)."""
     metered = Metrics()
     store = store if store is not None else MemoryStore()
     settings: dict[str, Any] = {}
@@ -120,6 +128,8 @@ def in_process_app(
         settings["snapshot_interval"] = snapshot_interval
     if event_limits is not None:
         settings["event_limits"] = dict(event_limits)
+    if heavy_bots is not None:
+        settings["heavy"] = replace(HeavySettings(), bots=heavy_bots)
     world = World(new_seed=lambda: seed) if seed is not None else None
     return GameApp(
         instrumented(store, metered) if metrics else store,
@@ -127,6 +137,7 @@ def in_process_app(
         Settings(**settings),
         world=world,
         metrics=metered,
+        find_bot=find_bot,
     )
 
 

@@ -1,5 +1,5 @@
 """Sections of docs/PERFORMANCE.md written by a benchmark of their own (`ludotheque bench
---capacity`, `--versus`): each sits between two markers, so that its benchmark rewrites
+--capacity`, `--versus`, `--bots-beside`): each sits between two markers, so that its benchmark rewrites
 it alone and the main benchmark, rewriting the rest of the file, keeps it as it was."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-NAMES = ("capacity", "versus")  # in the order they stand in the file
+NAMES = ("capacity", "versus", "bots-beside")  # in the order they stand in the file
 ANCHOR = "\n## Profile and what was removed"  # they go before it, if they are new
 
 

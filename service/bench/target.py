@@ -33,6 +33,25 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / TICKS_PER_SECOND
 
 
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process and of every process under it (the server and its heavy
+    workers), the children it already reaped included: utime + stime + cutime + cstime of
+    each, from /proc/<pid>/stat. A child that ends moves its time into its parent's
+    cutime (the heavy workers live as long as the server: none should)."""
+    total = 0
+    pending = [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            text = Path(f"/proc/{current}/stat").read_text()
+            pending.extend(children(current))
+        except (FileNotFoundError, ProcessLookupError):  # ended meanwhile: its parent counts it
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        total += sum(int(value) for value in fields[11:15])  # utime, stime, cutime, cstime
+    return total / TICKS_PER_SECOND
+
+
 def _status_field(status: Path, name: str) -> int:
     """One number of a /proc status file (the `name:` line's first word), 0 if it has none."""
     for line in status.read_text().splitlines():
@@ -194,6 +213,8 @@ class Server:
             # creation limits (each is one store round trip at creation).
             "LUDOTHEQUE_CREATE_RATE": "0",
             "LUDOTHEQUE_LIVE_GAMES": "0",
+            # Every seat's session comes from 127.0.0.1 too: past 32 they would be refused.
+            "LUDOTHEQUE_MAX_FOLLOWERS_PER_CLIENT": "0",
             **(env or {}),
         }
         process = subprocess.Popen(

@@ -14,7 +14,6 @@ from pathlib import Path
 
 from engines.registry import ENGINES
 from service.bench import capacity_report, sections
-from service.bench.attacks import ATTACKS
 from service.bench.capacity import CapacitySettings, CrowdFigures
 from service.bench.report import PATH_NAMES, markdown, summary
 from service.bench.report.transports import FLOOR_OF
@@ -159,10 +158,7 @@ def _check_in_process(report: str) -> None:
     long_games = _rows(report, "Long games: snapshots")
     assert len(long_games) == 4
     assert all(figure(row[1], " ms") >= 0 and figure(row[2], " ms") >= 0 for row in long_games)
-    attacked = _rows(report, "Under attack")
-    assert [row[0] for row in attacked] == list(ATTACKS)  # the quiet baseline, then each attack class
-    # The victim makes attacks.MIN_MOVES moves at least, however long they take.
-    assert all(figure(row[5]) > 0 and figure(row[6], " ms") >= 0 for row in attacked)
+    assert "`ludotheque bench --attacks`" in report.split("## Under attack", 1)[1]  # a run of its own
     observation = _rows(report, "Observability: what tracing and the access log cost")
     assert len(observation) == 4 and all(figure(row[1], " µs") >= 0 for row in observation)
     assert observation[0][2] == "" and all(figure(row[2], " µs") is not None for row in observation[1:])

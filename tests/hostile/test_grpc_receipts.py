@@ -19,7 +19,7 @@ from ludotheque import Client
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.api.grpc_gate import GATE_UNREAD, UPSTREAM_BUFFER_BYTES
-from tests.hostile.frames import (
+from service.bench.h2 import (
     ACK,
     DATA,
     END_HEADERS,

@@ -1,5 +1,5 @@
 """The HTTP/2 floods of the 2023–2024 advisories on the gRPC port, each sent by a client
-that reads the server's frames as it writes (tests/hostile/floods.py): each is cut with
+that reads the server's frames as it writes (service/bench/floods.py): each is cut with
 a GOAWAY (ENHANCE_YOUR_CALM) that names it, the connection closed, after a bounded count
 of bytes, while another client's calls go on. (The rapid reset and the stream flood:
 test_connections.py.)
@@ -19,8 +19,8 @@ from ludotheque import Client
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.api.http2_limits import CONTROL_BURST, MAX_HEADER_BLOCK, MAX_PINNED
-from tests.hostile import floods
-from tests.hostile.frames import ENHANCE_YOUR_CALM
+from service.bench import floods
+from service.bench.h2 import ENHANCE_YOUR_CALM
 from tests.support.server import ServerProcess, running_server
 
 BUDGET = 64 * 1024 * 1024  # what a flood may send at most (the floods of the issue went on for ever)

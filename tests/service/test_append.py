@@ -16,7 +16,9 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from service.app import GameApp
+from service.app.model.bot_choices import BotChoices
 from service.app.model.errors import Code, ServiceError, rule_violation
+from service.app.model.heavy_reads import HeavyReads
 from service.app.model.live_game import LiveGame
 from service.app.moves.append import TOO_FAST, Decide
 from service.app.moves.moves import decide as decide_command
@@ -24,6 +26,8 @@ from service.app.moves.writer import Decision
 from service.store.memory import MemoryStore
 from tests.support.aio import async_test
 from tests.support.apps import ADMIN, create_game, new_app
+
+INLINE_BOTS = BotChoices(HeavyReads())  # (its games have no bot)
 
 
 def app(store: MemoryStore, **settings: Any) -> GameApp:
@@ -37,7 +41,7 @@ def draw_decision(key: str) -> Decide:
     async def decide(live: LiveGame) -> Decision:
         seat = live.status.to_act[0]
         payload = live.engine.legal_commands(live.state, seat)[0]
-        state, steps = await decide_command(live, seat, game_pb2.Command(mooki=payload), payload, 0)
+        state, steps = await decide_command(live, seat, game_pb2.Command(mooki=payload), payload, 0, INLINE_BOTS)
         return Decision(steps, state, key, fingerprint(key))
 
     return decide

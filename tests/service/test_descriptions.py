@@ -5,6 +5,7 @@ else's do; the terminal reads its language from the environment."""
 from __future__ import annotations
 
 from ludotheque.mooki.v1 import mooki_pb2 as mooki
+from ludotheque.pirates.v1 import pirates_pb2 as pirates
 from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
@@ -50,6 +51,25 @@ async def test_only_the_drawer_is_told_the_face_underneath() -> None:
     # The two faces of a card differ, so the face underneath is nowhere in the others' words.
     assert theirs == spectator and theirs.key == "mooki.event.card_drawn" and "hidden" not in theirs.args
     assert mine.args["hidden"].text not in theirs.text
+
+
+@async_test
+async def test_a_count_in_the_words_takes_its_plural_form_in_each_language() -> None:
+    """The island one space away is "1 space" (English) and "1 case" (French), two of them plural."""
+    app = new_app()
+    said = {}
+    for distance in (1, 2):
+        request = api.CreateGameRequest(
+            kind="pirates",
+            seats=[game_pb2.SeatSpec(name="Léa"), game_pb2.SeatSpec(name="Robin")],
+            options=game_pb2.GameOptions(pirates=pirates.Options(island_distance=distance)),
+        )
+        created = await app.games.create_game(request, "")
+        for locale in ("en", "fr"):
+            listed = api.ListEventsRequest(game_id=created.game_id, from_version=1, locale=locale)
+            said[distance, locale] = (await app.history.list_events(listed, ADMIN)).events[0].description.text
+    assert "sail 1 space reaches" in said[1, "en"] and "sail 2 spaces reaches" in said[2, "en"]
+    assert "parcourt 1 case atteint" in said[1, "fr"] and "parcourt 2 cases atteint" in said[2, "fr"]
 
 
 def test_the_terminal_language_comes_from_the_environment() -> None:

@@ -1,5 +1,6 @@
 """What every use case works with, built once by GameApp (`Kit`): the live games, who a
-token stands for, the token authority, the creation quotas, the metrics and the time; and
+token stands for, the token authority, the creation quotas, the metrics, the time and
+where bots choose their moves; and
 `UseCase`, the base that gives a use case those parts by name and the opening most of
 them share: load the game, then see who the caller is in it."""
 
@@ -12,6 +13,7 @@ from engines.contract import Viewer
 from service.app.access.auth import TokenAuthority
 from service.app.access.limits import Quotas
 from service.app.access.viewers import Viewers
+from service.app.model.bot_choices import BotChoices
 from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.observe.metrics import Metrics
@@ -27,6 +29,7 @@ class Kit:
     quotas: Quotas
     metrics: Metrics
     now_ms: Callable[[], int]
+    bots: BotChoices  # where each bot chooses: inline, or in a heavy worker (model/bot_choices.py)
 
     async def open(self, game_id: str, token: str, *, refresh: bool = True) -> tuple[LiveGame, Viewer]:
         """The game (`refresh`: with what other processes appended, LiveGames.load) and
@@ -48,6 +51,7 @@ class UseCase:
         self._quotas = kit.quotas
         self._metrics = kit.metrics
         self._now_ms = kit.now_ms
+        self._bots = kit.bots
 
     async def _open(self, game_id: str, token: str, *, refresh: bool = True) -> tuple[LiveGame, Viewer]:
         """The opening of a request about one game, for a caller: Kit.open."""

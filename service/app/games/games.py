@@ -130,7 +130,7 @@ class Games(UseCase):
             if not waits:
                 every = self._games.snapshots.every
                 dealt = fold(engine, payloads)
-                state, bot_steps = await play_bots(live, dealt, len(payloads), snapshot_every=every)
+                state, bot_steps = await play_bots(live, dealt, len(payloads), snapshot_every=every, choices=self._bots)
                 kept = dealt if passes(0, len(payloads), every) else None
                 steps = [Step(None, None, list(payloads), kept), *bot_steps]
             await self._writer.create(live, steps, state, now)

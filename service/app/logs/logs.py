@@ -105,7 +105,9 @@ class Logs(UseCase):
         live = verified.live(record, engine)
         live.event_limit = self._games.repository.event_limits.get(engine.kind, 0)
         # A cut where a bot was to act: it plays; a log past this server's limit stops.
-        state, bot_steps = await play_bots(live, live.state, len(verified.given), snapshot_every=every)
+        state, bot_steps = await play_bots(
+            live, live.state, len(verified.given), snapshot_every=every, choices=self._bots
+        )
         given, imported = verified.given, verified.snapshots
         await self._writer.create(live, bot_steps, state, now, given=given, given_states=imported, command_id="import")
         self._games.cache.remember(live)

@@ -19,7 +19,12 @@ either the answer is RESOURCE_EXHAUSTED (`HEAVY_READS_PER_CLIENT` or `HEAVY_READ
 HTTP 429 with Retry-After), never a slower game for others; a queued job (a catch-up's
 chunk) waits for its caller's turn instead, and is refused past the process's budget only.
 A job counts until it is over, even when its caller left. A worker that dies fails its
-jobs with UNAVAILABLE and the pool is made anew for the next ones."""
+jobs with UNAVAILABLE and the pool is made anew for the next ones.
+
+The bots that search (`bots`: `strong` by default) choose their moves in the same pool
+(bot_choices.py): a game's work, not a caller's, so `run_for_game` holds it to no
+caller's budget and never refuses it (a game would stall), but counts it in the total,
+so that reads past it are refused while bots think."""
 
 from __future__ import annotations
 
@@ -29,6 +34,7 @@ import hashlib
 import logging
 import multiprocessing
 import os
+import re
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -38,17 +44,33 @@ from typing import Any, TypeVar
 
 from service.app.model.errors import Code, ServiceError, resource_exhausted
 from service.app.observe.metrics import Metrics
-from service.settings import at_least, setting
+from service.settings import at_least, converted, setting
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
 RETRY_MS = 1000  # a refused heavy read is told to come back after this long
+BOT_NAME = re.compile(r"[a-z][a-z0-9_-]*")
 # How long a thread holds the GIL while another waits for it (Python's default: 5 ms). The
 # work left to threads (a large request body parsed, body_limits.py) then holds a move up
 # 1 ms at each of its steps, not 5.
 SWITCH_INTERVAL = 0.001
+
+
+def parse_bot_names(text: str) -> frozenset[str]:
+    """--heavy-bots ("strong,deep") as a set of names; ValueError says what is wrong. Any
+    name is taken (a bot no game has is never asked for): a server may be configured
+    before the bots it names are built."""
+    names = frozenset(filter(None, (part.strip() for part in text.split(","))))
+    for name in sorted(names):
+        if not BOT_NAME.fullmatch(name):
+            raise ValueError(f"{name!r} is not a bot's name (lower-case letters, digits, '-' and '_')")
+    return names
+
+
+def show_bot_names(names: frozenset[str]) -> str:
+    return ",".join(sorted(names))
 
 
 def share_the_gil() -> None:
@@ -110,6 +132,15 @@ class HeavySettings:
         "and an ImportGame's log (verified and folded in a worker)",
         name="heavy_read_events",
         check=at_least(1),
+    )
+    bots: frozenset[str] = converted(
+        "strong",
+        "bots whose moves are chosen in the heavy workers (names, comma-separated, of any game's bots): "
+        "a search that costs milliseconds; every other bot (random, greedy: microseconds, less than a "
+        "round trip to a worker) chooses on the loop",
+        parse=parse_bot_names,
+        show=show_bot_names,
+        name="heavy_bots",
     )
 
 
@@ -230,6 +261,15 @@ class HeavyReads:
         if queue:
             await self._callers_turn(keys)
         self._admit(what, keys)
+        return await self._run(what, keys, job, *args)
+
+    async def run_for_game(self, what: str, job: Callable[..., T], *args: Any) -> T:
+        """`job(*args)` in a worker process, for a game rather than a caller (a bot's
+        move): never refused, held to no caller's budget, counted in the total (the
+        reads past it are refused meanwhile); it waits its turn for a worker."""
+        return await self._run(what, [], job, *args)
+
+    async def _run(self, what: str, keys: list[str], job: Callable[..., T], *args: Any) -> T:
         try:
             submitted = self._pool_now().submit(_run, job, *args)
         except BrokenProcessPool:

@@ -19,6 +19,7 @@ from engines.contract import RuleViolation, Viewer
 from service.app.access.kit import Kit, UseCase
 from service.app.access.viewers import acting_seat
 from service.app.model import envelopes
+from service.app.model.bot_choices import BotChoices
 from service.app.model.errors import Code, ServiceError, invalid_argument, rule_violation, stale_version, versions_lost
 from service.app.model.live_game import LiveGame
 from service.app.model.seeding import DECIDE
@@ -138,7 +139,7 @@ class Moves(UseCase):
                 # meanwhile; the append's compare-and-set on that version then tells.
                 if expected is not None and expected != live.version:
                     raise version_error(live, expected)
-                state, steps = await decide(live, seat, command, payload, every)
+                state, steps = await decide(live, seat, command, payload, every, self._bots)
                 return Decision(steps, state, key, fingerprint)
 
             def recheck(live: LiveGame) -> None:
@@ -174,11 +175,11 @@ def version_error(live: LiveGame, expected: int) -> ServiceError:
 
 
 async def decide(
-    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, snapshot_every: int
+    live: LiveGame, seat: int, command: game_pb2.Command, payload: Message, snapshot_every: int, bots: BotChoices
 ) -> tuple[Any, list[Step]]:
     """The events of `command` then of the bot moves it lets happen (or the stop of a
-    game that reaches its event limit), and the state after them; the steps that pass a
-    multiple of `snapshot_every` keep their state."""
+    game that reaches its event limit; each bot choosing where `bots` says), and the
+    state after them; the steps that pass a multiple of `snapshot_every` keep their state."""
     engine, version = live.engine, live.version
     try:
         payloads = engine.decide(live.state, seat, payload, rng(live, DECIDE, version))
@@ -189,7 +190,7 @@ async def decide(
         state = engine.evolve(state, item)
     after = version + len(payloads)
     kept = state if passes(version, after, snapshot_every) else None
-    state, bot_steps = await play_bots(live, state, after, snapshot_every=snapshot_every)
+    state, bot_steps = await play_bots(live, state, after, snapshot_every=snapshot_every, choices=bots)
     return state, [Step(seat, command, payloads, kept), *bot_steps]
 
 

@@ -1,14 +1,14 @@
 """The steps that follow a decision: a command's events, then the moves of the bots it
-lets play, and the end of a game that reaches its event limit; each step as the writer
-(writer.py) stamps and stores it. And the slices a long loop hands the event loop back
-in."""
+lets play (each chosen where model/bot_choices.py says: inline, or in a worker process), and
+the end of a game that reaches its event limit; each step as the writer (writer.py)
+stamps and stores it. And the slices a long loop hands the event loop back in."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,10 +17,11 @@ from ludotheque.v1 import game_pb2
 
 from engines.contract import RuleViolation
 from service.app.model import envelopes
+from service.app.model.bot_choices import BotChoices
 from service.app.model.errors import Code, ServiceError
 from service.app.model.lazy_random import LazyRandom
 from service.app.model.live_game import LiveGame
-from service.app.model.seeding import BOT, DECIDE, game_rng
+from service.app.model.seeding import DECIDE, game_rng
 from service.app.model.snapshots import passes
 
 # A game's bots may not play more moves than this in a row: a guard against an
@@ -85,10 +86,12 @@ def stop_if_too_long(live: LiveGame, state: Any, version: int) -> tuple[Any, Ste
     return state, Step(None, None, payloads)
 
 
-def bot_step(live: LiveGame, state: Any, version: int, bots: Mapping[int, str]) -> tuple[Any, Step] | None:
+async def bot_step(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str], choices: BotChoices
+) -> tuple[Any, Step] | None:
     """The next step after `version` events: the stop of a game at its event limit, or
-    the move of a bot the game waits for (deterministic from the seed); None when the
-    game is over or waits for no bot."""
+    the move of a bot the game waits for (deterministic from the seed, chosen by
+    `choices`); None when the game is over or waits for no bot."""
     state, stop = stop_if_too_long(live, state, version)
     if stop is not None:
         return state, stop
@@ -97,7 +100,7 @@ def bot_step(live: LiveGame, state: Any, version: int, bots: Mapping[int, str]) 
     seat = next((s for s in status.to_act if s in bots), None)
     if status.finished or seat is None:
         return None
-    payload = engine.bots[bots[seat]](state, seat, rng(live, BOT, version))
+    payload = await choices.choose(live, bots[seat], state, seat, version)
     try:
         payloads = engine.decide(state, seat, payload, rng(live, DECIDE, version))
     except RuleViolation as violation:  # a bot must only play legal moves
@@ -109,13 +112,15 @@ def bot_step(live: LiveGame, state: Any, version: int, bots: Mapping[int, str]) 
     return state, Step(seat, envelopes.command(engine.kind, payload), payloads)
 
 
-def _bot_chain(live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None) -> Iterator[tuple[Any, Step]]:
+async def _bot_chain(
+    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None, choices: BotChoices
+) -> AsyncIterator[tuple[Any, Step]]:
     """The steps that follow `version` events, one at a time with the state after each:
     the bots' moves while the game waits for one, or its stop at its event limit (the
     last step then)."""
     bots = live.table.bots if bots is None else bots
     for _ in range(MAX_BOT_MOVES):
-        found = bot_step(live, state, version, bots)
+        found = await bot_step(live, state, version, bots, choices)
         if found is None:
             return
         state, step = found
@@ -127,19 +132,26 @@ def _bot_chain(live: LiveGame, state: Any, version: int, bots: Mapping[int, str]
 
 
 async def play_bots(
-    live: LiveGame, state: Any, version: int, bots: Mapping[int, str] | None = None, snapshot_every: int = 0
+    live: LiveGame,
+    state: Any,
+    version: int,
+    bots: Mapping[int, str] | None = None,
+    snapshot_every: int = 0,
+    *,
+    choices: BotChoices,
 ) -> tuple[Any, list[Step]]:
     """Plays bot seats while the game waits for one, and stops the game once it reaches
     its event limit between two steps. `bots`: who plays which seat, when the steps
-    before these changed it (default: the table's). Yields the event loop every
-    BOT_SLICE_SECONDS of a long chain. Keeps the state after each step that passes a
-    multiple of `snapshot_every` (service/app/model/snapshots.py)."""
+    before these changed it (default: the table's); `choices`: where each bot chooses
+    (model/bot_choices.py: a search in a worker, the loop serving others meanwhile). Yields
+    the event loop every BOT_SLICE_SECONDS of a long chain. Keeps the state after each
+    step that passes a multiple of `snapshot_every` (service/app/model/snapshots.py)."""
     if not (live.table.bots if bots is None else bots) and version < live.limit:
         return state, []  # no bot to play, and the limit not reached: nothing follows (bot_step)
     steps: list[Step] = []
     slices = Slices()
     after_steps = state
-    for after_steps, step in _bot_chain(live, state, version, bots):
+    async for after_steps, step in _bot_chain(live, state, version, bots, choices):
         after = version + len(step.payloads)
         if passes(version, after, snapshot_every):
             step.state = after_steps

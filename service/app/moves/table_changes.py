@@ -22,6 +22,7 @@ from opentelemetry.trace import Span
 
 from engines.contract import SeatInfo, fold
 from service.app.model import envelopes
+from service.app.model.bot_choices import BotChoices
 from service.app.model.live import LiveGames
 from service.app.model.live_game import LiveGame
 from service.app.model.seeding import SETUP, game_rng
@@ -47,15 +48,16 @@ class Change:
 Decide = Callable[[LiveGame], Awaitable[Change | None]]
 
 
-async def dealt(live: LiveGame, table: Table, version: int) -> tuple[Any, list[Step]]:
+async def dealt(live: LiveGame, table: Table, version: int, bots: BotChoices) -> tuple[Any, list[Step]]:
     """The deal of a game whose seats are all taken (as `table` has them), then the bot
-    moves it lets happen: the steps that follow `version` events."""
+    moves it lets happen (each chosen where `bots` says): the steps that follow
+    `version` events."""
     engine = live.engine
     payload = envelopes.unwrap(live.record.options, engine.kind, "options", allow_empty=True)
     infos: list[SeatInfo] = table.infos
     options = engine.resolve_options(payload, infos)
     deal = engine.setup(options, infos, game_rng(live.record.seed, SETUP, 0))
-    state, bot_steps = await play_bots(live, fold(engine, deal), version + len(deal), table.bots)
+    state, bot_steps = await play_bots(live, fold(engine, deal), version + len(deal), table.bots, choices=bots)
     return state, [Step(None, None, list(deal)), *bot_steps]
 
 

@@ -231,7 +231,8 @@ class ClockWorker(UseCase):
             changes.append(table_event(taken_over=game_pb2.SeatTakenOver(seat=seat, bot=stand_in, reason=reason)))
             bots[seat] = stand_in
         at = version + len(changes)
-        state, stand_in_steps = await play_bots(live, live.state, at, turn)  # the seat's turn, to its end
+        # The seat's turn, to its end; then the bots' after it.
+        state, stand_in_steps = await play_bots(live, live.state, at, turn, choices=self._bots)
         at += sum(len(step.payloads) for step in stand_in_steps)
-        state, bot_steps = await play_bots(live, state, at, bots)
+        state, bot_steps = await play_bots(live, state, at, bots, choices=self._bots)
         return Change([Step(None, None, list(changes)), *stand_in_steps, *bot_steps], state, f"table/timeout-{version}")

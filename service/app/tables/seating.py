@@ -86,7 +86,7 @@ class Seating(UseCase):
             if free == [seat]:  # the last open seat: deal
                 seated = table.clone()
                 seated.apply_change(change)
-                state, deal = await dealt(live, seated, live.version + 1)
+                state, deal = await dealt(live, seated, live.version + 1, self._bots)
                 steps += deal
             taken[:] = [seat]
             return Change(steps, state, f"table/join-{uuid.uuid4().hex}")
@@ -169,7 +169,7 @@ class Seating(UseCase):
             seated = table.clone()
             for change in changes:
                 seated.apply_change(change)
-            state, deal = await dealt(live, seated, live.version + len(changes))
+            state, deal = await dealt(live, seated, live.version + len(changes), self._bots)
             return Change([Step(None, None, list(changes)), *deal], state, "table/start")
 
         return await self._changes.make(game_id, decide)

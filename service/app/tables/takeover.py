@@ -56,7 +56,7 @@ class TakeOvers(UseCase):
             reason = game_pb2.TAKE_OVER_REASON_REQUESTED
             change = table_event(taken_over=game_pb2.SeatTakenOver(seat=seat, bot=bot, reason=reason))
             bots = {**table.bots, seat: bot}
-            state, steps = await play_bots(live, live.state, live.version + 1, bots)
+            state, steps = await play_bots(live, live.state, live.version + 1, bots, choices=self._bots)
             return Change([Step(None, None, [change]), *steps], state, f"table/takeover-{uuid.uuid4().hex}")
 
         live, events = await self._changes.make(live.game_id, decide)

@@ -6,8 +6,8 @@ targets) and a short summary on stdout, one module per part:
 - `targets`, `analysis`: the targets met or missed, and why, figure by figure;
 - `transports`: moves per path and store, the transports' floor, StreamEvents, memory, scale;
 - `in_process`: engines and replay, ReplayGame, the game's own work, long games;
-- `store_alone`, `under_attack`, `observability`: the store's own cost, a victim's moves
-  beside each attack, what tracing and the access log cost;
+- `store_alone`, `observability`: the store's own cost, what tracing and the access log
+  cost (the attacks have a run of their own: attacks_report.py);
 - `profile_notes`: the closing section, profiles and what was removed;
 - `numbers`: how a figure is written, and the paths' names.
 

@@ -18,6 +18,12 @@ def command_line(args: argparse.Namespace) -> str:
         parts.append("--quick")
     if getattr(args, "versus", False):
         parts.append("--versus")
+    if getattr(args, "attacks", False):
+        parts.append("--attacks")
+        if not args.quick and args.duration != 10.0:
+            parts.append(f"--duration {args.duration:g}")
+    if getattr(args, "bots_beside", False):
+        parts.append("--bots-beside")
     if getattr(args, "capacity", False):
         parts.append("--capacity")
         if args.crowds != "64,1000,5000":

@@ -11,8 +11,9 @@ it comes; its send buffer is small, so it cannot run far ahead of what the serve
 - Zero window: SETTINGS_INITIAL_WINDOW_SIZE 0, then calls whose answers the server must
   hold, since the client grants no window to send them in.
 
-Used by tests/hostile/test_http2_floods.py, and to measure a server by hand:
-`python -m tests.hostile.floods HOST:PORT` (docs/SECURITY.md)."""
+Used by tests/hostile/test_http2_floods.py, by the attack bench (attacks.py), and to
+measure a server by hand: `python -m service.bench.floods HOST:PORT` (docs/SECURITY.md).
+A flood may come from another loopback address (`source`: another client)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from tests.hostile.frames import (
+from service.bench.h2 import (
     DATA,
     END_HEADERS,
     END_STREAM,
@@ -62,12 +63,14 @@ class Outcome:
 class Flooder:
     """One connection sending a flood, reading the server's frames between its writes."""
 
-    def __init__(self, target: str, timeout: float = 10.0) -> None:
+    def __init__(self, target: str, timeout: float = 10.0, source: str = "") -> None:
         host, _, port = target.rpartition(":")
         assert host in ("127.0.0.1", "localhost"), "floods go to the loopback only"
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER)
         self.socket.settimeout(timeout)
+        if source:
+            self.socket.bind((source, 0))
         self.socket.connect((host, int(port)))
         self.authority = target
         self.outcome = Outcome()
@@ -125,10 +128,12 @@ class Flooder:
         return self.outcome
 
 
-def flood(target: str, opening: bytes, frames: Iterator[bytes], budget: int, chunk: int = 64 * 1024) -> Outcome:
+def flood(
+    target: str, opening: bytes, frames: Iterator[bytes], budget: int, chunk: int = 64 * 1024, source: str = ""
+) -> Outcome:
     """Sends the preface and `opening`, then `frames` in chunks until the server cuts the
     connection or `budget` bytes went out."""
-    flooder = Flooder(target)
+    flooder = Flooder(target, source=source)
     flooder.send(PREFACE + frame(SETTINGS, 0, 0) + opening)
     batch = bytearray()
     for data in frames:
@@ -140,7 +145,7 @@ def flood(target: str, opening: bytes, frames: Iterator[bytes], budget: int, chu
     return flooder.finish()
 
 
-def continuation_flood(target: str, budget: int = DEFAULT_BUDGET) -> Outcome:
+def continuation_flood(target: str, budget: int = DEFAULT_BUDGET, source: str = "") -> Outcome:
     """HEADERS opening a call without END_HEADERS, then CONTINUATION frames of 16 KiB of
     header fields each, for ever."""
     fields = literal_headers([(f"x-flood-{n}", "v" * 1000) for n in range(16)])
@@ -149,10 +154,11 @@ def continuation_flood(target: str, budget: int = DEFAULT_BUDGET) -> Outcome:
         while True:
             yield frame(CONTINUATION, 0, 1, fields)
 
-    return flood(target, frame(HEADERS, 0, 1, grpc_request_headers(GET_GAME, target)), continuations(), budget)
+    opening = frame(HEADERS, 0, 1, grpc_request_headers(GET_GAME, target))
+    return flood(target, opening, continuations(), budget, source=source)
 
 
-def settings_flood(target: str, budget: int = DEFAULT_BUDGET) -> Outcome:
+def settings_flood(target: str, budget: int = DEFAULT_BUDGET, source: str = "") -> Outcome:
     """SETTINGS frames (each changing a setting, each to be acknowledged); the ACKs
     the server writes back are never read past what the sender's select sees."""
     one = frame(SETTINGS, 0, 0, struct.pack(">HI", INITIAL_WINDOW_SIZE, 65535))
@@ -161,7 +167,7 @@ def settings_flood(target: str, budget: int = DEFAULT_BUDGET) -> Outcome:
         while True:
             yield one
 
-    return flood(target, b"", settings(), budget)
+    return flood(target, b"", settings(), budget, source=source)
 
 
 def a_call_in_flight(target: str, game_id: str) -> bytes:
@@ -173,7 +179,7 @@ def a_call_in_flight(target: str, game_id: str) -> bytes:
     )
 
 
-def ping_flood(target: str, game_id: str, budget: int = DEFAULT_BUDGET) -> Outcome:
+def ping_flood(target: str, game_id: str, budget: int = DEFAULT_BUDGET, source: str = "") -> Outcome:
     """PINGs (each to be answered) beside a call in flight, which grpcio's own ping
     strikes do not count."""
 
@@ -183,10 +189,10 @@ def ping_flood(target: str, game_id: str, budget: int = DEFAULT_BUDGET) -> Outco
             number += 1
             yield frame(PING, 0, 0, number.to_bytes(8, "big"))
 
-    return flood(target, a_call_in_flight(target, game_id), pings(), budget)
+    return flood(target, a_call_in_flight(target, game_id), pings(), budget, source=source)
 
 
-def zero_window(target: str, game_id: str, streams: int = 2_000) -> Outcome:
+def zero_window(target: str, game_id: str, streams: int = 2_000, source: str = "") -> Outcome:
     """SETTINGS_INITIAL_WINDOW_SIZE 0 (the server may send no DATA on a stream until
     the client grants it), then GetGame calls that each leave an answer for the server
     to hold."""
@@ -200,7 +206,7 @@ def zero_window(target: str, game_id: str, streams: int = 2_000) -> Outcome:
             yield frame(HEADERS, END_HEADERS, stream, block) + frame(DATA, END_STREAM, stream, message)
 
     opening = frame(SETTINGS, 0, 0, struct.pack(">HI", INITIAL_WINDOW_SIZE, 0))
-    return flood(target, opening, calls(), budget=DEFAULT_BUDGET, chunk=4 * 1024)
+    return flood(target, opening, calls(), budget=DEFAULT_BUDGET, chunk=4 * 1024, source=source)
 
 
 def main(argv: list[str]) -> None:

@@ -1,5 +1,6 @@
 """HTTP/2 frames written by hand, for attacks no well-behaved client makes (a rapid
-reset: HEADERS then RST_STREAM, thousands of times on one connection).
+reset: HEADERS then RST_STREAM, thousands of times on one connection): the hostile
+clients of tests/hostile/ and of the attack bench (attacks.py, floods.py) share them.
 
 Only what the attacks need: the client preface, SETTINGS (and its ACK), HEADERS with
 literal HPACK fields (no Huffman, no dynamic table: RFC 7541 6.2.2), RST_STREAM, PING
