@@ -25,9 +25,13 @@ def _lead(margin: float) -> float:
     return 1.0 / (1.0 + math.exp(-margin / 1.5))
 
 
-def face_value(state: MookiState, seat: int, face: Face) -> float:
-    """The expected gain in stars of playing `face` now."""
-    counts, spiders = tally(state.collections)
+Tally = tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]
+
+
+def face_value(state: MookiState, seat: int, face: Face, tallied: Tally | None = None) -> float:
+    """The expected gain in stars of playing `face` now (`tallied`: the collections'
+    tally, when the caller has it)."""
+    counts, spiders = tally(state.collections) if tallied is None else tallied
     opponent = 1 - seat
     if face.is_spider:
         # More Spiders than the opponent costs them a trophy, about its stars.
@@ -77,7 +81,8 @@ def greedy_bot(state: MookiState, seat: int, rng: random.Random) -> pb.Command:
                 else pb.SIDE_SHOWN
             )
             return pb.Command(place=pb.Place(side=side))
-        shown, hidden = face_value(state, seat, card.shown), face_value(state, seat, card.hidden)
+        tallied = tally(state.collections)
+        shown, hidden = face_value(state, seat, card.shown, tallied), face_value(state, seat, card.hidden, tallied)
         side = pb.SIDE_HIDDEN if hidden > shown else pb.SIDE_SHOWN
         return pb.Command(place=pb.Place(side=side))
     if state.phase == pb.PHASE_DISCARD_TROPHY:
@@ -94,7 +99,10 @@ def _pile(state: MookiState, seat: int, rng: random.Random) -> int:
     for index, pile in piles:
         if len(pile) == 1 and final_score(state, seat, pile[0].shown)[0]:
             return index
-    values = [(face_value(state, seat, pile[0].shown), rng.random(), index) for index, pile in going_on or piles]
+    tallied = tally(state.collections)
+    values = [
+        (face_value(state, seat, pile[0].shown, tallied), rng.random(), index) for index, pile in going_on or piles
+    ]
     return max(values)[2]
 
 

@@ -6,7 +6,7 @@ from ludotheque.mooki.v1 import mooki_pb2 as pb
 
 from engines import limits
 from engines.adapter import GameEngine
-from engines.mooki import bots, memory, rules, visibility
+from engines.mooki import bots, memory, rules, strong, visibility
 from engines.mooki.cards import SEAT_COUNT
 from engines.mooki.data import RULES_VERSION
 from engines.mooki.state import MookiState
@@ -23,7 +23,7 @@ ENGINE: GameEngine[MookiState, pb.Command, pb.Event, pb.Options, pb.View] = Game
     rules=rules,
     visibility=visibility,
     memory=memory,
-    bots=bots.BOTS,
+    bots={**bots.BOTS, "strong": strong.strong_bot},
     # Games end after 74 events at most (36 cards: a draw and a place each, then the
     # scoring); a server stops one at 1,000 only when configured below that.
     default_event_limit=1_000,

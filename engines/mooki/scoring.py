@@ -17,12 +17,24 @@ def tally(collections: Sequence[Sequence[Placed]]) -> tuple[tuple[tuple[int, ...
     spiders = [0] * len(collections)
     for seat, collection in enumerate(collections):
         for placed in collection:
-            face: Face = placed.face
-            if face.is_spider:
+            index, weight = _COUNTS.get(placed.face) or _counted(placed.face)
+            if index < 0:
                 spiders[seat] += 1
             else:
-                counts[family_index(face.family)][seat] += face.weight
+                counts[index][seat] += weight
     return tuple(tuple(c) for c in counts), tuple(spiders)
+
+
+def _counted(face: Face) -> tuple[int, int]:
+    """Where a face counts (its family's index, -1 for a Spider) and for how many: asked
+    for every card of both collections at every greedy move, so kept per face."""
+    counted = (-1, 0) if face.is_spider else (family_index(face.family), face.weight)
+    if len(_COUNTS) < 64:  # the 11 faces there are, and no more from a malformed log
+        _COUNTS[face] = counted
+    return counted
+
+
+_COUNTS: dict[Face, tuple[int, int]] = {}
 
 
 def score(counts: Sequence[Sequence[int]], spiders: Sequence[int]) -> Scoring:

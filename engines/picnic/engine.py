@@ -6,7 +6,7 @@ from ludotheque.picnic.v1 import picnic_pb2 as pb
 
 from engines import limits
 from engines.adapter import GameEngine
-from engines.picnic import bots, memory, rules, visibility
+from engines.picnic import bots, memory, rules, strong, visibility
 from engines.picnic.data import RULES_VERSION
 from engines.picnic.state import PicnicState
 
@@ -22,7 +22,7 @@ ENGINE: GameEngine[PicnicState, pb.Command, pb.Event, pb.Options, pb.View] = Gam
     rules=rules,
     visibility=visibility,
     memory=memory,
-    bots=bots.BOTS,
+    bots={**bots.BOTS, "strong": strong.strong_bot},
     # Measured (scripts/game_lengths.py, picnic/3) over 300 games per seat count: greedy bots
     # end within 108 events, random ones within 135; players stalling on purpose within 156
     # (every game ends: seeds/picnic/RULES.md, decision 20).

@@ -22,6 +22,7 @@ ENGINE: GameEngine[PiratesState, pb.Command, pb.Event, pb.Options, pb.View] = Ga
     state_type=PiratesState,
     rules=rules,
     visibility=visibility,
+    # No `strong` bot: the search tried (docs/GAMES.md, "The bots") lost to greedy.
     bots=bots.BOTS,
     # Measured (scripts/game_lengths.py, pirates/2) over 100 games per seat count:
     # greedy bots end in 400 to 1,311 events, mixed greedy and random 440 to 1,257;

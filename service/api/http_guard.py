@@ -17,11 +17,15 @@ or a request a byte at a time, and request heads that aiohttp's own handling tri
 - Connections are counted (connections.py): one past the limits (per client address, or
   in all) is answered at its first request, 429 or 503 with Retry-After, and closed. It
   is not refused before its request: closing a socket with a request unread resets it,
-  and the client would not read why."""
+  and the client would not read why.
+- A connection upgraded to a WebSocket may be handed over (`hand_over`) to a Protocol of
+  its own (ws_connection.py): aiohttp forgets it, and its place among the counted
+  connections goes with it, given back when it ends."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -81,6 +85,25 @@ class _HeaderTimedHandler(RequestHandler):
                 self._connections.lingered()
             self._connections = None  # (once)
         super().connection_lost(exc)
+
+    def let_go(self, protocol: asyncio.Protocol) -> tuple[bytes, Callable[[], None]]:
+        """Gives the connection to `protocol` (the request being handled upgraded it): what
+        came after the request, unread, and what gives back its place when it ends."""
+        transport = self.transport
+        if transport is None or transport.is_closing():
+            raise ConnectionResetError("the client left during the WebSocket handshake")
+        connections, self._connections = self._connections, None
+        release: Callable[[], None] = _nothing
+        if connections is not None and self.refusal is None:
+            release = functools.partial(connections.release, self._client, HTTP_DESCRIPTORS)
+        tail, self._message_tail = self._message_tail, b""
+        paused, self._buffer_paused = self._buffer_paused, False
+        transport.set_protocol(protocol)
+        self.transport = None  # aiohttp closes what it holds once the request is done: nothing now
+        self.connection_lost(None)  # its server forgets the connection; its timers stop
+        if paused:
+            transport.resume_reading()
+        return tail, release
 
     def handle_error(
         self, request: web.BaseRequest, status: int = 500, exc: BaseException | None = None, message: str | None = None
@@ -164,6 +187,27 @@ class GuardedAppRunner(web.AppRunner):
 
         server.request_factory = guarded_request
         return server
+
+
+def hand_over(request: web.BaseRequest, protocol: asyncio.Protocol) -> Callable[[], None]:
+    """Takes the connection of `request`, upgraded to a WebSocket and its handshake
+    answered, from aiohttp to `protocol` (aiohttp writes nothing more on it: the handler
+    returns a response that goes nowhere). Returns what gives the connection's place back
+    (connections.py) when it ends."""
+    handler = request.protocol
+    if not isinstance(handler, _HeaderTimedHandler):
+        raise TypeError("only the guarded server's connections can be handed over")
+    transport = handler.transport
+    tail, release = handler.let_go(protocol)
+    assert transport is not None
+    protocol.connection_made(transport)
+    if tail:
+        protocol.data_received(tail)
+    return release
+
+
+def _nothing() -> None:
+    pass
 
 
 def _readable_expect(message: Any) -> Any:

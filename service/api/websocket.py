@@ -4,10 +4,15 @@ The same PlayRequest / PlayResponse messages as the gRPC Play stream, one per fr
 served by the same use case (service/app/play/play_session.py): binary protobuf frames
 (subprotocol `ludotheque.v1.proto`, or none) or proto3 JSON text frames
 (`ludotheque.v1.json`). The first message is the join, which carries the seat token:
-never the URL. This module translates frames, keeps the connection alive (pings), cuts
-a client that stops reading, and turns the session's end into a close code (1000, or
-4000 + the gRPC status code of the error, after a last message carrying the whole
-google.rpc.Status); it decides nothing.
+never the URL. This module translates frames, cuts a client that stops reading, and
+turns the session's end into a close code (1000, or 4000 + the gRPC status code of the
+error, after a last message carrying the whole google.rpc.Status); it decides nothing.
+
+aiohttp answers the handshake (its route and middleware, the checks below), then hands
+the connection over to ws_connection.py: wsproto's frames on an asyncio Protocol, which
+keeps the connection alive (pings) and holds far less per idle seat than aiohttp's
+WebSocket would (3.5 KiB against 15.7: `python -m service.bench.connection_floor`). The
+handler returns at once; the session runs in a task of its own.
 
 A browser cannot read the status of a refused handshake (its WebSocket only says
 1006), so what a page can get wrong is refused after the upgrade, as such an error
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -35,12 +41,19 @@ from ludotheque.v1 import game_service_pb2 as api
 from opentelemetry import trace
 from opentelemetry.trace import Link, SpanKind, format_trace_id
 from opentelemetry.trace.propagation.tracecontext import TraceContextTextMapPropagator
+from wsproto import ConnectionType
+from wsproto.connection import Connection
+from wsproto.events import AcceptConnection
+from wsproto.handshake import H11Handshake
+from wsproto.utilities import ProtocolError
 
 from service.api.backpressure import cap_send_buffer
 from service.api.body_limits import SMALL_MESSAGE_BYTES
+from service.api.http_guard import hand_over
 from service.api.read_receipts import ReadReceipts
 from service.api.rest import bearer_token, error_response, to_json
 from service.api.rpcs import BidiUseCase
+from service.api.ws_connection import Frame, WebSocketConnection
 from service.app.model.errors import Code, ServiceError, invalid_argument, permission_denied, status_of
 from service.app.observe import request_context, tracing
 from service.app.observe.metrics import Metrics
@@ -64,6 +77,7 @@ TRACEPARENT = "traceparent"  # the only query parameter of /v1/play: a browser's
 CORS_FLAG = "--cors-origins (LUDOTHEQUE_CORS_ORIGINS)"
 _W3C = TraceContextTextMapPropagator()
 _tracer = trace.get_tracer("ludotheque")
+_GONE = ServiceError(Code.UNAVAILABLE, "The connection is gone.")  # a session's end nobody reads
 SLOW_READER = ServiceError(
     Code.RESOURCE_EXHAUSTED,
     "You read too slowly: the server stopped waiting. Join again from the last version received plus one.",
@@ -94,69 +108,98 @@ def mount(
     metrics: Metrics,
 ) -> None:
     """Adds GET /v1/play and GET /v1/diagnostics/echo to `web_app`."""
-    sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()
+    sockets: weakref.WeakSet[web.WebSocketResponse] = weakref.WeakSet()  # the echo's
+    sessions: dict[WebSocketConnection, asyncio.Task[None]] = {}  # Play's, each with its connection
 
     async def play_handler(http: web.Request) -> web.StreamResponse:
-        socket = web.WebSocketResponse(
-            protocols=(PROTO, JSON),
-            heartbeat=settings.heartbeat,
-            max_msg_size=min(settings.max_message_bytes, SMALL_MESSAGE_BYTES),  # a join or a move: body_limits.py
-            compress=False,  # messages are small: deflating each costs more CPU than it saves
-            timeout=settings.send_timeout,  # for the close handshake
-            autoping=False,  # pongs are read receipts (read_receipts.py): _requests answers pings
-        )
-        if not socket.can_prepare(http).ok:
+        ready = web.WebSocketResponse(protocols=(PROTO, JSON)).can_prepare(http)  # aiohttp's checks, its choice
+        if not ready.ok:
             return _upgrade_required(http)
         try:
             _check_subprotocols(http)  # no subprotocol agreed, no socket a browser keeps open
             token = bearer_token(http)  # programs may send the header; browsers put it in the join
+            accepted, frames = _handshake(http, ready.protocol)
         except ServiceError as error:
             return error_response(error)
         refused = _refusal(http, origin_allowed)
-        await socket.prepare(http)
-        sockets.add(socket)
-        # Left to itself the kernel's buffer grows to megabytes for a client that stops reading.
-        cap_send_buffer(http.transport)
-        codec = _JSON_CODEC if socket.ws_protocol == JSON else _PROTO_CODEC
-        receipts = ReadReceipts(lambda nonce: _send_frame(http, socket, nonce, WSMsgType.PING, settings.send_timeout))
+        codec = _JSON_CODEC if ready.protocol == JSON else _PROTO_CODEC
+        connection = WebSocketConnection(
+            frames,
+            max_message=min(settings.max_message_bytes, SMALL_MESSAGE_BYTES),  # a join or a move: body_limits.py
+            heartbeat=settings.heartbeat,
+        )
+        receipts = ReadReceipts(connection.send_ping)
+        connection.on_pong = receipts.pong  # pongs are read receipts (read_receipts.py)
+        _take_over(http, accepted, connection)
+        requests = _requests(connection, codec)
+        responses = _refused(refused) if refused is not None else play(requests, token)
+        span = _client_trace(http) if refused is None else contextlib.nullcontext
+        serve = _serve_session(connection, responses, codec, settings, closing, receipts, span)
+        task = asyncio.create_task(serve)  # the request's context comes along: its id, its origin
+        sessions[connection] = task
+        task.add_done_callback(lambda _: sessions.pop(connection, None))
+        return web.Response(status=101)  # written nowhere: the connection is not aiohttp's any more
 
-        def closing(code: int) -> None:
-            metrics.labelled(metrics.websocket_closes, str(code)).inc()
-
-        if refused is not None:
-            await _serve_session(http, socket, _refused(refused), codec, settings, closing, receipts)
-            return socket
-        with _client_trace(http):
-            requests = _requests(socket, codec, receipts)
-            await _serve_session(http, socket, play(requests, token), codec, settings, closing, receipts)
-        return socket
-
-    async def echo_handler(http: web.Request) -> web.StreamResponse:
-        socket = web.WebSocketResponse(heartbeat=settings.heartbeat, max_msg_size=ECHO_MAX_BYTES, compress=False)
-        if not socket.can_prepare(http).ok:
-            return _upgrade_required(http)
-        refused = _refusal(http, origin_allowed, play=False)
-        if refused is not None:
-            return error_response(refused)
-        await socket.prepare(http)
-        sockets.add(socket)
-        async for message in socket:
-            if message.type is WSMsgType.BINARY:
-                await socket.send_bytes(message.data)
-            elif message.type is WSMsgType.TEXT:
-                await socket.send_str(message.data)
-        return socket
+    def closing(code: int) -> None:
+        metrics.labelled(metrics.websocket_closes, str(code)).inc()
 
     async def close_all(_: web.Application) -> None:
         """On shutdown: every socket still open is told the server goes away (1001)."""
+        stopping = b"the server is stopping"
         await asyncio.gather(
-            *(socket.close(code=CLOSE_GOING_AWAY, message=b"the server is stopping") for socket in list(sockets)),
+            *(socket.close(code=CLOSE_GOING_AWAY, message=stopping) for socket in list(sockets)),
+            *(
+                connection.close(CLOSE_GOING_AWAY, stopping.decode(), settings.send_timeout)
+                for connection in list(sessions)
+            ),
             return_exceptions=True,
         )
 
+    async def end_sessions(_: web.Application) -> None:
+        """Then their sessions end (each saw its client's close, or is cut now)."""
+        tasks = list(sessions.values())
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     web_app.router.add_get(PLAY_PATH, play_handler)
-    web_app.router.add_get(ECHO_PATH, echo_handler)
+    web_app.router.add_get(ECHO_PATH, functools.partial(_echo, settings, origin_allowed, sockets))
     web_app.on_shutdown.append(close_all)
+    web_app.on_cleanup.append(end_sessions)
+
+
+async def _echo(
+    settings: WebSocketSettings,
+    origin_allowed: Callable[[web.Request], bool],
+    sockets: weakref.WeakSet[web.WebSocketResponse],
+    http: web.Request,
+) -> web.StreamResponse:
+    """GET /v1/diagnostics/echo: aiohttp's own WebSocket, sending back every frame."""
+    socket = web.WebSocketResponse(heartbeat=settings.heartbeat, max_msg_size=ECHO_MAX_BYTES, compress=False)
+    if not socket.can_prepare(http).ok:
+        return _upgrade_required(http)
+    refused = _refusal(http, origin_allowed, play=False)
+    if refused is not None:
+        return error_response(refused)
+    await socket.prepare(http)
+    sockets.add(socket)
+    async for message in socket:
+        if message.type is WSMsgType.BINARY:
+            await socket.send_bytes(message.data)
+        elif message.type is WSMsgType.TEXT:
+            await socket.send_str(message.data)
+    return socket
+
+
+def _take_over(http: web.Request, accepted: bytes, connection: WebSocketConnection) -> None:
+    """Answers the upgrade with `accepted` and hands the connection to `connection`."""
+    transport = http.transport
+    if transport is None or transport.is_closing():
+        raise ConnectionResetError("the client left during the WebSocket handshake")
+    # Left to itself the kernel's buffer grows to megabytes for a client that stops reading.
+    cap_send_buffer(transport)
+    transport.write(accepted)
+    connection.release = hand_over(http, connection)
 
 
 def _check_subprotocols(http: web.Request) -> None:
@@ -200,26 +243,43 @@ async def _refused(error: ServiceError) -> AsyncIterator[Message]:
     yield  # unreachable: it makes this function an async generator, as a session is
 
 
-@contextlib.contextmanager
-def _client_trace(http: web.Request) -> Iterator[None]:
+def _client_trace(http: web.Request) -> Callable[[], contextlib.AbstractContextManager[None]]:
     """The trace a browser's session belongs to, from its `traceparent` query parameter
-    (a browser cannot send it as a header): the session's log lines carry its trace id
-    and, when tracing, its moves are spans of that trace, under a span of the session
-    linked to the upgrade's own. A malformed traceparent is ignored, as in a header."""
+    (a browser cannot send it as a header): the upgrade's log line and the session's
+    carry its trace id (noted now) and, when tracing, its moves are spans of that trace,
+    under a span of the session linked to the upgrade's own (what the returned function
+    opens, in the session's task). A malformed traceparent is ignored, as in a header."""
     traceparent = http.query.get(TRACEPARENT, "")
     context = _W3C.extract({TRACEPARENT: traceparent}) if traceparent else None
     parent = trace.get_current_span(context).get_span_context() if context is not None else None
     if parent is None or not parent.is_valid:
-        yield
-        return
+        return contextlib.nullcontext
     request_context.note(trace_id=format_trace_id(parent.trace_id))
     if not tracing.enabled():
-        yield
-        return
+        return contextlib.nullcontext
     upgrade = trace.get_current_span().get_span_context()
     links = [Link(upgrade)] if upgrade.is_valid else []
-    with _tracer.start_as_current_span("ludotheque.play", context=context, kind=SpanKind.SERVER, links=links):
-        yield
+
+    @contextlib.contextmanager
+    def span() -> Iterator[None]:
+        with _tracer.start_as_current_span("ludotheque.play", context=context, kind=SpanKind.SERVER, links=links):
+            yield
+
+    return span
+
+
+def _handshake(http: web.Request, protocol: str | None) -> tuple[bytes, Connection]:
+    """wsproto's answer to the upgrade (`protocol`: the subprotocol agreed, or none), and
+    the connection's frames from then on."""
+    handshake = H11Handshake(ConnectionType.SERVER)
+    try:
+        handshake.initiate_upgrade_connection(list(http.raw_headers), http.raw_path)
+        accepted = handshake.send(AcceptConnection(subprotocol=protocol or None))
+    except ProtocolError as error:
+        raise invalid_argument("upgrade", f"The WebSocket handshake cannot be accepted: {error}") from None
+    connection = handshake.connection
+    assert connection is not None  # (accepted)
+    return accepted, connection
 
 
 def _upgrade_required(http: web.Request) -> web.Response:
@@ -234,13 +294,13 @@ def _upgrade_required(http: web.Request) -> web.Response:
 class _Codec:
     """How messages travel in frames: protobuf in binary frames, or JSON in text frames."""
 
-    def __init__(self, frame: WSMsgType, name: str) -> None:
+    def __init__(self, frame: Frame, name: str) -> None:
         self.frame = frame
         self.name = name
 
-    def decode(self, frame: WSMsgType, data: str | bytes) -> api.PlayRequest:
+    def decode(self, frame: Frame, data: str | bytes) -> api.PlayRequest:
         if frame is not self.frame:
-            other = "text" if frame is WSMsgType.TEXT else "binary"
+            other = "text" if frame is Frame.TEXT else "binary"
             raise invalid_argument("frame", f"This session speaks {self.name}: a {other} frame cannot be read.")
         try:
             if isinstance(data, bytes):
@@ -249,123 +309,105 @@ class _Codec:
         except (DecodeError, json_format.ParseError) as error:
             raise invalid_argument("frame", f"The frame is not a valid PlayRequest: {error}") from None
 
-    def encode(self, message: Message) -> bytes:
-        if self.frame is WSMsgType.BINARY:
-            return message.SerializeToString()
-        return to_json(message).encode()
+    def encode(self, message: Message) -> tuple[bytes | str, int]:
+        """The message's frame data, and its size in bytes."""
+        if self.frame is Frame.BINARY:
+            data = message.SerializeToString()
+            return data, len(data)
+        text = to_json(message)
+        return text, len(text.encode())
 
 
-_PROTO_CODEC = _Codec(WSMsgType.BINARY, f"binary protobuf ({PROTO})")
-_JSON_CODEC = _Codec(WSMsgType.TEXT, f"proto3 JSON text ({JSON})")
+_PROTO_CODEC = _Codec(Frame.BINARY, f"binary protobuf ({PROTO})")
+_JSON_CODEC = _Codec(Frame.TEXT, f"proto3 JSON text ({JSON})")
 
 
-async def _requests(
-    socket: web.WebSocketResponse, codec: _Codec, receipts: ReadReceipts
-) -> AsyncIterator[api.PlayRequest]:
-    """The client's messages, until it closes; its pings answered, its pongs taken as
-    read receipts (aiohttp's heartbeat sees any frame come in as a sign of life)."""
-    while True:
-        frame = await socket.receive()
-        if frame.type is WSMsgType.PING:
-            await socket.pong(frame.data)
-            continue
-        if frame.type is WSMsgType.PONG:
-            receipts.pong(bytes(frame.data))
-            continue
-        if frame.type not in (WSMsgType.BINARY, WSMsgType.TEXT):
-            return  # closing, closed, or an error aiohttp has closed the connection for
-        yield codec.decode(frame.type, frame.data)
+async def _requests(connection: WebSocketConnection, codec: _Codec) -> AsyncIterator[api.PlayRequest]:
+    """The client's messages, until it closes (its pings are answered, its pongs taken
+    as read receipts, by the connection)."""
+    while (received := await connection.receive()) is not None:
+        yield codec.decode(*received)
 
 
 async def _serve_session(
-    http: web.Request,
-    socket: web.WebSocketResponse,
+    connection: WebSocketConnection,
     responses: AsyncIterator[Message],
     codec: _Codec,
     settings: WebSocketSettings,
     closing: Callable[[int], None],
     receipts: ReadReceipts,
+    span: Callable[[], contextlib.AbstractContextManager[None]],
 ) -> None:
-    """Sends the session's messages, then closes, telling `closing` the close code first
-    (the handler may be cancelled while the close waits for the client)."""
-    error: ServiceError | None = None
-    try:
-        async for response in responses:
-            await _send(http, socket, codec, response, settings.send_timeout, receipts)
-    except ServiceError as ended:
-        error = ended
-    except ConnectionError:
-        return  # the connection is gone: no close to send
-    except Exception:
-        log.exception("unexpected error in a WebSocket Play session")
-        error = ServiceError(Code.INTERNAL, "Internal error: the operators have been told.")
-    finally:
-        await responses.aclose()  # type: ignore[attr-defined]
+    """Sends the session's messages, then closes, telling `closing` the close code first."""
+    with span():
+        error = await _sent(connection, responses, codec, settings.send_timeout, receipts)
+    if error is _GONE:
+        return  # no close to send
     if error is None:
         closing(CLOSE_NORMAL)
-        await socket.close(code=CLOSE_NORMAL)
+        await connection.close(CLOSE_NORMAL, timeout=settings.send_timeout)
         return
     code = ERROR_CLOSE_BASE + error.code.grpc_value
     closing(code)
+    if error is SLOW_READER:
+        connection.abort()  # drop what it never read: a stalled client holds no buffer, gets no more
+        return
     with contextlib.suppress(ServiceError, ConnectionError):
-        if error is not SLOW_READER:  # a client that does not read gets no more messages
-            await _send(http, socket, codec, api.PlayResponse(error=status_of(error)), settings.send_timeout, receipts)
+        await _send(connection, codec, api.PlayResponse(error=status_of(error)), settings.send_timeout, receipts)
+    await connection.close(code, _reason(error.message), settings.send_timeout)
+
+
+async def _sent(
+    connection: WebSocketConnection,
+    responses: AsyncIterator[Message],
+    codec: _Codec,
+    timeout: float,
+    receipts: ReadReceipts,
+) -> ServiceError | None:
+    """Sends the session's messages: None once it ended, or the error it ended on (its
+    connection gone: an error nobody will read)."""
     try:
-        async with asyncio.timeout(settings.send_timeout):
-            await socket.close(code=code, message=_reason(error.message))
-    except TimeoutError:
-        pass
+        async for response in responses:
+            await _send(connection, codec, response, timeout, receipts)
+    except ServiceError as ended:
+        return ended
+    except ConnectionError:
+        return _GONE
+    except Exception:
+        log.exception("unexpected error in a WebSocket Play session")
+        return ServiceError(Code.INTERNAL, "Internal error: the operators have been told.")
     finally:
-        if error is SLOW_READER and http.transport is not None:
-            http.transport.abort()  # drop what it never read: a stalled client holds no buffer
+        await responses.aclose()  # type: ignore[attr-defined]
+    return None
 
 
 async def _send(
-    http: web.Request,
-    socket: web.WebSocketResponse,
+    connection: WebSocketConnection,
     codec: _Codec,
     message: Message,
     timeout: float,
     receipts: ReadReceipts,
 ) -> None:
     """Sends one message once the client has read enough of what came before
-    (read_receipts.py), and pings for a receipt when one is due."""
-    data = codec.encode(message)
-    size = len(data) + FRAME_HEADER_BYTES
-    await _send_frame(http, socket, data, codec.frame, timeout, receipts, size)
+    (read_receipts.py), and pings for a receipt when one is due. When the transport's
+    buffer is full, or the client has not read enough of what it was sent, the send
+    waits, but no longer than `timeout`: then the client is cut (SLOW_READER)."""
+    data, length = codec.encode(message)
+    size = length + FRAME_HEADER_BYTES
+    if not receipts.may_send(size) or connection.buffered() + size > connection.high_water():
+        try:
+            async with asyncio.timeout(timeout):
+                await receipts.before_sending(size)
+                await connection.drain()
+        except TimeoutError:
+            raise SLOW_READER from None
+    connection.send(data)
     await receipts.sent_bytes(size)
 
 
-async def _send_frame(
-    http: web.Request,
-    socket: web.WebSocketResponse,
-    data: bytes,
-    frame: WSMsgType,
-    timeout: float,
-    receipts: ReadReceipts | None = None,
-    size: int = 0,
-) -> None:
-    """Sends one frame. When the transport's buffer is full, or the client has not read
-    enough of what it was sent, the send waits, but no longer than `timeout`: then the
-    client is cut (SLOW_READER)."""
-    transport = http.transport
-    if transport is not None and (receipts is None or receipts.may_send(size)):
-        high_water = transport.get_write_buffer_limits()[1]
-        if transport.get_write_buffer_size() + len(data) + FRAME_HEADER_BYTES <= high_water:
-            await socket.send_frame(data, frame)  # the usual case: it cannot wait, no timer needed
-            return
-    try:
-        async with asyncio.timeout(timeout):
-            if receipts is not None:
-                await receipts.before_sending(size)
-            await socket.send_frame(data, frame)
-    except TimeoutError:
-        raise SLOW_READER from None
-
-
-def _reason(message: str) -> bytes:
+def _reason(message: str) -> str:
     """The message cut to what a close frame can carry, on a character boundary."""
     data = message.encode()
     if len(data) <= MAX_REASON_BYTES:
-        return data
-    return data[: MAX_REASON_BYTES - 3].decode(errors="ignore").encode() + b"..."
+        return message
+    return data[: MAX_REASON_BYTES - 3].decode(errors="ignore") + "..."

@@ -213,6 +213,8 @@ class Server:
             # creation limits (each is one store round trip at creation).
             "LUDOTHEQUE_CREATE_RATE": "0",
             "LUDOTHEQUE_LIVE_GAMES": "0",
+            # Every seat's session comes from 127.0.0.1 too: past 32 they would be refused.
+            "LUDOTHEQUE_MAX_FOLLOWERS_PER_CLIENT": "0",
             **(env or {}),
         }
         process = subprocess.Popen(

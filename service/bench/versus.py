@@ -151,7 +151,7 @@ class VersusFigures:
 # --- the Node harness --------------------------------------------------------------
 
 
-def _cache_root() -> Path:
+def cache_root() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "ludotheque"
 
@@ -164,7 +164,7 @@ def install_harness() -> Path:
             raise HarnessError(f"the boardgame.io comparison needs Node.js and npm on the PATH ({tool} is missing)")
     manifests = [HARNESS / "package.json", HARNESS / "package-lock.json"]
     digest = hashlib.sha256(b"".join(path.read_bytes() for path in manifests)).hexdigest()[:16]
-    target = _cache_root() / f"boardgameio-{digest}"
+    target = cache_root() / f"boardgameio-{digest}"
     modules = target / "node_modules"
     if (modules / "boardgame.io" / "package.json").exists():
         return modules

@@ -1,4 +1,4 @@
-"""The `ludotheque` command: serve, play, export, import, verify, replay, bench, api-key."""
+"""The `ludotheque` command: serve, play, export, import, verify, replay, bench, api-key, bots."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 
 from engines.registry import ENGINES
+from service.cli import bots, language, logs
 from service.cli import config as configuration
-from service.cli import language, logs
 from service.cli.play import play
 
 
@@ -40,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=(
             "a seat, in turn order: NAME or NAME:AGE for a human at this terminal "
             "('' for none: the seat is then Player 2, in each reader's language), "
-            "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy or random), "
+            "bot:KIND or bot:KIND:AGE for a bot (KIND: greedy, random or strong), "
             "open for a seat a player on another terminal joins (--join). "
             "Default: you against the greedy bot, and random bots in the seats the game takes besides."
         ),
@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     from service.bench import run as bench
 
     bench.add_arguments(bench_parser)
+    bots.add_arguments(commands)
     return parser
 
 
@@ -97,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from service.bench import run as bench
 
         return bench.main(args)
+    if args.command == "bots":
+        return bots.run(args, sys.stdout)
     if args.command == "api-key":
         from service.app.access.creators import hash_api_key, new_api_key, parse_api_keys
 

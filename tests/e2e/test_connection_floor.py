@@ -1,6 +1,7 @@
 """`python -m service.bench.connection_floor` (what an idle connection costs a server in
-memory: a bare asyncio server, a bare aiohttp WebSocket, boardgame.io's server and ours,
-which PERFORMANCE.md quotes) runs and reports every server with every connection held.
+memory: a bare asyncio server, a bare aiohttp WebSocket, the candidate libraries for
+`Play`'s connection, boardgame.io's server and ours, which PERFORMANCE.md quotes) runs
+and reports every server with every connection held.
 No size is asserted: a few connections measure little, and CI machines vary."""
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ def test_the_connection_floor_holds_every_connection_of_every_server() -> None:
     assert [(server.split("(")[0].split(":")[0].strip(), held.strip()) for server, held, _ in rows] == [
         ("a bare asyncio server", "20"),
         ("a bare aiohttp WebSocket", "20"),
+        ("aiohttp's handshake, then wsproto 1.3 on an asyncio Protocol", "20"),
+        ("websockets 17.4's asyncio server", "20"),
+        ("picows 2.3's server", "20"),
         ("boardgame.io 0.50's server", "20"),
         ("ours", "20"),
     ]

@@ -117,7 +117,9 @@ def test_game_kinds_give_a_renderer_what_it_needs(server: ServerProcess) -> None
     picnic = rest.get("/v1/kinds/picnic", headers={"Accept-Language": "fr"}).json
     assert picnic["name"]["text"] == "Le pique-nique de Facteur Souris"
     assert (picnic["minSeats"], picnic["maxSeats"]) == (1, 4)
-    assert {bot["name"] for bot in picnic["bots"]} == {"greedy", "random"}
+    bots = {bot["name"]: bot["description"] for bot in picnic["bots"]}
+    assert set(bots) == {"greedy", "random", "strong"}
+    assert bots["strong"]["key"] == "bot.strong" and bots["strong"]["text"].startswith("Réfléchit à l’avance")
     board = next(o for o in picnic["options"] if o["field"] == "board")
     assert [v["name"] for v in board["values"]] == ["BOARD_UNSPECIFIED", "BOARD_EASY", "BOARD_HARD"]
     assert picnic["defaults"]["picnic"]["board"] == "BOARD_EASY"

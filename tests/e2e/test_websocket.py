@@ -28,7 +28,7 @@ from ludotheque.v1 import game_pb2
 from ludotheque.v1 import game_service_pb2 as api
 
 from tests.support.aio import async_test
-from tests.support.raw_websocket import PING, TEXT, RawWebSocket
+from tests.support.raw_websocket import PING, TEXT, RawWebSocket, text_frame
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server, watched_server
 from tests.support.traced_server import SPANS_ENV
 from tests.support.waiting import wait_until
@@ -167,6 +167,42 @@ async def test_json_text_frames_with_their_subprotocol(server: ServerProcess) ->
         refused = await ws.receive_json(timeout=DEADLINE)
         assert refused["result"]["commandId"] == "too-early"
         assert refused["result"]["error"]["code"] == grpc.StatusCode.FAILED_PRECONDITION.value[0]  # goes on
+
+
+def test_a_join_sent_with_the_upgrade_is_read(server: ServerProcess) -> None:
+    # A client should wait for the upgrade's answer before it sends a frame; one that
+    # does not loses nothing: what came with the request goes with the connection when
+    # aiohttp hands it over (http_guard.hand_over).
+    created = new_game(server, "Cléo", "Robin")
+    joining = text_frame(json.dumps({"join": {"gameId": created.game_id, "token": created.seat_tokens[1]}}))
+    eager = RawWebSocket("127.0.0.1", server.http_port, "/v1/play", protocol="ludotheque.v1.json", early=joining)
+    try:
+        first = eager.receive()
+    finally:
+        eager.close()
+    assert first is not None and first.opcode == TEXT
+    assert [event["version"] for event in json.loads(first.payload)["events"]] == ["1"]
+
+
+def test_a_burst_of_commands_in_one_packet_is_answered_whole(server: ServerProcess) -> None:
+    # More messages in one read of the socket than the connection holds before it stops
+    # reading (ws_connection.INBOX_FRAMES): each gets its result, in order.
+    created = new_game(server, "Cléo", "Robin")
+    burst = text_frame(json.dumps({"join": {"gameId": created.game_id, "token": created.seat_tokens[1]}}))
+    draw = {"mooki": {"draw": {"pile": 0}}}  # not Robin's turn: each refused, the session goes on
+    commands = [f"early-{n}" for n in range(100)]
+    burst += b"".join(text_frame(json.dumps({"command": {"command": draw, "commandId": c}})) for c in commands)
+    eager = RawWebSocket("127.0.0.1", server.http_port, "/v1/play", protocol="ludotheque.v1.json", early=burst)
+    answered: list[str] = []
+    try:
+        while len(answered) < len(commands) and (frame := eager.receive()) is not None:
+            if frame.opcode == PING:
+                eager.send_pong(frame.payload)  # what it read: the server sends on
+            elif frame.opcode == TEXT and "result" in (message := json.loads(frame.payload)):
+                answered.append(message["result"]["commandId"])
+    finally:
+        eager.close()
+    assert answered == commands
 
 
 async def next_presence(ws: aiohttp.ClientWebSocketResponse) -> list[int]:

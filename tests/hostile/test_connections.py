@@ -14,6 +14,7 @@ all (--max-connections-per-client, --max-connections), refused with a reason."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import struct
@@ -44,6 +45,7 @@ from service.bench.h2 import (
     frame,
     grpc_request_headers,
 )
+from tests.support.raw_websocket import TEXT, RawWebSocket
 from tests.support.rest import Rest
 from tests.support.server import ADMIN_TOKEN, ServerProcess, running_server
 from tests.support.waiting import eventually
@@ -310,6 +312,30 @@ def test_connections_from_one_address_are_capped_on_both_ports_with_a_reason(cap
         connection.close()
     # The server notices the closes when it gets to them: until then, one too many.
     eventually(lambda: served_again(capped, "127.0.0.3") or None, 30, "the address served again", interval=0.1)
+
+
+def test_a_play_websocket_holds_its_place_among_its_addresss_connections_until_it_closes(
+    capped: ServerProcess,
+) -> None:
+    # aiohttp hands a Play WebSocket's connection over after the handshake (http_guard.py):
+    # the connection's place goes with it, not back to the address.
+    game_id = Rest(capped.http).post("/v1/games", {"kind": "mooki", "seats": [{}, {}]}).json["gameId"]
+    sockets = [
+        RawWebSocket("127.0.0.1", capped.http_port, "/v1/play", protocol="ludotheque.v1.json", source="127.0.0.5")
+        for _ in range(PER_CLIENT)
+    ]
+    try:
+        for socket_ in sockets:  # each a session (a spectator), answered: the handover is done
+            socket_.send_text(json.dumps({"join": {"gameId": game_id}}))
+            answer = socket_.receive()
+            assert answer is not None and answer.opcode == TEXT, answer
+        with socket.create_connection(("127.0.0.1", capped.http_port), source_address=("127.0.0.5", 0)) as over:
+            over.sendall(b"GET /v1/kinds HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert over.recv(65536).startswith(b"HTTP/1.1 429")
+    finally:
+        for socket_ in sockets:
+            socket_.close()
+    eventually(lambda: served_again(capped, "127.0.0.5") or None, 30, "the address served again", interval=0.1)
 
 
 @pytest.mark.parametrize(

@@ -26,15 +26,16 @@ import pickle
 import random
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from google.protobuf.message import Message
 from ludotheque.v1 import game_pb2
 
-from engines.contract import RuleViolation, SeatInfo, Viewer, fold
+from engines.contract import Bot, RuleViolation, SeatInfo, Viewer, fold
 from engines.registration import Move
 from engines.registry import GAMES, AnyEngine
+from engines.search import SearchBot
 from service.app.model import envelopes
 from service.app.views import views
 from service.app.views.descriptions import Audience
@@ -237,6 +238,19 @@ def _check_stopped(spec: GameSpec, state: Any, seat_count: int, rng: random.Rand
     assert fold(engine, stops, stopped) == stopped, "nothing happens to a stopped game"
 
 
+# The search budget of a strong bot in the suite's many games (engines/search.py): the
+# same code, every move of it, a fraction of the real budget's iterations.
+QUICK_ITERATIONS, QUICK_HORIZON = 6, 3
+
+
+def quick(bot: Bot[Any, Any]) -> Bot[Any, Any]:
+    """`bot`, with a few iterations if it searches (tests/engines/test_strong_bots.py
+    checks the real budget)."""
+    if isinstance(bot, SearchBot):
+        return replace(bot, iterations=QUICK_ITERATIONS, horizon=QUICK_HORIZON)
+    return bot
+
+
 def check_bots_see_only_their_seat(
     spec: GameSpec, states: Sequence[Any], samples: int, new_rng: Callable[[], random.Random]
 ) -> None:
@@ -252,6 +266,7 @@ def check_bots_see_only_their_seat(
         seat = to_act[0]
         other = spec.perturb(state, Viewer.player(seat), new_rng())
         for name, bot in engine.bots.items():
+            bot = quick(bot)
             assert bot(state, seat, random.Random(1)) == bot(other, seat, random.Random(1)), name
 
 

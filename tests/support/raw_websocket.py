@@ -24,13 +24,44 @@ class Frame:
         return struct.unpack(">H", self.payload[:2])[0] if self.opcode == CLOSE and len(self.payload) >= 2 else None
 
 
+def text_frame(text: str) -> bytes:
+    """A client's text frame (masked) carrying `text`."""
+    return client_frame(TEXT, text.encode())
+
+
+def client_frame(opcode: int, payload: bytes) -> bytes:
+    """A client's frame (masked), whole."""
+    mask = os.urandom(4)
+    header = bytes([0x80 | opcode])
+    if len(payload) < 126:
+        header += bytes([0x80 | len(payload)])
+    else:
+        header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
+    masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
+    return header + mask + masked
+
+
 class RawWebSocket:
-    def __init__(self, host: str, port: int, path: str, *, protocol: str = "", receive_buffer: int = 0) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        path: str,
+        *,
+        protocol: str = "",
+        receive_buffer: int = 0,
+        source: str = "",
+        early: bytes = b"",
+    ) -> None:
+        """`source`: the address to connect from; `early`: frames sent in the same write
+        as the upgrade, before its answer."""
         self.sock = socket.socket()
         if receive_buffer:
             # Before connecting: the buffer then also bounds the window the server sees.
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
         self.sock.settimeout(30)
+        if source:
+            self.sock.bind((source, 0))
         self.sock.connect((host, port))
         key = base64.b64encode(os.urandom(16)).decode()
         lines = [
@@ -43,7 +74,7 @@ class RawWebSocket:
         ]
         if protocol:
             lines.append(f"Sec-WebSocket-Protocol: {protocol}")
-        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+        self.sock.sendall(("\r\n".join(lines) + "\r\n\r\n").encode() + early)
         head = b""
         while b"\r\n\r\n" not in head:
             chunk = self.sock.recv(1)  # byte by byte: nothing after the headers is read
@@ -54,15 +85,11 @@ class RawWebSocket:
             raise ConnectionError(f"the upgrade was refused: {head.decode(errors='replace')}")
 
     def send_text(self, text: str) -> None:
-        payload = text.encode()
-        mask = os.urandom(4)
-        header = bytes([0x80 | TEXT])
-        if len(payload) < 126:
-            header += bytes([0x80 | len(payload)])
-        else:
-            header += bytes([0x80 | 126]) + struct.pack(">H", len(payload))
-        masked = bytes(byte ^ mask[i % 4] for i, byte in enumerate(payload))
-        self.sock.sendall(header + mask + masked)
+        self.sock.sendall(text_frame(text))
+
+    def send_pong(self, payload: bytes) -> None:
+        """The answer to a ping: its read receipt (service/api/read_receipts.py)."""
+        self.sock.sendall(client_frame(PONG, payload))
 
     def receive(self) -> Frame | None:
         """The next frame (whole, continuation frames joined), or None at the end."""

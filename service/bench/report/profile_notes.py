@@ -4,6 +4,62 @@ removed, tried and not kept, in earlier runs (prose kept as written, not measure
 from __future__ import annotations
 
 PROFILE = """\
+### Issue 43: a seat's connection
+
+What an idle WebSocket costs a server, by library, side by side in one run
+(`python -m service.bench.connection_floor 2000`, 2026-12-08 01:28, the machine shared with
+other work, load average 15–20 on 2 cores; each server in a process of its own,
+echoing, every connection echoed once then idle; the candidates installed by the bench,
+pinned, into its cache):
+
+| an idle connection | connections | server RSS per connection |
+|---|---|---|
+| a bare asyncio server (a Protocol that echoes) | 2,000 | 1.7 KiB |
+| a bare aiohttp WebSocket (a handler that echoes) | 2,000 | 15.7 KiB |
+| aiohttp's handshake, then wsproto 1.3 on an asyncio Protocol (same port) | 2,000 | 3.5 KiB |
+| websockets 17.4's asyncio server (its own port) | 2,000 | 15.8 KiB |
+| picows 2.3's server (its own port) | 2,000 | 28.6 KiB |
+| boardgame.io 0.50's server (socket.io), a seat of a two-seat match | 2,000 | 20.5 KiB |
+| ours: a WebSocket `Play` seat, presence and view updates | 2,000 | 33.6 KiB |
+
+Chosen: aiohttp's handshake, then the connection handed to wsproto on an asyncio
+Protocol of ours (`service/api/ws_connection.py`, `http_guard.hand_over`). It is the
+only candidate on the same port: the route, the middleware, the origin and subprotocol
+checks stay aiohttp's, and wsproto's handshake takes a request another server parsed
+(`H11Handshake.initiate_upgrade_connection`; websockets' sans-I/O protocol waits for the
+request's own bytes). websockets' and picows' servers would each need a port of their
+own, and hold as much or more per connection than aiohttp's WebSocket. The new
+dependency: wsproto (and h11, which its handshake uses).
+
+A WebSocket `Play` seat, presence and view updates, 2,000 seats (the same command's
+last row; main's server, `b7e5574`, measured right after it the same way): 50.9 KiB
+before, 33.6 KiB after. (An earlier pair the same day, on `efcce2e` before the heavy-work
+and hints merges: 35.5 and 23.6 KiB. Single runs each.) What the seat no longer holds:
+aiohttp's request handler task, its handler's task and coroutines, its WebSocket reader,
+writer and parsed request. What it still holds: the `Play` session's tasks (the send
+loop, the events, the commands, the presence watch) and their async generators, waiting
+per seat: the game does not push to its seats yet (issue 43, item 1), so ≤ 16 KiB is not
+met.
+
+Server CPU per move, before (`efcce2e`) and after (the handover on it), beside
+boardgame.io, in one run: versus.py's own windows (`_Sides.measure`) with each server in
+one of its slots, both on the memory store, alternated with boardgame.io, 64 games,
+3 rounds of 5 s windows after 1 s of load at each pace (a script of the session's own;
+2026-12-08 01:18, load average 17–20 on 2 cores: the windows of one side spread by up to
+30%):
+
+| pace | before | after | boardgame.io 0.50 | before / boardgame.io | after / boardgame.io |
+|---|---:|---:|---:|---:|---:|
+| human (~1 s per move) | 1,639 µs (1,220–2,070) | 1,954 µs (1,562–2,014) | 2,379 µs (1,782–3,760) | 0.69× | 0.82× |
+| flat out | 1,088 µs (939–1,120) | 1,160 µs (1,023–1,410) | 1,081 µs (839–1,446) | 1.01× | 1.07× |
+
+The handover did not make a move cheaper: within the noise of this machine, perhaps
+dearer. wsproto parses frames in Python: a client's 60-byte masked frame costs it 14 µs
+to read and a 300-byte frame 4–7 µs to write (a script of the session's own, on the
+same loaded machine), where
+aiohttp's reader is compiled. A move is one frame in and two out. The CPU per move is
+the session's shape (tasks, generators, a message per hop), which the push would change.
+
 ### Issue 30: the crowd
 
 Redis calls of idle seats, 64 games of two WebSocket seats on the Redis store, one 60 s
