@@ -48,6 +48,7 @@ from service.api.locales import accept_language, fill_locale
 from service.api.next_item import next_item
 from service.api.rpcs import SERVICE, AnyUseCase, Responses, StreamUseCase, UseCase
 from service.app.model.errors import ServiceError, details_of, invalid_argument, retry_after_seconds
+from service.app.model.json_answers import AnswerSlot, JsonAnswers, answering, as_json
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +162,7 @@ class Codec:
     def encode(self, message: Message) -> bytes:
         if self.name == "proto":
             return message.SerializeToString()
-        return _compact(json_format.MessageToDict(message)).encode()
+        return as_json(message, "connect")
 
 
 PROTO, JSON = Codec("proto"), Codec("json")
@@ -175,14 +176,16 @@ def mount(
     *,
     max_body_bytes: int,
     send_timeout: float = DEFAULT_SEND_TIMEOUT,
+    answers: JsonAnswers | None = None,
 ) -> None:
     """Adds a Connect route for every RPC of GameService to `web_app` (`send_timeout`:
-    how long a stream's write may wait for a client that does not read)."""
+    how long a stream's write may wait for a client that does not read; `answers`: writes
+    unary JSON answers, a large one in a heavy worker; none: all on the loop)."""
     for method in SERVICE.methods:
         if method.client_streaming:
             continue  # needs full-duplex HTTP/2, which aiohttp lacks: unimplemented, below
         use_case = cast(UseCase | StreamUseCase, use_cases[method.name])
-        mount_method(web_app, method, use_case, max_body_bytes, send_timeout)
+        mount_method(web_app, method, use_case, max_body_bytes, send_timeout, answers)
 
     async def unknown_method(http: web.Request) -> web.Response:
         name = http.match_info["method"]
@@ -199,9 +202,10 @@ def mount_method(
     use_case: UseCase | StreamUseCase,
     max_body_bytes: int,
     send_timeout: float = DEFAULT_SEND_TIMEOUT,
+    answers: JsonAnswers | None = None,
 ) -> None:
     """Adds the Connect route of one RPC (unary or server-streaming) of any service."""
-    endpoint = Endpoint(method, use_case, max_body_bytes, send_timeout)
+    endpoint = Endpoint(method, use_case, max_body_bytes, send_timeout, answers)
     handler = endpoint.stream if method.server_streaming else endpoint.unary
     web_app.router.add_post(f"/{method.containing_service.full_name}/{method.name}", handler)
 
@@ -215,8 +219,10 @@ class Endpoint:
         use_case: UseCase | StreamUseCase,
         max_body_bytes: int,
         send_timeout: float = DEFAULT_SEND_TIMEOUT,
+        answers: JsonAnswers | None = None,
     ) -> None:
         self.method = method
+        self.answers = answers
         self.use_case = use_case
         self.request_type = message_factory.GetMessageClass(method.input_type)
         self.max_body_bytes = message_limit(method.name, max_body_bytes)  # body_limits.py
@@ -235,7 +241,9 @@ class Endpoint:
             fill_locale(request, accept_language(http.headers.items()))
             token = bearer_token(http.headers.items())
             async with _deadline(timeout):
-                response: Message = await self.use_case(request, token)  # type: ignore[assignment]
+                with answering() as slot:
+                    response: Message = await self.use_case(request, token)  # type: ignore[assignment]
+                body = await self._encode(codec, response, token, slot)
         except ServiceError as error:
             return ConnectFailure.of(error).response()
         except ConnectFailure as failure:
@@ -245,7 +253,13 @@ class Endpoint:
         except Exception:
             log.exception("unexpected error in %s over Connect", self.method.name)
             return INTERNAL.response()
-        return web.Response(body=codec.encode(response), content_type=f"application/{codec.name}")
+        return web.Response(body=body, content_type=f"application/{codec.name}")
+
+    async def _encode(self, codec: Codec, response: Message, token: str, slot: AnswerSlot) -> bytes:
+        """The unary answer in `codec`: a large JSON one written in a heavy worker (json_answers.py)."""
+        if codec.name == "proto" or self.answers is None:
+            return codec.encode(response)
+        return await self.answers.encode(self.method.name, response, "connect", token, slot)
 
     async def stream(self, http: web.Request) -> web.StreamResponse:
         codec = STREAM_TYPES.get(http.content_type)

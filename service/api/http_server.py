@@ -35,6 +35,7 @@ from service.app import GameApp
 from service.app.access.origins import Origin, calling_from, forwarded_for
 from service.app.history.history import MAX_EVENTS_PAGE
 from service.app.model.errors import Code, ServiceError, status_of
+from service.app.model.json_answers import JsonAnswers
 from service.app.observe.metrics import Metrics
 from service.settings import at_least, setting
 
@@ -142,7 +143,7 @@ def build_http_app(
     web_app.on_response_prepare.append(add_request_id)
     websockets = websockets or WebSocketSettings(max_message_bytes=max_body_bytes)
     # A stream's write waits for a client that does not read as long as a WebSocket's.
-    _mount_rpcs(web_app, table, max_body_bytes, websockets.send_timeout)
+    _mount_rpcs(web_app, table, max_body_bytes, websockets.send_timeout, JsonAnswers(app.heavy_reads))
     websocket.mount(
         web_app,
         cast(BidiUseCase, table["Play"]),
@@ -179,20 +180,25 @@ def build_http_app(
 
 
 def _mount_rpcs(
-    web_app: web.Application, table: dict[str, AnyUseCase], max_body_bytes: int, send_timeout: float
+    web_app: web.Application,
+    table: dict[str, AnyUseCase],
+    max_body_bytes: int,
+    send_timeout: float,
+    answers: JsonAnswers,
 ) -> None:
     """Every annotated RPC on its REST route (server-streaming ones as server-sent
-    events), every RPC over Connect, and the bench's echo baselines (REST and Connect)."""
+    events), every RPC over Connect, and the bench's echo baselines (REST and Connect);
+    `answers` writes their unary JSON answers (a large one in a heavy worker)."""
     for binding in http_bindings(SERVICE):
         transcoder = Transcoder(binding, max_body_bytes)
         use_case = table[binding.method.name]
         handler = (
             sse_handler(transcoder, use_case, send_timeout)  # type: ignore[arg-type]
             if binding.streaming
-            else unary_handler(transcoder, use_case)  # type: ignore[arg-type]
+            else unary_handler(transcoder, use_case, answers)  # type: ignore[arg-type]
         )
         web_app.router.add_route(binding.verb, binding.route, handler)
-    connect.mount(web_app, table, max_body_bytes=max_body_bytes, send_timeout=send_timeout)
+    connect.mount(web_app, table, max_body_bytes=max_body_bytes, send_timeout=send_timeout, answers=answers)
     for binding in http_bindings(diagnostics.SERVICE):
         web_app.router.add_route(
             binding.verb, binding.route, unary_handler(Transcoder(binding, max_body_bytes), diagnostics.echo)

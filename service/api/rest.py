@@ -1,10 +1,10 @@
 """REST: each RPC annotated with google.api.http served on its route, the request
 transcoded from the path, query and JSON body with the proto3 JSON mapping, the
-response sent back as JSON (every field present, lowerCamelCase)."""
+response sent back as JSON (every field present, lowerCamelCase; a large answer written in a
+heavy worker: service/app/model/json_answers.py)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -27,6 +27,7 @@ from service.api.http_rules import HttpBinding
 from service.api.locales import fill_locale
 from service.api.rpcs import UseCase
 from service.app.model.errors import ServiceError, invalid_argument, retry_after_seconds, status_of, unauthenticated
+from service.app.model.json_answers import JsonAnswers, answering, as_json
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 CANCELLED, DEADLINE_EXCEEDED = 1, 4  # google.rpc.Code
@@ -38,11 +39,7 @@ READING = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def to_json(message: Message) -> str:
-    return json.dumps(
-        json_format.MessageToDict(message, always_print_fields_with_no_presence=True),
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    return as_json(message, "rest").decode()
 
 
 def error_response(error: ServiceError) -> web.Response:
@@ -185,12 +182,21 @@ def client_gone(error: BodyGone) -> web.Response:
     return web.Response(status=CLIENT_CLOSED, text=to_json(status), content_type=JSON)
 
 
-def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
+def unary_handler(transcoder: Transcoder, use_case: UseCase, answers: JsonAnswers | None = None) -> Handler:
+    """`answers`: writes the answers (a large one in a heavy worker); none: all on the loop."""
+    method = transcoder.binding.method.name
+
     async def handle(http: web.Request) -> web.StreamResponse:
         try:
             check_writable(http)
             request = fill_locale(await transcoder.request(http), http.headers.get("Accept-Language", ""))
-            response = await use_case(request, bearer_token(http))
+            token = bearer_token(http)
+            with answering() as slot:
+                response = await use_case(request, token)
+            if answers is None:
+                body = as_json(response, "rest")
+            else:
+                body = await answers.encode(method, response, "rest", token, slot)
         except ServiceError as error:
             return error_response(error)
         except BodyStalled as error:
@@ -202,6 +208,6 @@ def unary_handler(transcoder: Transcoder, use_case: UseCase) -> Handler:
             return client_gone(error)
         except UnsupportedMediaType as refusal:
             return refusal.response(http)
-        return web.Response(text=to_json(response), content_type=JSON)
+        return web.Response(body=body, content_type=JSON, charset="utf-8")
 
     return handle

@@ -14,6 +14,7 @@ from ludotheque.v1 import game_pb2
 from engines.contract import Viewer
 from engines.registry import GAMES
 from service.app.model import gamelog
+from service.app.model.json_answers import Keeping, Style
 from service.app.model.live_game import LiveGame
 from service.app.model.stored import parse_event
 from service.app.views.views import anonymise_seats, audience_for, redact, viewer_message
@@ -59,11 +60,12 @@ class ExportSettings:
 
 
 class ExportCache:
-    """Encoded exports of finished games, the least recently served dropped past `most` bytes."""
+    """Encoded exports of finished games, and their JSON once written (REST's, Connect's:
+    json_answers.py), the least recently served dropped past `most` bytes in all."""
 
     def __init__(self, most: int) -> None:
         self._most = most
-        self._kept: OrderedDict[Hashable, bytes] = OrderedDict()
+        self._kept: OrderedDict[Hashable, bytes] = OrderedDict()  # (key) or (key, style) -> bytes
         self._bytes = 0
         self.made = 0  # exports put here (a test counts them)
 
@@ -75,6 +77,14 @@ class ExportCache:
 
     def put(self, key: Hashable, data: bytes) -> None:
         self.made += 1
+        self.keep(key, data)
+
+    def json_of(self, key: Hashable) -> Keeping:
+        """Where the JSON of the export kept under `key` is kept, by style."""
+        return _KeptJson(self, key)
+
+    def keep(self, key: Hashable, data: bytes) -> None:
+        """Keeps `data` under `key` (not counted as an export made)."""
         if len(data) > self._most or key in self._kept:
             return
         self._kept[key] = data
@@ -82,3 +92,18 @@ class ExportCache:
         while self._bytes > self._most:
             _, dropped = self._kept.popitem(last=False)
             self._bytes -= len(dropped)
+
+
+@dataclass(frozen=True, slots=True)
+class _KeptJson:
+    """An export's JSON in the cache, beside its protobuf encoding (dropped on their own
+    when least recently served)."""
+
+    cache: ExportCache
+    key: Hashable
+
+    def get(self, style: Style) -> bytes | None:
+        return self.cache.get((self.key, style))
+
+    def put(self, style: Style, data: bytes) -> None:
+        self.cache.keep((self.key, style), data)

@@ -17,6 +17,7 @@ from service.app.logs.import_replay import import_in_worker, replay_import
 from service.app.logs.verify import payload_of
 from service.app.model.errors import invalid_argument, permission_denied, unauthenticated
 from service.app.model.heavy_reads import HeavyReads
+from service.app.model.json_answers import keep_json_in
 from service.app.model.stored import store_errors
 from service.app.moves.steps import play_bots
 from service.app.moves.writer import Writer
@@ -56,6 +57,8 @@ class Logs(UseCase):
         finished = live.status.finished  # its export never changes: made once
         key = (live.game_id, live.version, viewer, request.locale, live.record.visibility)
         kept = self.exports.get(key) if finished else None
+        if finished:
+            keep_json_in(self.exports.json_of(key))  # (over REST, Connect: written once, served again)
         if kept is not None:
             self._metrics.exports_kept.inc()
             return game_service_pb2.ExportGameResponse(log=game_pb2.GameLog.FromString(kept))

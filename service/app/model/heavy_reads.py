@@ -133,6 +133,13 @@ class HeavySettings:
         name="heavy_read_events",
         check=at_least(1),
     )
+    json_bytes: int = setting(
+        64 << 10,
+        "bytes of an answer's protobuf encoding past which REST and Connect write it as JSON in a heavy worker "
+        "(a heavy read of the caller's) rather than on the loop",
+        name="heavy_json_bytes",
+        check=at_least(1),
+    )
     bots: frozenset[str] = converted(
         "strong",
         "bots whose moves are chosen in the heavy workers (names, comma-separated, of any game's bots): "

@@ -212,9 +212,10 @@ class Metrics:
         """The heavy reads' worker processes (model/heavy_reads.py)."""
         self.heavy_reads = make.counter(
             "ludotheque_heavy_reads_total",
-            "Heavy reads (ExportGame, ListEvents, ReplayGame, ReplayLog) and searching bots' moves ('bot <name>') "
-            "asked of the worker processes, by read and outcome (served; refused_client: the caller's budget; "
-            "refused_total: the process's; failed: a worker died).",
+            "Heavy reads (ExportGame, ListEvents, ReplayGame, ReplayLog), large answers written as JSON "
+            "('<RPC> as JSON') and searching bots' moves ('bot <name>') asked of the worker processes, by read "
+            "and outcome (served; refused_client: the caller's budget; refused_total: the process's; "
+            "failed: a worker died).",
             "read",
             "outcome",
         )
