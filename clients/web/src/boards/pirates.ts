@@ -186,7 +186,7 @@ function myHand(input: BoardInput, view: View, facts: Material | undefined, seat
     h("h3", {}, t("pirates.yourHand", { n: cards.length }), view.winner === seat ? h("span", { class: "win-badge" }, t("pirates.winner")) : null),
     h(
       "div",
-      { class: `hand${cards.length > 12 ? " crowded" : ""}` },
+      { class: `hand${cards.length > 9 ? " crowded" : ""}` }, // smaller cards: a big hand stays on one screen
       ...cards.map((card) => {
         const value = cardValue(card);
         const element = pieceOrChoice(input.offer, "card", value, "card", cardName(facts, card), [pirateCard(facts, card)], "hand");
